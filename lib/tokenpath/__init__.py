@@ -1,0 +1,22 @@
+"""tokenpath: follow one string all the way to next-token probabilities.
+
+The engine behind the book. Topic modules (``tokenpath.attention`` …) are pure NumPy
+functions that return small frozen trace objects; ``tokenpath.figures`` draws those
+traces; ``tokenpath.widgets`` wires sliders to them; ``tokenpath.examples`` holds the
+teaching constants.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+
+from . import attention, examples, fmt
+
+__all__ = ["attention", "examples", "fmt", "setup_notebook"]
+__version__ = "0.1.0"
+
+
+def setup_notebook() -> None:
+    """Fix NumPy's print options so printed arrays are stable across runs (nbval
+    compares them byte for byte)."""
+    np.set_printoptions(**fmt.print_options())

@@ -1,0 +1,473 @@
+"""Scaled dot-product attention, computed the way chapter 4 does it by hand.
+
+Conventions used everywhere in this module (the seed's table of axes):
+
+* a score or weight matrix has rows = receiving (query) position ``i`` and
+  columns = source (key) position ``j``;
+* a mask is boolean with ``True`` where the source is *visible*;
+* softmax always runs over the last axis, the source axis, so every visible row of
+  weights sums to 1;
+* ``weights @ value`` sums over that same source axis, keeping query rows and value
+  features.
+
+Inputs may carry any leading axes (``[T, d_h]``, ``[H, T, d_h]``, ``[B, H, T, d_h]``);
+they must agree between query, key and value.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+import numpy as np
+
+from ._checks import as_bool_array, as_float_array, as_int, as_int_array
+
+__all__ = [
+    "AttentionTrace",
+    "PackedBlocks",
+    "VarianceTrace",
+    "attention",
+    "cache_mask",
+    "causal_attention",
+    "causal_mask",
+    "combine_masks",
+    "cross_attention",
+    "document_ids",
+    "document_mask",
+    "merge_heads",
+    "misaligned_cache_mask",
+    "output_from_rounded_weights",
+    "pack_documents",
+    "padding_mask",
+    "score_samples",
+    "score_variance",
+    "softmax",
+    "split_heads",
+]
+
+
+# --------------------------------------------------------------------------- masks
+
+
+def causal_mask(t: int) -> np.ndarray:
+    """Visibility for ``t`` positions that all attend inside one block: key ``j`` is
+    visible to query ``i`` when ``j <= i``. Shape ``[t, t]``, rows = queries.
+
+    >>> causal_mask(3).astype(int)
+    array([[1, 0, 0],
+           [1, 1, 0],
+           [1, 1, 1]])
+    """
+    t = as_int("t", t, low=1)
+    return np.tril(np.ones((t, t), dtype=bool))
+
+
+def cache_mask(past: int, new: int) -> np.ndarray:
+    """Visibility for ``new`` queries appended after ``past`` cached positions.
+
+    Query row ``r`` sits at absolute position ``past + r`` and sees key ``j`` when
+    ``j <= past + r``. Shape ``[new, past + new]``: the rows are *local* (0, 1, …)
+    while the columns are *absolute*, which is why the square causal mask cannot be
+    reused here.
+
+    >>> cache_mask(3, 2).astype(int)
+    array([[1, 1, 1, 1, 0],
+           [1, 1, 1, 1, 1]])
+    """
+    past = as_int("past", past, low=0)
+    new = as_int("new", new, low=1)
+    rows = past + np.arange(new)[:, None]
+    cols = np.arange(past + new)[None, :]
+    return cols <= rows
+
+
+def misaligned_cache_mask(past: int, new: int) -> np.ndarray:
+    """The *wrong* cache mask: compares the local query row ``r`` with the absolute key
+    index ``j`` (``j <= r``), as a square-mask habit would. Kept to show what it
+    drops; never use it for attention.
+
+    >>> misaligned_cache_mask(3, 2).astype(int)
+    array([[1, 0, 0, 0, 0],
+           [1, 1, 0, 0, 0]])
+    """
+    past = as_int("past", past, low=0)
+    new = as_int("new", new, low=1)
+    return np.arange(past + new)[None, :] <= np.arange(new)[:, None]
+
+
+def padding_mask(valid) -> np.ndarray:
+    """Key visibility from a per-position validity flag ``valid[..., T_k]``.
+
+    Returns ``[..., 1, T_k]`` so it broadcasts over query rows: a padded key is
+    hidden from every query. (A padded *query* row still computes something; its
+    output is simply never used, and its loss is masked elsewhere.)
+
+    >>> padding_mask([True, True, False]).astype(int)
+    array([[1, 1, 0]])
+    """
+    valid = as_bool_array("valid", valid)
+    if valid.ndim < 1:
+        raise ValueError(f"valid must have a position axis, got shape {valid.shape}")
+    return valid[..., None, :]
+
+
+def document_ids(tokens, eos: int) -> np.ndarray:
+    """Number the documents of a packed row: the ``eos`` token closes its document.
+
+    >>> document_ids([3, 7, 9, 2, 9, 3], eos=9).tolist()
+    [0, 0, 0, 1, 1, 2]
+    """
+    tokens = as_int_array("tokens", tokens, low=0)
+    if tokens.ndim < 1:
+        raise ValueError(f"tokens must have a position axis, got shape {tokens.shape}")
+    eos = as_int("eos", eos, low=0)
+    ends = (tokens == eos).astype(np.int64)
+    # a position belongs to the document that the EOS tokens *before* it have closed
+    before = np.cumsum(ends, axis=-1) - ends
+    return before
+
+
+def document_mask(doc_ids) -> np.ndarray:
+    """Visibility that keeps packed documents apart: ``j`` is visible to ``i`` only
+    when both belong to the same document. Shape ``[..., T, T]``.
+
+    >>> document_mask([0, 0, 1]).astype(int)
+    array([[1, 1, 0],
+           [1, 1, 0],
+           [0, 0, 1]])
+    """
+    doc_ids = as_int_array("doc_ids", doc_ids)
+    if doc_ids.ndim < 1:
+        raise ValueError(f"doc_ids must have a position axis, got shape {doc_ids.shape}")
+    return doc_ids[..., :, None] == doc_ids[..., None, :]
+
+
+def combine_masks(*masks) -> np.ndarray:
+    """AND together visibility masks that broadcast to one shape.
+
+    >>> combine_masks(causal_mask(3), padding_mask([True, True, False])).astype(int)
+    array([[1, 0, 0],
+           [1, 1, 0],
+           [1, 1, 0]])
+    """
+    if not masks:
+        raise ValueError("combine_masks needs at least one mask")
+    arrays = [as_bool_array(f"masks[{k}]", m) for k, m in enumerate(masks)]
+    try:
+        shape = np.broadcast_shapes(*(a.shape for a in arrays))
+    except ValueError:
+        shapes = ", ".join(str(a.shape) for a in arrays)
+        raise ValueError(f"masks must broadcast to one shape, got {shapes}") from None
+    out = np.ones(shape, dtype=bool)
+    for a in arrays:
+        out &= a
+    return out
+
+
+@dataclass(frozen=True)
+class PackedBlocks:
+    """Documents concatenated (each closed by EOS) and cut into fixed-length blocks."""
+
+    tokens: np.ndarray  # [N, L] token IDs; the tail of the last block is pad_id
+    doc_ids: np.ndarray  # [N, L] document number of each position (pad positions: -1)
+    valid: np.ndarray  # [N, L] False on padding
+
+    def mask(self) -> np.ndarray:
+        """Causal ∧ padding ∧ document visibility, shape ``[N, L, L]``.
+
+        Padded query rows keep their diagonal so no row is empty; their outputs are
+        never read.
+        """
+        n, length = self.tokens.shape
+        visible = combine_masks(
+            causal_mask(length), padding_mask(self.valid), document_mask(self.doc_ids)
+        )
+        return visible | (np.eye(length, dtype=bool) & ~self.valid[:, :, None])
+
+
+def pack_documents(documents, block: int, *, eos: int, pad_id: int) -> PackedBlocks:
+    """Pack token lists into ``[N, block]`` rows, closing each document with ``eos``.
+
+    Documents flow across block edges, as in fixed-block pre-training; the last
+    block is filled with ``pad_id`` and marked invalid.
+
+    >>> p = pack_documents([[3, 7], [2]], block=3, eos=9, pad_id=0)
+    >>> p.tokens.tolist(), p.doc_ids.tolist()
+    ([[3, 7, 9], [2, 9, 0]], [[0, 0, 0], [1, 1, -1]])
+    """
+    block = as_int("block", block, low=1)
+    eos = as_int("eos", eos, low=0)
+    pad_id = as_int("pad_id", pad_id, low=0)
+    if isinstance(documents, (str, bytes)) or not hasattr(documents, "__iter__"):
+        raise TypeError("documents must be a sequence of token-ID sequences")
+    stream: list[int] = []
+    owner: list[int] = []
+    for k, doc in enumerate(documents):
+        ids = as_int_array(f"documents[{k}]", doc, ndim=1, low=0)
+        if np.any(ids == eos):
+            raise ValueError(f"documents[{k}] already contains eos={eos}; pass raw documents")
+        stream.extend(ids.tolist() + [eos])
+        owner.extend([k] * (len(ids) + 1))
+    if not stream:
+        raise ValueError("documents must hold at least one document")
+    n = -(-len(stream) // block)
+    fill = n * block - len(stream)
+    tokens = np.array(stream + [pad_id] * fill, dtype=np.int64).reshape(n, block)
+    doc_ids = np.array(owner + [-1] * fill, dtype=np.int64).reshape(n, block)
+    return PackedBlocks(tokens=tokens, doc_ids=doc_ids, valid=doc_ids >= 0)
+
+
+# ------------------------------------------------------------------------- softmax
+
+
+def softmax(x, axis: int = -1) -> np.ndarray:
+    """Numerically stable softmax along ``axis`` (default: the last, source axis).
+
+    ``-inf`` entries get weight 0; a slice that is entirely ``-inf`` has no visible
+    source and raises instead of returning NaN.
+
+    >>> softmax([np.log(3), 0.0]).round(6).tolist()
+    [0.75, 0.25]
+    """
+    arr = np.asarray(x, dtype=np.float64)
+    if np.isnan(arr).any() or np.isposinf(arr).any():
+        raise ValueError("x must not contain NaN or +inf (use -inf to hide a source)")
+    top = arr.max(axis=axis, keepdims=True)
+    if np.isneginf(top).any():
+        raise ValueError("a softmax slice is entirely -inf: no visible source, result would be NaN")
+    e = np.exp(arr - top)
+    return e / e.sum(axis=axis, keepdims=True)
+
+
+# ----------------------------------------------------------------------- attention
+
+
+@dataclass(frozen=True)
+class AttentionTrace:
+    """Everything one attention call computes, for printing, drawing and testing."""
+
+    query: np.ndarray  # [..., T_q, d_h]
+    key: np.ndarray  # [..., T_k, d_h]
+    value: np.ndarray  # [..., T_k, d_v]   (U in the prose; V is the vocabulary size)
+    scores: np.ndarray  # [..., T_q, T_k]  QKᵀ/√d_h before the mask; row i, column j
+    mask: np.ndarray  # [..., T_q, T_k]  True where source j is visible to query i
+    weights: np.ndarray  # [..., T_q, T_k]  softmax over the last (source) axis
+    output: np.ndarray  # [..., T_q, d_v]  weights @ value, summed over sources
+
+    @property
+    def scale(self) -> float:
+        """The factor 1/√d_h applied to every raw dot product."""
+        return 1.0 / np.sqrt(self.query.shape[-1])
+
+    @property
+    def masked_scores(self) -> np.ndarray:
+        """Scores with hidden sources set to −∞ (what softmax actually receives)."""
+        return np.where(self.mask, self.scores, -np.inf)
+
+    @property
+    def exp_scores(self) -> np.ndarray:
+        """exp of the masked scores: the unnormalised weights a reader computes by hand
+        (hidden sources give exp(−∞) = 0)."""
+        with np.errstate(over="ignore"):
+            return np.exp(self.masked_scores)
+
+    @property
+    def contributions(self) -> np.ndarray:
+        """``weights[..., i, j] * value[..., j, :]``: what each source adds to each
+        output row. Shape ``[..., T_q, T_k, d_v]``; summing over axis −2 gives
+        ``output``."""
+        return self.weights[..., :, :, None] * self.value[..., None, :, :]
+
+
+def attention(query, key, value, mask=None) -> AttentionTrace:
+    """Scaled dot-product attention, ``softmax(QKᵀ/√d_h, masked) @ U``.
+
+    ``query [..., T_q, d_h]``, ``key [..., T_k, d_h]``, ``value [..., T_k, d_v]``;
+    ``mask`` is boolean (True = visible) and broadcasts to ``[..., T_q, T_k]``.
+    Every query row must see at least one source.
+
+    >>> t = attention([[1.0, 0.0]], [[1.0, 0.0], [0.0, 1.0]], [[2.0, 0.0], [0.0, 4.0]])
+    >>> t.weights.round(6).tolist()
+    [[0.669762, 0.330238]]
+    """
+    q = as_float_array("query", query, min_ndim=2)
+    k = as_float_array("key", key, min_ndim=2)
+    v = as_float_array("value", value, min_ndim=2)
+    d_h = q.shape[-1]
+    if d_h < 1:
+        raise ValueError(f"query must have d_h >= 1 features on its last axis, got shape {q.shape}")
+    if k.shape[-1] != d_h:
+        raise ValueError(
+            f"key must have the query's d_h={d_h} on its last axis, got key shape {k.shape}"
+        )
+    if v.shape[-2] != k.shape[-2]:
+        raise ValueError(
+            f"value must have one row per key (T_k={k.shape[-2]}) on axis -2, got value shape {v.shape}"
+        )
+    try:
+        lead = np.broadcast_shapes(q.shape[:-2], k.shape[:-2], v.shape[:-2])
+    except ValueError:
+        raise ValueError(
+            f"query, key and value must agree on leading axes, got {q.shape}, {k.shape}, {v.shape}"
+        ) from None
+    t_q, t_k = q.shape[-2], k.shape[-2]
+    if t_q < 1 or t_k < 1:
+        raise ValueError(f"need at least one query and one key, got T_q={t_q}, T_k={t_k}")
+    q = np.broadcast_to(q, lead + q.shape[-2:])
+    k = np.broadcast_to(k, lead + k.shape[-2:])
+    v = np.broadcast_to(v, lead + v.shape[-2:])
+
+    full = lead + (t_q, t_k)
+    if mask is None:
+        visible = np.ones(full, dtype=bool)
+    else:
+        m = as_bool_array("mask", mask)
+        try:
+            visible = np.broadcast_to(m, full).copy()
+        except ValueError:
+            raise ValueError(
+                f"mask must broadcast to [..., T_q, T_k] = {full}, got shape {m.shape}"
+            ) from None
+    empty = np.argwhere(~visible.any(axis=-1))
+    if empty.size:
+        where = tuple(int(i) for i in empty[0])
+        raise ValueError(
+            f"mask row {where[-1]} (at index {where}) has no visible source: softmax would be "
+            "NaN; every query needs at least one key"
+        )
+
+    scores = q @ np.swapaxes(k, -1, -2) / np.sqrt(d_h)
+    weights = softmax(np.where(visible, scores, -np.inf), axis=-1)
+    output = weights @ v
+    return AttentionTrace(q, k, v, scores, visible, weights, output)
+
+
+def causal_attention(query, key, value, *, past: int = 0) -> AttentionTrace:
+    """Attention in which no query reads a later position.
+
+    With ``past=0`` the mask is the square :func:`causal_mask`; with ``past=P`` the
+    keys hold ``P`` cached positions followed by the ``T_q`` new ones and the mask is
+    :func:`cache_mask`. This is the NumPy twin of the seed's PyTorch
+    ``causal_attention`` (which covers only ``past=0``).
+
+    >>> causal_attention(np.eye(2), np.eye(2), [[1.0], [3.0]]).output.ravel().round(4).tolist()
+    [1.0, 2.3395]
+    """
+    past = as_int("past", past, low=0)
+    q = as_float_array("query", query, min_ndim=2)
+    k = as_float_array("key", key, min_ndim=2)
+    t_q, t_k = q.shape[-2], k.shape[-2]
+    if t_k != past + t_q:
+        raise ValueError(
+            f"key must hold past + T_q = {past} + {t_q} = {past + t_q} positions on axis -2, got {t_k}"
+        )
+    return attention(q, k, value, cache_mask(past, t_q))
+
+
+def cross_attention(decoder_query, encoder_key, encoder_value, encoder_valid=None) -> AttentionTrace:
+    """Encoder–decoder attention: queries from the decoder, keys and values from the
+    encoder, no causal mask (the whole source sentence is already known). Only
+    padded encoder positions are hidden.
+
+    >>> cross_attention(np.ones((2, 2)), np.ones((3, 2)), np.eye(3)).weights.shape
+    (2, 3)
+    """
+    mask = None if encoder_valid is None else padding_mask(encoder_valid)
+    return attention(decoder_query, encoder_key, encoder_value, mask)
+
+
+def split_heads(x, heads: int) -> np.ndarray:
+    """``[B, T, H·d_h]`` → ``[B, H, T, d_h]``: cut the feature axis into ``heads`` parts.
+
+    >>> split_heads(np.arange(8.0).reshape(1, 1, 8), 2)[0, :, 0].tolist()
+    [[0.0, 1.0, 2.0, 3.0], [4.0, 5.0, 6.0, 7.0]]
+    """
+    x = as_float_array("x", x, ndim=3)
+    heads = as_int("heads", heads, low=1)
+    b, t, d = x.shape
+    if d % heads:
+        raise ValueError(f"x feature width {d} must divide into heads={heads} equal parts")
+    return x.reshape(b, t, heads, d // heads).transpose(0, 2, 1, 3)
+
+
+def merge_heads(x) -> np.ndarray:
+    """``[B, H, T, d_h]`` → ``[B, T, H·d_h]``: concatenate head outputs on features.
+
+    >>> merge_heads(split_heads(np.arange(8.0).reshape(1, 1, 8), 2)).ravel().tolist()
+    [0.0, 1.0, 2.0, 3.0, 4.0, 5.0, 6.0, 7.0]
+    """
+    x = as_float_array("x", x, ndim=4)
+    b, h, t, d_h = x.shape
+    return x.transpose(0, 2, 1, 3).reshape(b, t, h * d_h)
+
+
+def output_from_rounded_weights(trace: AttentionTrace, digits: int) -> np.ndarray:
+    """Recompute the output after rounding the weights to ``digits`` decimals, the way
+    a hand calculation that copies rounded weights does. Shows rounding *order*,
+    not a different algorithm.
+
+    >>> t = attention([[1.0, 0.0]], [[1.0, 0.0], [0.0, 1.0]], [[2.0, 0.0], [0.0, 4.0]])
+    >>> output_from_rounded_weights(t, 3).round(6).tolist()
+    [[1.34, 1.32]]
+    """
+    digits = as_int("digits", digits, low=0)
+    return np.round(trace.weights, digits) @ trace.value
+
+
+# ------------------------------------------------------------- scaling experiment
+
+
+@dataclass(frozen=True)
+class VarianceTrace:
+    """Monte-Carlo check of why scores are divided by √d_h (figure 12)."""
+
+    d_h: np.ndarray  # [n_d] head widths tried
+    theory: np.ndarray  # [n_d] variance of q·k for unit-variance independent parts: d_h
+    unscaled: np.ndarray  # [n_d] sample variance of q·k
+    scaled: np.ndarray  # [n_d] sample variance of q·k/√d_h (theory: 1)
+    samples: int  # number of (q, k) pairs per width
+    seed: int
+
+
+def score_samples(d_h: int, samples: int, seed: int) -> np.ndarray:
+    """``samples`` raw dot products q·k of independent standard-normal vectors of
+    width ``d_h``, from a generator seeded with ``(seed, d_h)`` so each width has its
+    own reproducible stream. Shape ``[samples]``.
+
+    >>> score_samples(4, 3, seed=0).shape
+    (3,)
+    """
+    d_h = as_int("d_h", d_h, low=1)
+    samples = as_int("samples", samples, low=2)
+    seed = as_int("seed", seed, low=0)
+    rng = np.random.default_rng([seed, d_h])
+    q = rng.standard_normal((samples, d_h))
+    k = rng.standard_normal((samples, d_h))
+    return np.einsum("nd,nd->n", q, k)
+
+
+def score_variance(d_h_values=(1, 4, 16), *, samples: int = 20_000, seed: int = 0) -> VarianceTrace:
+    """Variance of unscaled and scaled dot products for each width in ``d_h_values``.
+
+    An approximation under independence, not a measurement of a trained model.
+
+    >>> v = score_variance((1, 4), samples=50_000)
+    >>> v.theory.tolist(), bool(abs(v.scaled - 1).max() < 0.05)
+    ([1.0, 4.0], True)
+    """
+    widths = as_int_array("d_h_values", d_h_values, ndim=1, low=1)
+    if widths.size == 0:
+        raise ValueError("d_h_values must name at least one width")
+    unscaled, scaled = [], []
+    for d in widths.tolist():
+        s = score_samples(d, samples, seed)
+        unscaled.append(s.var())
+        scaled.append((s / np.sqrt(d)).var())
+    return VarianceTrace(
+        d_h=widths,
+        theory=widths.astype(np.float64),
+        unscaled=np.array(unscaled),
+        scaled=np.array(scaled),
+        samples=samples,
+        seed=seed,
+    )

@@ -1,0 +1,99 @@
+"""The book's teaching constants, written once.
+
+Every ID, vector and matrix here is a *teaching assignment* chosen so a reader can
+check the arithmetic by hand. None of it is any vendor's tokenizer, weights, API
+output or measurement. The small hand-calculation configurations are independent of
+each other and must not be stitched together into one model.
+"""
+
+from __future__ import annotations
+
+import math
+
+import numpy as np
+
+# --- the running example: characters as IDs -------------------------------------
+#: Character-level teaching vocabulary used by the main line of the book.
+CHAR_IDS = {"a": 3, "b": 7, "c": 2}
+#: The teaching end-of-sequence ID.
+EOS = 9
+#: Sequence 0 of the batch, the string "abac".
+TEXT = "abac"
+
+#: Main shape configuration: batch, positions, vocabulary, width, heads, head width.
+B, T, V, D_MODEL, H, D_HEAD = 2, 4, 1000, 8, 2, 4
+
+
+def encode_chars(text: str) -> np.ndarray:
+    """Look each character up in :data:`CHAR_IDS`.
+
+    >>> encode_chars("abac").tolist()
+    [3, 7, 3, 2]
+    """
+    if not isinstance(text, str):
+        raise TypeError(f"text must be a str, got {type(text).__name__}")
+    unknown = sorted(set(text) - set(CHAR_IDS))
+    if unknown:
+        raise ValueError(f"text has characters outside the teaching vocabulary {sorted(CHAR_IDS)}: {unknown}")
+    return np.array([CHAR_IDS[ch] for ch in text], dtype=np.int64)
+
+
+# --- figure 8/9: the asymmetric three-position hand calculation --------------------
+#: Query rows for positions 0, 1, 2 (B = H = 1, T = 3, d_h = 2). The √2 cancels the
+#: 1/√d_h scale so the scaled scores are exactly ln 3, ln 2 and 0.
+FIG8_Q = math.sqrt(2) * np.array([[1.0, 0.0], [0.0, 1.0], [1.0, 1.0]])
+#: Key rows for positions 0, 1, 2.
+FIG8_K = np.array([[math.log(3), 0.0], [0.0, math.log(2)], [0.0, 0.0]])
+#: Value rows (U, so that V can stay the vocabulary size).
+FIG8_U = np.array([[2.0, 0.0], [0.0, 3.0], [6.0, 6.0]])
+
+# --- figure 10: two sources, no projections ----------------------------------------
+FIG10_Q = np.array([[1.0, 0.0]])
+FIG10_K = np.array([[1.0, 0.0], [0.0, 1.0]])
+FIG10_U = np.array([[2.0, 0.0], [0.0, 4.0]])
+#: Decimals the figure rounds weights to before multiplying (the hand-calculation path).
+FIG10_DIGITS = 3
+
+# --- figure 11: same weights, different value magnitude ----------------------------
+#: Scores whose softmax is exactly [0.75, 0.25].
+FIG11_SCORES = np.array([math.log(3), 0.0])
+#: The fixed first value row; the second is [0, m].
+FIG11_U0 = np.array([2.0, 0.0])
+#: Magnitudes compared in the static figure (the widget slides between them).
+FIG11_M_SMALL, FIG11_M_LARGE = 4.0, 40.0
+
+# --- figure 12: score variance versus head width ------------------------------------
+FIG12_D_H = (1, 4, 16)
+FIG12_SAMPLES = 20_000
+#: Pairs drawn per width in the interactive close-up (smaller, so a slider step is fast).
+FIG12_WIDGET_SAMPLES = 4_000
+FIG12_SEED = 0
+
+# --- figure 13: shift versus visibility ----------------------------------------------
+#: In the generation half of figure 13 the next token is drawn from the last row's
+#: distribution; the book takes the draw to be ID 2 (c), as the seed does.
+FIG13_SAMPLED = 2
+#: The column of figure 13 that the text follows.
+FIG13_COLUMN = 2
+
+# --- figure 14: a KV cache -------------------------------------------------------------
+#: Cached positions already in the K/V cache, and new query rows in this block.
+FIG14_PAST, FIG14_NEW = 3, 2
+
+# --- packing and cross-attention (seed 004) ------------------------------------------
+#: Three short documents packed into fixed blocks, each closed by EOS.
+PACKED_DOCUMENTS = ([3, 7, 3, 2], [7, 7], [2, 3, 3])
+PACK_BLOCK = 5
+#: Teaching padding ID for the tail of the last block (ID 0 is an ordinary ID
+#: elsewhere; here it is declared padding and the `valid` flags say so).
+PAD = 0
+
+#: Encoder–decoder contrast: source length (last position is padding), target prefix
+#: length, head width, and the seed of the random projections.
+CROSS_SOURCE_VALID = (True, True, True, False)
+CROSS_TARGET_LEN = 2
+CROSS_D_HEAD = 4
+CROSS_SEED = 4
+
+#: Seed for the random multi-head tensors of the main shape configuration.
+MULTIHEAD_SEED = 0

@@ -1,0 +1,154 @@
+"""The book's figures, each drawn by code from an engine trace.
+
+A figure module holds ``draw_*(ax, trace, …)`` helpers that take an ``Axes``, draw,
+and return the artists they made (so a widget can update them in place), plus one
+builder per figure number that computes the trace with the engine, lays out a
+:class:`~matplotlib.figure.Figure` and writes the alt text from the same trace.
+
+``FIGURES`` maps each figure number to its builder; ``render(n)`` builds one,
+``save(n, directory)`` writes ``figNN.svg`` and ``figNN.png``, and ``show(n)`` is what
+a notebook cell ends with.
+
+Command line::
+
+    python -m tokenpath.figures [--only 7 8 …] [--out figures]
+"""
+
+from __future__ import annotations
+
+import base64
+import html
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Callable
+
+from matplotlib.figure import Figure
+
+from . import style
+
+__all__ = ["FIGURES", "Drawn", "FigureDisplay", "register", "render", "save", "show"]
+
+
+@dataclass
+class Drawn:
+    """A built figure: the matplotlib figure, its alt text, and named artists."""
+
+    number: int
+    title: str
+    figure: Figure
+    alt: str
+    artists: dict = field(default_factory=dict)
+    trace: object = None
+
+    def png(self) -> bytes:
+        return style.png_bytes(self.figure)
+
+    def svg(self) -> bytes:
+        return style.svg_bytes(self.figure)
+
+
+@dataclass(frozen=True)
+class FigureSpec:
+    number: int
+    title: str
+    build: Callable[[], Drawn]
+
+
+FIGURES: dict[int, FigureSpec] = {}
+
+
+def register(number: int, title: str):
+    """Decorator: record ``build()`` as the builder of figure ``number``."""
+
+    def wrap(build: Callable[[], Drawn]) -> Callable[[], Drawn]:
+        if number in FIGURES:
+            raise ValueError(f"figure {number} is registered twice")
+        FIGURES[number] = FigureSpec(number, title, build)
+        return build
+
+    return wrap
+
+
+def _spec(number) -> FigureSpec:
+    _load()
+    if isinstance(number, bool) or not isinstance(number, int):
+        raise TypeError(f"number must be an int figure number, got {type(number).__name__}")
+    if number not in FIGURES:
+        raise ValueError(f"number must be one of the registered figures {sorted(FIGURES)}, got {number}")
+    return FIGURES[number]
+
+
+def render(number: int) -> Drawn:
+    """Build figure ``number`` from a fresh engine computation."""
+    spec = _spec(number)
+    with style.book_style():
+        drawn = spec.build()
+    if drawn.number != number:
+        raise RuntimeError(f"builder of figure {number} returned figure {drawn.number}")
+    return drawn
+
+
+def save(number: int, directory: str | Path = "figures") -> list[Path]:
+    """Write ``figNN.svg`` and ``figNN.png`` for figure ``number`` into ``directory``."""
+    drawn = render(number)
+    directory = Path(directory)
+    directory.mkdir(parents=True, exist_ok=True)
+    paths = []
+    for ext, data in (("svg", drawn.svg()), ("png", drawn.png())):
+        path = directory / f"fig{number:02d}.{ext}"
+        path.write_bytes(data)
+        paths.append(path)
+    style.close(drawn.figure)
+    return paths
+
+
+class FigureDisplay:
+    """What a notebook cell shows for a figure.
+
+    JupyterLab renders the HTML: the PNG with its alt text and caption. nbval compares
+    the HTML (the PNG payload is replaced by a sanitizer; its bytes are checked by the
+    figure tests) and the plain-text alt, so a change in any number the figure shows
+    fails the notebook check.
+    """
+
+    def __init__(self, drawn: Drawn):
+        self.drawn = drawn
+        self._png = drawn.png()
+
+    @property
+    def alt(self) -> str:
+        return self.drawn.alt
+
+    def _repr_mimebundle_(self, include=None, exclude=None):
+        d = self.drawn
+        b64 = base64.b64encode(self._png).decode("ascii")
+        caption = f"Figure {d.number} · {d.title}"
+        body = (
+            f'<figure class="tokenpath-figure" id="fig{d.number:02d}">'
+            f'<img src="data:image/png;base64,{b64}" alt="{html.escape(d.alt, quote=True)}" '
+            f'style="max-width:100%"/>'
+            f"<figcaption>{html.escape(caption)}</figcaption></figure>"
+        )
+        return {"text/html": body, "text/plain": f"{caption}\n{d.alt}"}
+
+    def __repr__(self) -> str:
+        return f"FigureDisplay(number={self.drawn.number})"
+
+
+def show(number: int) -> FigureDisplay:
+    """Render figure ``number`` for a notebook cell (HTML image + alt text)."""
+    drawn = render(number)
+    display = FigureDisplay(drawn)
+    style.close(drawn.figure)
+    return display
+
+
+_loaded = False
+
+
+def _load() -> None:
+    """Import the figure modules so their builders register (once)."""
+    global _loaded
+    if not _loaded:
+        _loaded = True
+        from . import attention  # noqa: F401
