@@ -151,4 +151,4 @@ def _load() -> None:
     global _loaded
     if not _loaded:
         _loaded = True
-        from . import attention  # noqa: F401
+        from . import attention, attention_scale  # noqa: F401
