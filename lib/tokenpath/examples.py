@@ -38,6 +38,9 @@ def encode_chars(text: str) -> np.ndarray:
     return np.array([CHAR_IDS[ch] for ch in text], dtype=np.int64)
 
 
+#: The receiving position figure 7 follows.
+FIG7_RECEIVER = 2
+
 # --- figure 8/9: the asymmetric three-position hand calculation --------------------
 #: Query rows for positions 0, 1, 2 (B = H = 1, T = 3, d_h = 2). The √2 cancels the
 #: 1/√d_h scale so the scaled scores are exactly ln 3, ln 2 and 0.

@@ -18,13 +18,18 @@ __all__ = ["frac", "mat", "num", "print_options", "vec"]
 MINUS = "\N{MINUS SIGN}"
 
 
-def num(x, digits: int | None = None, *, minus: str = "-") -> str:
-    """Format one number.
+def num(x, digits: int | None = None, *, minus: str = "-", bare_ints: bool = False) -> str:
+    """Format one number. ``bare_ints`` writes exact integers without decimals even
+    when ``digits`` is given, as in "exp ≈ [2.028, 1]".
 
     >>> num(0.66976, 3), num(1.5), num(10.0), num(-1.0), num(0.70710678, 4)
     ('0.670', '1.5', '10', '-1', '0.7071')
+    >>> num(1.0, 3, bare_ints=True), num(2.0281, 3, bare_ints=True)
+    ('1', '2.028')
     """
     x = float(x)
+    if bare_ints and x.is_integer():
+        digits = None
     if not np.isfinite(x):
         text = "∞" if x > 0 else f"{minus}∞"
         if np.isnan(x):
@@ -53,7 +58,9 @@ def frac(x, max_denominator: int = 64, *, minus: str = "-") -> str:
     return text.replace("-", minus)
 
 
-def vec(v, digits: int | None = None, *, fractions: bool = False, sep: str = ", ") -> str:
+def vec(
+    v, digits: int | None = None, *, fractions: bool = False, sep: str = ", ", bare_ints: bool = False
+) -> str:
     """Bracket a 1-D array.
 
     >>> vec([0.669762, 0.330238], 3), vec([1.5, 1.0]), vec([1 / 3, 2 / 3, 0], fractions=True)
@@ -62,11 +69,13 @@ def vec(v, digits: int | None = None, *, fractions: bool = False, sep: str = ", 
     arr = np.asarray(v, dtype=np.float64)
     if arr.ndim != 1:
         raise ValueError(f"v must be 1-D, got shape {arr.shape}")
-    cell = frac if fractions else (lambda x: num(x, digits))
+    cell = frac if fractions else (lambda x: num(x, digits, bare_ints=bare_ints))
     return "[" + sep.join(cell(x) for x in arr) + "]"
 
 
-def mat(m, digits: int | None = None, *, fractions: bool = False, sep: str = ", ") -> str:
+def mat(
+    m, digits: int | None = None, *, fractions: bool = False, sep: str = ", ", bare_ints: bool = False
+) -> str:
     """Bracket a 2-D array row by row.
 
     >>> mat([[2, 0], [2 / 3, 2], [2, 2]], fractions=True)
@@ -75,7 +84,9 @@ def mat(m, digits: int | None = None, *, fractions: bool = False, sep: str = ", 
     arr = np.asarray(m, dtype=np.float64)
     if arr.ndim != 2:
         raise ValueError(f"m must be 2-D, got shape {arr.shape}")
-    return "[" + sep.join(vec(row, digits, fractions=fractions, sep=sep) for row in arr) + "]"
+    return "[" + sep.join(
+        vec(row, digits, fractions=fractions, sep=sep, bare_ints=bare_ints) for row in arr
+    ) + "]"
 
 
 def print_options():
