@@ -41,6 +41,7 @@ __all__ = [
     "padding_mask",
     "score_samples",
     "score_variance",
+    "shift_targets",
     "softmax",
     "split_heads",
 ]
@@ -412,6 +413,26 @@ def output_from_rounded_weights(trace: AttentionTrace, digits: int) -> np.ndarra
     """
     digits = as_int("digits", digits, low=0)
     return np.round(trace.weights, digits) @ trace.value
+
+
+# ------------------------------------------------------------------ training shift
+
+
+def shift_targets(ids, eos: int) -> np.ndarray:
+    """Next-token training targets: ``y[t] = x[t + 1]``, and the last position's
+    target is ``eos``. The shift decides *which token each position predicts*; it is
+    a different rule from the causal mask, which decides *which positions a query
+    reads*. Works on ``[T]`` or ``[B, T]`` (shifted along the last, position axis).
+
+    >>> shift_targets([3, 7, 3, 2], eos=9).tolist()
+    [7, 3, 2, 9]
+    """
+    ids = as_int_array("ids", ids, low=0)
+    if ids.ndim < 1 or ids.shape[-1] < 1:
+        raise ValueError(f"ids must have a non-empty position axis, got shape {ids.shape}")
+    eos = as_int("eos", eos, low=0)
+    tail = np.full(ids.shape[:-1] + (1,), eos, dtype=np.int64)
+    return np.concatenate([ids[..., 1:], tail], axis=-1)
 
 
 # ------------------------------------------------------------- scaling experiment

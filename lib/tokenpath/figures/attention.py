@@ -1,0 +1,1080 @@
+"""Figures 7–10, 13 and 14: causal attention followed by hand.
+
+Every figure here is laid out on one "canvas" axes whose data units are inches (y grows
+downwards), so a cell, a label and a font size keep their proportions at the book's
+7-inch width. Each ``draw_*`` helper takes that ``Axes`` plus a trace, draws at a
+given position and returns the artists it made, keyed by name (``"S[1,0]"``,
+``"A.colsum[0]"`` …), so a widget can update a number in place.
+
+Colours keep their book-wide meaning (see :mod:`tokenpath.figures.style`): blue =
+visible source, vermilion = mask / −∞, orange = the query row the text follows,
+green = value content, sky blue = cached history.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+import numpy as np
+from matplotlib.artist import Artist
+from matplotlib.axes import Axes
+from matplotlib.colors import to_hex, to_rgb
+from matplotlib.patches import FancyArrowPatch, FancyBboxPatch, Rectangle
+
+from .. import attention as att
+from .. import examples as ex
+from .. import fmt
+from . import FIGURES, Drawn, register, style
+
+__all__ = [
+    "CacheMasks",
+    "ReadPaths",
+    "ShiftVsMask",
+    "TwoSources",
+    "build_fig07",
+    "build_fig08",
+    "build_fig09",
+    "build_fig10",
+    "build_fig13",
+    "build_fig14",
+    "cache_masks",
+    "draw_cache_mask",
+    "draw_generation",
+    "draw_output_matrix",
+    "draw_read_paths",
+    "draw_scores",
+    "draw_shift",
+    "draw_two_sources",
+    "draw_visibility",
+    "draw_weighted_sum",
+    "draw_weights",
+    "exact_or_rounded",
+    "read_paths",
+    "shift_vs_mask",
+    "subscript",
+    "two_sources",
+]
+
+MINUS = fmt.MINUS
+#: How a hidden source's score is written: the mask adds −∞.
+NEG_INF = fmt.num(-np.inf, minus=MINUS)
+
+CELL_SIZE = 11.5  # numbers inside cells
+LABEL_SIZE = 9.5  # row/column indices
+NOTE_SIZE = 9  # explanations beside a panel
+SMALL_SIZE = 8  # second lines inside cells
+HEAD_SIZE = 11  # panel headings
+
+
+# ------------------------------------------------------------------ text helpers
+
+
+def exact_or_rounded(x, digits: int) -> str:
+    """Write an integer-valued number exactly and anything else with ``digits``
+    decimals, the way the prose writes ``[0.7071, 0]`` and ``[2.028, 1]``.
+
+    >>> exact_or_rounded(0.70710678, 4), exact_or_rounded(0.0, 4), exact_or_rounded(1.0000000000000002, 3)
+    ('0.7071', '0', '1')
+    """
+    if isinstance(digits, bool) or not isinstance(digits, int) or digits < 0:
+        raise TypeError(f"digits must be a non-negative int, got {digits!r}")
+    x = float(x)
+    if np.isfinite(x) and abs(x - round(x)) < 1e-12:
+        return fmt.num(round(x), minus=MINUS)
+    return fmt.num(x, digits, minus=MINUS)
+
+
+def _exact_vec(v, digits: int) -> str:
+    return "[" + ", ".join(exact_or_rounded(x, digits) for x in np.asarray(v).ravel()) + "]"
+
+
+_SUB = str.maketrans("0123456789", "₀₁₂₃₄₅₆₇₈₉")
+
+
+def subscript(n) -> str:
+    """Unicode subscript digits for an index, as in ``o₂``.
+
+    >>> "o" + subscript(2)
+    'o₂'
+    """
+    if isinstance(n, bool) or not isinstance(n, (int, np.integer)) or n < 0:
+        raise TypeError(f"n must be a non-negative int index, got {n!r}")
+    return str(int(n)).translate(_SUB)
+
+
+def _i(n) -> str:
+    """An index as the figure writes it (plain integer)."""
+    return fmt.num(int(n))
+
+
+def _int_vec(v) -> str:
+    return fmt.vec(np.asarray(v, dtype=np.int64))
+
+
+def _tint(color: str, amount: float) -> str:
+    """``color`` mixed with white (``amount`` = share of white)."""
+    rgb = np.asarray(to_rgb(color))
+    return to_hex((1.0 - amount) * rgb + amount)
+
+
+VISIBLE_FACE = _tint(style.VISIBLE, 0.72)
+BLOCKED_FACE = _tint(style.BLOCKED, 0.72)
+VALUE_FACE = _tint(style.VALUE, 0.70)
+QUERY_FACE = _tint(style.QUERY, 0.65)
+CACHE_FACE = _tint(style.CACHE, 0.55)
+ACCENT_FACE = _tint(style.ACCENT, 0.65)
+SUM_FACE = "#F4F4F4"
+DROPPED_HATCH = _tint(style.BLOCKED, 0.35)
+
+#: The receiving position figure 7 follows (the seed's "current position 2").
+FIG7_QUERY = 2
+
+
+def _title(number: int) -> str:
+    return FIGURES[number].title
+
+
+# ------------------------------------------------------------------ canvas helpers
+
+
+def _canvas(width: float, height: float):
+    """A figure with one axes in inch units, origin top-left, nothing drawn."""
+    fig = style.new_figure(width, height)
+    ax = fig.add_axes((0.0, 0.0, 1.0, 1.0))
+    ax.set_xlim(0.0, width)
+    ax.set_ylim(height, 0.0)
+    ax.set_axis_off()
+    return fig, ax
+
+
+def _check_ax(ax) -> Axes:
+    if not isinstance(ax, Axes):
+        raise TypeError(f"ax must be a matplotlib Axes, got {type(ax).__name__}")
+    return ax
+
+
+def _check_at(at) -> tuple[float, float]:
+    try:
+        x, y = (float(v) for v in at)
+    except (TypeError, ValueError):
+        raise TypeError(f"at must be an (x, y) pair of numbers in inches, got {at!r}") from None
+    return x, y
+
+
+def _check_trace(trace, cls, name: str = "trace"):
+    if not isinstance(trace, cls):
+        raise TypeError(f"{name} must be a {cls.__name__}, got {type(trace).__name__}")
+    return trace
+
+
+def _check_2d(trace: att.AttentionTrace) -> att.AttentionTrace:
+    if trace.weights.ndim != 2:
+        raise ValueError(
+            f"trace must hold one head ([T_q, T_k] weights), got weights of shape {trace.weights.shape}"
+        )
+    return trace
+
+
+def _cell(ax, x, y, w, h, text="", *, face="white", edge=style.INK, lw=0.8, size=CELL_SIZE,
+          color=style.INK, weight="normal", hatch=None, hatchcolor=None, zorder=2, dy=0.0):
+    rect = Rectangle((x, y), w, h, facecolor=face, edgecolor=edge, linewidth=lw, hatch=hatch,
+                     hatchcolor=hatchcolor or edge, zorder=zorder)
+    ax.add_patch(rect)
+    txt = ax.text(x + w / 2, y + h / 2 + dy, text, ha="center", va="center", fontsize=size,
+                  color=color, weight=weight, zorder=zorder + 1)
+    return rect, txt
+
+
+def _text(ax, x, y, s, *, size=NOTE_SIZE, ha="left", va="center", color=style.INK, **kw):
+    return ax.text(x, y, s, fontsize=size, ha=ha, va=va, color=color, **kw)
+
+
+def _heading(ax, x, y, s, *, ha="left", size=HEAD_SIZE):
+    return ax.text(x, y, s, fontsize=size, ha=ha, va="center", weight="bold", color=style.INK)
+
+
+def _arrow(ax, start, end, *, color=style.INK, lw=1.4, style_="-|>", rad=0.0, ls="-",
+           mutation=12, zorder=4, shrink=0.0):
+    arrow = FancyArrowPatch(start, end, arrowstyle=style_, mutation_scale=mutation, color=color,
+                            linewidth=lw, linestyle=ls, connectionstyle=f"arc3,rad={rad}",
+                            shrinkA=shrink, shrinkB=shrink, zorder=zorder)
+    ax.add_patch(arrow)
+    return arrow
+
+
+def _outline(ax, x, y, w, h, *, color=style.QUERY, lw=2.4, pad=0.035, zorder=6):
+    box = FancyBboxPatch((x - pad, y - pad), w + 2 * pad, h + 2 * pad,
+                         boxstyle="round,pad=0,rounding_size=0.05", facecolor="none",
+                         edgecolor=color, linewidth=lw, zorder=zorder)
+    ax.add_patch(box)
+    return box
+
+
+def _swatch(ax, x, y, text, *, face, edge=style.INK, hatch=None, hatchcolor=None,
+            size=NOTE_SIZE, w=0.22, h=0.16, lw=0.8):
+    rect = Rectangle((x, y - h / 2), w, h, facecolor=face, edgecolor=edge, linewidth=lw,
+                     hatch=hatch, hatchcolor=hatchcolor or edge, zorder=2)
+    ax.add_patch(rect)
+    label = _text(ax, x + w + 0.08, y, text, size=size)
+    return rect, label
+
+
+def _axis_labels(ax, x0, y0, w, h, *, rows: int, cols: int, row_labels, col_labels,
+                 row_title: str | None, col_title: str | None, name: str) -> dict[str, Artist]:
+    """Indices beside a grid plus the two axis titles."""
+    art: dict[str, Artist] = {}
+    for j, lab in enumerate(col_labels):
+        art[f"{name}.col[{j}]"] = _text(ax, x0 + (j + 0.5) * w, y0 - 0.13, lab, ha="center",
+                                        va="bottom", size=LABEL_SIZE)
+    for i, lab in enumerate(row_labels):
+        art[f"{name}.row[{i}]"] = _text(ax, x0 - 0.1, y0 + (i + 0.5) * h, lab, ha="right",
+                                        size=LABEL_SIZE)
+    if col_title:
+        art[f"{name}.col_title"] = _text(ax, x0 + cols * w / 2, y0 - 0.42, col_title,
+                                         ha="center", va="bottom", size=LABEL_SIZE,
+                                         style="italic")
+    if row_title:
+        art[f"{name}.row_title"] = _text(ax, x0 - 0.62, y0 + rows * h / 2, row_title,
+                                         ha="center", size=LABEL_SIZE, rotation=90,
+                                         style="italic")
+    return art
+
+
+# =========================================================================== fig 7
+
+
+@dataclass(frozen=True)
+class ReadPaths:
+    """What figure 7 shows: a short text, its IDs, the causal mask, one query row."""
+
+    text: str  # the characters, one per position
+    ids: np.ndarray  # [T] token IDs of the text
+    mask: np.ndarray  # [T, T] causal visibility, True where key j is visible to query i
+    query: int  # the receiving position the figure follows
+
+    @property
+    def row(self) -> np.ndarray:
+        """Visibility row of the followed query, ``mask[query]`` (shape ``[T]``)."""
+        return self.mask[self.query]
+
+
+def read_paths(text: str, query: int) -> ReadPaths:
+    """Gather figure 7's trace: IDs of ``text`` and its causal mask.
+
+    >>> read_paths("abac", 2).row.astype(int).tolist()
+    [1, 1, 1, 0]
+    """
+    ids = ex.encode_chars(text)
+    if ids.size == 0:
+        raise ValueError("text must hold at least one character")
+    if isinstance(query, bool) or not isinstance(query, int) or not 0 <= query < ids.size:
+        raise ValueError(f"query must be a position index in [0, {ids.size - 1}], got {query!r}")
+    return ReadPaths(text=text, ids=ids, mask=att.causal_mask(ids.size), query=query)
+
+
+def draw_read_paths(ax, trace: ReadPaths, *, at=(0.0, 0.0), pitch: float = 1.3) -> dict[str, Artist]:
+    """Tokens along the bottom, the followed query above; value paths from every visible
+    source rise to the query, the path from a hidden source stops at a red mask line.
+    The visibility row ``mask[query]`` sits under the tokens, column-aligned."""
+    ax = _check_ax(ax)
+    trace = _check_trace(trace, ReadPaths)
+    x0, y0 = _check_at(at)
+    art: dict[str, Artist] = {}
+    t = trace.ids.size
+    q = trace.query
+    row = trace.row
+    bw, bh = 0.78, 0.62  # token box
+    uw, uh = 0.17, 0.2  # one value cell
+    n_feat = 3  # drawn value cells: a sketch of "a vector", not its numbers
+    centers = [x0 + 0.5 * pitch + j * pitch for j in range(t)]
+    y_tok = y0 + 1.95
+    y_q = y0 + 0.12
+
+    # query box (receiving position) with its output cells
+    qx = centers[q]
+    art["query"] = _cell(ax, qx - 0.9, y_q, 1.8, 0.62, "", face=QUERY_FACE, edge=style.QUERY,
+                         lw=1.6)[0]
+    art["query.label"] = _text(ax, qx, y_q + 0.19, f"query i = {_i(q)} (receiving)", ha="center",
+                               size=NOTE_SIZE, weight="bold")
+    ox = qx - n_feat * uw / 2
+    for f in range(n_feat):
+        _cell(ax, ox + f * uw, y_q + 0.33, uw, 0.18, face=VALUE_FACE, edge=style.VALUE, lw=0.8)
+    art["query.output"] = _text(ax, ox - 0.08, y_q + 0.42, "o" + subscript(q), ha="right",
+                                size=NOTE_SIZE)
+
+    # tokens (sources), each with a sketched value vector
+    for j in range(t):
+        cx = centers[j]
+        face = VISIBLE_FACE if row[j] else "white"
+        edge = style.VISIBLE if row[j] else style.NEUTRAL
+        art[f"token[{j}]"] = _cell(ax, cx - bw / 2, y_tok, bw, bh, "", face=face, edge=edge,
+                                   lw=1.2)[0]
+        art[f"char[{j}]"] = _text(ax, cx, y_tok + 0.22, trace.text[j], ha="center", size=14,
+                                  weight="bold", color=style.INK if row[j] else style.NEUTRAL)
+        art[f"id[{j}]"] = _text(ax, cx, y_tok + 0.48, f"ID {_i(trace.ids[j])}", ha="center",
+                                size=SMALL_SIZE + 0.5,
+                                color=style.INK if row[j] else style.NEUTRAL)
+        art[f"pos[{j}]"] = _text(ax, cx, y_tok + bh + 0.16, _i(j), ha="center", size=LABEL_SIZE)
+        vx = cx - n_feat * uw / 2
+        vy = y_tok - uh - 0.06
+        for f in range(n_feat):
+            _cell(ax, vx + f * uw, vy, uw, uh,
+                  face=VALUE_FACE if row[j] else style.LIGHT,
+                  edge=style.VALUE if row[j] else style.NEUTRAL, lw=0.8)
+        art[f"value[{j}]"] = _text(ax, vx + n_feat * uw + 0.06, vy + uh / 2, "u" + subscript(j),
+                                   size=NOTE_SIZE, color=style.INK if row[j] else style.NEUTRAL)
+
+    # paths: visible sources reach the query; hidden ones stop at the mask line
+    top_of_values = y_tok - uh - 0.08
+    q_bottom = y_q + 0.64
+    hidden = [j for j in range(t) if not row[j]]
+    wall_x = (centers[q] + centers[q + 1]) / 2 if q + 1 < t else None
+    for j in range(t):
+        start = (centers[j], top_of_values)
+        end = (qx + (j - q) * 0.32, q_bottom)
+        if row[j]:
+            art[f"path[{j}]"] = _arrow(ax, start, end, color=style.VALUE, lw=2.2,
+                                       rad=0.0 if j == q else (0.12 if j < q else -0.12),
+                                       mutation=16)
+        else:
+            # stop just beyond the mask line
+            sx, sy = start
+            ex_, ey = end
+            stop_x = wall_x + 0.07
+            frac_ = (sx - stop_x) / (sx - ex_)
+            stop = (stop_x, sy + (ey - sy) * frac_)
+            art[f"path[{j}]"] = _arrow(ax, start, stop, color=style.NEUTRAL, lw=2.0, style_="-",
+                                       ls=(0, (4, 2.5)))
+    if hidden and wall_x is not None:
+        art["mask.line"] = ax.plot([wall_x, wall_x], [y_q + 0.72, top_of_values + 0.08],
+                                   color=style.BLOCKED, lw=3.2, solid_capstyle="butt", zorder=5)[0]
+        art["mask.label"] = _text(ax, qx + 1.0, y_q + 0.31,
+                                  f"mask: j > {_i(q)}\nscore {NEG_INF}, weight 0",
+                                  size=NOTE_SIZE, color=style.BLOCKED, linespacing=1.35)
+    art["paths.label"] = _text(ax, centers[0] - 0.45, y_q + 0.95, "value paths\n(content, not gradients)",
+                               size=SMALL_SIZE + 0.5, color=style.VALUE, va="center")
+
+    # visibility row, aligned with the tokens
+    y_vis = y_tok + bh + 0.5
+    for j in range(t):
+        art[f"vis[{j}]"] = _cell(ax, centers[j] - 0.25, y_vis, 0.5, 0.36, fmt.num(int(row[j])),
+                                 face=VISIBLE_FACE if row[j] else BLOCKED_FACE)[1]
+    art["vis.label"] = _text(ax, centers[0] - 0.45, y_vis + 0.18,
+                             f"visible to i = {_i(q)}\ncausal_mask({_i(t)})[{_i(q)}]", ha="right",
+                             size=NOTE_SIZE, linespacing=1.3)
+    art["pos.label"] = _text(ax, centers[0] - 0.45, y_tok + bh + 0.16, "key j (source)",
+                             ha="right", size=NOTE_SIZE, style="italic")
+    art["tokens.label"] = _text(ax, centers[0] - 0.45, y_tok + bh / 2, "token", ha="right",
+                                size=NOTE_SIZE)
+    return art
+
+
+@register(7, "Reading values through the causal mask")
+def build_fig07() -> Drawn:
+    trace = read_paths(ex.TEXT, FIG7_QUERY)
+    fig, ax = _canvas(style.WIDTH, 3.55)
+    art = draw_read_paths(ax, trace, at=(1.575, 0.05), pitch=1.25)
+    seen = [j for j in range(trace.ids.size) if trace.row[j]]
+    hidden = [j for j in range(trace.ids.size) if not trace.row[j]]
+    positions = ", ".join(_i(j) for j in seen)
+    alt = (
+        f'Four positions of "{trace.text}" (IDs {_int_vec(trace.ids)}): query position '
+        f"{_i(trace.query)} receives value paths from positions {positions}; the path from "
+        f"position {', '.join(_i(j) for j in hidden)} stops at a red mask line. Visibility row "
+        f"for i = {_i(trace.query)}: {_int_vec(trace.row)}."
+    )
+    return Drawn(7, _title(7), fig, alt, art, trace)
+
+
+# =========================================================================== fig 8
+
+
+def _score_first_zero(trace: att.AttentionTrace) -> tuple[int, int] | None:
+    """The first visible off-diagonal cell whose scaled score is exactly 0, if any
+    (figure 8's S[1,0]: a zero score is *visible* and has exp = 1)."""
+    s = trace.scores
+    rows, cols = np.nonzero(trace.mask & (np.abs(s) < 1e-12) & ~np.eye(*s.shape, dtype=bool))
+    return (int(rows[0]), int(cols[0])) if rows.size else None
+
+
+def draw_scores(ax, trace: att.AttentionTrace, *, at=(0.0, 0.0), cell=(0.95, 0.62),
+                digits: int = 4, focus=None) -> dict[str, Artist]:
+    """The masked, scaled score matrix of one head: each cell shows ``S[i, j]`` and,
+    smaller, ``exp`` of it; hidden (future) cells show −∞ and exp 0. Rows are the
+    receiving query ``i``, columns the source key ``j``. ``focus=(i, j)`` outlines
+    one cell in the query colour."""
+    ax = _check_ax(ax)
+    trace = _check_2d(_check_trace(trace, att.AttentionTrace))
+    x0, y0 = _check_at(at)
+    w, h = cell
+    tq, tk = trace.scores.shape
+    art = _axis_labels(ax, x0, y0, w, h, rows=tq, cols=tk,
+                       row_labels=[f"i = {_i(i)}" for i in range(tq)],
+                       col_labels=[f"j = {_i(j)}" for j in range(tk)],
+                       row_title="query i (receiving)", col_title="key j (source)", name="S")
+    shown = trace.masked_scores
+    expo = trace.exp_scores
+    for i in range(tq):
+        for j in range(tk):
+            vis = bool(trace.mask[i, j])
+            rect, txt = _cell(ax, x0 + j * w, y0 + i * h, w, h,
+                              exact_or_rounded(shown[i, j], digits) if vis else NEG_INF,
+                              face=VISIBLE_FACE if vis else BLOCKED_FACE, dy=-0.08)
+            art[f"S.cell[{i},{j}]"] = rect
+            art[f"S[{i},{j}]"] = txt
+            art[f"exp[{i},{j}]"] = _text(ax, x0 + (j + 0.5) * w, y0 + (i + 0.5) * h + 0.17,
+                                         f"exp = {exact_or_rounded(expo[i, j], 3)}", ha="center",
+                                         size=SMALL_SIZE, color="#333333")
+    if focus is not None:
+        fi, fj = focus
+        art["S.focus"] = _outline(ax, x0 + fj * w, y0 + fi * h, w, h, lw=2.6, pad=0.015)
+    return art
+
+
+def draw_weights(ax, trace: att.AttentionTrace, *, at=(0.0, 0.0), cell=(0.95, 0.62),
+                 sums: bool = True) -> dict[str, Artist]:
+    """The weight matrix ``A`` of one head as exact fractions, shaded by weight; with
+    ``sums`` a row-sum column (each 1: softmax ran over sources) and a column-sum
+    row (not normalised)."""
+    ax = _check_ax(ax)
+    trace = _check_2d(_check_trace(trace, att.AttentionTrace))
+    x0, y0 = _check_at(at)
+    w, h = cell
+    a = trace.weights
+    tq, tk = a.shape
+    art = _axis_labels(ax, x0, y0, w, h, rows=tq, cols=tk,
+                       row_labels=[f"i = {_i(i)}" for i in range(tq)],
+                       col_labels=[f"j = {_i(j)}" for j in range(tk)],
+                       row_title="query i (receiving)", col_title="key j (source)", name="A")
+    for i in range(tq):
+        for j in range(tk):
+            vis = bool(trace.mask[i, j])
+            face = _tint(style.VISIBLE, 0.85 - 0.45 * float(a[i, j])) if vis else BLOCKED_FACE
+            rect, txt = _cell(ax, x0 + j * w, y0 + i * h, w, h, fmt.frac(a[i, j]), face=face)
+            art[f"A.cell[{i},{j}]"] = rect
+            art[f"A[{i},{j}]"] = txt
+    if sums:
+        gap = 0.22
+        sx = x0 + tk * w + gap
+        art["A.rowsum.title"] = _text(ax, sx + w / 2, y0 - 0.13, "row sum", ha="center",
+                                      va="bottom", size=LABEL_SIZE, weight="bold")
+        for i, v in enumerate(a.sum(axis=-1)):
+            art[f"A.rowsum[{i}]"] = _cell(ax, sx, y0 + i * h, w, h, fmt.frac(v), face=SUM_FACE,
+                                          weight="bold")[1]
+        sy = y0 + tq * h + gap
+        art["A.colsum.title"] = _text(ax, x0 - 0.1, sy + h / 2, "column sum", ha="right",
+                                      size=LABEL_SIZE, weight="bold")
+        for j, v in enumerate(a.sum(axis=-2)):
+            art[f"A.colsum[{j}]"] = _cell(ax, x0 + j * w, sy, w, h, fmt.frac(v), face=SUM_FACE,
+                                          weight="bold")[1]
+    return art
+
+
+def _fig8_trace() -> att.AttentionTrace:
+    return att.causal_attention(ex.FIG8_Q, ex.FIG8_K, ex.FIG8_U)
+
+
+@register(8, "Scores with the mask, then weights")
+def build_fig08() -> Drawn:
+    trace = _fig8_trace()
+    d_h = trace.query.shape[-1]
+    a = trace.weights
+    fig, ax = _canvas(style.WIDTH, 6.3)
+    gx, cell = 1.55, (0.9, 0.52)
+    tq, tk = a.shape
+    focus = _score_first_zero(trace)
+    art: dict[str, Artist] = {}
+
+    sy = 0.9
+    art["S.heading"] = _heading(ax, 0.15, 0.2,
+                                f"Scaled scores S = QKᵀ/√{_i(d_h)}, future keys masked")
+    art.update(draw_scores(ax, trace, at=(gx, sy), cell=cell, focus=focus))
+    nx = gx + tk * cell[0] + 0.45
+    art["S.key.visible"] = _swatch(ax, nx, sy + 0.22, "visible source j ≤ i:\nscore kept",
+                                   face=VISIBLE_FACE)[1]
+    art["S.key.blocked"] = _swatch(ax, nx, sy + 0.78,
+                                   f"future source j > i:\n{NEG_INF} → exp = 0, weight 0",
+                                   face=BLOCKED_FACE)[1]
+    if focus is not None:
+        fi, fj = focus
+        s_f = exact_or_rounded(trace.scores[fi, fj], 4)
+        e_f = exact_or_rounded(trace.exp_scores[fi, fj], 3)
+        art["S.key.focus"] = _swatch(ax, nx, sy + 1.34,
+                                     f"S[{_i(fi)},{_i(fj)}] = {s_f} is visible:\n"
+                                     f"exp({s_f}) = {e_f}, not hidden",
+                                     face="white", edge=style.QUERY, lw=2.4)[1]
+
+    # softmax arrow between the panels
+    mid = gx + tk * cell[0] / 2
+    top = sy + tq * cell[1]
+    art["softmax.arrow"] = _arrow(ax, (mid, top + 0.1), (mid, top + 0.45), lw=1.6, mutation=14)
+    art["softmax.label"] = _text(ax, mid + 0.15, top + 0.27,
+                                 "softmax along each row (over sources j, the last axis)",
+                                 size=NOTE_SIZE)
+
+    ay = top + 1.4
+    art["A.heading"] = _heading(ax, 0.15, ay - 0.7, "Weights A = softmax(S), as fractions")
+    art.update(draw_weights(ax, trace, at=(gx, ay), cell=cell))
+    notes_x = gx + (tk + 1) * cell[0] + 0.22 + 0.18
+    art["A.note.rows"] = _text(ax, notes_x, ay + tq * cell[1] / 2,
+                               f"each row sums to {_same_or_list(a.sum(axis=-1))}:\n"
+                               "normalised over j", size=NOTE_SIZE)
+    ones = [j for j, v in enumerate(a.sum(axis=-2)) if abs(v - 1.0) < 1e-12]
+    coincidence = (f"\nsum 1 in column j = {_i(ones[0])} is a coincidence" if ones else "")
+    art["A.note.cols"] = _text(ax, gx + tk * cell[0] + 0.2, ay + tq * cell[1] + 0.22 + cell[1] / 2,
+                               "columns are not normalised;" + coincidence, size=NOTE_SIZE)
+    alt = (
+        f"Scaled scores S = {_fmt_scores(trace)} with future cells masked to {NEG_INF}"
+        + (f" (S[{_i(focus[0])},{_i(focus[1])}] = {exact_or_rounded(trace.scores[focus], 4)} is "
+           f"visible, exp = {exact_or_rounded(trace.exp_scores[focus], 3)})" if focus else "")
+        + f"; softmax along each row gives A = {fmt.mat(a, fractions=True)}; rows sum to "
+        f"{_same_or_list(a.sum(axis=-1))}; column sums {fmt.vec(a.sum(axis=-2), fractions=True)}."
+    )
+    return Drawn(8, _title(8), fig, alt, art, trace)
+
+
+def _fmt_scores(trace: att.AttentionTrace, digits: int = 4) -> str:
+    rows = []
+    for i in range(trace.scores.shape[0]):
+        cells = [exact_or_rounded(trace.scores[i, j], digits) if trace.mask[i, j] else NEG_INF
+                 for j in range(trace.scores.shape[1])]
+        rows.append("[" + ", ".join(cells) + "]")
+    return "[" + ", ".join(rows) + "]"
+
+
+def _same_or_list(v) -> str:
+    v = np.asarray(v)
+    if np.allclose(v, v[0]):
+        return fmt.frac(v[0])
+    return fmt.vec(v, fractions=True)
+
+
+# =========================================================================== fig 9
+
+
+def draw_weighted_sum(ax, trace: att.AttentionTrace, row: int, *, at=(0.0, 0.0),
+                      cell=(0.62, 0.46), pitch: float = 0.62) -> dict[str, Artist]:
+    """One output row as a hand calculation: for each visible source ``j`` the weight
+    ``A[row, j]`` times the value row ``U[j, :]`` gives a contribution; the
+    contributions are summed over ``j`` into ``o_row``. Fractions where exact."""
+    ax = _check_ax(ax)
+    trace = _check_2d(_check_trace(trace, att.AttentionTrace))
+    x0, y0 = _check_at(at)
+    tq, tk = trace.weights.shape
+    if isinstance(row, bool) or not isinstance(row, (int, np.integer)) or not 0 <= row < tq:
+        raise ValueError(f"row must be a query index in [0, {tq - 1}], got {row!r}")
+    w, h = cell
+    d_v = trace.value.shape[-1]
+    sources = [j for j in range(tk) if trace.mask[row, j]]
+    contrib = trace.contributions[row]
+    out = trace.output[row]
+    xs_w = x0 + 0.55  # weight column
+    xs_u = xs_w + w + 0.45  # value columns
+    xs_c = xs_u + d_v * w + 0.45  # contribution columns
+    r = subscript(row)
+    art: dict[str, Artist] = {}
+    art["head.weight"] = _text(ax, xs_w + w / 2, y0 - 0.18, f"a{r}ⱼ", ha="center",
+                               size=LABEL_SIZE, weight="bold")
+    art["head.value"] = _text(ax, xs_u + d_v * w / 2, y0 - 0.18, "value uⱼ", ha="center",
+                              size=LABEL_SIZE, weight="bold")
+    art["head.contrib"] = _text(ax, xs_c + d_v * w / 2, y0 - 0.18, f"a{r}ⱼ uⱼ", ha="center",
+                                size=LABEL_SIZE, weight="bold")
+    for k, j in enumerate(sources):
+        y = y0 + k * pitch
+        art[f"src[{j}]"] = _text(ax, x0 + 0.4, y + h / 2, f"j = {_i(j)}", ha="right",
+                                 size=LABEL_SIZE)
+        art[f"w[{j}]"] = _cell(ax, xs_w, y, w, h, fmt.frac(trace.weights[row, j]),
+                               face=VISIBLE_FACE)[1]
+        _text(ax, xs_w + w + 0.225, y + h / 2, "×", ha="center", size=CELL_SIZE)
+        for f in range(d_v):
+            art[f"u[{j},{f}]"] = _cell(ax, xs_u + f * w, y, w, h, fmt.frac(trace.value[j, f]),
+                                       face=VALUE_FACE)[1]
+        _text(ax, xs_u + d_v * w + 0.225, y + h / 2, "=", ha="center", size=CELL_SIZE)
+        for f in range(d_v):
+            art[f"c[{j},{f}]"] = _cell(ax, xs_c + f * w, y, w, h, fmt.frac(contrib[j, f]),
+                                       face=VALUE_FACE)[1]
+    y_rule = y0 + len(sources) * pitch - (pitch - h) / 2 + 0.02
+    art["rule"] = ax.plot([xs_c - 0.05, xs_c + d_v * w + 0.05], [y_rule, y_rule],
+                          color=style.INK, lw=1.4)[0]
+    y_out = y_rule + 0.14
+    art["sum.label"] = _text(ax, xs_c - 0.12, y_out + h / 2, f"sum over j:  o{r} =", ha="right",
+                             size=NOTE_SIZE + 0.5)
+    for f in range(d_v):
+        art[f"o[{f}]"] = _cell(ax, xs_c + f * w, y_out, w, h, fmt.frac(out[f]), face=QUERY_FACE,
+                               weight="bold")[1]
+    art["o.outline"] = _outline(ax, xs_c, y_out, d_v * w, h)
+    return art
+
+
+def draw_output_matrix(ax, trace: att.AttentionTrace, *, at=(0.0, 0.0), cell=(0.62, 0.46),
+                       highlight: int | None = None) -> dict[str, Artist]:
+    """``O = A U`` with rows = query ``i`` and columns = value features, fractions where
+    exact; ``highlight`` outlines one row in the query colour."""
+    ax = _check_ax(ax)
+    trace = _check_2d(_check_trace(trace, att.AttentionTrace))
+    x0, y0 = _check_at(at)
+    w, h = cell
+    o = trace.output
+    tq, d_v = o.shape
+    art = _axis_labels(ax, x0, y0, w, h, rows=tq, cols=d_v,
+                       row_labels=[f"i = {_i(i)}" for i in range(tq)],
+                       col_labels=[_i(f) for f in range(d_v)],
+                       row_title=None, col_title="feature", name="O")
+    for i in range(tq):
+        for f in range(d_v):
+            face = QUERY_FACE if i == highlight else VALUE_FACE
+            art[f"O[{i},{f}]"] = _cell(ax, x0 + f * w, y0 + i * h, w, h, fmt.frac(o[i, f]),
+                                       face=face, weight="bold" if i == highlight else "normal")[1]
+    if highlight is not None:
+        art["O.outline"] = _outline(ax, x0, y0 + highlight * h, d_v * w, h)
+    return art
+
+
+@register(9, "Weights times values, summed over sources")
+def build_fig09() -> Drawn:
+    trace = _fig8_trace()
+    row = trace.output.shape[0] - 1  # the seed follows the last query row
+    fig, ax = _canvas(style.WIDTH, 3.3)
+    art: dict[str, Artist] = {}
+    art["heading.left"] = _heading(ax, 0.15, 0.22,
+                                   f"Row i = {_i(row)}: weight × value, summed over j")
+    art.update(draw_weighted_sum(ax, trace, row, at=(0.15, 0.85)))
+    ox = 5.35
+    shape = fmt.vec(trace.output.shape)
+    art["heading.right"] = _heading(ax, ox - 0.55, 0.22, f"O = AU, shape {shape}")
+    art.update(draw_output_matrix(ax, trace, at=(ox, 1.0), highlight=row))
+    art["O.note"] = _text(ax, ox + trace.output.shape[1] * 0.31, 1.0 + 3 * 0.46 + 0.3,
+                          "features, not token IDs", ha="center", size=NOTE_SIZE, style="italic")
+    terms = " + ".join(
+        f"{fmt.frac(trace.weights[row, j])}{fmt.vec(trace.value[j], fractions=True)}"
+        for j in range(trace.weights.shape[1]) if trace.mask[row, j])
+    parts = " + ".join(fmt.vec(trace.contributions[row, j], fractions=True)
+                       for j in range(trace.weights.shape[1]) if trace.mask[row, j])
+    alt = (
+        f"Output row {_i(row)} as weights times value rows summed over sources: o{subscript(row)} = "
+        f"{terms} = {parts} = {fmt.vec(trace.output[row], fractions=True)}. The whole output is "
+        f"O = {fmt.mat(trace.output, fractions=True)}, shape {shape}."
+    )
+    return Drawn(9, _title(9), fig, alt, art, trace)
+
+
+# ========================================================================== fig 10
+
+
+@dataclass(frozen=True)
+class TwoSources:
+    """Figure 10's trace: one query, two sources, and the output the hand calculation
+    gets after rounding the weights to ``digits`` decimals first."""
+
+    attention: att.AttentionTrace  # [1, 2] scores/weights, [1, 2] output
+    digits: int  # decimals the weights are rounded to before multiplying
+    rounded_output: np.ndarray  # [1, d_v] round(weights, digits) @ value
+
+
+def two_sources(query, key, value, digits: int) -> TwoSources:
+    """Attention of one query over its sources, plus the rounded-weight output.
+
+    >>> t = two_sources(ex.FIG10_Q, ex.FIG10_K, ex.FIG10_U, 3)
+    >>> t.rounded_output.round(6).tolist()
+    [[1.34, 1.32]]
+    """
+    trace = att.attention(query, key, value)
+    if trace.weights.shape[0] != 1:
+        raise ValueError(f"query must be one row [1, d_h], got shape {trace.query.shape}")
+    return TwoSources(trace, digits, att.output_from_rounded_weights(trace, digits))
+
+
+def draw_two_sources(ax, trace: TwoSources, *, at=(0.0, 0.0), col: float = 1.45,
+                     label_w: float = 2.3) -> dict[str, Artist]:
+    """Figure 10's table: one column per source, rows top → bottom = key, scaled score,
+    exp, weight, value; the output sits below, first from rounded weights, then at
+    full precision."""
+    ax = _check_ax(ax)
+    trace = _check_trace(trace, TwoSources)
+    x0, y0 = _check_at(at)
+    t = trace.attention
+    k = t.weights.shape[-1]
+    d_h = t.query.shape[-1]
+    digits = trace.digits
+    full = digits + 3
+    h, gap = 0.42, 0.14
+    cx = [x0 + label_w + j * (col + 0.15) for j in range(k)]
+    sx = cx[-1] + col + 0.3  # sum column
+    art: dict[str, Artist] = {}
+    for j in range(k):
+        art[f"head[{j}]"] = _text(ax, cx[j] + col / 2, y0, f"source j = {_i(j)}", ha="center",
+                                  size=LABEL_SIZE, weight="bold")
+    art["head.sum"] = _text(ax, sx + 0.4, y0, "sum over j", ha="center", size=LABEL_SIZE,
+                            weight="bold")
+    expo = t.exp_scores[0]
+    rows = [
+        ("key", "key kⱼ", [fmt.vec(t.key[j]) for j in range(k)], "white", None, h),
+        ("score", f"scaled score q·kⱼ/√{_i(d_h)}",
+         [exact_or_rounded(t.scores[0, j], 4) for j in range(k)], VISIBLE_FACE, None, h),
+        ("exp", "exp(score)", [exact_or_rounded(expo[j], digits) for j in range(k)],
+         VISIBLE_FACE, exact_or_rounded(expo.sum(), digits), h),
+        ("weight", "weight aⱼ = exp / sum", [fmt.num(t.weights[0, j], digits) for j in range(k)],
+         VISIBLE_FACE, exact_or_rounded(t.weights[0].sum(), digits), h + 0.2),
+        ("value", "value uⱼ", [fmt.vec(t.value[j]) for j in range(k)], VALUE_FACE, None, h),
+    ]
+    y = y0 + 0.25
+    for name, label, cells, face, total, rh in rows:
+        art[f"{name}.label"] = _text(ax, cx[0] - 0.15, y + rh / 2, label, ha="right",
+                                     size=NOTE_SIZE + 0.5)
+        lift = -0.08 if name == "weight" else 0.0
+        for j in range(k):
+            art[f"{name}[{j}]"] = _cell(ax, cx[j], y, col, rh, cells[j], face=face, dy=lift)[1]
+            if name == "weight":
+                art[f"weight.full[{j}]"] = _text(
+                    ax, cx[j] + col / 2, y + rh / 2 + 0.14,
+                    f"full precision {fmt.num(t.weights[0, j], full)}", ha="center",
+                    size=SMALL_SIZE, color="#333333")
+        if total is not None:
+            art[f"{name}.sum"] = _cell(ax, sx, y, 0.8, rh, total, face=SUM_FACE)[1]
+        y += rh + gap
+    # output
+    y += 0.1
+    span = cx[-1] + col - cx[0]
+    art["out.label"] = _text(ax, cx[0] - 0.15, y + h / 2, "output o = Σⱼ aⱼuⱼ", ha="right",
+                             size=NOTE_SIZE + 0.5, weight="bold")
+    art["out"] = _cell(ax, cx[0], y, span, h, fmt.vec(trace.rounded_output[0], digits),
+                       face=QUERY_FACE, weight="bold")[1]
+    art["out.outline"] = _outline(ax, cx[0], y, span, h)
+    art["out.note"] = _text(ax, sx - 0.05, y + h / 2,
+                            f"weights rounded to\n{_i(digits)} decimals first", size=SMALL_SIZE + 0.5)
+    art["out.full"] = _text(ax, cx[0] + span / 2, y + h + 0.22,
+                            f"≈ {fmt.vec(t.output[0], full)} at full precision: "
+                            "rounding order, not another algorithm",
+                            ha="center", size=NOTE_SIZE)
+    return art
+
+
+@register(10, "Two sources: score, exp, weight, value")
+def build_fig10() -> Drawn:
+    trace = two_sources(ex.FIG10_Q, ex.FIG10_K, ex.FIG10_U, ex.FIG10_DIGITS)
+    t = trace.attention
+    digits = trace.digits
+    full = digits + 3
+    fig, ax = _canvas(style.WIDTH, 4.72)
+    art: dict[str, Artist] = {}
+    art["heading"] = _heading(ax, 0.15, 0.22,
+                              f"One query q = {fmt.vec(t.query[0])}, two sources, no projections")
+    art.update(draw_two_sources(ax, trace, at=(0.0, 0.62)))
+    alt = (
+        f"Query q = {fmt.vec(t.query[0])} against keys {fmt.vec(t.key[0])} and "
+        f"{fmt.vec(t.key[1])}: scaled scores {_exact_vec(t.scores[0], 4)}, exp ≈ "
+        f"{_exact_vec(t.exp_scores[0], digits)}, weights ≈ {fmt.vec(t.weights[0], digits)} "
+        f"(full precision {fmt.vec(t.weights[0], full)}); with values {fmt.vec(t.value[0])} and "
+        f"{fmt.vec(t.value[1])} the output is {fmt.vec(trace.rounded_output[0], digits)} from "
+        f"the rounded weights and ≈ {fmt.vec(t.output[0], full)} at full precision."
+    )
+    return Drawn(10, _title(10), fig, alt, art, trace)
+
+
+# ========================================================================== fig 13
+
+
+@dataclass(frozen=True)
+class ShiftVsMask:
+    """Figure 13's trace: the training shift, the loss mask, the attention mask and
+    one generation step, for one teaching sequence."""
+
+    inputs: np.ndarray  # [T] x, the token IDs fed in
+    targets: np.ndarray  # [T] y[t] = x[t+1], last = EOS (shift_targets)
+    loss_mask: np.ndarray  # [T] 1 where position t's target counts in the loss
+    visibility: np.ndarray  # [T, T] causal mask: query t reads key j when j <= t
+    column: int  # the position t the text follows
+    prefix: np.ndarray  # [column + 1] what generation starts from: x[0:column+1]
+    sampled: int  # the ID drawn from the last row's distribution
+    generated: np.ndarray  # [column + 2] prefix with the sampled ID appended
+
+    @property
+    def reads(self) -> np.ndarray:
+        """The input IDs query ``column`` reads: ``x[visibility[column]]``."""
+        return self.inputs[self.visibility[self.column]]
+
+
+def shift_vs_mask(text: str, *, eos: int, column: int, sampled: int) -> ShiftVsMask:
+    """Gather figure 13's trace for ``text`` (an unpadded row, so every target counts).
+
+    >>> s = shift_vs_mask("abac", eos=9, column=2, sampled=2)
+    >>> s.targets.tolist(), s.reads.tolist(), s.generated.tolist()
+    ([7, 3, 2, 9], [3, 7, 3], [3, 7, 3, 2])
+    """
+    x = ex.encode_chars(text)
+    if x.size == 0:
+        raise ValueError("text must hold at least one character")
+    if isinstance(column, bool) or not isinstance(column, int) or not 0 <= column < x.size:
+        raise ValueError(f"column must be a position in [0, {x.size - 1}], got {column!r}")
+    if isinstance(sampled, bool) or not isinstance(sampled, int) or sampled < 0:
+        raise ValueError(f"sampled must be a non-negative token ID, got {sampled!r}")
+    y = att.shift_targets(x, eos)
+    prefix = x[: column + 1]
+    return ShiftVsMask(
+        inputs=x,
+        targets=y,
+        # an unpadded language-modelling row: every target is a real token
+        loss_mask=np.ones_like(y),
+        visibility=att.causal_mask(x.size),
+        column=column,
+        prefix=prefix,
+        sampled=sampled,
+        generated=np.append(prefix, sampled),
+    )
+
+
+def draw_shift(ax, trace: ShiftVsMask, *, at=(0.0, 0.0), cell=(0.62, 0.44),
+               eos: int | None = None) -> dict[str, Artist]:
+    """Rule 1: input row ``x``, target row ``y`` with diagonal arrows ``x[t+1] → y[t]``
+    (the last target is EOS), and the loss mask; the followed column is outlined."""
+    ax = _check_ax(ax)
+    trace = _check_trace(trace, ShiftVsMask)
+    x0, y0 = _check_at(at)
+    w, h = cell
+    t_len = trace.inputs.size
+    c = trace.column
+    art: dict[str, Artist] = {}
+    y_x, y_y, y_l = y0, y0 + h + 0.5, y0 + 2 * h + 0.5 + 0.22
+    for t in range(t_len):
+        art[f"t[{t}]"] = _text(ax, x0 + (t + 0.5) * w, y_x - 0.13, f"t = {_i(t)}", ha="center",
+                               va="bottom", size=LABEL_SIZE)
+        art[f"x[{t}]"] = _cell(ax, x0 + t * w, y_x, w, h, _i(trace.inputs[t]), face="white")[1]
+        art[f"y[{t}]"] = _cell(ax, x0 + t * w, y_y, w, h, _i(trace.targets[t]),
+                               face=ACCENT_FACE)[1]
+        art[f"loss[{t}]"] = _cell(ax, x0 + t * w, y_l, w, h, _i(trace.loss_mask[t]),
+                                  face=SUM_FACE)[1]
+    for t in range(t_len):
+        src = (x0 + (t + 1.5) * w, y_x + h + 0.03)
+        dst = (x0 + (t + 0.5) * w, y_y - 0.03)
+        art[f"shift[{t}]"] = _arrow(ax, src, dst, color=style.ACCENT, lw=1.8, mutation=13,
+                                    ls="-" if t + 1 < t_len else (0, (3, 2)))
+    art["eos.tag"] = _cell(ax, x0 + t_len * w + 0.06, y_x + 0.04, w - 0.12, h - 0.08,
+                           "EOS" if eos is None else f"EOS {_i(eos)}", face="white",
+                           edge=style.ACCENT, size=SMALL_SIZE + 0.5, color=style.ACCENT)[1]
+    art["eos.tag.note"] = _text(ax, x0 + (t_len + 0.5) * w, y_x - 0.13, "appended",
+                                ha="center", va="bottom", size=SMALL_SIZE, color=style.ACCENT)
+    labels = (("input x", y_x), ("target y\n(x shifted left)", y_y),
+              ("loss mask\n(targets that count)", y_l))
+    for k, (lab, yy) in enumerate(labels):
+        art[f"label[{k}]"] = _text(ax, x0 - 0.12, yy + h / 2, lab, ha="right", size=NOTE_SIZE,
+                                   linespacing=1.25)
+    art["column.outline"] = _outline(ax, x0 + c * w, y_x, w, y_l + h - y_x)
+    return art
+
+
+def draw_visibility(ax, trace: ShiftVsMask, *, at=(0.0, 0.0), cell=(0.5, 0.38)) -> dict[str, Artist]:
+    """Rule 2: the ``[T, T]`` causal visibility (1 = query ``t`` reads key ``j``), row
+    ``column`` outlined; keys are labelled with their input IDs."""
+    ax = _check_ax(ax)
+    trace = _check_trace(trace, ShiftVsMask)
+    x0, y0 = _check_at(at)
+    w, h = cell
+    m = trace.visibility
+    n = m.shape[0]
+    art = _axis_labels(ax, x0, y0, w, h, rows=n, cols=n,
+                       row_labels=[f"t = {_i(t)}" for t in range(n)],
+                       col_labels=[f"x[{_i(j)}]" for j in range(n)],
+                       row_title="query t (reads)", col_title="key j (source)", name="M")
+    for i in range(n):
+        for j in range(n):
+            vis = bool(m[i, j])
+            art[f"M[{i},{j}]"] = _cell(ax, x0 + j * w, y0 + i * h, w, h, _i(int(vis)),
+                                       face=VISIBLE_FACE if vis else BLOCKED_FACE)[1]
+    art["M.outline"] = _outline(ax, x0, y0 + trace.column * h, n * w, h)
+    return art
+
+
+def draw_generation(ax, trace: ShiftVsMask, *, at=(0.0, 0.0), cell=(0.42, 0.4)) -> dict[str, Artist]:
+    """One generation step: the prefix, the sampled ID, the longer sequence."""
+    ax = _check_ax(ax)
+    trace = _check_trace(trace, ShiftVsMask)
+    x0, y0 = _check_at(at)
+    w, h = cell
+    art: dict[str, Artist] = {}
+    for k, v in enumerate(trace.prefix):
+        art[f"prefix[{k}]"] = _cell(ax, x0 + k * w, y0, w, h, _i(v), face="white")[1]
+    art["prefix.label"] = _text(ax, x0 + trace.prefix.size * w + 0.1, y0 + h / 2, "known so far",
+                                size=SMALL_SIZE + 0.5)
+    y1 = y0 + h + 0.75
+    mid_x = x0 + (trace.prefix.size - 0.5) * w
+    art["step.arrow"] = _arrow(ax, (mid_x, y0 + h + 0.06), (mid_x + 0.5 * w, y1 - 0.06), lw=1.5)
+    art["step.label"] = _text(ax, mid_x + 0.5 * w + 0.15, y0 + h + 0.37,
+                              f"sample {_i(trace.sampled)} from the\nlast row's distribution",
+                              size=SMALL_SIZE + 0.5)
+    for k, v in enumerate(trace.generated):
+        new = k == trace.generated.size - 1
+        art[f"gen[{k}]"] = _cell(ax, x0 + k * w, y1, w, h, _i(v),
+                                 face=ACCENT_FACE if new else "white",
+                                 weight="bold" if new else "normal")[1]
+    art["gen.label"] = _text(ax, x0 + trace.generated.size * w + 0.1, y1 + h / 2, "appended",
+                             size=SMALL_SIZE + 0.5)
+    return art
+
+
+@register(13, "Shift decides whom to predict; the mask decides whom to read")
+def build_fig13() -> Drawn:
+    trace = shift_vs_mask(ex.TEXT, eos=ex.EOS, column=ex.FIG13_COLUMN, sampled=ex.FIG13_SAMPLED)
+    x, y, c = trace.inputs, trace.targets, trace.column
+    fig, ax = _canvas(style.WIDTH, 6.0)
+    art: dict[str, Artist] = {}
+    gx = 1.75
+    art["head.shift"] = _heading(ax, 0.15, 0.22, "Rule 1 · shift: which token each position predicts")
+    art.update(draw_shift(ax, trace, at=(gx, 0.82)))
+    nx = gx + (x.size + 1) * 0.62 + 0.35
+    art["note.column"] = _text(
+        ax, nx, 1.75,
+        f"column t = {_i(c)}:\ninput x[{_i(c)}] = {_i(x[c])}\ntarget y[{_i(c)}] = {_i(y[c])},\n"
+        "used only by the loss", size=NOTE_SIZE, linespacing=1.35)
+
+    art["head.mask"] = _heading(ax, 0.15, 3.42, "Rule 2 · mask: whom each query reads")
+    my = 4.12
+    art.update(draw_visibility(ax, trace, at=(1.3, my)))
+    after = x[c + 1] if c + 1 < x.size else None
+    reads = (f"row t = {_i(c)} reads x[0:{_i(c + 1)}] = {_int_vec(trace.reads)}"
+             + (f", not x[{_i(c + 1)}] = {_i(after)}" if after is not None else ""))
+    art["note.reads"] = _text(ax, 0.15, my + x.size * 0.38 + 0.27, reads, size=NOTE_SIZE)
+
+    gen_x = 4.1
+    art["head.gen"] = _heading(ax, gen_x - 0.15, 3.42, "Generation: one token per step")
+    art.update(draw_generation(ax, trace, at=(gen_x, my)))
+    alt = (
+        f"Input x = {_int_vec(x)} and targets y = {_int_vec(y)} (x shifted left, EOS "
+        f"{_i(y[-1])} appended); column t = {_i(c)} has x[{_i(c)}] = {_i(x[c])} and target "
+        f"y[{_i(c)}] = {_i(y[c])} and reads x[0:{_i(c + 1)}] = {_int_vec(trace.reads)}"
+        + (f", not x[{_i(c + 1)}] = {_i(after)}" if after is not None else "")
+        + f"; loss mask {_int_vec(trace.loss_mask)}; the {_i(x.size)}×{_i(x.size)} attention "
+        f"visibility is lower-triangular. Generating from {_int_vec(trace.prefix)} and sampling "
+        f"{_i(trace.sampled)} gives {_int_vec(trace.generated)}."
+    )
+    return Drawn(13, _title(13), fig, alt, art, trace)
+
+
+# ========================================================================== fig 14
+
+
+@dataclass(frozen=True)
+class CacheMasks:
+    """Figure 14's trace: the correct and the misaligned mask for a block of new
+    queries after ``past`` cached positions."""
+
+    past: int  # P, positions already in the K/V cache
+    new: int  # query rows in this block (local r = 0 … new-1, absolute P + r)
+    mask: np.ndarray  # [new, past + new] cache_mask: key j visible when j <= P + r
+    wrong: np.ndarray  # [new, past + new] misaligned_cache_mask: j <= r (never use)
+
+    @property
+    def dropped(self) -> np.ndarray:
+        """Cells the correct mask allows but the misaligned one hides."""
+        return self.mask & ~self.wrong
+
+
+def cache_masks(past: int, new: int) -> CacheMasks:
+    """Both masks of figure 14.
+
+    >>> int(cache_masks(3, 2).dropped.sum())
+    6
+    """
+    return CacheMasks(past, new, att.cache_mask(past, new), att.misaligned_cache_mask(past, new))
+
+
+def draw_cache_mask(ax, trace: CacheMasks, *, wrong: bool = False, at=(0.0, 0.0),
+                    cell=(0.46, 0.46), row_positions: bool = True) -> dict[str, Artist]:
+    """The additive ``[new, past + new]`` mask (0 = read, −∞ = blocked) with a band that
+    tells cached keys from this block's keys. With ``wrong=True`` it draws the
+    misaligned mask and hatches the cells it wrongly drops."""
+    ax = _check_ax(ax)
+    trace = _check_trace(trace, CacheMasks)
+    x0, y0 = _check_at(at)
+    w, h = cell
+    m = trace.wrong if wrong else trace.mask
+    n, k = m.shape
+    p = trace.past
+    art: dict[str, Artist] = {}
+    band_y, band_h = y0 - 0.95, 0.26
+    if p:
+        art["band.cache"] = _cell(ax, x0, band_y, p * w, band_h, f"cached (P = {_i(p)})",
+                                  face=CACHE_FACE, edge=style.CACHE, size=SMALL_SIZE + 0.5)[1]
+    art["band.block"] = _cell(ax, x0 + p * w, band_y, (k - p) * w, band_h, "this block",
+                              face=QUERY_FACE, edge=style.QUERY, size=SMALL_SIZE + 0.5)[1]
+    for j in range(k):
+        art[f"col[{j}]"] = _text(ax, x0 + (j + 0.5) * w, y0 - 0.1, _i(j), ha="center",
+                                 va="bottom", size=LABEL_SIZE)
+    for r in range(n):
+        lab = f"r = {_i(r)}" + (f" (i = {_i(p + r)})" if row_positions else "")
+        art[f"row[{r}]"] = _text(ax, x0 - 0.1, y0 + (r + 0.5) * h, lab, ha="right",
+                                 size=LABEL_SIZE)
+    zero = fmt.num(0.0)
+    for r in range(n):
+        for j in range(k):
+            vis = bool(m[r, j])
+            bad = wrong and bool(trace.dropped[r, j])
+            rect, txt = _cell(ax, x0 + j * w, y0 + r * h, w, h, zero if vis else NEG_INF,
+                              face=VISIBLE_FACE if vis else BLOCKED_FACE,
+                              edge=style.BLOCKED if bad else style.INK, lw=1.6 if bad else 0.8,
+                              hatch="///" if bad else None, hatchcolor=DROPPED_HATCH,
+                              size=CELL_SIZE - 1)
+            art[f"cell[{r},{j}]"] = rect
+            art[f"M[{r},{j}]"] = txt
+    if p:
+        art["boundary"] = ax.plot([x0 + p * w] * 2, [y0 - 0.3, y0 + n * h + 0.08], color=style.INK,
+                                  lw=1.2, ls=(0, (3, 2)), zorder=5)[0]
+    return art
+
+
+def _ranges(js) -> str:
+    """``[0, 1, 2, 3]`` → ``"0–3"``; a single key → ``"4"``."""
+    js = list(js)
+    if not js:
+        return "none"
+    if len(js) > 1 and js == list(range(js[0], js[-1] + 1)):
+        return f"{_i(js[0])}–{_i(js[-1])}"
+    return ", ".join(_i(j) for j in js)
+
+
+@register(14, "KV cache: local query rows, absolute key columns")
+def build_fig14() -> Drawn:
+    trace = cache_masks(ex.FIG14_PAST, ex.FIG14_NEW)
+    m, p = trace.mask, trace.past
+    n, k = m.shape
+    fig, ax = _canvas(style.WIDTH, 3.3)
+    art: dict[str, Artist] = {}
+    lx, rx, gy = 1.3, 4.55, 1.45
+    art["head.right"] = _heading(ax, 0.15, 0.2, "Correct: row r is position i = P + r")
+    art["head.wrong"] = _heading(ax, rx - 0.65, 0.2, "Wrong: row r compared with key j")
+    for key, val in draw_cache_mask(ax, trace, at=(lx, gy)).items():
+        art[f"right.{key}"] = val
+    for key, val in draw_cache_mask(ax, trace, wrong=True, at=(rx, gy),
+                                    row_positions=False).items():
+        art[f"wrong.{key}"] = val
+    art["keys.title"] = _text(ax, lx + k * 0.46 / 2, gy - 0.5, "key j (absolute position)",
+                              ha="center", size=LABEL_SIZE, style="italic")
+    art["keys.title.wrong"] = _text(ax, rx + k * 0.46 / 2, gy - 0.5, "key j (absolute position)",
+                                    ha="center", size=LABEL_SIZE, style="italic")
+    ny = gy + n * 0.46 + 0.3
+    lines = []
+    for r in range(n):
+        seen = [j for j in range(k) if m[r, j]]
+        hidden = [j for j in range(k) if not m[r, j]]
+        if hidden:
+            lines.append(f"row {_i(r)} reads keys {_ranges(seen)}, blocks key {_ranges(hidden)}")
+        else:
+            lines.append(f"row {_i(r)} reads all {_i(k)} keys")
+    lines.append(f"mask shape {fmt.vec(m.shape)}: 0 = read, {NEG_INF} = blocked")
+    art["note.right"] = _text(ax, 0.15, ny, "\n".join(lines), va="top", size=NOTE_SIZE,
+                              linespacing=1.4)
+    dropped = int(trace.dropped.sum())
+    art["note.wrong"] = _swatch(ax, rx - 0.65, ny + 0.14,
+                                f"{_i(dropped)} cells wrongly dropped: the local row\n"
+                                "index is not the absolute position", face=BLOCKED_FACE,
+                                edge=style.BLOCKED, hatch="///", hatchcolor=DROPPED_HATCH,
+                                lw=1.6)[1]
+    wrong_rows = "; ".join(
+        f"row {_i(r)} keeps {_int_vec([j for j in range(k) if trace.wrong[r, j]])}" for r in range(n))
+    alt = (
+        f"KV cache with P = {_i(p)} cached positions and {_i(n)} new query rows r = "
+        f"{', '.join(_i(r) for r in range(n))} at absolute positions "
+        f"{', '.join(_i(p + r) for r in range(n))}; keys 0–{_i(k - 1)}. The mask has shape "
+        f"{fmt.vec(m.shape)}: " + "; ".join(lines[:n]) + ". Comparing the local row index with "
+        f"the key index instead ({wrong_rows}) wrongly drops {_i(dropped)} cells of history."
+    )
+    return Drawn(14, _title(14), fig, alt, art, trace)
