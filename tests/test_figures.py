@@ -207,7 +207,7 @@ def test_fig08_scores_weights_and_sums_come_from_the_engine():
         for j in range(3):
             assert r.text(f"A[{i},{j}]") == fmt.frac(w[i, j])
             if t.mask[i, j]:
-                assert r.text(f"S[{i},{j}]") in (fmt.num(t.scores[i, j], 4), fmt.num(round(t.scores[i, j])))
+                assert r.text(f"S[{i},{j}]") == fmt.num(t.scores[i, j], 4, bare_ints=True)
             else:
                 assert r.text(f"S[{i},{j}]") == NEG_INF
     assert [r.text(f"A.colsum[{j}]") for j in range(3)] == [fmt.frac(v) for v in w.sum(axis=0)]
@@ -239,9 +239,9 @@ def test_fig10_rounded_and_full_precision_numbers_come_from_the_engine():
     rounded = A.output_from_rounded_weights(t, d)[0]
     r = rendered(10)
     s, e, w = t.scores[0], np.exp(t.scores[0]), t.weights[0]
-    # integer-valued entries are written exactly, the rest rounded
-    score_text = "[" + fmt.num(s[0], 4) + ", " + fmt.num(s[1]) + "]"
-    exp_text = "[" + fmt.num(e[0], d) + ", " + fmt.num(e[1]) + "]"
+    # integer-valued entries are written exactly, the rest rounded: [0.7071, 0], [2.028, 1]
+    score_text = fmt.vec(s, 4, bare_ints=True)
+    exp_text = fmt.vec(e, d, bare_ints=True)
     for piece in (score_text, exp_text, fmt.vec(w, d), fmt.vec(w, d + 3), fmt.vec(rounded, d),
                   fmt.vec(t.output[0], d + 3)):
         assert piece in r.alt

@@ -48,7 +48,6 @@ __all__ = [
     "draw_visibility",
     "draw_weighted_sum",
     "draw_weights",
-    "exact_or_rounded",
     "read_paths",
     "shift_vs_mask",
     "subscript",
@@ -69,23 +68,18 @@ HEAD_SIZE = 11  # panel headings
 # ------------------------------------------------------------------ text helpers
 
 
-def exact_or_rounded(x, digits: int) -> str:
-    """Write an integer-valued number exactly and anything else with ``digits``
-    decimals, the way the prose writes ``[0.7071, 0]`` and ``[2.028, 1]``.
-
-    >>> exact_or_rounded(0.70710678, 4), exact_or_rounded(0.0, 4), exact_or_rounded(1.0000000000000002, 3)
-    ('0.7071', '0', '1')
-    """
-    if isinstance(digits, bool) or not isinstance(digits, int) or digits < 0:
-        raise TypeError(f"digits must be a non-negative int, got {digits!r}")
-    x = float(x)
-    if np.isfinite(x) and abs(x - round(x)) < 1e-12:
-        return fmt.num(round(x), minus=MINUS)
-    return fmt.num(x, digits, minus=MINUS)
+def _score(x, digits: int = 4) -> str:
+    """A scaled score as the prose writes it: 4 decimals, exact integers bare."""
+    return fmt.num(x, digits, minus=MINUS, bare_ints=True)
 
 
-def _exact_vec(v, digits: int) -> str:
-    return "[" + ", ".join(exact_or_rounded(x, digits) for x in np.asarray(v).ravel()) + "]"
+def _exp(x, digits: int = 3) -> str:
+    """An exponentiated score: an exact fraction when it is one (exp(ln 3) = 3),
+    otherwise ``digits`` decimals."""
+    try:
+        return fmt.frac(x)
+    except ValueError:
+        return fmt.num(x, digits, bare_ints=True)
 
 
 _SUB = str.maketrans("0123456789", "₀₁₂₃₄₅₆₇₈₉")
@@ -125,9 +119,6 @@ CACHE_FACE = _tint(style.CACHE, 0.55)
 ACCENT_FACE = _tint(style.ACCENT, 0.65)
 SUM_FACE = "#F4F4F4"
 DROPPED_HATCH = _tint(style.BLOCKED, 0.35)
-
-#: The receiving position figure 7 follows (the seed's "current position 2").
-FIG7_QUERY = 2
 
 
 def _title(number: int) -> str:
@@ -371,7 +362,7 @@ def draw_read_paths(ax, trace: ReadPaths, *, at=(0.0, 0.0), pitch: float = 1.3) 
 
 @register(7, "Reading values through the causal mask")
 def build_fig07() -> Drawn:
-    trace = read_paths(ex.TEXT, FIG7_QUERY)
+    trace = read_paths(ex.TEXT, ex.FIG7_RECEIVER)
     fig, ax = _canvas(style.WIDTH, 3.55)
     art = draw_read_paths(ax, trace, at=(1.575, 0.05), pitch=1.25)
     seen = [j for j in range(trace.ids.size) if trace.row[j]]
@@ -418,12 +409,12 @@ def draw_scores(ax, trace: att.AttentionTrace, *, at=(0.0, 0.0), cell=(0.95, 0.6
         for j in range(tk):
             vis = bool(trace.mask[i, j])
             rect, txt = _cell(ax, x0 + j * w, y0 + i * h, w, h,
-                              exact_or_rounded(shown[i, j], digits) if vis else NEG_INF,
+                              _score(shown[i, j], digits) if vis else NEG_INF,
                               face=VISIBLE_FACE if vis else BLOCKED_FACE, dy=-0.08)
             art[f"S.cell[{i},{j}]"] = rect
             art[f"S[{i},{j}]"] = txt
             art[f"exp[{i},{j}]"] = _text(ax, x0 + (j + 0.5) * w, y0 + (i + 0.5) * h + 0.17,
-                                         f"exp = {exact_or_rounded(expo[i, j], 3)}", ha="center",
+                                         f"exp = {_exp(expo[i, j])}", ha="center",
                                          size=SMALL_SIZE, color="#333333")
     if focus is not None:
         fi, fj = focus
@@ -497,8 +488,8 @@ def build_fig08() -> Drawn:
                                    face=BLOCKED_FACE)[1]
     if focus is not None:
         fi, fj = focus
-        s_f = exact_or_rounded(trace.scores[fi, fj], 4)
-        e_f = exact_or_rounded(trace.exp_scores[fi, fj], 3)
+        s_f = _score(trace.scores[fi, fj])
+        e_f = _exp(trace.exp_scores[fi, fj])
         art["S.key.focus"] = _swatch(ax, nx, sy + 1.34,
                                      f"S[{_i(fi)},{_i(fj)}] = {s_f} is visible:\n"
                                      f"exp({s_f}) = {e_f}, not hidden",
@@ -525,8 +516,8 @@ def build_fig08() -> Drawn:
                                "columns are not normalised;" + coincidence, size=NOTE_SIZE)
     alt = (
         f"Scaled scores S = {_fmt_scores(trace)} with future cells masked to {NEG_INF}"
-        + (f" (S[{_i(focus[0])},{_i(focus[1])}] = {exact_or_rounded(trace.scores[focus], 4)} is "
-           f"visible, exp = {exact_or_rounded(trace.exp_scores[focus], 3)})" if focus else "")
+        + (f" (S[{_i(focus[0])},{_i(focus[1])}] = {_score(trace.scores[focus])} is "
+           f"visible, exp = {_exp(trace.exp_scores[focus])})" if focus else "")
         + f"; softmax along each row gives A = {fmt.mat(a, fractions=True)}; rows sum to "
         f"{_same_or_list(a.sum(axis=-1))}; column sums {fmt.vec(a.sum(axis=-2), fractions=True)}."
     )
@@ -536,7 +527,7 @@ def build_fig08() -> Drawn:
 def _fmt_scores(trace: att.AttentionTrace, digits: int = 4) -> str:
     rows = []
     for i in range(trace.scores.shape[0]):
-        cells = [exact_or_rounded(trace.scores[i, j], digits) if trace.mask[i, j] else NEG_INF
+        cells = [_score(trace.scores[i, j], digits) if trace.mask[i, j] else NEG_INF
                  for j in range(trace.scores.shape[1])]
         rows.append("[" + ", ".join(cells) + "]")
     return "[" + ", ".join(rows) + "]"
@@ -710,11 +701,11 @@ def draw_two_sources(ax, trace: TwoSources, *, at=(0.0, 0.0), col: float = 1.45,
     rows = [
         ("key", "key kⱼ", [fmt.vec(t.key[j]) for j in range(k)], "white", None, h),
         ("score", f"scaled score q·kⱼ/√{_i(d_h)}",
-         [exact_or_rounded(t.scores[0, j], 4) for j in range(k)], VISIBLE_FACE, None, h),
-        ("exp", "exp(score)", [exact_or_rounded(expo[j], digits) for j in range(k)],
-         VISIBLE_FACE, exact_or_rounded(expo.sum(), digits), h),
+         [_score(t.scores[0, j]) for j in range(k)], VISIBLE_FACE, None, h),
+        ("exp", "exp(score)", [fmt.num(expo[j], digits, bare_ints=True) for j in range(k)],
+         VISIBLE_FACE, fmt.num(expo.sum(), digits, bare_ints=True), h),
         ("weight", "weight aⱼ = exp / sum", [fmt.num(t.weights[0, j], digits) for j in range(k)],
-         VISIBLE_FACE, exact_or_rounded(t.weights[0].sum(), digits), h + 0.2),
+         VISIBLE_FACE, fmt.frac(t.weights[0].sum()), h + 0.2),
         ("value", "value uⱼ", [fmt.vec(t.value[j]) for j in range(k)], VALUE_FACE, None, h),
     ]
     y = y0 + 0.25
@@ -762,8 +753,8 @@ def build_fig10() -> Drawn:
     art.update(draw_two_sources(ax, trace, at=(0.0, 0.62)))
     alt = (
         f"Query q = {fmt.vec(t.query[0])} against keys {fmt.vec(t.key[0])} and "
-        f"{fmt.vec(t.key[1])}: scaled scores {_exact_vec(t.scores[0], 4)}, exp ≈ "
-        f"{_exact_vec(t.exp_scores[0], digits)}, weights ≈ {fmt.vec(t.weights[0], digits)} "
+        f"{fmt.vec(t.key[1])}: scaled scores {fmt.vec(t.scores[0], 4, bare_ints=True)}, exp ≈ "
+        f"{fmt.vec(t.exp_scores[0], digits, bare_ints=True)}, weights ≈ {fmt.vec(t.weights[0], digits)} "
         f"(full precision {fmt.vec(t.weights[0], full)}); with values {fmt.vec(t.value[0])} and "
         f"{fmt.vec(t.value[1])} the output is {fmt.vec(trace.rounded_output[0], digits)} from "
         f"the rounded weights and ≈ {fmt.vec(t.output[0], full)} at full precision."
