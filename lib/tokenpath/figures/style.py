@@ -20,6 +20,7 @@ INK        black     text, outlines, exact sums
 from __future__ import annotations
 
 import io
+import logging
 from contextlib import contextmanager
 
 import matplotlib
@@ -88,10 +89,16 @@ _registered = False
 
 
 def register_fonts() -> None:
-    """Make the shipped CJK subset known to matplotlib (idempotent)."""
+    """Make the shipped CJK subset known to matplotlib (idempotent).
+
+    The subset has a regular face only; bold titles fall back to it for CJK glyphs, and
+    matplotlib's note about the missing bold weight is silenced rather than printed
+    on every figure.
+    """
     global _registered
     if not _registered:
         font_manager.fontManager.addfont(str(FONT_PATH))
+        logging.getLogger("matplotlib.font_manager").setLevel(logging.ERROR)
         _registered = True
 
 
