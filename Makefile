@@ -1,0 +1,194 @@
+# tokenpath — run the book, test it, rebuild its files.
+#
+#   make lab       start JupyterLab on the first notebook (creates .venv on first use)
+#   make test      the whole suite: unit and claim tests, doctests, every notebook re-executed
+#
+# Every target that needs Python first brings .venv up to date with pyproject.toml and
+# the pinned versions in constraints.txt. `make help` lists all targets.
+
+SHELL := /bin/bash
+.SHELLFLAGS := -eu -o pipefail -c
+.DEFAULT_GOAL := help
+
+# The interpreter that creates the venv: python3.11 when present, else python3.
+PYTHON ?= $(shell command -v python3.11 2>/dev/null || command -v python3 2>/dev/null)
+VENV   ?= .venv
+# Optional dependency groups installed into the venv (comma-separated), e.g.
+#   make test EXTRAS=dev,crosscheck
+EXTRAS ?= dev
+# Figure numbers for `make figures ONLY="7 8"`; empty means all figures.
+ONLY   ?=
+
+comma := ,
+BIN   := $(VENV)/bin
+PY    := $(BIN)/python
+# One stamp per set of extras, newer than pyproject.toml and constraints.txt when that
+# set is installed.
+STAMP := $(VENV)/.installed-$(subst $(comma),-,$(EXTRAS))
+
+# Settings shared by the notebooks' kernels in lab, test and sync.
+export PYTHONHASHSEED := 0
+export JUPYTER_RUNTIME_DIR := $(CURDIR)/.jupyter-runtime
+export JUPYTER_PREFER_ENV_PATH := 1
+export PYDEVD_DISABLE_FILE_VALIDATION := 1
+
+# The suite: tests/, the doctests in lib/, and every stored notebook re-executed by nbval
+# in strict mode (outputs compared; figure PNG payloads masked by the sanitizer).
+NOTEBOOKS    = $(sort $(wildcard notebooks/*.ipynb))
+PYTEST_ARGS  = tests lib --doctest-modules --ignore-glob='*/__main__.py' \
+               --nbval --nbval-current-env --nbval-sanitize-with tests/nbval_sanitize.cfg \
+               $(NOTEBOOKS)
+
+.PHONY: help venv lab test figures sync book bench lock clean
+
+help:
+	@echo "make lab       start JupyterLab on the first notebook"
+	@echo "make test      run the whole suite (EXTRAS=dev,crosscheck adds the torch cross-checks)"
+	@echo "make figures   write figures/figNN.svg and .png (ONLY=\"7 8\" for a subset)"
+	@echo "make sync      sync book/*.md with notebooks/*.ipynb, then re-execute the notebooks"
+	@echo "make book      offline HTML edition in build/html/"
+	@echo "make bench     run every script in benchmarks/"
+	@echo "make lock      regenerate constraints.txt from a fresh venv"
+	@echo "make clean     remove .venv, caches and build/"
+
+$(STAMP): pyproject.toml constraints.txt
+	@if [ -z "$(PYTHON)" ]; then echo "No python3.11 or python3 on PATH." >&2; exit 1; fi
+	@if [ ! -x $(PY) ]; then \
+	    echo "Creating $(VENV) with $(PYTHON)"; \
+	    $(PYTHON) -m venv $(VENV); \
+	fi
+	@echo "Installing tokenpath[$(EXTRAS)] into $(VENV) with the versions pinned in constraints.txt"
+	$(PY) -m pip install --quiet --disable-pip-version-check -c constraints.txt -e '.[$(EXTRAS)]'
+	@touch $@
+
+venv: $(STAMP)
+
+lab: $(STAMP)
+	@first=$$(ls notebooks/*.ipynb 2>/dev/null | LC_ALL=C sort | head -n 1 || true); \
+	root=$$([ "$$(id -u)" = 0 ] && echo --allow-root || true); \
+	echo "Starting JupyterLab $${first:+on $$first}"; \
+	exec $(BIN)/jupyter lab --ServerApp.root_dir="$(CURDIR)" $$root $$first
+
+test: $(STAMP)
+	@$(BIN)/pytest $(PYTEST_ARGS) || { rc=$$?; \
+	    if [ $$rc -eq 5 ]; then echo "pytest collected no tests"; else exit $$rc; fi; }
+
+figures: $(STAMP)
+	$(PY) -m tokenpath.figures --out figures $(if $(strip $(ONLY)),--only $(ONLY))
+
+# Sync each book/*.md with its notebook (the newer side wins), then re-execute every
+# notebook top to bottom in a fresh kernel and store the outputs. Widget state and
+# per-cell timings are not stored: they change on every run. A widget output refers to
+# its state by a random model id; with no state stored the id points nowhere, so it is
+# replaced by one derived from the output's position, and a rerun gives the same file.
+define EXECUTE_NOTEBOOKS
+import sys
+import uuid
+from pathlib import Path
+import nbformat
+from nbclient import NotebookClient
+WIDGET = "application/vnd.jupyter.widget-view+json"
+for name in sys.argv[1:]:
+    path = Path(name)
+    print("executing", path, flush=True)
+    nb = nbformat.read(path, as_version=4)
+    client = NotebookClient(
+        nb, timeout=600, kernel_name="python3", record_timing=False,
+        store_widget_state=False, resources={"metadata": {"path": str(path.parent)}},
+    )
+    client.execute()
+    nb.metadata.pop("widgets", None)
+    for i, cell in enumerate(nb.cells):
+        cell.metadata.pop("execution", None)
+        for j, output in enumerate(cell.get("outputs", [])):
+            if WIDGET in output.get("data", {}):
+                position = f"tokenpath/{path.name}/cell{i}/output{j}"
+                output["data"][WIDGET]["model_id"] = uuid.uuid5(uuid.NAMESPACE_URL, position).hex
+    nbformat.write(nb, path)
+endef
+export EXECUTE_NOTEBOOKS
+
+sync: $(STAMP)
+	@shopt -s nullglob; \
+	texts=(book/*.md); \
+	if [ $${#texts[@]} -gt 0 ]; then $(BIN)/jupytext --sync "$${texts[@]}"; fi; \
+	notebooks=(notebooks/*.ipynb); \
+	if [ $${#notebooks[@]} -eq 0 ]; then echo "No notebooks to execute."; exit 0; fi; \
+	$(BIN)/jupytext --sync "$${notebooks[@]}"; \
+	$(PY) -c "$$EXECUTE_NOTEBOOKS" "$${notebooks[@]}"; \
+	texts=(book/*.md); touch "$${texts[@]}"
+
+# The HTML edition is built from the stored notebooks with nbconvert, which works
+# offline; see README.md ("Reading the book as HTML").
+define BOOK_INDEX
+import html
+import sys
+from pathlib import Path
+import nbformat
+items = []
+for name in sys.argv[1:]:
+    path = Path(name)
+    nb = nbformat.read(path, as_version=4)
+    title = path.stem
+    for cell in nb.cells:
+        if cell.cell_type == "markdown":
+            heading = [line for line in cell.source.splitlines() if line.startswith("# ")]
+            if heading:
+                title = heading[0][2:].strip()
+                break
+    items.append(f'<li><a href="{html.escape(path.stem)}.html">{html.escape(title)}</a></li>')
+page = [
+    "<!DOCTYPE html>",
+    '<html lang="en"><head><meta charset="utf-8"><title>tokenpath</title></head><body>',
+    "<h1>tokenpath</h1>",
+    "<p>One string followed to next-token probabilities. Chapters in reading order:</p>",
+    "<ol>", *items, "</ol>",
+    "</body></html>",
+]
+Path("build/html/index.html").write_text("\n".join(page) + "\n", encoding="utf-8")
+print("wrote build/html/index.html")
+endef
+export BOOK_INDEX
+
+book: $(STAMP)
+	@rm -rf build/html; mkdir -p build/html; \
+	shopt -s nullglob; notebooks=(notebooks/*.ipynb); \
+	if [ $${#notebooks[@]} -gt 0 ]; then \
+	    $(BIN)/jupyter nbconvert --to html --output-dir build/html "$${notebooks[@]}"; \
+	fi; \
+	$(PY) -c "$$BOOK_INDEX" "$${notebooks[@]}"
+
+bench: $(STAMP)
+	@shopt -s nullglob; \
+	for script in benchmarks/*.py; do \
+	    echo "== $$script"; \
+	    $(PY) $$script; \
+	done
+
+# constraints.txt: exact versions of everything in a venv with all extras. torch is
+# pinned without its local label (+cpu), so the CPU wheel and the default wheel of the
+# same release both satisfy it.
+TORCH_VERSION ?= 2.13.0
+LOCK_VENV     ?= build/lock-venv
+lock:
+	@if [ -z "$(PYTHON)" ]; then echo "No python3.11 or python3 on PATH." >&2; exit 1; fi
+	rm -rf $(LOCK_VENV)
+	$(PYTHON) -m venv $(LOCK_VENV)
+	$(LOCK_VENV)/bin/python -m pip install --quiet --disable-pip-version-check \
+	    -e '.[dev,crosscheck]' torch==$(TORCH_VERSION)
+	@{ \
+	    echo "# Exact versions of every package in a venv with tokenpath[dev,crosscheck]"; \
+	    echo "# ($$($(LOCK_VENV)/bin/python -c 'import platform; print("Python", platform.python_version(), platform.system(), platform.machine())')). The Makefile installs with"; \
+	    echo "#     pip install -c constraints.txt -e '.[EXTRAS]'"; \
+	    echo "# Regenerate with \`make lock\`: it creates a fresh venv, runs"; \
+	    echo "#     pip install -e '.[dev,crosscheck]' torch==$(TORCH_VERSION)"; \
+	    echo "# and writes \`pip freeze --exclude-editable\`, with torch's local label (+cpu) dropped."; \
+	    $(LOCK_VENV)/bin/python -m pip freeze --exclude-editable --disable-pip-version-check \
+	        | sed -E 's/^(torch==[^+]+)\+.*$$/\1/'; \
+	} > constraints.txt
+	rm -rf $(LOCK_VENV)
+	@echo "wrote constraints.txt"
+
+clean:
+	rm -rf $(VENV) build .pytest_cache .hypothesis .jupyter-runtime lib/*.egg-info
+	find . -path ./.git -prune -o \( -name __pycache__ -o -name .ipynb_checkpoints \) -type d -prune -exec rm -rf {} +

@@ -1,0 +1,69 @@
+"""Settings shared by every test.
+
+What this file provides:
+
+- matplotlib draws with the non-interactive Agg backend in the test process. It is
+  selected with ``matplotlib.use`` rather than the ``MPLBACKEND`` environment variable,
+  because the environment is inherited by the kernels nbval starts, and the notebooks
+  must run there with the same (inline) backend as in JupyterLab.
+- One Hypothesis profile, ``tokenpath``, loaded for every run: derandomized (the same
+  examples on every run and machine), a modest number of examples, no deadline (timing
+  on a shared 2-core machine is noise), and no example database on disk.
+- PyTorch, for cross-checks against a production implementation. torch comes with the
+  ``crosscheck`` extra (``make test EXTRAS=dev,crosscheck``); without it, such tests are
+  skipped and the reason is shown in the summary. Two equivalent ways:
+
+  * the ``torch`` fixture, which returns the module::
+
+        def test_attention_matches_sdpa(torch):
+            out = torch.nn.functional.scaled_dot_product_attention(...)
+
+  * the ``torch`` marker, for a test that imports torch itself::
+
+        @pytest.mark.torch
+        def test_rope_matches_llama():
+            import torch
+            ...
+
+  A module made only of cross-checks can instead start with
+  ``torch = pytest.importorskip("torch", reason="needs the crosscheck extra")``.
+"""
+
+from __future__ import annotations
+
+import importlib.util
+
+import matplotlib
+import pytest
+from hypothesis import HealthCheck, settings
+
+matplotlib.use("Agg")
+
+settings.register_profile(
+    "tokenpath",
+    derandomize=True,
+    max_examples=50,
+    deadline=None,
+    database=None,
+    print_blob=True,
+    suppress_health_check=[HealthCheck.too_slow],
+)
+settings.load_profile("tokenpath")
+
+TORCH_MISSING = (
+    "PyTorch is not installed; the cross-checks need the crosscheck extra "
+    "(make test EXTRAS=dev,crosscheck)"
+)
+
+HAVE_TORCH = importlib.util.find_spec("torch") is not None
+
+
+@pytest.fixture(scope="session")
+def torch():
+    """The ``torch`` module, or a skip with the reason shown when it is missing."""
+    return pytest.importorskip("torch", reason=TORCH_MISSING)
+
+
+def pytest_runtest_setup(item):
+    if item.get_closest_marker("torch") is not None and not HAVE_TORCH:
+        pytest.skip(TORCH_MISSING)
