@@ -16,6 +16,7 @@ they must agree between query, key and value.
 
 from __future__ import annotations
 
+import functools
 from dataclasses import dataclass
 
 import numpy as np
@@ -25,7 +26,9 @@ from ._checks import as_bool_array, as_float_array, as_int, as_int_array
 __all__ = [
     "AttentionTrace",
     "PackedBlocks",
+    "ScoreSpreadTrace",
     "VarianceTrace",
+    "WeightedValuesTrace",
     "attention",
     "cache_mask",
     "causal_attention",
@@ -40,10 +43,12 @@ __all__ = [
     "pack_documents",
     "padding_mask",
     "score_samples",
+    "score_spread",
     "score_variance",
     "shift_targets",
     "softmax",
     "split_heads",
+    "weighted_values",
 ]
 
 
@@ -343,6 +348,66 @@ def attention(query, key, value, mask=None) -> AttentionTrace:
     return AttentionTrace(q, k, v, scores, visible, weights, output)
 
 
+@dataclass(frozen=True)
+class WeightedValuesTrace:
+    """Softmax of given scores, then the weighted sum of value rows (figure 11).
+
+    The second half of attention on its own: no query or key, so scores can be set
+    directly and the value rows changed while the weights stay put.
+    """
+
+    scores: np.ndarray  # [..., T_k]  one row of scores per receiving position
+    mask: np.ndarray  # [..., T_k]  True where source j is visible
+    weights: np.ndarray  # [..., T_k]  softmax over the last (source) axis
+    value: np.ndarray  # [T_k, d_v]  value row j, shared by every receiving row
+    contributions: np.ndarray  # [..., T_k, d_v]  weights[..., j] * value[j]
+    output: np.ndarray  # [..., d_v]  contributions summed over sources (axis -2)
+
+    @property
+    def lengths(self) -> np.ndarray:
+        """Euclidean length of each contribution, ``[..., T_k]``."""
+        return np.linalg.norm(self.contributions, axis=-1)
+
+
+def weighted_values(scores, value, mask=None) -> WeightedValuesTrace:
+    """``softmax(scores) @ value``, keeping each source's contribution.
+
+    ``scores [..., T_k]`` (softmax over the last, source axis), ``value [T_k, d_v]``
+    (row j belongs to source j), ``mask`` boolean and broadcastable to ``scores``.
+    Scores [log 3, 0] give weights [0.75, 0.25] whatever the value rows hold:
+
+    >>> t = weighted_values([np.log(3), 0.0], [[2.0, 0.0], [0.0, 40.0]])
+    >>> t.weights.tolist(), t.contributions.tolist(), t.output.tolist()
+    ([0.75, 0.25], [[1.5, 0.0], [0.0, 10.0]], [1.5, 10.0])
+    """
+    s = as_float_array("scores", scores, min_ndim=1)
+    v = as_float_array("value", value, ndim=2)
+    t_k = s.shape[-1]
+    if t_k < 1:
+        raise ValueError(f"scores must hold at least one source on its last axis, got shape {s.shape}")
+    if v.shape[0] != t_k:
+        raise ValueError(
+            f"value must have one row per source (T_k={t_k}) on axis 0, got value shape {v.shape}"
+        )
+    if mask is None:
+        visible = np.ones(s.shape, dtype=bool)
+    else:
+        m = as_bool_array("mask", mask)
+        try:
+            visible = np.broadcast_to(m, s.shape).copy()
+        except ValueError:
+            raise ValueError(f"mask must broadcast to the scores' shape {s.shape}, got {m.shape}") from None
+    empty = np.argwhere(~visible.any(axis=-1))
+    if empty.size:
+        raise ValueError(
+            f"mask row at index {tuple(int(i) for i in empty[0])} has no visible source: "
+            "softmax would be NaN; every row needs at least one source"
+        )
+    weights = softmax(np.where(visible, s, -np.inf), axis=-1)
+    contributions = weights[..., :, None] * v
+    return WeightedValuesTrace(s, visible, weights, v, contributions, contributions.sum(axis=-2))
+
+
 def causal_attention(query, key, value, *, past: int = 0) -> AttentionTrace:
     """Attention in which no query reads a later position.
 
@@ -491,4 +556,77 @@ def score_variance(d_h_values=(1, 4, 16), *, samples: int = 20_000, seed: int = 
         scaled=np.array(scaled),
         samples=samples,
         seed=seed,
+    )
+
+
+@functools.lru_cache(maxsize=128)
+def _cached_score_samples(d_h: int, samples: int, seed: int) -> np.ndarray:
+    """Read-only :func:`score_samples`, cached: the draws are deterministic, so a
+    slider that returns to a width reuses them."""
+    s = score_samples(d_h, samples, seed)
+    s.setflags(write=False)
+    return s
+
+
+@dataclass(frozen=True)
+class ScoreSpreadTrace:
+    """One head width's raw and scaled score samples, binned on fixed edges (figure 12)."""
+
+    d_h: int
+    samples: int  # number of (q, k) pairs
+    seed: int
+    theory: float  # variance of q·k under independence: d_h
+    unscaled: np.ndarray  # [samples] q·k
+    scaled: np.ndarray  # [samples] q·k/√d_h
+    unscaled_var: float  # sample variance of ``unscaled``
+    scaled_var: float  # sample variance of ``scaled`` (theory: 1)
+    edges: np.ndarray  # [n_bins + 1] fixed bin edges, shared by both histograms
+    unscaled_density: np.ndarray  # [n_bins] histogram of ``unscaled`` as a density
+    scaled_density: np.ndarray  # [n_bins] histogram of ``scaled`` as a density
+    unscaled_outside: int  # samples of ``unscaled`` beyond the outer edges
+    scaled_outside: int  # samples of ``scaled`` beyond the outer edges
+
+
+def score_spread(d_h: int, edges, *, samples: int = 4_000, seed: int = 0) -> ScoreSpreadTrace:
+    """Raw and scaled scores of one head width, with densities over fixed ``edges``.
+
+    A density is ``count / (samples · bin width)``, so the two histograms share one
+    vertical scale; samples outside ``edges`` are counted, not dropped silently.
+    Samples are cached per ``(d_h, samples, seed)``. An approximation under
+    independence, not a measurement of a trained model.
+
+    >>> t = score_spread(16, np.linspace(-8, 8, 5), samples=20_000)
+    >>> t.theory, round(t.unscaled_var), round(t.scaled_var)
+    (16.0, 16, 1)
+    """
+    d_h = as_int("d_h", d_h, low=1)
+    samples = as_int("samples", samples, low=2)
+    seed = as_int("seed", seed, low=0)
+    e = as_float_array("edges", edges, ndim=1)
+    if e.size < 2 or np.any(np.diff(e) <= 0):
+        raise ValueError(f"edges must be at least two strictly increasing values, got {e.size} values")
+    raw = _cached_score_samples(d_h, samples, seed)
+    scaled = raw / np.sqrt(d_h)
+    widths = np.diff(e)
+
+    def density(x):
+        counts, _ = np.histogram(x, bins=e)
+        return counts / (samples * widths), int(samples - counts.sum())
+
+    raw_density, raw_out = density(raw)
+    scaled_density, scaled_out = density(scaled)
+    return ScoreSpreadTrace(
+        d_h=d_h,
+        samples=samples,
+        seed=seed,
+        theory=float(d_h),
+        unscaled=raw,
+        scaled=scaled,
+        unscaled_var=float(raw.var()),
+        scaled_var=float(scaled.var()),
+        edges=e,
+        unscaled_density=raw_density,
+        scaled_density=scaled_density,
+        unscaled_outside=raw_out,
+        scaled_outside=scaled_out,
     )
