@@ -48,6 +48,7 @@ help:
 	@echo "make sync      sync book/*.md with notebooks/*.ipynb, then re-execute the notebooks"
 	@echo "make book      offline HTML edition in build/html/"
 	@echo "make bench     run every script in benchmarks/"
+	@echo "make venv      create or update .venv only"
 	@echo "make lock      regenerate constraints.txt from a fresh venv"
 	@echo "make clean     remove .venv, caches and build/"
 
@@ -141,8 +142,8 @@ page = [
     "<!DOCTYPE html>",
     '<html lang="en"><head><meta charset="utf-8"><title>tokenpath</title></head><body>',
     "<h1>tokenpath</h1>",
-    "<p>One string followed to next-token probabilities. Chapters in reading order:</p>",
-    "<ol>", *items, "</ol>",
+    "<p>One string followed to next-token probabilities.</p>",
+    *(["<p>Chapters in reading order:</p>", "<ol>", *items, "</ol>"] if items else ["<p>No chapters yet.</p>"]),
     "</body></html>",
 ]
 Path("build/html/index.html").write_text("\n".join(page) + "\n", encoding="utf-8")
