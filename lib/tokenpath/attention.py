@@ -39,6 +39,7 @@ __all__ = [
     "document_mask",
     "merge_heads",
     "misaligned_cache_mask",
+    "loss_mask",
     "output_from_rounded_weights",
     "pack_documents",
     "padding_mask",
@@ -498,6 +499,27 @@ def shift_targets(ids, eos: int) -> np.ndarray:
     eos = as_int("eos", eos, low=0)
     tail = np.full(ids.shape[:-1] + (1,), eos, dtype=np.int64)
     return np.concatenate([ids[..., 1:], tail], axis=-1)
+
+
+def loss_mask(targets, *, pad_id: int | None = None) -> np.ndarray:
+    """Which targets count in the loss: 1 for a real target, 0 for padding.
+
+    This is a third kind of mask, over *targets*, unrelated to attention visibility.
+    In plain language modelling with no padding every target counts. ID 0 is an
+    ordinary ID unless it is declared as ``pad_id``.
+
+    >>> loss_mask([7, 3, 2, 9]).tolist()
+    [1, 1, 1, 1]
+    >>> loss_mask([2, 9, 0, 0], pad_id=0).tolist()
+    [1, 1, 0, 0]
+    """
+    targets = as_int_array("targets", targets, low=0)
+    if targets.ndim < 1:
+        raise ValueError(f"targets must have a position axis, got shape {targets.shape}")
+    if pad_id is None:
+        return np.ones(targets.shape, dtype=np.int64)
+    pad_id = as_int("pad_id", pad_id, low=0)
+    return (targets != pad_id).astype(np.int64)
 
 
 # ------------------------------------------------------------- scaling experiment

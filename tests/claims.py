@@ -1,0 +1,265 @@
+"""The registry of claims: every number the book states, with the engine computation
+that produces it.
+
+A :class:`Claim` ties a name to
+
+* ``compute`` — a call into the engine (never a literal);
+* the value the book states, as text, at each precision it is written in
+  (``rounded`` and/or ``full`` with their decimals, ``exact`` for fractions and
+  integers, or ``text`` with a custom formatter).
+
+``tests/test_claims.py`` checks that each computed value, formatted the book's way
+(:mod:`tokenpath.fmt`), reads exactly as stated. ``tests/test_prose_numbers.py`` then
+scans every markdown cell of ``book/*.md`` and accepts a number only if it is one of
+these renderings (or a reference the scanner recognises, or listed in
+:data:`NOT_CLAIMS`). A number typed into the prose that no claim produces fails.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from functools import cache
+from typing import Any, Callable
+
+import numpy as np
+
+from tokenpath import attention as A
+from tokenpath import examples as ex
+from tokenpath import fmt
+
+
+def render(value, *, digits: int | None = None, fractions: bool = False) -> str:
+    """Format a scalar, vector or matrix the way the prose writes it."""
+    arr = np.asarray(value)
+    if arr.ndim == 0:
+        return fmt.frac(arr) if fractions else fmt.num(arr, digits)
+    if arr.ndim == 1:
+        return fmt.vec(arr, digits, fractions=fractions)
+    if arr.ndim == 2:
+        return fmt.mat(arr, digits, fractions=fractions)
+    raise ValueError(f"cannot render a {arr.ndim}-D claim")
+
+
+@dataclass(frozen=True)
+class Claim:
+    name: str
+    compute: Callable[[], Any]
+    #: stated value at display precision, and its number of decimals
+    rounded: tuple[str, int] | None = None
+    #: stated value at full precision, and its number of decimals
+    full: tuple[str, int] | None = None
+    #: stated exact value: integers and small fractions
+    exact: str | None = None
+    #: stated value written with a custom formatter ``(value) -> str``
+    text: tuple[str, Callable[[Any], str]] | None = None
+    chapter: str = "04_attention"
+
+    def renderings(self) -> dict[str, str]:
+        """What the engine's value reads as, for each stated form: {form: text}."""
+        value = self.compute()
+        out = {}
+        if self.rounded is not None:
+            out["rounded"] = render(value, digits=self.rounded[1])
+        if self.full is not None:
+            out["full"] = render(value, digits=self.full[1])
+        if self.exact is not None:
+            out["exact"] = render(value, fractions=True)
+        if self.text is not None:
+            out["text"] = self.text[1](value)
+        return out
+
+    def stated(self) -> dict[str, str]:
+        out = {}
+        if self.rounded is not None:
+            out["rounded"] = self.rounded[0]
+        if self.full is not None:
+            out["full"] = self.full[0]
+        if self.exact is not None:
+            out["exact"] = self.exact
+        if self.text is not None:
+            out["text"] = self.text[0]
+        return out
+
+
+@dataclass(frozen=True)
+class NotClaim:
+    """A phrase in the prose whose digits are not a computed claim, with the reason."""
+
+    phrase: str
+    why: str
+    chapter: str = "04_attention"
+
+
+# ------------------------------------------------------------------ engine calls
+
+@cache
+def fig08():
+    return A.causal_attention(ex.FIG8_Q, ex.FIG8_K, ex.FIG8_U)
+
+
+@cache
+def fig10():
+    return A.attention(ex.FIG10_Q, ex.FIG10_K, ex.FIG10_U)
+
+
+def fig11(m):
+    return A.weighted_values(ex.FIG11_SCORES, np.vstack([ex.FIG11_U0, [0.0, m]]))
+
+
+@cache
+def fig12():
+    return A.score_variance(ex.FIG12_D_H, samples=ex.FIG12_SAMPLES, seed=ex.FIG12_SEED)
+
+
+@cache
+def fig13():
+    ids = ex.encode_chars(ex.TEXT)
+    return ids, A.shift_targets(ids, eos=ex.EOS)
+
+
+def _ints(v) -> str:
+    return fmt.vec(np.asarray(v))
+
+
+def _slice_text(visible_row) -> str:
+    """x[a:b] for the contiguous visible keys of one causal row."""
+    idx = np.flatnonzero(visible_row)
+    return f"x[{idx[0]}:{idx[-1] + 1}]"
+
+
+def _range_text(idx) -> str:
+    idx = np.asarray(idx)
+    return f"{idx[0]}–{idx[-1]}"
+
+
+def _logs(m) -> str:
+    """Write entries as ``ln n`` (or 0), the way the prose gives K and the fig-11 scores."""
+    def cell(v):
+        return "0" if v == 0 else f"ln {fmt.frac(np.exp(v))}"
+
+    m = np.asarray(m)
+    if m.ndim == 1:
+        return "[" + ", ".join(cell(v) for v in m) + "]"
+    return "[" + ", ".join("[" + ", ".join(cell(v) for v in row) + "]" for row in m) + "]"
+
+
+def _weighted_sum(trace, row) -> str:
+    """The prose's written-out weighted sum for one output row (figure 9)."""
+    w, u, c = trace.weights[row], trace.value, trace.contributions[row]
+    visible = np.flatnonzero(trace.mask[row])
+    terms = " + ".join(f"{fmt.frac(w[j])}·{fmt.vec(u[j])}" for j in visible)
+    parts = " + ".join(fmt.vec(c[j]) for j in visible)
+    return f"{terms} = {parts} = {fmt.vec(trace.output[row])}"
+
+
+# ------------------------------------------------------------------------ claims
+
+CLAIMS: list[Claim] = [
+    # -- figure 7 ------------------------------------------------------------------
+    Claim("running.ids", lambda: ex.encode_chars(ex.TEXT), exact="[3, 7, 3, 2]"),
+    Claim("running.targets", lambda: fig13()[1], exact="[7, 3, 2, 9]"),
+    Claim("running.eos", lambda: ex.EOS, exact="9"),
+    Claim("running.char_ids", lambda: ex.CHAR_IDS,
+          text=("a=3, b=7, c=2", lambda d: ", ".join(f"{k}={v}" for k, v in d.items()))),
+    Claim("fig07.receiver", lambda: ex.FIG7_RECEIVER, exact="2"),
+    Claim("fig07.visibility_row2", lambda: A.causal_mask(4)[2].astype(int), exact="[1, 1, 1, 0]"),
+    # -- figure 8 ------------------------------------------------------------------
+    Claim("fig08.T", lambda: ex.FIG8_Q.shape[0], exact="3"),
+    Claim("fig08.d_h", lambda: ex.FIG8_Q.shape[1], exact="2"),
+    Claim("fig08.q_scale", lambda: ex.FIG8_Q[0, 0], text=("√2", lambda v: "√" + fmt.num(round(v**2, 9)))),
+    Claim("fig08.K", lambda: ex.FIG8_K, text=("[[ln 3, 0], [0, ln 2], [0, 0]]", _logs)),
+    Claim("fig08.Q_over_sqrt2", lambda: ex.FIG8_Q / np.sqrt(2), exact="[[1, 0], [0, 1], [1, 1]]"),
+    Claim("fig08.U", lambda: ex.FIG8_U, exact="[[2, 0], [0, 3], [6, 6]]"),
+    Claim("fig08.S10", lambda: fig08().scores[1, 0], exact="0"),
+    Claim("fig08.exp_S10", lambda: fig08().exp_scores[1, 0], exact="1"),
+    Claim("fig08.exp_row1", lambda: fig08().exp_scores[1, :2], exact="[1, 2]"),
+    Claim("fig08.exp_row2", lambda: fig08().exp_scores[2], exact="[3, 2, 1]"),
+    Claim("fig08.weights_row1", lambda: fig08().weights[1], exact="[1/3, 2/3, 0]"),
+    Claim("fig08.weights_row2", lambda: fig08().weights[2], exact="[1/2, 1/3, 1/6]"),
+    Claim("fig08.A", lambda: fig08().weights, exact="[[1, 0, 0], [1/3, 2/3, 0], [1/2, 1/3, 1/6]]"),
+    Claim("fig08.A10", lambda: fig08().weights[1, 0], exact="1/3"),
+    Claim("fig08.row_sums", lambda: fig08().weights.sum(axis=-1)[0], exact="1"),
+    Claim("fig08.column_sums", lambda: fig08().weights.sum(axis=0), exact="[11/6, 1, 1/6]"),
+    # -- figure 9 ------------------------------------------------------------------
+    Claim("fig09.contributions_row2", lambda: fig08().contributions[2], exact="[[1, 0], [0, 1], [1, 1]]"),
+    Claim("fig09.sum", lambda: fig08(),
+          text=("1/2·[2, 0] + 1/3·[0, 3] + 1/6·[6, 6] = [1, 0] + [0, 1] + [1, 1] = [2, 2]",
+                lambda t: _weighted_sum(t, 2))),
+    Claim("fig09.o2", lambda: fig08().output[2], exact="[2, 2]"),
+    Claim("fig09.O", lambda: fig08().output, exact="[[2, 0], [2/3, 2], [2, 2]]"),
+    Claim("fig09.O_shape", lambda: fig08().output.shape, text=("[3, 2]", _ints)),
+    # -- figure 10 -----------------------------------------------------------------
+    Claim("fig10.q", lambda: ex.FIG10_Q[0], exact="[1, 0]"),
+    Claim("fig10.k1", lambda: ex.FIG10_K[1], exact="[0, 1]"),
+    Claim("fig10.u0", lambda: ex.FIG10_U[0], exact="[2, 0]"),
+    Claim("fig10.u1", lambda: ex.FIG10_U[1], exact="[0, 4]"),
+    Claim("fig10.scores", lambda: fig10().scores[0], text=("[0.7071, 0]", lambda v: fmt.vec(v, 4, bare_ints=True))),
+    Claim("fig10.exp", lambda: fig10().exp_scores[0], text=("[2.028, 1]", lambda v: fmt.vec(v, 3, bare_ints=True))),
+    Claim("fig10.weights", lambda: fig10().weights[0], rounded=("[0.670, 0.330]", 3),
+          full=("[0.669762, 0.330238]", 6)),
+    Claim("fig10.output_from_rounded", lambda: A.output_from_rounded_weights(fig10(), ex.FIG10_DIGITS)[0],
+          rounded=("[1.340, 1.320]", 3)),
+    Claim("fig10.output", lambda: fig10().output[0], full=("[1.339523, 1.320954]", 6)),
+    Claim("fig10.digits", lambda: ex.FIG10_DIGITS, exact="3"),
+    # -- figure 11 -----------------------------------------------------------------
+    Claim("fig11.scores", lambda: ex.FIG11_SCORES, text=("[ln 3, 0]", _logs)),
+    Claim("fig11.weights", lambda: fig11(ex.FIG11_M_SMALL).weights, rounded=("[0.75, 0.25]", 2)),
+    Claim("fig11.small_weight", lambda: fig11(ex.FIG11_M_SMALL).weights[1], rounded=("0.25", 2)),
+    Claim("fig11.large_weight", lambda: fig11(ex.FIG11_M_SMALL).weights[0], rounded=("0.75", 2)),
+    Claim("fig11.m_small", lambda: ex.FIG11_M_SMALL, exact="4"),
+    Claim("fig11.m_large", lambda: ex.FIG11_M_LARGE, exact="40"),
+    Claim("fig11.u1_small", lambda: fig11(ex.FIG11_M_SMALL).value[1], exact="[0, 4]"),
+    Claim("fig11.u1_large", lambda: fig11(ex.FIG11_M_LARGE).value[1], exact="[0, 40]"),
+    Claim("fig11.contrib0", lambda: fig11(ex.FIG11_M_SMALL).contributions[0], text=("[1.5, 0]", fmt.vec)),
+    Claim("fig11.contrib1_small", lambda: fig11(ex.FIG11_M_SMALL).contributions[1], exact="[0, 1]"),
+    Claim("fig11.output_small", lambda: fig11(ex.FIG11_M_SMALL).output, text=("[1.5, 1]", fmt.vec)),
+    Claim("fig11.contrib1_large", lambda: fig11(ex.FIG11_M_LARGE).contributions[1], exact="[0, 10]"),
+    Claim("fig11.output_large", lambda: fig11(ex.FIG11_M_LARGE).output, text=("[1.5, 10]", fmt.vec)),
+    Claim("fig11.length_small_weight", lambda: fig11(ex.FIG11_M_LARGE).lengths[1], exact="10"),
+    Claim("fig11.length_large_weight", lambda: fig11(ex.FIG11_M_LARGE).lengths[0], text=("1.5", fmt.num)),
+    # -- figure 12 -----------------------------------------------------------------
+    Claim("fig12.d_h", lambda: fig12().d_h, exact="[1, 4, 16]"),
+    Claim("fig12.theory", lambda: fig12().theory, exact="[1, 4, 16]"),
+    Claim("fig12.unscaled", lambda: fig12().unscaled, rounded=("[0.97, 4.03, 16.00]", 2)),
+    Claim("fig12.scaled", lambda: fig12().scaled, rounded=("[0.97, 1.01, 1.00]", 2)),
+    Claim("fig12.samples", lambda: fig12().samples, text=("20,000", lambda n: f"{n:,}")),
+    # -- figure 13 -----------------------------------------------------------------
+    Claim("fig13.column", lambda: ex.FIG13_COLUMN, exact="2"),
+    Claim("fig13.x_t", lambda: fig13()[0][ex.FIG13_COLUMN], exact="3"),
+    Claim("fig13.y_t", lambda: fig13()[1][ex.FIG13_COLUMN], exact="2"),
+    Claim("fig13.read_slice", lambda: A.causal_mask(ex.T)[ex.FIG13_COLUMN], text=("x[0:3]", _slice_text)),
+    Claim("fig13.read_values", lambda: fig13()[0][A.causal_mask(ex.T)[ex.FIG13_COLUMN]], exact="[3, 7, 3]"),
+    Claim("fig13.unread", lambda: fig13()[0][ex.FIG13_COLUMN + 1], exact="2"),
+    Claim("fig13.loss_mask", lambda: A.loss_mask(fig13()[1]), exact="[1, 1, 1, 1]"),
+    Claim("fig13.visibility_size", lambda: A.causal_mask(ex.T).shape, text=("4×4", lambda s: f"{s[0]}×{s[1]}")),
+    Claim("fig13.prefix", lambda: fig13()[0][: ex.FIG13_COLUMN + 1], exact="[3, 7, 3]"),
+    Claim("fig13.sampled", lambda: ex.FIG13_SAMPLED, exact="2"),
+    Claim("fig13.generated", lambda: np.r_[fig13()[0][: ex.FIG13_COLUMN + 1], ex.FIG13_SAMPLED],
+          exact="[3, 7, 3, 2]"),
+    # -- figure 14 -----------------------------------------------------------------
+    Claim("fig14.P", lambda: ex.FIG14_PAST, exact="3"),
+    Claim("fig14.rows", lambda: np.arange(ex.FIG14_NEW), text=("r=0,1", lambda r: "r=" + ",".join(map(str, r)))),
+    Claim("fig14.abs_positions", lambda: ex.FIG14_PAST + np.arange(ex.FIG14_NEW),
+          text=("3,4", lambda p: ",".join(map(str, p)))),
+    Claim("fig14.shape", lambda: A.cache_mask(ex.FIG14_PAST, ex.FIG14_NEW).shape, text=("[2, 5]", _ints)),
+    Claim("fig14.keys", lambda: ex.FIG14_PAST + ex.FIG14_NEW, exact="5"),
+    Claim("fig14.key_range", lambda: np.arange(ex.FIG14_PAST + ex.FIG14_NEW), text=("0–4", _range_text)),
+    Claim("fig14.row0_visible", lambda: np.flatnonzero(A.cache_mask(ex.FIG14_PAST, ex.FIG14_NEW)[0]),
+          text=("0–3", _range_text)),
+    Claim("fig14.row0_blocked", lambda: np.flatnonzero(~A.cache_mask(ex.FIG14_PAST, ex.FIG14_NEW)[0])[0],
+          exact="4"),
+]
+
+#: Digits in the prose that are not computed claims, each with its reason.
+NOT_CLAIMS: list[NotClaim] = [
+    NotClaim("dim=-1", "code: PyTorch's name for the last axis"),
+    NotClaim("axis=-1", "code: NumPy's name for the last axis"),
+]
+
+
+def claims_for(chapter: str) -> list[Claim]:
+    return [c for c in CLAIMS if c.chapter == chapter]
+
+
+def not_claims_for(chapter: str) -> list[NotClaim]:
+    return [n for n in NOT_CLAIMS if n.chapter == chapter]
