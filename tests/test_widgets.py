@@ -23,7 +23,7 @@ M_SMALL, M_LARGE = examples.FIG11_M_SMALL, examples.FIG11_M_LARGE
 def static():
     """The static figures 11 and 12, rendered once for the module."""
     drawn = {n: figures.render(n) for n in (11, 12)}
-    yield {n: (d, d.png()) for n, d in drawn.items()}
+    yield {n: (d, d.png(dpi=style.SCREEN_DPI)) for n, d in drawn.items()}
     for d in drawn.values():
         style.close(d.figure)
 
@@ -88,13 +88,13 @@ def test_returning_to_default_gives_the_static_png_again(m_widget, d_widget, sta
 @pytest.mark.parametrize("m", [M_SMALL, 23.0])
 def test_fig11_widget_png_equals_a_full_savefig_of_the_same_state(m_widget, m):
     m_widget.update(m)
-    assert m_widget.png() == style.png_bytes(m_widget.figure)
+    assert m_widget.png() == style.png_bytes(m_widget.figure, style.SCREEN_DPI)
 
 
 @pytest.mark.parametrize("d_h", [1, 64])
 def test_fig12_widget_png_equals_a_full_savefig_of_the_same_state(d_widget, d_h):
     d_widget.update(d_h)
-    assert d_widget.png() == style.png_bytes(d_widget.figure)
+    assert d_widget.png() == style.png_bytes(d_widget.figure, style.SCREEN_DPI)
 
 
 # --------------------------------------------------------------- artists in place

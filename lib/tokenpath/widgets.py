@@ -11,7 +11,9 @@ the slider calls :meth:`SliderFigure.update`, which
 3. renders a new PNG and puts it into the image widget.
 
 No interactive matplotlib backend is involved (no ``ipympl``): the figure is drawn
-with Agg, so the same code runs headless in tests and benchmarks.
+with Agg, so the same code runs headless in tests and benchmarks. The image is
+rendered at screen resolution (:data:`~tokenpath.figures.style.SCREEN_DPI`); at that
+resolution the default state is the static figure pixel for pixel.
 
 Rendering redraws only what moves. The rest of the figure is drawn once into a
 background; each step restores it, draws the moving artists in the order a full draw
@@ -20,7 +22,7 @@ does. The result is the same PNG, byte for byte, as a full ``savefig`` of the sa
 state (the tests check this), at a fraction of the cost.
 
 >>> w = value_magnitude()
->>> w.png() == figures.render(11).png()
+>>> w.png() == figures.render(11).png(dpi=style.SCREEN_DPI)
 True
 >>> w.update(4)
 >>> w.trace.output.tolist()
@@ -65,7 +67,7 @@ class _PartialRenderer:
 
     def __init__(self, figure: Figure, moving: Iterable[Artist]):
         self.figure = figure
-        figure.set_dpi(style.DPI)
+        figure.set_dpi(style.SCREEN_DPI)
         self.canvas = FigureCanvasAgg(figure)
         order = {id(a): k for k, a in enumerate(_draw_order(figure))}
         wanted = _flatten(moving)
@@ -113,6 +115,7 @@ class _PartialRenderer:
             mpl.image.imsave(
                 buf, self.canvas.buffer_rgba(), format="png", origin="upper",
                 dpi=self.figure.dpi, metadata={"Software": None},
+                pil_kwargs={"compress_level": style.PNG_COMPRESS_LEVEL},
             )
             t2 = time.perf_counter()
         self.timings = {"draw": t1 - t0, "encode": t2 - t1}
@@ -235,6 +238,11 @@ class SliderFigure:
     def png(self) -> bytes:
         """The PNG currently shown."""
         return self._png
+
+    def matches_static_figure(self) -> bool:
+        """Whether the image shown is, pixel for pixel at screen resolution, the figure
+        the registry builds (``figures/figNN.png``): true in the default state."""
+        return self._png == figures.render(self.drawn.number).png(dpi=style.SCREEN_DPI)
 
     def _caption_html(self) -> str:
         return f'<p style="max-width:60em">{html.escape(self.describe())}</p>'

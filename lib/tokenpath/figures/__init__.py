@@ -40,8 +40,8 @@ class Drawn:
     artists: dict = field(default_factory=dict)
     trace: object = None
 
-    def png(self) -> bytes:
-        return style.png_bytes(self.figure)
+    def png(self, dpi: int = style.DPI) -> bytes:
+        return style.png_bytes(self.figure, dpi)
 
     def svg(self) -> bytes:
         return style.svg_bytes(self.figure)

@@ -59,7 +59,12 @@ PALETTE = {
 WIDTH = 7.0
 NARROW = 4.5
 DPI = 150
+#: Resolution of the live widget images: a screen's, so a slider step stays fast.
+SCREEN_DPI = 100
 SVG_SALT = "tokenpath"
+#: zlib level for PNG files and widget frames: level 1 gives files as small as the
+#: default level here and encodes markedly faster, which a slider step needs.
+PNG_COMPRESS_LEVEL = 1
 
 RC = {
     "font.family": ["DejaVu Sans", FAMILY],
@@ -118,11 +123,14 @@ def new_figure(width: float = WIDTH, height: float = 3.0, **subplot_kw) -> Figur
     return fig
 
 
-def png_bytes(fig: Figure) -> bytes:
-    """Deterministic PNG of ``fig``: no software tag, fixed dpi."""
+def png_bytes(fig: Figure, dpi: int = DPI) -> bytes:
+    """Deterministic PNG of ``fig``: no software tag, fixed dpi (the files' by default)."""
     buf = io.BytesIO()
     with book_style():
-        fig.savefig(buf, format="png", dpi=DPI, metadata={"Software": None})
+        fig.savefig(
+            buf, format="png", dpi=dpi, metadata={"Software": None},
+            pil_kwargs={"compress_level": PNG_COMPRESS_LEVEL},
+        )
     return buf.getvalue()
 
 
