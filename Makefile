@@ -60,6 +60,10 @@ $(STAMP): pyproject.toml constraints.txt
 	fi
 	@echo "Installing tokenpath[$(EXTRAS)] into $(VENV) with the versions pinned in constraints.txt"
 	$(PY) -m pip install --quiet --disable-pip-version-check -c constraints.txt -e '.[$(EXTRAS)]'
+	@# JupyterLab would otherwise ask every reader whether to fetch news from the web.
+	@mkdir -p $(VENV)/share/jupyter/lab/settings
+	@echo '{"@jupyterlab/apputils-extension:notification": {"fetchNews": "false", "checkForUpdates": false}}' \
+	    > $(VENV)/share/jupyter/lab/settings/overrides.json
 	@touch $@
 
 venv: $(STAMP)
@@ -68,7 +72,8 @@ lab: $(STAMP)
 	@first=$$(ls notebooks/*.ipynb 2>/dev/null | LC_ALL=C sort | head -n 1 || true); \
 	root=$$([ "$$(id -u)" = 0 ] && echo --allow-root || true); \
 	echo "Starting JupyterLab $${first:+on $$first}"; \
-	exec $(BIN)/jupyter lab --ServerApp.root_dir="$(CURDIR)" $$root $$first
+	exec $(BIN)/jupyter lab --ServerApp.root_dir="$(CURDIR)" $$root \
+	    $${first:+--LabApp.default_url=/lab/tree/$$first $$first}
 
 test: $(STAMP)
 	@$(BIN)/pytest $(PYTEST_ARGS) || { rc=$$?; \
@@ -79,12 +84,13 @@ figures: $(STAMP)
 
 # Sync each book/*.md with its notebook (the newer side wins), then re-execute every
 # notebook top to bottom in a fresh kernel and store the outputs. Widget state and
-# per-cell timings are not stored: they change on every run. A widget output refers to
-# its state by a random model id; with no state stored the id points nowhere, so it is
-# replaced by one derived from the output's position, and a rerun gives the same file.
+# per-cell timings are not stored: they change on every run. A stored widget view would
+# refer to that missing state by a random model id, and JupyterLab would show "model not
+# found" in its place, so widget views are dropped too: a slider appears when its cell
+# runs. Such cells are tagged nbval-ignore-output; the text cell after each prints the
+# widget's state, and that output is checked.
 define EXECUTE_NOTEBOOKS
 import sys
-import uuid
 from pathlib import Path
 import nbformat
 from nbclient import NotebookClient
@@ -99,12 +105,10 @@ for name in sys.argv[1:]:
     )
     client.execute()
     nb.metadata.pop("widgets", None)
-    for i, cell in enumerate(nb.cells):
+    for cell in nb.cells:
         cell.metadata.pop("execution", None)
-        for j, output in enumerate(cell.get("outputs", [])):
-            if WIDGET in output.get("data", {}):
-                position = f"tokenpath/{path.name}/cell{i}/output{j}"
-                output["data"][WIDGET]["model_id"] = uuid.uuid5(uuid.NAMESPACE_URL, position).hex
+        if "outputs" in cell:
+            cell.outputs = [o for o in cell.outputs if WIDGET not in o.get("data", {})]
     nbformat.write(nb, path)
 endef
 export EXECUTE_NOTEBOOKS

@@ -108,13 +108,20 @@ def test_book_pages_carry_no_jupytext_version():
     fail_with(problems, "jupytext.toml filters it out; run `make sync` from the repository root.")
 
 
-def test_notebooks_store_no_widget_state():
-    problems = [
-        f"{rel(nb)} stores widget state in metadata.widgets"
-        for nb in notebooks()
-        if "widgets" in nbformat.read(nb, as_version=4).metadata
-    ]
-    fail_with(problems, "`make sync` executes the notebooks without storing widget state.")
+def test_notebooks_store_no_widget_state_or_views():
+    problems = []
+    for nb_path in notebooks():
+        nb = nbformat.read(nb_path, as_version=4)
+        if "widgets" in nb.metadata:
+            problems.append(f"{rel(nb_path)} stores widget state in metadata.widgets")
+        for index, cell in enumerate(nb.cells):
+            for output in cell.get("outputs", []):
+                if "application/vnd.jupyter.widget-view+json" in output.get("data", {}):
+                    problems.append(
+                        f"{rel(nb_path)}: {describe(cell, index)} stores a widget view, which "
+                        "JupyterLab shows as 'model not found' until the cell runs"
+                    )
+    fail_with(problems, "`make sync` executes the notebooks without storing widget state or views.")
 
 
 def test_notebooks_were_executed_top_to_bottom():
