@@ -273,3 +273,38 @@ def test_score_variance_is_seeded_and_reproducible():
     b = A.score_variance((1, 4, 16), samples=2000, seed=3)
     assert np.array_equal(a.unscaled, b.unscaled)
     assert np.allclose(a.scaled, a.unscaled / a.theory)
+
+
+# ------------------------------------------------------------ figure traces
+
+
+def test_figure_traces_bundle_engine_results():
+    paths = A.read_paths(ex.TEXT, ex.FIG7_RECEIVER)
+    assert np.array_equal(paths.row, A.causal_mask(ex.T)[ex.FIG7_RECEIVER])
+    two = A.two_sources(ex.FIG10_Q, ex.FIG10_K, ex.FIG10_U, ex.FIG10_DIGITS)
+    assert np.array_equal(two.rounded_output, A.output_from_rounded_weights(two.attention, ex.FIG10_DIGITS))
+    shift = A.shift_vs_mask(ex.TEXT, eos=ex.EOS, column=ex.FIG13_COLUMN, sampled=ex.FIG13_SAMPLED)
+    assert np.array_equal(shift.loss_mask, A.loss_mask(shift.targets))
+    assert shift.reads.tolist() == shift.inputs[: ex.FIG13_COLUMN + 1].tolist()
+    cache = A.cache_masks(ex.FIG14_PAST, ex.FIG14_NEW)
+    assert np.array_equal(cache.dropped, A.cache_mask(3, 2) & ~A.misaligned_cache_mask(3, 2))
+
+
+@pytest.mark.parametrize(
+    "call, exc, match",
+    [
+        (lambda: A.read_paths("", 0), ValueError, "at least one character"),
+        (lambda: A.read_paths("abac", 4), ValueError, r"query must be a position index in \[0, 3\]"),
+        (lambda: A.read_paths("abz", 0), ValueError, "outside the teaching vocabulary"),
+        (lambda: A.two_sources(np.ones((2, 2)), np.ones((2, 2)), np.ones((2, 2)), 3), ValueError, "one row"),
+        (lambda: A.two_sources(ex.FIG10_Q, ex.FIG10_K, ex.FIG10_U, -1), ValueError, "digits must be >= 0"),
+        (lambda: A.shift_vs_mask("abac", eos=9, column=4, sampled=2), ValueError, "column must be a position"),
+        (lambda: A.shift_vs_mask("abac", eos=9, column=2, sampled=-1), ValueError, "sampled must be"),
+        (lambda: A.loss_mask(np.array(3)), ValueError, "targets must have a position axis"),
+        (lambda: A.loss_mask([1.5]), TypeError, "targets must hold integers"),
+        (lambda: A.cache_masks(-1, 2), ValueError, "past must be >= 0"),
+    ],
+)
+def test_figure_trace_builders_reject_bad_arguments(call, exc, match):
+    with pytest.raises(exc, match=match):
+        call()

@@ -320,5 +320,5 @@ def test_draw_helpers_check_their_arguments():
     with pytest.raises(TypeError, match="at"):
         FA.draw_output_matrix(ax, t, at="top")
     with pytest.raises(ValueError, match="query"):
-        FA.read_paths("abac", 4)
+        A.read_paths("abac", 4)
     style.close(fig)

@@ -22,9 +22,18 @@ from dataclasses import dataclass
 import numpy as np
 
 from ._checks import as_bool_array, as_float_array, as_int, as_int_array
+from .examples import encode_chars
 
 __all__ = [
     "AttentionTrace",
+    "CacheMasks",
+    "ReadPaths",
+    "ShiftVsMask",
+    "TwoSources",
+    "cache_masks",
+    "read_paths",
+    "shift_vs_mask",
+    "two_sources",
     "PackedBlocks",
     "ScoreSpreadTrace",
     "VarianceTrace",
@@ -520,6 +529,137 @@ def loss_mask(targets, *, pad_id: int | None = None) -> np.ndarray:
         return np.ones(targets.shape, dtype=np.int64)
     pad_id = as_int("pad_id", pad_id, low=0)
     return (targets != pad_id).astype(np.int64)
+
+
+# ------------------------------------------------------- the chapter's figure traces
+# Small bundles of the quantities one figure shows, computed here so that a figure
+# only draws and a notebook or test can print and check the same object.
+
+
+@dataclass(frozen=True)
+class ReadPaths:
+    """What figure 7 shows: a short text, its IDs, the causal mask, one query row."""
+
+    text: str  # the characters, one per position
+    ids: np.ndarray  # [T] token IDs of the text
+    mask: np.ndarray  # [T, T] causal visibility, True where key j is visible to query i
+    query: int  # the receiving position the figure follows
+
+    @property
+    def row(self) -> np.ndarray:
+        """Visibility row of the followed query, ``mask[query]`` (shape ``[T]``)."""
+        return self.mask[self.query]
+
+
+def read_paths(text: str, query: int) -> ReadPaths:
+    """Gather figure 7's trace: IDs of ``text`` and its causal mask.
+
+    >>> read_paths("abac", 2).row.astype(int).tolist()
+    [1, 1, 1, 0]
+    """
+    ids = encode_chars(text)
+    if ids.size == 0:
+        raise ValueError("text must hold at least one character")
+    if isinstance(query, bool) or not isinstance(query, int) or not 0 <= query < ids.size:
+        raise ValueError(f"query must be a position index in [0, {ids.size - 1}], got {query!r}")
+    return ReadPaths(text=text, ids=ids, mask=causal_mask(ids.size), query=query)
+
+
+@dataclass(frozen=True)
+class TwoSources:
+    """Figure 10's trace: one query, two sources, and the output the hand calculation
+    gets after rounding the weights to ``digits`` decimals first."""
+
+    attention: AttentionTrace  # [1, 2] scores/weights, [1, 2] output
+    digits: int  # decimals the weights are rounded to before multiplying
+    rounded_output: np.ndarray  # [1, d_v] round(weights, digits) @ value
+
+
+def two_sources(query, key, value, digits: int) -> TwoSources:
+    """Attention of one query over its sources, plus the rounded-weight output.
+
+    >>> t = two_sources([[1.0, 0.0]], [[1.0, 0.0], [0.0, 1.0]], [[2.0, 0.0], [0.0, 4.0]], 3)
+    >>> t.rounded_output.round(6).tolist()
+    [[1.34, 1.32]]
+    """
+    trace = attention(query, key, value)
+    if trace.weights.shape[0] != 1:
+        raise ValueError(f"query must be one row [1, d_h], got shape {trace.query.shape}")
+    return TwoSources(trace, digits, output_from_rounded_weights(trace, digits))
+
+
+@dataclass(frozen=True)
+class ShiftVsMask:
+    """Figure 13's trace: the training shift, the loss mask, the attention mask and
+    one generation step, for one teaching sequence."""
+
+    inputs: np.ndarray  # [T] x, the token IDs fed in
+    targets: np.ndarray  # [T] y[t] = x[t+1], last = EOS (shift_targets)
+    loss_mask: np.ndarray  # [T] 1 where position t's target counts in the loss
+    visibility: np.ndarray  # [T, T] causal mask: query t reads key j when j <= t
+    column: int  # the position t the text follows
+    prefix: np.ndarray  # [column + 1] what generation starts from: x[0:column+1]
+    sampled: int  # the ID drawn from the last row's distribution
+    generated: np.ndarray  # [column + 2] prefix with the sampled ID appended
+
+    @property
+    def reads(self) -> np.ndarray:
+        """The input IDs query ``column`` reads: ``x[visibility[column]]``."""
+        return self.inputs[self.visibility[self.column]]
+
+
+def shift_vs_mask(text: str, *, eos: int, column: int, sampled: int) -> ShiftVsMask:
+    """Gather figure 13's trace for ``text`` (an unpadded row, so every target counts).
+
+    >>> s = shift_vs_mask("abac", eos=9, column=2, sampled=2)
+    >>> s.targets.tolist(), s.reads.tolist(), s.generated.tolist()
+    ([7, 3, 2, 9], [3, 7, 3], [3, 7, 3, 2])
+    """
+    x = encode_chars(text)
+    if x.size == 0:
+        raise ValueError("text must hold at least one character")
+    if isinstance(column, bool) or not isinstance(column, int) or not 0 <= column < x.size:
+        raise ValueError(f"column must be a position in [0, {x.size - 1}], got {column!r}")
+    if isinstance(sampled, bool) or not isinstance(sampled, int) or sampled < 0:
+        raise ValueError(f"sampled must be a non-negative token ID, got {sampled!r}")
+    y = shift_targets(x, eos)
+    prefix = x[: column + 1]
+    return ShiftVsMask(
+        inputs=x,
+        targets=y,
+        # an unpadded language-modelling row: every target is a real token
+        loss_mask=loss_mask(y),
+        visibility=causal_mask(x.size),
+        column=column,
+        prefix=prefix,
+        sampled=sampled,
+        generated=np.append(prefix, sampled),
+    )
+
+
+@dataclass(frozen=True)
+class CacheMasks:
+    """Figure 14's trace: the correct and the misaligned mask for a block of new
+    queries after ``past`` cached positions."""
+
+    past: int  # P, positions already in the K/V cache
+    new: int  # query rows in this block (local r = 0 … new-1, absolute P + r)
+    mask: np.ndarray  # [new, past + new] cache_mask: key j visible when j <= P + r
+    wrong: np.ndarray  # [new, past + new] misaligned_cache_mask: j <= r (never use)
+
+    @property
+    def dropped(self) -> np.ndarray:
+        """Cells the correct mask allows but the misaligned one hides."""
+        return self.mask & ~self.wrong
+
+
+def cache_masks(past: int, new: int) -> CacheMasks:
+    """Both masks of figure 14.
+
+    >>> int(cache_masks(3, 2).dropped.sum())
+    6
+    """
+    return CacheMasks(past, new, cache_mask(past, new), misaligned_cache_mask(past, new))
 
 
 # ------------------------------------------------------------- scaling experiment

@@ -13,7 +13,6 @@ green = value content, sky blue = cached history.
 
 from __future__ import annotations
 
-from dataclasses import dataclass
 
 import numpy as np
 from matplotlib.artist import Artist
@@ -23,21 +22,26 @@ from matplotlib.patches import FancyArrowPatch, FancyBboxPatch, Rectangle
 
 from .. import attention as att
 from .. import examples as ex
+from ..attention import (
+    CacheMasks,
+    ReadPaths,
+    ShiftVsMask,
+    TwoSources,
+    cache_masks,
+    read_paths,
+    shift_vs_mask,
+    two_sources,
+)
 from .. import fmt
 from . import FIGURES, Drawn, register, style
 
 __all__ = [
-    "CacheMasks",
-    "ReadPaths",
-    "ShiftVsMask",
-    "TwoSources",
     "build_fig07",
     "build_fig08",
     "build_fig09",
     "build_fig10",
     "build_fig13",
     "build_fig14",
-    "cache_masks",
     "draw_cache_mask",
     "draw_generation",
     "draw_output_matrix",
@@ -48,10 +52,7 @@ __all__ = [
     "draw_visibility",
     "draw_weighted_sum",
     "draw_weights",
-    "read_paths",
-    "shift_vs_mask",
     "subscript",
-    "two_sources",
 ]
 
 MINUS = fmt.MINUS
@@ -232,35 +233,6 @@ def _axis_labels(ax, x0, y0, w, h, *, rows: int, cols: int, row_labels, col_labe
 
 
 # =========================================================================== fig 7
-
-
-@dataclass(frozen=True)
-class ReadPaths:
-    """What figure 7 shows: a short text, its IDs, the causal mask, one query row."""
-
-    text: str  # the characters, one per position
-    ids: np.ndarray  # [T] token IDs of the text
-    mask: np.ndarray  # [T, T] causal visibility, True where key j is visible to query i
-    query: int  # the receiving position the figure follows
-
-    @property
-    def row(self) -> np.ndarray:
-        """Visibility row of the followed query, ``mask[query]`` (shape ``[T]``)."""
-        return self.mask[self.query]
-
-
-def read_paths(text: str, query: int) -> ReadPaths:
-    """Gather figure 7's trace: IDs of ``text`` and its causal mask.
-
-    >>> read_paths("abac", 2).row.astype(int).tolist()
-    [1, 1, 1, 0]
-    """
-    ids = ex.encode_chars(text)
-    if ids.size == 0:
-        raise ValueError("text must hold at least one character")
-    if isinstance(query, bool) or not isinstance(query, int) or not 0 <= query < ids.size:
-        raise ValueError(f"query must be a position index in [0, {ids.size - 1}], got {query!r}")
-    return ReadPaths(text=text, ids=ids, mask=att.causal_mask(ids.size), query=query)
 
 
 def draw_read_paths(ax, trace: ReadPaths, *, at=(0.0, 0.0), pitch: float = 1.3) -> dict[str, Artist]:
@@ -652,29 +624,6 @@ def build_fig09() -> Drawn:
 # ========================================================================== fig 10
 
 
-@dataclass(frozen=True)
-class TwoSources:
-    """Figure 10's trace: one query, two sources, and the output the hand calculation
-    gets after rounding the weights to ``digits`` decimals first."""
-
-    attention: att.AttentionTrace  # [1, 2] scores/weights, [1, 2] output
-    digits: int  # decimals the weights are rounded to before multiplying
-    rounded_output: np.ndarray  # [1, d_v] round(weights, digits) @ value
-
-
-def two_sources(query, key, value, digits: int) -> TwoSources:
-    """Attention of one query over its sources, plus the rounded-weight output.
-
-    >>> t = two_sources(ex.FIG10_Q, ex.FIG10_K, ex.FIG10_U, 3)
-    >>> t.rounded_output.round(6).tolist()
-    [[1.34, 1.32]]
-    """
-    trace = att.attention(query, key, value)
-    if trace.weights.shape[0] != 1:
-        raise ValueError(f"query must be one row [1, d_h], got shape {trace.query.shape}")
-    return TwoSources(trace, digits, att.output_from_rounded_weights(trace, digits))
-
-
 def draw_two_sources(ax, trace: TwoSources, *, at=(0.0, 0.0), col: float = 1.45,
                      label_w: float = 2.3) -> dict[str, Artist]:
     """Figure 10's table: one column per source, rows top → bottom = key, scaled score,
@@ -763,55 +712,6 @@ def build_fig10() -> Drawn:
 
 
 # ========================================================================== fig 13
-
-
-@dataclass(frozen=True)
-class ShiftVsMask:
-    """Figure 13's trace: the training shift, the loss mask, the attention mask and
-    one generation step, for one teaching sequence."""
-
-    inputs: np.ndarray  # [T] x, the token IDs fed in
-    targets: np.ndarray  # [T] y[t] = x[t+1], last = EOS (shift_targets)
-    loss_mask: np.ndarray  # [T] 1 where position t's target counts in the loss
-    visibility: np.ndarray  # [T, T] causal mask: query t reads key j when j <= t
-    column: int  # the position t the text follows
-    prefix: np.ndarray  # [column + 1] what generation starts from: x[0:column+1]
-    sampled: int  # the ID drawn from the last row's distribution
-    generated: np.ndarray  # [column + 2] prefix with the sampled ID appended
-
-    @property
-    def reads(self) -> np.ndarray:
-        """The input IDs query ``column`` reads: ``x[visibility[column]]``."""
-        return self.inputs[self.visibility[self.column]]
-
-
-def shift_vs_mask(text: str, *, eos: int, column: int, sampled: int) -> ShiftVsMask:
-    """Gather figure 13's trace for ``text`` (an unpadded row, so every target counts).
-
-    >>> s = shift_vs_mask("abac", eos=9, column=2, sampled=2)
-    >>> s.targets.tolist(), s.reads.tolist(), s.generated.tolist()
-    ([7, 3, 2, 9], [3, 7, 3], [3, 7, 3, 2])
-    """
-    x = ex.encode_chars(text)
-    if x.size == 0:
-        raise ValueError("text must hold at least one character")
-    if isinstance(column, bool) or not isinstance(column, int) or not 0 <= column < x.size:
-        raise ValueError(f"column must be a position in [0, {x.size - 1}], got {column!r}")
-    if isinstance(sampled, bool) or not isinstance(sampled, int) or sampled < 0:
-        raise ValueError(f"sampled must be a non-negative token ID, got {sampled!r}")
-    y = att.shift_targets(x, eos)
-    prefix = x[: column + 1]
-    return ShiftVsMask(
-        inputs=x,
-        targets=y,
-        # an unpadded language-modelling row: every target is a real token
-        loss_mask=np.ones_like(y),
-        visibility=att.causal_mask(x.size),
-        column=column,
-        prefix=prefix,
-        sampled=sampled,
-        generated=np.append(prefix, sampled),
-    )
 
 
 def draw_shift(ax, trace: ShiftVsMask, *, at=(0.0, 0.0), cell=(0.62, 0.44),
@@ -941,31 +841,6 @@ def build_fig13() -> Drawn:
 
 
 # ========================================================================== fig 14
-
-
-@dataclass(frozen=True)
-class CacheMasks:
-    """Figure 14's trace: the correct and the misaligned mask for a block of new
-    queries after ``past`` cached positions."""
-
-    past: int  # P, positions already in the K/V cache
-    new: int  # query rows in this block (local r = 0 … new-1, absolute P + r)
-    mask: np.ndarray  # [new, past + new] cache_mask: key j visible when j <= P + r
-    wrong: np.ndarray  # [new, past + new] misaligned_cache_mask: j <= r (never use)
-
-    @property
-    def dropped(self) -> np.ndarray:
-        """Cells the correct mask allows but the misaligned one hides."""
-        return self.mask & ~self.wrong
-
-
-def cache_masks(past: int, new: int) -> CacheMasks:
-    """Both masks of figure 14.
-
-    >>> int(cache_masks(3, 2).dropped.sum())
-    6
-    """
-    return CacheMasks(past, new, att.cache_mask(past, new), att.misaligned_cache_mask(past, new))
 
 
 def draw_cache_mask(ax, trace: CacheMasks, *, wrong: bool = False, at=(0.0, 0.0),
