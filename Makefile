@@ -39,11 +39,12 @@ PYTEST_ARGS  = tests lib --doctest-modules --ignore-glob='*/__main__.py' \
                --nbval --nbval-current-env --nbval-sanitize-with tests/nbval_sanitize.cfg \
                $(NOTEBOOKS)
 
-.PHONY: help venv lab test figures sync book bench lock clean
+.PHONY: help venv lab test check-lab figures sync book bench lock clean
 
 help:
 	@echo "make lab       start JupyterLab on the first notebook"
 	@echo "make test      run the whole suite (EXTRAS=dev,crosscheck adds the torch cross-checks)"
+	@echo "make check-lab open the book in headless Chromium and drag its sliders"
 	@echo "make figures   write figures/figNN.svg and .png (ONLY=\"7 8\" for a subset)"
 	@echo "make sync      sync book/*.md with notebooks/*.ipynb, then re-execute the notebooks"
 	@echo "make book      offline HTML edition in build/html/"
@@ -78,6 +79,12 @@ lab: $(STAMP)
 test: $(STAMP)
 	@$(BIN)/pytest $(PYTEST_ARGS) || { rc=$$?; \
 	    if [ $$rc -eq 5 ]; then echo "pytest collected no tests"; else exit $$rc; fi; }
+
+# A reader's session in a real browser: `make lab`, Run All, drag every slider
+# (tests/lab_smoke.py). Needs Debian's chromium; the playwright package drives it.
+check-lab:
+	@$(MAKE) --no-print-directory venv EXTRAS=$(EXTRAS),browser
+	$(PY) tests/lab_smoke.py
 
 figures: $(STAMP)
 	$(PY) -m tokenpath.figures --out figures $(if $(strip $(ONLY)),--only $(ONLY))
@@ -183,13 +190,13 @@ lock:
 	rm -rf $(LOCK_VENV)
 	$(PYTHON) -m venv $(LOCK_VENV)
 	$(LOCK_VENV)/bin/python -m pip install --quiet --disable-pip-version-check \
-	    -e '.[dev,crosscheck]' torch==$(TORCH_VERSION)
+	    -e '.[dev,crosscheck,browser]' torch==$(TORCH_VERSION)
 	@{ \
-	    echo "# Exact versions of every package in a venv with tokenpath[dev,crosscheck]"; \
+	    echo "# Exact versions of every package in a venv with tokenpath[dev,crosscheck,browser]"; \
 	    echo "# ($$($(LOCK_VENV)/bin/python -c 'import platform; print("Python", platform.python_version(), platform.system(), platform.machine())')). The Makefile installs with"; \
 	    echo "#     pip install -c constraints.txt -e '.[EXTRAS]'"; \
 	    echo "# Regenerate with \`make lock\`: it creates a fresh venv, runs"; \
-	    echo "#     pip install -e '.[dev,crosscheck]' torch==$(TORCH_VERSION)"; \
+	    echo "#     pip install -e '.[dev,crosscheck,browser]' torch==$(TORCH_VERSION)"; \
 	    echo "# and writes \`pip freeze --exclude-editable\`, with torch's local label (+cpu) dropped."; \
 	    $(LOCK_VENV)/bin/python -m pip freeze --exclude-editable --disable-pip-version-check \
 	        | sed -E 's/^(torch==[^+]+)\+.*$$/\1/'; \
