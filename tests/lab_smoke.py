@@ -121,6 +121,7 @@ def main(argv=None) -> int:
     from playwright.sync_api import sync_playwright
 
     OUT.mkdir(parents=True, exist_ok=True)
+    sources = {p: p.read_bytes() for p in sorted((ROOT / "notebooks").glob("*.ipynb")) + sorted((ROOT / "book").glob("*.md"))}
     log = OUT / "lab.log"
     with log.open("w") as sink:
         lab = subprocess.Popen(
@@ -138,6 +139,9 @@ def main(argv=None) -> int:
     finally:
         os.killpg(lab.pid, signal.SIGTERM)
         lab.wait(timeout=30)
+    changed = [p.relative_to(ROOT) for p, data in sources.items() if p.read_bytes() != data]
+    if changed:
+        problems.append(f"the session saved over {', '.join(map(str, changed))} (JupyterLab autosave); restore with git")
     for problem in problems:
         print("FAIL:", problem)
     print("screenshots in", OUT.relative_to(ROOT))
