@@ -303,6 +303,9 @@ def test_figure_traces_bundle_engine_results():
         (lambda: A.loss_mask(np.array(3)), ValueError, "targets must have a position axis"),
         (lambda: A.loss_mask([1.5]), TypeError, "targets must hold integers"),
         (lambda: A.cache_masks(-1, 2), ValueError, "past must be >= 0"),
+        (lambda: A.value_magnitude(-1.0), ValueError, "m must be >= 0"),
+        (lambda: A.value_magnitude(float("nan")), ValueError, "m must be finite"),
+        (lambda: A.value_magnitude("40"), TypeError, "m must be a real number"),
     ],
 )
 def test_figure_trace_builders_reject_bad_arguments(call, exc, match):

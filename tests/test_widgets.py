@@ -239,19 +239,19 @@ def test_constructors_check_their_argument():
 
 @pytest.mark.parametrize("m", np.linspace(0.0, 100.0, 21).tolist() + [M_SMALL, M_LARGE])
 def test_fig11_weights_stay_three_quarters_one_quarter_for_every_m(m):
-    t = scale.value_magnitude_trace(m)
+    t = attention.value_magnitude(m)
     np.testing.assert_allclose(t.weights, [0.75, 0.25], rtol=0, atol=1e-15)
     np.testing.assert_allclose(t.output, [1.5, m / 4], rtol=1e-15, atol=1e-15)
 
 
 def test_fig11_small_m_contributions_and_output():
-    t = scale.value_magnitude_trace(M_SMALL)
+    t = attention.value_magnitude(M_SMALL)
     np.testing.assert_allclose(t.contributions, [[1.5, 0.0], [0.0, 1.0]])
     np.testing.assert_allclose(t.output, [1.5, 1.0])
 
 
 def test_fig11_large_m_quarter_weight_source_contributes_length_10_over_1_5():
-    t = scale.value_magnitude_trace(M_LARGE)
+    t = attention.value_magnitude(M_LARGE)
     np.testing.assert_allclose(t.contributions[1], [0.0, 10.0])
     np.testing.assert_allclose(t.output, [1.5, 10.0])
     np.testing.assert_allclose(t.lengths, [1.5, 10.0])
@@ -259,7 +259,7 @@ def test_fig11_large_m_quarter_weight_source_contributes_length_10_over_1_5():
 
 
 def test_fig11_trace_is_softmax_of_the_scores_times_the_value_rows():
-    t = scale.value_magnitude_trace(M_LARGE)
+    t = attention.value_magnitude(M_LARGE)
     np.testing.assert_allclose(t.weights, attention.softmax(examples.FIG11_SCORES))
     np.testing.assert_allclose(t.contributions.sum(axis=0), t.output)
     np.testing.assert_allclose(t.output, t.weights @ t.value)

@@ -21,8 +21,8 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from ._checks import as_bool_array, as_float_array, as_int, as_int_array
-from .examples import encode_chars
+from ._checks import as_bool_array, as_float, as_float_array, as_int, as_int_array
+from .examples import FIG11_SCORES, FIG11_U0, encode_chars
 
 __all__ = [
     "AttentionTrace",
@@ -58,6 +58,7 @@ __all__ = [
     "shift_targets",
     "softmax",
     "split_heads",
+    "value_magnitude",
     "weighted_values",
 ]
 
@@ -416,6 +417,19 @@ def weighted_values(scores, value, mask=None) -> WeightedValuesTrace:
     weights = softmax(np.where(visible, s, -np.inf), axis=-1)
     contributions = weights[..., :, None] * v
     return WeightedValuesTrace(s, visible, weights, v, contributions, contributions.sum(axis=-2))
+
+
+def value_magnitude(m) -> WeightedValuesTrace:
+    """Figure 11 at value magnitude ``m``: scores :data:`~tokenpath.examples.FIG11_SCORES`,
+    value rows u₀ = :data:`~tokenpath.examples.FIG11_U0` and u₁ = [0, m].
+
+    >>> t = value_magnitude(4)
+    >>> t.weights.tolist(), t.contributions.tolist(), t.output.tolist()
+    ([0.75, 0.25], [[1.5, 0.0], [0.0, 1.0]], [1.5, 1.0])
+    """
+    m = as_float("m", m, low=0.0)
+    value = np.stack([FIG11_U0, m * np.array([0.0, 1.0])])
+    return weighted_values(FIG11_SCORES, value)
 
 
 def causal_attention(query, key, value, *, past: int = 0) -> AttentionTrace:

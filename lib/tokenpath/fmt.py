@@ -13,9 +13,10 @@ from fractions import Fraction
 
 import numpy as np
 
-__all__ = ["frac", "mat", "num", "print_options", "vec"]
+__all__ = ["frac", "mat", "num", "print_options", "subscript", "vec"]
 
 MINUS = "\N{MINUS SIGN}"
+_SUBSCRIPT = str.maketrans("0123456789", "₀₁₂₃₄₅₆₇₈₉")
 
 
 def num(x, digits: int | None = None, *, minus: str = "-", bare_ints: bool = False) -> str:
@@ -87,6 +88,17 @@ def mat(
     return "[" + sep.join(
         vec(row, digits, fractions=fractions, sep=sep, bare_ints=bare_ints) for row in arr
     ) + "]"
+
+
+def subscript(n) -> str:
+    """Unicode subscript digits for an index, as in ``o₂`` or ``a₁u₁``.
+
+    >>> "o" + subscript(2)
+    'o₂'
+    """
+    if isinstance(n, bool) or not isinstance(n, (int, np.integer)) or n < 0:
+        raise TypeError(f"n must be a non-negative int index, got {n!r}")
+    return str(int(n)).translate(_SUBSCRIPT)
 
 
 def print_options():

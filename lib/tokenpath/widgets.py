@@ -47,7 +47,7 @@ from matplotlib.backends.backend_agg import FigureCanvasAgg
 from matplotlib.container import Container
 from matplotlib.figure import Figure
 
-from . import figures
+from . import attention, figures
 from .figures import attention_scale as scale
 from .figures import style
 
@@ -319,7 +319,7 @@ def value_magnitude(m: float = scale.M_RANGE[1]) -> SliderFigure:
         name="m",
         slider=slider,
         check=check,
-        compute=scale.value_magnitude_trace,
+        compute=attention.value_magnitude,
         move=lambda trace: scale.update_value_magnitude(right, trace),
         describe=scale.describe_value_magnitude,
         moving=[right[k] for k in _MOVES_WITH_M],

@@ -33,6 +33,7 @@ from ..attention import (
     two_sources,
 )
 from .. import fmt
+from ..fmt import subscript
 from . import FIGURES, Drawn, register, style
 
 __all__ = [
@@ -52,7 +53,6 @@ __all__ = [
     "draw_visibility",
     "draw_weighted_sum",
     "draw_weights",
-    "subscript",
 ]
 
 MINUS = fmt.MINUS
@@ -83,27 +83,9 @@ def _exp(x, digits: int = 3) -> str:
         return fmt.num(x, digits, bare_ints=True)
 
 
-_SUB = str.maketrans("0123456789", "₀₁₂₃₄₅₆₇₈₉")
-
-
-def subscript(n) -> str:
-    """Unicode subscript digits for an index, as in ``o₂``.
-
-    >>> "o" + subscript(2)
-    'o₂'
-    """
-    if isinstance(n, bool) or not isinstance(n, (int, np.integer)) or n < 0:
-        raise TypeError(f"n must be a non-negative int index, got {n!r}")
-    return str(int(n)).translate(_SUB)
-
-
 def _i(n) -> str:
     """An index as the figure writes it (plain integer)."""
     return fmt.num(int(n))
-
-
-def _int_vec(v) -> str:
-    return fmt.vec(np.asarray(v, dtype=np.int64))
 
 
 def _tint(color: str, amount: float) -> str:
@@ -341,10 +323,10 @@ def build_fig07() -> Drawn:
     hidden = [j for j in range(trace.ids.size) if not trace.row[j]]
     positions = ", ".join(_i(j) for j in seen)
     alt = (
-        f'Four positions of "{trace.text}" (IDs {_int_vec(trace.ids)}): query position '
+        f'Four positions of "{trace.text}" (IDs {fmt.vec(trace.ids)}): query position '
         f"{_i(trace.query)} receives value paths from positions {positions}; the path from "
         f"position {', '.join(_i(j) for j in hidden)} stops at a red mask line. Visibility row "
-        f"for i = {_i(trace.query)}: {_int_vec(trace.row)}."
+        f"for i = {_i(trace.query)}: {fmt.vec(trace.row)}."
     )
     return Drawn(7, _title(7), fig, alt, art, trace)
 
@@ -821,7 +803,7 @@ def build_fig13() -> Drawn:
     my = 4.12
     art.update(draw_visibility(ax, trace, at=(1.3, my)))
     after = x[c + 1] if c + 1 < x.size else None
-    reads = (f"row t = {_i(c)} reads x[0:{_i(c + 1)}] = {_int_vec(trace.reads)}"
+    reads = (f"row t = {_i(c)} reads x[0:{_i(c + 1)}] = {fmt.vec(trace.reads)}"
              + (f", not x[{_i(c + 1)}] = {_i(after)}" if after is not None else ""))
     art["note.reads"] = _text(ax, 0.15, my + x.size * 0.38 + 0.27, reads, size=NOTE_SIZE)
 
@@ -829,13 +811,13 @@ def build_fig13() -> Drawn:
     art["head.gen"] = _heading(ax, gen_x - 0.15, 3.42, "Generation: one token per step")
     art.update(draw_generation(ax, trace, at=(gen_x, my)))
     alt = (
-        f"Input x = {_int_vec(x)} and targets y = {_int_vec(y)} (x shifted left, EOS "
+        f"Input x = {fmt.vec(x)} and targets y = {fmt.vec(y)} (x shifted left, EOS "
         f"{_i(y[-1])} appended); column t = {_i(c)} has x[{_i(c)}] = {_i(x[c])} and target "
-        f"y[{_i(c)}] = {_i(y[c])} and reads x[0:{_i(c + 1)}] = {_int_vec(trace.reads)}"
+        f"y[{_i(c)}] = {_i(y[c])} and reads x[0:{_i(c + 1)}] = {fmt.vec(trace.reads)}"
         + (f", not x[{_i(c + 1)}] = {_i(after)}" if after is not None else "")
-        + f"; loss mask {_int_vec(trace.loss_mask)}; the {_i(x.size)}×{_i(x.size)} attention "
-        f"visibility is lower-triangular. Generating from {_int_vec(trace.prefix)} and sampling "
-        f"{_i(trace.sampled)} gives {_int_vec(trace.generated)}."
+        + f"; loss mask {fmt.vec(trace.loss_mask)}; the {_i(x.size)}×{_i(x.size)} attention "
+        f"visibility is lower-triangular. Generating from {fmt.vec(trace.prefix)} and sampling "
+        f"{_i(trace.sampled)} gives {fmt.vec(trace.generated)}."
     )
     return Drawn(13, _title(13), fig, alt, art, trace)
 
@@ -935,7 +917,7 @@ def build_fig14() -> Drawn:
                                 edge=style.BLOCKED, hatch="///", hatchcolor=DROPPED_HATCH,
                                 lw=1.6)[1]
     wrong_rows = "; ".join(
-        f"row {_i(r)} keeps {_int_vec([j for j in range(k) if trace.wrong[r, j]])}" for r in range(n))
+        f"row {_i(r)} keeps {fmt.vec([j for j in range(k) if trace.wrong[r, j]])}" for r in range(n))
     alt = (
         f"KV cache with P = {_i(p)} cached positions and {_i(n)} new query rows r = "
         f"{', '.join(_i(r) for r in range(n))} at absolute positions "

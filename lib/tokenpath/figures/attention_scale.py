@@ -30,7 +30,7 @@ from ..attention import (
     WeightedValuesTrace,
     score_spread,
     score_variance,
-    weighted_values,
+    value_magnitude,
 )
 from . import Drawn, register, style
 
@@ -50,7 +50,6 @@ __all__ = [
     "score_closeup_trace",
     "update_score_closeup",
     "update_value_magnitude",
-    "value_magnitude_trace",
     "value_plane_limits",
 ]
 
@@ -67,12 +66,7 @@ BIN_WIDTH = 0.5
 #: and reported, not dropped silently.
 EDGES = np.arange(-3 * math.sqrt(D_H_RANGE[1]), 3 * math.sqrt(D_H_RANGE[1]) + BIN_WIDTH / 2, BIN_WIDTH)
 
-_SUB = str.maketrans("0123456789", "₀₁₂₃₄₅₆₇₈₉")
 _SMALL = 8.5  # font size of in-panel text, points
-
-
-def _sub(j: int) -> str:
-    return str(j).translate(_SUB)
 
 
 def panel_artists(artists: dict, prefix: str) -> dict:
@@ -97,24 +91,11 @@ def _prefixed(prefix: str, artists: dict) -> dict:
 # ============================================================== figure 11: value magnitude
 
 
-def value_magnitude_trace(m) -> WeightedValuesTrace:
-    """Figure 11 at value magnitude ``m``: scores :data:`~tokenpath.examples.FIG11_SCORES`,
-    value rows u₀ = :data:`~tokenpath.examples.FIG11_U0` and u₁ = [0, m].
-
-    >>> t = value_magnitude_trace(4)
-    >>> t.weights.tolist(), t.contributions.tolist(), t.output.tolist()
-    ([0.75, 0.25], [[1.5, 0.0], [0.0, 1.0]], [1.5, 1.0])
-    """
-    m = as_float("m", m, low=0.0)
-    value = np.stack([examples.FIG11_U0, m * np.array([0.0, 1.0])])
-    return weighted_values(examples.FIG11_SCORES, value)
-
-
 def value_plane_limits(*traces: WeightedValuesTrace) -> tuple[tuple[float, float], tuple[float, float]]:
     """Shared ``(xlim, ylim)`` holding the origin, every contribution tip and output of
     ``traces``, with a margin, so panels drawn with them have one scale.
 
-    >>> value_plane_limits(value_magnitude_trace(40))
+    >>> value_plane_limits(value_magnitude(40))
     ((-0.75, 3.75), (-1.0, 11.0))
     """
     if not traces:
@@ -135,15 +116,6 @@ def value_plane_limits(*traces: WeightedValuesTrace) -> tuple[tuple[float, float
 def _path(trace: WeightedValuesTrace) -> np.ndarray:
     """Tails and tips of the contributions laid tip to tail: ``[T_k + 1, 2]``."""
     return np.vstack([np.zeros(2), np.cumsum(trace.contributions, axis=0)])
-
-
-def _vec(v) -> str:
-    """Whole numbers as they are, others to four decimals: ``[1.0986, 0]``."""
-    return "[" + ", ".join(_short(x) for x in np.asarray(v, dtype=float)) + "]"
-
-
-def _short(x) -> str:
-    return fmt.num(x) if float(x).is_integer() else fmt.num(x, 4)
 
 
 def _comparison(a: float, b: float) -> str:
@@ -237,7 +209,7 @@ def draw_value_ledger(ax, trace: WeightedValuesTrace) -> dict:
     artists["scores"] = ax.text(0.0, r[1], "", **kw)
     artists["weights"] = ax.barh(r[2:4], [0.0, 0.0], left=0.13, height=0.055, color=style.VISIBLE)
     for j in range(2):
-        ax.text(0.0, r[2 + j], f"a{_sub(j)}", **kw)
+        ax.text(0.0, r[2 + j], f"a{fmt.subscript(j)}", **kw)
         artists[f"weight{j}"] = ax.text(0.0, r[2 + j], "", **kw)
     ax.text(0.0, r[4], "value rows", **head)
     artists["values"] = ax.text(0.0, r[5], "", **kw)
@@ -252,7 +224,7 @@ def draw_value_ledger(ax, trace: WeightedValuesTrace) -> dict:
 
 def _update_value_ledger(artists: dict, trace: WeightedValuesTrace) -> None:
     a, u, c, length = trace.weights, trace.value, trace.contributions, trace.lengths
-    artists["scores"].set_text(f"softmax({_vec(trace.scores)}) =")
+    artists["scores"].set_text(f"softmax({fmt.vec(trace.scores, 4, bare_ints=True)}) =")
     for j, bar in enumerate(artists["weights"]):
         bar.set_width(_BAR_SPAN * a[j])
         label = artists[f"weight{j}"]
@@ -261,14 +233,14 @@ def _update_value_ledger(artists: dict, trace: WeightedValuesTrace) -> None:
     artists["values"].set_text(f"u₀ = {fmt.vec(u[0])},  u₁ = {fmt.vec(u[1])}")
     for j in range(2):
         artists[f"contrib{j}"].set_text(
-            f"a{_sub(j)}u{_sub(j)} = {fmt.num(a[j])}·{fmt.vec(u[j])} = {fmt.vec(c[j])}"
+            f"a{fmt.subscript(j)}u{fmt.subscript(j)} = {fmt.num(a[j])}·{fmt.vec(u[j])} = {fmt.vec(c[j])}"
         )
     artists["output"].set_text(f"o = a₀u₀ + a₁u₁ = {fmt.vec(trace.output)}")
     big = int(np.argmax(a))
     small = 1 - big
     artists["compare"].set_text(
-        f"|a{_sub(small)}u{_sub(small)}| = {fmt.num(length[small])} "
-        f"{_comparison(length[small], length[big])} |a{_sub(big)}u{_sub(big)}| = {fmt.num(length[big])}"
+        f"|a{fmt.subscript(small)}u{fmt.subscript(small)}| = {fmt.num(length[small])} "
+        f"{_comparison(length[small], length[big])} |a{fmt.subscript(big)}u{fmt.subscript(big)}| = {fmt.num(length[big])}"
     )
 
 
@@ -285,7 +257,7 @@ def update_value_magnitude(artists: dict, trace: WeightedValuesTrace) -> None:
 def describe_value_magnitude(trace: WeightedValuesTrace) -> str:
     """A plain-text summary of one figure-11 state, every number from ``trace``.
 
-    >>> print(describe_value_magnitude(value_magnitude_trace(40)))
+    >>> print(describe_value_magnitude(value_magnitude(40)))
     m = 40: the scores [1.0986, 0] give the weights [0.75, 0.25], whatever m is. The contributions are a₀u₀ = [1.5, 0] (length 1.5) and a₁u₁ = [0, 10] (length 10), so the output is o = [1.5, 10]. The 0.25-weight source contributes the longer vector (10 > 1.5).
     """
     _check_fig11_trace(trace)
@@ -299,7 +271,7 @@ def describe_value_magnitude(trace: WeightedValuesTrace) -> str:
     else:
         verdict = "contributes a vector of the same length"
     return (
-        f"m = {fmt.num(trace.value[1, 1])}: the scores {_vec(trace.scores)} give the weights "
+        f"m = {fmt.num(trace.value[1, 1])}: the scores {fmt.vec(trace.scores, 4, bare_ints=True)} give the weights "
         f"{fmt.vec(a)}, whatever m is. The contributions are a₀u₀ = {fmt.vec(c[0])} "
         f"(length {fmt.num(length[0])}) and a₁u₁ = {fmt.vec(c[1])} (length {fmt.num(length[1])}), "
         f"so the output is o = {fmt.vec(trace.output)}. The {fmt.num(a[small])}-weight source "
@@ -323,9 +295,9 @@ _F11 = dict(
 
 @register(11, "Same weights, different value magnitude")
 def build_fig11() -> Drawn:
-    small = value_magnitude_trace(examples.FIG11_M_SMALL)
-    large = value_magnitude_trace(examples.FIG11_M_LARGE)
-    xlim, ylim = value_plane_limits(small, large, value_magnitude_trace(M_RANGE[1]))
+    small = value_magnitude(examples.FIG11_M_SMALL)
+    large = value_magnitude(examples.FIG11_M_LARGE)
+    xlim, ylim = value_plane_limits(small, large, value_magnitude(M_RANGE[1]))
     g = _F11
     # equal aspect: the plane's width follows from its height and the shared limits
     plane_w = g["height"] * (xlim[1] - xlim[0]) / (ylim[1] - ylim[0])
@@ -396,7 +368,7 @@ def draw_variance_bars(ax, trace: VarianceTrace) -> dict:
     scaled = ax.bar(x + w, trace.scaled, w, color=style.ACCENT, label="Monte Carlo: q·k/√dₕ")
     line = ax.hlines(
         scaled_theory, x - 1.5 * w, x + 1.5 * w, colors=style.NEUTRAL, linestyles="--",
-        linewidth=0.9, zorder=3, label=f"theory after ÷√dₕ: {_vec(np.unique(scaled_theory))[1:-1]}",
+        linewidth=0.9, zorder=3, label=f"theory after ÷√dₕ: {fmt.vec(np.unique(scaled_theory), 4, bare_ints=True)[1:-1]}",
     )
     labels = []
     for bars, values, digits in (
@@ -503,7 +475,7 @@ def describe_score_closeup(trace: ScoreSpreadTrace) -> str:
     return (
         f"dₕ = {trace.d_h}: over {fmt.num(trace.samples)} independent pairs of standard-normal "
         f"vectors, the unscaled score q·k has sample variance {fmt.num(trace.unscaled_var, 2)} "
-        f"(theory {fmt.num(trace.theory)}); divided by √{trace.d_h} = {_short(math.sqrt(trace.d_h))} "
+        f"(theory {fmt.num(trace.theory)}); divided by √{trace.d_h} = {fmt.num(math.sqrt(trace.d_h), 4, bare_ints=True)} "
         f"it has {fmt.num(trace.scaled_var, 2)} (theory {fmt.num(trace.theory / trace.d_h)}). "
         "An approximation under independence, not a measurement of a trained model."
     )
