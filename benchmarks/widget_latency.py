@@ -2,8 +2,9 @@
 
 A step is what a reader waits for after moving a slider: compute the trace with the
 engine, move the figure's artists in place, render the PNG (draw + encode) and hand
-it to the image widget. Both widgets are driven through ``SliderFigure.update`` with
-Agg, no Jupyter, over a sweep of slider positions after a short warm-up.
+it to the image widget. Every slider widget the book registers
+(``tokenpath.widgets.SLIDERS``) is driven through ``SliderFigure.update`` with Agg, no
+Jupyter, over a sweep of slider positions after a short warm-up.
 
 Prints the median and 95th percentile per widget, and the median of each stage;
 exits with status 1 when a median exceeds the budget (30 ms by default).
@@ -23,7 +24,6 @@ import matplotlib
 import numpy as np
 
 from tokenpath import widgets
-from tokenpath.figures import attention_scale as scale
 
 STAGES = ("compute", "artists", "draw", "encode")
 
@@ -58,6 +58,8 @@ def main(argv=None) -> int:
     parser.add_argument("--steps", type=int, default=50, help="slider positions per widget (default 50)")
     parser.add_argument("--warmup", type=int, default=5, help="updates before timing (default 5)")
     parser.add_argument("--budget-ms", type=float, default=30.0, help="median budget per step (default 30)")
+    parser.add_argument("--only", nargs="+", metavar="NAME", choices=sorted(widgets.SLIDERS),
+                        help="time only these widgets")
     args = parser.parse_args(argv)
     if args.steps < 2:
         parser.error("--steps must be at least 2")
@@ -67,24 +69,24 @@ def main(argv=None) -> int:
         f"numpy {np.__version__}, backend Agg, {os.cpu_count()} CPU(s)"
     )
     print(f"{args.steps} steps per widget after {args.warmup} warm-up updates; budget: median <= {args.budget_ms:g} ms\n")
-    header = f"{'widget':<18}{'median':>9}{'p95':>9}   " + "  ".join(f"{k:>8}" for k in STAGES)
+    header = f"{'widget':<22}{'median':>9}{'p95':>9}   " + "  ".join(f"{k:>8}" for k in STAGES)
     print(header)
     print("-" * len(header))
     failed = []
-    for name, make, default in (
-        ("value_magnitude", widgets.value_magnitude, scale.M_RANGE[1]),
-        ("score_scale", widgets.score_scale, scale.D_H_FOCUS),
-    ):
+    for name, make in widgets.SLIDERS.items():
+        if args.only and name not in args.only:
+            continue
         t0 = time.perf_counter()
         widget = make()
         build = time.perf_counter() - t0
+        default = widget.value
         values = slider_values(widget, args.steps)
         warm = values[:: max(1, len(values) // max(1, args.warmup))][: args.warmup]
         totals, stages = sweep(widget, values, warm)
         widget.update(default)
         median, p95 = np.median(totals) * 1e3, np.percentile(totals, 95) * 1e3
         parts = "  ".join(f"{np.median(stages[k]) * 1e3:8.1f}" for k in STAGES)
-        print(f"{name:<18}{median:9.1f}{p95:9.1f}   {parts}   (build {build * 1e3:.0f} ms)")
+        print(f"{name:<22}{median:9.1f}{p95:9.1f}   {parts}   (build {build * 1e3:.0f} ms)")
         if median > args.budget_ms:
             failed.append(name)
     print("\nall times in ms; stage columns are medians (draw + encode = rendering the PNG)")

@@ -18,6 +18,8 @@ from __future__ import annotations
 
 import base64
 import html
+import importlib
+import pkgutil
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Callable
@@ -147,8 +149,14 @@ _loaded = False
 
 
 def _load() -> None:
-    """Import the figure modules so their builders register (once)."""
+    """Import every figure module of this package (once), so their builders register.
+
+    A figure module is any module here whose name does not start with an underscore,
+    other than :mod:`.style`; a new chapter's figures only need a new module.
+    """
     global _loaded
     if not _loaded:
         _loaded = True
-        from . import attention, attention_scale  # noqa: F401
+        for info in sorted(pkgutil.iter_modules(__path__), key=lambda m: m.name):
+            if not info.name.startswith("_") and info.name != "style":
+                importlib.import_module(f"{__name__}.{info.name}")

@@ -1,9 +1,6 @@
-"""The book's teaching constants, written once.
+"""Teaching constants of chapter 04_attention (figures 7–14, packing, cross-attention).
 
-Every ID, vector and matrix here is a *teaching assignment* chosen so a reader can
-check the arithmetic by hand. None of it is any vendor's tokenizer, weights, API
-output or measurement. The small hand-calculation configurations are independent of
-each other and must not be stitched together into one model.
+Teaching assignments, not any vendor's numbers; see :mod:`tokenpath.examples`.
 """
 
 from __future__ import annotations
@@ -11,32 +8,6 @@ from __future__ import annotations
 import math
 
 import numpy as np
-
-# --- the running example: characters as IDs -------------------------------------
-#: Character-level teaching vocabulary used by the main line of the book.
-CHAR_IDS = {"a": 3, "b": 7, "c": 2}
-#: The teaching end-of-sequence ID.
-EOS = 9
-#: Sequence 0 of the batch, the string "abac".
-TEXT = "abac"
-
-#: Main shape configuration: batch, positions, vocabulary, width, heads, head width.
-B, T, V, D_MODEL, H, D_HEAD = 2, 4, 1000, 8, 2, 4
-
-
-def encode_chars(text: str) -> np.ndarray:
-    """Look each character up in :data:`CHAR_IDS`.
-
-    >>> encode_chars("abac").tolist()
-    [3, 7, 3, 2]
-    """
-    if not isinstance(text, str):
-        raise TypeError(f"text must be a str, got {type(text).__name__}")
-    unknown = sorted(set(text) - set(CHAR_IDS))
-    if unknown:
-        raise ValueError(f"text has characters outside the teaching vocabulary {sorted(CHAR_IDS)}: {unknown}")
-    return np.array([CHAR_IDS[ch] for ch in text], dtype=np.int64)
-
 
 #: The receiving position figure 7 follows.
 FIG7_RECEIVER = 2
@@ -100,3 +71,5 @@ CROSS_SEED = 4
 
 #: Seed for the random multi-head tensors of the main shape configuration.
 MULTIHEAD_SEED = 0
+
+__all__ = [name for name in dir() if name.isupper()]

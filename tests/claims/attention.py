@@ -1,25 +1,8 @@
-"""The registry of claims: every number the book states, with the engine computation
-that produces it.
-
-A :class:`Claim` ties a name to
-
-* ``compute`` — a call into the engine (never a literal);
-* the value the book states, as text, at each precision it is written in
-  (``rounded`` and/or ``full`` with their decimals, ``exact`` for fractions and
-  integers, or ``text`` with a custom formatter).
-
-``tests/test_claims.py`` checks that each computed value, formatted the book's way
-(:mod:`tokenpath.fmt`), reads exactly as stated. ``tests/test_prose_numbers.py`` then
-scans every markdown cell of ``book/*.md`` and accepts a number only if it is one of
-these renderings (or a reference the scanner recognises, or listed in
-:data:`NOT_CLAIMS`). A number typed into the prose that no claim produces fails.
-"""
+"""Claims of chapter 04_attention (figures 7–14): causal attention by hand."""
 
 from __future__ import annotations
 
-from dataclasses import dataclass
-from functools import cache
-from typing import Any, Callable
+from functools import cache, partial
 
 import numpy as np
 
@@ -27,67 +10,12 @@ from tokenpath import attention as A
 from tokenpath import examples as ex
 from tokenpath import fmt
 
+from . import Claim as _Claim
+from . import NotClaim as _NotClaim
 
-def render(value, *, digits: int | None = None, fractions: bool = False) -> str:
-    """Format a scalar, vector or matrix the way the prose writes it."""
-    arr = np.asarray(value)
-    if arr.ndim == 0:
-        return fmt.frac(arr) if fractions else fmt.num(arr, digits)
-    if arr.ndim == 1:
-        return fmt.vec(arr, digits, fractions=fractions)
-    if arr.ndim == 2:
-        return fmt.mat(arr, digits, fractions=fractions)
-    raise ValueError(f"cannot render a {arr.ndim}-D claim")
-
-
-@dataclass(frozen=True)
-class Claim:
-    name: str
-    compute: Callable[[], Any]
-    #: stated value at display precision, and its number of decimals
-    rounded: tuple[str, int] | None = None
-    #: stated value at full precision, and its number of decimals
-    full: tuple[str, int] | None = None
-    #: stated exact value: integers and small fractions
-    exact: str | None = None
-    #: stated value written with a custom formatter ``(value) -> str``
-    text: tuple[str, Callable[[Any], str]] | None = None
-    chapter: str = "04_attention"
-
-    def renderings(self) -> dict[str, str]:
-        """What the engine's value reads as, for each stated form: {form: text}."""
-        value = self.compute()
-        out = {}
-        if self.rounded is not None:
-            out["rounded"] = render(value, digits=self.rounded[1])
-        if self.full is not None:
-            out["full"] = render(value, digits=self.full[1])
-        if self.exact is not None:
-            out["exact"] = render(value, fractions=True)
-        if self.text is not None:
-            out["text"] = self.text[1](value)
-        return out
-
-    def stated(self) -> dict[str, str]:
-        out = {}
-        if self.rounded is not None:
-            out["rounded"] = self.rounded[0]
-        if self.full is not None:
-            out["full"] = self.full[0]
-        if self.exact is not None:
-            out["exact"] = self.exact
-        if self.text is not None:
-            out["text"] = self.text[0]
-        return out
-
-
-@dataclass(frozen=True)
-class NotClaim:
-    """A phrase in the prose whose digits are not a computed claim, with the reason."""
-
-    phrase: str
-    why: str
-    chapter: str = "04_attention"
+CHAPTER = "04_attention"
+Claim = partial(_Claim, chapter=CHAPTER)
+NotClaim = partial(_NotClaim, chapter=CHAPTER)
 
 
 # ------------------------------------------------------------------ engine calls
@@ -154,7 +82,7 @@ def _weighted_sum(trace, row) -> str:
 
 # ------------------------------------------------------------------------ claims
 
-CLAIMS: list[Claim] = [
+CLAIMS: list[_Claim] = [
     # -- figure 7 ------------------------------------------------------------------
     Claim("running.ids", lambda: ex.encode_chars(ex.TEXT), exact="[3, 7, 3, 2]"),
     Claim("running.targets", lambda: fig13()[1], exact="[7, 3, 2, 9]"),
@@ -251,15 +179,7 @@ CLAIMS: list[Claim] = [
 ]
 
 #: Digits in the prose that are not computed claims, each with its reason.
-NOT_CLAIMS: list[NotClaim] = [
+NOT_CLAIMS: list[_NotClaim] = [
     NotClaim("dim=-1", "code: PyTorch's name for the last axis"),
     NotClaim("axis=-1", "code: NumPy's name for the last axis"),
 ]
-
-
-def claims_for(chapter: str) -> list[Claim]:
-    return [c for c in CLAIMS if c.chapter == chapter]
-
-
-def not_claims_for(chapter: str) -> list[NotClaim]:
-    return [n for n in NOT_CLAIMS if n.chapter == chapter]

@@ -21,6 +21,10 @@ would, and encodes the canvas exactly as :func:`tokenpath.figures.style.png_byte
 does. The result is the same PNG, byte for byte, as a full ``savefig`` of the same
 state (the tests check this), at a fraction of the cost.
 
+Each chapter's widgets live in a module of this package (``widgets.attention`` …) and
+are re-exported here. Every slider widget registers its constructor in :data:`SLIDERS`
+(``benchmarks/widget_latency.py`` times each one).
+
 >>> w = value_magnitude()
 >>> w.png() == figures.render(11).png(dpi=style.SCREEN_DPI)
 True
@@ -47,11 +51,22 @@ from matplotlib.backends.backend_agg import FigureCanvasAgg
 from matplotlib.container import Container
 from matplotlib.figure import Figure
 
-from . import attention, figures
-from .figures import attention_scale as scale
-from .figures import style
+from .. import figures
+from ..figures import style
 
-__all__ = ["SliderFigure", "score_scale", "value_magnitude"]
+__all__ = ["SLIDERS", "SliderFigure", "int_in", "real_in", "slider"]
+
+#: Every slider widget of the book: its name and the constructor that builds it in its
+#: default state (the static figure).
+SLIDERS: dict[str, Callable[[], "SliderFigure"]] = {}
+
+
+def slider(make: Callable[..., "SliderFigure"]) -> Callable[..., "SliderFigure"]:
+    """Decorator: register a slider-widget constructor in :data:`SLIDERS` by its name."""
+    if make.__name__ in SLIDERS:
+        raise ValueError(f"slider widget {make.__name__} is registered twice")
+    SLIDERS[make.__name__] = make
+    return make
 
 
 class _PartialRenderer:
@@ -156,7 +171,7 @@ def _flatten(items) -> list[Artist]:
 class SliderFigure:
     """One figure, its artists, a slider and the PNG image it shows.
 
-    Build one with :func:`value_magnitude` or :func:`score_scale`. End a notebook cell
+    Build one with a chapter's constructor (:func:`value_magnitude` …). End a notebook cell
     with it to show the widget; call :meth:`describe` for the current numbers in
     words and :meth:`png` for the current image.
     """
@@ -259,7 +274,8 @@ class SliderFigure:
 # --------------------------------------------------------------- constructors
 
 
-def _real_in(name: str, low: float, high: float):
+def real_in(name: str, low: float, high: float):
+    """A check for a real slider value in ``[low, high]`` that names ``name`` when it fails."""
     def check(x) -> float:
         if isinstance(x, bool) or not isinstance(x, numbers.Real):
             raise TypeError(f"{name} must be a real number, got {type(x).__name__}")
@@ -273,7 +289,8 @@ def _real_in(name: str, low: float, high: float):
     return check
 
 
-def _int_in(name: str, low: int, high: int):
+def int_in(name: str, low: int, high: int):
+    """A check for an integer slider value in ``[low, high]`` that names ``name`` when it fails."""
     def check(x) -> int:
         if isinstance(x, bool) or not isinstance(x, numbers.Integral):
             raise TypeError(f"{name} must be an integer, got {type(x).__name__}")
@@ -285,82 +302,7 @@ def _int_in(name: str, low: int, high: int):
     return check
 
 
-#: The artists of figure 11's right panel that a change of m can move, plus those a
-#: full draw paints over them (the a₀u₀ arrow and the origin dot cover the output's
-#: tail). The weights, and so the a₀u₀ line of arithmetic, do not depend on m; the
-#: tests check every slider position against a full draw.
-_MOVES_WITH_M = (
-    "title", "plane.contrib0", "plane.contrib1", "plane.output", "plane.origin",
-    "plane.label1", "plane.label_out", "ledger.values", "ledger.contrib1", "ledger.output",
-    "ledger.compare",
-)
+# The chapters' widgets (each module registers its sliders and is re-exported here).
+from .attention import score_scale, value_magnitude  # noqa: E402
 
-
-def value_magnitude(m: float = scale.M_RANGE[1]) -> SliderFigure:
-    """Figure 11 with a slider for the value magnitude m (u₁ = [0, m]) of the right
-    panel. The weights never move; the 0.25-weight contribution a₁u₁ grows with m.
-    The default, m = 40, is the static figure.
-
-    >>> w = value_magnitude(8)
-    >>> w.trace.contributions[1].tolist(), w.trace.output.tolist()
-    ([0.0, 2.0], [1.5, 2.0])
-    """
-    low, high = scale.M_RANGE
-    check = _real_in("m", low, high)
-    m = check(m)
-    drawn = figures.render(11)
-    right = scale.panel_artists(drawn.artists, "right")
-    slider = ipywidgets.FloatSlider(
-        value=high, min=low, max=high, step=0.5, description="m", readout_format=".1f",
-        continuous_update=True, layout=ipywidgets.Layout(width="28em"),
-    )
-    widget = SliderFigure(
-        drawn,
-        name="m",
-        slider=slider,
-        check=check,
-        compute=attention.value_magnitude,
-        move=lambda trace: scale.update_value_magnitude(right, trace),
-        describe=scale.describe_value_magnitude,
-        moving=[right[k] for k in _MOVES_WITH_M],
-        trace=drawn.trace[1],
-    )
-    if m != widget.value:
-        widget.update(m)
-    return widget
-
-
-def score_scale(d_h: int = scale.D_H_FOCUS) -> SliderFigure:
-    """Figure 12 with a slider for the head width d_h of the close-up (b): histograms
-    of q·k and q·k/√d_h and their sample variances. The default, d_h = 16, is the
-    static figure.
-
-    >>> w = score_scale(4)
-    >>> w.trace.d_h, w.trace.theory
-    (4, 4.0)
-    """
-    low, high = scale.D_H_RANGE
-    check = _int_in("d_h", low, high)
-    d_h = check(d_h)
-    drawn = figures.render(12)
-    closeup = scale.panel_artists(drawn.artists, "b")
-    slider = ipywidgets.IntSlider(
-        value=scale.D_H_FOCUS, min=low, max=high, step=1, description="dₕ",
-        continuous_update=True, layout=ipywidgets.Layout(width="28em"),
-    )
-    widget = SliderFigure(
-        drawn,
-        name="d_h",
-        slider=slider,
-        check=check,
-        compute=scale.score_closeup_trace,
-        move=lambda trace: scale.update_score_closeup(closeup, trace),
-        describe=scale.describe_score_closeup,
-        # the spines are drawn over the histograms' outer edges, so they go along
-        moving=[closeup[k] for k in ("unscaled", "scaled", "title", "legend")]
-        + list(closeup["title"].axes.spines.values()),
-        trace=drawn.trace[1],
-    )
-    if d_h != widget.value:
-        widget.update(d_h)
-    return widget
+__all__ += ["score_scale", "value_magnitude"]
