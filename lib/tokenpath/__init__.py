@@ -1,18 +1,19 @@
 """tokenpath: follow one string all the way to next-token probabilities.
 
-The engine behind the book. Topic modules (``tokenpath.attention`` …) are pure NumPy
-functions that return small frozen trace objects; ``tokenpath.figures`` draws those
-traces; ``tokenpath.widgets`` wires sliders to them; ``tokenpath.examples`` holds the
-teaching constants.
+The engine behind the book. Topic modules (``tokenpath.attention``,
+``tokenpath.norms``, ``tokenpath.position`` …) are pure NumPy functions that return
+small frozen trace objects; ``tokenpath.figures`` draws those traces;
+``tokenpath.widgets`` wires sliders to them; ``tokenpath.examples`` holds the teaching
+constants.
 """
 
 from __future__ import annotations
 
 import numpy as np
 
-from . import attention, examples, fmt
+from . import attention, examples, fmt, norms, position
 
-__all__ = ["attention", "examples", "fmt", "setup_notebook"]
+__all__ = ["attention", "examples", "fmt", "norms", "position", "setup_notebook"]
 __version__ = "0.1.0"
 
 
