@@ -39,7 +39,7 @@ PYTEST_ARGS  = tests lib --doctest-modules --ignore-glob='*/__main__.py' \
                --nbval --nbval-current-env --nbval-sanitize-with tests/nbval_sanitize.cfg \
                $(NOTEBOOKS)
 
-.PHONY: help venv lab test check-lab figures sync book bench lock clean
+.PHONY: help venv lab test check-lab check-book figures sync book doctor bench lock clean
 
 help:
 	@echo "make lab       start JupyterLab on the first notebook"
@@ -47,7 +47,9 @@ help:
 	@echo "make check-lab open the book in headless Chromium and drag its sliders"
 	@echo "make figures   write figures/figNN.svg and .png (ONLY=\"7 8\" for a subset)"
 	@echo "make sync      sync book/*.md with notebooks/*.ipynb, then re-execute the notebooks"
-	@echo "make book      offline HTML edition in build/html/"
+	@echo "make book      offline HTML edition in build/html/ (sliders work without a kernel)"
+	@echo "make check-book open the HTML edition from file:// in headless Chromium and move its sliders"
+	@echo "make doctor    check this environment (versions, widget frontend, CJK font, kernel)"
 	@echo "make bench     run every script in benchmarks/"
 	@echo "make venv      create or update .venv only"
 	@echo "make lock      regenerate constraints.txt from a fresh venv"
@@ -86,89 +88,36 @@ check-lab:
 	@$(MAKE) --no-print-directory venv EXTRAS=$(EXTRAS),browser
 	$(PY) tests/lab_smoke.py
 
+# The HTML edition in a real browser, from file://: move every precomputed slider and
+# compare each frame with the figure code's rendering (tests/book_smoke.py).
+check-book: book
+	@$(MAKE) --no-print-directory venv EXTRAS=$(EXTRAS),browser
+	$(PY) tests/book_smoke.py
+
 figures: $(STAMP)
 	$(PY) -m tokenpath.figures --out figures $(if $(strip $(ONLY)),--only $(ONLY))
 
 # Sync each book/*.md with its notebook (the newer side wins), then re-execute every
-# notebook top to bottom in a fresh kernel and store the outputs. Widget state and
-# per-cell timings are not stored: they change on every run. A stored widget view would
-# refer to that missing state by a random model id, and JupyterLab would show "model not
-# found" in its place, so widget views are dropped too: a slider appears when its cell
-# runs. Such cells are tagged nbval-ignore-output; the text cell after each prints the
-# widget's state, and that output is checked.
-define EXECUTE_NOTEBOOKS
-import sys
-from pathlib import Path
-import nbformat
-from nbclient import NotebookClient
-WIDGET = "application/vnd.jupyter.widget-view+json"
-for name in sys.argv[1:]:
-    path = Path(name)
-    print("executing", path, flush=True)
-    nb = nbformat.read(path, as_version=4)
-    client = NotebookClient(
-        nb, timeout=600, kernel_name="python3", record_timing=False,
-        store_widget_state=False, resources={"metadata": {"path": str(path.parent)}},
-    )
-    client.execute()
-    nb.metadata.pop("widgets", None)
-    for cell in nb.cells:
-        cell.metadata.pop("execution", None)
-        if "outputs" in cell:
-            cell.outputs = [o for o in cell.outputs if WIDGET not in o.get("data", {})]
-    nbformat.write(nb, path)
-endef
-export EXECUTE_NOTEBOOKS
-
+# notebook top to bottom in a fresh kernel and store the outputs (tokenpath/_build.py
+# says what is and is not stored, and why).
 sync: $(STAMP)
 	@shopt -s nullglob; \
 	texts=(book/*.md); \
 	if [ $${#texts[@]} -gt 0 ]; then $(BIN)/jupytext --sync "$${texts[@]}"; fi; \
 	notebooks=(notebooks/*.ipynb); \
-	if [ $${#notebooks[@]} -eq 0 ]; then echo "No notebooks to execute."; exit 0; fi; \
-	$(BIN)/jupytext --sync "$${notebooks[@]}"; \
-	$(PY) -c "$$EXECUTE_NOTEBOOKS" "$${notebooks[@]}"; \
-	texts=(book/*.md); touch "$${texts[@]}"
+	if [ $${#notebooks[@]} -gt 0 ]; then $(BIN)/jupytext --sync "$${notebooks[@]}"; fi; \
+	$(PY) -m tokenpath._build execute "$${notebooks[@]}"; \
+	texts=(book/*.md); if [ $${#texts[@]} -gt 0 ]; then touch "$${texts[@]}"; fi
 
-# The HTML edition is built from the stored notebooks with nbconvert, which works
-# offline; see README.md ("Reading the book as HTML").
-define BOOK_INDEX
-import html
-import sys
-from pathlib import Path
-import nbformat
-items = []
-for name in sys.argv[1:]:
-    path = Path(name)
-    nb = nbformat.read(path, as_version=4)
-    title = path.stem
-    for cell in nb.cells:
-        if cell.cell_type == "markdown":
-            heading = [line for line in cell.source.splitlines() if line.startswith("# ")]
-            if heading:
-                title = heading[0][2:].strip()
-                break
-    items.append(f'<li><a href="{html.escape(path.stem)}.html">{html.escape(title)}</a></li>')
-page = [
-    "<!DOCTYPE html>",
-    '<html lang="en"><head><meta charset="utf-8"><title>tokenpath</title></head><body>',
-    "<h1>tokenpath</h1>",
-    "<p>One string followed to next-token probabilities.</p>",
-    *(["<p>Chapters in reading order:</p>", "<ol>", *items, "</ol>"] if items else ["<p>No chapters yet.</p>"]),
-    "</body></html>",
-]
-Path("build/html/index.html").write_text("\n".join(page) + "\n", encoding="utf-8")
-print("wrote build/html/index.html")
-endef
-export BOOK_INDEX
-
+# The HTML edition, built offline from the stored notebooks with precomputed sliders
+# (tokenpath/_book.py; README.md, "Reading the book as HTML").
 book: $(STAMP)
-	@rm -rf build/html; mkdir -p build/html; \
-	shopt -s nullglob; notebooks=(notebooks/*.ipynb); \
-	if [ $${#notebooks[@]} -gt 0 ]; then \
-	    $(BIN)/jupyter nbconvert --to html --output-dir build/html "$${notebooks[@]}"; \
-	fi; \
-	$(PY) -c "$$BOOK_INDEX" "$${notebooks[@]}"
+	@rm -rf build/html
+	$(PY) -m tokenpath._build book --out build/html $(NOTEBOOKS)
+
+# The environment doctor: versions, widget frontend, CJK font, the notebooks' kernel.
+doctor: $(STAMP)
+	@$(PY) -m tokenpath.doctor
 
 # Every script runs even when one fails (a script exits non-zero when a measurement is
 # over its budget); the target fails if any did.

@@ -1,8 +1,11 @@
 """The three dependency files agree.
 
 pyproject.toml is the source of truth (runtime dependencies plus every extra).
-environment.yml must name the same packages for conda / Binder, and constraints.txt
-must pin each of them to one exact version that the pyproject range allows.
+environment.yml is the reader's environment for conda / Binder: it must name exactly
+the packages of the runtime and of every extra except the maintainer-only ones listed
+in MAINTAINER_ONLY (PyTorch's plain package is a multi-gigabyte CUDA build; playwright
+only drives the browser tests). constraints.txt must pin every package of every group
+to one exact version that the pyproject range allows.
 """
 
 from __future__ import annotations
@@ -21,15 +24,25 @@ ROOT = Path(__file__).resolve().parents[1]
 
 # Conda packages that are the environment itself rather than a dependency of tokenpath.
 CONDA_ONLY = {"python", "pip"}
+#: Extras that a reader does not install: left out of environment.yml on purpose.
+MAINTAINER_ONLY = {"crosscheck", "browser"}
 
 
-def pyproject_requirements() -> dict[str, Requirement]:
+def pyproject_groups() -> dict[str, list[Requirement]]:
+    """``{"runtime": [...], "dev": [...], ...}``: the dependencies and each extra."""
     project = tomllib.loads((ROOT / "pyproject.toml").read_text(encoding="utf-8"))["project"]
-    lines = list(project.get("dependencies", []))
-    for group in project.get("optional-dependencies", {}).values():
-        lines.extend(group)
-    reqs = [Requirement(line) for line in lines]
+    groups = {"runtime": project.get("dependencies", []), **project.get("optional-dependencies", {})}
+    return {name: [Requirement(line) for line in lines] for name, lines in groups.items()}
+
+
+def pyproject_requirements(groups=None) -> dict[str, Requirement]:
+    """Every requirement of the named groups (default: all), by canonical name."""
+    reqs = [r for name, group in pyproject_groups().items() if groups is None or name in groups for r in group]
     return {canonicalize_name(r.name): r for r in reqs}
+
+
+def reader_requirements() -> dict[str, Requirement]:
+    return pyproject_requirements([g for g in pyproject_groups() if g not in MAINTAINER_ONLY])
 
 
 def environment_yml() -> dict:
@@ -80,15 +93,37 @@ def constraint_pins() -> dict[str, str]:
     return pins
 
 
-def test_environment_yml_lists_the_same_packages_as_pyproject():
-    in_pyproject = set(pyproject_requirements())
+def test_maintainer_only_extras_exist_in_pyproject():
+    assert MAINTAINER_ONLY <= set(pyproject_groups()), (
+        f"MAINTAINER_ONLY names {sorted(MAINTAINER_ONLY - set(pyproject_groups()))}, which pyproject.toml lacks"
+    )
+
+
+def test_environment_yml_lists_the_readers_packages_of_pyproject():
+    in_pyproject = set(reader_requirements())
     in_environment = environment_names()
     missing = sorted(in_pyproject - in_environment)
     extra = sorted(in_environment - in_pyproject)
     assert not missing and not extra, (
-        "environment.yml and pyproject.toml list different packages:\n"
-        f"  in pyproject.toml only: {missing or 'none'}\n"
-        f"  in environment.yml only: {extra or 'none'}"
+        "environment.yml must list the runtime dependencies and every extra but "
+        f"{sorted(MAINTAINER_ONLY)}, exactly:\n"
+        f"  missing from environment.yml: {missing or 'none'}\n"
+        f"  in environment.yml but not a reader's dependency in pyproject.toml: {extra or 'none'}"
+    )
+
+
+def test_every_pyproject_dependency_is_in_environment_yml_or_a_maintainer_only_extra():
+    in_environment = environment_names()
+    maintainer = set(pyproject_requirements(MAINTAINER_ONLY))
+    unaccounted = sorted(set(pyproject_requirements()) - in_environment - maintainer)
+    assert not unaccounted, f"in pyproject.toml but neither in environment.yml nor a maintainer-only extra: {unaccounted}"
+
+
+@pytest.mark.parametrize("name", ["torch", "playwright"])
+def test_environment_yml_installs_neither_torch_nor_playwright(name):
+    assert name not in environment_names(), (
+        f"environment.yml installs {name}; a reader needs neither torch (a plain torch is a "
+        "multi-gigabyte CUDA build) nor playwright (the browser tests)"
     )
 
 

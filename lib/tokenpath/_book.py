@@ -1,0 +1,560 @@
+"""The offline HTML edition (``make book``): one page per stored notebook.
+
+Each page is written from the notebook as ``make test`` checked it; nothing is
+re-executed. It holds the prose, the code, the stored outputs and figures, a sidebar
+with every chapter and the page's sections, previous/next links, and math as MathML
+(converted from TeX here by ``latex2mathml``; browsers draw MathML themselves, so no
+script or font is fetched). Pages need no server: open ``index.html`` from disk.
+
+**Sliders without a kernel.** A code cell that calls a constructor registered in
+:data:`tokenpath.widgets.SLIDERS` (e.g. ``widgets.value_magnitude()``) gets a
+precomputed widget in its place: the constructor is called with the cell's literal
+arguments, then the widget is moved with :meth:`~tokenpath.widgets.SliderFigure.update`
+over a grid of slider positions (:func:`slider_grid`), and each frame's PNG and
+:meth:`~tokenpath.widgets.SliderFigure.describe` text are embedded in the page. A plain
+``<input type="range">`` switches between them (arrow keys, Page Up/Down, Home and
+End work as in any range input) and the caption follows. The frames come from the
+same figure code the notebook runs, so a frame is byte for byte what the widget shows
+at that value.
+"""
+
+from __future__ import annotations
+
+import ast
+import base64
+import html
+import json
+import math
+import re
+from dataclasses import dataclass
+from pathlib import Path
+
+__all__ = ["Chapter", "SliderCall", "build", "slider_calls", "slider_grid", "render_markdown"]
+
+#: Most precomputed positions per slider (a grid of this many values at most).
+MAX_FRAMES = 41
+#: Marks a precomputed slider in a page; the browser test finds them by it.
+SLIDER_CLASS = "tp-slider"
+
+
+# ------------------------------------------------------------------ slider cells
+
+
+@dataclass(frozen=True)
+class SliderCall:
+    """A call of a registered slider constructor found in a code cell."""
+
+    name: str
+    args: tuple = ()
+    kwargs: tuple = ()  # (key, value) pairs
+
+    def build(self):
+        from .widgets import SLIDERS
+
+        return SLIDERS[self.name](*self.args, **dict(self.kwargs))
+
+
+def widget_names(source: str) -> tuple[set, dict]:
+    """How the Python ``source`` (a notebook's code) refers to ``tokenpath.widgets``:
+    the names bound to the module itself, and the names bound to its functions.
+
+    >>> widget_names("from tokenpath import widgets\\nfrom tokenpath.widgets import score_scale as s")
+    ({'widgets'}, {'s': 'score_scale'})
+    """
+    modules, functions = set(), {}
+    try:
+        tree = ast.parse(_python_only(source))
+    except SyntaxError:
+        return modules, functions
+    for node in ast.walk(tree):
+        if isinstance(node, ast.ImportFrom) and node.module == "tokenpath":
+            modules |= {a.asname or a.name for a in node.names if a.name == "widgets"}
+        elif isinstance(node, ast.ImportFrom) and node.module == "tokenpath.widgets":
+            functions |= {a.asname or a.name: a.name for a in node.names}
+        elif isinstance(node, ast.Import):
+            for a in node.names:
+                if a.name == "tokenpath.widgets" and a.asname:
+                    modules.add(a.asname)
+                elif a.name.startswith("tokenpath"):
+                    modules.add(f"{a.asname or 'tokenpath'}.widgets")
+    return modules, functions
+
+
+def slider_calls(source: str, names, context: str | None = None) -> list[SliderCall]:
+    """Calls of the slider constructors ``names`` (of ``tokenpath.widgets``) in the
+    Python ``source`` of a cell, with their literal arguments, in source order.
+    ``context`` (default: ``source``) is the code whose imports say how the module
+    is named; a same-named function of another module is not a slider.
+
+    >>> code = "from tokenpath import widgets\\nw = widgets.value_magnitude(8)\\nw"
+    >>> slider_calls(code, {"value_magnitude"})
+    [SliderCall(name='value_magnitude', args=(8,), kwargs=())]
+    >>> slider_calls("t = A.value_magnitude(m)", {"value_magnitude"}, context=code)
+    []
+    """
+    modules, functions = widget_names(source if context is None else context)
+    try:
+        tree = ast.parse(_python_only(source))
+    except SyntaxError:
+        return []
+    found = []
+    for node in ast.walk(tree):
+        if not isinstance(node, ast.Call):
+            continue
+        func = node.func
+        if isinstance(func, ast.Attribute) and _dotted(func.value) in modules:
+            name = func.attr
+        elif isinstance(func, ast.Name) and func.id in functions:
+            name = functions[func.id]
+        else:
+            continue
+        if name not in names:
+            continue
+        try:
+            args = tuple(ast.literal_eval(a) for a in node.args)
+            kwargs = tuple((k.arg, ast.literal_eval(k.value)) for k in node.keywords)
+        except ValueError as exc:
+            raise ValueError(
+                f"a slider cell must call {name} with literal arguments, got {ast.unparse(node)!r}"
+            ) from exc
+        found.append((node.lineno, node.col_offset, SliderCall(name, args, kwargs)))
+    return [call for *_, call in sorted(found, key=lambda t: t[:2])]
+
+
+def _dotted(node) -> str | None:
+    if isinstance(node, ast.Name):
+        return node.id
+    if isinstance(node, ast.Attribute):
+        head = _dotted(node.value)
+        return f"{head}.{node.attr}" if head else None
+    return None
+
+
+def _python_only(source: str) -> str:
+    """Blank out IPython magics and shell lines so ``ast`` can read the rest."""
+    return "\n".join("" if line.lstrip().startswith(("%", "!")) else line for line in source.splitlines())
+
+
+def slider_grid(slider, max_frames: int = MAX_FRAMES) -> list:
+    """The slider positions to precompute: every position when there are at most
+    ``max_frames``, else an even grid over [min, max] in whole slider steps; the
+    slider's current (default) value is always included.
+
+    >>> import ipywidgets
+    >>> slider_grid(ipywidgets.IntSlider(value=3, min=1, max=5))
+    [1, 2, 3, 4, 5]
+    >>> slider_grid(ipywidgets.FloatSlider(value=0.5, min=0, max=10, step=0.5), max_frames=5)
+    [0.0, 0.5, 2.5, 5.0, 7.5, 10.0]
+    """
+    if max_frames < 2:
+        raise ValueError(f"max_frames must be at least 2, got {max_frames}")
+    default = slider.value
+    if hasattr(slider, "options") and not hasattr(slider, "step"):  # SelectionSlider
+        values = _option_values(slider)
+        if len(values) > max_frames:
+            stride = math.ceil((len(values) - 1) / (max_frames - 1))
+            values = values[::stride] + ([values[-1]] if (len(values) - 1) % stride else [])
+    else:
+        low, high, step = slider.min, slider.max, slider.step
+        is_int = isinstance(default, int) and isinstance(step, int)
+        steps = round((high - low) / step)
+        stride = max(1, math.ceil(steps / (max_frames - 1)))
+        indices = list(range(0, steps + 1, stride))
+        if indices[-1] != steps:
+            indices.append(steps)
+        values = [low + i * step if is_int else round(low + i * step, 12) for i in indices]
+        values[-1] = high
+        if is_int:
+            values = [int(v) for v in values]
+        else:
+            values = [float(v) for v in values]
+    if default not in values:
+        values.append(default)
+        values.sort()
+    return values
+
+
+def _option_values(slider) -> list:
+    labels = slider._options_labels
+    values = slider._options_values
+    return list(values) if values else list(labels)
+
+
+@dataclass(frozen=True)
+class Frames:
+    """Precomputed positions of one slider widget."""
+
+    call: SliderCall
+    label: str
+    values: list
+    readouts: list
+    pngs: list
+    captions: list
+    default: int  # index of the widget's default value
+
+
+def precompute(call: SliderCall, max_frames: int = MAX_FRAMES) -> Frames:
+    """Build the widget of ``call`` and render it at every value of its grid, with the
+    widget's own update → png → describe."""
+    from .figures import style
+
+    widget = call.build()
+    slider = widget.slider
+    default = widget.value
+    values = slider_grid(slider, max_frames)
+    pngs, captions, readouts = [], [], []
+    for value in values:
+        widget.update(value)
+        pngs.append(widget.png())
+        captions.append(widget.describe())
+        readouts.append(_readout(slider, value))
+    style.close(widget.figure)
+    label = slider.description or widget.name
+    return Frames(call, label, values, readouts, pngs, captions, values.index(default))
+
+
+def _readout(slider, value) -> str:
+    fmt = getattr(slider, "readout_format", None)
+    if fmt:
+        try:
+            return format(value, fmt)
+        except (TypeError, ValueError):
+            pass
+    return str(value)
+
+
+def slider_html(frames: Frames, ident: str) -> str:
+    """The kernel-free widget: a range input, a readout, the image and the caption,
+    with every frame embedded as JSON."""
+    data = {
+        "values": frames.values,
+        "readouts": frames.readouts,
+        "captions": frames.captions,
+        "pngs": [base64.b64encode(p).decode("ascii") for p in frames.pngs],
+    }
+    k = frames.default
+    label = html.escape(frames.label)
+    payload = json.dumps(data, ensure_ascii=False, separators=(",", ":")).replace("</", "<\\/")
+    call = {"name": frames.call.name, "args": list(frames.call.args), "kwargs": dict(frames.call.kwargs)}
+    return (
+        f'<div class="{SLIDER_CLASS}" id="{ident}" data-call="{html.escape(json.dumps(call), quote=True)}">'
+        f'<div class="tp-slider-row"><label for="{ident}-input">{label}</label>'
+        f'<input type="range" id="{ident}-input" min="0" max="{len(frames.values) - 1}" step="1" value="{k}" '
+        f'aria-valuetext="{label} = {html.escape(frames.readouts[k])}">'
+        f'<output for="{ident}-input" class="tp-readout">{html.escape(frames.readouts[k])}</output></div>'
+        f'<img class="tp-frame" alt="{html.escape(frames.captions[k], quote=True)}" '
+        f'src="data:image/png;base64,{data["pngs"][k]}">'
+        f'<p class="tp-caption" aria-live="polite">{html.escape(frames.captions[k])}</p>'
+        f'<p class="tp-note">Precomputed: {len(frames.values)} positions of this slider, drawn by '
+        f"<code>{html.escape(frames.call.name)}</code> when the book was built; run the notebook for "
+        f"every position.</p>"
+        f'<script type="application/json" class="tp-frames">{payload}</script></div>'
+    )
+
+
+# ------------------------------------------------------------------ markdown, math
+
+
+def _markdown_parser():
+    from markdown_it import MarkdownIt
+    from mdit_py_plugins.anchors import anchors_plugin
+    from mdit_py_plugins.dollarmath import dollarmath_plugin
+
+    md = MarkdownIt("commonmark", {"html": True}).enable(["table", "strikethrough"])
+    md.use(dollarmath_plugin, allow_space=True, double_inline=True)
+    md.use(anchors_plugin, min_level=1, max_level=3, permalink=False)
+    md.add_render_rule("math_inline", lambda self, tokens, idx, options, env: tex(tokens[idx].content))
+    md.add_render_rule("math_inline_double", lambda self, tokens, idx, options, env: tex(tokens[idx].content, block=True))
+    md.add_render_rule("math_block", lambda self, tokens, idx, options, env: tex(tokens[idx].content, block=True) + "\n")
+    md.add_render_rule("math_block_label", lambda self, tokens, idx, options, env: tex(tokens[idx].content, block=True) + "\n")
+    default_fence = md.renderer.rules.get("fence")
+
+    def fence(self, tokens, idx, options, env):
+        token = tokens[idx]
+        match = re.fullmatch(r"\{(\w[\w-]*)\}\s*(.*)", token.info.strip())
+        if match and match.group(1) in {"note", "tip", "warning", "important", "admonition", "hint", "caution", "seealso"}:
+            kind, title = match.groups()
+            body = md.render(token.content)
+            head = html.escape(title or kind.capitalize())
+            return f'<aside class="tp-admonition tp-{kind}"><p class="tp-admonition-title">{head}</p>{body}</aside>\n'
+        if match and match.group(1) == "math":
+            return tex(token.content, block=True) + "\n"
+        return default_fence(tokens, idx, options, env)
+
+    md.add_render_rule("fence", fence)
+    return md
+
+
+_MD = None
+
+
+def render_markdown(text: str) -> str:
+    """Markdown (CommonMark with tables, ``$…$`` and ``$$…$$`` math) to HTML, math
+    as MathML.
+
+    >>> render_markdown("Let $x^2$ be.")
+    '<p>Let <math ...><mrow><msup><mi>x</mi><mn>2</mn></msup></mrow></math> be.</p>\\n'
+    """
+    global _MD
+    if _MD is None:
+        _MD = _markdown_parser()
+    return _MD.render(text)
+
+
+def tex(source: str, *, block: bool = False) -> str:
+    """TeX math to a MathML element (``display="block"`` for display math)."""
+    from latex2mathml.converter import convert
+
+    source = source.strip()
+    try:
+        mathml = convert(source, display="block" if block else "inline")
+    except Exception as exc:  # latex2mathml raises several exception types
+        raise ValueError(f"cannot convert this TeX to MathML ({type(exc).__name__}): {source!r}") from exc
+    unknown = re.findall(r">(\\[A-Za-z]+)<", mathml)
+    if unknown:
+        raise ValueError(f"cannot convert this TeX to MathML (unknown command {unknown[0]}): {source!r}")
+    return mathml
+
+
+# ------------------------------------------------------------------ cells, outputs
+
+_ANSI = re.compile(r"\x1b\[[0-9;]*[A-Za-z]")
+
+
+def _highlight(code: str) -> str:
+    from pygments import highlight
+    from pygments.formatters import HtmlFormatter
+    from pygments.lexers import PythonLexer
+
+    return highlight(code, PythonLexer(), HtmlFormatter(cssclass="tp-code", nowrap=False))
+
+
+def _text(value) -> str:
+    return "".join(value) if isinstance(value, list) else str(value)
+
+
+def render_output(output) -> str:
+    kind = output.get("output_type")
+    if kind == "stream":
+        cls = "tp-stderr" if output.get("name") == "stderr" else "tp-stdout"
+        return f'<pre class="tp-output {cls}">{html.escape(_text(output.get("text", "")))}</pre>'
+    if kind == "error":
+        trace = _ANSI.sub("", "\n".join(output.get("traceback", [])))
+        return f'<pre class="tp-output tp-error">{html.escape(trace)}</pre>'
+    data = output.get("data", {})
+    if "text/html" in data:
+        return f'<div class="tp-output tp-html">{_text(data["text/html"])}</div>'
+    if "image/svg+xml" in data:
+        return f'<div class="tp-output">{_text(data["image/svg+xml"])}</div>'
+    if "image/png" in data:
+        return f'<div class="tp-output"><img src="data:image/png;base64,{_text(data["image/png"]).strip()}" alt=""></div>'
+    if "text/markdown" in data:
+        return f'<div class="tp-output">{render_markdown(_text(data["text/markdown"]))}</div>'
+    if "text/plain" in data:
+        return f'<pre class="tp-output">{html.escape(_ANSI.sub("", _text(data["text/plain"])))}</pre>'
+    return ""
+
+
+# ------------------------------------------------------------------ chapters
+
+
+@dataclass
+class Chapter:
+    path: Path
+    title: str
+    html: str = ""
+    sections: tuple = ()  # (id, text) of the level-2 headings
+    sliders: int = 0
+
+    @property
+    def slug(self) -> str:
+        return self.path.stem
+
+    @property
+    def href(self) -> str:
+        return f"{self.slug}.html"
+
+
+def chapter_title(nb, fallback: str) -> str:
+    for cell in nb.cells:
+        if cell.cell_type == "markdown":
+            for line in cell.source.splitlines():
+                if line.startswith("# "):
+                    return line[2:].strip()
+    return fallback
+
+
+def render_chapter(chapter: Chapter, nb, max_frames: int = MAX_FRAMES) -> None:
+    """Fill ``chapter.html`` (the page body) and its sections from the notebook."""
+    from .widgets import SLIDERS
+
+    names = set(SLIDERS)
+    code = "\n".join(c.source for c in nb.cells if c.cell_type == "code")
+    parts = []
+    count = 0
+    for cell in nb.cells:
+        if cell.cell_type == "markdown":
+            parts.append(f'<div class="tp-md">{render_markdown(cell.source)}</div>')
+        elif cell.cell_type == "code":
+            if not cell.source.strip():
+                continue
+            parts.append(f'<div class="tp-cell"><div class="tp-input">{_highlight(cell.source)}</div>')
+            calls = slider_calls(cell.source, names, code)
+            if calls:
+                for call in calls:
+                    count += 1
+                    parts.append(slider_html(precompute(call, max_frames), f"slider-{count}"))
+                shown = [o for o in cell.get("outputs", []) if o.get("output_type") in ("stream", "error")]
+            else:
+                shown = cell.get("outputs", [])
+            parts.extend(render_output(o) for o in shown)
+            parts.append("</div>")
+    body = "\n".join(parts)
+    chapter.html = body
+    chapter.sliders = count
+    chapter.sections = tuple(
+        (m.group(1), html.unescape(re.sub(r"<[^>]+>", "", m.group(2))))
+        for m in re.finditer(r'<h2 id="([^"]+)">(.*?)</h2>', body)
+    )
+
+
+def page(chapter: Chapter | None, chapters: list[Chapter], body: str, title: str) -> str:
+    nav = []
+    for c in chapters:
+        current = ' aria-current="page"' if c is chapter else ""
+        nav.append(f'<li><a href="{c.href}"{current}>{html.escape(c.title)}</a>')
+        if c is chapter and c.sections:
+            nav.append('<ul class="tp-sections">')
+            nav.extend(f'<li><a href="#{sid}">{html.escape(text)}</a></li>' for sid, text in c.sections)
+            nav.append("</ul>")
+        nav.append("</li>")
+    pager = ""
+    if chapter is not None:
+        k = chapters.index(chapter)
+        prev = chapters[k - 1] if k > 0 else None
+        nxt = chapters[k + 1] if k + 1 < len(chapters) else None
+        links = [
+            f'<a class="tp-prev" rel="prev" href="{prev.href}">← {html.escape(prev.title)}</a>' if prev
+            else '<a class="tp-prev" rel="prev" href="index.html">← Contents</a>',
+            f'<a class="tp-next" rel="next" href="{nxt.href}">{html.escape(nxt.title)} →</a>' if nxt else "",
+        ]
+        pager = f'<nav class="tp-pager" aria-label="Previous and next chapter">{"".join(links)}</nav>'
+    return f"""<!DOCTYPE html>
+<html lang="en"><head><meta charset="utf-8">
+<meta name="viewport" content="width=device-width, initial-scale=1">
+<title>{html.escape(title)} · tokenpath</title>
+<link rel="stylesheet" href="book.css">
+</head><body>
+<a class="tp-skip" href="#main">Skip to the text</a>
+<nav class="tp-sidebar" aria-label="Chapters">
+<p class="tp-brand"><a href="index.html">tokenpath</a></p>
+<ol>{"".join(nav)}</ol>
+</nav>
+<main id="main">
+{pager}
+{body}
+{pager}
+</main>
+<script src="book.js"></script>
+</body></html>
+"""
+
+
+def build(notebooks, out: str | Path = "build/html", *, max_frames: int = MAX_FRAMES) -> Path:
+    """Write ``index.html``, one page per notebook (in the order given), ``book.css``
+    and ``book.js`` into ``out``; return the path of the index."""
+    import nbformat
+
+    out = Path(out)
+    out.mkdir(parents=True, exist_ok=True)
+    chapters, books = [], []
+    for name in notebooks:
+        path = Path(name)
+        if not path.is_file():
+            raise ValueError(f"notebooks must be existing notebook files, got {str(path)!r}")
+        nb = nbformat.read(path, as_version=4)
+        chapters.append(Chapter(path, chapter_title(nb, path.stem)))
+        books.append(nb)
+    for chapter, nb in zip(chapters, books):
+        render_chapter(chapter, nb, max_frames)
+        (out / chapter.href).write_text(page(chapter, chapters, chapter.html, chapter.title), encoding="utf-8")
+        print(f"wrote {out / chapter.href} ({chapter.sliders} precomputed slider{'s' * (chapter.sliders != 1)})")
+    items = "".join(f'<li><a href="{c.href}">{html.escape(c.title)}</a></li>' for c in chapters)
+    body = (
+        "<h1>tokenpath</h1>\n<p>One string followed all the way to next-token probabilities.</p>\n"
+        + (f"<p>Chapters in reading order:</p>\n<ol>{items}</ol>" if chapters else "<p>No chapters yet.</p>")
+        + "\n<p>This edition shows the stored outputs that the test suite checked. Its sliders "
+        "switch between frames computed when the book was built; the notebooks in JupyterLab "
+        "compute every position live.</p>"
+    )
+    index = out / "index.html"
+    index.write_text(page(None, chapters, body, "Contents"), encoding="utf-8")
+    (out / "book.css").write_text(_css(), encoding="utf-8")
+    (out / "book.js").write_text(_JS, encoding="utf-8")
+    return index
+
+
+def _css() -> str:
+    from pygments.formatters import HtmlFormatter
+
+    return _CSS + HtmlFormatter(style="default").get_style_defs(".tp-code") + "\n"
+
+
+_CSS = """\
+:root { --side: 17rem; --ink: #1b1b1b; --muted: #5b5b5b; --line: #ddd; --accent: #0072B2; }
+* { box-sizing: border-box; }
+body { margin: 0; color: var(--ink); font: 17px/1.55 system-ui, -apple-system, "Segoe UI", sans-serif; }
+a { color: var(--accent); }
+.tp-skip { position: absolute; left: -999px; } .tp-skip:focus { left: 1rem; top: 1rem; background: #fff; z-index: 2; }
+.tp-sidebar { position: fixed; inset: 0 auto 0 0; width: var(--side); overflow-y: auto; padding: 1rem;
+  border-right: 1px solid var(--line); background: #fafafa; font-size: 0.9rem; }
+.tp-sidebar ol, .tp-sidebar ul { padding-left: 1.2rem; } .tp-sidebar li { margin: 0.3rem 0; }
+.tp-sidebar a[aria-current] { font-weight: 700; color: var(--ink); }
+.tp-brand { font-weight: 700; font-size: 1.1rem; margin-top: 0; }
+main { margin-left: var(--side); padding: 1rem 2rem 4rem; max-width: calc(var(--side) + 56rem); }
+@media (max-width: 50rem) { .tp-sidebar { position: static; width: auto; border-right: 0; } main { margin-left: 0; } }
+.tp-pager { display: flex; justify-content: space-between; gap: 1rem; margin: 1rem 0; font-size: 0.95rem; }
+.tp-next { margin-left: auto; text-align: right; }
+.tp-cell { margin: 1rem 0; }
+.tp-input .tp-code { background: #f5f5f5; border-left: 3px solid var(--accent); padding: 0.2rem 0.8rem; overflow-x: auto; }
+.tp-code pre { margin: 0.4rem 0; font-size: 0.88rem; }
+pre.tp-output { margin: 0.3rem 0 0; padding: 0.3rem 0.8rem; overflow-x: auto; font-size: 0.88rem; }
+pre.tp-stderr, pre.tp-error { background: #fff1f0; }
+.tp-html img, .tp-output img { max-width: 100%; height: auto; }
+figure.tokenpath-figure { margin: 0.5rem 0; } figcaption { color: var(--muted); font-size: 0.9rem; }
+table { border-collapse: collapse; margin: 1rem 0; } th, td { border: 1px solid var(--line); padding: 0.25rem 0.6rem; }
+math[display="block"] { margin: 1rem 0; font-size: 1.1em; }
+.tp-admonition { border-left: 4px solid var(--accent); background: #f3f8fc; padding: 0.2rem 1rem; margin: 1rem 0; }
+.tp-admonition-title { font-weight: 700; }
+.tp-slider { border: 1px solid var(--line); border-radius: 6px; padding: 0.6rem 0.8rem; margin: 0.5rem 0 1rem; }
+.tp-slider-row { display: flex; align-items: center; gap: 0.8rem; }
+.tp-slider-row input { width: 24rem; max-width: 60%; }
+.tp-slider-row input:focus-visible { outline: 3px solid #E69F00; outline-offset: 2px; }
+.tp-readout { font-variant-numeric: tabular-nums; min-width: 4em; }
+.tp-frame { display: block; max-width: 100%; height: auto; margin-top: 0.4rem; }
+.tp-caption { max-width: 60em; } .tp-note { color: var(--muted); font-size: 0.85rem; }
+"""
+
+_JS = """\
+// tokenpath HTML edition: switch the precomputed frames of every slider.
+(function () {
+  document.querySelectorAll(".tp-slider").forEach(function (box) {
+    var data = JSON.parse(box.querySelector("script.tp-frames").textContent);
+    var input = box.querySelector("input[type=range]");
+    var readout = box.querySelector(".tp-readout");
+    var image = box.querySelector("img.tp-frame");
+    var caption = box.querySelector(".tp-caption");
+    var label = box.querySelector("label").textContent;
+    function show() {
+      var k = Number(input.value);
+      image.src = "data:image/png;base64," + data.pngs[k];
+      image.alt = data.captions[k];
+      caption.textContent = data.captions[k];
+      readout.textContent = data.readouts[k];
+      input.setAttribute("aria-valuetext", label + " = " + data.readouts[k]);
+    }
+    input.addEventListener("input", show);
+    input.addEventListener("change", show);
+  });
+})();
+"""

@@ -1,0 +1,98 @@
+"""The build steps behind ``make sync`` and ``make book``.
+
+``make sync`` pairs each ``book/*.md`` with its notebook (jupytext) and then calls
+``python -m tokenpath._build execute notebooks/*.ipynb``, which re-executes every
+notebook top to bottom in a fresh kernel and stores the outputs
+(:func:`execute_notebook`). ``make book`` calls ``python -m tokenpath._build book
+--out build/html notebooks/*.ipynb`` (:mod:`tokenpath._book`).
+
+What is stored after execution, and why:
+
+- widget state and per-cell timings are not stored: they change on every run;
+- a widget *view* would refer to that missing state by a random model id, and
+  JupyterLab would show "model not found" in its place, so widget views are dropped
+  too: a slider appears when its cell runs. Such cells are tagged
+  ``nbval-ignore-output``; the text cell after each prints the widget's state, and
+  that output is checked.
+"""
+
+from __future__ import annotations
+
+import argparse
+import sys
+from pathlib import Path
+
+#: The MIME type of a stored ipywidgets view.
+WIDGET_VIEW = "application/vnd.jupyter.widget-view+json"
+
+
+def strip_volatile(nb) -> None:
+    """Drop what changes from run to run: notebook widget state, per-cell timings and
+    widget views (see the module docstring). Changes ``nb`` in place.
+
+    >>> import nbformat
+    >>> nb = nbformat.v4.new_notebook(metadata={"widgets": {"state": {}}})
+    >>> cell = nbformat.v4.new_code_cell("w", metadata={"execution": {"iopub.status.idle": "2026"}})
+    >>> cell.outputs = [nbformat.v4.new_output("display_data", {WIDGET_VIEW: {}, "text/plain": "w"}),
+    ...                 nbformat.v4.new_output("stream", name="stdout", text="hi")]
+    >>> nb.cells.append(cell)
+    >>> strip_volatile(nb)
+    >>> "widgets" in nb.metadata, cell.metadata, [o.output_type for o in cell.outputs]
+    (False, {}, ['stream'])
+    """
+    nb.metadata.pop("widgets", None)
+    for cell in nb.cells:
+        cell.metadata.pop("execution", None)
+        if "outputs" in cell:
+            cell.outputs = [o for o in cell.outputs if WIDGET_VIEW not in o.get("data", {})]
+
+
+def execute_notebook(path: str | Path, *, timeout: int = 600, kernel_name: str = "python3") -> None:
+    """Execute the notebook at ``path`` top to bottom in a fresh kernel, whose working
+    directory is the notebook's folder, and store it with its new outputs."""
+    import nbformat
+    from nbclient import NotebookClient
+
+    path = Path(path)
+    if not path.is_file():
+        raise ValueError(f"path must be an existing notebook file, got {str(path)!r}")
+    nb = nbformat.read(path, as_version=4)
+    client = NotebookClient(
+        nb, timeout=timeout, kernel_name=kernel_name, record_timing=False,
+        store_widget_state=False, resources={"metadata": {"path": str(path.parent)}},
+    )
+    client.execute()
+    strip_volatile(nb)
+    nbformat.write(nb, path)
+
+
+def main(argv: list[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(prog="python -m tokenpath._build", description=__doc__.splitlines()[0])
+    sub = parser.add_subparsers(dest="command", required=True)
+    run = sub.add_parser("execute", help="re-execute notebooks in place and store their outputs")
+    run.add_argument("notebooks", nargs="*", type=Path)
+    book = sub.add_parser("book", help="write the HTML edition")
+    book.add_argument("--out", type=Path, default=Path("build/html"))
+    book.add_argument("--max-frames", type=int, default=None,
+                      help="most precomputed frames per slider (default: the book's)")
+    book.add_argument("notebooks", nargs="*", type=Path)
+    args = parser.parse_args(argv)
+
+    if args.command == "execute":
+        if not args.notebooks:
+            print("No notebooks to execute.")
+        for path in args.notebooks:
+            print("executing", path, flush=True)
+            execute_notebook(path)
+        return 0
+
+    from . import _book
+
+    options = {} if args.max_frames is None else {"max_frames": args.max_frames}
+    index = _book.build(args.notebooks, args.out, **options)
+    print("wrote", index)
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

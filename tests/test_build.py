@@ -1,0 +1,191 @@
+"""The build steps behind `make sync` and `make book` (tokenpath._build, tokenpath._book).
+
+The HTML edition is built here from a small notebook made in the test (prose with math
+and a table, a printed output, a figure, a slider cell), with a coarse slider grid so
+the test stays fast; `make check-book` drives the real edition in a browser.
+"""
+
+from __future__ import annotations
+
+import base64
+import json
+import re
+from pathlib import Path
+
+import ipywidgets
+import nbformat
+import pytest
+
+from tokenpath import _book, _build, widgets
+from tokenpath.figures import show
+
+ROOT = Path(__file__).resolve().parents[1]
+
+
+# ------------------------------------------------------------------ Makefile
+
+
+def test_makefile_keeps_only_recipes():
+    makefile = (ROOT / "Makefile").read_text(encoding="utf-8")
+    assert "define " not in makefile, "the Makefile embeds a script (define … endef)"
+    assert not re.search(r"-c\s+\"\$\$", makefile), "the Makefile runs a script kept in a variable"
+    for target in ("sync", "book", "doctor"):
+        assert re.search(rf"^{target}:", makefile, re.M), f"make {target} is missing"
+
+
+# ------------------------------------------------------------------ execution
+
+
+def test_execute_refuses_a_missing_notebook(tmp_path):
+    with pytest.raises(ValueError, match="path must be an existing notebook"):
+        _build.execute_notebook(tmp_path / "missing.ipynb")
+
+
+def test_execute_without_notebooks_says_so(capsys):
+    assert _build.main(["execute"]) == 0
+    assert "No notebooks to execute." in capsys.readouterr().out
+
+
+# ------------------------------------------------------------------ slider cells
+
+
+def test_slider_grid_takes_every_position_of_a_short_slider():
+    assert _book.slider_grid(ipywidgets.IntSlider(value=2, min=1, max=4)) == [1, 2, 3, 4]
+
+
+def test_slider_grid_thins_a_long_slider_and_keeps_its_ends_and_default():
+    s = ipywidgets.FloatSlider(value=3.5, min=0.0, max=40.0, step=0.5)
+    grid = _book.slider_grid(s, max_frames=9)
+    assert grid[0] == 0.0 and grid[-1] == 40.0 and 3.5 in grid
+    assert len(grid) <= 10 and grid == sorted(grid)
+    assert all(abs(v / 0.5 - round(v / 0.5)) < 1e-9 for v in grid), "off the slider's steps"
+
+
+def test_slider_grid_needs_two_frames():
+    with pytest.raises(ValueError, match="max_frames"):
+        _book.slider_grid(ipywidgets.IntSlider(), max_frames=1)
+
+
+CODE = "from tokenpath import widgets\nimport tokenpath.widgets as W\nfrom tokenpath.widgets import score_scale as s\n"
+
+
+@pytest.mark.parametrize("cell, expected", [
+    ("w = widgets.value_magnitude()\nw", [("value_magnitude", (), ())]),
+    ("W.score_scale(4)", [("score_scale", (4,), ())]),
+    ("s(d_h=8)", [("score_scale", (), (("d_h", 8),))]),
+    ("a = widgets.score_scale(2); b = widgets.value_magnitude(8.0)", [("score_scale", (2,), ()), ("value_magnitude", (8.0,), ())]),
+    ("t = A.value_magnitude(m)", []),  # the engine's function of the same name
+    ("%time x = 1", []),
+])
+def test_slider_calls_finds_registered_constructors_through_any_import(cell, expected):
+    calls = _book.slider_calls(cell, set(widgets.SLIDERS), CODE + cell)
+    assert [(c.name, c.args, c.kwargs) for c in calls] == expected
+
+
+def test_slider_calls_refuses_computed_arguments():
+    with pytest.raises(ValueError, match="literal arguments"):
+        _book.slider_calls("widgets.value_magnitude(m)", {"value_magnitude"}, CODE)
+
+
+# ------------------------------------------------------------------ the HTML edition
+
+
+def tiny_notebook(path: Path, title: str, *, slider: bool) -> Path:
+    nb = nbformat.v4.new_notebook()
+    figure = show(9)._repr_mimebundle_()
+    printed = nbformat.v4.new_code_cell("print(1)")
+    printed.outputs = [nbformat.v4.new_output("stream", name="stdout", text="1\n")]
+    shown = nbformat.v4.new_code_cell("show(9)")
+    shown.outputs = [nbformat.v4.new_output("execute_result", figure, execution_count=2)]
+    nb.cells = [
+        nbformat.v4.new_markdown_cell(f"# {title}\n\nInline $x_i^2$ and display\n\n$$\n\\frac{{a}}{{\\sqrt{{d_h}}}}\n$$\n"),
+        nbformat.v4.new_markdown_cell("## 1.1 A section\n\n| a | b |\n|---|---|\n| 1 | 2 |\n"),
+        nbformat.v4.new_code_cell("from tokenpath import widgets\nfrom tokenpath.figures import show"),
+        printed,
+        shown,
+    ]
+    if slider:
+        nb.cells.append(nbformat.v4.new_code_cell("w = widgets.value_magnitude()\nw"))
+    nbformat.write(nb, path)
+    return path
+
+
+@pytest.fixture(scope="module")
+def edition(tmp_path_factory):
+    src = tmp_path_factory.mktemp("notebooks")
+    out = tmp_path_factory.mktemp("html")
+    first = tiny_notebook(src / "01_first.ipynb", "First chapter", slider=True)
+    second = tiny_notebook(src / "02_second.ipynb", "Second chapter", slider=False)
+    index = _book.build([first, second], out, max_frames=3)
+    return out, index
+
+
+def test_book_writes_an_index_and_a_page_per_chapter(edition):
+    out, index = edition
+    assert index == out / "index.html"
+    assert sorted(p.name for p in out.iterdir()) == ["01_first.html", "02_second.html", "book.css", "book.js", "index.html"]
+    text = index.read_text(encoding="utf-8")
+    assert '<a href="01_first.html">First chapter</a>' in text and '<a href="02_second.html">Second chapter</a>' in text
+
+
+def test_book_pages_have_a_sidebar_and_previous_next_links(edition):
+    out, _ = edition
+    first = (out / "01_first.html").read_text(encoding="utf-8")
+    second = (out / "02_second.html").read_text(encoding="utf-8")
+    assert '<a href="01_first.html" aria-current="page">First chapter</a>' in first
+    assert '<a href="02_second.html">Second chapter</a>' in first
+    assert 'href="#11-a-section"' in first and '<h2 id="11-a-section">' in first
+    assert 'rel="next" href="02_second.html"' in first and 'rel="prev" href="index.html"' in first
+    assert 'rel="prev" href="01_first.html"' in second and 'rel="next"' not in second
+
+
+def test_book_pages_render_math_as_mathml_and_keep_outputs(edition):
+    out, _ = edition
+    page = (out / "01_first.html").read_text(encoding="utf-8")
+    assert page.count("<math ") == 2 and '<math xmlns="http://www.w3.org/1998/Math/MathML" display="block">' in page
+    assert "$" not in re.sub(r"<script.*?</script>", "", page, flags=re.S)
+    assert "<mfrac>" in page and "<msqrt>" in page
+    assert "<table>" in page
+    assert '<pre class="tp-output tp-stdout">1\n</pre>' in page
+    assert 'id="fig09"' in page
+
+
+def test_book_pages_load_nothing_from_the_network(edition):
+    out, _ = edition
+    for path in out.glob("*.html"):
+        text = path.read_text(encoding="utf-8")
+        remote = re.findall(r'(?:src|href)="((?:https?:)?//[^"]*)"', text)
+        assert not remote, f"{path.name} loads {remote[:3]}"
+
+
+def test_book_precomputes_each_slider_with_the_widget_s_own_rendering(edition):
+    out, _ = edition
+    page = (out / "01_first.html").read_text(encoding="utf-8")
+    assert page.count(f'class="{_book.SLIDER_CLASS}"') == 1
+    assert f'class="{_book.SLIDER_CLASS}"' not in (out / "02_second.html").read_text(encoding="utf-8")
+    call = json.loads(re.search(r'data-call="([^"]+)"', page).group(1).replace("&quot;", '"'))
+    assert call == {"name": "value_magnitude", "args": [], "kwargs": {}}
+    data = json.loads(re.search(r'<script type="application/json" class="tp-frames">(.*?)</script>', page, re.S).group(1))
+    widget = widgets.value_magnitude()
+    assert data["values"] == _book.slider_grid(widget.slider, 3)
+    assert len(data["pngs"]) == len(data["captions"]) == len(data["readouts"]) == len(data["values"])
+    k = data["values"].index(widget.value)
+    assert f'value="{k}"' in page
+    assert base64.b64decode(data["pngs"][k]) == widget.png()
+    value = data["values"][0]
+    widget.update(value)
+    assert base64.b64decode(data["pngs"][0]) == widget.png()
+    assert data["captions"][0] == widget.describe()
+    assert data["readouts"][0] == format(value, widget.slider.readout_format)
+
+
+def test_book_refuses_a_missing_notebook(tmp_path):
+    with pytest.raises(ValueError, match="notebooks must be existing notebook files"):
+        _book.build([tmp_path / "nope.ipynb"], tmp_path / "html")
+
+
+@pytest.mark.parametrize("source", [r"x^", r"\left( x", r"\unknowncmd{x}"])
+def test_tex_that_cannot_be_converted_is_named(source):
+    with pytest.raises(ValueError, match="cannot convert this TeX") as error:
+        _book.tex(source)
+    assert repr(source) in str(error.value)
