@@ -9,6 +9,8 @@ notebook top to bottom in a fresh kernel and stores the outputs
 What is stored after execution, and why:
 
 - widget state and per-cell timings are not stored: they change on every run;
+- consecutive outputs of one stream are merged, so a printout that the kernel happens
+  to flush in two pieces is stored the same way on every run;
 - a widget *view* would refer to that missing state by a random model id, and
   JupyterLab would show "model not found" in its place, so widget views are dropped
   too: a slider appears when its cell runs. Such cells are tagged
@@ -59,7 +61,8 @@ def execute_notebook(path: str | Path, *, timeout: int = 600, kernel_name: str =
     nb = nbformat.read(path, as_version=4)
     client = NotebookClient(
         nb, timeout=timeout, kernel_name=kernel_name, record_timing=False,
-        store_widget_state=False, resources={"metadata": {"path": str(path.parent)}},
+        store_widget_state=False, coalesce_streams=True,
+        resources={"metadata": {"path": str(path.parent)}},
     )
     client.execute()
     strip_volatile(nb)
