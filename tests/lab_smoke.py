@@ -1,28 +1,41 @@
 """Open the book the way a reader does and move its sliders in a real browser.
 
-``make check-lab`` runs this. It starts ``make lab``, opens the URL JupyterLab prints in
-headless Chromium (Debian's ``chromium``; no browser download), and checks that
+``make check-lab`` runs this (and CI, through ``.ci/run``). It starts ``make lab``, opens
+the URL JupyterLab prints in headless Chromium (Debian's ``chromium``; no browser
+download), and checks that
 
 1. the first chapter opens by itself, with no "model not found" widget error;
-2. *Run All* executes every cell without an error output;
-3. each slider widget appears, and dragging its handle changes the readout and the
-   image the kernel sends back.
+2. for **every** notebook that has widgets (found from its code: a call of a slider
+   constructor registered in ``tokenpath.widgets.SLIDERS``, or any other use of
+   ``ipywidgets`` or ``tokenpath.widgets``): after *Clear Outputs of All Cells* and
+   *Run All Cells*, every cell ran without an error or stderr output, and at least the
+   sliders its code builds are on the page;
+3. every slider, moved **with the keyboard** from one end of its range to the other
+   (focus its handle, Home, then End), changes both the image the kernel sends back and
+   the readout. Other widgets (a text box, a button) are left alone.
 
-Screenshots go to ``build/lab-smoke/``. Exit status 0 when every check passes.
-Not part of ``make test``: it needs a browser and takes about a minute.
+Screenshots go to ``build/lab-smoke/`` (one before and after each slider move per
+notebook). Autosave is switched off for the session (a settings folder of its own), and
+the run fails if a notebook or its markdown file changed on disk anyway. Exit status 0
+when every check passes. Not part of ``make test``: it needs a browser and takes a
+minute or two.
 """
 
 from __future__ import annotations
 
 import argparse
+import json
 import os
 import re
 import shutil
 import signal
 import subprocess
 import sys
+import tempfile
 import time
+import urllib.request
 from pathlib import Path
+from urllib.parse import urlsplit
 
 ROOT = Path(__file__).resolve().parents[1]
 OUT = ROOT / "build" / "lab-smoke"
@@ -30,6 +43,25 @@ CHROMIUM_ARGS = [
     "--no-sandbox", "--disable-gpu", "--disable-background-networking",
     "--disable-component-update", "--disable-sync", "--no-first-run",
 ]
+#: What marks a notebook as having widgets, besides a registered slider call.
+WIDGET_WORDS = re.compile(r"\bipywidgets\b|\btokenpath\.widgets\b|\bfrom tokenpath import\b[^\n]*\bwidgets\b|\bselfcheck\b")
+
+
+def widget_notebooks() -> list[tuple[Path, int]]:
+    """``(notebook, sliders its code builds)`` for every notebook that has widgets."""
+    import nbformat
+
+    from tokenpath import _book
+    from tokenpath.widgets import SLIDERS
+
+    found = []
+    for path in sorted((ROOT / "notebooks").glob("*.ipynb")):
+        nb = nbformat.read(path, as_version=4)
+        code = "\n".join(c.source for c in nb.cells if c.cell_type == "code")
+        sliders = sum(len(_book.slider_calls(c.source, set(SLIDERS), code)) for c in nb.cells if c.cell_type == "code")
+        if sliders or WIDGET_WORDS.search(code):
+            found.append((path, sliders))
+    return found
 
 
 def wait_for_url(log: Path, seconds: float) -> str:
@@ -43,108 +75,171 @@ def wait_for_url(log: Path, seconds: float) -> str:
     raise SystemExit(f"JupyterLab printed no URL within {seconds:.0f} s; see {log}")
 
 
-def drag(page, output, dx: float) -> None:
-    handle = output.locator(".noUi-handle").first
-    handle.scroll_into_view_if_needed()
-    time.sleep(0.5)
-    box = handle.bounding_box()
-    x, y = box["x"] + box["width"] / 2, box["y"] + box["height"] / 2
-    page.mouse.move(x, y)
-    page.mouse.down()
-    page.mouse.move(x + dx, y, steps=12)
-    page.mouse.up()
+def shut_down_kernels(base: str, token: str) -> None:
+    """Stop every kernel of the server (each notebook starts its own)."""
+    def call(method: str, path: str):
+        req = urllib.request.Request(f"{base}{path}", method=method, headers={"Authorization": f"token {token}"})
+        with urllib.request.urlopen(req, timeout=30) as resp:
+            return json.loads(resp.read() or b"null")
+
+    for kernel in call("GET", "/api/kernels") or []:
+        call("DELETE", f"/api/kernels/{kernel['id']}")
 
 
-def check(page, url: str, expected_sliders: int) -> list[str]:
-    problems = []
-    page.goto(url)
-    page.wait_for_selector(".jp-Notebook .jp-Cell", timeout=90_000)
-    time.sleep(3)
-    page.screenshot(path=str(OUT / "01-opened.png"))
-    first = sorted(p.name for p in (ROOT / "notebooks").glob("*.ipynb"))[0]
-    tab = page.locator(".lm-DockPanel-tabBar .lm-TabBar-tab.lm-mod-current .lm-TabBar-tabLabel")
-    if tab.count() != 1 or tab.inner_text() != first:
-        problems.append(f"the open tab is {tab.all_inner_texts()}, not {first}")
-    if page.get_by_text("model not found").count():
-        problems.append("a stored widget output shows 'model not found' before the cells run")
+def menu(page, top: str, item: str) -> None:
+    page.get_by_role("menuitem", name=top, exact=True).click()
+    page.get_by_text(item, exact=True).click()
 
-    page.keyboard.press("Escape")
-    page.get_by_role("menuitem", name="Run", exact=True).click()
-    page.get_by_text("Run All Cells", exact=True).click()
-    page.wait_for_selector(".widget-slider", timeout=120_000)
+
+def idle(page, seconds: float = 180) -> None:
+    """Wait until no cell shows a running prompt ``[*]``."""
     page.wait_for_function(
         "() => ![...document.querySelectorAll('.jp-InputArea-prompt')].some(p => p.textContent.includes('*'))",
-        timeout=180_000,
+        timeout=seconds * 1000,
     )
-    errors = page.locator(".jp-OutputArea-output[data-mime-type='application/vnd.jupyter.stderr']")
+
+
+def state(out) -> tuple[str | None, str]:
+    return out.locator("img").first.get_attribute("src"), out.locator(".widget-readout").first.text_content().strip()
+
+
+def until(condition, seconds: float) -> bool:
+    deadline = time.monotonic() + seconds
+    while not condition():
+        if time.monotonic() > deadline:
+            return False
+        time.sleep(0.2)
+    return True
+
+
+def press(page, out, key: str, before: tuple) -> tuple:
+    """Focus the slider's handle, press ``key``, and when the readout moves wait (10 s
+    at most) for the kernel's new image."""
+    out.locator(".noUi-handle").first.focus()
+    page.keyboard.press(key)
+    if until(lambda: state(out)[1] != before[1], 3):
+        until(lambda: state(out)[0] != before[0], 10)
+        time.sleep(0.5)  # let a last image land
+    return state(out)
+
+
+def check_notebook(page, url: str, path: Path, sliders: int) -> list[str]:
+    problems = []
+    stem = path.stem
+    page.goto(url)
+    page.wait_for_selector(".jp-Notebook .jp-Cell", timeout=90_000)
+    page.wait_for_selector(".jp-Notebook-ExecutionIndicator, .jp-Toolbar", timeout=30_000)
+    time.sleep(2)
+    page.keyboard.press("Escape")
+    menu(page, "Edit", "Clear Outputs of All Cells")
+    menu(page, "Run", "Run All Cells")
+    if sliders:
+        page.wait_for_selector(".widget-slider", timeout=120_000)
+    time.sleep(1)
+    idle(page)
+    errors = page.locator(
+        ".jp-OutputArea-output[data-mime-type='application/vnd.jupyter.stderr'], .jp-OutputArea-output.jp-mod-error"
+    )
     if errors.count():
-        problems.append(f"{errors.count()} output(s) on stderr (an error or a warning) after Run All")
-    page.screenshot(path=str(OUT / "02-ran-all.png"))
+        problems.append(f"{stem}: {errors.count()} output(s) with an error or on stderr after Run All: "
+                        f"{errors.first.inner_text()[:300]!r}")
+    page.screenshot(path=str(OUT / f"{stem}-00-ran-all.png"))
 
     outputs = page.locator(".jp-OutputArea-output:has(.widget-slider)")
-    if outputs.count() != expected_sliders:
-        problems.append(f"expected {expected_sliders} slider widgets, found {outputs.count()}")
+    if outputs.count() < sliders:
+        problems.append(f"{stem}: its code builds {sliders} slider widget(s), the page shows {outputs.count()}")
     for n in range(outputs.count()):
         out = outputs.nth(n)
         out.scroll_into_view_if_needed()
-        time.sleep(1)
-        image = out.locator("img").first
-        readout = out.locator(".widget-readout").first
-        page.wait_for_function("(el) => el.textContent.trim() !== ''", arg=readout.element_handle(), timeout=30_000)
-        time.sleep(1)
-        before = (image.get_attribute("src"), readout.text_content().strip())
-        page.screenshot(path=str(OUT / f"{3 + 2 * n:02d}-slider{n}-default.png"))
-        for _attempt in range(3):  # a drag that starts while the page still scrolls can miss
-            drag(page, out, -200)
-            deadline = time.monotonic() + 10
-            while time.monotonic() < deadline and image.get_attribute("src") == before[0]:
-                time.sleep(0.25)
-            if image.get_attribute("src") != before[0]:
-                break
-        after = (image.get_attribute("src"), readout.text_content().strip())
-        page.screenshot(path=str(OUT / f"{4 + 2 * n:02d}-slider{n}-moved.png"))
-        print(f"slider {n}: readout {before[1]!r} -> {after[1]!r}, image changed: {after[0] != before[0]}")
-        if after[0] == before[0]:
-            problems.append(f"slider {n}: the image did not change after dragging")
-        if after[1] == before[1]:
-            problems.append(f"slider {n}: the readout did not change after dragging")
+        page.wait_for_function("(el) => el.textContent.trim() !== ''", arg=out.locator(".widget-readout").first.element_handle(), timeout=30_000)
+        time.sleep(0.5)
+        default = state(out)
+        page.screenshot(path=str(OUT / f"{stem}-{n + 1:02d}-slider-default.png"))
+        low = press(page, out, "Home", default)
+        high = press(page, out, "End", low)
+        page.screenshot(path=str(OUT / f"{stem}-{n + 1:02d}-slider-end.png"))
+        print(f"{stem} slider {n + 1}: readout {default[1]!r} -Home-> {low[1]!r} -End-> {high[1]!r}; "
+              f"image changed: {low[0] != default[0]}, {high[0] != low[0]}")
+        if high[1] == low[1]:
+            problems.append(f"{stem} slider {n + 1}: the readout did not change from one end to the other ({low[1]!r})")
+        if high[0] == low[0]:
+            problems.append(f"{stem} slider {n + 1}: the image did not change from one end to the other")
+        for a, b, move in ((default, low, "Home"), (low, high, "End")):
+            if a[1] != b[1] and a[0] == b[0]:
+                problems.append(f"{stem} slider {n + 1}: {move} moved the readout {a[1]!r} → {b[1]!r} but not the image")
     return problems
 
 
 def main(argv=None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--chromium", default=os.environ.get("CHROMIUM", shutil.which("chromium") or "/usr/bin/chromium"))
-    parser.add_argument("--sliders", type=int, default=2, help="slider widgets the first chapter has")
+    parser.add_argument("--only", nargs="*", help="notebook names (stems) to check; default: every one with widgets")
     args = parser.parse_args(argv)
     if not Path(args.chromium).exists():
         raise SystemExit(f"no Chromium at {args.chromium}: install Debian's chromium or pass --chromium")
     from playwright.sync_api import sync_playwright
 
+    notebooks = [(p, n) for p, n in widget_notebooks() if not args.only or p.stem in args.only]
+    print("notebooks with widgets:", ", ".join(f"{p.stem} ({n} slider{'s' * (n != 1)})" for p, n in notebooks) or "none")
+    shutil.rmtree(OUT, ignore_errors=True)
     OUT.mkdir(parents=True, exist_ok=True)
     sources = {p: p.read_bytes() for p in sorted((ROOT / "notebooks").glob("*.ipynb")) + sorted((ROOT / "book").glob("*.md"))}
+    settings = Path(tempfile.mkdtemp(prefix="lab-smoke-settings-"))
+    autosave = settings / "@jupyterlab" / "docmanager-extension" / "plugin.jupyterlab-settings"
+    autosave.parent.mkdir(parents=True)
+    autosave.write_text('{"autosave": false}')
+    env = dict(os.environ, BROWSER="true", JUPYTERLAB_SETTINGS_DIR=str(settings),
+               JUPYTERLAB_WORKSPACES_DIR=str(settings / "workspaces"))
     log = OUT / "lab.log"
+    problems: list[str] = []
     with log.open("w") as sink:
         lab = subprocess.Popen(
             ["make", "lab"], cwd=ROOT, stdout=sink, stderr=subprocess.STDOUT,
-            stdin=subprocess.DEVNULL, env=dict(os.environ, BROWSER="true"), start_new_session=True,
+            stdin=subprocess.DEVNULL, env=env, start_new_session=True,
         )
     try:
         url = wait_for_url(log, 120)
+        parts = urlsplit(url)
+        base, token = f"{parts.scheme}://{parts.netloc}", re.search(r"token=(\w+)", url).group(1)
         print("JupyterLab:", re.sub(r"token=\w+", "token=…", url))
         with sync_playwright() as p:
             browser = p.chromium.launch(executable_path=args.chromium, args=CHROMIUM_ARGS)
             page = browser.new_page(viewport={"width": 1400, "height": 1000})
-            problems = check(page, url, args.sliders)
+            # the reader's first view: the first chapter, opened by itself
+            page.goto(url)
+            page.wait_for_selector(".jp-Notebook .jp-Cell", timeout=90_000)
+            time.sleep(2)
+            page.screenshot(path=str(OUT / "00-opened.png"))
+            first = sorted(p.name for p in (ROOT / "notebooks").glob("*.ipynb"))[0]
+            tab = page.locator(".lm-DockPanel-tabBar .lm-TabBar-tab.lm-mod-current .lm-TabBar-tabLabel")
+            if tab.count() != 1 or tab.inner_text() != first:
+                problems.append(f"the open tab is {tab.all_inner_texts()}, not {first}")
+            if page.get_by_text("model not found").count():
+                problems.append("a stored widget output shows 'model not found' before the cells run")
+            for path, sliders in notebooks:
+                shut_down_kernels(base, token)
+                rel = path.relative_to(ROOT).as_posix()
+                nb_url = f"{base}/lab/workspaces/check-{path.stem}/tree/{rel}?token={token}"
+                started = time.monotonic()
+                try:
+                    problems += check_notebook(page, nb_url, path, sliders)
+                except Exception as exc:  # a timeout names the notebook, and the others still run
+                    page.screenshot(path=str(OUT / f"{path.stem}-99-failed.png"))
+                    problems.append(f"{path.stem}: {type(exc).__name__}: {str(exc).splitlines()[0]}")
+                print(f"{path.stem}: checked in {time.monotonic() - started:.0f} s")
             browser.close()
     finally:
         os.killpg(lab.pid, signal.SIGTERM)
         lab.wait(timeout=30)
+        shutil.rmtree(settings, ignore_errors=True)
     changed = [p.relative_to(ROOT) for p, data in sources.items() if p.read_bytes() != data]
     if changed:
-        problems.append(f"the session saved over {', '.join(map(str, changed))} (JupyterLab autosave); restore with git")
+        problems.append(f"the session saved over {', '.join(map(str, changed))}; restore with git")
     for problem in problems:
         print("FAIL:", problem)
     print("screenshots in", OUT.relative_to(ROOT))
+    if not problems:
+        print(f"check-lab: {len(notebooks)} notebook(s) with widgets, every slider moved by keyboard end to end")
     return 1 if problems else 0
 
 

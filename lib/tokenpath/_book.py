@@ -518,7 +518,7 @@ main { margin-left: var(--side); padding: 1rem 2rem 4rem; max-width: calc(var(--
 .tp-cell { margin: 1rem 0; }
 .tp-input .tp-code { background: #f5f5f5; border-left: 3px solid var(--accent); padding: 0.2rem 0.8rem; overflow-x: auto; }
 .tp-code pre { margin: 0.4rem 0; font-size: 0.88rem; }
-pre.tp-output { margin: 0.3rem 0 0; padding: 0.3rem 0.8rem; overflow-x: auto; font-size: 0.88rem; }
+pre.tp-output { margin: 0.3rem 0 0; padding: 0.3rem 0.8rem; white-space: pre-wrap; overflow-wrap: anywhere; font-size: 0.88rem; }
 pre.tp-stderr, pre.tp-error { background: #fff1f0; }
 .tp-html img, .tp-output img { max-width: 100%; height: auto; }
 figure.tokenpath-figure { margin: 0.5rem 0; } figcaption { color: var(--muted); font-size: 0.9rem; }
