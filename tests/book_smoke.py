@@ -11,7 +11,9 @@ and checks that
    then Right arrow step by step to the other end), changes the image, the readout and
    the caption at every step; and each frame is byte for byte what the figure code
    draws at that value (the widget's constructor from ``tokenpath.widgets.SLIDERS``,
-   ``update(value)``, ``png()``), with ``describe()`` as its caption.
+   ``update(value)``, ``png()``), with ``describe()`` as its caption;
+3. each slider has a visible label and an ``aria-valuetext`` that follows it, and
+   its caption names the value at every position.
 
 Screenshots go to ``build/book-smoke/``. Exit status 0 when every check passes. Not part
 of ``make test``: it needs a browser.
@@ -46,9 +48,13 @@ def frame_state(box) -> dict:
 
 
 def check_slider(page, box, label: str) -> list[str]:
+    from test_accessibility import NUMBER, named  # this folder is on sys.path for the script
     from tokenpath.widgets import SLIDERS
 
     problems = []
+    label_text = box.locator("label").text_content().strip()
+    if not label_text:
+        problems.append(f"{label}: the range input has no visible label")
     call = json.loads(box.get_attribute("data-call"))
     data = json.loads(box.locator("script.tp-frames").text_content())
     values = data["values"]
@@ -80,6 +86,8 @@ def check_slider(page, box, label: str) -> list[str]:
             mismatched.append(value)
         if s["caption"] != widget.describe():
             problems.append(f"{label}: the caption at {value!r} is not describe() at that value")
+        if not any(named(t, {float(value)}) for t in NUMBER.findall(s["caption"])):
+            problems.append(f"{label}: the caption at {value!r} does not name the value: {s['caption'][:120]!r}")
         expected = format(value, readout_format) if readout_format else str(value)
         if s["readout"] != expected or not s["valuetext"].endswith(f"= {expected}"):
             problems.append(f"{label}: position {s['index']} reads {s['readout']!r}, expected {expected!r}")
