@@ -1,11 +1,17 @@
-"""Wall time of the whole test suite, as `make test` runs it.
+"""Wall time of the whole test suite (`make test`), of `make figures` and of `make book`.
 
-The venv is brought up to date first (`make venv`, not timed), so the time measured is
-the pytest run alone: unit and claim tests, the doctests in lib/, and every notebook
-re-executed by nbval (kernel start-up included). It prints each run's wall time and
-pytest's own summary line.
+The venv is brought up to date first (`make venv`, not timed), so each time measured is
+the target's own run:
 
-    python benchmarks/suite_time.py [--repeat N] [--extras dev,crosscheck]
+- `make test`: unit and claim tests, the doctests in lib/, and every notebook
+  re-executed by nbval (kernel start-up included); pytest's summary line is printed too;
+- `make figures`: every registered figure written to figures/ (byte-identical files);
+- `make book`: the HTML edition in build/html/, with every slider's frames.
+
+Each has a budget (60 s, 10 s, 60 s); the script exits with status 1 when a median is
+over its budget.
+
+    python benchmarks/suite_time.py [--repeat N] [--extras dev,crosscheck] [--only test figures book]
 
 This is a measurement, not a test: `make test` does not run it; `make bench` does.
 """
@@ -15,6 +21,7 @@ from __future__ import annotations
 import argparse
 import os
 import platform
+import re
 import statistics
 import subprocess
 import sys
@@ -31,6 +38,10 @@ def make(target: str, extras: str | None, *, capture: bool) -> subprocess.Comple
     return subprocess.run(cmd, stdin=subprocess.DEVNULL, capture_output=capture, text=True)
 
 
+#: Target → budget in seconds (issue: test ≤ 60 s, figures ≤ 10 s for all 22, book ≤ 60 s).
+BUDGETS = {"test": 60.0, "figures": 10.0, "book": 60.0}
+
+
 def summary_line(output: str) -> str:
     """pytest's closing line, e.g. '===== 120 passed, 3 skipped in 41.20s ====='."""
     for line in reversed(output.splitlines()):
@@ -39,10 +50,23 @@ def summary_line(output: str) -> str:
     return "(no pytest summary found)"
 
 
+def detail(target: str, output: str) -> str:
+    if target == "test":
+        return summary_line(output)
+    if target == "figures":
+        return f"{sum(1 for line in output.splitlines() if line.strip().endswith('.png'))} figures"
+    if target == "book":
+        pages = [line for line in output.splitlines() if line.startswith("wrote ") and "precomputed" in line]
+        sliders = sum(int(m.group(1)) for m in map(lambda l: re.search(r"\((\d+) precomputed", l), pages) if m)
+        return f"{len(pages)} chapter pages, {sliders} precomputed sliders"
+    return ""
+
+
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--repeat", type=int, default=1, help="number of timed runs (default 1)")
+    parser.add_argument("--repeat", type=int, default=1, help="number of timed runs of each target (default 1)")
     parser.add_argument("--extras", default=None, help="EXTRAS passed to make (default: the Makefile's)")
+    parser.add_argument("--only", nargs="+", choices=sorted(BUDGETS), default=list(BUDGETS), help="targets to time")
     args = parser.parse_args(argv)
     if args.repeat < 1:
         parser.error("--repeat must be at least 1")
@@ -53,23 +77,29 @@ def main(argv: list[str] | None = None) -> int:
         print("suite_time: `make venv` failed", file=sys.stderr)
         return prepared.returncode
 
-    print(
-        f"suite time: `make test`{f' EXTRAS={args.extras}' if args.extras else ''} "
-        f"on {os.cpu_count()} CPUs, Python {platform.python_version()}"
-    )
-    walls = []
-    for run in range(1, args.repeat + 1):
-        start = time.perf_counter()
-        result = make("test", args.extras, capture=True)
-        wall = time.perf_counter() - start
-        if result.returncode != 0:
-            sys.stderr.write(result.stdout[-5000:] + result.stderr[-5000:])
-            print(f"run {run}: `make test` failed (exit {result.returncode})", file=sys.stderr)
-            return 1
-        walls.append(wall)
-        print(f"run {run}: {wall:.1f} s wall ({summary_line(result.stdout)})", flush=True)
-    if len(walls) > 1:
-        print(f"best {min(walls):.1f} s, median {statistics.median(walls):.1f} s over {len(walls)} runs")
+    print(f"on {os.cpu_count()} CPUs, Python {platform.python_version()}"
+          f"{f', EXTRAS={args.extras}' if args.extras else ''}")
+    over = []
+    for target in args.only:
+        walls = []
+        for run in range(1, args.repeat + 1):
+            start = time.perf_counter()
+            result = make(target, args.extras, capture=True)
+            wall = time.perf_counter() - start
+            if result.returncode != 0:
+                sys.stderr.write(result.stdout[-5000:] + result.stderr[-5000:])
+                print(f"`make {target}` run {run} failed (exit {result.returncode})", file=sys.stderr)
+                return 1
+            walls.append(wall)
+            print(f"make {target:<8} run {run}: {wall:5.1f} s wall ({detail(target, result.stdout)})", flush=True)
+        median = statistics.median(walls)
+        if len(walls) > 1:
+            print(f"make {target:<8} best {min(walls):.1f} s, median {median:.1f} s over {len(walls)} runs")
+        if median > BUDGETS[target]:
+            over.append(f"make {target} {median:.1f} s > {BUDGETS[target]:.0f} s")
+    if over:
+        print("over budget: " + "; ".join(over), file=sys.stderr)
+        return 1
     return 0
 
 

@@ -25,7 +25,10 @@ import base64
 import html
 import json
 import math
+import multiprocessing
+import os
 import re
+from concurrent.futures import ProcessPoolExecutor
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -460,9 +463,16 @@ def page(chapter: Chapter | None, chapters: list[Chapter], body: str, title: str
 """
 
 
-def build(notebooks, out: str | Path = "build/html", *, max_frames: int = MAX_FRAMES) -> Path:
+def _render(nb, max_frames: int) -> tuple[str, tuple, int]:
+    chapter = Chapter(Path("."), "")
+    render_chapter(chapter, nb, max_frames)
+    return chapter.html, chapter.sections, chapter.sliders
+
+
+def build(notebooks, out: str | Path = "build/html", *, max_frames: int = MAX_FRAMES, jobs: int | None = None) -> Path:
     """Write ``index.html``, one page per notebook (in the order given), ``book.css``
-    and ``book.js`` into ``out``; return the path of the index."""
+    and ``book.js`` into ``out``; return the path of the index. Chapters are rendered
+    in ``jobs`` processes (default: one per CPU)."""
     import nbformat
 
     out = Path(out)
@@ -475,8 +485,14 @@ def build(notebooks, out: str | Path = "build/html", *, max_frames: int = MAX_FR
         nb = nbformat.read(path, as_version=4)
         chapters.append(Chapter(path, chapter_title(nb, path.stem)))
         books.append(nb)
-    for chapter, nb in zip(chapters, books):
-        render_chapter(chapter, nb, max_frames)
+    jobs = max(1, min(jobs or os.cpu_count() or 1, len(chapters)))
+    if jobs > 1:  # chapters are independent: one process per core
+        with ProcessPoolExecutor(jobs, mp_context=multiprocessing.get_context("fork")) as pool:
+            rendered = list(pool.map(_render, books, [max_frames] * len(books)))
+    else:
+        rendered = [_render(nb, max_frames) for nb in books]
+    for chapter, (body, sections, sliders) in zip(chapters, rendered):
+        chapter.html, chapter.sections, chapter.sliders = body, sections, sliders
         (out / chapter.href).write_text(page(chapter, chapters, chapter.html, chapter.title), encoding="utf-8")
         print(f"wrote {out / chapter.href} ({chapter.sliders} precomputed slider{'s' * (chapter.sliders != 1)})")
     items = "".join(f'<li><a href="{c.href}">{html.escape(c.title)}</a></li>' for c in chapters)
