@@ -8,8 +8,11 @@ the target's own run:
 - `make figures`: every registered figure written to figures/ (byte-identical files);
 - `make book`: the HTML edition in build/html/, with every slider's frames.
 
-Each has a budget (60 s, 10 s, 60 s); the script exits with status 1 when a median is
-over its budget.
+Each has a budget (60 s, 10 s, 60 s) for the wall time; the script exits with status 1
+when a median is over its budget. The CPU time of all processes each run started is
+printed too: on a machine shared with other work the wall time grows, the CPU time
+hardly does (on 2 idle cores, wall ≈ CPU / 2 for a run that keeps both busy, ≈ CPU for
+one that does not).
 
     python benchmarks/suite_time.py [--repeat N] [--extras dev,crosscheck] [--only test figures book]
 
@@ -22,6 +25,7 @@ import argparse
 import os
 import platform
 import re
+import resource
 import statistics
 import subprocess
 import sys
@@ -83,15 +87,19 @@ def main(argv: list[str] | None = None) -> int:
     for target in args.only:
         walls = []
         for run in range(1, args.repeat + 1):
+            before = resource.getrusage(resource.RUSAGE_CHILDREN)
             start = time.perf_counter()
             result = make(target, args.extras, capture=True)
             wall = time.perf_counter() - start
+            after = resource.getrusage(resource.RUSAGE_CHILDREN)
+            cpu = (after.ru_utime - before.ru_utime) + (after.ru_stime - before.ru_stime)
             if result.returncode != 0:
                 sys.stderr.write(result.stdout[-5000:] + result.stderr[-5000:])
                 print(f"`make {target}` run {run} failed (exit {result.returncode})", file=sys.stderr)
                 return 1
             walls.append(wall)
-            print(f"make {target:<8} run {run}: {wall:5.1f} s wall ({detail(target, result.stdout)})", flush=True)
+            print(f"make {target:<8} run {run}: {wall:5.1f} s wall, {cpu:5.1f} s CPU "
+                  f"({detail(target, result.stdout)})", flush=True)
         median = statistics.median(walls)
         if len(walls) > 1:
             print(f"make {target:<8} best {min(walls):.1f} s, median {median:.1f} s over {len(walls)} runs")
