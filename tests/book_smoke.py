@@ -39,62 +39,64 @@ CHROMIUM_ARGS = ["--no-sandbox", "--disable-gpu", "--disable-background-networki
 
 def frame_state(box) -> dict:
     return box.evaluate(
-        """(b) => ({index: Number(b.querySelector('input[type=range]').value),
+        """(b) => ({positions: [...b.querySelectorAll('input[type=range]')].map(i => Number(i.value)),
                     src: b.querySelector('img.tp-frame').getAttribute('src'),
-                    readout: b.querySelector('.tp-readout').textContent,
+                    readouts: [...b.querySelectorAll('.tp-readout')].map(o => o.textContent),
                     caption: b.querySelector('.tp-caption').textContent,
-                    valuetext: b.querySelector('input[type=range]').getAttribute('aria-valuetext')})"""
+                    valuetexts: [...b.querySelectorAll('input[type=range]')].map(i => i.getAttribute('aria-valuetext'))})"""
     )
 
 
 def check_slider(page, box, label: str) -> list[str]:
     from test_accessibility import NUMBER, named  # this folder is on sys.path for the script
-    from tokenpath.widgets import SLIDERS
+    from tokenpath import _book
 
     problems = []
-    label_text = box.locator("label").text_content().strip()
-    if not label_text:
-        problems.append(f"{label}: the range input has no visible label")
     call = json.loads(box.get_attribute("data-call"))
+    widget = _book.SliderCall(call["name"], tuple(call["args"]), tuple(call["kwargs"].items())).build()
+    sliders = _book.controls(widget)
+    grid = _book.frame_grid(sliders)
     data = json.loads(box.locator("script.tp-frames").text_content())
-    values = data["values"]
-    widget = SLIDERS[call["name"]](*call["args"], **call["kwargs"])
-    readout_format = getattr(widget.slider, "readout_format", None)
+    if data["shape"] != [len(g) for g in grid]:
+        return [f"{label}: the page has {data['shape']} positions, {call['name']} gives {[len(g) for g in grid]}"]
+    labels = box.locator("label").all_text_contents()
+    if len(labels) != len(sliders) or not all(t.strip() for t in labels):
+        problems.append(f"{label}: expected {len(sliders)} labelled range inputs, found labels {labels}")
     box.scroll_into_view_if_needed()
-    slider = box.locator("input[type=range]")
-    slider.focus()
-    page.keyboard.press("Home")
-    seen = [frame_state(box)]
-    page.screenshot(path=str(OUT / f"{label}-start.png"))
-    for _ in range(len(values) - 1):
-        page.keyboard.press("ArrowRight")
-        seen.append(frame_state(box))
-    page.screenshot(path=str(OUT / f"{label}-end.png"))
-    indices = [s["index"] for s in seen]
-    if indices != list(range(len(values))):
-        problems.append(f"{label}: Home then Right arrow visited positions {indices}, not 0…{len(values) - 1}")
-    for before, after in zip(seen, seen[1:]):
-        for what in ("src", "readout", "caption"):
-            if before[what] == after[what]:
-                problems.append(f"{label}: the {what} did not change from position {before['index']} to {after['index']}")
-    mismatched = []
-    for s in seen:
-        value = values[s["index"]]
-        widget.update(value)
-        png = base64.b64decode(s["src"].split(",", 1)[1])
-        if png != widget.png():
-            mismatched.append(value)
-        if s["caption"] != widget.describe():
-            problems.append(f"{label}: the caption at {value!r} is not describe() at that value")
-        if not any(named(t, {float(value)}) for t in NUMBER.findall(s["caption"])):
-            problems.append(f"{label}: the caption at {value!r} does not name the value: {s['caption'][:120]!r}")
-        expected = format(value, readout_format) if readout_format else str(value)
-        if s["readout"] != expected or not s["valuetext"].endswith(f"= {expected}"):
-            problems.append(f"{label}: position {s['index']} reads {s['readout']!r}, expected {expected!r}")
+    inputs = box.locator("input[type=range]")
+    mismatched, visited = [], 0
+    for j in range(inputs.count()):
+        inputs.nth(j).focus()
+        page.keyboard.press("Home")
+        seen = [frame_state(box)]
+        page.screenshot(path=str(OUT / f"{label}-{j + 1}-start.png"))
+        for _ in range(len(grid[j]) - 1):
+            page.keyboard.press("ArrowRight")
+            seen.append(frame_state(box))
+        page.screenshot(path=str(OUT / f"{label}-{j + 1}-end.png"))
+        visited += len(seen)
+        steps = [s["positions"][j] for s in seen]
+        if steps != list(range(len(grid[j]))):
+            problems.append(f"{label}: Home then Right arrow moved slider {j + 1} through {steps}, not 0…{len(grid[j]) - 1}")
+        if len(seen) > 1 and seen[0]["src"] == seen[-1]["src"]:
+            problems.append(f"{label}: slider {j + 1} moved end to end and the image stayed the same")
+        for s in seen:
+            values = [g[p] for g, p in zip(grid, s["positions"])]
+            _book.move(sliders, values)
+            if base64.b64decode(s["src"].split(",", 1)[1]) != widget.png():
+                mismatched.append(values)
+            if s["caption"] != widget.describe():
+                problems.append(f"{label}: the caption at {values} is not describe() at those values")
+            expected = [_book._readout(sl, sl.value) for sl in sliders]
+            if s["readouts"] != expected or any(not t.endswith(f"= {e}") for t, e in zip(s["valuetexts"], expected)):
+                problems.append(f"{label}: at {values} the readouts are {s['readouts']}, expected {expected}")
+            value = sliders[j].value
+            if isinstance(value, (int, float)) and not any(named(t, {float(value)}) for t in NUMBER.findall(s["caption"])):
+                problems.append(f"{label}: the caption at {values} does not name {labels[j]} = {value}")
     if mismatched:
-        problems.append(f"{label}: the frames at {mismatched} differ from {call['name']}'s rendering at those values")
-    print(f"{label}: {call['name']} moved through {len(seen)} positions "
-          f"({seen[0]['readout']} … {seen[-1]['readout']}); frames equal to the figure code's: {not mismatched}")
+        problems.append(f"{label}: the frames at {mismatched[:5]} differ from {call['name']}'s rendering at those values")
+    print(f"{label}: {call['name']}, {len(sliders)} slider(s) moved end to end through {visited} positions; "
+          f"every frame equal to the figure code's: {not mismatched}")
     return problems
 
 

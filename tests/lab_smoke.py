@@ -10,9 +10,10 @@ download), and checks that
    ``ipywidgets`` or ``tokenpath.widgets``): after *Clear Outputs of All Cells* and
    *Run All Cells*, every cell ran without an error or stderr output, and at least the
    sliders its code builds are on the page;
-3. every slider, moved **with the keyboard** from one end of its range to the other
-   (focus its handle, Home, then End), changes both the image the kernel sends back and
-   the readout. Other widgets (a text box, a button) are left alone.
+3. every slider (each of a widget's sliders, when it has several), moved **with the
+   keyboard** from one end of its range to the other (focus its handle, Home, then End),
+   changes both the image the kernel sends back and the slider's readout. Other widgets
+   (a text box, a button) are left alone.
 
 Screenshots go to ``build/lab-smoke/`` (one before and after each slider move per
 notebook). Autosave is switched off for the session (a settings folder of its own), and
@@ -99,8 +100,9 @@ def idle(page, seconds: float = 180) -> None:
     )
 
 
-def state(out) -> tuple[str | None, str]:
-    return out.locator("img").first.get_attribute("src"), out.locator(".widget-readout").first.text_content().strip()
+def state(out, slider) -> tuple[str | None, str]:
+    """The output's image and the slider's own readout."""
+    return out.locator("img").first.get_attribute("src"), slider.locator(".widget-readout").first.text_content().strip()
 
 
 def until(condition, seconds: float) -> bool:
@@ -112,15 +114,15 @@ def until(condition, seconds: float) -> bool:
     return True
 
 
-def press(page, out, key: str, before: tuple) -> tuple:
+def press(page, out, slider, key: str, before: tuple) -> tuple:
     """Focus the slider's handle, press ``key``, and when the readout moves wait (10 s
     at most) for the kernel's new image."""
-    out.locator(".noUi-handle").first.focus()
+    slider.locator(".noUi-handle").first.focus()
     page.keyboard.press(key)
-    if until(lambda: state(out)[1] != before[1], 3):
-        until(lambda: state(out)[0] != before[0], 10)
+    if until(lambda: state(out, slider)[1] != before[1], 3):
+        until(lambda: state(out, slider)[0] != before[0], 10)
         time.sleep(0.5)  # let a last image land
-    return state(out)
+    return state(out, slider)
 
 
 def check_notebook(page, url: str, path: Path, sliders: int) -> list[str]:
@@ -148,25 +150,32 @@ def check_notebook(page, url: str, path: Path, sliders: int) -> list[str]:
     outputs = page.locator(".jp-OutputArea-output:has(.widget-slider)")
     if outputs.count() < sliders:
         problems.append(f"{stem}: its code builds {sliders} slider widget(s), the page shows {outputs.count()}")
-    for n in range(outputs.count()):
-        out = outputs.nth(n)
+    n = 0
+    for o in range(outputs.count()):
+        out = outputs.nth(o)
         out.scroll_into_view_if_needed()
-        page.wait_for_function("(el) => el.textContent.trim() !== ''", arg=out.locator(".widget-readout").first.element_handle(), timeout=30_000)
-        time.sleep(0.5)
-        default = state(out)
-        page.screenshot(path=str(OUT / f"{stem}-{n + 1:02d}-slider-default.png"))
-        low = press(page, out, "Home", default)
-        high = press(page, out, "End", low)
-        page.screenshot(path=str(OUT / f"{stem}-{n + 1:02d}-slider-end.png"))
-        print(f"{stem} slider {n + 1}: readout {default[1]!r} -Home-> {low[1]!r} -End-> {high[1]!r}; "
-              f"image changed: {low[0] != default[0]}, {high[0] != low[0]}")
-        if high[1] == low[1]:
-            problems.append(f"{stem} slider {n + 1}: the readout did not change from one end to the other ({low[1]!r})")
-        if high[0] == low[0]:
-            problems.append(f"{stem} slider {n + 1}: the image did not change from one end to the other")
-        for a, b, move in ((default, low, "Home"), (low, high, "End")):
-            if a[1] != b[1] and a[0] == b[0]:
-                problems.append(f"{stem} slider {n + 1}: {move} moved the readout {a[1]!r} → {b[1]!r} but not the image")
+        handles = out.locator(".widget-slider")
+        for h in range(handles.count()):  # a widget may have several sliders; each is moved
+            n += 1
+            slider = handles.nth(h)
+            name = f"{stem} slider {n} ({(slider.locator('.widget-label').first.text_content() or '').strip() or 'unlabelled'})"
+            page.wait_for_function("(el) => el.textContent.trim() !== ''",
+                                   arg=slider.locator(".widget-readout").first.element_handle(), timeout=30_000)
+            time.sleep(0.5)
+            default = state(out, slider)
+            page.screenshot(path=str(OUT / f"{stem}-{n:02d}-slider-default.png"))
+            low = press(page, out, slider, "Home", default)
+            high = press(page, out, slider, "End", low)
+            page.screenshot(path=str(OUT / f"{stem}-{n:02d}-slider-end.png"))
+            print(f"{name}: readout {default[1]!r} -Home-> {low[1]!r} -End-> {high[1]!r}; "
+                  f"image changed: {low[0] != default[0]}, {high[0] != low[0]}")
+            if high[1] == low[1]:
+                problems.append(f"{name}: the readout did not change from one end to the other ({low[1]!r})")
+            if high[0] == low[0]:
+                problems.append(f"{name}: the image did not change from one end to the other")
+            for a, b, key in ((default, low, "Home"), (low, high, "End")):
+                if a[1] != b[1] and a[0] == b[0]:
+                    problems.append(f"{name}: {key} moved the readout {a[1]!r} → {b[1]!r} but not the image")
     return problems
 
 

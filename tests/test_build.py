@@ -61,6 +61,13 @@ def test_slider_grid_thins_a_long_slider_and_keeps_its_ends_and_default():
     assert all(abs(v / 0.5 - round(v / 0.5)) < 1e-9 for v in grid), "off the slider's steps"
 
 
+def test_slider_grid_of_a_log_slider_and_a_selection_slider():
+    log = ipywidgets.FloatLogSlider(value=100.0, base=10, min=0, max=4, step=1)
+    assert _book.slider_grid(log) == [1.0, 10.0, 100.0, 1000.0, 10000.0]
+    pick = ipywidgets.SelectionSlider(options=["x", "y", "z"], value="y")
+    assert _book.slider_grid(pick) == ["x", "y", "z"]
+
+
 def test_slider_grid_needs_two_frames():
     with pytest.raises(ValueError, match="max_frames"):
         _book.slider_grid(ipywidgets.IntSlider(), max_frames=1)
@@ -167,16 +174,54 @@ def test_book_precomputes_each_slider_with_the_widget_s_own_rendering(edition):
     assert call == {"name": "value_magnitude", "args": [], "kwargs": {}}
     data = json.loads(re.search(r'<script type="application/json" class="tp-frames">(.*?)</script>', page, re.S).group(1))
     widget = widgets.value_magnitude()
-    assert data["values"] == _book.slider_grid(widget.slider, 3)
-    assert len(data["pngs"]) == len(data["captions"]) == len(data["readouts"]) == len(data["values"])
-    k = data["values"].index(widget.value)
-    assert f'value="{k}"' in page
+    grid = _book.slider_grid(widget.slider, 3)
+    assert data["shape"] == [len(grid)]
+    assert len(data["pngs"]) == len(data["captions"]) == len(data["readouts"]) == len(grid)
+    k = grid.index(widget.value)
+    assert f'value="{k}"' in page and page.count('type="range"') == 1
     assert base64.b64decode(data["pngs"][k]) == widget.png()
-    value = data["values"][0]
-    widget.update(value)
+    widget.update(grid[0])
     assert base64.b64decode(data["pngs"][0]) == widget.png()
     assert data["captions"][0] == widget.describe()
-    assert data["readouts"][0] == format(value, widget.slider.readout_format)
+    assert data["readouts"][0] == [format(grid[0], widget.slider.readout_format)]
+
+
+class TwoSliders:
+    """A widget with two sliders in its box, like a chapter's two-slider figures: its
+    image and caption are a function of both values."""
+
+    def __init__(self):
+        self.slider = ipywidgets.IntSlider(value=1, min=0, max=3, description="a")
+        self.other = ipywidgets.FloatSlider(value=0.5, min=0.0, max=1.0, step=0.25, description="b")
+        self.name = "a"
+        self.box = ipywidgets.VBox([ipywidgets.HBox([self.slider, self.other]), ipywidgets.HTML("not a slider")])
+
+    def png(self):
+        return f"{self.slider.value},{self.other.value}".encode()
+
+    def describe(self):
+        return f"a = {self.slider.value}, b = {self.other.value}"
+
+    figure = None
+
+
+def test_a_widget_with_two_sliders_gets_every_combination(monkeypatch):
+    monkeypatch.setitem(widgets.SLIDERS, "two_sliders_for_test", TwoSliders)
+    monkeypatch.setattr("tokenpath.figures.style.close", lambda figure: None)
+    frames = _book.precompute(_book.SliderCall("two_sliders_for_test"), max_frames=41)
+    assert frames.labels == ["a", "b"] and frames.grid == [[0, 1, 2, 3], [0.0, 0.25, 0.5, 0.75, 1.0]]
+    assert frames.default == [1, 2]
+    assert len(frames.pngs) == 20 and frames.pngs[1 * 5 + 2] == b"1,0.5"  # the first slider varies slowest
+    assert frames.readouts[3 * 5 + 4] == ["3", "1.00"] and frames.captions[0] == "a = 0, b = 0.0"
+    html = _book.slider_html(frames, "s")
+    assert html.count('type="range"') == 2 and 'id="s-1"' in html and 'value="2"' in html
+
+
+def test_grids_thin_the_longest_slider_first():
+    long = ipywidgets.IntSlider(value=0, min=0, max=40)
+    short = ipywidgets.IntSlider(value=0, min=0, max=3)
+    g = _book.grids([long, short], 81)
+    assert len(g[1]) == 4 and len(g[0]) * 4 <= 81 and g[0][0] == 0 and g[0][-1] == 40
 
 
 def test_book_refuses_a_missing_notebook(tmp_path):

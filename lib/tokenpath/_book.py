@@ -36,6 +36,8 @@ __all__ = ["Chapter", "SliderCall", "build", "slider_calls", "slider_grid", "ren
 
 #: Most precomputed positions per slider (a grid of this many values at most).
 MAX_FRAMES = 41
+#: Most precomputed frames of a widget with several sliders (all combinations).
+MULTI_FRAMES = 81
 #: Marks a precomputed slider in a page; the browser test finds them by it.
 SLIDER_CLASS = "tp-slider"
 
@@ -157,6 +159,10 @@ def slider_grid(slider, max_frames: int = MAX_FRAMES) -> list:
         if len(values) > max_frames:
             stride = math.ceil((len(values) - 1) / (max_frames - 1))
             values = values[::stride] + ([values[-1]] if (len(values) - 1) % stride else [])
+    elif hasattr(slider, "base"):  # FloatLogSlider: min, max and step are exponents
+        exponents = slider_grid(_Exponents(slider), max_frames)
+        values = [slider.base ** e for e in exponents]
+        default = min(values, key=lambda v: abs(v - default)) if values else default
     else:
         low, high, step = slider.min, slider.max, slider.step
         is_int = isinstance(default, int) and isinstance(step, int)
@@ -177,46 +183,115 @@ def slider_grid(slider, max_frames: int = MAX_FRAMES) -> list:
     return values
 
 
+class _Exponents:
+    """The exponent axis of a FloatLogSlider, as a plain slider."""
+
+    def __init__(self, slider):
+        self.min, self.max, self.step = slider.min, slider.max, slider.step
+        self.value = round(min(max(math.log(slider.value, slider.base), slider.min), slider.max), 12)
+
+
 def _option_values(slider) -> list:
     labels = slider._options_labels
     values = slider._options_values
     return list(values) if values else list(labels)
 
 
+def controls(widget) -> list:
+    """The slider controls a reader moves in ``widget``: every standard ipywidgets
+    slider inside its box, in display order (two for a widget with two sliders, three
+    for a composite picker), or its ``slider`` when the box holds none."""
+    import ipywidgets
+
+    kinds = (ipywidgets.IntSlider, ipywidgets.FloatSlider, ipywidgets.FloatLogSlider, ipywidgets.SelectionSlider)
+    found: list = []
+
+    def walk(w) -> None:
+        if isinstance(w, kinds):
+            if not w.disabled and all(w is not f for f in found):
+                found.append(w)
+        for child in getattr(w, "children", ()):
+            walk(child)
+
+    walk(getattr(widget, "box", widget.slider))
+    return found or [widget.slider]
+
+
+def grids(sliders, max_frames: int) -> list[list]:
+    """One :func:`slider_grid` per slider, thinned (the longest first) until the
+    number of combinations is at most ``max_frames``."""
+    caps = [max_frames] * len(sliders)
+    values = [slider_grid(s, c) for s, c in zip(sliders, caps)]
+    while math.prod(map(len, values)) > max_frames:
+        k = max(range(len(values)), key=lambda i: len(values[i]))
+        if len(values[k]) <= 2:
+            break
+        caps[k] = max(2, min(caps[k], len(values[k])) - 2)
+        values[k] = slider_grid(sliders[k], caps[k])
+    return values
+
+
+def frame_grid(sliders, max_frames: int = MAX_FRAMES) -> list[list]:
+    """The grids :func:`precompute` uses: at most ``max_frames`` positions for a single
+    slider, and proportionally more combinations (:data:`MULTI_FRAMES` at the default)
+    for several."""
+    cap = max_frames if len(sliders) == 1 else MULTI_FRAMES * max_frames // MAX_FRAMES
+    return grids(sliders, cap)
+
+
+def move(sliders, values) -> None:
+    """Set each slider to its value, in order, as a reader's drag would (the widget's
+    observers run its ``update``)."""
+    for s, v in zip(sliders, values):
+        s.value = v
+
+
 @dataclass(frozen=True)
 class Frames:
-    """Precomputed positions of one slider widget."""
+    """Precomputed positions of one slider widget: for every combination of its
+    sliders' grid positions (the first slider varying slowest), the PNG, the caption and
+    each slider's readout."""
 
     call: SliderCall
-    label: str
-    values: list
-    readouts: list
+    labels: list
+    grid: list  # one list of values per slider
     pngs: list
     captions: list
-    default: int  # index of the widget's default value
+    readouts: list  # per frame, one readout per slider
+    default: list  # the default position of each slider
 
 
 def precompute(call: SliderCall, max_frames: int = MAX_FRAMES) -> Frames:
-    """Build the widget of ``call`` and render it at every value of its grid, with the
-    widget's own update → png → describe."""
+    """Build the widget of ``call`` and render it at every combination of its sliders'
+    grid positions: each slider is set (its observer runs the widget's
+    ``update``), then ``png()`` and ``describe()`` are read."""
+    import itertools
+
     from .figures import style
 
     widget = call.build()
-    slider = widget.slider
-    default = widget.value
-    values = slider_grid(slider, max_frames)
+    sliders = controls(widget)
+    grid = frame_grid(sliders, max_frames)
+    start = [s.value for s in sliders]
+    default = [g.index(v) if v in g else 0 for g, v in zip(grid, start)]
     pngs, captions, readouts = [], [], []
-    for value in values:
-        widget.update(value)
+    for combo in itertools.product(*grid):
+        try:
+            move(sliders, combo)
+        except Exception as exc:
+            raise ValueError(f"{call.name}: moving its sliders to {combo} failed: {exc}") from exc
         pngs.append(widget.png())
         captions.append(widget.describe())
-        readouts.append(_readout(slider, value))
+        readouts.append([_readout(s, s.value) for s in sliders])
+    move(sliders, start)
     style.close(widget.figure)
-    label = slider.description or widget.name
-    return Frames(call, label, values, readouts, pngs, captions, values.index(default))
+    labels = [s.description or widget.name for s in sliders]
+    return Frames(call, labels, grid, pngs, captions, readouts, default)
 
 
 def _readout(slider, value) -> str:
+    if hasattr(slider, "options") and not hasattr(slider, "step"):
+        return str(slider.label)
     fmt = getattr(slider, "readout_format", None)
     if fmt:
         try:
@@ -227,28 +302,37 @@ def _readout(slider, value) -> str:
 
 
 def slider_html(frames: Frames, ident: str) -> str:
-    """The kernel-free widget: a range input, a readout, the image and the caption,
-    with every frame embedded as JSON."""
+    """The kernel-free widget: one range input and readout per slider, the image and
+    the caption, with every frame embedded as JSON."""
+    shape = [len(g) for g in frames.grid]
+    k = 0
+    for pos, n in zip(frames.default, shape):
+        k = k * n + pos
     data = {
-        "values": frames.values,
+        "shape": shape,
         "readouts": frames.readouts,
         "captions": frames.captions,
         "pngs": [base64.b64encode(p).decode("ascii") for p in frames.pngs],
     }
-    k = frames.default
-    label = html.escape(frames.label)
     payload = json.dumps(data, ensure_ascii=False, separators=(",", ":")).replace("</", "<\\/")
     call = {"name": frames.call.name, "args": list(frames.call.args), "kwargs": dict(frames.call.kwargs)}
+    rows = []
+    for j, (label, pos, n) in enumerate(zip(frames.labels, frames.default, shape)):
+        text = html.escape(frames.readouts[k][j])
+        rows.append(
+            f'<div class="tp-slider-row"><label for="{ident}-{j}">{html.escape(label)}</label>'
+            f'<input type="range" id="{ident}-{j}" min="0" max="{n - 1}" step="1" value="{pos}" '
+            f'aria-valuetext="{html.escape(label)} = {text}">'
+            f'<output for="{ident}-{j}" class="tp-readout">{text}</output></div>'
+        )
+    total = len(frames.pngs)
     return (
         f'<div class="{SLIDER_CLASS}" id="{ident}" data-call="{html.escape(json.dumps(call), quote=True)}">'
-        f'<div class="tp-slider-row"><label for="{ident}-input">{label}</label>'
-        f'<input type="range" id="{ident}-input" min="0" max="{len(frames.values) - 1}" step="1" value="{k}" '
-        f'aria-valuetext="{label} = {html.escape(frames.readouts[k])}">'
-        f'<output for="{ident}-input" class="tp-readout">{html.escape(frames.readouts[k])}</output></div>'
-        f'<img class="tp-frame" alt="{html.escape(frames.captions[k], quote=True)}" '
+        + "".join(rows)
+        + f'<img class="tp-frame" alt="{html.escape(frames.captions[k], quote=True)}" '
         f'src="data:image/png;base64,{data["pngs"][k]}">'
         f'<p class="tp-caption" aria-live="polite">{html.escape(frames.captions[k])}</p>'
-        f'<p class="tp-note">Precomputed: {len(frames.values)} positions of this slider, drawn by '
+        f'<p class="tp-note">Precomputed: {total} frame{"s" * (total != 1)} of this widget, drawn by '
         f"<code>{html.escape(frames.call.name)}</code> when the book was built; run the notebook for "
         f"every position.</p>"
         f'<script type="application/json" class="tp-frames">{payload}</script></div>'
@@ -552,25 +636,30 @@ math[display="block"] { margin: 1rem 0; font-size: 1.1em; }
 """
 
 _JS = """\
-// tokenpath HTML edition: switch the precomputed frames of every slider.
+// tokenpath HTML edition: switch the precomputed frames of every slider widget.
 (function () {
   document.querySelectorAll(".tp-slider").forEach(function (box) {
     var data = JSON.parse(box.querySelector("script.tp-frames").textContent);
-    var input = box.querySelector("input[type=range]");
-    var readout = box.querySelector(".tp-readout");
+    var inputs = Array.prototype.slice.call(box.querySelectorAll("input[type=range]"));
+    var readouts = box.querySelectorAll(".tp-readout");
+    var labels = box.querySelectorAll("label");
     var image = box.querySelector("img.tp-frame");
     var caption = box.querySelector(".tp-caption");
-    var label = box.querySelector("label").textContent;
     function show() {
-      var k = Number(input.value);
+      var k = 0;
+      inputs.forEach(function (input, j) { k = k * data.shape[j] + Number(input.value); });
       image.src = "data:image/png;base64," + data.pngs[k];
       image.alt = data.captions[k];
       caption.textContent = data.captions[k];
-      readout.textContent = data.readouts[k];
-      input.setAttribute("aria-valuetext", label + " = " + data.readouts[k]);
+      inputs.forEach(function (input, j) {
+        readouts[j].textContent = data.readouts[k][j];
+        input.setAttribute("aria-valuetext", labels[j].textContent + " = " + data.readouts[k][j]);
+      });
     }
-    input.addEventListener("input", show);
-    input.addEventListener("change", show);
+    inputs.forEach(function (input) {
+      input.addEventListener("input", show);
+      input.addEventListener("change", show);
+    });
   });
 })();
 """
