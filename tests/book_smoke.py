@@ -12,8 +12,8 @@ and checks that
    the caption at every step; and each frame is byte for byte what the figure code
    draws at that value (the widget's constructor from ``tokenpath.widgets.SLIDERS``,
    ``update(value)``, ``png()``), with ``describe()`` as its caption;
-3. each slider has a visible label and an ``aria-valuetext`` that follows it, and
-   its caption names the value at every position.
+3. each slider has a visible label and an ``aria-valuetext`` that follows it, and its
+   caption (the image's text alternative) differs between the two ends of each slider.
 
 Screenshots go to ``build/book-smoke/``. Exit status 0 when every check passes. Not part
 of ``make test``: it needs a browser.
@@ -48,7 +48,6 @@ def frame_state(box) -> dict:
 
 
 def check_slider(page, box, label: str) -> list[str]:
-    from test_accessibility import NUMBER, named  # this folder is on sys.path for the script
     from tokenpath import _book
 
     problems = []
@@ -80,6 +79,8 @@ def check_slider(page, box, label: str) -> list[str]:
             problems.append(f"{label}: Home then Right arrow moved slider {j + 1} through {steps}, not 0…{len(grid[j]) - 1}")
         if len(seen) > 1 and seen[0]["src"] == seen[-1]["src"]:
             problems.append(f"{label}: slider {j + 1} moved end to end and the image stayed the same")
+        if len(seen) > 1 and seen[0]["caption"] == seen[-1]["caption"]:
+            problems.append(f"{label}: slider {j + 1} moved end to end and the caption (the text alternative) stayed the same")
         for s in seen:
             values = [g[p] for g, p in zip(grid, s["positions"])]
             _book.move(sliders, values)
@@ -90,9 +91,6 @@ def check_slider(page, box, label: str) -> list[str]:
             expected = [_book._readout(sl, sl.value) for sl in sliders]
             if s["readouts"] != expected or any(not t.endswith(f"= {e}") for t, e in zip(s["valuetexts"], expected)):
                 problems.append(f"{label}: at {values} the readouts are {s['readouts']}, expected {expected}")
-            value = sliders[j].value
-            if isinstance(value, (int, float)) and not any(named(t, {float(value)}) for t in NUMBER.findall(s["caption"])):
-                problems.append(f"{label}: the caption at {values} does not name {labels[j]} = {value}")
     if mismatched:
         problems.append(f"{label}: the frames at {mismatched[:5]} differ from {call['name']}'s rendering at those values")
     print(f"{label}: {call['name']}, {len(sliders)} slider(s) moved end to end through {visited} positions; "

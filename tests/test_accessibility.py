@@ -13,9 +13,9 @@ carry the figure's numbers, and they must be the engine's: for every figure in
 
 Sliders are checked in the browser, where a reader uses them: ``make check-lab`` moves
 every slider of every notebook with the keyboard only, and ``make check-book`` moves the
-HTML edition's range inputs with the keyboard, checking at every position that the
-slider has a visible label and an ``aria-valuetext``, and that the caption names the
-value (:func:`named`, shared with this file).
+HTML edition's range inputs with the keyboard, checking that each has a visible label
+and an ``aria-valuetext`` that follows it, and that the caption, the image's text
+alternative, follows the slider too.
 """
 
 from __future__ import annotations
@@ -46,7 +46,8 @@ COVERAGE = 1 / 2
 #: Arrays longer than this are samples, not numbers a reader is shown.
 MAX_ARRAY = 64
 
-NUMBER = re.compile(r"(?<![\w.])([−-]?\d+(?:\.\d+)?(?:/\d+)?)(?![\w])")
+#: A number as the book prints it: −0.3, 1/3, 16.00, 402,653,184 (not 32K, not x₁).
+NUMBER = re.compile(r"(?<![\w.,])([−-]?(?:\d{1,3}(?:,\d{3})+|\d+)(?:\.\d+)?(?:/\d+)?)(?![\w]|,\d{3})")
 
 
 def trace_values(obj, out: set | None = None, depth: int = 0) -> set[float]:
@@ -81,7 +82,7 @@ def trace_values(obj, out: set | None = None, depth: int = 0) -> set[float]:
 def parse(token: str) -> tuple[float, float]:
     """A printed number and the tolerance its printed precision implies:
     ``"0.670"`` → (0.67, 0.0005), ``"1/3"`` → (0.333…, 1e-9), ``"−2"`` → (−2, 0.5e-0)."""
-    token = token.replace("−", "-")
+    token = token.replace("−", "-").replace(",", "")
     if "/" in token:
         num, den = token.split("/")
         return (float(Fraction(int(num), int(den))) if int(den) else math.nan), 1e-9
@@ -131,6 +132,12 @@ def test_alt_text_names_the_figure_s_numbers_from_its_trace(number):
             f"figure {number}: the alt text names {coverage:.0%} of the trace values the figure prints; "
             f"missing {unsaid}"
         )
+
+
+def test_numbers_are_read_as_printed():
+    text = "S = [[1.0986, −∞], [0, 0.6931]], A[1] = 1/3, 402,653,184 parameters, 32K rows, x₁, [1, 4, 16]."
+    assert NUMBER.findall(text) == ["1.0986", "0", "0.6931", "1", "1/3", "402,653,184", "1", "4", "16"]
+    assert parse("402,653,184") == (402653184.0, 0.5 + 1e-12)
 
 
 def test_the_alt_text_check_rejects_numbers_that_are_not_in_the_trace():
