@@ -17,7 +17,6 @@ import nbformat
 import pytest
 
 from tokenpath import _book, _build, widgets
-from tokenpath.figures import show
 
 ROOT = Path(__file__).resolve().parents[1]
 
@@ -99,7 +98,8 @@ def test_slider_calls_refuses_computed_arguments():
 
 def tiny_notebook(path: Path, title: str, *, slider: bool) -> Path:
     nb = nbformat.v4.new_notebook()
-    figure = show(9)._repr_mimebundle_()
+    figure = {"text/html": '<figure class="tokenpath-figure" id="fig09"><img src="data:image/png;base64,iVBORw0KGgo=" '
+              'alt="alt text"/><figcaption>Figure 9</figcaption></figure>', "text/plain": "Figure 9"}
     printed = nbformat.v4.new_code_cell("print(1)")
     printed.outputs = [nbformat.v4.new_output("stream", name="stdout", text="1\n")]
     shown = nbformat.v4.new_code_cell("show(9)")
@@ -112,9 +112,26 @@ def tiny_notebook(path: Path, title: str, *, slider: bool) -> Path:
         shown,
     ]
     if slider:
-        nb.cells.append(nbformat.v4.new_code_cell("w = widgets.value_magnitude()\nw"))
+        nb.cells.append(nbformat.v4.new_code_cell("w = widgets.tiny_slider()\nw"))
     nbformat.write(nb, path)
     return path
+
+
+class TinySlider:
+    """A stand-in slider widget (no figure to draw): its image and caption name the value."""
+
+    figure = None
+
+    def __init__(self):
+        self.name = "n"
+        self.slider = ipywidgets.IntSlider(value=2, min=0, max=8, description="n")
+        self.box = ipywidgets.VBox([self.slider])
+
+    def png(self):
+        return f"frame {self.slider.value}".encode()
+
+    def describe(self):
+        return f"n = {self.slider.value}"
 
 
 @pytest.fixture(scope="module")
@@ -123,7 +140,9 @@ def edition(tmp_path_factory):
     out = tmp_path_factory.mktemp("html")
     first = tiny_notebook(src / "01_first.ipynb", "First chapter", slider=True)
     second = tiny_notebook(src / "02_second.ipynb", "Second chapter", slider=False)
-    index = _book.build([first, second], out, max_frames=3)
+    with pytest.MonkeyPatch.context() as mp:
+        mp.setitem(widgets.SLIDERS, "tiny_slider", TinySlider)
+        index = _book.build([first, second], out, max_frames=3, jobs=2)  # one process per chapter
     return out, index
 
 
@@ -165,25 +184,34 @@ def test_book_pages_load_nothing_from_the_network(edition):
         assert not remote, f"{path.name} loads {remote[:3]}"
 
 
-def test_book_precomputes_each_slider_with_the_widget_s_own_rendering(edition):
+def test_book_embeds_each_slider_s_frames_and_a_range_input(edition):
     out, _ = edition
     page = (out / "01_first.html").read_text(encoding="utf-8")
     assert page.count(f'class="{_book.SLIDER_CLASS}"') == 1
     assert f'class="{_book.SLIDER_CLASS}"' not in (out / "02_second.html").read_text(encoding="utf-8")
     call = json.loads(re.search(r'data-call="([^"]+)"', page).group(1).replace("&quot;", '"'))
-    assert call == {"name": "value_magnitude", "args": [], "kwargs": {}}
+    assert call == {"name": "tiny_slider", "args": [], "kwargs": {}}
     data = json.loads(re.search(r'<script type="application/json" class="tp-frames">(.*?)</script>', page, re.S).group(1))
+    assert data["shape"] == [4]  # 0, 2 (the default), 4, 8: at most 3 even steps plus the default
+    assert [base64.b64decode(p) for p in data["pngs"]] == [b"frame 0", b"frame 2", b"frame 4", b"frame 8"]
+    assert data["captions"] == ["n = 0", "n = 2", "n = 4", "n = 8"] and data["readouts"][3] == ["8"]
+    assert page.count('type="range"') == 1 and 'min="0" max="3" step="1" value="1"' in page
+    assert 'aria-valuetext="n = 2"' in page and '<p class="tp-caption" aria-live="polite">n = 2</p>' in page
+
+
+def test_precompute_renders_a_real_widget_with_its_own_code(monkeypatch):
+    from tokenpath.figures import render, style
+
     widget = widgets.value_magnitude()
-    grid = _book.slider_grid(widget.slider, 3)
-    assert data["shape"] == [len(grid)]
-    assert len(data["pngs"]) == len(data["captions"]) == len(data["readouts"]) == len(grid)
-    k = grid.index(widget.value)
-    assert f'value="{k}"' in page and page.count('type="range"') == 1
-    assert base64.b64decode(data["pngs"][k]) == widget.png()
+    monkeypatch.setitem(widgets.SLIDERS, "prebuilt", lambda: widget)
+    frames = _book.precompute(_book.SliderCall("prebuilt"), max_frames=3)
+    grid = frames.grid[0]
+    k = frames.default[0]
+    assert grid[k] == widget.value == widget.slider.max  # left where it started
+    assert frames.pngs[k] == render(11).png(dpi=style.SCREEN_DPI)  # the default frame is the static figure
     widget.update(grid[0])
-    assert base64.b64decode(data["pngs"][0]) == widget.png()
-    assert data["captions"][0] == widget.describe()
-    assert data["readouts"][0] == [format(grid[0], widget.slider.readout_format)]
+    assert frames.pngs[0] == widget.png() and frames.captions[0] == widget.describe()
+    assert frames.readouts[0] == [format(grid[0], widget.slider.readout_format)]
 
 
 class TwoSliders:

@@ -218,11 +218,11 @@ def controls(widget) -> list:
 
 
 def grids(sliders, max_frames: int) -> list[list]:
-    """One :func:`slider_grid` per slider, thinned (the longest first) until the
-    number of combinations is at most ``max_frames``."""
+    """One :func:`slider_grid` per slider; for several sliders, thinned (the longest
+    first) until the number of combinations is at most ``max_frames``."""
     caps = [max_frames] * len(sliders)
     values = [slider_grid(s, c) for s, c in zip(sliders, caps)]
-    while math.prod(map(len, values)) > max_frames:
+    while len(values) > 1 and math.prod(map(len, values)) > max_frames:
         k = max(range(len(values)), key=lambda i: len(values[i]))
         if len(values[k]) <= 2:
             break
