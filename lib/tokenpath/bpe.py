@@ -1,0 +1,1085 @@
+"""Byte-level BPE: learn merge rules from a corpus, then encode and decode with them.
+
+Two phases that must not be confused:
+
+* **training** counts adjacent symbol pairs over a corpus, merges the most frequent
+  pair into a new symbol, records that merge rule, and repeats until the vocabulary
+  has the size asked for;
+* **encoding** applies the recorded rules, lowest rank first, to new text. Nothing is
+  learned while encoding.
+
+The symbols start as the 256 byte values, so every string can be encoded (no
+``[UNK]``). Text is first cut into "words" by the GPT-2 pre-tokenisation regex, which
+keeps a leading space with the word after it (``" world"``); merges never cross a
+word boundary.
+
+IDs: 0–255 are the bytes themselves, 256 + k is the token made by merge k, and
+special tokens (``<|user|>`` …) come after the learned vocabulary.
+
+Three trainers learn the same thing at different speeds and for different readers:
+
+* :func:`train_naive` recounts every pair after every merge (minbpe's shape; the
+  readable reference);
+* :func:`train` keeps pair counts and an index from each pair to the words holding it,
+  and after a merge updates only the affected words (the production shape);
+* :func:`teach_merges` works on a small word-count table of characters and records
+  every weighted pair count at every step (figure 1).
+
+Count ties are broken deterministically: ``tie_break="smallest"`` takes the smallest
+pair by its bytes; ``tie_break="hf"`` takes the smallest pair of Hugging Face
+``tokenizers`` IDs, which number the 256 byte symbols in the order of their GPT-2
+printable characters (:func:`bytes_to_unicode`) and then the merges in order.
+"""
+
+from __future__ import annotations
+
+import functools
+import heapq
+import unicodedata
+from collections import Counter, defaultdict
+from dataclasses import dataclass, field
+from typing import Iterable, Mapping, Sequence
+
+import regex
+
+from ._checks import as_int
+
+__all__ = [
+    "GPT2_PATTERN",
+    "ChatTrace",
+    "Chip",
+    "IdCollision",
+    "NormalizeTrace",
+    "PretokenTrace",
+    "SplitCharTrace",
+    "Utf8Trace",
+    "VocabGrowth",
+    "demo_tokenizer",
+    "id_collision",
+    "normalize",
+    "pretokenize_trace",
+    "split_char",
+    "stdlib_corpus",
+    "token_chips",
+    "utf8_trace",
+    "vocab_growth",
+    "DecodeTrace",
+    "EncodeWordTrace",
+    "MergeStep",
+    "TeachingTrace",
+    "Tokenizer",
+    "apply_merge",
+    "bytes_to_unicode",
+    "check_text",
+    "decode_trace",
+    "encode_word",
+    "hf_symbol_order",
+    "merge_word",
+    "pair_counts",
+    "pretokenize",
+    "render_chat",
+    "teach_merges",
+    "train",
+    "train_naive",
+    "word_counts",
+]
+
+#: GPT-2's pre-tokenisation pattern: contractions, a letter run with an optional leading
+#: space, a digit run likewise, a punctuation run likewise, then whitespace (a run of
+#: spaces leaves its last space to the word that follows).
+GPT2_PATTERN = r"""'s|'t|'re|'ve|'m|'ll|'d| ?\p{L}+| ?\p{N}+| ?[^\s\p{L}\p{N}]+|\s+(?!\S)|\s+"""
+_SPLIT = regex.compile(GPT2_PATTERN)
+
+TIE_BREAKS = ("smallest", "hf")
+
+
+# ------------------------------------------------------------------ input checks
+
+
+def check_text(text, name: str = "text") -> str:
+    """Return ``text`` if it is a ``str`` that UTF-8 can encode, else raise naming ``name``.
+
+    >>> check_text("猫")
+    '猫'
+    >>> check_text("a\\ud800")
+    Traceback (most recent call last):
+    ...
+    ValueError: text holds a lone surrogate U+D800 at index 1; it has no UTF-8 bytes, so it cannot be tokenized
+    """
+    if not isinstance(text, str):
+        raise TypeError(f"{name} must be a str, got {type(text).__name__}")
+    try:
+        text.encode("utf-8")
+    except UnicodeEncodeError as err:
+        bad = text[err.start]
+        raise ValueError(
+            f"{name} holds a lone surrogate U+{ord(bad):04X} at index {err.start}; "
+            "it has no UTF-8 bytes, so it cannot be tokenized"
+        ) from None
+    return text
+
+
+def _check_tie_break(tie_break) -> str:
+    if tie_break not in TIE_BREAKS:
+        raise ValueError(f"tie_break must be one of {TIE_BREAKS}, got {tie_break!r}")
+    return tie_break
+
+
+# ------------------------------------------------------------ bytes and words
+
+
+@functools.cache
+def bytes_to_unicode() -> dict[int, str]:
+    """GPT-2's map from each byte to a printable character (used by HF and tiktoken
+    files to write byte tokens as text). Printable ASCII and Latin-1 map to themselves;
+    the other 68 bytes map to U+0100 onwards.
+
+    >>> m = bytes_to_unicode(); m[ord("a")], m[ord(" ")], len(set(m.values()))
+    ('a', 'Ġ', 256)
+    """
+    keep = [*range(ord("!"), ord("~") + 1), *range(ord("¡"), ord("¬") + 1), *range(ord("®"), ord("ÿ") + 1)]
+    out, extra = {}, 0
+    for b in range(256):
+        if b in keep:
+            out[b] = chr(b)
+        else:
+            out[b] = chr(256 + extra)
+            extra += 1
+    return out
+
+
+@functools.cache
+def hf_symbol_order() -> tuple[int, ...]:
+    """Hugging Face's ID for each byte: the bytes sorted by their GPT-2 character.
+
+    >>> order = hf_symbol_order(); order[ord("!")], order[0]
+    (0, 188)
+    """
+    chars = bytes_to_unicode()
+    ranked = sorted(range(256), key=lambda b: ord(chars[b]))
+    ids = [0] * 256
+    for hf_id, b in enumerate(ranked):
+        ids[b] = hf_id
+    return tuple(ids)
+
+
+def pretokenize(text: str) -> list[str]:
+    """Cut ``text`` into the words BPE works inside (GPT-2 pattern).
+
+    >>> pretokenize("Hello world, it's  猫!")
+    ['Hello', ' world', ',', ' it', "'s", ' ', ' 猫', '!']
+    """
+    return _SPLIT.findall(check_text(text))
+
+
+def word_counts(text: str) -> Counter:
+    """How often each pre-tokenised word occurs, as UTF-8 bytes.
+
+    >>> word_counts("low low lower")
+    Counter({b'low': 1, b' low': 1, b' lower': 1})
+    """
+    counts = Counter(_SPLIT.findall(check_text(text)))
+    return Counter({w.encode("utf-8"): n for w, n in counts.items()})
+
+
+# ------------------------------------------------------------- the two primitives
+
+
+def pair_counts(words: Mapping[tuple, int]) -> Counter:
+    """Weighted counts of adjacent symbol pairs: each word's pairs times its count.
+
+    >>> pair_counts({("l", "o", "w"): 5, ("l", "o"): 2})
+    Counter({('l', 'o'): 7, ('o', 'w'): 5})
+    """
+    counts: Counter = Counter()
+    for symbols, n in words.items():
+        for pair in zip(symbols, symbols[1:]):
+            counts[pair] += n
+    return counts
+
+
+def apply_merge(symbols: Sequence, pair: tuple, new) -> tuple:
+    """Replace every occurrence of ``pair`` in ``symbols``, left to right, by ``new``.
+
+    >>> apply_merge((1, 2, 3, 1, 2), (1, 2), 9)
+    (9, 3, 9)
+    >>> apply_merge(("a", "a", "a"), ("a", "a"), "aa")
+    ('aa', 'a')
+    """
+    a, b = pair
+    out, i, n = [], 0, len(symbols)
+    while i < n:
+        if i + 1 < n and symbols[i] == a and symbols[i + 1] == b:
+            out.append(new)
+            i += 2
+        else:
+            out.append(symbols[i])
+            i += 1
+    return tuple(out)
+
+
+# ------------------------------------------------------------------- the tokenizer
+
+
+@dataclass(frozen=True)
+class DecodeTrace:
+    """What decoding a list of IDs did: the bytes of each token, all of them joined,
+    and the text (or the error) in each mode."""
+
+    ids: tuple[int, ...]
+    pieces: tuple[bytes, ...]  # [n_tokens]  the bytes each ID stands for
+    joined: bytes  #                    the bytes concatenated in order
+    strict: str | None  #               joined bytes decoded, or None if invalid UTF-8
+    error: str | None  #                why strict decoding failed
+    replaced: str  #                    decoding with U+FFFD for invalid bytes
+
+
+class Tokenizer:
+    """A trained byte-level BPE tokenizer: merge rules in rank order, the vocabulary
+    they build, and optional special tokens.
+
+    >>> tok = train("low lower newer " * 10, 260)
+    >>> tok.merges[:2]
+    [(b'e', b'r'), (b'l', b'o')]
+    >>> tok.decode(tok.encode(" lower"))
+    ' lower'
+    """
+
+    def __init__(self, merges: Iterable[tuple[bytes, bytes]], special_tokens: Iterable[str] = (),
+                 *, pattern: str = GPT2_PATTERN):
+        vocab: dict[int, bytes] = {b: bytes([b]) for b in range(256)}
+        ids: dict[bytes, int] = {v: k for k, v in vocab.items()}
+        ranks: dict[tuple[int, int], tuple[int, int]] = {}
+        merge_list = []
+        for rank, pair in enumerate(merges):
+            if (not isinstance(pair, tuple) or len(pair) != 2
+                    or not all(isinstance(p, bytes) and p for p in pair)):
+                raise TypeError(f"merges[{rank}] must be a pair of non-empty bytes, got {pair!r}")
+            a, b = pair
+            if a not in ids or b not in ids:
+                raise ValueError(f"merges[{rank}] = {pair!r} uses a token no earlier merge made")
+            new = a + b
+            if new not in ids:
+                ids[new] = len(vocab)
+                vocab[ids[new]] = new
+            ranks.setdefault((ids[a], ids[b]), (rank, ids[new]))
+            merge_list.append((a, b))
+        self.merges: list[tuple[bytes, bytes]] = merge_list
+        self.vocab: dict[int, bytes] = vocab
+        self._ids = ids
+        self._ranks = ranks
+        self.pattern = pattern
+        self._split = regex.compile(pattern)
+        self.special_tokens: dict[str, int] = {}
+        for name in special_tokens:
+            if not isinstance(name, str) or not name:
+                raise TypeError(f"special_tokens must be non-empty strings, got {name!r}")
+            if name not in self.special_tokens:
+                self.special_tokens[name] = len(vocab) + len(self.special_tokens)
+        self._special_ids = {i: s for s, i in self.special_tokens.items()}
+        self._special_split = (
+            regex.compile("|".join(regex.escape(s) for s in sorted(self.special_tokens, key=len, reverse=True)))
+            if self.special_tokens else None
+        )
+        self._cache: dict[str, tuple[int, ...]] = {}
+
+    # ------------------------------------------------------------ construction
+
+    def with_special_tokens(self, names: Iterable[str]) -> "Tokenizer":
+        """The same merges with ``names`` registered as special tokens (IDs after the
+        vocabulary, in the order given).
+
+        >>> tok = Tokenizer([]).with_special_tokens(["<|user|>", "<|end|>"])
+        >>> tok.special_tokens
+        {'<|user|>': 256, '<|end|>': 257}
+        """
+        if isinstance(names, str):
+            raise TypeError("names must be a list of strings, not one string")
+        return Tokenizer(self.merges, [*self.special_tokens, *names], pattern=self.pattern)
+
+    @property
+    def n_vocab(self) -> int:
+        """Every ID this tokenizer can emit: learned tokens plus special tokens."""
+        return len(self.vocab) + len(self.special_tokens)
+
+    def __repr__(self) -> str:
+        return f"Tokenizer(merges={len(self.merges)}, vocab={len(self.vocab)}, special={len(self.special_tokens)})"
+
+    # ---------------------------------------------------------------- encoding
+
+    def encode_word(self, word: str, *, use_cache: bool = True) -> tuple[int, ...]:
+        """One pre-tokenised word → IDs, merging the lowest-rank pair first.
+
+        >>> tok = Tokenizer([(b"e", b"r"), (b"w", b"er")])
+        >>> tok.encode_word("wer"), tok.vocab[257]
+        ((257,), b'wer')
+        """
+        if use_cache:
+            hit = self._cache.get(word)
+            if hit is not None:
+                return hit
+        ids = self._bpe(word.encode("utf-8"))
+        if use_cache:
+            self._cache[word] = ids
+        return ids
+
+    def _bpe(self, data: bytes) -> tuple[int, ...]:
+        symbols = list(data)
+        ranks = self._ranks
+        while len(symbols) > 1:
+            best, best_pair = None, None
+            for pair in zip(symbols, symbols[1:]):
+                r = ranks.get(pair)
+                if r is not None and (best is None or r < best):
+                    best, best_pair = r, pair
+            if best is None:
+                break
+            a, b = best_pair
+            new = best[1]
+            out, i, n = [], 0, len(symbols)
+            while i < n:
+                if i + 1 < n and symbols[i] == a and symbols[i + 1] == b:
+                    out.append(new)
+                    i += 2
+                else:
+                    out.append(symbols[i])
+                    i += 1
+            symbols = out
+        return tuple(symbols)
+
+    def encode_ordinary(self, text: str, *, use_cache: bool = True) -> list[int]:
+        """Encode ``text`` with every character treated as ordinary text (no special
+        tokens are recognised at all).
+
+        >>> Tokenizer([]).encode_ordinary("hi")
+        [104, 105]
+        """
+        text = check_text(text)
+        out: list[int] = []
+        for word in self._split.findall(text):
+            out.extend(self.encode_word(word, use_cache=use_cache))
+        return out
+
+    def encode(self, text: str, *, allowed_special=frozenset(), disallowed_special="all",
+               use_cache: bool = True) -> list[int]:
+        """Encode ``text`` (tiktoken's rules for special tokens).
+
+        A special token's spelling becomes its ID only if it is in ``allowed_special``
+        (a set of names, or ``"all"``). By default every other special token is
+        *disallowed*: text that contains its spelling is refused, because user text must
+        never turn into a protocol marker. Pass ``disallowed_special=()`` to encode such
+        spellings as ordinary text instead.
+
+        >>> tok = Tokenizer([]).with_special_tokens(["<|user|>"])
+        >>> tok.encode("<|user|>", allowed_special={"<|user|>"})
+        [256]
+        >>> len(tok.encode("<|user|>", disallowed_special=()))
+        8
+        >>> tok.encode("<|user|>")
+        Traceback (most recent call last):
+        ...
+        ValueError: text contains the special token '<|user|>' at index 0, which is disallowed; pass allowed_special={'<|user|>'} to encode it as the marker, or disallowed_special=() to encode it as ordinary text
+        """
+        text = check_text(text)
+        allowed = self._special_set("allowed_special", allowed_special)
+        if disallowed_special == "all":
+            disallowed = set(self.special_tokens) - allowed
+        else:
+            disallowed = self._special_set("disallowed_special", disallowed_special)
+        if disallowed:
+            for name in sorted(disallowed, key=len, reverse=True):
+                at = text.find(name)
+                if at >= 0:
+                    raise ValueError(
+                        f"text contains the special token {name!r} at index {at}, which is disallowed; "
+                        f"pass allowed_special={{{name!r}}} to encode it as the marker, "
+                        "or disallowed_special=() to encode it as ordinary text"
+                    )
+        if not allowed:
+            return self.encode_ordinary(text, use_cache=use_cache)
+        pattern = regex.compile("|".join(regex.escape(s) for s in sorted(allowed, key=len, reverse=True)))
+        out: list[int] = []
+        start = 0
+        for m in pattern.finditer(text):
+            out.extend(self.encode_ordinary(text[start:m.start()], use_cache=use_cache))
+            out.append(self.special_tokens[m.group()])
+            start = m.end()
+        out.extend(self.encode_ordinary(text[start:], use_cache=use_cache))
+        return out
+
+    def _special_set(self, name: str, value) -> set[str]:
+        if value == "all":
+            return set(self.special_tokens)
+        if isinstance(value, str):
+            raise TypeError(f"{name} must be a set of special-token names or 'all', got the string {value!r}")
+        try:
+            names = set(value)
+        except TypeError:
+            raise TypeError(f"{name} must be a set of special-token names or 'all', got {type(value).__name__}") from None
+        unknown = sorted(n for n in names if n not in self.special_tokens)
+        if unknown:
+            raise ValueError(f"{name} names unregistered special tokens {unknown}; registered: {sorted(self.special_tokens)}")
+        return names
+
+    # ---------------------------------------------------------------- decoding
+
+    def token_bytes(self, token_id) -> bytes:
+        """The bytes one ID stands for (a special token's spelling for a marker).
+
+        >>> Tokenizer([]).token_bytes(0xE7)
+        b'\\xe7'
+        """
+        token_id = as_int("token_id", token_id)
+        if token_id in self.vocab:
+            return self.vocab[token_id]
+        if token_id in self._special_ids:
+            return self._special_ids[token_id].encode("utf-8")
+        raise ValueError(f"token_id {token_id} is not in this tokenizer (valid IDs are 0 to {self.n_vocab - 1})")
+
+    def _pieces(self, ids) -> list[bytes]:
+        if isinstance(ids, (str, bytes)) or not isinstance(ids, Iterable):
+            raise TypeError(f"ids must be a sequence of integers, got {type(ids).__name__}")
+        vocab, pieces = self.vocab, []
+        for k, i in enumerate(ids):
+            hit = vocab.get(i) if type(i) is int else None  # fast path: an ordinary ID
+            if hit is not None:
+                pieces.append(hit)
+                continue
+            try:
+                pieces.append(self.token_bytes(i))
+            except (TypeError, ValueError) as err:
+                raise type(err)(f"ids[{k}]: {err}") from None
+        return pieces
+
+    def decode_bytes(self, ids) -> bytes:
+        """The bytes of ``ids`` joined in order (no UTF-8 decoding yet)."""
+        return b"".join(self._pieces(ids))
+
+    def decode(self, ids, errors: str = "strict") -> str:
+        """Join the tokens' bytes, then decode them as UTF-8.
+
+        ``errors="strict"`` raises a ``ValueError`` naming the bytes that are not valid
+        UTF-8 and where they sit; ``errors="replace"`` writes U+FFFD in their place.
+
+        >>> tok = Tokenizer([])
+        >>> tok.decode([0xE7, 0x8C, 0xAB])
+        '猫'
+        >>> tok.decode([0xE7, 0x8C], errors="replace")
+        '�'
+        >>> tok.decode([0xAB])
+        Traceback (most recent call last):
+        ...
+        ValueError: bytes AB at byte 0 (token 0) are not valid UTF-8: invalid start byte; decode the tokens together with their neighbours, or pass errors='replace'
+        """
+        if errors not in ("strict", "replace"):
+            raise ValueError(f"errors must be 'strict' or 'replace', got {errors!r}")
+        pieces = self._pieces(ids)
+        data = b"".join(pieces)
+        if errors == "replace":
+            return data.decode("utf-8", errors="replace")
+        try:
+            return data.decode("utf-8")
+        except UnicodeDecodeError as err:
+            raise ValueError(_utf8_error(pieces, err)) from None
+
+
+def _utf8_error(pieces: Sequence[bytes], err: UnicodeDecodeError) -> str:
+    data = err.object
+    bad = data[err.start:err.end]
+    # which token holds the first offending byte
+    ends, token = 0, 0
+    for k, p in enumerate(pieces):
+        ends += len(p)
+        if ends > err.start:
+            token = k
+            break
+    return (
+        f"bytes {bad.hex(' ').upper()} at byte {err.start} (token {token}) are not valid UTF-8: "
+        f"{err.reason}; decode the tokens together with their neighbours, or pass errors='replace'"
+    )
+
+
+def decode_trace(tokenizer: Tokenizer, ids) -> DecodeTrace:
+    """Decode ``ids`` both ways and keep every piece (figure 1, bottom).
+
+    >>> t = decode_trace(Tokenizer([]), [0xE7, 0x8C])
+    >>> t.joined.hex(" ").upper(), t.strict, t.replaced
+    ('E7 8C', None, '�')
+    """
+    if not isinstance(tokenizer, Tokenizer):
+        raise TypeError(f"tokenizer must be a Tokenizer, got {type(tokenizer).__name__}")
+    pieces = tuple(tokenizer._pieces(ids))
+    joined = b"".join(pieces)
+    try:
+        strict, error = joined.decode("utf-8"), None
+    except UnicodeDecodeError as err:
+        strict, error = None, _utf8_error(pieces, err)
+    return DecodeTrace(tuple(int(i) for i in ids), pieces, joined, strict, error,
+                       joined.decode("utf-8", errors="replace"))
+
+
+# --------------------------------------------------------------------- training
+
+
+def _check_train_args(text, vocab_size, min_frequency, tie_break):
+    text = check_text(text)
+    vocab_size = as_int("vocab_size", vocab_size)
+    if vocab_size < 256:
+        raise ValueError(f"vocab_size must be >= 256 (the byte symbols come first), got {vocab_size}")
+    min_frequency = as_int("min_frequency", min_frequency, low=1)
+    return text, vocab_size, min_frequency, _check_tie_break(tie_break)
+
+
+def _tie_key(tie_break: str, vocab: list[bytes]):
+    """A function ``pair → key``; among pairs of equal count the smallest key wins."""
+    if tie_break == "hf":
+        hf = hf_symbol_order()
+        return lambda pair: (hf[pair[0]] if pair[0] < 256 else pair[0],
+                             hf[pair[1]] if pair[1] < 256 else pair[1])
+    return lambda pair: (vocab[pair[0]], vocab[pair[1]])
+
+
+def _corpus_words(text: str) -> tuple[list[list[int]], list[int]]:
+    counts = Counter(_SPLIT.findall(text))
+    words = [list(w.encode("utf-8")) for w in counts]
+    return words, list(counts.values())
+
+
+def _new_symbol(vocab: list[bytes], ids: dict[bytes, int], a: int, b: int) -> int:
+    """The ID of the token a+b, reusing it when an earlier merge already made it."""
+    new = vocab[a] + vocab[b]
+    if new not in ids:
+        ids[new] = len(vocab)
+        vocab.append(new)
+    return ids[new]
+
+
+def train_naive(text: str, vocab_size: int, *, min_frequency: int = 2, tie_break: str = "smallest") -> Tokenizer:
+    """The readable reference trainer: after every merge, recount every pair of every
+    word from scratch. Slow (it redoes all the work each step) but obviously right.
+
+    >>> train_naive("low lower newer " * 10, 260).merges[:2]
+    [(b'e', b'r'), (b'l', b'o')]
+    """
+    text, vocab_size, min_frequency, tie_break = _check_train_args(text, vocab_size, min_frequency, tie_break)
+    words, counts = _corpus_words(text)
+    vocab = [bytes([b]) for b in range(256)]
+    ids = {v: k for k, v in enumerate(vocab)}
+    key = _tie_key(tie_break, vocab)
+    merges = []
+    table = {tuple(w): n for w, n in zip(words, counts)}
+    while len(vocab) < vocab_size:
+        stats = pair_counts(table)
+        if not stats:
+            break
+        pair = min(stats, key=lambda p: (-stats[p], key(p)))
+        if stats[pair] < min_frequency:
+            break
+        new = _new_symbol(vocab, ids, *pair)
+        merges.append((vocab[pair[0]], vocab[pair[1]]))
+        merged: dict[tuple, int] = {}
+        for symbols, n in table.items():
+            s = apply_merge(symbols, pair, new)
+            merged[s] = merged.get(s, 0) + n
+        table = merged
+    return Tokenizer(merges)
+
+
+def train(text: str, vocab_size: int, *, min_frequency: int = 2, tie_break: str = "smallest") -> Tokenizer:
+    """Train byte-level BPE incrementally.
+
+    Pair counts are computed once. An index maps each pair to the words that hold it;
+    after a merge only those words are rewritten, and the counts change by the pairs
+    those words lost and gained. A heap yields the most frequent pair (entries made
+    stale by a merge are corrected when they surface). Learns exactly the merges of
+    :func:`train_naive`.
+
+    Training stops when the vocabulary (256 bytes + learned tokens) has ``vocab_size``
+    entries, or when no pair occurs at least ``min_frequency`` times.
+
+    >>> train("low lower newer " * 10, 262).merges
+    [(b'e', b'r'), (b'l', b'o'), (b'lo', b'w'), (b' ', b'low'), (b' ', b'n'), (b' low', b'er')]
+    """
+    text, vocab_size, min_frequency, tie_break = _check_train_args(text, vocab_size, min_frequency, tie_break)
+    words, counts = _corpus_words(text)
+    vocab = [bytes([b]) for b in range(256)]
+    ids = {v: k for k, v in enumerate(vocab)}
+    key = _tie_key(tie_break, vocab)
+
+    stats: defaultdict = defaultdict(int)  # pair → weighted count
+    where: defaultdict = defaultdict(set)  # pair → indices of words that held it
+    for w, (symbols, n) in enumerate(zip(words, counts)):
+        for pair in zip(symbols, symbols[1:]):
+            stats[pair] += n
+            where[pair].add(w)
+    heap = [(-c, key(p), p) for p, c in stats.items()]
+    heapq.heapify(heap)
+
+    merges = []
+    while len(vocab) < vocab_size and heap:
+        neg, _, pair = heapq.heappop(heap)
+        count = stats.get(pair, 0)
+        if -neg != count:  # stale: the count fell since this entry was pushed
+            if count > 0:
+                heapq.heappush(heap, (-count, key(pair), pair))
+            continue
+        if count < min_frequency:
+            break
+        a, b = pair
+        new = _new_symbol(vocab, ids, a, b)
+        merges.append((vocab[a], vocab[b]))
+        gained = set()
+        for w in where.pop(pair):
+            symbols = words[w]
+            if len(symbols) < 2:
+                continue
+            merged = _merge_ints(symbols, a, b, new)
+            if merged is None:
+                continue
+            n = counts[w]
+            for p in zip(symbols, symbols[1:]):
+                stats[p] -= n
+            for p in zip(merged, merged[1:]):
+                stats[p] += n
+                if new in p:
+                    where[p].add(w)
+                    gained.add(p)
+            words[w] = merged
+        stats.pop(pair, None)
+        for p in gained:
+            if stats[p] > 0:
+                heapq.heappush(heap, (-stats[p], key(p), p))
+    return Tokenizer(merges)
+
+
+def _merge_ints(symbols: list[int], a: int, b: int, new: int) -> list[int] | None:
+    """``apply_merge`` on a list of IDs, or None when the pair does not occur."""
+    out, i, n, changed = [], 0, len(symbols), False
+    while i < n:
+        if i + 1 < n and symbols[i] == a and symbols[i + 1] == b:
+            out.append(new)
+            i += 2
+            changed = True
+        else:
+            out.append(symbols[i])
+            i += 1
+    return out if changed else None
+
+
+# ------------------------------------------------------------ the teaching trainer
+
+
+@dataclass(frozen=True)
+class MergeStep:
+    """One step of :func:`teach_merges`."""
+
+    step: int  #                                   1-based merge number
+    counts: dict  #                                (left, right) → weighted count, before this merge
+    chosen: tuple[str, str]  #                     the pair merged
+    count: int  #                                  its weighted count
+    tied: tuple[tuple[str, str], ...]  #           every pair with that same count (chosen first)
+    segmentation: dict  #                          word → its symbols after this merge
+
+
+@dataclass(frozen=True)
+class TeachingTrace:
+    """A whole teaching run over a word-count table: the start and every merge."""
+
+    table: dict  #                                 word → count
+    alphabet: tuple[str, ...]  #                   the base symbols (characters)
+    start: dict  #                                 word → its characters
+    steps: tuple[MergeStep, ...]
+    stopped: str  #                                why training ended
+
+    @property
+    def merges(self) -> list[tuple[str, str]]:
+        return [s.chosen for s in self.steps]
+
+    def segmentation(self, after: int) -> dict:
+        """Each word's symbols after ``after`` merges (0 = characters)."""
+        after = as_int("after", after, low=0, high=len(self.steps))
+        return self.start if after == 0 else self.steps[after - 1].segmentation
+
+
+def teach_merges(table: Mapping[str, int], n_merges: int, *, min_frequency: int = 1,
+                 alphabet: str | None = None) -> TeachingTrace:
+    """BPE on a word-count table of characters, keeping every number of every step.
+
+    Word boundaries are left out (each word is merged on its own). Ties go to the
+    smallest pair in character order, so ``e r`` beats ``w e``.
+
+    >>> t = teach_merges({"low": 5, "lower": 2, "newer": 6}, 3)
+    >>> [" ".join(s.chosen) for s in t.steps], t.steps[0].counts[("e", "r")]
+    (['e r', 'w er', 'l o'], 8)
+    """
+    if not isinstance(table, Mapping) or not table:
+        raise TypeError("table must be a non-empty mapping word → count")
+    for w, n in table.items():
+        if not isinstance(w, str) or not w:
+            raise TypeError(f"table keys must be non-empty strings, got {w!r}")
+        as_int(f"table[{w!r}]", n, low=1)
+    n_merges = as_int("n_merges", n_merges, low=0)
+    min_frequency = as_int("min_frequency", min_frequency, low=1)
+    chars = sorted({c for w in table for c in w}) if alphabet is None else sorted(set(alphabet))
+    start = {w: tuple(w) for w in table}
+    seg = dict(start)
+    steps = []
+    stopped = f"reached {n_merges} merges"
+    for k in range(1, n_merges + 1):
+        counts = pair_counts({seg[w]: n for w, n in table.items()})
+        if not counts:
+            stopped = "every word is a single symbol"
+            break
+        best = max(counts.values())
+        if best < min_frequency:
+            stopped = f"no pair occurs {min_frequency} times"
+            break
+        tied = tuple(sorted(p for p, c in counts.items() if c == best))
+        chosen = tied[0]
+        seg = {w: apply_merge(s, chosen, chosen[0] + chosen[1]) for w, s in seg.items()}
+        steps.append(MergeStep(k, dict(sorted(counts.items())), chosen, best, tied, dict(seg)))
+    return TeachingTrace(dict(table), tuple(chars), start, tuple(steps), stopped)
+
+
+@dataclass(frozen=True)
+class EncodeWordTrace:
+    """Encoding one new word with learned merges over a base alphabet."""
+
+    word: str
+    symbols: tuple[str, ...] | None  #  the segmentation, or None if the word cannot be encoded
+    missing: tuple[str, ...]  #         characters that are not base symbols
+
+
+def encode_word(word: str, merges: Sequence[tuple[str, str]], alphabet: Iterable[str]) -> EncodeWordTrace:
+    """Apply character-level merges, in rank order, to a new word; a character
+    outside the base alphabet makes the word unencodable.
+
+    >>> encode_word("lower", [("e", "r"), ("w", "er"), ("l", "o")], "lowenr").symbols
+    ('lo', 'wer')
+    >>> encode_word("lowest", [("e", "r")], "lowenr").missing
+    ('s', 't')
+    """
+    word = check_text(word, "word")
+    alphabet = set(alphabet)
+    missing = tuple(sorted(set(word) - alphabet, key=word.index))
+    if missing:
+        return EncodeWordTrace(word, None, missing)
+    return EncodeWordTrace(word, merge_word(tuple(word), merges), ())
+
+
+def merge_word(symbols: tuple, merges: Sequence[tuple]) -> tuple:
+    """Apply ``merges`` in rank order to one word's symbols.
+
+    >>> merge_word(tuple("newer"), [("e", "r"), ("w", "er")])
+    ('n', 'e', 'wer')
+    """
+    for a, b in merges:
+        symbols = apply_merge(symbols, (a, b), a + b)
+    return symbols
+
+
+# ------------------------------------------------------------------ chat template
+
+
+@dataclass(frozen=True)
+class ChatTrace:
+    """A conversation rendered by :func:`render_chat`."""
+
+    text: str  #                     the marked string, as a reader would see it
+    ids: tuple[int, ...]  #          its IDs: markers as special IDs, bodies as ordinary text
+    pieces: tuple[str, ...]  #       each ID's text (markers by name)
+    marker_positions: tuple[int, ...]  # indices into ids that are special tokens
+
+
+def render_chat(tokenizer: Tokenizer, messages: Sequence[Mapping[str, str]], *,
+                add_generation_prompt: bool = False, end: str = "<|end|>") -> ChatTrace:
+    """Render messages as ``<|role|>`` + body + ``<|end|>``, and encode them.
+
+    Markers are inserted by the template as special IDs; message bodies are always
+    encoded as ordinary text, so a body that spells a marker stays text (the injection
+    guard).
+
+    >>> tok = Tokenizer([]).with_special_tokens(["<|user|>", "<|assistant|>", "<|end|>"])
+    >>> t = render_chat(tok, [{"role": "user", "content": "hi"}])
+    >>> t.text, t.ids
+    ('<|user|>hi<|end|>', (256, 104, 105, 258))
+    """
+    if not isinstance(tokenizer, Tokenizer):
+        raise TypeError(f"tokenizer must be a Tokenizer, got {type(tokenizer).__name__}")
+    if isinstance(messages, (str, Mapping)):
+        raise TypeError("messages must be a list of {'role': …, 'content': …} dicts")
+    if end not in tokenizer.special_tokens:
+        raise ValueError(f"end marker {end!r} is not a special token of this tokenizer")
+    text, ids, pieces, markers = [], [], [], []
+
+    def marker(name):
+        markers.append(len(ids))
+        ids.append(tokenizer.special_tokens[name])
+        pieces.append(name)
+        text.append(name)
+
+    for k, msg in enumerate(messages):
+        if not isinstance(msg, Mapping) or set(msg) != {"role", "content"}:
+            raise TypeError(f"messages[{k}] must be a dict with exactly 'role' and 'content'")
+        role, body = msg["role"], check_text(msg["content"], f"messages[{k}]['content']")
+        name = f"<|{role}|>"
+        if name not in tokenizer.special_tokens:
+            raise ValueError(f"messages[{k}] has role {role!r}, but {name!r} is not a special token of this tokenizer")
+        marker(name)
+        body_ids = tokenizer.encode_ordinary(body)
+        ids.extend(body_ids)
+        pieces.extend(tokenizer.decode_bytes([i]).decode("utf-8", errors="replace") for i in body_ids)
+        text.append(body)
+        marker(end)
+    if add_generation_prompt:
+        marker("<|assistant|>")
+    return ChatTrace("".join(text), tuple(ids), tuple(pieces), tuple(markers))
+
+
+# ------------------------------------------------------------------- normalisation
+
+
+@dataclass(frozen=True)
+class NormalizeTrace:
+    """Each normalisation step and the text after it."""
+
+    steps: tuple[tuple[str, str], ...]  # (step name, text after it)
+
+    @property
+    def text(self) -> str:
+        return self.steps[-1][1]
+
+
+def normalize(text: str, *, nfkc: bool = True, lowercase: bool = False,
+              strip_accents: bool = False) -> NormalizeTrace:
+    """Unicode NFKC (full-width → ASCII, ligatures split), then optional case folding
+    and accent stripping, as an uncased model does before its tokenizer.
+
+    >>> normalize("Ｔｒａｎｓｆｏｒｍｅｒ", lowercase=True).text
+    'transformer'
+    """
+    text = check_text(text)
+    steps = [("input", text)]
+    if nfkc:
+        text = unicodedata.normalize("NFKC", text)
+        steps.append(("NFKC", text))
+    if lowercase:
+        text = text.casefold()
+        steps.append(("case fold", text))
+    if strip_accents:
+        text = "".join(c for c in unicodedata.normalize("NFD", text) if not unicodedata.combining(c))
+        steps.append(("strip accents", text))
+    return NormalizeTrace(tuple(steps))
+
+
+# --------------------------------------------------------------- pre-tokenisation
+
+
+@dataclass(frozen=True)
+class PretokenTrace:
+    """The words the GPT-2 pattern cuts from a text, with their UTF-8 bytes."""
+
+    text: str
+    words: tuple[str, ...]
+    n_bytes: tuple[int, ...]  # [n_words]  UTF-8 length of each word
+
+
+def pretokenize_trace(text: str) -> PretokenTrace:
+    """:func:`pretokenize` with the byte length of every word.
+
+    >>> pretokenize_trace("我喜欢 Transformer。").words
+    ('我喜欢', ' Transformer', '。')
+    """
+    words = tuple(pretokenize(text))
+    return PretokenTrace(text, words, tuple(len(w.encode("utf-8")) for w in words))
+
+
+# ------------------------------------------------------------------ UTF-8 lengths
+
+
+@dataclass(frozen=True)
+class Utf8Trace:
+    """Each character of a text and its UTF-8 bytes."""
+
+    text: str
+    chars: tuple[str, ...]
+    codes: tuple[bytes, ...]  # [n_chars]  the bytes of each character
+
+    @property
+    def n_bytes(self) -> int:
+        return sum(len(c) for c in self.codes)
+
+    def hex(self) -> str:
+        """All bytes as upper-case hex pairs."""
+        return b"".join(self.codes).hex(" ").upper()
+
+
+def utf8_trace(text: str) -> Utf8Trace:
+    """Split ``text`` into characters and their UTF-8 bytes.
+
+    >>> t = utf8_trace("a猫"); t.hex(), t.n_bytes
+    ('61 E7 8C AB', 4)
+    """
+    text = check_text(text)
+    return Utf8Trace(text, tuple(text), tuple(c.encode("utf-8") for c in text))
+
+
+@dataclass(frozen=True)
+class SplitCharTrace:
+    """Figure 1, bottom: one character's bytes split over two tokens."""
+
+    char: str
+    code: bytes  #            all its UTF-8 bytes
+    first: DecodeTrace  #     the first token decoded alone
+    second: DecodeTrace  #    the second token decoded alone
+    joined: DecodeTrace  #    both tokens decoded together
+
+
+def split_char(char: str, at: int) -> SplitCharTrace:
+    """Put the first ``at`` bytes of ``char`` in one token and the rest in a second,
+    and decode each alone and both together.
+
+    >>> t = split_char("猫", 2)
+    >>> t.first.joined.hex(" ").upper(), t.second.joined.hex(" ").upper(), t.joined.strict
+    ('E7 8C', 'AB', '猫')
+    """
+    char = check_text(char, "char")
+    if len(char) != 1:
+        raise ValueError(f"char must be one character, got {len(char)}: {char!r}")
+    code = char.encode("utf-8")
+    at = as_int("at", at, low=1, high=len(code) - 1) if len(code) > 1 else None
+    if at is None:
+        raise ValueError(f"char {char!r} is a single byte; it cannot be split")
+    tok = Tokenizer([(code[:1], code[1:2])] if at == 2 else [])  # token 1 = first two bytes
+    first = _tokens_for(tok, code[:at])
+    second = _tokens_for(tok, code[at:])
+    return SplitCharTrace(char, code, decode_trace(tok, first), decode_trace(tok, second),
+                          decode_trace(tok, first + second))
+
+
+def _tokens_for(tok: Tokenizer, data: bytes) -> list[int]:
+    return list(tok._bpe(data))
+
+
+# ------------------------------------------------------------------- vocabulary size
+
+
+@dataclass(frozen=True)
+class VocabGrowth:
+    """What a bigger vocabulary costs at a fixed width: rows of the embedding (and of
+    the LM head) grow with the vocabulary."""
+
+    old: int
+    new: int
+    width: int
+    added_rows: int
+    added_per_matrix: int  # added_rows × width
+
+
+def vocab_growth(old: int, new: int, width: int) -> VocabGrowth:
+    """Parameters added to one [vocab, width] matrix when the vocabulary grows.
+
+    >>> vocab_growth(32 * 1024, 128 * 1024, 4096).added_per_matrix
+    402653184
+    """
+    old = as_int("old", old, low=1)
+    new = as_int("new", new, low=old)
+    width = as_int("width", width, low=1)
+    return VocabGrowth(old, new, width, new - old, (new - old) * width)
+
+
+@dataclass(frozen=True)
+class IdCollision:
+    """Figure 2: one ID, two vocabularies, one embedding row."""
+
+    token_id: int
+    token_a: str  #                 what ID means in vocabulary A
+    token_b: str  #                 what it means in vocabulary B
+    row: tuple[float, ...]  #       the embedding row both read
+
+
+def id_collision(token_id: int, vocab_a: Mapping[int, str], vocab_b: Mapping[int, str],
+                 rows: Mapping[int, Sequence[float]]) -> IdCollision:
+    """The row an ID reads does not depend on which tokenizer produced the ID.
+
+    >>> id_collision(1, {1: "猫"}, {1: "return"}, {1: (0.5, 0.1)}).row
+    (0.5, 0.1)
+    """
+    token_id = as_int("token_id", token_id, low=0)
+    for name, table in (("vocab_a", vocab_a), ("vocab_b", vocab_b), ("rows", rows)):
+        if not isinstance(table, Mapping) or token_id not in table:
+            raise ValueError(f"{name} must map ID {token_id} to an entry")
+    return IdCollision(token_id, vocab_a[token_id], vocab_b[token_id], tuple(float(x) for x in rows[token_id]))
+
+
+# ------------------------------------------------------------------- the demo tokenizer
+
+
+@functools.cache
+def demo_tokenizer() -> Tokenizer:
+    """The book's small demo tokenizer: byte-level BPE trained on
+    :data:`~tokenpath.examples.DEMO_CORPUS` with the book's special tokens registered.
+    Deterministic, and fast enough to build in a notebook.
+
+    >>> demo_tokenizer().special_tokens["<|assistant|>"] > 255
+    True
+    """
+    from .examples import DEMO_CORPUS, DEMO_VOCAB_SIZE, SPECIAL_TOKENS
+
+    return train(DEMO_CORPUS, DEMO_VOCAB_SIZE).with_special_tokens(SPECIAL_TOKENS)
+
+
+@dataclass(frozen=True)
+class Chip:
+    """One token as the text box shows it."""
+
+    token_id: int
+    data: bytes  #     its bytes
+    text: str  #       its bytes decoded for display (U+FFFD where a character is split)
+    special: bool
+
+
+def token_chips(text: str, tokenizer: Tokenizer | None = None, *, allowed_special=frozenset()) -> tuple[Chip, ...]:
+    """Encode ``text`` and describe every token: ID, bytes and printable text.
+    Marker spellings are ordinary text unless ``allowed_special`` names them.
+
+    >>> [(c.data.hex(), c.text) for c in token_chips("猫", Tokenizer([(b"\\xe7", b"\\x8c")]))]
+    [('e78c', '�'), ('ab', '�')]
+    """
+    tok = demo_tokenizer() if tokenizer is None else tokenizer
+    if not isinstance(tok, Tokenizer):
+        raise TypeError(f"tokenizer must be a Tokenizer, got {type(tok).__name__}")
+    ids = tok.encode(text, allowed_special=allowed_special, disallowed_special=())
+    out = []
+    for i in ids:
+        data = tok.token_bytes(i)
+        out.append(Chip(i, data, data.decode("utf-8", errors="replace"), i in tok._special_ids))
+    return tuple(out)
+
+
+# ------------------------------------------------------------------ a corpus nobody here wrote
+
+
+def stdlib_corpus(limit: int = 1 << 20) -> str:
+    """The first ``limit`` bytes of the running interpreter's standard-library ``.py``
+    files (sorted paths, third-party packages excluded), as text. Deterministic for a
+    given interpreter; used by the cross-checks and the speed benchmark."""
+    import sysconfig
+    from pathlib import Path
+
+    limit = as_int("limit", limit, low=1)
+    root = Path(sysconfig.get_paths()["stdlib"])
+    parts, size = [], 0
+    for path in sorted(root.rglob("*.py")):
+        if "site-packages" in path.parts or "dist-packages" in path.parts:
+            continue
+        try:
+            data = path.read_bytes()
+            data.decode("utf-8")
+        except (OSError, UnicodeDecodeError):
+            continue
+        parts.append(data)
+        size += len(data)
+        if size >= limit:
+            break
+    return b"".join(parts)[:limit].decode("utf-8", errors="ignore")
