@@ -27,8 +27,9 @@ import sys
 import time
 
 from tokenpath import bpe
+from tokenpath import examples as ex
 
-VOCAB_SIZE = 1024
+VOCAB_SIZE = ex.CROSSCHECK_VOCAB_SIZE
 
 
 def best_of(repeat: int, fn) -> tuple[float, object]:

@@ -56,6 +56,10 @@ FIG2_VOCAB_OLD = 32 * KILO
 FIG2_VOCAB_NEW = 128 * KILO
 FIG2_WIDTH = 4096
 
+# --- the cross-check against HF tokenizers and tiktoken ------------------------------------
+#: Vocabulary size the cross-checks and the benchmark train the stdlib corpus to.
+CROSSCHECK_VOCAB_SIZE = 1024
+
 # --- the demo tokenizer the text-box widget and the chapters use ----------------------------
 #: A small corpus, English and Chinese, the book trains its demo tokenizer on.
 DEMO_CORPUS = (
@@ -69,6 +73,11 @@ DEMO_CORPUS = (
 DEMO_VOCAB_SIZE = 400
 #: What the text box shows before the reader types.
 DEMO_TEXT = "我喜欢 Transformer。The assistant said 猫!"
+
+#: Two vocabulary sizes the demo corpus is trained to, to compare sequence lengths.
+VOCAB_COMPARE = (300, 400)
+#: The Chinese sentence they encode.
+VOCAB_COMPARE_TEXT = "我喜欢猫。"
 
 # --- WordPiece and Unigram beside BPE ------------------------------------------------------
 #: A teaching WordPiece vocabulary (BERT style: `##` marks a piece inside a word).
