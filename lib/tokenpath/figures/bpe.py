@@ -86,7 +86,8 @@ def draw_replay(ax, state: ReplayState, *, at=(0.0, 0.0)) -> dict[str, Artist]:
 
     art["heading"] = _heading(ax, x0 + 0.1, y0 + 0.05,
                               "(a) Training: count weighted pairs, merge the largest")
-    art["step"] = _text(ax, x0 + 5.45, y0 + 0.05, "", size=NOTE + 1, color=style.QUERY, weight="bold")
+    art["step"] = _text(ax, x0 + 6.8, y0 + 0.05, "", ha="right", size=NOTE + 1, color=style.QUERY,
+                        weight="bold")
     # --- word-count table
     ty = y0 + 0.5
     _text(ax, x0 + 0.1, ty, "word", size=SMALL, style="italic")
