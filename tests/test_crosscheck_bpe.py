@@ -40,19 +40,23 @@ def ours(corpus):
     return bpe.train(corpus, VOCAB_SIZE, tie_break="hf")
 
 
-@pytest.fixture(scope="module")
-def hf(corpus):
+def hf_train(text: str, vocab_size: int, min_frequency: int = 2):
     from tokenizers import Tokenizer, decoders, models, pre_tokenizers, trainers
 
     tok = Tokenizer(models.BPE())
     tok.pre_tokenizer = pre_tokenizers.ByteLevel(add_prefix_space=False)
     tok.decoder = decoders.ByteLevel()
     trainer = trainers.BpeTrainer(
-        vocab_size=VOCAB_SIZE, min_frequency=2, show_progress=False,
+        vocab_size=vocab_size, min_frequency=min_frequency, show_progress=False,
         initial_alphabet=pre_tokenizers.ByteLevel.alphabet(),
     )
-    tok.train_from_iterator([corpus], trainer=trainer)
+    tok.train_from_iterator([text], trainer=trainer)
     return tok
+
+
+@pytest.fixture(scope="module")
+def hf(corpus):
+    return hf_train(corpus, VOCAB_SIZE)
 
 
 BYTE_OF_CHAR = {c: b for b, c in bpe.bytes_to_unicode().items()}
@@ -71,6 +75,15 @@ def _hf_merges(tok) -> list[tuple[bytes, bytes]]:
 def test_hf_learns_the_same_768_merges_in_the_same_order(ours, hf):
     assert len(ours.merges) == VOCAB_SIZE - 256 == 768
     assert _hf_merges(hf) == ours.merges
+
+
+@pytest.mark.parametrize("min_frequency", [1, 2])
+def test_hf_tie_rule_holds_on_a_small_corpus_full_of_ties(min_frequency):
+    # the demo corpus repeats a few sentences, so many pairs share a count at every step
+    ours = bpe.train(ex.DEMO_CORPUS, 1000, min_frequency=min_frequency, tie_break="hf")
+    assert _hf_merges(hf_train(ex.DEMO_CORPUS, 1000, min_frequency)) == ours.merges
+    smallest = bpe.train(ex.DEMO_CORPUS, 1000, min_frequency=min_frequency)
+    assert smallest.merges != ours.merges  # the tie rule matters on this corpus
 
 
 def test_hf_numbers_bytes_in_gpt2_character_order_then_merges(ours, hf):
