@@ -31,7 +31,8 @@ VOCAB_SIZE = ex.CROSSCHECK_VOCAB_SIZE
 @pytest.fixture(scope="module")
 def corpus():
     text = bpe.stdlib_corpus()
-    assert len(text.encode("utf-8")) > 1_000_000
+    if len(text.encode("utf-8")) < (1 << 20) - 3:  # at most a cut character short of a MiB
+        pytest.skip("this interpreter ships less than a MiB of standard-library .py source")
     return text
 
 
