@@ -141,6 +141,22 @@ def test_pretokenizer_keeps_a_leading_space_with_the_word():
     assert trace.words == ("我喜欢", " Transformer", "。") and trace.n_bytes == (9, 12, 3)
 
 
+def test_ascii_fast_path_classes_match_the_unicode_pattern_on_all_128_characters():
+    import regex
+
+    for c in map(chr, range(128)):
+        assert bool(regex.fullmatch(r"\s", c)) == (c in "\t\n\x0b\x0c\r "), repr(c)
+        assert bool(regex.fullmatch(r"\p{L}", c)) == (c.isascii() and c.isalpha()), repr(c)
+        assert bool(regex.fullmatch(r"\p{N}", c)) == (c in "0123456789"), repr(c)
+
+
+@settings(max_examples=300)
+@given(st.text(alphabet=st.characters(max_codepoint=127), max_size=60)
+       | st.text(alphabet="ab 1'\t\n.  s", max_size=60))
+def test_ascii_fast_path_splits_exactly_like_the_gpt2_pattern(text):
+    assert bpe._SPLIT_ASCII.findall(text) == bpe._SPLIT.findall(text)
+
+
 def test_word_and_leading_space_word_are_different_tokens(tok):
     assert tok.encode("the") != tok.encode(" the")
 

@@ -35,6 +35,7 @@ from __future__ import annotations
 
 import functools
 import heapq
+import re
 import unicodedata
 from collections import Counter, defaultdict
 from dataclasses import dataclass, field
@@ -93,6 +94,19 @@ __all__ = [
 #: spaces leaves its last space to the word that follows).
 GPT2_PATTERN = r"""'s|'t|'re|'ve|'m|'ll|'d| ?\p{L}+| ?\p{N}+| ?[^\s\p{L}\p{N}]+|\s+(?!\S)|\s+"""
 _SPLIT = regex.compile(GPT2_PATTERN)
+#: The same pattern for text that is pure ASCII, with the classes spelled out for
+#: Python's ``re`` engine, which runs it about twice as fast. On ASCII, ``\s`` is these
+#: six characters, ``\p{L}`` is A–Z and a–z, ``\p{N}`` is 0–9 (a test checks all 128
+#: characters and random ASCII text against :data:`GPT2_PATTERN`).
+_WS = r"\t\n\x0b\x0c\r "
+_SPLIT_ASCII = re.compile(
+    rf"""'s|'t|'re|'ve|'m|'ll|'d| ?[A-Za-z]+| ?[0-9]+| ?[^{_WS}A-Za-z0-9]+|[{_WS}]+(?![^{_WS}])|[{_WS}]+"""
+)
+
+
+def _split_words(text: str) -> list[str]:
+    """GPT-2 pre-tokenisation: the ASCII fast path when it applies."""
+    return (_SPLIT_ASCII if text.isascii() else _SPLIT).findall(text)
 
 TIE_BREAKS = ("smallest", "hf")
 
@@ -173,7 +187,7 @@ def pretokenize(text: str) -> list[str]:
     >>> pretokenize("Hello world, it's  猫!")
     ['Hello', ' world', ',', ' it', "'s", ' ', ' 猫', '!']
     """
-    return _SPLIT.findall(check_text(text))
+    return _split_words(check_text(text))
 
 
 def word_counts(text: str) -> Counter:
@@ -182,7 +196,7 @@ def word_counts(text: str) -> Counter:
     >>> word_counts("low low lower")
     Counter({b'low': 1, b' low': 1, b' lower': 1})
     """
-    counts = Counter(_SPLIT.findall(check_text(text)))
+    counts = Counter(_split_words(check_text(text)))
     return Counter({w.encode("utf-8"): n for w, n in counts.items()})
 
 
@@ -266,7 +280,7 @@ class Tokenizer:
         self._ids = ids
         self._ranks = ranks
         self.pattern = pattern
-        self._split = regex.compile(pattern)
+        self._split = _split_words if pattern == GPT2_PATTERN else regex.compile(pattern).findall
         self.special_tokens: dict[str, int] = {}
         for name in special_tokens:
             if not isinstance(name, str) or not name:
@@ -274,10 +288,6 @@ class Tokenizer:
             if name not in self.special_tokens:
                 self.special_tokens[name] = len(vocab) + len(self.special_tokens)
         self._special_ids = {i: s for s, i in self.special_tokens.items()}
-        self._special_split = (
-            regex.compile("|".join(regex.escape(s) for s in sorted(self.special_tokens, key=len, reverse=True)))
-            if self.special_tokens else None
-        )
         self._cache: dict[str, tuple[int, ...]] = {}
 
     # ------------------------------------------------------------ construction
@@ -343,7 +353,7 @@ class Tokenizer:
         """
         text = check_text(text)
         out: list[int] = []
-        for word in self._split.findall(text):
+        for word in self._split(text):
             out.extend(self.encode_word(word, use_cache=use_cache))
         return out
 
@@ -527,7 +537,7 @@ def _tie_key(tie_break: str, vocab: list[bytes]):
 
 
 def _corpus_words(text: str) -> tuple[list[list[int]], list[int]]:
-    counts = Counter(_SPLIT.findall(text))
+    counts = Counter(_split_words(text))
     words = [list(w.encode("utf-8")) for w in counts]
     return words, list(counts.values())
 
