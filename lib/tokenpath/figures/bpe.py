@@ -92,7 +92,7 @@ def draw_replay(ax, state: ReplayState, *, at=(0.0, 0.0)) -> dict[str, Artist]:
     ty = y0 + 0.5
     _text(ax, x0 + 0.1, ty, "word", size=SMALL, style="italic")
     _text(ax, x0 + 0.95, ty, "count", size=SMALL, style="italic")
-    art["symbols.title"] = _text(ax, x0 + 1.55, ty, "", size=SMALL, style="italic")
+    art["symbols.title"] = _text(ax, x0 + 1.55, ty, "symbols", size=SMALL, style="italic")
     for r, w in enumerate(words):
         y = ty + 0.34 * (r + 1)
         _text(ax, x0 + 0.1, y, w, size=NOTE + 1, family=MONO)
@@ -137,7 +137,6 @@ def update_replay(artists: dict, state: ReplayState) -> None:
         raise ValueError(f"state has {len(state.rows)} pairs; the panel draws at most {PAIR_ROWS}")
     n = len(state.learned)
     artists["step"].set_text(f"after {state.step} of {n} merges")
-    artists["symbols.title"].set_text("characters" if state.step == 0 else f"symbols after merge {state.step}")
     for w, symbols in state.segmentation.items():
         artists[f"seg[{w}]"].set_text(_symbols(symbols))
     chosen = tied = None
@@ -248,12 +247,17 @@ def _fig1_bottom_alt(t: SplitCharTrace) -> str:
             f"joined they decode to {t.joined.strict}")
 
 
-#: Height of figure 1's top panel (training); the merge-step slider draws only this part.
-FIG1_TOP = 3.95
+#: Height of the part of figure 1 the merge-step slider shows: the training panel down
+#: to the merge order (the lines below it do not move with the slider).
+FIG1_TOP = 3.0
+
+
+#: Where figure 1 places the replay panel.
+FIG1_REPLAY_AT = (0.05, 0.1)
 
 
 def _draw_fig01_top(ax, state: ReplayState) -> dict[str, Artist]:
-    art = draw_replay(ax, state, at=(0.05, 0.1))
+    art = draw_replay(ax, state, at=FIG1_REPLAY_AT)
     y_enc = 3.2
     lower, lowest = state.encoded
     _, lowest_st = state.encoded_extra
@@ -281,12 +285,12 @@ def _fig01_top_alt(state: ReplayState) -> str:
 
 
 def fig01_top(step: int = 0) -> Drawn:
-    """Figure 1's top panel alone, at ``step`` merges: the canvas of the merge-step
-    slider. At step 0 its pixels are the top rows of figure 1."""
+    """Figure 1's training panel alone, at ``step`` merges: the canvas of the
+    merge-step slider. At step 0 its pixels are the top rows of figure 1."""
     state = bpe.merge_replay(step)
     with style.book_style():
         fig, ax = _canvas(style.WIDTH, FIG1_TOP)
-        art = _draw_fig01_top(ax, state)
+        art = draw_replay(ax, state, at=FIG1_REPLAY_AT)
     return Drawn(1, _title(1), fig, _fig01_top_alt(state) + ".", art, state)
 
 

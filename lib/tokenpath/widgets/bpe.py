@@ -25,7 +25,7 @@ __all__ = ["TokenBox", "chips_html", "merge_steps", "token_box"]
 
 
 #: The artists of figure 1's top panel that a merge step moves.
-_MOVES_WITH_STEP = ("step", "symbols.title", "chosen.box", "tied.box", "tie", "pointer")
+_MOVES_WITH_STEP = ("step", "chosen.box", "tied.box", "tie", "pointer")
 
 
 def _pixels(png: bytes):
