@@ -527,13 +527,13 @@ def _check_train_args(text, vocab_size, min_frequency, tie_break):
     return text, vocab_size, min_frequency, _check_tie_break(tie_break)
 
 
-def _tie_key(tie_break: str, vocab: list[bytes]):
-    """A function ``pair → key``; among pairs of equal count the smallest key wins."""
-    if tie_break == "hf":
-        hf = hf_symbol_order()
-        return lambda pair: (hf[pair[0]] if pair[0] < 256 else pair[0],
-                             hf[pair[1]] if pair[1] < 256 else pair[1])
-    return lambda pair: (vocab[pair[0]], vocab[pair[1]])
+def _tie_rank(tie_break: str, vocab: list[bytes]) -> list:
+    """What each symbol ID sorts by when counts tie, as a list indexed by ID (among
+    pairs of equal count, the smallest ``(rank[left], rank[right])`` wins): its bytes
+    for ``"smallest"`` (the vocab list itself), or its Hugging Face ID for ``"hf"``
+    (bytes in GPT-2 character order, then one ID per new token; :func:`_new_symbol`
+    extends it)."""
+    return list(hf_symbol_order()) if tie_break == "hf" else vocab
 
 
 def _corpus_words(text: str) -> tuple[list[list[int]], list[int]]:
@@ -542,12 +542,14 @@ def _corpus_words(text: str) -> tuple[list[list[int]], list[int]]:
     return words, list(counts.values())
 
 
-def _new_symbol(vocab: list[bytes], ids: dict[bytes, int], a: int, b: int) -> int:
+def _new_symbol(vocab: list[bytes], ids: dict[bytes, int], rank: list, a: int, b: int) -> int:
     """The ID of the token a+b, reusing it when an earlier merge already made it."""
     new = vocab[a] + vocab[b]
     if new not in ids:
         ids[new] = len(vocab)
         vocab.append(new)
+        if rank is not vocab:
+            rank.append(ids[new])
     return ids[new]
 
 
@@ -562,17 +564,17 @@ def train_naive(text: str, vocab_size: int, *, min_frequency: int = 2, tie_break
     words, counts = _corpus_words(text)
     vocab = [bytes([b]) for b in range(256)]
     ids = {v: k for k, v in enumerate(vocab)}
-    key = _tie_key(tie_break, vocab)
+    rank = _tie_rank(tie_break, vocab)
     merges = []
     table = {tuple(w): n for w, n in zip(words, counts)}
     while len(vocab) < vocab_size:
         stats = pair_counts(table)
         if not stats:
             break
-        pair = min(stats, key=lambda p: (-stats[p], key(p)))
+        pair = min(stats, key=lambda p: (-stats[p], rank[p[0]], rank[p[1]]))
         if stats[pair] < min_frequency:
             break
-        new = _new_symbol(vocab, ids, *pair)
+        new = _new_symbol(vocab, ids, rank, *pair)
         merges.append((vocab[pair[0]], vocab[pair[1]]))
         merged: dict[tuple, int] = {}
         for symbols, n in table.items():
@@ -587,9 +589,9 @@ def train(text: str, vocab_size: int, *, min_frequency: int = 2, tie_break: str 
 
     Pair counts are computed once. An index maps each pair to the words that hold it;
     after a merge only those words are rewritten, and the counts change by the pairs
-    those words lost and gained. A heap yields the most frequent pair (entries made
-    stale by a merge are corrected when they surface). Learns exactly the merges of
-    :func:`train_naive`.
+    those words lost and gained (with one occurrence in a word, just the pairs beside
+    it). A heap yields the most frequent pair (entries made stale by a merge are
+    corrected when they surface). Learns exactly the merges of :func:`train_naive`.
 
     Training stops when the vocabulary (256 bytes + learned tokens) has ``vocab_size``
     entries, or when no pair occurs at least ``min_frequency`` times.
@@ -601,7 +603,7 @@ def train(text: str, vocab_size: int, *, min_frequency: int = 2, tie_break: str 
     words, counts = _corpus_words(text)
     vocab = [bytes([b]) for b in range(256)]
     ids = {v: k for k, v in enumerate(vocab)}
-    key = _tie_key(tie_break, vocab)
+    rank = _tie_rank(tie_break, vocab)
 
     stats: defaultdict = defaultdict(int)  # pair → weighted count
     where: defaultdict = defaultdict(set)  # pair → indices of words that held it
@@ -609,32 +611,61 @@ def train(text: str, vocab_size: int, *, min_frequency: int = 2, tie_break: str 
         for pair in zip(symbols, symbols[1:]):
             stats[pair] += n
             where[pair].add(w)
-    heap = [(-c, key(p), p) for p, c in stats.items()]
+    # heap entries: (−count, tie rank of left, tie rank of right, pair)
+    heap = [(-c, rank[p[0]], rank[p[1]], p) for p, c in stats.items()]
     heapq.heapify(heap)
 
     merges = []
     heappop, heappush = heapq.heappop, heapq.heappush
     while len(vocab) < vocab_size and heap:
-        neg, _, pair = heappop(heap)
+        neg, _, _, pair = heappop(heap)
         count = stats.get(pair, 0)
         if -neg != count:  # stale: the count fell since this entry was pushed
             if count > 0:
-                heappush(heap, (-count, key(pair), pair))
+                heappush(heap, (-count, rank[pair[0]], rank[pair[1]], pair))
             continue
         if count < min_frequency:
             break
         a, b = pair
-        new = _new_symbol(vocab, ids, a, b)
+        new = _new_symbol(vocab, ids, rank, a, b)
         merges.append((vocab[a], vocab[b]))
         gained = set()
         for w in where.pop(pair):
             symbols = words[w]
-            if a not in symbols:  # the index is lazy: this word lost the pair earlier
+            seen = symbols.count(a)
+            if seen == 0:  # the index is lazy: this word lost the pair earlier
                 continue
+            n = counts[w]
+            if seen == 1 and a != b:
+                # the common case, one occurrence: only the pairs beside it change
+                i = symbols.index(a)
+                last = len(symbols) - 1
+                if i == last or symbols[i + 1] != b:
+                    continue
+                stats[pair] -= n
+                merged = symbols[:i]
+                merged.append(new)
+                if i > 0:
+                    left = symbols[i - 1]
+                    stats[(left, a)] -= n
+                    p = (left, new)
+                    stats[p] += n
+                    where[p].add(w)
+                    gained.add(p)
+                if i < last - 1:
+                    right = symbols[i + 2]
+                    stats[(b, right)] -= n
+                    p = (new, right)
+                    stats[p] += n
+                    where[p].add(w)
+                    gained.add(p)
+                    merged.extend(symbols[i + 2:])
+                words[w] = merged
+                continue
+            # several occurrences: recount this word's pairs before and after
             merged = _merge_list(symbols, a, b, new)
             if merged is None:
                 continue
-            n = counts[w]
             for p in zip(symbols, symbols[1:]):
                 stats[p] -= n
             prev = merged[0]
@@ -649,7 +680,7 @@ def train(text: str, vocab_size: int, *, min_frequency: int = 2, tie_break: str 
         del stats[pair]
         for p in gained:
             if stats[p] > 0:
-                heappush(heap, (-stats[p], key(p), p))
+                heappush(heap, (-stats[p], rank[p[0]], rank[p[1]], p))
     return Tokenizer(merges)
 
 
