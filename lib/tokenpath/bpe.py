@@ -611,8 +611,9 @@ def train(text: str, vocab_size: int, *, min_frequency: int = 2, tie_break: str 
         for pair in zip(symbols, symbols[1:]):
             stats[pair] += n
             where[pair].add(w)
-    # heap entries: (−count, tie rank of left, tie rank of right, pair)
-    heap = [(-c, rank[p[0]], rank[p[1]], p) for p, c in stats.items()]
+    # heap entries: (−count, tie rank of left, tie rank of right, pair); a pair below
+    # min_frequency never enters (no count of an existing pair ever grows)
+    heap = [(-c, rank[p[0]], rank[p[1]], p) for p, c in stats.items() if c >= min_frequency]
     heapq.heapify(heap)
 
     merges = []
@@ -621,7 +622,7 @@ def train(text: str, vocab_size: int, *, min_frequency: int = 2, tie_break: str 
         neg, _, _, pair = heappop(heap)
         count = stats.get(pair, 0)
         if -neg != count:  # stale: the count fell since this entry was pushed
-            if count > 0:
+            if count >= min_frequency:
                 heappush(heap, (-count, rank[pair[0]], rank[pair[1]], pair))
             continue
         if count < min_frequency:
@@ -679,7 +680,7 @@ def train(text: str, vocab_size: int, *, min_frequency: int = 2, tie_break: str 
             words[w] = merged
         del stats[pair]
         for p in gained:
-            if stats[p] > 0:
+            if stats[p] >= min_frequency:
                 heappush(heap, (-stats[p], rank[p[0]], rank[p[1]], p))
     return Tokenizer(merges)
 
