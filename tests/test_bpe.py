@@ -152,7 +152,7 @@ def test_ascii_fast_path_classes_match_the_unicode_pattern_on_all_128_characters
 
 @settings(max_examples=300)
 @given(st.text(alphabet=st.characters(max_codepoint=127), max_size=60)
-       | st.text(alphabet="ab 1'\t\n.  s", max_size=60))
+       | st.text(alphabet="ab 1'\t\n.  srvlmdte", max_size=60))
 def test_ascii_fast_path_splits_exactly_like_the_gpt2_pattern(text):
     assert bpe._SPLIT_ASCII.findall(text) == bpe._SPLIT.findall(text)
 
