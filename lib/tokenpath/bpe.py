@@ -639,13 +639,11 @@ def train(text: str, vocab_size: int, *, min_frequency: int = 2, tie_break: str 
             n = counts[w]
             if seen == 1 and a != b:
                 # the common case, one occurrence: only the pairs beside it change
+                # (the pair's own count is dropped after the loop)
                 i = symbols.index(a)
                 last = len(symbols) - 1
                 if i == last or symbols[i + 1] != b:
                     continue
-                stats[pair] -= n
-                merged = symbols[:i]
-                merged.append(new)
                 if i > 0:
                     left = symbols[i - 1]
                     stats[(left, a)] -= n
@@ -660,8 +658,8 @@ def train(text: str, vocab_size: int, *, min_frequency: int = 2, tie_break: str 
                     stats[p] += n
                     where[p].add(w)
                     gained.add(p)
-                    merged.extend(symbols[i + 2:])
-                words[w] = merged
+                symbols[i] = new  # the word is rewritten in place
+                del symbols[i + 1]
                 continue
             # several occurrences: recount this word's pairs before and after
             merged = _merge_list(symbols, a, b, new)
