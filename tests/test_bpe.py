@@ -157,6 +157,13 @@ def test_ascii_fast_path_splits_exactly_like_the_gpt2_pattern(text):
     assert bpe._SPLIT_ASCII.findall(text) == bpe._SPLIT.findall(text)
 
 
+@settings(max_examples=100)
+@given(st.text(alphabet=st.characters(max_codepoint=127), max_size=60) | st.text(alphabet="ab 猫\n's", max_size=40))
+def test_corpus_words_count_the_pretokenised_words_as_bytes(text):
+    words, counts = bpe._corpus_words(text)
+    assert {bytes(w): n for w, n in zip(words, counts)} == dict(bpe.word_counts(text))
+
+
 def test_word_and_leading_space_word_are_different_tokens(tok):
     assert tok.encode("the") != tok.encode(" the")
 

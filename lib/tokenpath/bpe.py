@@ -104,6 +104,9 @@ _SPLIT_ASCII = re.compile(
 )
 
 
+_SPLIT_ASCII_BYTES = re.compile(_SPLIT_ASCII.pattern.encode("ascii"))
+
+
 def _split_words(text: str) -> list[str]:
     """GPT-2 pre-tokenisation: the ASCII fast path when it applies."""
     return (_SPLIT_ASCII if text.isascii() else _SPLIT).findall(text)
@@ -537,8 +540,14 @@ def _tie_rank(tie_break: str, vocab: list[bytes]) -> list:
 
 
 def _corpus_words(text: str) -> tuple[list[list[int]], list[int]]:
-    counts = Counter(_split_words(text))
-    words = [list(w.encode("utf-8")) for w in counts]
+    """The distinct words of ``text`` as lists of byte values, and how often each occurs
+    (ASCII text is cut as bytes directly, which saves encoding every word)."""
+    if text.isascii():
+        counts = Counter(_SPLIT_ASCII_BYTES.findall(text.encode("ascii")))
+        words = [list(w) for w in counts]
+    else:
+        counts = Counter(_SPLIT.findall(text))
+        words = [list(w.encode("utf-8")) for w in counts]
     return words, list(counts.values())
 
 
