@@ -12,6 +12,7 @@ from __future__ import annotations
 import numpy as np
 
 from . import attention, examples, fmt, norms, position
+from . import bpe, subword  # noqa: E402  (chapters 01–02)
 
 __all__ = ["attention", "examples", "fmt", "norms", "position", "setup_notebook"]
 __version__ = "0.1.0"
