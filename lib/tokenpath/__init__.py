@@ -12,8 +12,10 @@ from __future__ import annotations
 import numpy as np
 
 from . import attention, examples, fmt, norms, position
+from . import decoder, embedding
 
 __all__ = ["attention", "examples", "fmt", "norms", "position", "setup_notebook"]
+__all__ += ["decoder", "embedding"]
 __version__ = "0.1.0"
 
 
