@@ -26,7 +26,7 @@ from . import attention as att
 from . import examples as ex
 from . import norms
 from ._checks import as_float, as_float_array, as_int, as_int_array
-from .decoder import LayerWeights, decoder_layer, random_layer
+from .decoder import LayerTrace, LayerWeights, decoder_layer, random_layer
 
 __all__ = [
     "CrossEntropyTrace",
@@ -40,6 +40,7 @@ __all__ = [
     "cross_entropy",
     "draw_ids",
     "generate",
+    "layer_trace",
     "logit_panels",
     "logits",
     "lookup",
@@ -390,6 +391,16 @@ def teaching_layer() -> LayerWeights:
     """
     return random_layer(ex.D_MODEL, ex.H, ex.D_FF, d_h=ex.D_HEAD, seed=ex.LAYER_SEED,
                         rope_base=ex.ROPE_BASE, eps=ex.NORM_EPS)
+
+
+def layer_trace() -> LayerTrace:
+    """Figure 4's trace: the chapter's batch looked up in ``E`` and run through the
+    teaching layer.
+
+    >>> layer_trace().out.shape
+    (2, 4, 8)
+    """
+    return decoder_layer(lookup(teaching_embedding(), batch_ids()), teaching_layer())
 
 
 @dataclass(frozen=True)
