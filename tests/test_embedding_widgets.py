@@ -106,7 +106,7 @@ def test_picker_shows_row_and_entry_of_the_chosen_cell(picker):
     e = em.teaching_embedding()
     assert picker.trace.row_id == 7 and picker.trace.value == e[7, 5]
     caption = picker.artists["focus.caption"].get_text()
-    assert caption.startswith("s[1,3] = 7, so X[1,3,:] = E[7,:]")
+    assert caption.startswith("s[1,3] = 7 → X[1,3,:] = E[7,:]")
     picker.update(ex.FIG3_CELL)
 
 

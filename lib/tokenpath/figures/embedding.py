@@ -186,7 +186,8 @@ def draw_lookup(ax, trace: LookupTrace) -> dict[str, Artist]:
     art["focus.arrow.copy"] = _arrow(ax, (0, 0), (1, 1), color=style.VISIBLE, lw=1.8, mutation=14,
                                      zorder=7, rad=0.0)
     art["focus.caption"] = _text(ax, 0.1, g["caption_y"], "", size=NOTE_SIZE, zorder=7)
-    art["focus.same"] = _text(ax, 0.1, g["same_y"], "", size=NOTE_SIZE, zorder=7, color="#333333")
+    art["same.note"] = _text(ax, 0.1, g["same_y"], "dashed: every other position holding the same ID "
+                             "starts from the same row", size=NOTE_SIZE, color="#333333")
     update_lookup(art, trace)
     return art
 
@@ -220,13 +221,7 @@ def update_lookup(art: dict, trace: LookupTrace) -> None:
         art[f"s.same[{p},{q}]"].set_visible((p, q) in same and (p, q) != (b, t))
         art[f"X.same[{p},{q}]"].set_visible((p, q) in same and (p, q) != (b, t))
     art["focus.caption"].set_text(
-        f"s[{b},{t}] = {row}, so X[{b},{t},:] = E[{row},:];   "
-        f"E[{row},{f}] = {_n(trace.value)}, so X[{b},{t},{f}] = {_n(trace.value)}"
-    )
-    others = [f"X[{p},{q}]" for p, q in sorted(same) if (p, q) != (b, t)]
-    art["focus.same"].set_text(
-        f"ID {row} also sits at {', '.join(others)}: the same row, copied (dashed)" if others
-        else f"ID {row} appears nowhere else in the batch"
+        f"s[{b},{t}] = {row} → X[{b},{t},:] = E[{row},:],  X[{b},{t},{f}] = E[{row},{f}] = {_n(trace.value)}"
     )
 
 
