@@ -33,8 +33,10 @@ def temperature_sampling(temperature: float = ex.FIG5_TEMPERATURE) -> SliderFigu
     divided by τ, the two probabilities, and the same 1,000 seeded uniforms turned into
     draws. τ = 0 is greedy. The default, τ = 1, is the static figure.
 
-    >>> w = temperature_sampling(0.5)
-    >>> w.trace.probs.round(2).tolist(), w.trace.counts.tolist()
+    A step to τ = 0.5 computes this trace and moves the bars to it:
+
+    >>> t = em.sampling_trace(ex.FIG5_GAP, 0.5)
+    >>> t.probs.round(2).tolist(), t.counts.tolist()
     ([0.9, 0.1], [900, 100])
     """
     low, high = ex.FIG5_TEMPERATURE_RANGE
