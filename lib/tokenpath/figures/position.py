@@ -320,8 +320,8 @@ def _check(trace, kind) -> None:
 # ------------------------------------------------------------------------ figure 15
 
 #: Layout in inches: width, disc size, gaps, the right-hand panels' width and margins.
-_F15 = dict(width=7.0, disc=1.7, gap=0.55, left=0.25, plot_left=2.75, plot_w=3.95,
-            row_title=0.5, readout=0.45, row_gap=0.1, bottom=0.2)
+_F15 = dict(width=7.0, disc=1.45, gap=0.75, left=0.3, plot_left=2.75, plot_w=3.95,
+            row_title=0.42, readout=0.42, row_gap=0.06, bottom=0.12)
 
 
 @register(15, "RoPE: the key turns by the relative distance")

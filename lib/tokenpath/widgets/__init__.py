@@ -306,3 +306,6 @@ def int_in(name: str, low: int, high: int):
 from .attention import score_scale, value_magnitude  # noqa: E402
 
 __all__ += ["score_scale", "value_magnitude"]
+from .position import TwoSliderFigure, rope_base, rope_distance, rope_frequency, rope_pair  # noqa: E402
+
+__all__ += ["TwoSliderFigure", "rope_base", "rope_distance", "rope_frequency", "rope_pair"]
