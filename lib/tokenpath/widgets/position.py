@@ -97,26 +97,33 @@ _CHECK_OMEGA = real_in("omega", *fig.OMEGA_RANGE)
 
 
 def _distance_panel(omega_first: bool, distance, omega) -> TwoSliderFigure:
+    return _panel(
+        "b", {"distance": (_distance_slider(), _CHECK_DISTANCE, distance), "omega": (_omega_slider(), _CHECK_OMEGA, omega)},
+        ("omega", "distance") if omega_first else ("distance", "omega"),
+        trace=lambda v: position.distance_trace(v["distance"], v["omega"]),
+        move=fig.update_distance, describe=fig.describe_distance,
+        moving=("curve.line", "curve.dots", "curve.now"), default=lambda t: t.live,
+    )
+
+
+def _panel(prefix: str, sliders: dict, order: tuple, *, trace, move, describe, moving, default) -> TwoSliderFigure:
+    """A :class:`TwoSliderFigure` over panel ``prefix`` of figure 15. ``sliders`` maps
+    each quantity to ``(slider, check, wanted value)``; ``order`` names the first and
+    second; ``trace(values)`` computes the panel's trace from both values by name."""
     drawn = figures.render(15)
-    b = fig.panel_artists(drawn.artists, "b")
-    sliders = {"distance": (_distance_slider(), _CHECK_DISTANCE), "omega": (_omega_slider(), _CHECK_OMEGA)}
-    first, second = ("omega", "distance") if omega_first else ("distance", "omega")
-
-    def compute(a, b_value):
-        values = {first: a, second: b_value}
-        return position.distance_trace(values["distance"], values["omega"])
-
+    panel = fig.panel_artists(drawn.artists, prefix)
+    first, second = order
     widget = TwoSliderFigure(
         drawn,
         name=first, slider=sliders[first][0], check=sliders[first][1],
         other_name=second, other=sliders[second][0], other_check=sliders[second][1],
-        compute=compute,
-        move=lambda trace: fig.update_distance(b, trace),
-        describe=fig.describe_distance,
-        moving=[b[k] for k in _DISC + ("curve.line", "curve.dots", "curve.now")],
-        trace=drawn.trace.live,
+        compute=lambda a, b: trace({first: a, second: b}),
+        move=lambda t: move(panel, t),
+        describe=describe,
+        moving=[panel[k] for k in _DISC + moving],
+        trace=default(drawn.trace),
     )
-    wanted = {"distance": sliders["distance"][1](distance), "omega": sliders["omega"][1](omega)}
+    wanted = {name: check(value) for name, (_, check, value) in sliders.items()}
     if wanted[second] != widget.other_value:
         widget.update_other(wanted[second])
     if wanted[first] != widget.value:
@@ -168,31 +175,13 @@ _CHECK_LOG_BASE = real_in("log_base", *fig.LOG_BASE_RANGE)
 
 
 def _pair_panel(base_first: bool, index, log_base) -> TwoSliderFigure:
-    drawn = figures.render(15)
-    c = fig.panel_artists(drawn.artists, "c")
-    sliders = {"index": (_pair_slider(), _CHECK_PAIR), "log_base": (_log_base_slider(), _CHECK_LOG_BASE)}
-    first, second = ("log_base", "index") if base_first else ("index", "log_base")
-
-    def compute(a, b_value):
-        values = {first: a, second: b_value}
-        return position.pair_trace(values["index"], 10.0 ** values["log_base"])
-
-    widget = TwoSliderFigure(
-        drawn,
-        name=first, slider=sliders[first][0], check=sliders[first][1],
-        other_name=second, other=sliders[second][0], other_check=sliders[second][1],
-        compute=compute,
-        move=lambda trace: fig.update_pair(c, trace),
-        describe=fig.describe_pair,
-        moving=[c[k] for k in _DISC + ("freq.all", "freq.chosen", "freq.label")],
-        trace=drawn.trace.pair,
+    return _panel(
+        "c", {"index": (_pair_slider(), _CHECK_PAIR, index), "log_base": (_log_base_slider(), _CHECK_LOG_BASE, log_base)},
+        ("log_base", "index") if base_first else ("index", "log_base"),
+        trace=lambda v: position.pair_trace(v["index"], 10.0 ** v["log_base"]),
+        move=fig.update_pair, describe=fig.describe_pair,
+        moving=("freq.all", "freq.chosen", "freq.label"), default=lambda t: t.pair,
     )
-    wanted = {"index": sliders["index"][1](index), "log_base": sliders["log_base"][1](log_base)}
-    if wanted[second] != widget.other_value:
-        widget.update_other(wanted[second])
-    if wanted[first] != widget.value:
-        widget.update(wanted[first])
-    return widget
 
 
 @slider
