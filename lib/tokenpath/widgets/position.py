@@ -190,8 +190,9 @@ def rope_pair(index: int = examples.FIG15_PAIR, log_base: float = math.log10(exa
     pair i of a 64-wide head turns at θᵢ = base^(−2i/64) per position; the disc shows
     it at n − m = 3. The default, pair 16 with base 10000, is the static figure.
 
-    >>> float(rope_pair(0).trace.disc.omega)
-    1.0
+    >>> from tokenpath.widgets import SLIDERS
+    >>> SLIDERS["rope_pair"] is rope_pair
+    True
     """
     return _pair_panel(False, index, log_base)
 
