@@ -312,3 +312,6 @@ __all__ += ["merge_steps", "token_box"]
 from .embedding import lookup_cell, temperature_sampling  # noqa: E402
 
 __all__ += ["lookup_cell", "temperature_sampling"]
+from .position import TwoSliderFigure, rope_base, rope_distance, rope_frequency, rope_pair  # noqa: E402
+
+__all__ += ["TwoSliderFigure", "rope_base", "rope_distance", "rope_frequency", "rope_pair"]
