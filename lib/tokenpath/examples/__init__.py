@@ -45,3 +45,5 @@ def encode_chars(text: str) -> np.ndarray:
 
 # Each chapter's constants (UPPER_CASE names), re-exported.
 from .attention import *  # noqa: E402,F401,F403
+from .gqa import *  # noqa: E402,F401,F403
+from .norms import *  # noqa: E402,F401,F403
