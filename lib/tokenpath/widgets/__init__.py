@@ -306,3 +306,8 @@ def int_in(name: str, low: int, high: int):
 from .attention import score_scale, value_magnitude  # noqa: E402
 
 __all__ += ["score_scale", "value_magnitude"]
+
+from .gqa import head_groups  # noqa: E402
+from .norms import gate_pre_activation, rms_features  # noqa: E402
+
+__all__ += ["gate_pre_activation", "head_groups", "rms_features"]
