@@ -18,14 +18,13 @@ from __future__ import annotations
 
 import numpy as np
 from matplotlib.artist import Artist
-from matplotlib.patches import Circle
+from matplotlib.patches import Circle, FancyArrowPatch
 
 from .. import examples as ex
 from .. import fmt
 from ..norms import GateTrace, NormComparison, ResidualTrace, compare_norms, gate_trace, residual_trace, silu
 from . import Drawn, register, style
 from .attention import (
-    ACCENT_FACE,
     NOTE_SIZE,
     SMALL_SIZE,
     VALUE_FACE,
@@ -112,8 +111,6 @@ def draw_norms(fig, canvas, trace: NormComparison, *, at=(0.0, 0.0)) -> dict[str
     art["circle.label"] = ax.text(0.3, -np.sqrt(d) - 1.0, f"RMS 1 (radius √{d})",
                                   fontsize=SMALL_SIZE - 0.5, color=style.NEUTRAL, ha="left", va="top")
     kw = dict(arrowstyle="-|>", mutation_scale=11, shrinkA=0, shrinkB=0)
-    from matplotlib.patches import FancyArrowPatch
-
     for name, colour, lw, z in (("x", style.INK, 1.4, 3), ("rms", style.QUERY, 2.6, 5), ("ln", style.ACCENT, 2.2, 4)):
         art[f"arrow.{name}"] = ax.add_patch(FancyArrowPatch((0, 0), (1, 1), color=colour, lw=lw, zorder=z, **kw))
     # a key instead of labels that chase the arrows (a slider step redraws less)
