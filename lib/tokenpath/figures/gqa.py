@@ -101,12 +101,13 @@ def draw_head_sharing(ax, trace: HeadSharing | Refused, *, pool: int = ex.GQA_MA
     art["label.kv"] = _text(ax, X0 - 0.12, Y_KV + H_BOX / 2, "K/V heads\n(each cached once)",
                             ha="right", size=NOTE_SIZE, linespacing=1.3)
     for h in range(pool):
-        art[f"q.box[{h}]"], art[f"q.text[{h}]"] = _cell(ax, X0, Y_Q, 0.3, H_BOX, "", face=QUERY_FACE,
-                                                        edge=style.QUERY, lw=1.2, size=SMALL_SIZE + 1)
+        art[f"q.box[{h}]"] = _cell(ax, X0, Y_Q, 0.3, H_BOX, "", face=QUERY_FACE, edge=style.QUERY, lw=1.2)[0]
         art[f"link[{h}]"] = ax.plot([0, 0], [Y_Q + H_BOX, Y_KV], color=style.VALUE, lw=1.5, zorder=1)[0]
     for g in range(pool):
         art[f"kv.box[{g}]"], art[f"kv.text[{g}]"] = _cell(ax, X0, Y_KV, 0.3, H_BOX, "", face=CACHE_FACE,
                                                           edge=style.CACHE, lw=1.4, size=SMALL_SIZE + 1)
+    # one label for the whole row (a text per box would cost a slider step dearly)
+    art["q.range"] = _text(ax, (X0 + X1) / 2, Y_Q - 0.16, "", ha="center", size=NOTE_SIZE)
     art["refusal"] = _text(ax, (X0 + X1) / 2, Y_KV + H_BOX / 2, "", ha="center", size=NOTE_SIZE,
                            color=style.BLOCKED, wrap=False)
     rows = ("shapes", "K/V cache with Hkv heads", "one K/V head per query head", "ratio (K/V body only)")
@@ -147,20 +148,21 @@ def update_head_sharing(artists: dict, trace: HeadSharing | Refused) -> None:
     refused = isinstance(trace, Refused)
     h_kv = 0 if refused else trace.n_kv_heads
     for h in range(pool):
-        box, text, link = artists[f"q.box[{h}]"], artists[f"q.text[{h}]"], artists[f"link[{h}]"]
+        box, link = artists[f"q.box[{h}]"], artists[f"link[{h}]"]
         on = h < h_q
-        for a in (box, text):
-            a.set_visible(on)
+        box.set_visible(on)
         link.set_visible(on and not refused)
         if not on:
             continue
         x, w = q_slots[h]
         box.set_x(x)
         box.set_width(w)
-        text.set_position((x + w / 2, Y_Q + H_BOX / 2))
-        text.set_text(f"q{h}" if w >= 0.28 else f"{h}")
         box.set_facecolor(style.LIGHT if refused else QUERY_FACE)
         box.set_edgecolor(style.NEUTRAL if refused else style.QUERY)
+    last = f"q{h_q - 1}"
+    artists["q.range"].set_text(f"{h_q} query head: q0" if h_q == 1 else
+                                f"{h_q} query heads, left to right: q0, q1, … {last}" if h_q > 2 else
+                                f"{h_q} query heads: q0, q1")
     kv_box = {}
     for g in range(pool):
         box, text = artists[f"kv.box[{g}]"], artists[f"kv.text[{g}]"]

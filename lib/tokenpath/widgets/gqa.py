@@ -89,8 +89,8 @@ def pair_in(names: tuple[str, str], low, high, *, integer: bool):
 
 
 #: Figure 16's artists that move with (Hq, Hkv).
-_MOVING = ("q.box[", "q.text[", "link[", "kv.box[", "kv.text[")
-_MOVING_TEXT = ("refusal", "shapes", "cache", "mha", "ratio")
+_MOVING = ("q.box[", "link[", "kv.box[", "kv.text[")
+_MOVING_TEXT = ("q.range", "refusal", "shapes", "cache", "mha", "ratio")
 
 
 @slider
