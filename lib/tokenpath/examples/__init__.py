@@ -45,3 +45,4 @@ def encode_chars(text: str) -> np.ndarray:
 
 # Each chapter's constants (UPPER_CASE names), re-exported.
 from .attention import *  # noqa: E402,F401,F403
+from .moe import *  # noqa: E402,F401,F403
