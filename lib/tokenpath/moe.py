@@ -44,8 +44,11 @@ __all__ = [
     "MoETrace",
     "Route",
     "RouterGradient",
+    "Top1Curves",
     "capacity",
     "combine",
+    "combine_table",
+    "top1_curves",
     "count_text",
     "expert_output",
     "make_experts",
@@ -213,6 +216,24 @@ def combine(routing: Route, expert_outputs) -> MoETrace:
     g = routing.chosen_gates[..., None]
     contributions = g * f
     return MoETrace(routing, f, contributions, contributions.sum(axis=-2))
+
+
+def combine_table(routing: Route, table) -> MoETrace:
+    """:func:`combine` with the outputs looked up in ``table [E, d]``, one row per expert
+    (a teaching table of what each expert *would* return); only the chosen rows are read.
+
+    >>> r = route([2.0, 1.0, 0.0, -1.0], 2)
+    >>> combine_table(r, [[1.0, 3.0], [5.0, 1.0], [9.0, 9.0], [9.0, 9.0]]).output.round(6).tolist()
+    [2.075766, 2.462117]
+    """
+    if not isinstance(routing, Route):
+        raise TypeError(f"routing must be a Route from moe.route, got {type(routing).__name__}")
+    t = as_float_array("table", table, ndim=2)
+    if t.shape[0] != routing.n_experts:
+        raise ValueError(
+            f"table must be [E, d] with one row per expert (E = {routing.n_experts}), got shape {list(t.shape)}"
+        )
+    return combine(routing, t[routing.chosen])
 
 
 def output_from_rounded_gates(trace: MoETrace, digits: int) -> np.ndarray:
@@ -550,6 +571,33 @@ def top1_boundary(delta, expert_outputs, target) -> Boundary:
     in_set = router_gradient(a, f, target, 1, gate="in_set")
     full = router_gradient(a, f, target, 1, gate="full_softmax")
     return Boundary(delta, a, int(in_set.route.chosen[0]), in_set, full)
+
+
+@dataclass(frozen=True)
+class Top1Curves:
+    """Figure 21's curves over a grid of δ: scores, the chosen expert and both gates."""
+
+    delta: np.ndarray  # [n] the control δ
+    scores: np.ndarray  # [n, 2] (δ, −δ)
+    chosen: np.ndarray  # [n] the expert that runs at each δ
+    gate_in_set: np.ndarray  # [n] its in-set gate (always 1)
+    gate_full: np.ndarray  # [n] its full-softmax probability
+
+
+def top1_curves(deltas) -> Top1Curves:
+    """Top-1 routing of two experts with ``a₀ = δ``, ``a₁ = −δ`` for every δ in ``deltas``.
+
+    >>> c = top1_curves([-1.0, 0.0, 1.0])
+    >>> c.chosen.tolist(), c.gate_in_set.tolist(), c.gate_full.round(3).tolist()
+    ([1, 0, 0], [1.0, 1.0, 1.0], [0.881, 0.5, 0.881])
+    """
+    d = as_float_array("deltas", deltas, ndim=1)
+    a = np.stack([d, -d], axis=-1)
+    in_set = route(a, 1)
+    full = route(a, 1, gate="full_softmax")
+    chosen = in_set.chosen[:, 0]
+    rows = np.arange(d.size)
+    return Top1Curves(d, a, chosen, in_set.gates[rows, chosen], full.gates[rows, chosen])
 
 
 # ------------------------------------------------------------- the self-check
