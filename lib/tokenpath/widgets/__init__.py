@@ -306,3 +306,6 @@ def int_in(name: str, low: int, high: int):
 from .attention import score_scale, value_magnitude  # noqa: E402
 
 __all__ += ["score_scale", "value_magnitude"]
+from .moe import batch_token, boundary_delta, routing_choice  # noqa: E402
+
+__all__ += ["batch_token", "boundary_delta", "routing_choice"]
