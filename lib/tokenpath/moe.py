@@ -564,7 +564,7 @@ def top1_boundary(delta, expert_outputs, target) -> Boundary:
     0
     """
     delta = as_float("delta", delta)
-    a = np.array([delta, -delta])
+    a = np.array([delta, -delta]) + 0.0  # + 0.0 turns −0.0 at the tie into 0.0
     f = as_float_array("expert_outputs", expert_outputs, ndim=2)
     if f.shape[0] != 2:
         raise ValueError(f"expert_outputs must hold two experts' outputs [2, d], got shape {list(f.shape)}")
