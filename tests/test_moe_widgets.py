@@ -95,7 +95,7 @@ def test_routing_states_equal_a_full_draw_and_the_engine(routing, state):
         assert routing.png() == _full_draw(routing)
         r = moe.route(ex.FIG20_WIDGET_SCORES[:n], k)
         assert routing.trace.route.chosen.tolist() == r.chosen.tolist()
-        assert routing.artists["heading"].get_text().startswith(f"{n} experts, top-{k}")
+        assert routing.artists["heading"].get_text().startswith(f"{n} expert{'s' if n > 1 else ''}, top-{k}")
         for j in range(fm.E_MAX):
             assert routing.artists[f"score.cell[{j}]"].get_visible() == (j < n)
         assert routing.slider.max == n

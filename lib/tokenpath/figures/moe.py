@@ -99,6 +99,10 @@ def _dv(v) -> str:
     return "[" + ", ".join(_d(x) for x in np.asarray(v, dtype=float)) + "]"
 
 
+def _experts(n: int) -> str:
+    return f"{n} expert" + ("" if n == 1 else "s")
+
+
 def _ids(ids) -> str:
     return "{" + ", ".join(str(int(i)) for i in sorted(np.asarray(ids).tolist())) + "}"
 
@@ -369,7 +373,7 @@ def describe_routing(trace: moe.MoETrace, digits: int = ex.FIG20_DIGITS) -> str:
     r = trace.route
     outs = ", ".join(f"F{_sub(i)} = {_v(f)}" for i, f in zip(r.chosen, trace.expert_outputs))
     return (
-        f"{r.n_experts} experts, k = {r.k}: scores {_v(r.scores)} choose S = {_ids(r.chosen)}. "
+        f"{_experts(r.n_experts)}, k = {r.k}: scores {_v(r.scores)} choose S = {_ids(r.chosen)}. "
         f"In-set gates {_v(r.gates, digits)} (full precision {_v(r.chosen_gates, digits + 3)}); "
         f"full-softmax probabilities {_v(r.probs, digits)}. Outputs {outs} combine to o = "
         f"{_v(moe.output_from_rounded_gates(trace, digits), digits)} from the rounded gates, ≈ "
@@ -390,7 +394,7 @@ def build_fig20() -> Drawn:
 
 def _fig20_heading(trace: moe.MoETrace) -> str:
     r = trace.route
-    return f"{r.n_experts} experts, top-{r.k}: gates renormalised inside S, unchosen gates exactly 0"
+    return f"{_experts(r.n_experts)}, top-{r.k}: gates renormalised inside S, unchosen gates exactly 0"
 
 
 def update_fig20(artists: dict, trace: moe.MoETrace) -> None:
@@ -462,15 +466,15 @@ def draw_boundary(fig, trace: moe.Boundary, curves: moe.Top1Curves) -> dict[str,
                                                edgecolor=style.INK, linewidth=1.6))
     art["ledger.scores"] = line(0.14)
     f, y = trace.in_set.expert_outputs, trace.in_set.target
-    line(0.215, f"task loss L = ½‖o {MINUS} y‖² with F₀ = {_v(f[0])},\nF₁ = {_v(f[1])}, "
-         f"y = {_v(y)}; o = g·F of the expert that runs", SMALL_SIZE + 0.5, linespacing=1.3)
+    line(0.2, f"task loss L = ½‖o {MINUS} y‖², o = g·F of the\nexpert that runs, F₀ = {_v(f[0])}, "
+         f"F₁ = {_v(f[1])},\ny = {_v(y)}", SMALL_SIZE + 0.5, linespacing=1.3)
     line(0.38, "in-set gate (this chapter, k = 1)", weight="bold")
     art["ledger.in_set"] = line(0.44, linespacing=1.35)
-    line(0.55, "no signal to the router through the gate", SMALL_SIZE + 0.5)
-    line(0.65, "full-softmax gate", weight="bold", color=style.VALUE)
-    art["ledger.full"] = line(0.71, linespacing=1.35)
-    line(0.86, "finite differences, h = 10⁻⁶:", SMALL_SIZE, color="#333333")
-    art["ledger.fd"] = line(0.915, size=SMALL_SIZE, color="#333333")
+    line(0.5, "no signal to the router through the gate", SMALL_SIZE + 0.5)
+    line(0.6, "full-softmax gate", weight="bold", color=style.VALUE)
+    art["ledger.full"] = line(0.66, linespacing=1.35)
+    line(0.82, "finite differences, h = 10⁻⁶:", SMALL_SIZE, color="#333333")
+    art["ledger.fd"] = line(0.875, size=SMALL_SIZE, color="#333333")
     update_boundary(art, trace)
     return art
 
