@@ -87,6 +87,23 @@ def test_answers_of_the_wrong_type_get_a_message_never_a_traceback(qid, bad):
         assert "Engine" not in result.text() and q.why not in result.text()
 
 
+class _Hostile:
+    """An answer whose every use fails."""
+
+    def __iter__(self):
+        raise RuntimeError("cannot iterate")
+
+    def __float__(self):
+        raise RuntimeError("cannot convert")
+
+
+@pytest.mark.parametrize("qid", list(QUESTIONS))
+def test_answers_that_fail_when_read_still_get_a_message(qid):
+    for bad in (_Hostile(), 10**400, [10**400, 1]):
+        result = QUESTIONS[qid].check(bad)
+        assert result.status in ("can't read", "not yet"), result.text()
+
+
 def test_close_float_for_an_exact_fraction_asks_for_the_exact_value():
     result = QUESTIONS["fig08-A10"].check(0.333)
     assert result.status == "not yet" and "exact" in result.message

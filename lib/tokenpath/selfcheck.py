@@ -223,6 +223,9 @@ class Question:
         except _Unreadable as why:
             return Result(self, "can't read",
                           f"Could not read your answer: {why}. Write {self.hint}.", answer)
+        except Exception as err:  # whatever a reader's object does, answer with a message
+            return Result(self, "can't read",
+                          f"Could not read your answer ({type(err).__name__}: {err}). Write {self.hint}.", answer)
         return Result(self, status, message, answer)
 
     def text(self) -> str:
