@@ -1,6 +1,12 @@
 """Widgets of chapter 08_moe_routing: δ at the top-1 boundary (figure 21), the number of
 experts and k of one token's routing (figure 20), and the second token of a batch
-(figure 22)."""
+(figure 22).
+
+All three are :class:`CellSliderFigure`: their moving artists fall into separate
+regions (a table cell, a line of text, the inside of a plot), and a step redraws only
+the regions whose artists changed. The tests compare every state they visit, after any
+sequence of steps, with a full draw of the same state.
+"""
 
 from __future__ import annotations
 
@@ -10,6 +16,7 @@ import time
 import ipywidgets
 import matplotlib as mpl
 import numpy as np
+from matplotlib.lines import Line2D
 from matplotlib.patches import Patch
 from matplotlib.text import Text
 from matplotlib.transforms import Bbox
@@ -35,7 +42,9 @@ def _look(artist) -> tuple:
                 None if patch is None else (tuple(patch.get_facecolor()), tuple(patch.get_edgecolor())))
     if isinstance(artist, Patch):
         return (artist.get_visible(), tuple(artist.get_facecolor()), tuple(artist.get_edgecolor()))
-    return (artist.get_visible(), id(artist))
+    if isinstance(artist, Line2D):
+        return (artist.get_visible(), artist.get_xydata().tobytes(), artist.get_color())
+    raise TypeError(f"cannot tell whether a {type(artist).__name__} changed; group only texts, patches and lines")
 
 
 class _CellRenderer:
@@ -60,6 +69,8 @@ class _CellRenderer:
             self.groups = []
             for artists, region in groups:
                 artists = sorted(artists, key=lambda a: order[id(a)])
+                if callable(region):  # computed now, at the canvas's resolution
+                    region = region()
                 if region is None:  # a cell: its rectangle holds its texts
                     patches = [a for a in artists if isinstance(a, Patch)] or artists
                     region = Bbox.union([a.get_window_extent(renderer) for a in patches])
@@ -116,9 +127,10 @@ def _above(text: Text, rect: Patch, above: float, below: float) -> Bbox:
 
 
 class CellSliderFigure(SliderFigure):
-    """A :class:`~tokenpath.widgets.SliderFigure` for table-like figures: the moving
-    artists are given as groups ``[(artists, region or None), …]`` and a step redraws
-    only the groups that changed (see :class:`_CellRenderer`)."""
+    """A :class:`~tokenpath.widgets.SliderFigure` whose moving artists come in groups
+    ``[(artists, region), …]`` (``region``: a display ``Bbox``, a function returning
+    one, or ``None`` for the extent of the group's patches); a step redraws only the
+    groups that changed (see :class:`_CellRenderer`)."""
 
     def __init__(self, drawn, *, groups, **kwargs):
         super().__init__(drawn, moving=[a for artists, _ in groups for a in artists], **kwargs)
@@ -126,13 +138,8 @@ class CellSliderFigure(SliderFigure):
         self._png = self._renderer.png()
 
 
-def _named(artists: dict, prefixes: tuple[str, ...]) -> list:
-    """The artists whose names start with one of ``prefixes``."""
-    return [a for name, a in artists.items() if name.startswith(prefixes)]
-
-
 @slider
-def boundary_delta(delta: float = ex.FIG21_DELTA) -> SliderFigure:
+def boundary_delta(delta: float = ex.FIG21_DELTA) -> CellSliderFigure:
     """Figure 21 with a slider for δ (scores a₀ = δ, a₁ = −δ, top-1): the chosen expert,
     both gates and both router gradients move; the expert flips as δ crosses 0. The
     default, δ = 0.5, is the static figure.
@@ -150,7 +157,27 @@ def boundary_delta(delta: float = ex.FIG21_DELTA) -> SliderFigure:
         value=ex.FIG21_DELTA, min=low, max=high, step=0.05, description="δ", readout_format="+.2f",
         continuous_update=True, layout=ipywidgets.Layout(width="28em"),
     )
-    widget = SliderFigure(
+    ax_a, ax_g, ledger = art["axes.a"], art["axes.g"], art["ledger"]
+
+    def title_band():
+        box = ax_a.bbox
+        return Bbox([[0.0, box.y1 + 4], [box.x1, drawn.figure.bbox.y1]])
+
+    def ledger_band(top, bottom):
+        # from a little left of the ledger: the box around "expert … runs" reaches past x = 0
+        return lambda: Bbox(ledger.transData.transform([(-0.035, bottom), (1.2, top)]))
+
+    groups = [
+        ([art["now.a"], art["dot.a0"], art["dot.a1"]], lambda: ax_a.bbox.frozen()),
+        ([art["now.g"], art["dot.in_set"], art["dot.full"]], lambda: ax_g.bbox.frozen()),
+        ([art["title"]], title_band),
+        ([art["ledger.runs"]], ledger_band(0.0, 0.125)),
+        ([art["ledger.scores"]], ledger_band(0.135, 0.19)),
+        ([art["ledger.in_set"]], ledger_band(0.435, 0.49)),
+        ([art["ledger.full"]], ledger_band(0.655, 0.76)),
+        ([art["ledger.fd"]], ledger_band(0.87, 0.93)),
+    ]
+    widget = CellSliderFigure(
         drawn,
         name="delta",
         slider=control,
@@ -158,7 +185,7 @@ def boundary_delta(delta: float = ex.FIG21_DELTA) -> SliderFigure:
         compute=fm.fig21_trace,
         move=lambda trace: fm.update_boundary(art, trace),
         describe=fm.describe_boundary,
-        moving=_named(art, ("now.", "dot.", "title", "ledger.")),
+        groups=groups,
         trace=drawn.trace[0],
     )
     if delta != widget.value:
