@@ -86,6 +86,9 @@ def test_fig21_marks_the_engine_choice_gates_and_gradients(drawn):
     assert _text(d, "ledger.in_set") == "g₀ = 1, ∂L/∂a = [0, 0]"
     assert _v(b.full.grad, 3) in _text(d, "ledger.full")
     assert d.artists["dot.full"].get_ydata()[0] == b.gate_full
+    assert b.in_set.set_fixed and b.full.set_fixed
+    assert _text(d, "ledger.fd") == "agree with both ∂L/∂a above"
+    assert np.allclose(b.full.fd_grad, b.full.grad, atol=1e-6) and np.all(b.in_set.fd_grad == 0)
     np.testing.assert_array_equal(curves.gate_in_set, 1.0)
     np.testing.assert_array_equal(curves.chosen, np.where(curves.delta < 0, 1, 0))
     assert "For δ < 0 expert 1 runs, for δ > 0 expert 0 runs" in d.alt

@@ -69,6 +69,9 @@ def test_delta_crossing_zero_flips_the_expert_shown(delta):
     assert delta.png() != png_positive and delta.png() == _full_draw(delta)
     delta.update(0.0)
     assert delta.trace.chosen == 0 and "(a tie, settled by the lower ID)" in delta.describe()
+    # at the tie a ±h step changes the expert: finite differences are no derivative there
+    assert "measure the jump" in delta.describe()
+    assert delta.artists["ledger.fd"].get_text().startswith("undefined here")
     delta.update(ex.FIG21_DELTA)
     assert delta.png() == png_positive
 

@@ -473,7 +473,7 @@ def draw_boundary(fig, trace: moe.Boundary, curves: moe.Top1Curves) -> dict[str,
     line(0.5, "no signal to the router through the gate", SMALL_SIZE + 0.5)
     line(0.6, "full-softmax gate", weight="bold", color=style.VALUE)
     art["ledger.full"] = line(0.66, linespacing=1.35)
-    line(0.82, "finite differences, h = 10⁻⁶:", SMALL_SIZE, color="#333333")
+    line(0.82, "finite differences (h = 10⁻⁶):", SMALL_SIZE, color="#333333")
     art["ledger.fd"] = line(0.875, size=SMALL_SIZE, color="#333333")
     update_boundary(art, trace)
     return art
@@ -501,7 +501,21 @@ def update_boundary(artists: dict, trace: moe.Boundary) -> None:
     artists["ledger.scores"].set_text(f"a = {_dv(trace.scores)}{tie}")
     artists["ledger.in_set"].set_text(f"g{_sub(c)} = {_n(trace.gate_in_set, 3)}, ∂L/∂a = {_v(trace.in_set.grad, 3)}")
     artists["ledger.full"].set_text(f"p{_sub(c)} = {_n(trace.gate_full, 3)}\n∂L/∂a = {_v(trace.full.grad, 3)}")
-    artists["ledger.fd"].set_text(f"in-set {_v(trace.in_set.fd_grad, 3)}, full {_v(trace.full.fd_grad, 3)}")
+    artists["ledger.fd"].set_text(_fd_verdict(trace))
+
+
+def _fd_agrees(g: moe.RouterGradient) -> bool:
+    return g.set_fixed and bool(np.allclose(g.grad, g.fd_grad, rtol=1e-4, atol=1e-6))
+
+
+def _fd_verdict(trace: moe.Boundary) -> str:
+    """What the finite differences say at ``trace``: that they match ∂L/∂a, or that
+    the chosen expert changes within ±h (at the tie), where they measure a jump."""
+    if not (trace.in_set.set_fixed and trace.full.set_fixed):
+        return "undefined here: the expert that runs\nchanges within ±h, the loss jumps"
+    if _fd_agrees(trace.in_set) and _fd_agrees(trace.full):
+        return "agree with both ∂L/∂a above"
+    return f"in-set {_v(trace.in_set.fd_grad, 3)}, full {_v(trace.full.fd_grad, 3)}"
 
 
 def describe_boundary(trace: moe.Boundary) -> str:
@@ -512,11 +526,19 @@ def describe_boundary(trace: moe.Boundary) -> str:
     """
     trace = _check_trace(trace, moe.Boundary)
     tie = " (a tie, settled by the lower ID)" if trace.scores[0] == trace.scores[1] else ""
+    if trace.in_set.set_fixed and trace.full.set_fixed:
+        fd_in = f" (finite differences {_v(trace.in_set.fd_grad, 3)})"
+        fd_full = f" (finite differences {_v(trace.full.fd_grad, 3)})"
+        jump = ""
+    else:
+        fd_in = fd_full = ""
+        jump = (" At the tie a step of ±h changes the expert that runs, so the loss jumps and finite "
+                "differences measure the jump, not a derivative; the gradients are those of the region "
+                "the tie rule assigns.")
     return (
         f"δ = {_d(trace.delta)}: scores a = {_dv(trace.scores)}, expert {trace.chosen} runs{tie}. "
-        f"In-set gate {_n(trace.gate_in_set, 3)}, router gradient {_v(trace.in_set.grad, 3)} "
-        f"(finite differences {_v(trace.in_set.fd_grad, 3)}); full-softmax gate {_n(trace.gate_full, 3)}, "
-        f"router gradient {_v(trace.full.grad, 3)} (finite differences {_v(trace.full.fd_grad, 3)})."
+        f"In-set gate {_n(trace.gate_in_set, 3)}, router gradient {_v(trace.in_set.grad, 3)}{fd_in}; "
+        f"full-softmax gate {_n(trace.gate_full, 3)}, router gradient {_v(trace.full.grad, 3)}{fd_full}.{jump}"
     )
 
 

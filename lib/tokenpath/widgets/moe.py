@@ -175,7 +175,7 @@ def boundary_delta(delta: float = ex.FIG21_DELTA) -> CellSliderFigure:
         ([art["ledger.scores"]], ledger_band(0.135, 0.19)),
         ([art["ledger.in_set"]], ledger_band(0.435, 0.49)),
         ([art["ledger.full"]], ledger_band(0.655, 0.76)),
-        ([art["ledger.fd"]], ledger_band(0.87, 0.93)),
+        ([art["ledger.fd"]], ledger_band(0.87, 1.0)),
     ]
     widget = CellSliderFigure(
         drawn,
