@@ -293,7 +293,7 @@ def draw_routing_table(ax, trace: moe.MoETrace, *, at=(0.0, 0.0), digits: int = 
         art[f"{key}.label"] = _text(ax, g["label_x"], y + g["row"] / 2, label, ha="right", size=NOTE_SIZE)
         for j in range(columns):
             rect, txt = _cell(ax, g["cx"] + j * g["pitch"], y, g["col"], g["row"], "",
-                              size={"out": SMALL_SIZE + 0.5, "contrib": SMALL_SIZE - 0.5}.get(key, CELL_SIZE))
+                              size={"out": SMALL_SIZE + 0.5, "contrib": SMALL_SIZE - 1}.get(key, CELL_SIZE))
             art[f"{key}.cell[{j}]"] = rect
             art[f"{key}[{j}]"] = txt
             if key == "gate":
@@ -303,8 +303,11 @@ def draw_routing_table(ax, trace: moe.MoETrace, *, at=(0.0, 0.0), digits: int = 
     y_out = g["y"] + len(_ROWS) * (g["row"] + g["gap"]) + 0.12
     art["out.sum"] = _text(ax, x0 + 0.15, y_out + 0.14, "", size=NOTE_SIZE + 1, weight="bold")
     art["out.full"] = _text(ax, x0 + 0.15, y_out + 0.46, "", size=NOTE_SIZE)
-    art["out.note"] = _text(ax, x0 + 0.15, y_out + 0.74, "", size=SMALL_SIZE + 0.5, color="#333333",
-                            va="top", linespacing=1.35)
+    art["out.note"] = _text(ax, x0 + 0.15, y_out + 0.76, "", size=SMALL_SIZE + 0.5, color="#333333")
+    # what does not depend on the routing is drawn once (a widget step redraws less text)
+    art["out.static"] = _text(ax, x0 + 0.15, y_out + 1.0,
+                              "Rounding order, not another algorithm. Columns are expert IDs; "
+                              "the entries of o are features.", size=SMALL_SIZE + 0.5, color="#333333")
     update_routing_table(art, trace, digits=digits)
     return art
 
@@ -353,14 +356,11 @@ def update_routing_table(artists: dict, trace: moe.MoETrace, *, digits: int = ex
     if len(terms) > 60:
         terms = "Σ gᵢ·Fᵢ"
     artists["out.sum"].set_text(f"o = {terms} = {_v(out_rounded, digits)}")
-    artists["out.full"].set_text(
-        f"≈ {_v(trace.output, digits + 3)} at full precision (rounding order, not another algorithm)")
+    artists["out.full"].set_text(f"≈ {_v(trace.output, digits + 3)} at full precision")
     denominator = " + ".join(f"exp({_n(r.scores[i])})" for i in sorted(r.chosen.tolist()))
     others = [j for j in range(n) if not r.mask[j]]
     left_out = f"; experts {', '.join(map(str, others))} are left out of it" if others else ""
-    artists["out.note"].set_text(
-        f"S = {_ids(r.chosen)}: the gates' denominator is {denominator}{left_out}.\n"
-        "Columns are expert IDs; the two entries of o are features, not expert IDs.")
+    artists["out.note"].set_text(f"S = {_ids(r.chosen)}: the gates' denominator is {denominator}{left_out}.")
 
 
 def describe_routing(trace: moe.MoETrace, digits: int = ex.FIG20_DIGITS) -> str:
@@ -384,17 +384,25 @@ def describe_routing(trace: moe.MoETrace, digits: int = ex.FIG20_DIGITS) -> str:
 @register(20, "Top-2 routing: choose, renormalise inside the set, combine")
 def build_fig20() -> Drawn:
     trace = fig20_trace()
-    fig, ax = _canvas(style.WIDTH, 5.7)
+    fig, ax = _canvas(style.WIDTH, 5.85)
     art: dict[str, Artist] = {}
     art["heading"] = _heading(ax, 0.15, 0.2, _fig20_heading(trace))
+    art["heading.rest"] = _heading(ax, FIG20_HEADING_SPLIT, 0.2,
+                                   "gates renormalised inside S, unchosen gates exactly 0")
     art.update(draw_routing_table(ax, trace, at=(0.0, 0.45)))
     alt = "A table with one column per expert ID. " + describe_routing(trace)
     return Drawn(20, _title(20), fig, alt, art, trace)
 
 
+#: Where the fixed part of figure 20's heading starts (inches): after the longest
+#: routing-dependent part, "6 experts, top-6:".
+FIG20_HEADING_SPLIT = 1.75
+
+
 def _fig20_heading(trace: moe.MoETrace) -> str:
+    """The routing-dependent start of figure 20's heading."""
     r = trace.route
-    return f"{_experts(r.n_experts)}, top-{r.k}: gates renormalised inside S, unchosen gates exactly 0"
+    return f"{_experts(r.n_experts)}, top-{r.k}:"
 
 
 def update_fig20(artists: dict, trace: moe.MoETrace) -> None:

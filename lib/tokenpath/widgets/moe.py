@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import io
 import time
+from collections import OrderedDict
 
 import ipywidgets
 import matplotlib as mpl
@@ -31,6 +32,8 @@ __all__ = ["CellSliderFigure", "RoutingFigure", "batch_token", "boundary_delta",
 
 #: Pixels added around a group's extent: room for antialiased edges.
 _PAD = 3
+#: Most bytes of drawn group images one widget keeps for reuse.
+CACHE_BYTES = 24 * 2**20
 
 
 def _look(artist) -> tuple:
@@ -50,8 +53,9 @@ def _look(artist) -> tuple:
 class _CellRenderer:
     """PNG of a figure whose moving artists come in spatially separate *groups* (a
     table cell and its texts, a line of text): each call redraws only the groups whose
-    look changed, over the background restored inside the group's region, and encodes
-    the canvas as :func:`~tokenpath.figures.style.png_bytes` does.
+    look changed, over the background restored inside the group's region (or pastes
+    the pixels the group had the last time it looked the same), and encodes the canvas
+    as :func:`~tokenpath.figures.style.png_bytes` does.
 
     Built on the background a :class:`~tokenpath.widgets._PartialRenderer` captured.
     Equal to a full draw as long as the regions do not overlap one another or any still
@@ -79,7 +83,18 @@ class _CellRenderer:
                 cols = slice(max(0, int(x0) - _PAD), int(np.ceil(x1)) + _PAD)
                 self.groups.append((artists, (rows, cols)))
         self._looks = [None] * len(self.groups)
+        # the pixels of a group are a function of its look alone (its region overlaps
+        # nothing else), so each drawn look is kept, up to CACHE_BYTES in all
+        self._cache: OrderedDict = OrderedDict()
+        self._cached_bytes = 0
         self.timings: dict[str, float] = {}
+
+    def _remember(self, key, block: np.ndarray) -> None:
+        self._cache[key] = block
+        self._cached_bytes += block.nbytes
+        while self._cached_bytes > CACHE_BYTES and len(self._cache) > 1:
+            _, old = self._cache.popitem(last=False)
+            self._cached_bytes -= old.nbytes
 
     def png(self) -> bytes:
         with style.book_style():
@@ -87,13 +102,19 @@ class _CellRenderer:
             renderer = self.canvas.get_renderer()
             pixels = np.asarray(self.canvas.buffer_rgba())
             for k, (artists, (rows, cols)) in enumerate(self.groups):
-                look = [_look(a) for a in artists]
+                look = tuple(_look(a) for a in artists)
                 if look == self._looks[k]:
+                    continue
+                self._looks[k] = look
+                block = self._cache.get((k, look))
+                if block is not None:  # this group has looked like this before
+                    self._cache.move_to_end((k, look))
+                    pixels[rows, cols] = block
                     continue
                 pixels[rows, cols] = self._background[rows, cols]
                 for a in artists:
                     a.draw(renderer)
-                self._looks[k] = look
+                self._remember((k, look), pixels[rows, cols].copy())
             t1 = time.perf_counter()
             buf = io.BytesIO()
             mpl.image.imsave(
@@ -106,15 +127,16 @@ class _CellRenderer:
         return buf.getvalue()
 
 
-def _band(text: Text, above: float, below: float, *, left: float | None = None) -> Bbox:
-    """A region (display units) across a canvas axes from ``left`` (inches; default
-    its left edge) to its right edge, from ``above`` inches above ``text``'s anchor to
-    ``below`` inches below it (the canvas's y axis grows downwards)."""
+def _band(text: Text, above: float, below: float, *, left: float | None = None,
+          right: float | None = None):
+    """A function giving the region (display units) across a canvas axes from ``left``
+    to ``right`` (inches; default its edges), from ``above`` inches above ``text``'s
+    anchor to ``below`` inches below it (the canvas's y axis grows downwards)."""
     ax = text.axes
     x, y = text.get_position()
     x0 = ax.get_xlim()[0] if left is None else left
-    corners = ax.transData.transform([(x0, y + below), (ax.get_xlim()[1], y - above)])
-    return Bbox(corners)
+    x1 = ax.get_xlim()[1] if right is None else right
+    return lambda: Bbox(ax.transData.transform([(x0, y + below), (x1, y - above)]))
 
 
 def _above(text: Text, rect: Patch, above: float, below: float) -> Bbox:
@@ -274,10 +296,10 @@ def routing_choice(k: int = ex.FIG20_K, n_experts: int = ex.FIG20_SCORES.size) -
         for j in range(fm.E_MAX):
             extra = [art[f"gate.full[{j}]"]] if key == "gate" else []
             groups.append(([art[f"{key}.cell[{j}]"], art[f"{key}[{j}]"], *extra], None))
-    groups += [([art["heading"]], _band(art["heading"], 0.17, 0.17)),
+    groups += [([art["heading"]], _band(art["heading"], 0.17, 0.17, right=fm.FIG20_HEADING_SPLIT - 0.05)),
                ([art["out.sum"]], _band(art["out.sum"], 0.15, 0.15)),
-               ([art["out.full"]], _band(art["out.full"], 0.14, 0.14)),
-               ([art["out.note"]], _band(art["out.note"], 0.02, 0.42))]
+               ([art["out.full"]], _band(art["out.full"], 0.13, 0.13)),
+               ([art["out.note"]], _band(art["out.note"], 0.11, 0.11))]
     widget = RoutingFigure(
         drawn,
         experts_slider=experts,
