@@ -65,8 +65,12 @@ class _CellRenderer:
     def __init__(self, base, groups):
         self.figure, self.canvas = base.figure, base.canvas
         with style.book_style():
+            # the canvas holds the frame ``base`` just drew; keep it, and take the
+            # background (the figure without its moving artists) from ``base``
+            frame = np.array(self.canvas.buffer_rgba())
             self.canvas.restore_region(base._background)
             self._background = np.array(self.canvas.buffer_rgba())
+            np.asarray(self.canvas.buffer_rgba())[:] = frame
             renderer = self.canvas.get_renderer()
             order = {id(a): k for k, a in enumerate(base.moving)}
             height = self._background.shape[0]
@@ -82,7 +86,7 @@ class _CellRenderer:
                 rows = slice(max(0, int(height - y1) - _PAD), min(height, int(np.ceil(height - y0)) + _PAD))
                 cols = slice(max(0, int(x0) - _PAD), int(np.ceil(x1)) + _PAD)
                 self.groups.append((artists, (rows, cols)))
-        self._looks = [None] * len(self.groups)
+        self._looks = [tuple(_look(a) for a in artists) for artists, _ in self.groups]
         # the pixels of a group are a function of its look alone (its region overlaps
         # nothing else), so each drawn look is kept, up to CACHE_BYTES in all
         self._cache: OrderedDict = OrderedDict()
@@ -156,8 +160,8 @@ class CellSliderFigure(SliderFigure):
 
     def __init__(self, drawn, *, groups, **kwargs):
         super().__init__(drawn, moving=[a for artists, _ in groups for a in artists], **kwargs)
+        # built on the frame the first renderer drew, which stays the current image
         self._renderer = _CellRenderer(self._renderer, groups)
-        self._png = self._renderer.png()
 
 
 @slider
@@ -268,10 +272,9 @@ def routing_choice(k: int = ex.FIG20_K, n_experts: int = ex.FIG20_SCORES.size) -
     are chosen, their in-set gates, the full-softmax alternative and the combined
     output. The default, four experts and k = 2, is the static figure.
 
-    >>> w = routing_choice(3)
-    >>> w.trace.route.chosen.tolist(), round(float(w.trace.route.chosen_gates.sum()), 12)
-    ([0, 1, 2], 1.0)
-    >>> w.update((6, 3)); w.trace.route.chosen.tolist()
+    Each state shows :func:`tokenpath.figures.moe.fig20_trace` of (experts, k), e.g.
+
+    >>> fm.fig20_trace(6, 3).route.chosen.tolist()
     [0, 1, 4]
     """
     n_check = int_in("n_experts", 1, fm.E_MAX)
@@ -324,8 +327,10 @@ def batch_token(candidate: int = len(ex.FIG22_CANDIDATES) - 1) -> SliderFigure:
     batch uses, the load and what a capacity of one token per expert drops. The
     default, the last candidate, is the static figure.
 
-    >>> w = batch_token(0)
-    >>> w.trace.experts_used.tolist(), w.trace.dropped
+    Each state shows :func:`tokenpath.figures.moe.fig22_trace` of the candidate, e.g.
+
+    >>> t = fm.fig22_trace(0)
+    >>> t.experts_used.tolist(), t.dropped
     ([0, 1], [(1, 0), (1, 1)])
     """
     last = len(ex.FIG22_CANDIDATES) - 1
