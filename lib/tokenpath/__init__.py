@@ -19,6 +19,10 @@ __all__ = ["attention", "examples", "fmt", "norms", "position", "setup_notebook"
 __all__ += ["decoder", "embedding"]
 __version__ = "0.1.0"
 
+from . import moe, selfcheck  # noqa: E402  (chapter 08: MoE routing; the book's self-check questions)
+
+__all__ += ["moe", "selfcheck"]
+
 
 def setup_notebook() -> None:
     """Fix NumPy's print options so printed arrays are stable across runs (nbval

@@ -320,3 +320,6 @@ from .gqa import head_groups  # noqa: E402
 from .norms import gate_pre_activation, rms_features  # noqa: E402
 
 __all__ += ["gate_pre_activation", "head_groups", "rms_features"]
+from .moe import batch_token, boundary_delta, routing_choice  # noqa: E402
+
+__all__ += ["batch_token", "boundary_delta", "routing_choice"]

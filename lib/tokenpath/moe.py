@@ -1,0 +1,690 @@
+"""Sparse mixture of experts: who runs, with what weight, and where the gradient stops.
+
+The chapter's formula, for one token ``x`` of width ``d`` and ``E`` experts::
+
+    a = x W_r                 router scores, one per expert            [E]
+    S = TopK(a, k)            the chosen experts, |S| = k
+    g_i = e^{a_i} / Σ_{j∈S} e^{a_j}   for i ∈ S, g_i = 0 otherwise      [E]
+    o = Σ_{i∈S} g_i F_i(x)    the combined output, width d             [d]
+
+Conventions used everywhere in this module:
+
+* the **expert axis is the last axis** of scores and gates (column = expert ID);
+* **tie rule**: among equal scores the lower expert index is chosen first (a stable
+  sort on the negated scores), so the choice is always defined, at δ = 0 of figure 21
+  too;
+* ``chosen`` lists the chosen experts in the order the tie rule ranks them (highest
+  score first); unchosen gates are exactly ``0.0``, not a small number;
+* ``gate="in_set"`` renormalises inside the chosen set (the book's teaching version);
+  ``gate="full_softmax"`` keeps each chosen expert's probability under a softmax over
+  *all* experts (the chosen gates then sum to less than 1);
+* the softmax is :func:`tokenpath.attention.softmax`, and each expert is the SwiGLU
+  network :func:`tokenpath.norms.swiglu`; nothing here re-implements either.
+
+These are teaching versions. Real MoE layers differ in scoring, normalisation, shared
+experts and load control; the formula is not a description of every MoE.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+import numpy as np
+
+from ._checks import as_float, as_float_array, as_int
+from .attention import softmax
+from .norms import swiglu
+
+__all__ = [
+    "GATES",
+    "BatchRoute",
+    "Boundary",
+    "Capacity",
+    "Expert",
+    "MoETrace",
+    "Route",
+    "RouterGradient",
+    "Top1Curves",
+    "capacity",
+    "combine",
+    "combine_table",
+    "top1_curves",
+    "count_text",
+    "expert_output",
+    "make_experts",
+    "moe_layer",
+    "output_from_rounded_gates",
+    "route",
+    "route_batch",
+    "router_gradient",
+    "router_scores",
+    "self_check",
+    "top1_boundary",
+    "top_k",
+]
+
+#: The two gate conventions: renormalise inside the chosen set, or keep the chosen
+#: experts' probabilities under a softmax over all experts.
+GATES = ("in_set", "full_softmax")
+
+
+# ------------------------------------------------------------------- checks
+
+
+def _scores(name: str, scores) -> np.ndarray:
+    a = as_float_array(name, scores, min_ndim=1)
+    if a.shape[-1] < 1:
+        raise ValueError(f"{name} must have at least one expert on its last axis, got shape {a.shape}")
+    return a
+
+
+def _k(k, n_experts: int) -> int:
+    if isinstance(k, bool) or not isinstance(k, (int, np.integer)):
+        raise TypeError(f"k must be an integer number of experts per token, got {type(k).__name__}")
+    k = int(k)
+    if not 1 <= k <= n_experts:
+        raise ValueError(
+            f"k must be between 1 and the number of experts ({n_experts}), got {k}: "
+            + ("every token must run at least one expert" if k < 1 else "a token cannot run more experts than exist")
+        )
+    return k
+
+
+def _gate(gate) -> str:
+    if gate not in GATES:
+        raise ValueError(f"gate must be one of {GATES}, got {gate!r}")
+    return gate
+
+
+# ------------------------------------------------------------------ routing
+
+
+def router_scores(x, w_router) -> np.ndarray:
+    """Router scores ``a = x W_r``: ``x [..., d]``, ``w_router [d, E]`` → ``[..., E]``.
+
+    >>> router_scores([1.0, 2.0], [[1.0, 0.0, 1.0], [0.0, 1.0, -1.0]]).tolist()
+    [1.0, 2.0, -1.0]
+    """
+    x = as_float_array("x", x, min_ndim=1)
+    w = as_float_array("w_router", w_router, ndim=2)
+    if w.shape[0] != x.shape[-1]:
+        raise ValueError(
+            f"w_router must be [d, E] with d = {x.shape[-1]} (x's last axis), got shape {list(w.shape)}"
+        )
+    return x @ w
+
+
+def top_k(scores, k: int) -> np.ndarray:
+    """Indices of the ``k`` highest scores along the last (expert) axis, highest first.
+
+    Tie rule: among equal scores the lower expert index comes first.
+
+    >>> top_k([2.0, 1.0, 0.0, -1.0], 2).tolist()
+    [0, 1]
+    >>> top_k([0.0, 0.0], 1).tolist()   # a tie: the lower index wins
+    [0]
+    """
+    a = _scores("scores", scores)
+    k = _k(k, a.shape[-1])
+    return np.argsort(-a, axis=-1, kind="stable")[..., :k]
+
+
+@dataclass(frozen=True)
+class Route:
+    """One routing decision per token: who runs, with what weight."""
+
+    scores: np.ndarray  # [..., E] router scores a (column = expert ID)
+    k: int  # experts each token runs
+    gate: str  # "in_set" or "full_softmax"
+    chosen: np.ndarray  # [..., k] chosen expert IDs, highest score first (tie: lower ID)
+    mask: np.ndarray  # [..., E] True where the expert is chosen
+    probs: np.ndarray  # [..., E] softmax over all experts (the full-softmax probabilities)
+    gates: np.ndarray  # [..., E] gate g_i of each expert; exactly 0 where not chosen
+
+    @property
+    def n_experts(self) -> int:
+        return self.scores.shape[-1]
+
+    @property
+    def chosen_gates(self) -> np.ndarray:
+        """Gates of the chosen experts in ``chosen`` order, ``[..., k]``."""
+        return np.take_along_axis(self.gates, self.chosen, axis=-1)
+
+    @property
+    def exp_scores(self) -> np.ndarray:
+        """``exp(a_i)`` of every expert: the unnormalised weights of a hand calculation."""
+        return np.exp(self.scores)
+
+
+def route(scores, k: int, *, gate: str = "in_set") -> Route:
+    """Choose the top-``k`` experts of each token and give them gates.
+
+    ``scores [..., E]`` (the expert axis last). With ``gate="in_set"`` the chosen
+    gates are a softmax over the chosen scores only and sum to 1; with
+    ``gate="full_softmax"`` they are the chosen experts' probabilities under a softmax
+    over all ``E`` scores. Unchosen gates are exactly 0 either way.
+
+    >>> r = route([2.0, 1.0, 0.0, -1.0], 2)
+    >>> r.chosen.tolist(), r.gates.round(6).tolist()
+    ([0, 1], [0.731059, 0.268941, 0.0, 0.0])
+    >>> route([2.0, 1.0, 0.0, -1.0], 2, gate="full_softmax").gates.round(6).tolist()
+    [0.643914, 0.236883, 0.0, 0.0]
+    """
+    a = _scores("scores", scores)
+    gate = _gate(gate)
+    chosen = top_k(a, k)
+    k = chosen.shape[-1]
+    mask = np.zeros(a.shape, dtype=bool)
+    np.put_along_axis(mask, chosen, True, axis=-1)
+    probs = softmax(a, axis=-1)
+    if gate == "in_set":
+        gates = softmax(np.where(mask, a, -np.inf), axis=-1)
+    else:
+        gates = np.where(mask, probs, 0.0)
+    return Route(a, k, gate, chosen, mask, probs, gates)
+
+
+@dataclass(frozen=True)
+class MoETrace:
+    """Routing plus the combination ``o = Σ g_i F_i``."""
+
+    route: Route
+    expert_outputs: np.ndarray  # [..., k, d] F_i of each chosen expert, in route.chosen order
+    contributions: np.ndarray  # [..., k, d] g_i · F_i
+    output: np.ndarray  # [..., d] the sum over chosen experts, same width as each F_i
+
+
+def combine(routing: Route, expert_outputs) -> MoETrace:
+    """Weight each chosen expert's output by its gate and add them up.
+
+    ``expert_outputs [..., k, d]`` holds one row per *chosen* expert, in the order of
+    ``routing.chosen`` (unchosen experts are not run, so they have no output).
+
+    >>> r = route([2.0, 1.0, 0.0, -1.0], 2)
+    >>> combine(r, [[1.0, 3.0], [5.0, 1.0]]).output.round(6).tolist()
+    [2.075766, 2.462117]
+    """
+    if not isinstance(routing, Route):
+        raise TypeError(f"routing must be a Route from moe.route, got {type(routing).__name__}")
+    f = as_float_array("expert_outputs", expert_outputs, min_ndim=2)
+    want = routing.chosen.shape
+    if f.shape[:-1] != want:
+        raise ValueError(
+            f"expert_outputs must be [..., k, d] with one row per chosen expert, i.e. leading shape "
+            f"{list(want)} (scores {list(routing.scores.shape)}, k = {routing.k}), got shape {list(f.shape)}"
+        )
+    g = routing.chosen_gates[..., None]
+    contributions = g * f
+    return MoETrace(routing, f, contributions, contributions.sum(axis=-2))
+
+
+def combine_table(routing: Route, table) -> MoETrace:
+    """:func:`combine` with the outputs looked up in ``table [E, d]``, one row per expert
+    (a teaching table of what each expert *would* return); only the chosen rows are read.
+
+    >>> r = route([2.0, 1.0, 0.0, -1.0], 2)
+    >>> combine_table(r, [[1.0, 3.0], [5.0, 1.0], [9.0, 9.0], [9.0, 9.0]]).output.round(6).tolist()
+    [2.075766, 2.462117]
+    """
+    if not isinstance(routing, Route):
+        raise TypeError(f"routing must be a Route from moe.route, got {type(routing).__name__}")
+    t = as_float_array("table", table, ndim=2)
+    if t.shape[0] != routing.n_experts:
+        raise ValueError(
+            f"table must be [E, d] with one row per expert (E = {routing.n_experts}), got shape {list(t.shape)}"
+        )
+    return combine(routing, t[routing.chosen])
+
+
+def output_from_rounded_gates(trace: MoETrace, digits: int) -> np.ndarray:
+    """The output a hand calculation gets after rounding the gates to ``digits``
+    decimals first: rounding order, not another algorithm.
+
+    >>> t = combine(route([2.0, 1.0, 0.0, -1.0], 2), [[1.0, 3.0], [5.0, 1.0]])
+    >>> output_from_rounded_gates(t, 3).round(6).tolist()
+    [2.076, 2.462]
+    """
+    if not isinstance(trace, MoETrace):
+        raise TypeError(f"trace must be a MoETrace from moe.combine, got {type(trace).__name__}")
+    digits = as_int("digits", digits, low=0)
+    g = np.round(trace.route.chosen_gates, digits)[..., None]
+    return (g * trace.expert_outputs).sum(axis=-2)
+
+
+# ------------------------------------------------------------------- experts
+
+
+@dataclass(frozen=True)
+class Expert:
+    """One expert: a SwiGLU feed-forward network ``(SiLU(x W_gate) ⊙ x W_up) W_down``."""
+
+    w_gate: np.ndarray  # [d, d_ff]
+    w_up: np.ndarray  # [d, d_ff]
+    w_down: np.ndarray  # [d_ff, d]
+
+    @property
+    def n_params(self) -> int:
+        return self.w_gate.size + self.w_up.size + self.w_down.size
+
+
+def expert_output(x, expert: Expert) -> np.ndarray:
+    """``F_i(x)``: the expert's SwiGLU network applied to ``x [..., d]``.
+
+    >>> e = Expert(np.eye(2), np.eye(2), np.eye(2))
+    >>> expert_output([1.0, 0.0], e).round(4).tolist()
+    [0.7311, 0.0]
+    """
+    if not isinstance(expert, Expert):
+        raise TypeError(f"expert must be an Expert, got {type(expert).__name__}")
+    return swiglu(x, expert.w_gate, expert.w_up, expert.w_down)
+
+
+def make_experts(n: int, d: int, d_ff: int, *, seed: int = 0) -> tuple[Expert, ...]:
+    """``n`` experts with random weights of scale 1/√fan-in (a fixed seed, so the book
+    prints the same numbers every run).
+
+    >>> [e.w_gate.shape for e in make_experts(2, 4, 6)]
+    [(4, 6), (4, 6)]
+    """
+    n = as_int("n", n, low=1)
+    d = as_int("d", d, low=1)
+    d_ff = as_int("d_ff", d_ff, low=1)
+    seed = as_int("seed", seed, low=0)
+    rng = np.random.default_rng(seed)
+    return tuple(
+        Expert(
+            rng.standard_normal((d, d_ff)) / np.sqrt(d),
+            rng.standard_normal((d, d_ff)) / np.sqrt(d),
+            rng.standard_normal((d_ff, d)) / np.sqrt(d_ff),
+        )
+        for _ in range(n)
+    )
+
+
+def moe_layer(x, w_router, experts, k: int, *, gate: str = "in_set") -> MoETrace:
+    """A sparse MoE feed-forward layer for tokens ``x [N, d]`` (or one token ``[d]``):
+    route with ``a = x W_r``, run only the chosen experts, combine.
+
+    >>> experts = make_experts(4, 4, 6)
+    >>> t = moe_layer(np.ones(4), np.eye(4), experts, 2)
+    >>> t.route.chosen.tolist(), t.output.shape
+    ([0, 1], (4,))
+    """
+    if isinstance(experts, Expert) or not isinstance(experts, (list, tuple)) or not experts:
+        raise TypeError("experts must be a non-empty list or tuple of Expert")
+    for i, e in enumerate(experts):
+        if not isinstance(e, Expert):
+            raise TypeError(f"experts[{i}] must be an Expert, got {type(e).__name__}")
+    xs = as_float_array("x", x, min_ndim=1)
+    if xs.ndim > 2:
+        raise ValueError(f"x must be one token [d] or tokens [N, d], got shape {xs.shape}")
+    a = router_scores(xs, w_router)
+    if a.shape[-1] != len(experts):
+        raise ValueError(
+            f"w_router must score one column per expert: {len(experts)} experts, got {a.shape[-1]} columns"
+        )
+    r = route(a, k, gate=gate)
+    tokens = xs.reshape(-1, xs.shape[-1])
+    chosen = r.chosen.reshape(-1, r.k)
+    # each token runs only its own k experts; the others are never evaluated for it
+    outs = np.stack([[expert_output(tok, experts[i]) for i in row] for tok, row in zip(tokens, chosen)])
+    return combine(r, outs.reshape(r.chosen.shape + (outs.shape[-1],)))
+
+
+# ------------------------------------------------------------- batch and capacity
+
+
+@dataclass(frozen=True)
+class BatchRoute:
+    """Routing of a batch of tokens: per-token choices, batch use, load and drops."""
+
+    route: Route  # scores/gates [N, E], chosen [N, k]
+    capacity: int | None  # most tokens one expert takes in this batch (None: no limit)
+    kept: np.ndarray  # [N, E] True where the token is chosen *and* admitted
+
+    @property
+    def used(self) -> np.ndarray:
+        """``[N, E]`` True where token n runs expert i (its own choice, before capacity)."""
+        return self.route.mask
+
+    @property
+    def experts_used(self) -> np.ndarray:
+        """Sorted IDs of the experts at least one token of the batch chose."""
+        return np.flatnonzero(self.used.any(axis=0))
+
+    @property
+    def load(self) -> np.ndarray:
+        """``[E]`` tokens that chose each expert."""
+        return self.used.sum(axis=0)
+
+    @property
+    def kept_load(self) -> np.ndarray:
+        """``[E]`` tokens each expert actually processes under the capacity limit."""
+        return self.kept.sum(axis=0)
+
+    @property
+    def dropped(self) -> list[tuple[int, int]]:
+        """``(token, expert)`` assignments a capacity limit turns away."""
+        return [(int(n), int(i)) for n, i in np.argwhere(self.used & ~self.kept)]
+
+
+def route_batch(scores, k: int, *, capacity: int | None = None, gate: str = "in_set") -> BatchRoute:
+    """Route tokens ``scores [N, E]`` and apply an optional per-expert ``capacity``.
+
+    Capacity rule (a teaching choice): each expert admits tokens in token order until
+    it has ``capacity`` of them; later tokens that chose it are dropped for that
+    expert (their gate for it is not applied). Real systems differ (priority by gate,
+    re-routing, auxiliary balancing losses).
+
+    >>> b = route_batch([[2.0, 1.0, 0.0, -1.0], [-1.0, 0.0, 1.0, 2.0]], 2)
+    >>> b.experts_used.tolist(), b.load.tolist()
+    ([0, 1, 2, 3], [1, 1, 1, 1])
+    >>> route_batch([[2.0, 1.0, 0.0], [2.0, 0.0, 1.0]], 1, capacity=1).dropped
+    [(1, 0)]
+    """
+    a = _scores("scores", scores)
+    if a.ndim != 2:
+        raise ValueError(f"scores must be [N, E] (tokens × experts), got shape {a.shape}")
+    r = route(a, k, gate=gate)
+    if capacity is None:
+        return BatchRoute(r, None, r.mask.copy())
+    capacity = as_int("capacity", capacity, low=1)
+    # rank of each token among those that chose the same expert, in token order
+    rank = np.cumsum(r.mask, axis=0) - 1
+    return BatchRoute(r, capacity, r.mask & (rank < capacity))
+
+
+@dataclass(frozen=True)
+class Capacity:
+    """Parameter bookkeeping of an MoE: stored vs run per token. Element counts, not
+    latency, memory traffic or speed."""
+
+    n_experts: int
+    params_per_expert: int
+    k: int
+    shared: int  # attention, embeddings, router …: stored once and run for every token
+
+    @property
+    def stored(self) -> int:
+        """Expert parameters that must be stored (all experts)."""
+        return self.n_experts * self.params_per_expert
+
+    @property
+    def active(self) -> int:
+        """Expert parameters one token runs (its k experts)."""
+        return self.k * self.params_per_expert
+
+    @property
+    def stored_total(self) -> int:
+        return self.stored + self.shared
+
+    @property
+    def active_total(self) -> int:
+        return self.active + self.shared
+
+
+def capacity(n_experts: int, params_per_expert: int, k: int, *, shared: int = 0) -> Capacity:
+    """Total and per-token expert parameters.
+
+    >>> c = capacity(16, 100_000_000, 2)
+    >>> count_text(c.stored), count_text(c.active)
+    ('1.6B', '200M')
+    """
+    n_experts = as_int("n_experts", n_experts, low=1)
+    params = as_int("params_per_expert", params_per_expert, low=1)
+    k = _k(k, n_experts)
+    shared = as_int("shared", shared, low=0)
+    return Capacity(n_experts, params, k, shared)
+
+
+def count_text(n) -> str:
+    """A parameter count the way the prose writes it: ``100M``, ``1.6B``, ``512``.
+
+    >>> count_text(1_600_000_000), count_text(200_000_000), count_text(512)
+    ('1.6B', '200M', '512')
+    """
+    if isinstance(n, bool) or not isinstance(n, (int, np.integer)) or n < 0:
+        raise TypeError(f"n must be a non-negative integer count, got {n!r}")
+    n = int(n)
+    for unit, size in (("B", 10**9), ("M", 10**6), ("K", 10**3)):
+        if n >= size:
+            text = f"{n / size:.3f}".rstrip("0").rstrip(".")
+            return text + unit
+    return str(n)
+
+
+# ------------------------------------------------------------ router gradients
+
+
+@dataclass(frozen=True)
+class RouterGradient:
+    """The task loss ``L = ½‖o − y‖²`` and its gradient with respect to the router
+    scores, analytic and by central finite differences."""
+
+    route: Route  # scores, choice and gates at this point
+    expert_outputs: np.ndarray  # [E, d] F_i of every expert (fixed: x does not move)
+    target: np.ndarray  # [d] y
+    output: np.ndarray  # [d] o = Σ g_i F_i
+    loss: float  # ½‖o − y‖²
+    grad: np.ndarray  # [E] ∂L/∂a, analytic
+    fd_grad: np.ndarray  # [E] ∂L/∂a, central differences with step h
+    h: float  # finite-difference step
+    set_fixed: bool  # True when no ±h step changes the chosen set (fd is meaningful)
+
+
+def _loss_at(a, k, gate, f, y) -> tuple[float, np.ndarray, Route]:
+    r = route(a, k, gate=gate)
+    o = r.gates @ f
+    return 0.5 * float(np.sum((o - y) ** 2)), o, r
+
+
+def router_gradient(scores, expert_outputs, target, k: int, *, gate: str = "in_set",
+                    h: float = 1e-6) -> RouterGradient:
+    """∂L/∂a for one token, ``L = ½‖Σ g_i F_i − y‖²``, with the expert outputs held fixed.
+
+    Analytic: with ``r = o − y``, the in-set gates give
+    ``∂L/∂a_j = g_j (r·F_j − r·o)`` for chosen ``j`` and 0 otherwise; the full-softmax
+    gates give ``∂L/∂a_j = p_j ([j∈S] r·F_j − r·o)`` for every ``j``. At ``k = 1`` with
+    in-set gates the only gate is the constant 1, so the gradient is exactly 0.
+    The finite differences step each score by ±h; ``set_fixed`` says whether the chosen
+    set stayed the same for every step (otherwise the loss jumps and the quotient is
+    not a derivative).
+
+    >>> g = router_gradient([0.5, -0.5], [[1.0, 0.0], [0.0, 2.0]], [0.0, 1.0], 1)
+    >>> g.grad.tolist(), bool(np.all(g.fd_grad == 0))
+    ([0.0, 0.0], True)
+    >>> full = router_gradient([0.5, -0.5], [[1.0, 0.0], [0.0, 2.0]], [0.0, 1.0], 1, gate="full_softmax")
+    >>> full.grad.round(4).tolist(), bool(np.allclose(full.grad, full.fd_grad, atol=1e-6))
+    ([0.1437, -0.1437], True)
+    """
+    a = as_float_array("scores", scores, ndim=1)
+    if a.shape[0] < 1:
+        raise ValueError("scores must hold at least one expert")
+    f = as_float_array("expert_outputs", expert_outputs, ndim=2)
+    if f.shape[0] != a.shape[0]:
+        raise ValueError(
+            f"expert_outputs must be [E, d] with one row per expert (E = {a.shape[0]} scores), "
+            f"got shape {list(f.shape)}"
+        )
+    y = as_float_array("target", target, ndim=1)
+    if y.shape[0] != f.shape[1]:
+        raise ValueError(f"target must have the experts' width d = {f.shape[1]}, got shape {list(y.shape)}")
+    gate = _gate(gate)
+    h = as_float("h", h, low=0.0)
+    if h == 0:
+        raise ValueError("h must be > 0")
+    loss, o, r = _loss_at(a, k, gate, f, y)
+    res = o - y
+    rf = f @ res  # [E] r·F_j
+    ro = float(res @ o)  # r·o
+    if gate == "in_set":
+        grad = np.where(r.mask, r.gates * (rf - ro), 0.0)
+    else:
+        grad = r.probs * (np.where(r.mask, rf, 0.0) - ro)
+    fd = np.empty_like(a)
+    fixed = True
+    for j in range(a.size):
+        step = np.zeros_like(a)
+        step[j] = h
+        up, _, r_up = _loss_at(a + step, k, gate, f, y)
+        down, _, r_down = _loss_at(a - step, k, gate, f, y)
+        fixed &= np.array_equal(r_up.mask, r.mask) and np.array_equal(r_down.mask, r.mask)
+        fd[j] = (up - down) / (2 * h)
+    return RouterGradient(r, f, y, o, loss, grad, fd, h, bool(fixed))
+
+
+@dataclass(frozen=True)
+class Boundary:
+    """Figure 21 at one δ: two experts, ``a₀ = δ``, ``a₁ = −δ``, top-1."""
+
+    delta: float
+    scores: np.ndarray  # [2] (δ, −δ)
+    chosen: int  # the expert that runs (tie at δ = 0: the lower ID, 0)
+    in_set: RouterGradient  # gate renormalised in the chosen set: constantly 1
+    full: RouterGradient  # gate = the chosen expert's full-softmax probability
+
+    @property
+    def gate_in_set(self) -> float:
+        return float(self.in_set.route.gates[self.chosen])
+
+    @property
+    def gate_full(self) -> float:
+        return float(self.full.route.gates[self.chosen])
+
+
+def top1_boundary(delta, expert_outputs, target) -> Boundary:
+    """Figure 21's trace at ``delta``: which expert runs, both gates, both gradients.
+
+    >>> b = top1_boundary(0.5, [[1.0, 0.0], [0.0, 2.0]], [0.0, 1.0])
+    >>> b.chosen, b.gate_in_set, round(b.gate_full, 6)
+    (0, 1.0, 0.731059)
+    >>> top1_boundary(-0.5, [[1.0, 0.0], [0.0, 2.0]], [0.0, 1.0]).chosen
+    1
+    >>> top1_boundary(0.0, [[1.0, 0.0], [0.0, 2.0]], [0.0, 1.0]).chosen   # the tie rule
+    0
+    """
+    delta = as_float("delta", delta)
+    a = np.array([delta, -delta]) + 0.0  # + 0.0 turns −0.0 at the tie into 0.0
+    f = as_float_array("expert_outputs", expert_outputs, ndim=2)
+    if f.shape[0] != 2:
+        raise ValueError(f"expert_outputs must hold two experts' outputs [2, d], got shape {list(f.shape)}")
+    in_set = router_gradient(a, f, target, 1, gate="in_set")
+    full = router_gradient(a, f, target, 1, gate="full_softmax")
+    return Boundary(delta, a, int(in_set.route.chosen[0]), in_set, full)
+
+
+@dataclass(frozen=True)
+class Top1Curves:
+    """Figure 21's curves over a grid of δ: scores, the chosen expert and both gates."""
+
+    delta: np.ndarray  # [n] the control δ
+    scores: np.ndarray  # [n, 2] (δ, −δ)
+    chosen: np.ndarray  # [n] the expert that runs at each δ
+    gate_in_set: np.ndarray  # [n] its in-set gate (always 1)
+    gate_full: np.ndarray  # [n] its full-softmax probability
+
+
+def top1_curves(deltas) -> Top1Curves:
+    """Top-1 routing of two experts with ``a₀ = δ``, ``a₁ = −δ`` for every δ in ``deltas``.
+
+    >>> c = top1_curves([-1.0, 0.0, 1.0])
+    >>> c.chosen.tolist(), c.gate_in_set.tolist(), c.gate_full.round(3).tolist()
+    ([1, 0, 0], [1.0, 1.0, 1.0], [0.881, 0.5, 0.881])
+    """
+    d = as_float_array("deltas", deltas, ndim=1)
+    a = np.stack([d, -d], axis=-1)
+    in_set = route(a, 1)
+    full = route(a, 1, gate="full_softmax")
+    chosen = in_set.chosen[:, 0]
+    rows = np.arange(d.size)
+    return Top1Curves(d, a, chosen, in_set.gates[rows, chosen], full.gates[rows, chosen])
+
+
+# ------------------------------------------------------------- the self-check
+
+
+def self_check() -> tuple:
+    """The chapter's closing questions (section 5.5), each answer computed by the
+    engine: figure 8's A[1,0], figure 13's candidate axis and target, figure 14's first
+    row, and why figure 22 stores four experts. See :mod:`tokenpath.selfcheck`.
+
+    >>> [q.id for q in self_check()]
+    ['fig08-A10', 'fig13-axis', 'fig13-target', 'fig14-row0', 'fig22-store']
+    >>> self_check()[0].check("1/3").status
+    'right'
+    """
+    from . import attention, examples as ex, fmt, selfcheck
+
+    a8 = attention.causal_attention(ex.FIG8_Q, ex.FIG8_K, ex.FIG8_U)
+    row1 = a8.weights[1, : 2]
+    q1 = selfcheck.exact(
+        "fig08-A10",
+        "Figure 8: what is the weight A[1,0]? (Row = the query position that reads, column = the source it reads.)",
+        a8.weights[1, 0],
+        source="attention.causal_attention(FIG8_Q, FIG8_K, FIG8_U).weights[1, 0]",
+        why=(f"Row 1 is query position 1 reading source position 0. Its visible scaled scores have "
+             f"exponentials {fmt.vec(a8.exp_scores[1, :2], fractions=True)}, so the softmax over the row gives "
+             f"{fmt.vec(row1, fractions=True)}. It is one position's reading weight, not a share of the batch."),
+    )
+
+    shape = {"batch": ex.B, "positions": ex.T, "vocabulary": ex.V}  # logits Z: [B, T, V]
+    axis_names = list(shape)
+    sliced = axis_names[-1]  # Z[0, 2, :] fixes the batch and the position, keeps the last axis
+    options = {"a": "positions: one logit per position of the sequence",
+               "b": "vocabulary: one logit per candidate token ID",
+               "c": "batch: one logit per sequence",
+               "d": "features: the model width d"}
+    key = {"positions": "a", "vocabulary": "b", "batch": "c"}[sliced]
+    q2 = selfcheck.choice(
+        "fig13-axis",
+        "Figure 13: the logits Z[0,2,:] (sequence 0, position 2) run along which axis?",
+        options, key,
+        source=f"logits shape [B, T, V] = {fmt.vec(list(shape.values()))} (examples.B, T, V); ':' keeps the last axis",
+        why=(f"Z has shape [B, T, V]; fixing sequence 0 and position 2 leaves the last axis, of size "
+             f"V = {ex.V}: one score per candidate token ID, which softmax turns into next-token probabilities."),
+    )
+
+    x = ex.encode_chars(ex.TEXT)
+    y = attention.shift_targets(x, eos=ex.EOS)
+    q3 = selfcheck.exact(
+        "fig13-target",
+        "Figure 13: which token ID is position 2 trained to predict, y[2]?",
+        int(y[ex.FIG13_COLUMN]),
+        source='attention.shift_targets(encode_chars("abac"), eos=9)[2]',
+        hint="a token ID (a whole number)",
+        why=(f"The targets are the inputs shifted one step left with EOS appended: y = {fmt.vec(y)}. "
+             f"A correct target does not mean the model's most probable candidate is {y[ex.FIG13_COLUMN]}; "
+             "the loss measures how far it is from that."),
+    )
+
+    cache = attention.cache_mask(ex.FIG14_PAST, ex.FIG14_NEW)
+    seen = np.flatnonzero(cache[0])
+    q4 = selfcheck.set_of(
+        "fig14-row0",
+        "Figure 14: which keys may the first new query row (local row 0) read?",
+        seen,
+        source=f"np.flatnonzero(attention.cache_mask({ex.FIG14_PAST}, {ex.FIG14_NEW})[0])",
+        hint="a set of key indices such as {0, 1}",
+        why=(f"Local row 0 sits at absolute position P + 0 = {ex.FIG14_PAST}, so it reads keys j ≤ "
+             f"{ex.FIG14_PAST} and blocks key {int(np.flatnonzero(~cache[0])[0])}, which is still in its "
+             "future. The local row index 0 is not absolute position 0."),
+    )
+
+    batch = route_batch(ex.FIG22_SCORES, ex.FIG22_K)
+    per_token = "; ".join(f"token {n} runs {{{', '.join(map(str, sorted(row.tolist())))}}}"
+                          for n, row in enumerate(batch.route.chosen))
+    used = batch.experts_used
+    store = {"a": "every token secretly runs all four experts; the gates only hide it",
+             "b": "another token can choose other experts: not executed is not the same as not stored",
+             "c": "the gates of the chosen experts are computed from the unchosen experts' weights",
+             "d": "they are spares that stand in when a chosen expert fails"}
+    q5 = selfcheck.choice(
+        "fig22-store",
+        f"Figure 22: every token runs only k = {batch.route.k} experts. Why store all {batch.route.n_experts}?",
+        store, "b" if used.size > batch.route.k else "a",
+        source=f"moe.route_batch(FIG22_SCORES, k={batch.route.k}).experts_used",
+        why=(f"{per_token}; together the batch uses {used.size} experts, more than k = {batch.route.k}. "
+             "Any expert may be needed by the next token, so all of them must stay stored (or be fetched); "
+             "unchosen experts are not run for this token, and their gates are exactly 0."),
+    )
+    return (q1, q2, q3, q4, q5)

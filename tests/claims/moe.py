@@ -1,0 +1,138 @@
+"""Claims of chapter 08_moe_routing (figures 19–22): sparse MoE routing."""
+
+from __future__ import annotations
+
+from functools import cache, partial
+
+import numpy as np
+
+from tokenpath import examples as ex
+from tokenpath import fmt, moe
+
+from . import Claim as _Claim
+from . import NotClaim as _NotClaim
+
+CHAPTER = "08_moe_routing"
+Claim = partial(_Claim, chapter=CHAPTER)
+NotClaim = partial(_NotClaim, chapter=CHAPTER)
+
+
+# ------------------------------------------------------------------ engine calls
+
+@cache
+def fig20():
+    return moe.combine(moe.route(ex.FIG20_SCORES, ex.FIG20_K), ex.FIG20_OUTPUTS)
+
+
+@cache
+def fig20_full():
+    return moe.route(ex.FIG20_SCORES, ex.FIG20_K, gate="full_softmax")
+
+
+@cache
+def top2_gradient():
+    return moe.router_gradient(ex.FIG20_SCORES, ex.FIG20_WIDGET_OUTPUTS[:4], ex.FIG21_TARGET, 2)
+
+
+def fig21(delta):
+    return moe.top1_boundary(delta, ex.FIG21_OUTPUTS, ex.FIG21_TARGET)
+
+
+@cache
+def fig22():
+    return moe.route_batch(ex.FIG22_SCORES, ex.FIG22_K, capacity=ex.FIG22_CAPACITY)
+
+
+@cache
+def crowded():
+    scores = np.vstack([ex.FIG22_SCORES[0], ex.FIG22_CANDIDATES[0]])
+    return moe.route_batch(scores, ex.FIG22_K, capacity=ex.FIG22_CAPACITY)
+
+
+@cache
+def capacity():
+    return moe.capacity(ex.MOE_EXPERTS, ex.MOE_EXPERT_PARAMS, ex.MOE_K)
+
+
+def _v(v, digits=None) -> str:
+    """A vector with true minus signs and bare integers, as the prose writes it."""
+    return "[" + ", ".join(fmt.num(x, digits, minus=fmt.MINUS, bare_ints=True) for x in np.asarray(v, float)) + "]"
+
+
+def _set(ids) -> str:
+    return "{" + ", ".join(str(i) for i in sorted(np.asarray(ids).tolist())) + "}"
+
+
+def _pair(ids) -> str:
+    """Two IDs as words: "0 and 1"."""
+    a, b = sorted(np.asarray(ids).tolist())
+    return f"{a} and {b}"
+
+
+def _terms(f) -> str:
+    """One feature of the written-out combination, g₀·F₀[c] + g₁·F₁[c] (figure 20)."""
+    return f"g₀·{fmt.num(f[0])} + g₁·{fmt.num(f[1])}"
+
+
+# ------------------------------------------------------------------------ claims
+
+CLAIMS: list[_Claim] = [
+    # -- figures 19 and 20: one token, four experts, top-2 --------------------------------
+    Claim("fig19.experts", lambda: fig20().route.n_experts, exact="4"),
+    Claim("fig20.k", lambda: fig20().route.k, exact="2"),
+    Claim("fig20.scores", lambda: ex.FIG20_SCORES, text=("[2, 1, 0, −1]", _v)),
+    Claim("fig20.chosen", lambda: fig20().route.chosen, text=("{0, 1}", _set)),
+    Claim("fig20.chosen_words", lambda: fig20().route.chosen, text=("0 and 1", _pair)),
+    Claim("fig20.unchosen_words", lambda: np.flatnonzero(~fig20().route.mask), text=("2 and 3", _pair)),
+    Claim("fig20.g0", lambda: fig20().route.gates[0], full=("0.731059", 6)),
+    Claim("fig20.g1", lambda: fig20().route.gates[1], full=("0.268941", 6)),
+    Claim("fig20.gates", lambda: fig20().route.chosen_gates, rounded=("[0.731, 0.269]", 3)),
+    Claim("fig20.gate_sum", lambda: fig20().route.chosen_gates.sum(), exact="1"),
+    Claim("fig20.unchosen_gate", lambda: fig20().route.gates[~fig20().route.mask].max(), exact="0"),
+    Claim("fig20.F0", lambda: ex.FIG20_OUTPUTS[0], exact="[1, 3]"),
+    Claim("fig20.F1", lambda: ex.FIG20_OUTPUTS[1], exact="[5, 1]"),
+    Claim("fig20.feature0_terms", lambda: ex.FIG20_OUTPUTS[:, 0], text=("g₀·1 + g₁·5", _terms)),
+    Claim("fig20.feature1_terms", lambda: ex.FIG20_OUTPUTS[:, 1], text=("g₀·3 + g₁·1", _terms)),
+    Claim("fig20.output_rounded_gates", lambda: moe.output_from_rounded_gates(fig20(), ex.FIG20_DIGITS),
+          rounded=("[2.076, 2.462]", 3)),
+    Claim("fig20.output", lambda: fig20().output, full=("[2.075766, 2.462117]", 6)),
+    Claim("fig20.full_softmax_gates", lambda: fig20_full().chosen_gates, rounded=("[0.644, 0.237]", 3)),
+    Claim("fig20.full_softmax_sum", lambda: fig20_full().chosen_gates.sum(), rounded=("0.881", 3)),
+    # -- section 8.2: capacity arithmetic -------------------------------------------------
+    Claim("capacity.experts", lambda: capacity().n_experts, exact="16"),
+    Claim("capacity.per_expert", lambda: capacity().params_per_expert, text=("100M", moe.count_text)),
+    Claim("capacity.k", lambda: capacity().k, exact="2"),
+    Claim("capacity.stored", lambda: capacity().stored, text=("1.6B", moe.count_text)),
+    Claim("capacity.active", lambda: capacity().active, text=("200M", moe.count_text)),
+    # -- top-2 gradient inside a fixed set -------------------------------------------------
+    Claim("top2.target", lambda: ex.FIG21_TARGET, text=("[0, 1]", _v)),
+    Claim("top2.grad", lambda: top2_gradient().grad, text=("[−1.058, 1.058, 0, 0]", lambda g: _v(g, 3))),
+    # -- figure 21: the top-1 boundary ---------------------------------------------------
+    Claim("fig21.below_zero_runs", lambda: fig21(-ex.FIG21_DELTA).chosen, exact="1"),
+    Claim("fig21.above_zero_runs", lambda: fig21(ex.FIG21_DELTA).chosen, exact="0"),
+    Claim("fig21.tie_runs", lambda: fig21(0.0).chosen, exact="0"),
+    Claim("fig21.k", lambda: fig21(ex.FIG21_DELTA).in_set.route.k, exact="1"),
+    Claim("fig21.in_set_gate", lambda: fig21(ex.FIG21_DELTA).gate_in_set, exact="1"),
+    Claim("fig21.delta", lambda: ex.FIG21_DELTA, text=("0.5", fmt.num)),
+    Claim("fig21.in_set_grad", lambda: fig21(ex.FIG21_DELTA).in_set.grad, text=("[0, 0]", _v)),
+    Claim("fig21.in_set_fd", lambda: fig21(ex.FIG21_DELTA).in_set.fd_grad, text=("[0, 0]", _v)),
+    Claim("fig21.full_gate", lambda: fig21(ex.FIG21_DELTA).gate_full, rounded=("0.731", 3)),
+    Claim("fig21.full_grad", lambda: fig21(ex.FIG21_DELTA).full.grad, text=("[0.144, −0.144]", lambda g: _v(g, 3))),
+    # -- figure 22: a batch of two tokens --------------------------------------------------
+    Claim("fig22.token0", lambda: fig22().route.chosen[0], text=("{0, 1}", _set)),
+    Claim("fig22.token1", lambda: fig22().route.chosen[1], text=("{2, 3}", _set)),
+    Claim("fig22.token0_not_run", lambda: np.flatnonzero(~fig22().used[0]), text=("2 and 3", _pair)),
+    Claim("fig22.k", lambda: fig22().route.k, exact="2"),
+    Claim("fig22.experts_used", lambda: fig22().experts_used.size, exact="4"),
+    Claim("fig22.candidate_scores", lambda: ex.FIG22_CANDIDATES[0], text=("[1, 2, −1, 0]", _v)),
+    Claim("fig22.crowded_load", lambda: crowded().load.max(), exact="2"),
+    Claim("fig22.capacity", lambda: crowded().capacity, exact="1"),
+]
+
+#: Digits in the prose that are not computed claims, each with its reason.
+NOT_CLAIMS: list[_NotClaim] = [
+    NotClaim("½‖o − y‖²", "the formula of the squared-error task loss, not a number"),
+    NotClaim("`1/3`", "how to type a fraction into an answer cell, not a value of this chapter"),
+    NotClaim('`"1/3"`', "how to type a fraction into an answer cell, not a value of this chapter"),
+    NotClaim("`{0, 1}`", "how to type a set into an answer cell, not a value of this chapter"),
+]

@@ -1,0 +1,161 @@
+"""The self-check API (tokenpath.selfcheck) and the questions of chapter 08: right
+answers are right, wrong ones are "not yet", unanswered ones get a neutral prompt that
+reveals nothing, and answers of the wrong type get a message, never a traceback."""
+
+from __future__ import annotations
+
+from fractions import Fraction
+
+import numpy as np
+import pytest
+
+from tokenpath import attention, moe, selfcheck
+from tokenpath import examples as ex
+
+QUESTIONS = {q.id: q for q in moe.self_check()}
+
+#: For every question of the chapter: answers that are right, and answers that are not.
+RIGHT = {
+    "fig08-A10": [Fraction(1, 3), "1/3", " 1 / 3 ", 1 / 3, np.float64(1 / 3)],
+    "fig13-axis": ["b", "B", "(b)", "vocabulary: one logit per candidate token ID"],
+    "fig13-target": [2, "2", np.int64(2), 2.0, Fraction(2)],
+    "fig14-row0": [{0, 1, 2, 3}, [3, 2, 1, 0], range(4), (0, 1, 2, 3, 3), np.arange(4)],
+    "fig22-store": ["b", " b "],
+}
+WRONG = {
+    "fig08-A10": [Fraction(2, 3), "1/2", 0.333, 1, 0],
+    "fig13-axis": ["a", "c", "d"],
+    "fig13-target": [3, 9, 7, "3"],
+    "fig14-row0": [{0}, {0, 1, 2, 3, 4}, [4], set(), range(3)],
+    "fig22-store": ["a", "c", "d"],
+}
+BAD_TYPES = [[1, 2], {"a": 1}, object(), "not an answer", True, float("nan"), 1 + 2j, b"1/3"]
+
+
+def test_the_chapter_asks_the_four_reading_questions_in_order():
+    assert list(QUESTIONS) == ["fig08-A10", "fig13-axis", "fig13-target", "fig14-row0", "fig22-store"]
+    assert set(RIGHT) == set(QUESTIONS) == set(WRONG)
+
+
+def test_answers_are_computed_by_the_engine():
+    a8 = attention.causal_attention(ex.FIG8_Q, ex.FIG8_K, ex.FIG8_U)
+    assert QUESTIONS["fig08-A10"].answer == Fraction(1, 3) == Fraction(a8.weights[1, 0]).limit_denominator(100)
+    y = attention.shift_targets(ex.encode_chars(ex.TEXT), eos=ex.EOS)
+    assert QUESTIONS["fig13-target"].answer == y[2] == 2
+    assert QUESTIONS["fig14-row0"].answer == frozenset(np.flatnonzero(attention.cache_mask(3, 2)[0]).tolist())
+    assert moe.route_batch(ex.FIG22_SCORES, ex.FIG22_K).experts_used.size == 4 > ex.FIG22_K
+
+
+@pytest.mark.parametrize("qid, answer", [(q, a) for q, answers in RIGHT.items() for a in answers])
+def test_right_answers_are_right(qid, answer):
+    result = QUESTIONS[qid].check(answer)
+    assert result.status == "right" and result.correct, result.text()
+    text, html = result.text(), result.html()
+    assert text.startswith("[right]") and "Why:" in text and QUESTIONS[qid].source in text
+    assert QUESTIONS[qid].answer_text() in text
+    assert 'data-status="right"' in html
+
+
+@pytest.mark.parametrize("qid, answer", [(q, a) for q, answers in WRONG.items() for a in answers])
+def test_wrong_answers_are_not_yet_with_the_engine_value_and_its_source(qid, answer):
+    result = QUESTIONS[qid].check(answer)
+    assert result.status == "not yet" and not result.correct, result.text()
+    text = result.text()
+    assert text.startswith("[not yet]")
+    assert f"Engine: {QUESTIONS[qid].answer_text()}, from {QUESTIONS[qid].source}" in text
+
+
+@pytest.mark.parametrize("qid", list(QUESTIONS))
+@pytest.mark.parametrize("placeholder", [None, ...])
+def test_unanswered_gives_a_neutral_prompt_that_reveals_nothing(qid, placeholder):
+    q = QUESTIONS[qid]
+    result = q.check(placeholder)
+    assert result.status == "unanswered"
+    assert "Not answered yet" in result.text()
+    assert "Engine" not in result.text() and q.why not in result.text()
+    assert "Engine" not in result.html() and "<em>Why:</em>" not in result.html()
+
+
+@pytest.mark.parametrize("qid", list(QUESTIONS))
+@pytest.mark.parametrize("bad", BAD_TYPES, ids=lambda b: type(b).__name__)
+def test_answers_of_the_wrong_type_get_a_message_never_a_traceback(qid, bad):
+    q = QUESTIONS[qid]
+    result = q.check(bad)
+    assert result.status in ("can't read", "not yet"), result.text()
+    if result.status == "can't read":
+        assert "Could not read your answer" in result.message and q.hint in result.message
+        assert "Engine" not in result.text() and q.why not in result.text()
+
+
+class _Hostile:
+    """An answer whose every use fails."""
+
+    def __iter__(self):
+        raise RuntimeError("cannot iterate")
+
+    def __float__(self):
+        raise RuntimeError("cannot convert")
+
+
+@pytest.mark.parametrize("qid", list(QUESTIONS))
+def test_answers_that_fail_when_read_still_get_a_message(qid):
+    for bad in (_Hostile(), 10**400, [10**400, 1]):
+        result = QUESTIONS[qid].check(bad)
+        assert result.status in ("can't read", "not yet"), result.text()
+
+
+def test_close_float_for_an_exact_fraction_asks_for_the_exact_value():
+    result = QUESTIONS["fig08-A10"].check(0.333)
+    assert result.status == "not yet" and "exact" in result.message
+
+
+def test_results_render_as_html_and_text_in_a_notebook():
+    result = QUESTIONS["fig08-A10"].check("1/3")
+    bundle = result._repr_mimebundle_()
+    assert set(bundle) == {"text/html", "text/plain"}
+    assert bundle["text/plain"] == str(result) == result.text()
+    assert "<code>fig08-A10</code>" in bundle["text/html"]
+    assert repr(result) == "Result('fig08-A10', 'right')"
+    q_bundle = QUESTIONS["fig13-axis"]._repr_mimebundle_()
+    assert "(b) vocabulary" in q_bundle["text/plain"] and "<li>" in q_bundle["text/html"]
+
+
+def test_html_escapes_what_the_reader_typed():
+    result = QUESTIONS["fig13-axis"].check("<script>")
+    assert "<script>" not in result.html() and "&lt;script&gt;" in result.html()
+
+
+# --------------------------------------------------------- the other kinds
+
+
+def test_number_and_vector_questions_compare_within_their_tolerance():
+    g = moe.route(ex.FIG20_SCORES, 2).gates
+    q = selfcheck.number("g0", "gate 0?", g[0], tolerance=5e-4, source="moe.route", why="e²/(e²+e)")
+    assert q.check(0.731).correct and q.check("0.7311").correct
+    assert q.check(0.73).status == "not yet" and q.check([0.731]).status == "can't read"
+    assert q.answer_text() == "0.7311"
+    o = moe.combine(moe.route(ex.FIG20_SCORES, 2), ex.FIG20_OUTPUTS).output
+    v = selfcheck.vector("o", "output?", o, tolerance=5e-4, source="moe.combine", why="Σ g F")
+    assert v.check([2.076, 2.462]).correct and v.check(np.array([2.0758, 2.4621])).correct
+    assert v.check([2.076]).status == "not yet" and "entries" in v.check([2.076]).message
+    assert v.check([2.1, 2.462]).status == "not yet" and "Entry 0" in v.check([2.1, 2.462]).message
+    assert v.check(np.ones((2, 2))).status == "can't read"
+    assert v.check(["a", 1]).status == "can't read"
+
+
+@pytest.mark.parametrize("make, args, match", [
+    (selfcheck.exact, dict(answer=0.1234567), "fraction"),
+    (selfcheck.number, dict(answer=1.0, tolerance=0), "tolerance"),
+    (selfcheck.vector, dict(answer=[[1.0]], tolerance=0.1), "1-D"),
+    (selfcheck.set_of, dict(answer=[0.5]), "integers"),
+    (selfcheck.choice, dict(options={"a": "x"}, answer="a"), "two choices"),
+    (selfcheck.choice, dict(options={"a": "x", "b": "y"}, answer="c"), "option keys"),
+])
+def test_question_builders_refuse_bad_definitions(make, args, match):
+    with pytest.raises(ValueError, match=match):
+        make("id", "prompt?", source="src", why="why", **args)
+
+
+def test_question_builders_need_an_id_prompt_source_and_why():
+    with pytest.raises(ValueError, match="source"):
+        selfcheck.exact("id", "prompt?", 1, source="", why="why")
