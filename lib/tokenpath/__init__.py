@@ -13,8 +13,10 @@ import numpy as np
 
 from . import attention, examples, fmt, norms, position
 from . import bpe, subword  # noqa: E402  (chapters 01–02)
+from . import decoder, embedding
 
 __all__ = ["attention", "examples", "fmt", "norms", "position", "setup_notebook"]
+__all__ += ["decoder", "embedding"]
 __version__ = "0.1.0"
 
 

@@ -46,3 +46,4 @@ def encode_chars(text: str) -> np.ndarray:
 # Each chapter's constants (UPPER_CASE names), re-exported.
 from .attention import *  # noqa: E402,F401,F403
 from .bpe import *  # noqa: E402,F401,F403
+from .embedding import *  # noqa: E402,F401,F403

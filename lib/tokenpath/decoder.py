@@ -1,0 +1,255 @@
+"""One pre-norm decoder layer, with a trace of every intermediate and its shape.
+
+The layer is the one Llama stacks (figure 4)::
+
+    Y  = X + Attn(RMSNorm(X))          first residual: keeps X
+    X' = Y + SwiGLU(RMSNorm(Y))        second residual: keeps Y, not X
+
+``Attn`` is multi-head causal self-attention. Queries, keys and values are projections
+of the normalised input; RoPE turns the queries and the keys by their positions (with
+Llama's ``rotate_half`` pairing) and never the values. The heads' outputs are
+concatenated and projected back to the width of the residual stream.
+
+Weights follow the book's convention ``y = x @ W``: a matrix is ``[d_in, d_out]``.
+A Hugging Face ``nn.Linear`` stores the transpose ``[d_out, d_in]``; whoever copies
+weights from a file transposes them (see :func:`LayerWeights.from_linear`).
+
+Nothing here is new arithmetic: RMSNorm, SwiGLU and the residual add come from
+:mod:`tokenpath.norms`, RoPE from :mod:`tokenpath.position`, softmax attention and the
+head split from :mod:`tokenpath.attention`. This module only wires them together and
+keeps what each step produced.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, fields
+
+import numpy as np
+
+from . import attention as att
+from . import norms
+from ._checks import as_float, as_float_array, as_int, as_int_array
+from .position import rope
+
+__all__ = ["LayerTrace", "LayerWeights", "decoder_layer", "random_layer"]
+
+
+@dataclass(frozen=True)
+class LayerWeights:
+    """The parameters of one layer: what a model file stores for it.
+
+    ``d`` is the width of the residual stream, ``heads`` the number of attention heads
+    (H), ``d_h`` the width of one head and ``d_ff`` the width of the SwiGLU hidden layer.
+    """
+
+    attn_norm: np.ndarray  # [d]          RMSNorm weight γ before attention
+    w_q: np.ndarray  # [d, H·d_h]         query projection W_Q
+    w_k: np.ndarray  # [d, H·d_h]         key projection W_K
+    w_v: np.ndarray  # [d, H·d_h]         value projection W_V
+    w_o: np.ndarray  # [H·d_h, d]         output projection back to the stream
+    ffn_norm: np.ndarray  # [d]           RMSNorm weight γ before the FFN
+    w_gate: np.ndarray  # [d, d_ff]       SwiGLU gate projection
+    w_up: np.ndarray  # [d, d_ff]         SwiGLU content ("up") projection
+    w_down: np.ndarray  # [d_ff, d]       SwiGLU down projection
+    heads: int  # H
+    rope_base: float = 10000.0  # RoPE base (θ_i = base^(−2i/d_h))
+    eps: float = 1e-5  # ε inside both RMSNorms
+
+    def __post_init__(self):
+        arrays = {f.name: getattr(self, f.name) for f in fields(self) if f.name.startswith(("w_", "attn", "ffn"))}
+        for name, value in arrays.items():
+            arr = as_float_array(name, value, ndim=1 if name.endswith("norm") else 2)
+            arr.setflags(write=False)
+            object.__setattr__(self, name, arr)
+        object.__setattr__(self, "heads", as_int("heads", self.heads, low=1))
+        object.__setattr__(self, "rope_base", as_float("rope_base", self.rope_base, low=1e-12))
+        object.__setattr__(self, "eps", as_float("eps", self.eps, low=0.0))
+        d, inner = self.w_q.shape
+        if inner % self.heads:
+            raise ValueError(f"w_q must have H·d_h columns with heads={self.heads}, got shape {list(self.w_q.shape)}")
+        if (inner // self.heads) % 2:
+            raise ValueError(f"d_h = {inner // self.heads} must be even: RoPE turns features in pairs")
+        expected = {
+            "attn_norm": (d,), "w_k": (d, inner), "w_v": (d, inner), "w_o": (inner, d),
+            "ffn_norm": (d,), "w_up": self.w_gate.shape, "w_down": (self.w_gate.shape[1], d),
+        }
+        if self.w_gate.shape[0] != d:
+            raise ValueError(f"w_gate must be [d, d_ff] with d = {d}, got shape {list(self.w_gate.shape)}")
+        for name, shape in expected.items():
+            got = getattr(self, name).shape
+            if got != shape:
+                raise ValueError(f"{name} must have shape {list(shape)} (from w_q {list(self.w_q.shape)}), got {list(got)}")
+
+    @property
+    def d(self) -> int:
+        """Width of the residual stream."""
+        return self.w_q.shape[0]
+
+    @property
+    def d_h(self) -> int:
+        """Width of one head."""
+        return self.w_q.shape[1] // self.heads
+
+    @property
+    def d_ff(self) -> int:
+        """Width of the SwiGLU hidden layer."""
+        return self.w_gate.shape[1]
+
+    def shapes(self) -> dict[str, tuple[int, ...]]:
+        """Name → shape of every stored matrix and vector (the parameters of the layer).
+
+        >>> random_layer(8, 2, 24, seed=0).shapes()["w_q"]
+        (8, 8)
+        """
+        return {f.name: getattr(self, f.name).shape for f in fields(self) if isinstance(getattr(self, f.name), np.ndarray)}
+
+    @property
+    def parameter_count(self) -> int:
+        """Number of stored numbers in the layer.
+
+        >>> random_layer(8, 2, 24, seed=0).parameter_count
+        848
+        """
+        return int(sum(np.prod(s) for s in self.shapes().values()))
+
+    @classmethod
+    def from_linear(cls, *, attn_norm, q_proj, k_proj, v_proj, o_proj, ffn_norm, gate_proj, up_proj,
+                    down_proj, heads: int, rope_base: float = 10000.0, eps: float = 1e-5) -> "LayerWeights":
+        """Build from weights stored the ``nn.Linear`` way, ``[d_out, d_in]``, as Hugging
+        Face Llama files hold them (``q_proj.weight`` …): each matrix is transposed.
+
+        >>> w = random_layer(8, 2, 24, seed=0)
+        >>> again = LayerWeights.from_linear(attn_norm=w.attn_norm, q_proj=w.w_q.T, k_proj=w.w_k.T,
+        ...     v_proj=w.w_v.T, o_proj=w.w_o.T, ffn_norm=w.ffn_norm, gate_proj=w.w_gate.T,
+        ...     up_proj=w.w_up.T, down_proj=w.w_down.T, heads=2)
+        >>> bool(np.array_equal(again.w_o, w.w_o))
+        True
+        """
+        def t(name, m):
+            return as_float_array(name, m, ndim=2).T
+
+        return cls(attn_norm=attn_norm, w_q=t("q_proj", q_proj), w_k=t("k_proj", k_proj),
+                   w_v=t("v_proj", v_proj), w_o=t("o_proj", o_proj), ffn_norm=ffn_norm,
+                   w_gate=t("gate_proj", gate_proj), w_up=t("up_proj", up_proj),
+                   w_down=t("down_proj", down_proj), heads=heads, rope_base=rope_base, eps=eps)
+
+
+def random_layer(d: int, heads: int, d_ff: int, *, d_h: int | None = None, seed: int,
+                 rope_base: float = 10000.0, eps: float = 1e-5) -> LayerWeights:
+    """Random weights for one layer, from a generator seeded with ``seed``: a random,
+    untrained layer, good for shapes and for checking the wiring, not for meaning.
+
+    Each matrix entry is normal with standard deviation ``1/√d_in`` (so a projection
+    keeps the scale of its input); the RMSNorm weights are ``1 + 0.1·normal`` so that
+    they are not silently all ones. ``d_h`` defaults to ``d / heads``.
+
+    >>> w = random_layer(8, 2, 24, seed=0)
+    >>> w.d, w.heads, w.d_h, w.d_ff, w.w_o.shape
+    (8, 2, 4, 24, (8, 8))
+    """
+    d = as_int("d", d, low=1)
+    heads = as_int("heads", heads, low=1)
+    d_ff = as_int("d_ff", d_ff, low=1)
+    if d_h is None:
+        if d % heads:
+            raise ValueError(f"d={d} does not divide into heads={heads}; pass d_h explicitly")
+        d_h = d // heads
+    d_h = as_int("d_h", d_h, low=2)
+    seed = as_int("seed", seed, low=0)
+    rng = np.random.default_rng(seed)
+    inner = heads * d_h
+
+    def mat(d_in, d_out):
+        return rng.standard_normal((d_in, d_out)) / np.sqrt(d_in)
+
+    return LayerWeights(
+        attn_norm=1.0 + 0.1 * rng.standard_normal(d),
+        w_q=mat(d, inner), w_k=mat(d, inner), w_v=mat(d, inner), w_o=mat(inner, d),
+        ffn_norm=1.0 + 0.1 * rng.standard_normal(d),
+        w_gate=mat(d, d_ff), w_up=mat(d, d_ff), w_down=mat(d_ff, d),
+        heads=heads, rope_base=rope_base, eps=eps,
+    )
+
+
+@dataclass(frozen=True)
+class LayerTrace:
+    """Every intermediate of one layer, in the order it is computed (activations: they
+    are recomputed for every input and never stored in a model file)."""
+
+    x: np.ndarray  # [B, T, d]        layer input (the residual stream)
+    attn_in: np.ndarray  # [B, T, d]  RMSNorm(X)
+    q: np.ndarray  # [B, H, T, d_h]   queries, (attn_in @ W_Q) split into heads
+    k: np.ndarray  # [B, H, T, d_h]   keys, before RoPE
+    v: np.ndarray  # [B, H, T, d_h]   values (U in the prose): RoPE never touches them
+    q_rot: np.ndarray  # [B, H, T, d_h]  queries turned by RoPE
+    k_rot: np.ndarray  # [B, H, T, d_h]  keys turned by RoPE
+    weights: np.ndarray  # [B, H, T, T]  causal softmax over sources (last axis)
+    heads_out: np.ndarray  # [B, H, T, d_h]  weights @ v, per head
+    merged: np.ndarray  # [B, T, H·d_h]  heads concatenated on the feature axis
+    attn_out: np.ndarray  # [B, T, d]  merged @ W_O, the attention update
+    y: np.ndarray  # [B, T, d]        X + attention update (first residual)
+    ffn_in: np.ndarray  # [B, T, d]   RMSNorm(Y)
+    ffn_hidden: np.ndarray  # [B, T, d_ff]  SiLU(ffn_in W_gate) ⊙ (ffn_in W_up)
+    ffn_out: np.ndarray  # [B, T, d]  ffn_hidden @ W_down, the FFN update
+    out: np.ndarray  # [B, T, d]      X' = Y + FFN update (second residual)
+    positions: np.ndarray  # [T]      absolute positions RoPE used
+
+    def shapes(self) -> dict[str, tuple[int, ...]]:
+        """Name → shape of every intermediate, in computation order.
+
+        >>> t = decoder_layer(np.ones((2, 4, 8)), random_layer(8, 2, 24, seed=0))
+        >>> [t.shapes()[k] for k in ("x", "q", "weights", "ffn_hidden", "out")]
+        [(2, 4, 8), (2, 2, 4, 4), (2, 2, 4, 4), (2, 4, 24), (2, 4, 8)]
+        """
+        return {f.name: getattr(self, f.name).shape for f in fields(self) if f.name != "positions"}
+
+
+def decoder_layer(x, weights: LayerWeights, *, positions=None) -> LayerTrace:
+    """Run one pre-norm decoder layer on ``x [B, T, d]`` and keep every intermediate.
+
+    ``positions`` are the ``T`` absolute positions RoPE turns by (default ``0 … T−1``).
+    Attention is causal: position ``t`` reads positions ``0 … t`` of its own sequence;
+    sequences of the batch never mix.
+
+    >>> w = random_layer(8, 2, 24, seed=0)
+    >>> t = decoder_layer(np.ones((2, 4, 8)), w)
+    >>> t.x.shape == t.y.shape == t.out.shape == (2, 4, 8)
+    True
+    """
+    if not isinstance(weights, LayerWeights):
+        raise TypeError(f"weights must be a LayerWeights, got {type(weights).__name__}")
+    x = as_float_array("x", x, ndim=3)
+    b, t, d = x.shape
+    if d != weights.d:
+        raise ValueError(f"x must have the layer's width d={weights.d} on its last axis, got shape {list(x.shape)}")
+    if t < 1:
+        raise ValueError(f"x must hold at least one position, got shape {list(x.shape)}")
+    if positions is None:
+        positions = np.arange(t)
+    positions = as_int_array("positions", positions, ndim=1, low=0)
+    if positions.shape[0] != t:
+        raise ValueError(f"positions must give one position per row of x ({t}), got {positions.shape[0]}")
+
+    w = weights
+    # --- attention sub-layer: reads other positions --------------------------------
+    attn_in = norms.rms_norm(x, w.attn_norm, eps=w.eps)  # [B, T, d]
+    q = att.split_heads(attn_in @ w.w_q, w.heads)  # [B, H, T, d_h]
+    k = att.split_heads(attn_in @ w.w_k, w.heads)
+    v = att.split_heads(attn_in @ w.w_v, w.heads)
+    q_rot = rope(q, positions, base=w.rope_base, pairing="rotate_half")  # Q and K only
+    k_rot = rope(k, positions, base=w.rope_base, pairing="rotate_half")
+    a = att.causal_attention(q_rot, k_rot, v)  # softmax over sources, per head
+    merged = att.merge_heads(a.output)  # [B, T, H·d_h]
+    attn_out = merged @ w.w_o  # [B, T, d]
+    y = norms.residual_add(x, attn_out)
+    # --- feed-forward sub-layer: each position on its own --------------------------
+    ffn_in = norms.rms_norm(y, w.ffn_norm, eps=w.eps)
+    # SwiGLU with W_down = I is its gated hidden layer; W_down then maps it back to d
+    ffn_hidden = norms.swiglu(ffn_in, w.w_gate, w.w_up, np.eye(w.d_ff))  # [B, T, d_ff]
+    ffn_out = ffn_hidden @ w.w_down  # [B, T, d]
+    out = norms.residual_add(y, ffn_out)
+    return LayerTrace(
+        x=x, attn_in=attn_in, q=q, k=k, v=v, q_rot=q_rot, k_rot=k_rot, weights=a.weights,
+        heads_out=a.output, merged=merged, attn_out=attn_out, y=y, ffn_in=ffn_in,
+        ffn_hidden=ffn_hidden, ffn_out=ffn_out, out=out, positions=positions,
+    )

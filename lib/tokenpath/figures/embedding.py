@@ -1,0 +1,628 @@
+"""Figures 3–6: IDs become rows, rows flow through one layer, logits become the next
+ID, and a tied matrix receives gradient along two paths.
+
+* Figure 3 follows one entry from the ID tensor ``s`` through a row of ``E`` into
+  ``X``; :func:`update_lookup` moves the followed cell for the cell-picker widget.
+* Figure 4 is one pre-norm decoder layer drawn from its trace, with the shape of
+  every intermediate.
+* Figure 5 shows softmax over a two-candidate vocabulary, and sampling from it;
+  :func:`update_sampling` moves the bottom row for the temperature widget.
+* Figure 6 shows ``‖∂L/∂E[v]‖`` per row through the input lookup and through the
+  output classifier.
+
+Colours keep their book-wide meaning (:mod:`tokenpath.figures.style`); the canvas
+helpers (inch units, y downwards) are those of :mod:`tokenpath.figures.attention`.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+from matplotlib.artist import Artist
+from matplotlib.patches import Rectangle
+
+from .. import embedding as em
+from .. import examples as ex
+from .. import fmt
+from ..decoder import LayerTrace
+from ..embedding import LogitPanels, LookupTrace, SamplingTrace, TiedGradient
+from . import Drawn, register, style
+from .attention import (
+    ACCENT_FACE,
+    CACHE_FACE,
+    LABEL_SIZE,
+    NOTE_SIZE,
+    QUERY_FACE,
+    SMALL_SIZE,
+    VALUE_FACE,
+    VISIBLE_FACE,
+    _arrow,
+    _canvas,
+    _cell,
+    _check_ax,
+    _check_trace,
+    _heading,
+    _outline,
+    _text,
+    _title,
+)
+
+__all__ = [
+    "build_fig03",
+    "build_fig04",
+    "build_fig05",
+    "build_fig06",
+    "describe_lookup",
+    "describe_sampling",
+    "draw_gradient_rows",
+    "draw_layer",
+    "draw_lookup",
+    "draw_probability_bars",
+    "draw_sampling",
+    "update_lookup",
+    "update_sampling",
+]
+
+MINUS = fmt.MINUS
+
+
+def _n(x, digits: int | None = None) -> str:
+    return fmt.num(x, digits, minus=MINUS)
+
+
+def _shape(shape) -> str:
+    return "[" + ", ".join(str(int(s)) for s in shape) + "]"
+
+
+def _vec(v, digits: int | None = None) -> str:
+    """A vector with real minus signs, exact integers bare, as the figures write it."""
+    return "[" + ", ".join(fmt.num(x, digits, minus=MINUS, bare_ints=True) for x in np.asarray(v, dtype=float)) + "]"
+
+
+def _e(x) -> str:
+    """An entry of E or X as the figure writes it: one decimal, a real minus sign."""
+    return fmt.num(x, 1, minus=MINUS)
+
+
+# =========================================================================== fig 3
+
+#: Figure-3 geometry in inches: ID cells, E cells, X cells and the grids' corners.
+_F3 = dict(
+    s_at=(0.75, 0.95), s_cell=(0.46, 0.38),
+    e_at=(3.05, 0.95), e_cell=(0.46, 0.235),
+    x_at=((0.7, 4.5), (3.95, 4.5)), x_cell=(0.36, 0.25),
+    caption_y=5.78, same_y=6.08,
+)
+
+
+def _e_row_slot(trace: LookupTrace, row: int) -> int:
+    """Where table row ``row`` is drawn: rows 0 … n−1, then an ellipsis, then the last."""
+    n = ex.FIG3_ROWS_SHOWN
+    if row < n:
+        return row
+    if row == trace.table.shape[0] - 1:
+        return n + 1
+    raise ValueError(f"row {row} of E is not drawn (rows 0–{n - 1} and the last are)")
+
+
+def draw_lookup(ax, trace: LookupTrace) -> dict[str, Artist]:
+    """The three grids of figure 3 (``s``, ``E``, ``X[0]`` and ``X[1]``) and the
+    highlights of the followed cell; returns the artists, the moving ones under
+    ``focus.*``, ``s.cell[b,t]`` (their faces mark equal IDs) and ``X.same[b,t]``."""
+    ax = _check_ax(ax)
+    trace = _check_trace(trace, LookupTrace)
+    g = _F3
+    art: dict[str, Artist] = {}
+    s, e, x = trace.ids, trace.table, trace.x
+    n_b, n_t = s.shape
+    v, d = e.shape
+
+    # --- s [B, T] --------------------------------------------------------------
+    sx, sy = g["s_at"]
+    sw, sh = g["s_cell"]
+    art["s.heading"] = _heading(ax, 0.1, 0.22, f"IDs s {_shape(s.shape)}")
+    _text(ax, 0.1, 0.5, "row = sequence b, column = position t", size=SMALL_SIZE, color="#333333")
+    for t in range(n_t):
+        _text(ax, sx + (t + 0.5) * sw, sy - 0.1, f"t={t}", ha="center", va="bottom", size=LABEL_SIZE)
+    for b in range(n_b):
+        _text(ax, sx - 0.08, sy + (b + 0.5) * sh, f"b={b}", ha="right", size=LABEL_SIZE)
+        for t in range(n_t):
+            rect, txt = _cell(ax, sx + t * sw, sy + b * sh, sw, sh, str(int(s[b, t])), size=11)
+            art[f"s.cell[{b},{t}]"], art[f"s.text[{b},{t}]"] = rect, txt
+    _text(ax, 0.1, sy + n_b * sh + 0.32,
+          f"sequence 0 = \"{ex.TEXT}\", sequence 1 = \"{ex.SECOND_TEXT}\"\n"
+          f"(teaching IDs a=3, b=7, c=2)", size=SMALL_SIZE, linespacing=1.35)
+    _text(ax, 0.1, sy + n_b * sh + 0.85,
+          "An ID is an index:\nit picks a row, it is\nnot a quantity.", size=SMALL_SIZE,
+          linespacing=1.35, color="#333333")
+
+    # --- E [V, d] ----------------------------------------------------------------
+    ex_, ey = g["e_at"]
+    ew, eh = g["e_cell"]
+    n_rows = ex.FIG3_ROWS_SHOWN
+    art["E.heading"] = _heading(ax, ex_ - 0.55, 0.22, f"Embedding E {_shape(e.shape)} (parameters)")
+    _text(ax, ex_ - 0.55, 0.5, "row = ID, column = feature f; one table for both sequences",
+          size=SMALL_SIZE, color="#333333")
+    for f in range(d):
+        _text(ax, ex_ + (f + 0.5) * ew, ey - 0.08, f"f={f}", ha="center", va="bottom", size=SMALL_SIZE)
+    rows = list(range(n_rows)) + [None, v - 1]
+    for slot, row in enumerate(rows):
+        y = ey + slot * eh
+        if row is None:
+            _text(ax, ex_ - 0.1, y + eh / 2, "⋮", ha="right", size=LABEL_SIZE)
+            _text(ax, ex_ + d * ew / 2, y + eh / 2, "⋮", ha="center", size=LABEL_SIZE)
+            continue
+        _text(ax, ex_ - 0.1, y + eh / 2, str(row), ha="right", size=SMALL_SIZE)
+        for f in range(d):
+            _cell(ax, ex_ + f * ew, y, ew, eh, _e(e[row, f]), size=SMALL_SIZE, lw=0.5)
+
+    # --- X [B, T, d], one grid per sequence -----------------------------------------
+    xw, xh = g["x_cell"]
+    art["X.heading"] = ax.text(0.1, 3.62, f"Looked-up rows\nX = E[s] {_shape(x.shape)}\n(activations)",
+                               fontsize=11, weight="bold", va="center", linespacing=1.25)
+    for b in range(n_b):
+        gx, gy = g["x_at"][b]
+        _text(ax, gx + d * xw / 2, gy - 0.12, f"X[{b}]: sequence {b}, row = position t",
+              ha="center", va="bottom", size=SMALL_SIZE)
+        for t in range(n_t):
+            _text(ax, gx - 0.08, gy + (t + 0.5) * xh, f"t={t}", ha="right", size=SMALL_SIZE)
+            for f in range(d):
+                _cell(ax, gx + f * xw, gy + t * xh, xw, xh, _e(x[b, t, f]), size=SMALL_SIZE - 0.5, lw=0.5)
+            same = Rectangle((gx - 0.02, gy + t * xh + 0.02), d * xw + 0.04, xh - 0.04, facecolor="none",
+                             edgecolor=style.QUERY, linewidth=1.3, linestyle=(0, (3, 2)), zorder=6)
+            ax.add_patch(same)
+            art[f"X.same[{b},{t}]"] = same
+
+    # --- the followed cell -------------------------------------------------------------
+    art["focus.s"] = _outline(ax, 0, 0, sw, sh, lw=2.6, pad=0.02, zorder=7)
+    art["focus.E.row"] = _outline(ax, 0, 0, d * ew, eh, color=style.VISIBLE, lw=2.0, pad=0.015, zorder=7)
+    art["focus.E.cell"] = _outline(ax, 0, 0, ew, eh, lw=2.4, pad=0.0, zorder=8)
+    art["focus.X.row"] = _outline(ax, 0, 0, d * xw, xh, color=style.VISIBLE, lw=2.0, pad=0.015, zorder=7)
+    art["focus.X.cell"] = _outline(ax, 0, 0, xw, xh, lw=2.4, pad=0.0, zorder=8)
+    art["focus.arrow.read"] = _arrow(ax, (0, 0), (1, 1), color=style.VISIBLE, lw=1.8, mutation=14,
+                                     zorder=7, rad=-0.15)
+    art["focus.arrow.copy"] = _arrow(ax, (0, 0), (1, 1), color=style.VISIBLE, lw=1.8, mutation=14,
+                                     zorder=7, rad=0.0)
+    art["focus.caption"] = _text(ax, 0.1, g["caption_y"], "", size=NOTE_SIZE, zorder=7)
+    art["focus.same"] = _text(ax, 0.1, g["same_y"], "", size=NOTE_SIZE, zorder=7, color="#333333")
+    update_lookup(art, trace)
+    return art
+
+
+def update_lookup(art: dict, trace: LookupTrace) -> None:
+    """Move figure 3's highlights to ``trace.cell`` (in place)."""
+    trace = _check_trace(trace, LookupTrace)
+    g = _F3
+    b, t, f = trace.cell
+    row = trace.row_id
+    sx, sy = g["s_at"]
+    sw, sh = g["s_cell"]
+    ex_, ey = g["e_at"]
+    ew, eh = g["e_cell"]
+    xw, xh = g["x_cell"]
+    gx, gy = g["x_at"][b]
+    d = trace.table.shape[1]
+    slot = _e_row_slot(trace, row)
+    pad = 0.02
+    art["focus.s"].set_bounds(sx + t * sw - pad, sy + b * sh - pad, sw + 2 * pad, sh + 2 * pad)
+    art["focus.E.row"].set_bounds(ex_ - 0.015, ey + slot * eh - 0.015, d * ew + 0.03, eh + 0.03)
+    art["focus.E.cell"].set_bounds(ex_ + f * ew, ey + slot * eh, ew, eh)
+    art["focus.X.row"].set_bounds(gx - 0.015, gy + t * xh - 0.015, d * xw + 0.03, xh + 0.03)
+    art["focus.X.cell"].set_bounds(gx + f * xw, gy + t * xh, xw, xh)
+    art["focus.arrow.read"].set_positions((sx + (t + 1) * sw, sy + (b + 0.5) * sh),
+                                          (ex_ - 0.42, ey + (slot + 0.5) * eh))
+    art["focus.arrow.copy"].set_positions((ex_ + d * ew / 2, ey + (ex.FIG3_ROWS_SHOWN + 2) * eh + 0.05),
+                                          (gx + d * xw / 2, gy - 0.32))
+    same = {(int(p), int(q)) for p, q in trace.same_id}
+    for (p, q) in np.ndindex(*trace.ids.shape):
+        art[f"s.cell[{p},{q}]"].set_facecolor(QUERY_FACE if (p, q) in same else "white")
+        art[f"X.same[{p},{q}]"].set_visible((p, q) in same and (p, q) != (b, t))
+    art["focus.caption"].set_text(
+        f"s[{b},{t}] = {row}, so X[{b},{t},:] = E[{row},:];   "
+        f"E[{row},{f}] = {_n(trace.value)}, so X[{b},{t},{f}] = {_n(trace.value)}"
+    )
+    others = [f"X[{p},{q}]" for p, q in sorted(same) if (p, q) != (b, t)]
+    art["focus.same"].set_text(
+        f"ID {row} also sits at {', '.join(others)}: the same row, copied (dashed)" if others
+        else f"ID {row} appears nowhere else in the batch"
+    )
+
+
+def describe_lookup(trace: LookupTrace) -> str:
+    """Figure 3's followed cell in words, every number from ``trace``.
+
+    >>> print(describe_lookup(em.lookup_trace((0, 2, 0))))
+    s[0,2] = 3, so X[0,2,:] = E[3,:] = [0.2, −0.1, 0.4, 0, −0.1, 0.3, −0.3, −0.1] and X[0,2,0] = E[3,0] = 0.2. ID 3 also sits at positions (0, 0), (1, 2) of the batch: those positions start from the same row.
+    """
+    trace = _check_trace(trace, LookupTrace)
+    b, t, f = trace.cell
+    row = trace.row_id
+    others = [f"({p}, {q})" for p, q in trace.same_id.tolist() if (p, q) != (b, t)]
+    tail = (f"ID {row} also sits at positions {', '.join(others)} of the batch: those positions "
+            "start from the same row." if others else f"ID {row} appears nowhere else in the batch.")
+    return (
+        f"s[{b},{t}] = {row}, so X[{b},{t},:] = E[{row},:] = {_vec(trace.table[row])} "
+        f"and X[{b},{t},{f}] = E[{row},{f}] = {_n(trace.value)}. {tail}"
+    )
+
+
+@register(3, "From IDs to rows of the embedding")
+def build_fig03() -> Drawn:
+    trace = em.lookup_trace(ex.FIG3_CELL)
+    fig, ax = _canvas(style.WIDTH, 6.3)
+    art = draw_lookup(ax, trace)
+    b, t, f = trace.cell
+    alt = (
+        f"The ID tensor s {_shape(trace.ids.shape)} = {fmt.mat(trace.ids)}, the embedding E "
+        f"{_shape(trace.table.shape)} (rows 0–{ex.FIG3_ROWS_SHOWN - 1} and {trace.table.shape[0] - 1} drawn) and the "
+        f"looked-up X {_shape(trace.x.shape)}. " + describe_lookup(trace)
+        + " Both sequences read the same table."
+    )
+    return Drawn(3, _title(3), fig, alt, art, trace)
+
+
+# =========================================================================== fig 4
+
+
+def draw_layer(ax, trace: LayerTrace) -> dict[str, Artist]:
+    """One pre-norm decoder layer as a column of steps, each labelled with the shape of
+    what it produces (from ``trace.shapes()``); the blue bypass keeps X for the first
+    add, the orange bypass keeps Y for the second; RoPE turns Q and K, not U."""
+    ax = _check_ax(ax)
+    trace = _check_trace(trace, LayerTrace)
+    sh = trace.shapes()
+    art: dict[str, Artist] = {}
+    cx, bw, bh = 3.0, 2.7, 0.42  # centre of the main column, box width and height
+    shape_x = 5.05
+    y = 0.4
+    step = 0.62
+
+    def box(name, text, y, *, face="white", edge=style.INK, x=cx, w=bw):
+        art[name] = _cell(ax, x - w / 2, y, w, bh, text, face=face, edge=edge, size=NOTE_SIZE)[1]
+        return y + bh
+
+    def shape(name, key, y, label=None):
+        art[f"shape.{name}"] = _text(ax, shape_x, y + bh / 2, f"{label or name} {_shape(sh[key])}",
+                                     size=NOTE_SIZE)
+
+    def down(y0, y1, x=cx, color=style.INK):
+        return _arrow(ax, (x, y0), (x, y1), color=color, lw=1.2, mutation=10)
+
+    # X
+    box("X", "X  (residual stream)", y, face=CACHE_FACE)
+    shape("X", "x", y)
+    y_x = y
+    y += bh
+    down(y, y + step - bh)
+    y += step - bh
+    box("norm1", "RMSNorm(X)", y)
+    shape("RMSNorm(X)", "attn_in", y)
+    y += bh
+    down(y, y + step - bh)
+    y += step - bh
+    # Q, K, U projections
+    qw = 0.82
+    for k, (name, label, face) in enumerate((("Q", "Q = ·W_Q", "white"), ("K", "K = ·W_K", "white"),
+                                            ("U", "U = ·W_V", VALUE_FACE))):
+        xk = cx - bw / 2 + qw / 2 + k * (bw - qw) / 2
+        art[f"proj.{name}"] = _cell(ax, xk - qw / 2, y, qw, bh, label, face=face, size=SMALL_SIZE)[1]
+    shape("Q, K, U", "q", y)
+    art["shape.qkv_axes"] = _text(ax, shape_x, y + bh / 2 + 0.24, "= [B, H, T, d_h]", size=SMALL_SIZE,
+                                  color="#333333")
+    y_proj = y
+    y += bh
+    # RoPE over Q and K only
+    y_rope = y + 0.2
+    rope_w = (bw - qw) / 2 + qw
+    art["rope"] = _cell(ax, cx - bw / 2, y_rope, rope_w, bh, "RoPE turns Q and K", face=ACCENT_FACE,
+                        edge=style.ACCENT, size=SMALL_SIZE)[1]
+    xu = cx + bw / 2 - qw / 2
+    art["rope.not_U"] = _text(ax, xu + 0.2, y_rope + bh / 2, "U: no\nrotation", ha="left", size=SMALL_SIZE,
+                              color=style.VALUE, linespacing=1.1)
+    shape("rotated Q, K", "q_rot", y_rope)
+    for k in range(2):  # Q and K go through RoPE; U goes straight to attention
+        xk = cx - bw / 2 + qw / 2 + k * (bw - qw) / 2
+        _arrow(ax, (xk, y_proj + bh), (xk, y_rope), lw=1.2, mutation=10)
+    y = y_rope + bh
+    down(y, y + step - bh)
+    y += step - bh
+    art["value.path"] = _arrow(ax, (xu, y_proj + bh), (xu - 0.05, y), color=style.VALUE, lw=1.4, mutation=10,
+                               rad=-0.25)
+    box("attn", "causal softmax over sources, then · U", y)
+    shape("weights", "weights", y - 0.1, "weights")
+    art["shape.heads"] = _text(ax, shape_x, y + bh / 2 + 0.17, f"per-head output {_shape(sh['heads_out'])}",
+                               size=NOTE_SIZE)
+    y += bh
+    down(y, y + step - bh)
+    y += step - bh
+    box("merge", "concatenate heads, then · W_O", y)
+    shape("update", "attn_out", y, "attention update")
+    y += bh
+    down(y, y + step - bh)
+    y += step - bh
+    # first add
+    y_add1 = y
+    box("Y", "Y = X + attention update", y, face=VISIBLE_FACE, edge=style.VISIBLE)
+    shape("Y", "y", y)
+    y_y = y
+    y += bh
+    down(y, y + step - bh)
+    y += step - bh
+    box("norm2", "RMSNorm(Y)", y)
+    shape("RMSNorm(Y)", "ffn_in", y)
+    y += bh
+    down(y, y + step - bh)
+    y += step - bh
+    box("swiglu", "SiLU(·W_gate) ⊙ (·W_up)", y)
+    shape("hidden", "ffn_hidden", y, "FFN hidden")
+    y += bh
+    down(y, y + step - bh)
+    y += step - bh
+    box("down", "· W_down", y)
+    shape("FFN update", "ffn_out", y)
+    y += bh
+    down(y, y + step - bh)
+    y += step - bh
+    y_add2 = y
+    box("Xp", "X′ = Y + FFN update", y, face=QUERY_FACE, edge=style.QUERY)
+    shape("X′", "out", y)
+
+    # the two bypasses, left of the column
+    left = cx - bw / 2
+    for name, y0, y1, xo, color, label in (
+        ("bypass1", y_x, y_add1, left - 0.35, style.VISIBLE, "keeps X"),
+        ("bypass2", y_y, y_add2, left - 0.75, style.QUERY, "keeps Y, not X"),
+    ):
+        y_from, y_to = y0 + 0.7 * bh, y1 + 0.3 * bh
+        pts = [(left, y_from), (xo, y_from), (xo, y_to)]
+        art[name] = ax.plot(*zip(*pts), color=color, lw=2.2, solid_capstyle="butt", zorder=1)[0]
+        art[f"{name}.arrow"] = _arrow(ax, (xo, y_to), (left, y_to), color=color, lw=2.2, mutation=12)
+        art[f"{name}.label"] = _text(ax, xo - 0.08, (y0 + y1) / 2 + bh / 2, label, ha="right", size=SMALL_SIZE,
+                                     color=color, rotation=90, va="center")
+    art["note.attn"] = _text(ax, 0.1, y_add1 - 1.6, "attention:\nmixes\npositions", size=SMALL_SIZE,
+                             color="#333333", linespacing=1.2)
+    art["note.ffn"] = _text(ax, 0.1, y_add2 - 1.3, "FFN: each\nposition\non its own", size=SMALL_SIZE,
+                            color="#333333", linespacing=1.2)
+    art["shape.heading"] = _text(ax, shape_x, 0.18, "shape of the result", size=NOTE_SIZE, weight="bold")
+    return art
+
+
+@register(4, "One pre-norm decoder layer")
+def build_fig04() -> Drawn:
+    trace = em.layer_trace()
+    fig, ax = _canvas(style.WIDTH, 7.05)
+    art = draw_layer(ax, trace)
+    sh = trace.shapes()
+    alt = (
+        f"One pre-norm decoder layer, top to bottom: X {_shape(sh['x'])} → RMSNorm → projections "
+        f"Q, K, U {_shape(sh['q'])} (B, H, T, d_h) → RoPE on Q and K only, U not rotated → causal "
+        f"attention, weights {_shape(sh['weights'])} → concatenate heads and W_O → Y = X + update "
+        f"{_shape(sh['y'])} (blue bypass keeps X) → RMSNorm → SwiGLU hidden {_shape(sh['ffn_hidden'])} → "
+        f"W_down → X′ = Y + update {_shape(sh['out'])} (orange bypass keeps Y). X, Y and X′ all have "
+        f"shape {_shape(sh['out'])}."
+    )
+    return Drawn(4, _title(4), fig, alt, art, trace)
+
+
+# =========================================================================== fig 5
+
+
+def draw_probability_bars(ax, trace: SamplingTrace, *, title: str) -> dict[str, Artist]:
+    """Two probability bars (IDs 0 and 1) with their values, the logits under the axis."""
+    ax = _check_ax(ax)
+    trace = _check_trace(trace, SamplingTrace)
+    ids = np.arange(trace.probs.size)
+    art: dict[str, Artist] = {}
+    art["bars"] = ax.bar(ids, trace.probs, width=0.6, color=[style.VISIBLE, style.CACHE][: ids.size] * 1,
+                         edgecolor=style.INK, linewidth=0.6)
+    art["labels"] = [ax.text(i, p + 0.03, _n(p, 2), ha="center", va="bottom", fontsize=NOTE_SIZE)
+                     for i, p in zip(ids, trace.probs)]
+    ax.set_ylim(0, 1.12)
+    ax.set_xlim(-0.6, ids.size - 0.4)
+    ax.set_xticks(ids, [f"ID {i}" for i in ids])
+    ax.set_yticks([0, 0.5, 1], ["0", "0.5", "1"])
+    art["title"] = ax.set_title(title, fontsize=10)
+    art["logits"] = ax.text(0.5, -0.3, "", transform=ax.transAxes, ha="center", va="top", fontsize=SMALL_SIZE)
+    _update_bars(art, trace)
+    return art
+
+
+def _logit_text(z) -> str:
+    cells = []
+    for v in z:
+        k = round(float(v) - np.log(3), 9)
+        if k == 0:
+            cells.append("log 3")
+        elif float(v) != 0 and round(float(v) - np.log(3) - round(float(v) - np.log(3)), 9) == 0:
+            cells.append(f"{_n(round(float(v) - np.log(3)))} + log 3")
+        else:
+            cells.append(_n(v))
+    return "logits [" + ", ".join(cells) + "]"
+
+
+def _update_bars(art: dict, trace: SamplingTrace) -> None:
+    for bar, label, p in zip(art["bars"], art["labels"], trace.probs):
+        bar.set_height(p)
+        label.set_y(p + 0.03)
+        label.set_text(_n(p, 2))
+    art["logits"].set_text(_logit_text(trace.logits))
+
+
+def draw_sampling(ax, trace: SamplingTrace) -> dict[str, Artist]:
+    """Counts of the seeded draws per ID, on a fixed 0 … n scale."""
+    ax = _check_ax(ax)
+    trace = _check_trace(trace, SamplingTrace)
+    ids = np.arange(trace.probs.size)
+    n = trace.draws.size
+    art: dict[str, Artist] = {}
+    art["bars"] = ax.bar(ids, trace.counts, width=0.6, color=style.ACCENT, edgecolor=style.INK, linewidth=0.6)
+    art["labels"] = [ax.text(i, c, "", ha="center", va="bottom", fontsize=NOTE_SIZE)
+                     for i, c in zip(ids, trace.counts)]
+    ax.set_ylim(0, 1.12 * n)
+    ax.set_xlim(-0.6, ids.size - 0.4)
+    ax.set_xticks(ids, [f"ID {i}" for i in ids])
+    ax.set_yticks([0, n // 2, n], [str(0), f"{n // 2}", f"{n}"])
+    art["title"] = ax.set_title("", fontsize=10)
+    _update_counts(art, trace)
+    return art
+
+
+def _update_counts(art: dict, trace: SamplingTrace) -> None:
+    n = trace.draws.size
+    for bar, label, c in zip(art["bars"], art["labels"], trace.counts):
+        bar.set_height(c)
+        label.set_y(c + 0.03 * n)
+        label.set_text(str(int(c)))
+    art["title"].set_text(f"{n:,} seeded draws")
+
+
+def _tau(trace: SamplingTrace) -> str:
+    return "τ = 0 (greedy)" if trace.temperature == 0 else f"τ = {_n(trace.temperature)}"
+
+
+def update_sampling(art: dict, trace: SamplingTrace) -> None:
+    """Move figure 5's bottom row (``sample.*``) to ``trace`` (a new temperature)."""
+    trace = _check_trace(trace, SamplingTrace)
+    probs = {k[len("sample.probs."):]: v for k, v in art.items() if k.startswith("sample.probs.")}
+    counts = {k[len("sample.counts."):]: v for k, v in art.items() if k.startswith("sample.counts.")}
+    _update_bars(probs, trace)
+    probs["title"].set_text(f"softmax(logits / τ) at {_tau(trace)}")
+    _update_counts(counts, trace)
+    art["sample.logits_over_tau"].set_text(
+        "logits / τ = " + ("greedy: all mass on the larger logit" if trace.temperature == 0
+                           else _vec(trace.logits / trace.temperature, 3))
+    )
+
+
+def describe_sampling(trace: SamplingTrace) -> str:
+    """Figure 5's bottom row in words.
+
+    >>> print(describe_sampling(em.sampling_trace(ex.FIG5_GAP, 1.0)))
+    At τ = 1 the logits [log 3, 0] give the probabilities [0.75, 0.25]; 1,000 seeded draws picked ID 0 752 times and ID 1 248 times. The drawn ID goes back into the lookup as the next input.
+    """
+    trace = _check_trace(trace, SamplingTrace)
+    counts = " and ".join(f"ID {i} {int(c)} times" for i, c in enumerate(trace.counts))
+    return (
+        f"At {_tau(trace)} the {_logit_text(trace.logits)} give the probabilities "
+        f"{fmt.vec(trace.probs, 2)}; {trace.draws.size:,} seeded draws picked {counts}. "
+        "The drawn ID goes back into the lookup as the next input."
+    )
+
+
+#: Figure-5 layout: axes rectangles in inches (x, y from the bottom, width, height).
+_F5_W, _F5_H = style.WIDTH, 6.1
+_F5_TOP = [(0.55 + k * 2.25, 3.7, 1.6, 1.5) for k in range(3)]
+_F5_BOTTOM = [(0.55, 0.85, 1.6, 1.5), (2.8, 0.85, 1.6, 1.5)]
+
+
+def _axes(fig, box):
+    x, y, w, h = box
+    return fig.add_axes((x / _F5_W, y / _F5_H, w / _F5_W, h / _F5_H))
+
+
+@register(5, "Logits, softmax over the vocabulary, and the next ID")
+def build_fig05() -> Drawn:
+    panels = em.logit_panels(ex.FIG5_TEMPERATURE)
+    fig = style.new_figure(_F5_W, _F5_H)
+    art: dict[str, Artist] = {}
+    for box, (name, trace, title) in zip(_F5_TOP, (
+        ("equal", panels.equal, "equal logits"),
+        ("gap", panels.gap, "gap log 3"),
+        ("shifted", panels.shifted, f"+{_n(panels.shift)} on both"),
+    )):
+        ax = _axes(fig, box)
+        art.update({f"{name}.{k}": v for k, v in draw_probability_bars(ax, trace, title=title).items()})
+    fig.text(0.08 / _F5_W, 1 - 0.2 / _F5_H, "Two candidates, one position: softmax over the vocabulary axis",
+             fontsize=11, weight="bold", va="center")
+    fig.text(0.08 / _F5_W, 1 - 0.45 / _F5_H,
+             "an independent two-entry teaching vocabulary (IDs 0, 1); bar height = probability, not logit",
+             fontsize=SMALL_SIZE, va="center", color="#333333")
+    fig.text(0.08 / _F5_W, 2.98 / _F5_H, "Sampling, then feeding the ID back", fontsize=11, weight="bold",
+             va="center")
+    sample = panels.gap
+    pa = _axes(fig, _F5_BOTTOM[0])
+    art.update({f"sample.probs.{k}": v for k, v in draw_probability_bars(pa, sample, title="").items()})
+    ca = _axes(fig, _F5_BOTTOM[1])
+    art.update({f"sample.counts.{k}": v for k, v in draw_sampling(ca, sample).items()})
+    art["sample.logits_over_tau"] = fig.text(1.35 / _F5_W, 0.12 / _F5_H, "", fontsize=SMALL_SIZE,
+                                             va="center", ha="center")
+    # the loop: the drawn ID is looked up again
+    fig.text(4.9 / _F5_W, 1.75 / _F5_H,
+             "drawn ID v\n   ↓\nnext input = E[v, :]\n(a row of the table)\n   ↓\nlayers → logits → …",
+             fontsize=NOTE_SIZE, va="center", linespacing=1.35)
+    fig.text(4.9 / _F5_W, 0.45 / _F5_H,
+             "The hidden vector is not fed back,\nand no nearest row of E is searched.",
+             fontsize=SMALL_SIZE, va="center", color="#333333", linespacing=1.3)
+    update_sampling(art, sample)
+    alt = (
+        f"Three bar charts over IDs 0 and 1: equal logits give {fmt.vec(panels.equal.probs, 2)}; "
+        f"logits [log 3, 0] give {fmt.vec(panels.gap.probs, 2)}; adding {_n(panels.shift)} to both "
+        f"logits gives {fmt.vec(panels.shifted.probs, 2)} again. Below: " + describe_sampling(sample)
+    )
+    return Drawn(5, _title(5), fig, alt, art, panels)
+
+
+# =========================================================================== fig 6
+
+
+def draw_gradient_rows(ax, trace: TiedGradient, rows: int) -> dict[str, Artist]:
+    """‖∂L/∂E[v]‖ for rows ``0 … rows−1``, input path beside output path, log scale;
+    a row with exactly zero gradient on a path is marked 0 at the axis."""
+    ax = _check_ax(ax)
+    trace = _check_trace(trace, TiedGradient)
+    v = np.arange(rows)
+    ni, no = trace.norms_input[:rows], trace.norms_output[:rows]
+    floor = 10.0 ** np.floor(np.log10(no[no > 0].min() / 3))
+    art: dict[str, Artist] = {}
+    w = 0.38
+    art["input"] = ax.bar(v - w / 2, np.where(ni > 0, ni, np.nan), width=w, bottom=0, color=style.VISIBLE,
+                          label="input lookup X = E[x]")
+    art["output"] = ax.bar(v + w / 2, no, width=w, color=style.VALUE, label="output classifier Z = X Eᵀ")
+    for k in np.flatnonzero(ni == 0):
+        ax.text(v[k] - w / 2, floor * 1.25, "0", ha="center", va="bottom", fontsize=SMALL_SIZE - 1,
+                color=style.VISIBLE)
+    ax.set_yscale("log")
+    ax.set_ylim(floor, 1.0)
+    ax.set_xlim(-0.6, rows - 0.4)
+    ax.set_xticks(v, [str(i) for i in v])
+    ax.set_xlabel("row v of E (= token ID)")
+    ax.set_ylabel("‖∂L/∂E[v]‖")
+    x_ids = set(trace.inputs.ravel().tolist())
+    y_ids = set(trace.targets.ravel().tolist())
+    for tick, i in zip(ax.get_xticklabels(), v):
+        if i in x_ids:
+            tick.set_color(style.VISIBLE)
+            tick.set_fontweight("bold")
+        elif i in y_ids:
+            tick.set_color(style.VALUE)
+            tick.set_fontweight("bold")
+    art["legend"] = ax.legend(loc="upper right", ncols=2, fontsize=SMALL_SIZE)
+    return art
+
+
+@register(6, "Two gradient paths into one tied matrix")
+def build_fig06() -> Drawn:
+    trace = em.tied_gradient()
+    fig = style.new_figure(style.WIDTH, 4.6)
+    art: dict[str, Artist] = {}
+    v = trace.grad.shape[0]
+    ri, ro = trace.rows_input, trace.rows_output
+    x, y = trace.inputs, trace.targets
+    fig.text(0.012, 0.955, "W_out = Eᵀ: one matrix, used twice", fontsize=11, weight="bold", va="center")
+    art["paths"] = fig.text(
+        0.012, 0.84,
+        f"inputs x = {fmt.vec(x)}, targets y = {fmt.vec(y)}, loss = mean cross-entropy = {_n(trace.loss.loss, 4)}\n"
+        f"input path (blue): only the rows that were read, IDs {', '.join(map(str, ri))}: "
+        f"{ri.size} of {v:,} rows\n"
+        f"output path (green): softmax over all {v:,} IDs sends gradient to {ro.size:,} of {v:,} rows "
+        "(ID 9 is only a target)",
+        fontsize=NOTE_SIZE, va="center", linespacing=1.45,
+    )
+    ax = fig.add_axes((0.1, 0.14, 0.87, 0.55))
+    art.update(draw_gradient_rows(ax, trace, ex.FIG6_ROWS_SHOWN))
+    alt = (
+        f"Bar chart of the gradient norm of rows 0–{ex.FIG6_ROWS_SHOWN - 1} of a tied E for x = {fmt.vec(x)}, "
+        f"y = {fmt.vec(y)}, log scale. The input lookup sends gradient only to rows "
+        f"{', '.join(map(str, ri))} ({ri.size} of {v:,}); the output classifier sends gradient to "
+        f"{ro.size:,} of {v:,} rows, largest at the target rows {', '.join(map(str, sorted(set(y.tolist()))))}."
+    )
+    return Drawn(6, _title(6), fig, alt, art, trace)
