@@ -24,3 +24,8 @@ def setup_notebook() -> None:
     """Fix NumPy's print options so printed arrays are stable across runs (nbval
     compares them byte for byte)."""
     np.set_printoptions(**fmt.print_options())
+
+# Chapter 06_gqa
+from . import gqa  # noqa: E402
+
+__all__ += ["gqa"]

@@ -15,11 +15,32 @@ Llama's RMSNorm multiplies by its weight ``w`` directly (``w * x̂``), not by
 
 from __future__ import annotations
 
+from dataclasses import dataclass
+
 import numpy as np
 
 from ._checks import as_float, as_float_array
 
-__all__ = ["layer_norm", "residual_add", "rms_norm", "sigmoid", "silu", "swiglu"]
+__all__ = [
+    "GateTrace",
+    "LayerNormTrace",
+    "NormComparison",
+    "RMSNormTrace",
+    "ResidualTrace",
+    "SwiGLUTrace",
+    "compare_norms",
+    "gate_trace",
+    "layer_norm",
+    "layer_norm_trace",
+    "residual_add",
+    "residual_trace",
+    "rms_norm",
+    "rms_norm_trace",
+    "sigmoid",
+    "silu",
+    "swiglu",
+    "swiglu_trace",
+]
 
 
 def _feature_weight(name: str, weight, d: int) -> np.ndarray:
@@ -27,6 +48,37 @@ def _feature_weight(name: str, weight, d: int) -> np.ndarray:
     if w.shape[0] != d:
         raise ValueError(f"{name} must have one entry per feature, shape [{d}], got {list(w.shape)}")
     return w
+
+
+@dataclass(frozen=True)
+class RMSNormTrace:
+    """The steps of RMSNorm on ``[..., d]`` features (every reduction over the last axis)."""
+
+    x: np.ndarray  # [..., d]  the features of each position
+    weight: np.ndarray  # [d]  γ, multiplied feature by feature (ones when not given)
+    eps: float  # ε added to the mean square
+    mean_square: np.ndarray  # [..., 1]  mean of x² over the features
+    rms: np.ndarray  # [..., 1]  sqrt(mean_square + ε)
+    normalized: np.ndarray  # [..., d]  x / rms: root-mean-square 1, mean NOT removed
+    output: np.ndarray  # [..., d]  weight * normalized
+
+
+def rms_norm_trace(x, weight=None, *, eps: float = 0.0) -> RMSNormTrace:
+    """RMSNorm step by step: mean square, RMS, normalised features, output.
+
+    >>> t = rms_norm_trace([3.0, 4.0])
+    >>> float(t.mean_square[0]), round(float(t.rms[0]), 4), t.output.round(4).tolist()
+    (12.5, 3.5355, [0.8485, 1.1314])
+    """
+    x = as_float_array("x", x, min_ndim=1)
+    eps = as_float("eps", eps, low=0.0)
+    w = np.ones(x.shape[-1]) if weight is None else _feature_weight("weight", weight, x.shape[-1])
+    ms = np.mean(x * x, axis=-1, keepdims=True)
+    if np.any(ms + eps == 0):
+        raise ValueError("x has an all-zero feature vector and eps = 0: its RMS is 0; pass eps > 0")
+    rms = np.sqrt(ms + eps)
+    normalized = x / rms
+    return RMSNormTrace(x, w, eps, ms, rms, normalized, normalized * w)
 
 
 def rms_norm(x, weight=None, *, eps: float = 0.0) -> np.ndarray:
@@ -40,15 +92,45 @@ def rms_norm(x, weight=None, *, eps: float = 0.0) -> np.ndarray:
     >>> rms_norm([[3.0, 4.0], [30.0, 40.0]]).round(4).tolist()   # each row on its own
     [[0.8485, 1.1314], [0.8485, 1.1314]]
     """
+    return rms_norm_trace(x, weight, eps=eps).output
+
+
+@dataclass(frozen=True)
+class LayerNormTrace:
+    """The steps of LayerNorm on ``[..., d]`` features (every reduction over the last axis)."""
+
+    x: np.ndarray  # [..., d]
+    weight: np.ndarray  # [d]  scale (ones when not given)
+    bias: np.ndarray  # [d]  shift (zeros when not given)
+    eps: float
+    mean: np.ndarray  # [..., 1]  mean over the features
+    centred: np.ndarray  # [..., d]  x - mean
+    variance: np.ndarray  # [..., 1]  mean of centred²
+    std: np.ndarray  # [..., 1]  sqrt(variance + ε)
+    normalized: np.ndarray  # [..., d]  centred / std: mean 0, variance 1
+    output: np.ndarray  # [..., d]  weight * normalized + bias
+
+
+def layer_norm_trace(x, weight=None, bias=None, *, eps: float = 0.0) -> LayerNormTrace:
+    """LayerNorm step by step: mean, centred features, variance, output.
+
+    >>> t = layer_norm_trace([3.0, 4.0])
+    >>> float(t.mean[0]), float(t.std[0]), t.output.tolist()
+    (3.5, 0.5, [-1.0, 1.0])
+    """
     x = as_float_array("x", x, min_ndim=1)
     eps = as_float("eps", eps, low=0.0)
-    ms = np.mean(x * x, axis=-1, keepdims=True) + eps
-    if np.any(ms == 0):
-        raise ValueError("x has an all-zero feature vector and eps = 0: its RMS is 0; pass eps > 0")
-    out = x / np.sqrt(ms)
-    if weight is not None:
-        out = out * _feature_weight("weight", weight, x.shape[-1])
-    return out
+    d = x.shape[-1]
+    w = np.ones(d) if weight is None else _feature_weight("weight", weight, d)
+    b = np.zeros(d) if bias is None else _feature_weight("bias", bias, d)
+    mean = x.mean(axis=-1, keepdims=True)
+    centred = x - mean
+    var = np.mean(centred * centred, axis=-1, keepdims=True)
+    if np.any(var + eps == 0):
+        raise ValueError("x has a constant feature vector and eps = 0: its variance is 0; pass eps > 0")
+    std = np.sqrt(var + eps)
+    normalized = centred / std
+    return LayerNormTrace(x, w, b, eps, mean, centred, var, std, normalized, normalized * w + b)
 
 
 def layer_norm(x, weight=None, bias=None, *, eps: float = 0.0) -> np.ndarray:
@@ -58,18 +140,41 @@ def layer_norm(x, weight=None, bias=None, *, eps: float = 0.0) -> np.ndarray:
     >>> layer_norm([3.0, 4.0]).tolist()   # the mean 3.5 is removed first
     [-1.0, 1.0]
     """
-    x = as_float_array("x", x, min_ndim=1)
-    eps = as_float("eps", eps, low=0.0)
-    centred = x - x.mean(axis=-1, keepdims=True)
-    var = np.mean(centred * centred, axis=-1, keepdims=True) + eps
-    if np.any(var == 0):
-        raise ValueError("x has a constant feature vector and eps = 0: its variance is 0; pass eps > 0")
-    out = centred / np.sqrt(var)
-    if weight is not None:
-        out = out * _feature_weight("weight", weight, x.shape[-1])
-    if bias is not None:
-        out = out + _feature_weight("bias", bias, x.shape[-1])
-    return out
+    return layer_norm_trace(x, weight, bias, eps=eps).output
+
+
+@dataclass(frozen=True)
+class NormComparison:
+    """RMSNorm and LayerNorm of the same features, side by side (figure 17, left).
+
+    Either may be undefined (``None``) for an input it cannot normalise with ε = 0:
+    all zeros for RMSNorm, a constant vector for LayerNorm; ``problems`` then says why.
+    """
+
+    x: np.ndarray  # [d]
+    rms: RMSNormTrace | None
+    layer: LayerNormTrace | None
+    problems: tuple[str, ...]  # the engine's messages for an undefined norm
+
+
+def compare_norms(x, *, eps: float = 0.0) -> NormComparison:
+    """RMSNorm and LayerNorm (unit weight, no bias) of one feature vector ``x``.
+
+    >>> c = compare_norms([3.0, 4.0])
+    >>> c.rms.output.round(4).tolist(), c.layer.output.tolist()
+    ([0.8485, 1.1314], [-1.0, 1.0])
+    >>> compare_norms([2.0, 2.0]).problems
+    ('LayerNorm: x has a constant feature vector and eps = 0: its variance is 0; pass eps > 0',)
+    """
+    x = as_float_array("x", x, ndim=1)
+    traces, problems = [], []
+    for name, f in (("RMSNorm", rms_norm_trace), ("LayerNorm", layer_norm_trace)):
+        try:
+            traces.append(f(x, eps=eps))
+        except ValueError as err:
+            traces.append(None)
+            problems.append(f"{name}: {err}")
+    return NormComparison(x, traces[0], traces[1], tuple(problems))
 
 
 def sigmoid(x) -> np.ndarray:
@@ -93,15 +198,64 @@ def silu(x) -> np.ndarray:
     return x * sigmoid(x)
 
 
-def swiglu(x, w_gate, w_up, w_down) -> np.ndarray:
-    """The SwiGLU feed-forward network ``(SiLU(x W_gate) ⊙ (x W_up)) W_down``.
+@dataclass(frozen=True)
+class GateTrace:
+    """The gated product inside SwiGLU, feature by feature: SiLU(gate) ⊙ content."""
 
-    ``x`` is ``[..., d]``; ``w_gate`` and ``w_up`` are ``[d, d_ff]`` (widen), ``w_down``
-    is ``[d_ff, d]`` (back to the width of the residual stream).
+    gate_pre: np.ndarray  # [..., d_ff]  gate pre-activation a = x W_gate
+    sigmoid: np.ndarray  # [..., d_ff]  σ(a), between 0 and 1
+    silu: np.ndarray  # [..., d_ff]  a·σ(a): the gate after its activation
+    content: np.ndarray  # [..., d_ff]  c = x W_up
+    product: np.ndarray  # [..., d_ff]  SiLU(a) · c
 
-    >>> # one feature: gate pre-activation 1, content 2 -> 1·σ(1)·2
-    >>> round(float(swiglu([1.0], [[1.0]], [[2.0]], [[1.0]])[0]), 3)
-    1.462
+
+def gate_trace(gate_pre, content) -> GateTrace:
+    """Gate ``content`` by ``SiLU(gate_pre)``, elementwise (same shapes).
+
+    >>> t = gate_trace(1.0, 2.0)
+    >>> round(float(t.sigmoid), 4), round(float(t.silu), 4), round(float(t.product), 3)
+    (0.7311, 0.7311, 1.462)
+    """
+    a = as_float_array("gate_pre", gate_pre)
+    c = as_float_array("content", content)
+    if a.shape != c.shape:
+        raise ValueError(f"gate_pre and content must have the same shape, got {list(a.shape)} and {list(c.shape)}")
+    s = sigmoid(a)
+    return GateTrace(a, s, a * s, c, a * s * c)
+
+
+@dataclass(frozen=True)
+class SwiGLUTrace:
+    """The steps of the SwiGLU feed-forward network ``(SiLU(x W_gate) ⊙ x W_up) W_down``."""
+
+    x: np.ndarray  # [..., d]  features of each position
+    gate: GateTrace  # [..., d_ff]  gate pre-activation, σ, SiLU, content, product
+    output: np.ndarray  # [..., d_out]  product @ W_down, back to the residual width
+
+    @property
+    def gate_pre(self) -> np.ndarray:
+        return self.gate.gate_pre
+
+    @property
+    def silu(self) -> np.ndarray:
+        return self.gate.silu
+
+    @property
+    def content(self) -> np.ndarray:
+        return self.gate.content
+
+    @property
+    def product(self) -> np.ndarray:
+        return self.gate.product
+
+
+def swiglu_trace(x, w_gate, w_up, w_down) -> SwiGLUTrace:
+    """SwiGLU step by step; ``x [..., d]``, ``w_gate`` and ``w_up [d, d_ff]``,
+    ``w_down [d_ff, d_out]`` (book convention ``x @ W``).
+
+    >>> t = swiglu_trace([1.0], [[1.0]], [[2.0]], [[1.0]])
+    >>> t.gate_pre.tolist(), t.content.tolist(), t.output.round(3).tolist()
+    ([1.0], [2.0], [1.462])
     """
     x = as_float_array("x", x, min_ndim=1)
     w_gate = as_float_array("w_gate", w_gate, ndim=2)
@@ -117,7 +271,21 @@ def swiglu(x, w_gate, w_up, w_down) -> np.ndarray:
         raise ValueError(f"w_gate and w_up must have the same shape, got {list(w_gate.shape)} and {list(w_up.shape)}")
     if w_down.shape[0] != w_gate.shape[1]:
         raise ValueError(f"w_down must be [d_ff, d_out] with d_ff = {w_gate.shape[1]}, got {list(w_down.shape)}")
-    return (silu(x @ w_gate) * (x @ w_up)) @ w_down
+    gate = gate_trace(x @ w_gate, x @ w_up)
+    return SwiGLUTrace(x, gate, gate.product @ w_down)
+
+
+def swiglu(x, w_gate, w_up, w_down) -> np.ndarray:
+    """The SwiGLU feed-forward network ``(SiLU(x W_gate) ⊙ (x W_up)) W_down``.
+
+    ``x`` is ``[..., d]``; ``w_gate`` and ``w_up`` are ``[d, d_ff]`` (widen), ``w_down``
+    is ``[d_ff, d]`` (back to the width of the residual stream).
+
+    >>> # one feature: gate pre-activation 1, content 2 -> 1·σ(1)·2
+    >>> round(float(swiglu([1.0], [[1.0]], [[2.0]], [[1.0]])[0]), 3)
+    1.462
+    """
+    return swiglu_trace(x, w_gate, w_up, w_down).output
 
 
 def residual_add(x, update) -> np.ndarray:
@@ -135,3 +303,23 @@ def residual_add(x, update) -> np.ndarray:
             f"(same positions, same width), got {list(update.shape)}"
         )
     return x + update
+
+
+@dataclass(frozen=True)
+class ResidualTrace:
+    """A residual add: the stream, the sub-layer's update and their feature-wise sum."""
+
+    stream: np.ndarray  # [..., d]  x, the residual stream (the direct path)
+    update: np.ndarray  # [..., d]  what the sub-layer computed from x
+    output: np.ndarray  # [..., d]  stream + update, same width, same positions
+
+
+def residual_trace(x, update) -> ResidualTrace:
+    """:func:`residual_add` keeping both inputs.
+
+    >>> residual_trace([1.0, 2.0], [0.5, -1.0]).output.tolist()
+    [1.5, 1.0]
+    """
+    x = as_float_array("x", x, min_ndim=1)
+    update = as_float_array("update", update, min_ndim=1)
+    return ResidualTrace(x, update, residual_add(x, update))

@@ -47,3 +47,5 @@ def encode_chars(text: str) -> np.ndarray:
 from .attention import *  # noqa: E402,F401,F403
 from .bpe import *  # noqa: E402,F401,F403
 from .embedding import *  # noqa: E402,F401,F403
+from .gqa import *  # noqa: E402,F401,F403
+from .norms import *  # noqa: E402,F401,F403

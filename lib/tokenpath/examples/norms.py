@@ -1,0 +1,37 @@
+"""Teaching constants of chapter 07_rmsnorm_swiglu (figures 17 and 18).
+
+Teaching assignments, not any vendor's weights; see :mod:`tokenpath.examples`. The
+RMSNorm, gate and residual examples are independent small configurations.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+
+# --- figure 17, left: RMSNorm over the features of one position ---------------------
+#: The feature vector of one position (fixed b, t), d = 2.
+FIG17_X = np.array([3.0, 4.0])
+#: RMSNorm's trainable scale γ (Llama's ``weight``), here all ones.
+FIG17_WEIGHT = np.array([1.0, 1.0])
+#: ε is ignored in the hand calculation.
+FIG17_EPS = 0.0
+#: How much the widget's reader scales x to see RMSNorm ignore it (shown in the text).
+FIG17_SCALE = 10.0
+
+# --- figure 17, right: one SwiGLU feature ------------------------------------------
+#: Gate pre-activation (x W_gate) and content (x W_up) of one intermediate feature.
+FIG17_GATE_PRE, FIG17_CONTENT = 1.0, 2.0
+#: The widget's range for the gate pre-activation.
+FIG17_GATE_RANGE = (-6.0, 6.0)
+
+# --- figure 18: the residual add -------------------------------------------------------
+#: The residual stream at one position and a sub-layer's update to it.
+FIG18_STREAM = np.array([1.0, 2.0])
+FIG18_UPDATE = np.array([0.5, -1.0])
+
+# --- the FFN widening d -> d_ff -> d (seed 004) ------------------------------------------
+#: Width of the intermediate features in the chapter's SwiGLU example (d = D_MODEL = 8).
+FFN_D_FF = 16
+FFN_SEED = 7
+
+__all__ = [name for name in dir() if name.isupper()]

@@ -1,0 +1,237 @@
+"""Figure 16: eight query heads reading two shared K/V heads (grouped-query attention).
+
+Drawn on one canvas in inch units (y grows downwards), like the attention figures. The
+drawing keeps a pool of :data:`~tokenpath.examples.GQA_MAX_HEADS` query boxes, K/V
+boxes and links; :func:`update_head_sharing` places, labels and shows the ones a
+:class:`~tokenpath.gqa.HeadSharing` trace needs, so the widget moves the same artists
+for any Hq and Hkv. A pair that does not divide is drawn as a refusal carrying the
+engine's message.
+
+Colours: orange = query heads, sky blue = cached K/V heads, green = the read paths.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from matplotlib.artist import Artist
+
+from .. import examples as ex
+from .. import fmt
+from ..gqa import HeadSharing, KVCacheSize, head_sharing
+from . import Drawn, register, style
+from .attention import (
+    CACHE_FACE,
+    NOTE_SIZE,
+    QUERY_FACE,
+    SMALL_SIZE,
+    _canvas,
+    _cell,
+    _check_ax,
+    _heading,
+    _text,
+    _title,
+)
+
+__all__ = [
+    "Refused",
+    "build_fig16",
+    "describe_head_sharing",
+    "draw_head_sharing",
+    "head_sharing_or_refusal",
+    "product_text",
+    "update_head_sharing",
+]
+
+#: Horizontal span of the head rows, inches.
+X0, X1 = 1.7, 6.85
+Y_Q, Y_KV = 0.78, 1.98  # top of the query row and of the K/V row
+H_BOX = 0.44
+GAP = 0.06
+
+
+@dataclass(frozen=True)
+class Refused:
+    """A head configuration the engine refuses, with its message."""
+
+    n_q_heads: int
+    n_kv_heads: int
+    message: str
+
+
+def head_sharing_or_refusal(n_q_heads: int, n_kv_heads: int) -> HeadSharing | Refused:
+    """Figure 16's trace for ``(Hq, Hkv)``, or the engine's refusal (a pair whose Hq is
+    not a multiple of Hkv) as a :class:`Refused` instead of an exception.
+
+    >>> head_sharing_or_refusal(8, 3).message.startswith("n_q_heads=8 is not divisible")
+    True
+    """
+    size = dict(layers=ex.FIG16_LAYERS, requests=ex.FIG16_REQUESTS, seq_len=ex.FIG16_SEQ_LEN,
+                head_dim=ex.FIG16_HEAD_DIM)
+    try:
+        return head_sharing(n_q_heads, n_kv_heads, **size)
+    except ValueError as err:
+        if "not divisible" not in str(err):
+            raise
+        return Refused(int(n_q_heads), int(n_kv_heads), str(err))
+
+
+def product_text(size: KVCacheSize) -> str:
+    """``2×1×2×3×2 = 24``: the cache count written out."""
+    return "×".join(fmt.num(f) for f in size.factors) + f" = {fmt.num(size.elements)}"
+
+
+def _shape(shape) -> str:
+    return "[" + ", ".join(str(s) for s in shape) + "]"
+
+
+def _slots(n: int) -> list[tuple[float, float]]:
+    """``n`` equal boxes (x, width) across the row."""
+    pitch = (X1 - X0) / n
+    return [(X0 + k * pitch + GAP / 2, pitch - GAP) for k in range(n)]
+
+
+def draw_head_sharing(ax, trace: HeadSharing | Refused, *, pool: int = ex.GQA_MAX_HEADS) -> dict[str, Artist]:
+    """Draw ``pool`` query boxes, K/V boxes and links, then place them for ``trace``."""
+    ax = _check_ax(ax)
+    art: dict[str, Artist] = {}
+    art["label.q"] = _text(ax, X0 - 0.12, Y_Q + H_BOX / 2, "query heads\n(own Q, own weights)",
+                           ha="right", size=NOTE_SIZE, linespacing=1.3)
+    art["label.kv"] = _text(ax, X0 - 0.12, Y_KV + H_BOX / 2, "K/V heads\n(each cached once)",
+                            ha="right", size=NOTE_SIZE, linespacing=1.3)
+    for h in range(pool):
+        art[f"q.box[{h}]"], art[f"q.text[{h}]"] = _cell(ax, X0, Y_Q, 0.3, H_BOX, "", face=QUERY_FACE,
+                                                        edge=style.QUERY, lw=1.2, size=SMALL_SIZE + 1)
+        art[f"link[{h}]"] = ax.plot([0, 0], [Y_Q + H_BOX, Y_KV], color=style.VALUE, lw=1.5, zorder=1)[0]
+    for g in range(pool):
+        art[f"kv.box[{g}]"], art[f"kv.text[{g}]"] = _cell(ax, X0, Y_KV, 0.3, H_BOX, "", face=CACHE_FACE,
+                                                          edge=style.CACHE, lw=1.4, size=SMALL_SIZE + 1)
+    art["refusal"] = _text(ax, (X0 + X1) / 2, Y_KV + H_BOX / 2, "", ha="center", size=NOTE_SIZE,
+                           color=style.BLOCKED, wrap=False)
+    art["shapes"] = _text(ax, 0.15, 2.95, "", size=NOTE_SIZE + 0.5)
+    art["cache"] = _text(ax, 0.15, 3.27, "", size=NOTE_SIZE + 0.5)
+    art["mha"] = _text(ax, 0.15, 3.59, "", size=NOTE_SIZE + 0.5)
+    art["ratio"] = _text(ax, 0.15, 3.91, "", size=NOTE_SIZE + 0.5, weight="bold")
+    update_head_sharing(art, trace)
+    return art
+
+
+def _group_label(g: int, readers, width: float) -> str:
+    first, last = int(readers[0]), int(readers[-1])
+    who = f"q{first}" if first == last else f"q{first}–q{last}"
+    name = f"K{fmt.subscript(g)}, U{fmt.subscript(g)}"
+    if width >= 1.1:
+        return f"{name} · read by {who}"
+    return f"{g}" if width < 0.5 else name
+
+
+def update_head_sharing(artists: dict, trace: HeadSharing | Refused) -> None:
+    """Place, label and show the pooled artists for ``trace``; hide the rest."""
+    if not isinstance(trace, (HeadSharing, Refused)):
+        raise TypeError(f"trace must be a HeadSharing or Refused, got {type(trace).__name__}")
+    pool = sum(1 for k in artists if k.startswith("q.box["))
+    h_q = trace.n_q_heads
+    if h_q > pool:
+        raise ValueError(f"trace has {h_q} query heads but the figure holds {pool}")
+    q_slots = _slots(h_q)
+    refused = isinstance(trace, Refused)
+    h_kv = 0 if refused else trace.n_kv_heads
+    for h in range(pool):
+        box, text, link = artists[f"q.box[{h}]"], artists[f"q.text[{h}]"], artists[f"link[{h}]"]
+        on = h < h_q
+        for a in (box, text):
+            a.set_visible(on)
+        link.set_visible(on and not refused)
+        if not on:
+            continue
+        x, w = q_slots[h]
+        box.set_x(x)
+        box.set_width(w)
+        text.set_position((x + w / 2, Y_Q + H_BOX / 2))
+        text.set_text(f"q{h}" if w >= 0.28 else f"{h}")
+        box.set_facecolor(style.LIGHT if refused else QUERY_FACE)
+        box.set_edgecolor(style.NEUTRAL if refused else style.QUERY)
+    kv_box = {}
+    for g in range(pool):
+        box, text = artists[f"kv.box[{g}]"], artists[f"kv.text[{g}]"]
+        on = g < h_kv
+        box.set_visible(on)
+        text.set_visible(on)
+        if not on:
+            continue
+        readers = trace.readers(g)
+        x = q_slots[readers[0]][0]
+        last_x, last_w = q_slots[readers[-1]]
+        w = last_x + last_w - x
+        box.set_x(x)
+        box.set_width(w)
+        text.set_position((x + w / 2, Y_KV + H_BOX / 2))
+        text.set_text(_group_label(g, readers, w))
+        kv_box[g] = (x, w)
+    if not refused:
+        for h in range(h_q):
+            qx, qw = q_slots[h]
+            g = int(trace.groups[h])
+            gx, gw = kv_box[g]
+            n = trace.group_size
+            r = h - g * n
+            end_x = gx + gw * (r + 0.5) / n if n > 1 else gx + gw / 2
+            artists[f"link[{h}]"].set_data([qx + qw / 2, end_x], [Y_Q + H_BOX, Y_KV])
+    artists["refusal"].set_visible(refused)
+    if refused:
+        artists["refusal"].set_text("refused: " + trace.message.replace(": every", ":\nevery"))
+        artists["shapes"].set_text(f"Hq = {h_q}, Hkv = {trace.n_kv_heads}: no head mapping")
+        for k in ("cache", "mha", "ratio"):
+            artists[k].set_text("")
+        return
+    s = trace
+    artists["shapes"].set_text(
+        f"shapes: Q {_shape(s.query_shape)},  K and U {_shape(s.kv_shape)},  "
+        f"weights [B, {s.n_q_heads}, T, T] (one per query head)")
+    c, m = s.cache, s.mha_cache
+    where = (f"{fmt.num(c.layers)} layer, {fmt.num(c.requests)} request, S = {fmt.num(c.seq_len)}, "
+             f"d_h = {fmt.num(c.head_dim)}")
+    artists["cache"].set_text(f"K/V cache, {where}:  {fmt.num(c.kv_heads)} K/V heads  "
+                              f"{product_text(c)} numbers")
+    artists["mha"].set_text(f"one K/V head per query head ({fmt.num(m.kv_heads)}):  {product_text(m)} numbers")
+    artists["ratio"].set_text(f"ratio {fmt.num(c.elements)}/{fmt.num(m.elements)} = {fmt.frac(float(s.ratio))}"
+                              " for the K/V body only (no allocator, workspace or latency)")
+
+
+def describe_head_sharing(trace: HeadSharing | Refused) -> str:
+    """The state in words, every number from ``trace``.
+
+    >>> print(describe_head_sharing(head_sharing_or_refusal(8, 2)))
+    Hq = 8 query heads read Hkv = 2 K/V heads, 4 query heads per K/V head (query head h reads K/V head h // 4). Q is [B, 8, T, d_h], K and U are [B, 2, T, d_h]. One layer, one request, S = 3, d_h = 2: the cache holds 2×1×2×3×2 = 24 numbers against 2×1×8×3×2 = 96 with one K/V head per query head, a ratio of 1/4 (K/V body only).
+    """
+    if isinstance(trace, Refused):
+        return f"Hq = {trace.n_q_heads}, Hkv = {trace.n_kv_heads}: refused by the engine: {trace.message}."
+    s, c, m = trace, trace.cache, trace.mha_cache
+    kind = " (multi-head attention)" if s.n_kv_heads == s.n_q_heads else (
+        " (multi-query attention)" if s.n_kv_heads == 1 else "")
+    return (
+        f"Hq = {s.n_q_heads} query heads read Hkv = {s.n_kv_heads} K/V heads{kind}, "
+        f"{s.group_size} query heads per K/V head (query head h reads K/V head h // {s.group_size}). "
+        f"Q is {_shape(s.query_shape)}, K and U are {_shape(s.kv_shape)}. "
+        f"One layer, one request, S = {c.seq_len}, d_h = {c.head_dim}: the cache holds {product_text(c)} "
+        f"numbers against {product_text(m)} with one K/V head per query head, a ratio of "
+        f"{fmt.frac(float(s.ratio))} (K/V body only)."
+    )
+
+
+@register(16, "Grouped-query attention: query heads share K/V heads")
+def build_fig16() -> Drawn:
+    trace = head_sharing_or_refusal(ex.FIG16_N_Q_HEADS, ex.FIG16_N_KV_HEADS)
+    fig, ax = _canvas(style.WIDTH, 4.15)
+    art: dict[str, Artist] = {}
+    art["heading"] = _heading(ax, 0.15, 0.25, "Each K/V head is stored once and read by a group of query heads")
+    art.update(draw_head_sharing(ax, trace))
+    art["note"] = _text(ax, 0.15, 2.58, "The two rows are two kinds of head and the map between them, "
+                        "not two time steps.", size=SMALL_SIZE + 0.5, color="#333333", style="italic")
+    reads = "; ".join(
+        f"{_group_label(g, trace.readers(g), 2.0).split(' · read by ')[1]} read "
+        f"{_group_label(g, trace.readers(g), 1.0)}" for g in range(trace.n_kv_heads))
+    alt = (f"Two rows of boxes: {trace.n_q_heads} query heads above, {trace.n_kv_heads} K/V heads below, "
+           f"each K/V head linked to the {trace.group_size} query heads that read it ({reads}). "
+           + describe_head_sharing(trace))
+    return Drawn(16, _title(16), fig, alt, art, trace)

@@ -1,0 +1,285 @@
+"""Grouped-query attention (GQA): many query heads read a few shared K/V heads.
+
+A layer with ``Hq`` query heads and ``Hkv`` key/value heads splits the query heads into
+``Hkv`` groups of ``Hq / Hkv`` consecutive heads; every head of a group reads the same
+keys and values. Query head ``h`` reads K/V head ``h // (Hq / Hkv)``, which is how
+Hugging Face's ``repeat_kv`` lines them up (it repeats each K/V head ``Hq / Hkv`` times
+in place, ``[k0, k0, k0, k0, k1, k1, k1, k1]``). The two ends are ordinary multi-head
+attention (``Hkv = Hq``, every head has its own K/V) and multi-query attention
+(``Hkv = 1``, all heads share one).
+
+Only K and V are shared. Every query head still has its own queries, its own scores
+and its own weights ``[T_q, T_k]``; the softmax is :func:`tokenpath.attention.attention`'s.
+What shrinks is the K/V cache, by the factor ``Hkv / Hq`` (the K/V body only: no
+allocator, workspace or latency is counted here).
+
+Shapes follow Hugging Face: queries ``[B, Hq, T_q, d_h]``, keys and values
+``[B, Hkv, T_k, d_h]``.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from fractions import Fraction
+
+import numpy as np
+
+from ._checks import as_bool_array, as_float_array, as_int
+from .attention import attention, cache_mask
+
+__all__ = [
+    "GroupedAttentionTrace",
+    "HeadSharing",
+    "KVCacheSize",
+    "group_size",
+    "grouped_attention",
+    "head_sharing",
+    "kv_cache_size",
+    "kv_groups",
+    "repeat_kv",
+]
+
+
+# ------------------------------------------------------------------ head -> group map
+
+
+def group_size(n_q_heads: int, n_kv_heads: int) -> int:
+    """How many query heads share one K/V head: ``Hq / Hkv``.
+
+    >>> group_size(8, 2)
+    4
+    >>> group_size(8, 3)
+    Traceback (most recent call last):
+    ...
+    ValueError: n_q_heads=8 is not divisible by n_kv_heads=3: every K/V head must serve the same whole number of query heads
+    """
+    n_q_heads = as_int("n_q_heads", n_q_heads, low=1)
+    n_kv_heads = as_int("n_kv_heads", n_kv_heads, low=1)
+    if n_q_heads % n_kv_heads:
+        raise ValueError(
+            f"n_q_heads={n_q_heads} is not divisible by n_kv_heads={n_kv_heads}: every K/V head "
+            "must serve the same whole number of query heads"
+        )
+    return n_q_heads // n_kv_heads
+
+
+def kv_groups(n_q_heads: int, n_kv_heads: int) -> np.ndarray:
+    """The K/V head each query head reads: ``h // (Hq / Hkv)``, shape ``[Hq]``.
+
+    >>> kv_groups(8, 2).tolist()
+    [0, 0, 0, 0, 1, 1, 1, 1]
+    >>> kv_groups(4, 4).tolist(), kv_groups(4, 1).tolist()   # MHA and MQA
+    ([0, 1, 2, 3], [0, 0, 0, 0])
+    """
+    return np.arange(n_q_heads) // group_size(n_q_heads, n_kv_heads)
+
+
+def repeat_kv(x, n_rep: int) -> np.ndarray:
+    """Repeat every K/V head ``n_rep`` times in place: ``[B, Hkv, T, d]`` →
+    ``[B, Hkv·n_rep, T, d]``, the NumPy twin of Hugging Face's ``repeat_kv``. Head
+    ``h`` of the result is head ``h // n_rep`` of ``x``.
+
+    >>> repeat_kv(np.arange(2.0).reshape(1, 2, 1, 1), 3)[0, :, 0, 0].tolist()
+    [0.0, 0.0, 0.0, 1.0, 1.0, 1.0]
+    """
+    x = as_float_array("x", x, ndim=4)
+    n_rep = as_int("n_rep", n_rep, low=1)
+    return np.repeat(x, n_rep, axis=1)
+
+
+# ------------------------------------------------------------------------ attention
+
+
+@dataclass(frozen=True)
+class GroupedAttentionTrace:
+    """Everything one grouped-query attention call computes."""
+
+    query: np.ndarray  # [B, Hq, T_q, d_h]
+    key: np.ndarray  # [B, Hkv, T_k, d_h]  cached keys followed by the new ones
+    value: np.ndarray  # [B, Hkv, T_k, d_v]  cached values followed by the new ones
+    groups: np.ndarray  # [Hq] K/V head read by each query head, h // (Hq/Hkv)
+    scores: np.ndarray  # [B, Hq, T_q, T_k]  QKᵀ/√d_h of each query head before the mask
+    mask: np.ndarray  # [B, Hq, T_q, T_k]  True where key j is visible to query i
+    weights: np.ndarray  # [B, Hq, T_q, T_k]  softmax over the last (key) axis, per query head
+    output: np.ndarray  # [B, Hq, T_q, d_v]  weights @ value of the head's group
+
+    @property
+    def n_q_heads(self) -> int:
+        return self.query.shape[1]
+
+    @property
+    def n_kv_heads(self) -> int:
+        return self.key.shape[1]
+
+    @property
+    def cache(self) -> tuple[np.ndarray, np.ndarray]:
+        """``(key, value)`` including this call's positions: the ``past`` of the next call."""
+        return self.key, self.value
+
+
+def _past(past, b, h_kv, d_k, d_v):
+    """Check a ``(key, value)`` cache and return it, or empty arrays when None."""
+    if past is None:
+        return np.zeros((b, h_kv, 0, d_k)), np.zeros((b, h_kv, 0, d_v))
+    if not isinstance(past, (tuple, list)) or len(past) != 2:
+        raise TypeError("past must be a (key, value) pair of [B, Hkv, P, d_h] arrays, or None")
+    pk = as_float_array("past key", past[0], ndim=4)
+    pv = as_float_array("past value", past[1], ndim=4)
+    if pk.shape[:2] != (b, h_kv) or pk.shape[3] != d_k:
+        raise ValueError(f"past key must be [B, Hkv, P, d_h] = [{b}, {h_kv}, P, {d_k}], got {list(pk.shape)}")
+    if pv.shape[:3] != pk.shape[:3] or pv.shape[3] != d_v:
+        raise ValueError(f"past value must be [{b}, {h_kv}, {pk.shape[2]}, {d_v}], got {list(pv.shape)}")
+    return pk, pv
+
+
+def grouped_attention(query, key, value, mask=None, *, past=None, causal: bool = False) -> GroupedAttentionTrace:
+    """Attention of ``Hq`` query heads over ``Hkv`` shared K/V heads.
+
+    ``query [B, Hq, T_q, d_h]``; ``key [B, Hkv, T, d_h]`` and ``value [B, Hkv, T, d_v]``
+    hold this call's new positions. ``past`` is an optional ``(key, value)`` cache of
+    ``P`` earlier positions (``[B, Hkv, P, ·]``), put in front of them, so
+    ``T_k = P + T``. ``causal=True`` hides the future with
+    :func:`~tokenpath.attention.cache_mask` (query row ``r`` sits at position ``P + r``);
+    ``mask`` (True = visible) broadcasts to ``[B, Hq, T_q, T_k]`` and is ANDed with it.
+
+    Query head ``h`` reads K/V head ``h // (Hq/Hkv)``. The K/V heads are not copied:
+    the query heads are viewed as ``[B, Hkv, Hq/Hkv, T_q, d_h]`` and each group's keys
+    broadcast over its query heads inside :func:`~tokenpath.attention.attention`.
+
+    >>> q = np.zeros((1, 4, 1, 2)); k = np.zeros((1, 2, 3, 2)); v = np.arange(6.0).reshape(1, 2, 3, 1)
+    >>> t = grouped_attention(q, k, v)
+    >>> t.groups.tolist(), t.output[0, :, 0, 0].round(6).tolist()   # heads 0,1: group 0; 2,3: group 1
+    ([0, 0, 1, 1], [1.0, 1.0, 4.0, 4.0])
+    """
+    q = as_float_array("query", query, ndim=4)
+    k = as_float_array("key", key, ndim=4)
+    v = as_float_array("value", value, ndim=4)
+    b, h_q, t_q, d_h = q.shape
+    if k.shape[0] != b or k.shape[3] != d_h:
+        raise ValueError(f"key must be [B, Hkv, T, d_h] with B={b}, d_h={d_h} (from query), got {list(k.shape)}")
+    if v.shape[:3] != k.shape[:3]:
+        raise ValueError(f"value must have key's [B, Hkv, T] = {list(k.shape[:3])}, got {list(v.shape)}")
+    h_kv = k.shape[1]
+    g = group_size(h_q, h_kv)
+    pk, pv = _past(past, b, h_kv, d_h, v.shape[3])
+    k = np.concatenate([pk, k], axis=2)
+    v = np.concatenate([pv, v], axis=2)
+    p, t_k = pk.shape[2], k.shape[2]
+    visible = np.ones((b, h_q, t_q, t_k), dtype=bool)
+    if causal:
+        if t_k - p != t_q:
+            raise ValueError(f"with causal=True key must hold the T_q={t_q} new positions, got {t_k - p}")
+        visible &= cache_mask(p, t_q)
+    if mask is not None:
+        m = as_bool_array("mask", mask)
+        try:
+            visible &= np.broadcast_to(m, visible.shape)
+        except ValueError:
+            raise ValueError(f"mask must broadcast to [B, Hq, T_q, T_k] = {list(visible.shape)}, got {list(m.shape)}") from None
+    # [B, Hq, ...] -> [B, Hkv, g, ...]: query heads h = group·g + r, as repeat_kv orders them
+    trace = attention(
+        q.reshape(b, h_kv, g, t_q, d_h),
+        k[:, :, None],
+        v[:, :, None],
+        visible.reshape(b, h_kv, g, t_q, t_k),
+    )
+
+    def heads(x):
+        return x.reshape((b, h_q) + x.shape[3:])
+
+    return GroupedAttentionTrace(
+        query=q, key=k, value=v, groups=np.arange(h_q) // g,
+        scores=heads(trace.scores), mask=heads(trace.mask), weights=heads(trace.weights),
+        output=heads(trace.output),
+    )
+
+
+# ----------------------------------------------------------------- cache counting
+
+
+@dataclass(frozen=True)
+class KVCacheSize:
+    """Element count of a K/V cache: 2 (K and V) × layers × requests × Hkv × S × d_h.
+
+    Only the K/V body: no weights, allocator, workspace, precision or latency.
+    """
+
+    layers: int
+    requests: int
+    kv_heads: int
+    seq_len: int  # S, cached positions per request
+    head_dim: int  # d_h
+
+    @property
+    def factors(self) -> tuple[int, int, int, int, int]:
+        """The product as the book writes it: (2, layers·requests, Hkv, S, d_h); the
+        leading 2 counts K and V, the second factor the (layer, request) pairs."""
+        return (2, self.layers * self.requests, self.kv_heads, self.seq_len, self.head_dim)
+
+    @property
+    def elements(self) -> int:
+        return int(np.prod(self.factors))
+
+
+def kv_cache_size(*, layers: int, requests: int, kv_heads: int, seq_len: int, head_dim: int) -> KVCacheSize:
+    """Count the numbers a K/V cache holds.
+
+    >>> kv_cache_size(layers=1, requests=1, kv_heads=2, seq_len=3, head_dim=2).elements
+    24
+    """
+    return KVCacheSize(
+        as_int("layers", layers, low=1), as_int("requests", requests, low=1),
+        as_int("kv_heads", kv_heads, low=1), as_int("seq_len", seq_len, low=0),
+        as_int("head_dim", head_dim, low=1),
+    )
+
+
+@dataclass(frozen=True)
+class HeadSharing:
+    """Figure 16's trace: which K/V head each query head reads, the tensor shapes and
+    the cache compared with one K/V head per query head (multi-head attention)."""
+
+    n_q_heads: int  # Hq
+    n_kv_heads: int  # Hkv
+    groups: np.ndarray  # [Hq] K/V head read by query head h
+    cache: KVCacheSize  # with Hkv K/V heads
+    mha_cache: KVCacheSize  # the same with Hq K/V heads
+
+    @property
+    def group_size(self) -> int:
+        """Query heads per K/V head, Hq / Hkv."""
+        return self.n_q_heads // self.n_kv_heads
+
+    def readers(self, group: int) -> np.ndarray:
+        """The query heads that read K/V head ``group``."""
+        return np.flatnonzero(self.groups == group)
+
+    @property
+    def ratio(self) -> Fraction:
+        """Cache with shared heads over cache with one K/V head per query head."""
+        return Fraction(self.cache.elements, self.mha_cache.elements)
+
+    @property
+    def query_shape(self) -> tuple:
+        return ("B", self.n_q_heads, "T", "d_h")
+
+    @property
+    def kv_shape(self) -> tuple:
+        return ("B", self.n_kv_heads, "T", "d_h")
+
+
+def head_sharing(n_q_heads: int, n_kv_heads: int, *, layers: int = 1, requests: int = 1,
+                 seq_len: int = 3, head_dim: int = 2) -> HeadSharing:
+    """Gather figure 16's trace for ``Hq`` query heads over ``Hkv`` K/V heads.
+
+    >>> s = head_sharing(8, 2)
+    >>> s.readers(1).tolist(), s.cache.elements, s.mha_cache.elements, s.ratio
+    ([4, 5, 6, 7], 24, 96, Fraction(1, 4))
+    """
+    groups = kv_groups(n_q_heads, n_kv_heads)
+    size = dict(layers=layers, requests=requests, seq_len=seq_len, head_dim=head_dim)
+    return HeadSharing(
+        n_q_heads=int(n_q_heads), n_kv_heads=int(n_kv_heads), groups=groups,
+        cache=kv_cache_size(kv_heads=n_kv_heads, **size),
+        mha_cache=kv_cache_size(kv_heads=n_q_heads, **size),
+    )

@@ -1,0 +1,126 @@
+"""Cross-check the feature-wise transforms and grouped-query attention against Hugging
+Face's Llama (transformers) on tiny configurations built here; nothing is downloaded.
+
+Weights are re-randomised (the default init, with unit norm weights, would hide a
+missing or misplaced γ) and copied into the engine transposed: an ``nn.Linear`` stores
+``[out, in]``, the book multiplies ``x @ W`` with ``W`` of shape ``[in, out]``.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+
+from tokenpath import attention as A
+from tokenpath import gqa, norms, position
+
+torch = pytest.importorskip("torch", reason="torch not installed: install the 'crosscheck' extra")
+transformers = pytest.importorskip("transformers", reason="transformers not installed: install the 'crosscheck' extra")
+from transformers import LlamaConfig  # noqa: E402
+from transformers.models.llama import modeling_llama as ml  # noqa: E402
+
+RTOL, ATOL = 1e-10, 1e-12
+
+
+def _config(n_q_heads=8, n_kv_heads=2, head_dim=2, d_ff=24):
+    config = LlamaConfig(
+        hidden_size=n_q_heads * head_dim, intermediate_size=d_ff, num_attention_heads=n_q_heads,
+        num_key_value_heads=n_kv_heads, head_dim=head_dim, num_hidden_layers=1, vocab_size=16,
+        rms_norm_eps=1e-6, rope_parameters={"rope_type": "default", "rope_theta": 10000.0},
+        attention_bias=False, mlp_bias=False,
+    )
+    config._attn_implementation = "eager"
+    return config
+
+
+def _randomise(module, seed):
+    g = torch.Generator().manual_seed(seed)
+    with torch.no_grad():
+        for p in module.parameters():
+            p.copy_(torch.randn(p.shape, generator=g, dtype=p.dtype))
+    return module
+
+
+def _np(t):
+    return t.detach().numpy()
+
+
+def _x(seed, shape):
+    return np.random.default_rng(seed).standard_normal(shape)
+
+
+def test_rms_norm_equals_llama_rmsnorm_with_a_random_weight_and_the_config_eps():
+    config = _config()
+    hf = _randomise(ml.LlamaRMSNorm(config.hidden_size, eps=config.rms_norm_eps), 0).double()
+    x = _x(1, (2, 5, config.hidden_size)) * 0.01  # small enough that eps matters
+    ours = norms.rms_norm(x, _np(hf.weight), eps=config.rms_norm_eps)
+    # LlamaRMSNorm normalises in float32 whatever the input dtype, hence float32 tolerances
+    np.testing.assert_allclose(ours, _np(hf(torch.from_numpy(x))), rtol=1e-6, atol=1e-7)
+    assert not np.allclose(ours, norms.rms_norm(x, _np(hf.weight)), rtol=1e-6)  # eps is not ignored
+    assert not np.allclose(ours, norms.rms_norm(x, 1 + _np(hf.weight), eps=config.rms_norm_eps))
+
+
+def test_swiglu_equals_llama_mlp_with_transposed_weights():
+    config = _config(d_ff=24)
+    hf = _randomise(ml.LlamaMLP(config), 2).double()
+    x = _x(3, (2, 4, config.hidden_size))
+    ours = norms.swiglu(x, _np(hf.gate_proj.weight).T, _np(hf.up_proj.weight).T, _np(hf.down_proj.weight).T)
+    np.testing.assert_allclose(ours, _np(hf(torch.from_numpy(x))), rtol=RTOL, atol=ATOL)
+
+
+def test_hf_mlp_uses_silu_as_the_engine_does():
+    a = np.linspace(-8, 8, 33)
+    np.testing.assert_allclose(norms.silu(a), _np(ml.ACT2FN["silu"](torch.from_numpy(a))), rtol=RTOL, atol=ATOL)
+
+
+def test_repeat_kv_equals_hugging_face_repeat_kv():
+    k = _x(4, (2, 2, 3, 4))
+    np.testing.assert_array_equal(gqa.repeat_kv(k, 4), _np(ml.repeat_kv(torch.from_numpy(k), 4)))
+
+
+@pytest.mark.parametrize("n_kv_heads", [2, 1, 8])
+def test_grouped_attention_equals_repeat_kv_then_causal_sdpa(n_kv_heads):
+    q, k, v = _x(5, (2, 8, 5, 4)), _x(6, (2, n_kv_heads, 5, 4)), _x(7, (2, n_kv_heads, 5, 4))
+    ours = gqa.grouped_attention(q, k, v, causal=True).output
+    rep = 8 // n_kv_heads
+    tq, tk, tv = (torch.from_numpy(a) for a in (q, k, v))
+    theirs = torch.nn.functional.scaled_dot_product_attention(
+        tq, ml.repeat_kv(tk, rep), ml.repeat_kv(tv, rep), is_causal=True)
+    np.testing.assert_allclose(ours, _np(theirs), rtol=RTOL, atol=ATOL)
+    # torch's own GQA path agrees too
+    native = torch.nn.functional.scaled_dot_product_attention(tq, tk, tv, is_causal=True, enable_gqa=True)
+    np.testing.assert_allclose(ours, _np(native), rtol=RTOL, atol=ATOL)
+
+
+def _engine_llama_attention(hf, x, base):
+    """One LlamaAttention forward with the engine: projections, RoPE (rotate_half),
+    grouped_attention (causal), merge heads, output projection."""
+    h_q, h_kv, d_h = hf.config.num_attention_heads, hf.config.num_key_value_heads, hf.head_dim
+    w_q, w_k, w_v, w_o = (_np(p.weight).T for p in (hf.q_proj, hf.k_proj, hf.v_proj, hf.o_proj))
+    t = x.shape[1]
+    q = position.rope(A.split_heads(x @ w_q, h_q), np.arange(t), base=base, pairing="rotate_half")
+    k = position.rope(A.split_heads(x @ w_k, h_kv), np.arange(t), base=base, pairing="rotate_half")
+    v = A.split_heads(x @ w_v, h_kv)
+    trace = gqa.grouped_attention(q, k, v, causal=True)
+    assert trace.groups.tolist() == (np.arange(h_q) // (h_q // h_kv)).tolist()
+    return A.merge_heads(trace.output) @ w_o, trace
+
+
+@pytest.mark.parametrize("n_kv_heads", [2, 1])
+def test_grouped_attention_equals_llama_attention(n_kv_heads):
+    config = _config(n_q_heads=8, n_kv_heads=n_kv_heads, head_dim=4)
+    hf = _randomise(ml.LlamaAttention(config, layer_idx=0), 10 + n_kv_heads).double().eval()
+    rotary = ml.LlamaRotaryEmbedding(config)
+    b, t = 2, 6
+    x = _x(8, (b, t, config.hidden_size))
+    tx = torch.from_numpy(x)
+    pos = torch.arange(t)[None].expand(b, t)
+    cos, sin = rotary(tx, pos)
+    causal = torch.from_numpy(np.where(A.causal_mask(t), 0.0, -np.inf))[None, None]
+    with torch.no_grad():
+        theirs, weights = hf(tx, position_embeddings=(cos, sin), attention_mask=causal)
+    ours, trace = _engine_llama_attention(hf, x, config.rope_parameters["rope_theta"])
+    # HF computes the RoPE angles in float32, hence the looser tolerance
+    np.testing.assert_allclose(ours, _np(theirs), rtol=1e-5, atol=1e-5)
+    np.testing.assert_allclose(trace.weights, _np(weights), rtol=1e-5, atol=1e-6)
+    assert weights.shape[1] == config.num_attention_heads  # one weight matrix per query head
