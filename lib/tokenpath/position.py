@@ -1,9 +1,21 @@
-"""Positions: rotary position embedding (RoPE).
+"""Positions: why attention needs them, and three ways to supply them.
+
+Attention by itself compares contents only: reorder its inputs and, without a mask,
+its outputs are reordered the same way (:func:`order_blindness`). Three remedies:
+
+* a **sinusoidal encoding** (:func:`sinusoidal`), a fixed vector per position added to
+  the token embedding;
+* a **learned table** (:class:`PositionTable`), one trained row per position up to a
+  maximum length, and nothing beyond it;
+* **rotary position embedding** (RoPE, :func:`rope`), which turns queries and keys
+  instead of adding anything.
 
 RoPE splits a query or key vector of width ``d_h`` into ``d_h / 2`` feature pairs and
 turns pair ``i`` at position ``p`` by the angle ``p · θ_i``, with frequencies
 ``θ_i = base^(−2i/d_h)``. Each pair is one "disc" spinning at its own speed. It is
 applied to queries and keys, never to values, and it keeps every vector's length.
+Because a rotation's transpose is its inverse, the score of a query at ``m`` and a key
+at ``n`` depends on ``n − m`` only (:func:`relative_scores`).
 
 Two conventions pair the features differently; both are named here:
 
@@ -11,19 +23,75 @@ Two conventions pair the features differently; both are named here:
 * ``"rotate_half"``: pairs ``(i, i + d_h/2)``, as Hugging Face Llama computes it
   (``rotate_half`` in ``modeling_llama``).
 
-They compute the same rotation on a permuted order of the features.
+They compute the same rotation on a permuted order of the features
+(:func:`rotate_half_order`).
 """
 
 from __future__ import annotations
 
+from dataclasses import dataclass
+
 import numpy as np
 
-from ._checks import as_float, as_float_array, as_int
+from ._checks import as_float, as_float_array, as_int, as_int_array
+from .attention import AttentionTrace, attention
+from .examples import (
+    FIG15_BASE,
+    FIG15_DISTANCE,
+    FIG15_DISTANCES,
+    FIG15_HEAD_DIM,
+    FIG15_K,
+    FIG15_MAX_DISTANCE,
+    FIG15_OMEGA,
+    FIG15_PAIR,
+    FIG15_PAIR_DISTANCE,
+    FIG15_Q,
+    encode_chars,
+)
 
-__all__ = ["PAIRINGS", "rope", "rope_angles", "rope_frequencies", "rotation"]
+__all__ = [
+    "PAIRINGS",
+    "Disc",
+    "DistanceTrace",
+    "Fig15Trace",
+    "OrderBlindness",
+    "PairTrace",
+    "PositionTable",
+    "RelativeScores",
+    "distance_trace",
+    "fig15_trace",
+    "order_blindness",
+    "pair_trace",
+    "position_table",
+    "relative_scores",
+    "rope",
+    "rope_angles",
+    "rope_disc",
+    "rope_frequencies",
+    "rotate_half_order",
+    "rotation",
+    "sinusoidal",
+]
 
 #: The two ways of pairing features, by name.
 PAIRINGS = ("adjacent", "rotate_half")
+
+
+def _even_width(name: str, d: int) -> int:
+    d = as_int(name, d, low=2)
+    if d % 2:
+        raise ValueError(f"{name} must be even (features are used in pairs), got {d}")
+    return d
+
+
+def _positive_base(base) -> float:
+    base = as_float("base", base)
+    if base <= 0:
+        raise ValueError(f"base must be > 0 (frequencies are powers of it), got {base:g}")
+    return base
+
+
+# ------------------------------------------------------------------------ RoPE core
 
 
 def rope_frequencies(head_dim: int, base: float = 10000.0) -> np.ndarray:
@@ -33,12 +101,8 @@ def rope_frequencies(head_dim: int, base: float = 10000.0) -> np.ndarray:
     >>> rope_frequencies(4).tolist()
     [1.0, 0.01]
     """
-    head_dim = as_int("head_dim", head_dim, low=2)
-    if head_dim % 2:
-        raise ValueError(f"head_dim must be even (RoPE turns features in pairs), got {head_dim}")
-    base = as_float("base", base)
-    if base <= 0:
-        raise ValueError(f"base must be > 0, got {base:g}")
+    head_dim = _even_width("head_dim", head_dim)
+    base = _positive_base(base)
     return base ** (-np.arange(0, head_dim, 2, dtype=np.float64) / head_dim)
 
 
@@ -77,6 +141,8 @@ def rope(x, positions, *, base: float = 10000.0, pairing: str = "rotate_half") -
     if pairing not in PAIRINGS:
         raise ValueError(f"pairing must be one of {PAIRINGS}, got {pairing!r}")
     t, d = x.shape[-2:]
+    if d % 2:
+        raise ValueError(f"x's last axis (head_dim) must be even: RoPE turns features in pairs; got {d}")
     angles = rope_angles(positions, d, base)
     if angles.shape[0] != t:
         raise ValueError(f"positions must give one position per row of x ({t}), got {angles.shape[0]}")
@@ -90,3 +156,280 @@ def rope(x, positions, *, base: float = 10000.0, pairing: str = "rotate_half") -
     half = d // 2
     a, b = x[..., :half], x[..., half:]
     return np.concatenate([a * cos - b * sin, a * sin + b * cos], axis=-1)
+
+
+def rotate_half_order(head_dim: int) -> np.ndarray:
+    """The feature order that turns the adjacent layout into the rotate-half layout:
+    ``x[..., order]`` puts feature ``2i`` at ``i`` and ``2i+1`` at ``i + d_h/2``, so
+
+    ``rope(x[..., order], p, pairing="rotate_half") == rope(x, p, pairing="adjacent")[..., order]``.
+
+    (``np.argsort(order)`` goes back.) This is why a checkpoint written for one layout
+    has its query and key projection rows permuted when it is converted to the other.
+
+    >>> rotate_half_order(8).tolist()
+    [0, 2, 4, 6, 1, 3, 5, 7]
+    """
+    head_dim = _even_width("head_dim", head_dim)
+    return np.concatenate([np.arange(0, head_dim, 2), np.arange(1, head_dim, 2)])
+
+
+# ------------------------------------------------------------ the relative property
+
+
+@dataclass(frozen=True)
+class RelativeScores:
+    """Scores of rotated queries against rotated keys, computed twice: from the
+    absolute positions and from the distances alone."""
+
+    query_positions: np.ndarray  # [T_q] m
+    key_positions: np.ndarray  # [T_k] n
+    absolute: np.ndarray  # [T_q, T_k] rope(q, m) · rope(k, n), raw dot products (no 1/√d_h)
+    relative: np.ndarray  # [T_q, T_k] q · rope(k, n − m), only the distance enters
+
+    @property
+    def largest_gap(self) -> float:
+        """``max |absolute − relative|``: rounding only, never a real difference."""
+        return float(np.abs(self.absolute - self.relative).max())
+
+
+def relative_scores(query, key, query_positions, key_positions, *, base: float = 10000.0,
+                    pairing: str = "rotate_half") -> RelativeScores:
+    """Check ``(R_m q)ᵀ R_n k = qᵀ R_(n−m) k`` for every query row at ``m`` and key row
+    at ``n`` of one head: ``query [T_q, d_h]``, ``key [T_k, d_h]``.
+
+    >>> r = relative_scores([[1.0, 0.0]], [[1.0, 0.0]], [5], [5])
+    >>> r.absolute.round(12).tolist(), r.relative.round(12).tolist()
+    ([[1.0]], [[1.0]])
+    """
+    q = as_float_array("query", query, ndim=2)
+    k = as_float_array("key", key, ndim=2)
+    if q.shape[1] != k.shape[1]:
+        raise ValueError(f"query and key must have the same head_dim, got {q.shape[1]} and {k.shape[1]}")
+    m = as_float_array("query_positions", query_positions, ndim=1)
+    n = as_float_array("key_positions", key_positions, ndim=1)
+    absolute = rope(q, m, base=base, pairing=pairing) @ rope(k, n, base=base, pairing=pairing).T
+    relative = np.empty_like(absolute)
+    for i, mi in enumerate(m):
+        relative[i] = np.einsum("d,jd->j", q[i], rope(k, n - mi, base=base, pairing=pairing))
+    return RelativeScores(m, n, absolute, relative)
+
+
+# ------------------------------------------------------------ figure 15's traces
+
+
+@dataclass(frozen=True)
+class Disc:
+    """One feature pair of a query and a key, at relative distance ``n − m``."""
+
+    q: np.ndarray  # [2] the query pair (it stays where it is: the reference direction)
+    k: np.ndarray  # [2] the key pair before rotation
+    omega: float  # rad per position step of this pair
+    distance: float  # n − m, in positions
+    angle: float  # distance · ω, rad
+    turned_key: np.ndarray  # [2] R(angle) k, the key as the query sees it
+    dot: float  # q · R(angle) k, the raw score of this pair
+
+    @property
+    def degrees(self) -> float:
+        """The angle in degrees."""
+        return float(np.degrees(self.angle))
+
+
+def rope_disc(q, k, omega: float, distance: float) -> Disc:
+    """One disc: the key turned by ``distance · omega`` relative to the query.
+
+    >>> rope_disc([1, 0], [1, 0], np.pi / 2, 2).dot
+    -1.0
+    """
+    q = as_float_array("q", q, ndim=1)
+    k = as_float_array("k", k, ndim=1)
+    if q.shape != (2,) or k.shape != (2,):
+        raise ValueError(f"q and k must be one feature pair each, shape [2]; got {q.shape} and {k.shape}")
+    omega = as_float("omega", omega)
+    distance = as_float("distance", distance)
+    angle = distance * omega
+    turned = rotation(angle) @ k
+    return Disc(q, k, omega, distance, angle, turned, float(q @ turned))
+
+
+@dataclass(frozen=True)
+class DistanceTrace:
+    """Figure 15 (b): one disc at a chosen distance and frequency, and the pair's
+    score against every distance on a fine grid."""
+
+    disc: Disc
+    distances: np.ndarray  # [N] distances 0 … FIG15_MAX_DISTANCE the curve is drawn at
+    scores: np.ndarray  # [N] q · R(distance · ω) k
+
+
+def distance_trace(distance: float = FIG15_DISTANCE, omega: float = FIG15_OMEGA, *,
+                   q=FIG15_Q, k=FIG15_K) -> DistanceTrace:
+    """Panel (b) of figure 15 at ``distance`` and ``omega``.
+
+    >>> t = distance_trace(1, np.pi / 2)
+    >>> round(t.disc.degrees), round(t.disc.dot, 12), float(t.distances[-1])
+    (90, 0.0, 16.0)
+    """
+    disc = rope_disc(q, k, omega, distance)
+    if not 0 <= disc.distance <= FIG15_MAX_DISTANCE:
+        raise ValueError(f"distance must be between 0 and {FIG15_MAX_DISTANCE}, got {disc.distance:g}")
+    grid = np.linspace(0.0, FIG15_MAX_DISTANCE, 8 * FIG15_MAX_DISTANCE + 1)
+    angles = grid * disc.omega
+    turned = np.cos(angles)[:, None] * disc.k + np.sin(angles)[:, None] * np.array([-disc.k[1], disc.k[0]])
+    return DistanceTrace(disc, grid, turned @ disc.q)
+
+
+@dataclass(frozen=True)
+class PairTrace:
+    """Figure 15 (c): one pair of a wider head, its speed set by the base and its index."""
+
+    head_dim: int
+    base: float
+    index: int  # which pair, 0 … head_dim/2 − 1
+    frequencies: np.ndarray  # [head_dim/2] θ_i = base^(−2i/d_h) of every pair
+    disc: Disc  # the chosen pair at the panel's distance, ω = θ_index
+
+
+def pair_trace(index: int = FIG15_PAIR, base: float = FIG15_BASE, *, head_dim: int = FIG15_HEAD_DIM,
+               distance: float = FIG15_PAIR_DISTANCE, q=FIG15_Q, k=FIG15_K) -> PairTrace:
+    """Panel (c) of figure 15: pair ``index`` of a ``head_dim``-wide head with ``base``.
+
+    >>> t = pair_trace(16, 10000.0)
+    >>> float(t.disc.omega), round(t.disc.angle, 12)
+    (0.01, 0.03)
+    """
+    freqs = rope_frequencies(head_dim, base)
+    index = as_int("index", index, low=0, high=freqs.size - 1)
+    return PairTrace(int(head_dim), float(base), index, freqs, rope_disc(q, k, freqs[index], distance))
+
+
+@dataclass(frozen=True)
+class Fig15Trace:
+    """Everything figure 15 draws."""
+
+    discs: tuple  # (Disc, …) the seed's discs, distances FIG15_DISTANCES at FIG15_OMEGA
+    live: DistanceTrace  # panel (b), the distance/frequency widget's default
+    pair: PairTrace  # panel (c), the base/pair-index widget's default
+
+
+def fig15_trace() -> Fig15Trace:
+    """Figure 15's numbers: distance 0, 1, 2 → 0°, 90°, 180° → dot 1, 0, −1.
+
+    >>> [round(d.dot, 12) + 0.0 for d in fig15_trace().discs]
+    [1.0, 0.0, -1.0]
+    """
+    discs = tuple(rope_disc(FIG15_Q, FIG15_K, FIG15_OMEGA, d) for d in FIG15_DISTANCES)
+    return Fig15Trace(discs, distance_trace(), pair_trace())
+
+
+# --------------------------------------------------- sinusoidal and learned positions
+
+
+def sinusoidal(positions, d_model: int, base: float = 10000.0) -> np.ndarray:
+    """The fixed sinusoidal encoding: ``PE[p, 2i] = sin(p / base^(2i/d))`` and
+    ``PE[p, 2i+1] = cos(p / base^(2i/d))``. Shape ``[T, d_model]``; rows = positions,
+    columns = features. Its frequencies are RoPE's (:func:`rope_frequencies`).
+
+    >>> sinusoidal([0, 1], 4).round(4).tolist()
+    [[0.0, 1.0, 0.0, 1.0], [0.8415, 0.5403, 0.01, 1.0]]
+    """
+    d_model = _even_width("d_model", d_model)
+    angles = rope_angles(positions, d_model, base)  # [T, d_model/2]
+    out = np.empty((angles.shape[0], d_model))
+    out[:, 0::2] = np.sin(angles)
+    out[:, 1::2] = np.cos(angles)
+    return out
+
+
+@dataclass(frozen=True)
+class PositionTable:
+    """A learned position table: one row per position ``0 … max_len − 1``."""
+
+    weights: np.ndarray  # [max_len, d_model] row p is added to the embedding at position p
+
+    @property
+    def max_len(self) -> int:
+        """How many positions the table has rows for."""
+        return int(self.weights.shape[0])
+
+    def lookup(self, positions) -> np.ndarray:
+        """Rows of ``positions`` (integers in ``[0, max_len)``): shape ``[T, d_model]``.
+
+        >>> position_table(4, 2, seed=0).lookup([0, 3]).shape
+        (2, 2)
+        """
+        p = as_int_array("positions", positions, ndim=1, low=0)
+        if p.size and p.max() >= self.max_len:
+            raise ValueError(
+                f"positions must be < max_len={self.max_len} (the table has rows 0–{self.max_len - 1}); "
+                f"position {int(p.max())} has no learned row"
+            )
+        return self.weights[p]
+
+
+def position_table(max_len: int, d_model: int, *, seed: int) -> PositionTable:
+    """A position table initialised the way GPT-2's is before training (normal,
+    standard deviation 0.02). A teaching stand-in: no training happens here.
+
+    >>> position_table(8, 4, seed=5).max_len
+    8
+    """
+    max_len = as_int("max_len", max_len, low=1)
+    d_model = as_int("d_model", d_model, low=1)
+    seed = as_int("seed", seed, low=0)
+    return PositionTable(0.02 * np.random.default_rng(seed).standard_normal((max_len, d_model)))
+
+
+# ---------------------------------------------------------------- order blindness
+
+
+@dataclass(frozen=True)
+class OrderBlindness:
+    """One unmasked attention head run on a text and on a reordering of it, with and
+    without RoPE on its queries and keys."""
+
+    ids: np.ndarray  # [T] token IDs of the text
+    permutation: np.ndarray  # [T] new position p holds old position permutation[p]
+    plain: AttentionTrace  # [T, d_h] no positions, original order
+    plain_reordered: AttentionTrace  # no positions, reordered input
+    rotary: AttentionTrace  # RoPE on Q and K, original order
+    rotary_reordered: AttentionTrace  # RoPE on Q and K, reordered input
+
+    @property
+    def plain_follows_order(self) -> bool:
+        """Without positions the outputs are just the old ones, reordered."""
+        return bool(np.allclose(self.plain_reordered.output, self.plain.output[self.permutation]))
+
+    @property
+    def rotary_follows_order(self) -> bool:
+        """With RoPE, reordering the input changes the outputs themselves."""
+        return bool(np.allclose(self.rotary_reordered.output, self.rotary.output[self.permutation]))
+
+
+def order_blindness(text: str, permutation, *, d_model: int = 8, d_head: int = 4, seed: int) -> OrderBlindness:
+    """Run one head without a mask on ``text`` and on ``text`` reordered by
+    ``permutation``; embedding rows and projections are seeded random numbers.
+
+    >>> o = order_blindness("abac", [3, 2, 1, 0], seed=15)
+    >>> o.plain_follows_order, o.rotary_follows_order
+    (True, False)
+    """
+    ids = encode_chars(text)
+    perm = as_int_array("permutation", permutation, ndim=1)
+    if sorted(perm.tolist()) != list(range(ids.size)):
+        raise ValueError(f"permutation must reorder 0 … {ids.size - 1} (each once), got {perm.tolist()}")
+    d_head = _even_width("d_head", d_head)
+    rng = np.random.default_rng(as_int("seed", seed, low=0))
+    table = rng.standard_normal((int(ids.max()) + 1, as_int("d_model", d_model, low=1)))
+    w_q, w_k, w_v = (rng.standard_normal((d_model, d_head)) / np.sqrt(d_model) for _ in range(3))
+    pos = np.arange(ids.size)
+
+    def head(x, rotary):
+        q, k = x @ w_q, x @ w_k
+        if rotary:  # positions are the slots 0 … T−1 the rows now stand in
+            q, k = rope(q, pos), rope(k, pos)
+        return attention(q, k, x @ w_v)  # no mask: every position reads every other
+
+    x, x_re = table[ids], table[ids[perm]]
+    return OrderBlindness(ids, perm, head(x, False), head(x_re, False), head(x, True), head(x_re, True))

@@ -49,3 +49,4 @@ from .bpe import *  # noqa: E402,F401,F403
 from .embedding import *  # noqa: E402,F401,F403
 from .gqa import *  # noqa: E402,F401,F403
 from .norms import *  # noqa: E402,F401,F403
+from .position import *  # noqa: E402,F401,F403

@@ -1,0 +1,280 @@
+"""Engine tests for tokenpath.position: RoPE in both pairings, the relative property,
+sinusoidal and learned positions, order blindness, and bad input."""
+
+from __future__ import annotations
+
+import math
+
+import numpy as np
+import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+from hypothesis.extra import numpy as hnp
+
+from tokenpath import attention as A
+from tokenpath import examples as ex
+from tokenpath import position as P
+
+finite = st.floats(-10, 10, allow_nan=False, allow_infinity=False)
+half_widths = st.integers(1, 8)
+
+
+@st.composite
+def head(draw, rows=st.integers(1, 6)):
+    """One head's rows ``[T, d_h]`` (``d_h`` even) with their positions ``[T]``."""
+    d = 2 * draw(half_widths)
+    t = draw(rows)
+    x = draw(hnp.arrays(np.float64, (t, d), elements=finite))
+    pos = draw(hnp.arrays(np.float64, (t,), elements=st.integers(0, 4096).map(float)))
+    return x, pos
+
+
+# ------------------------------------------------------------------ seed 004's example
+
+
+def test_seed004_frequencies_are_one_and_one_hundredth_and_angles_3_and_0_03():
+    theta = P.rope_frequencies(ex.ROPE_EXAMPLE_HEAD_DIM, ex.ROPE_EXAMPLE_BASE)
+    angles = P.rope_angles([ex.ROPE_EXAMPLE_POSITION], ex.ROPE_EXAMPLE_HEAD_DIM, ex.ROPE_EXAMPLE_BASE)
+    np.testing.assert_allclose(theta, [1.0, 0.01], rtol=1e-15)
+    np.testing.assert_allclose(angles, [[3.0, 0.03]], rtol=1e-15)
+
+
+def test_frequencies_fall_from_one_towards_one_over_base():
+    theta = P.rope_frequencies(64, 10000.0)
+    assert theta[0] == 1.0 and np.all(np.diff(theta) < 0)
+    assert 1e-4 < theta[-1] < 1.5e-4
+    assert theta[16] == pytest.approx(0.01, rel=1e-14)
+
+
+def test_rope_at_position_zero_changes_nothing():
+    x = np.arange(8.0).reshape(1, 8)
+    for pairing in P.PAIRINGS:
+        np.testing.assert_array_equal(P.rope(x, [0], pairing=pairing), x)
+
+
+def test_adjacent_pairing_turns_features_2i_and_2i_plus_1_as_the_seed_writes():
+    x = np.array([[1.0, 0.0, 1.0, 0.0]])
+    out = P.rope(x, [3], pairing="adjacent")
+    np.testing.assert_allclose(out, [[math.cos(3), math.sin(3), math.cos(0.03), math.sin(0.03)]], rtol=1e-15)
+
+
+def test_rotate_half_pairing_turns_features_i_and_i_plus_half():
+    x = np.array([[1.0, 1.0, 0.0, 0.0]])
+    out = P.rope(x, [3], pairing="rotate_half")
+    np.testing.assert_allclose(out, [[math.cos(3), math.cos(0.03), math.sin(3), math.sin(0.03)]], rtol=1e-15)
+
+
+def test_rope_accepts_leading_batch_and_head_axes():
+    rng = np.random.default_rng(0)
+    x = rng.standard_normal((2, 3, 5, 4))
+    out = P.rope(x, np.arange(5))
+    np.testing.assert_allclose(out[1, 2], P.rope(x[1, 2], np.arange(5)))
+
+
+# ------------------------------------------------------------------------ properties
+
+
+@given(head())
+def test_rope_keeps_every_row_length(data):
+    x, pos = data
+    for pairing in P.PAIRINGS:
+        np.testing.assert_allclose(
+            np.linalg.norm(P.rope(x, pos, pairing=pairing), axis=-1), np.linalg.norm(x, axis=-1),
+            rtol=1e-12, atol=1e-12,
+        )
+
+
+@given(head())
+def test_the_two_pairings_agree_after_the_rotate_half_permutation(data):
+    x, pos = data
+    order = P.rotate_half_order(x.shape[-1])
+    np.testing.assert_allclose(
+        P.rope(x[:, order], pos, pairing="rotate_half"), P.rope(x, pos, pairing="adjacent")[:, order],
+        rtol=1e-12, atol=1e-12,
+    )
+
+
+def test_the_pairings_differ_without_the_permutation():
+    x = np.arange(1.0, 9.0).reshape(1, 8)
+    assert not np.allclose(P.rope(x, [1], pairing="adjacent"), P.rope(x, [1], pairing="rotate_half"))
+
+
+def test_rotate_half_order_is_a_permutation_undone_by_argsort():
+    order = P.rotate_half_order(8)
+    assert sorted(order.tolist()) == list(range(8))
+    np.testing.assert_array_equal(order[np.argsort(order)], np.arange(8))
+
+
+@settings(max_examples=30)
+@given(head(), head(), st.sampled_from(P.PAIRINGS), st.integers(-50, 50))
+def test_the_score_depends_only_on_the_distance(qdata, kdata, pairing, shift):
+    (q, m), (k, n) = qdata, kdata
+    d = min(q.shape[1], k.shape[1])
+    q, k = q[:, :d], k[:, :d]
+    r = P.relative_scores(q, k, m, n, pairing=pairing)
+    scale = 1 + np.abs(q).sum() * np.abs(k).sum()
+    assert r.largest_gap <= 1e-9 * scale
+    # moving both positions by the same amount leaves every score as it was
+    moved = P.relative_scores(q, k, m + shift, n + shift, pairing=pairing)
+    np.testing.assert_allclose(moved.absolute, r.absolute, atol=1e-9 * scale)
+
+
+@given(st.floats(-100, 100), st.floats(-100, 100), st.floats(0, 4))
+def test_fig15_relative_property_holds_for_any_m_and_n(m, n, omega):
+    q, k = np.array([0.3, -1.2]), np.array([2.0, 0.5])
+    absolute = (P.rotation(m * omega) @ q) @ (P.rotation(n * omega) @ k)
+    relative = q @ P.rotation((n - m) * omega) @ k
+    assert absolute == pytest.approx(relative, abs=1e-9)
+
+
+def test_rotation_is_orthogonal_and_its_transpose_turns_back():
+    r = P.rotation(0.7)
+    np.testing.assert_allclose(r.T @ r, np.eye(2), atol=1e-15)
+    np.testing.assert_allclose(r.T, P.rotation(-0.7), atol=1e-15)
+
+
+def test_rope_in_attention_turns_queries_and_keys_and_leaves_values_untouched():
+    rng = np.random.default_rng(1)
+    q, k, v = rng.standard_normal((3, 5, 4))
+    pos = np.arange(5)
+    trace = A.attention(P.rope(q, pos), P.rope(k, pos), v)
+    assert trace.value is not v and np.array_equal(trace.value, v)
+    # the output is a mix of the untouched value rows
+    np.testing.assert_allclose(trace.output, trace.weights @ v)
+
+
+# ------------------------------------------------------------------- figure 15 trace
+
+
+def test_fig15_distances_0_1_2_give_0_90_180_degrees_and_dots_1_0_minus1():
+    t = P.fig15_trace()
+    assert [d.distance for d in t.discs] == [0.0, 1.0, 2.0]
+    np.testing.assert_allclose([d.degrees for d in t.discs], [0.0, 90.0, 180.0], atol=1e-12)
+    np.testing.assert_allclose([d.dot for d in t.discs], [1.0, 0.0, -1.0], atol=1e-15)
+    np.testing.assert_allclose([d.turned_key for d in t.discs], [[1, 0], [0, 1], [-1, 0]], atol=1e-15)
+
+
+def test_fig15_live_panel_starts_on_the_third_disc_and_its_curve_passes_the_three_dots():
+    t = P.fig15_trace()
+    live, third = t.live.disc, t.discs[2]
+    assert (live.distance, live.omega, live.dot) == (third.distance, third.omega, third.dot)
+    on_grid = np.isin(t.live.distances, ex.FIG15_DISTANCES)
+    np.testing.assert_allclose(t.live.scores[on_grid], [1.0, 0.0, -1.0], atol=1e-15)
+
+
+def test_fig15_pair_panel_is_pair_16_of_64_at_one_hundredth_rad_per_position():
+    p = P.fig15_trace().pair
+    assert (p.head_dim, p.index, p.base) == (64, 16, 10000.0)
+    assert p.disc.omega == pytest.approx(0.01, rel=1e-14)
+    assert p.disc.angle == pytest.approx(0.03, rel=1e-14)
+    assert p.disc.dot == pytest.approx(math.cos(0.03), rel=1e-15)
+
+
+def test_pair_trace_takes_its_frequency_from_rope_frequencies():
+    t = P.pair_trace(5, 500000.0)
+    np.testing.assert_array_equal(t.frequencies, P.rope_frequencies(64, 500000.0))
+    assert t.disc.omega == t.frequencies[5]
+
+
+# ---------------------------------------------------------- sinusoidal and learned
+
+
+def test_sinusoidal_even_features_are_sines_odd_features_cosines():
+    pe = P.sinusoidal(np.arange(6), 8)
+    angles = np.arange(6)[:, None] / 10000.0 ** (np.arange(0, 8, 2) / 8)
+    np.testing.assert_allclose(pe[:, 0::2], np.sin(angles), rtol=1e-15)
+    np.testing.assert_allclose(pe[:, 1::2], np.cos(angles), rtol=1e-15)
+    assert pe.shape == (6, 8)
+
+
+def test_sinusoidal_rows_differ_for_every_position_in_the_heat_map():
+    pe = P.sinusoidal(np.arange(ex.SINUSOID_POSITIONS), ex.SINUSOID_D_MODEL)
+    gaps = np.linalg.norm(pe[:, None] - pe[None, :], axis=-1) + np.eye(len(pe))
+    assert gaps.min() > 0.1
+
+
+def test_learned_table_looks_up_rows_and_refuses_a_position_past_its_length():
+    table = P.position_table(ex.LEARNED_MAX_LEN, 4, seed=ex.LEARNED_SEED)
+    np.testing.assert_array_equal(table.lookup([0, 7]), table.weights[[0, 7]])
+    with pytest.raises(ValueError, match=r"positions must be < max_len=8 \(the table has rows 0–7\); position 8"):
+        table.lookup([3, 8])
+    with pytest.raises(ValueError, match="positions must be >= 0"):
+        table.lookup([-1])
+    with pytest.raises(TypeError, match="positions must hold integers"):
+        table.lookup([1.5])
+
+
+# --------------------------------------------------------------------- order blindness
+
+
+def test_without_positions_unmasked_attention_outputs_follow_the_reordering():
+    o = P.order_blindness(ex.TEXT, ex.ORDER_PERMUTATION, seed=ex.ORDER_SEED)
+    assert o.plain_follows_order
+    # "abac": both a's (positions 0 and 2) get the same output
+    np.testing.assert_allclose(o.plain.output[0], o.plain.output[2], atol=1e-15)
+
+
+def test_with_rope_the_reordering_changes_the_outputs_themselves():
+    o = P.order_blindness(ex.TEXT, ex.ORDER_PERMUTATION, seed=ex.ORDER_SEED)
+    assert not o.rotary_follows_order
+    assert not np.allclose(o.rotary.output[0], o.rotary.output[2])
+    # the values are never rotated
+    np.testing.assert_array_equal(o.rotary.value, o.plain.value)
+
+
+# ------------------------------------------------------------------------- bad input
+
+
+@pytest.mark.parametrize("call", [
+    lambda: P.rope_frequencies(5),
+    lambda: P.rope(np.ones((2, 3)), [0, 1]),
+    lambda: P.sinusoidal([0], 7),
+    lambda: P.rotate_half_order(3),
+])
+def test_odd_widths_are_refused_because_rope_turns_pairs(call):
+    with pytest.raises(ValueError, match="must be even"):
+        call()
+
+
+@pytest.mark.parametrize("bad", [np.nan, np.inf, -np.inf])
+def test_non_finite_positions_are_refused(bad):
+    with pytest.raises(ValueError, match=r"positions must be finite"):
+        P.rope(np.ones((2, 4)), [0.0, bad])
+    with pytest.raises(ValueError, match=r"positions must be finite"):
+        P.rope_angles([bad], 4)
+
+
+@pytest.mark.parametrize("base", [0.0, -10000.0])
+def test_non_positive_base_is_refused(base):
+    with pytest.raises(ValueError, match=r"base must be > 0"):
+        P.rope(np.ones((1, 4)), [1], base=base)
+    with pytest.raises(ValueError, match=r"base must be > 0"):
+        P.rope_frequencies(4, base)
+
+
+def test_non_finite_base_is_refused():
+    with pytest.raises(ValueError, match="base must be finite"):
+        P.rope_frequencies(4, np.inf)
+
+
+def test_other_bad_arguments_name_themselves():
+    with pytest.raises(ValueError, match="pairing must be one of"):
+        P.rope(np.ones((1, 4)), [0], pairing="interleaved")
+    with pytest.raises(ValueError, match=r"positions must give one position per row of x \(2\), got 3"):
+        P.rope(np.ones((2, 4)), [0, 1, 2])
+    with pytest.raises(ValueError, match="x must have at least 2 axes"):
+        P.rope(np.ones(4), [0])
+    with pytest.raises(TypeError, match="head_dim must be an integer"):
+        P.rope_frequencies(4.0)
+    with pytest.raises(ValueError, match="q and k must be one feature pair each"):
+        P.rope_disc([1, 0, 0], [1, 0], 1.0, 1)
+    with pytest.raises(ValueError, match="distance must be between 0 and 16"):
+        P.distance_trace(17)
+    with pytest.raises(ValueError, match="index must be <= 31"):
+        P.pair_trace(32)
+    with pytest.raises(ValueError, match="query and key must have the same head_dim"):
+        P.relative_scores(np.ones((1, 4)), np.ones((1, 2)), [0], [0])
+    with pytest.raises(ValueError, match=r"permutation must reorder 0 … 3"):
+        P.order_blindness("abac", [0, 0, 1, 2], seed=0)
+    with pytest.raises(ValueError, match="max_len must be >= 1"):
+        P.position_table(0, 4, seed=0)
