@@ -50,3 +50,4 @@ from .embedding import *  # noqa: E402,F401,F403
 from .gqa import *  # noqa: E402,F401,F403
 from .norms import *  # noqa: E402,F401,F403
 from .position import *  # noqa: E402,F401,F403
+from .model import *  # noqa: E402,F401,F403
