@@ -63,6 +63,7 @@ __all__ = [
     "count_parameters",
     "figure4_place",
     "llama_layer",
+    "list_files",
     "load",
     "random_model",
     "random_tensors",
@@ -950,6 +951,20 @@ def load(directory) -> Model:
     tokenizer = read_tokenizer(tok_path) if tok_path.is_file() else None
     source = str(directory / (INDEX_NAME if (directory / INDEX_NAME).is_file() else WEIGHTS_NAME))
     return Model(config, tensors, tokenizer, dtypes=dtypes, source=source)
+
+
+def list_files(directory) -> list[tuple[str, int]]:
+    """(file name, size in bytes) of every file in a model directory, sorted by name.
+
+    >>> import tempfile
+    >>> d = save(tempfile.mkdtemp(), random_model(LlamaConfig(10, 8, 16, 1, 4, 2), seed=0))
+    >>> [name for name, _ in list_files(d)]
+    ['config.json', 'model.safetensors']
+    """
+    directory = Path(directory)
+    if not directory.is_dir():
+        raise ModelFileError(f"{directory}: not a directory")
+    return sorted((p.name, p.stat().st_size) for p in directory.iterdir() if p.is_file())
 
 
 def _shards(names: list[str], sizes: dict[str, int], limit: int | None) -> list[list[str]]:

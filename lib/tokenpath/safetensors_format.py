@@ -39,6 +39,7 @@ __all__ = [
     "SafetensorsHeader",
     "TensorEntry",
     "load_tensors",
+    "raw_header",
     "read_header",
     "read_tensor_by_hand",
     "save_tensors",
@@ -189,6 +190,24 @@ def read_header(path) -> SafetensorsHeader:
     if at < data:
         _fail(path, f"{data - at} bytes follow the last tensor; the header does not account for them")
     return SafetensorsHeader(str(path), n, size, tuple(entries), dict(metadata))
+
+
+def raw_header(path) -> tuple[bytes, int, str]:
+    """The first two parts of a file as they lie on disk: the 8 length bytes, the
+    number they spell (little-endian), and that many bytes of JSON text.
+
+    >>> import tempfile, os
+    >>> p = os.path.join(tempfile.mkdtemp(), "w.safetensors")
+    >>> save_tensors(p, {"b": np.zeros(1, dtype=np.float32)})
+    >>> length_bytes, n, text = raw_header(p)
+    >>> length_bytes.hex(" "), n, text[:40]
+    ('38 00 00 00 00 00 00 00', 56, '{"b":{"dtype":"F32","shape":[1],"data_of')
+    """
+    header = read_header(path)  # checks everything first
+    with open(path, "rb") as f:
+        length_bytes = f.read(8)
+        text = f.read(header.header_length).decode("utf-8")
+    return length_bytes, header.header_length, text
 
 
 def _bf16_to_f32(raw: np.ndarray) -> np.ndarray:
