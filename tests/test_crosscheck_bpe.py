@@ -20,11 +20,12 @@ import json
 import pytest
 
 from tokenpath import bpe
+from tokenpath import examples as ex
 
 tokenizers = pytest.importorskip("tokenizers", reason="needs the crosscheck extra (HF tokenizers)")
 tiktoken = pytest.importorskip("tiktoken", reason="needs the crosscheck extra (tiktoken)")
 
-VOCAB_SIZE = 1024
+VOCAB_SIZE = ex.CROSSCHECK_VOCAB_SIZE
 
 
 @pytest.fixture(scope="module")

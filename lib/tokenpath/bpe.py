@@ -49,6 +49,10 @@ __all__ = [
     "ChatTrace",
     "Chip",
     "IdCollision",
+    "chips_text",
+    "PairRow",
+    "ReplayState",
+    "merge_replay",
     "NormalizeTrace",
     "PretokenTrace",
     "SplitCharTrace",
@@ -230,7 +234,8 @@ class DecodeTrace:
     pieces: tuple[bytes, ...]  # [n_tokens]  the bytes each ID stands for
     joined: bytes  #                    the bytes concatenated in order
     strict: str | None  #               joined bytes decoded, or None if invalid UTF-8
-    error: str | None  #                why strict decoding failed
+    error: str | None  #                why strict decoding failed (the whole message)
+    reason: str | None  #               UTF-8's short reason ("invalid start byte" …)
     replaced: str  #                    decoding with U+FFFD for invalid bytes
 
 
@@ -511,10 +516,10 @@ def decode_trace(tokenizer: Tokenizer, ids) -> DecodeTrace:
     pieces = tuple(tokenizer._pieces(ids))
     joined = b"".join(pieces)
     try:
-        strict, error = joined.decode("utf-8"), None
+        strict, error, reason = joined.decode("utf-8"), None, None
     except UnicodeDecodeError as err:
-        strict, error = None, _utf8_error(pieces, err)
-    return DecodeTrace(tuple(int(i) for i in ids), pieces, joined, strict, error,
+        strict, error, reason = None, _utf8_error(pieces, err), err.reason
+    return DecodeTrace(tuple(int(i) for i in ids), pieces, joined, strict, error, reason,
                        joined.decode("utf-8", errors="replace"))
 
 
@@ -1057,6 +1062,17 @@ def token_chips(text: str, tokenizer: Tokenizer | None = None, *, allowed_specia
     return tuple(out)
 
 
+def chips_text(chips: Sequence[Chip]) -> str:
+    """One line per token: ID, its text (repr, so spaces show) and its bytes in hex.
+
+    >>> print(chips_text(token_chips("猫", Tokenizer([]))))
+    231  '\ufffd'  E7
+    140  '\ufffd'  8C
+    171  '\ufffd'  AB
+    """
+    return "\n".join(f"{c.token_id:>3}  {c.text!r:<14}  {c.data.hex(' ').upper()}" for c in chips)
+
+
 # ------------------------------------------------------------------ a corpus nobody here wrote
 
 
@@ -1083,3 +1099,70 @@ def stdlib_corpus(limit: int = 1 << 20) -> str:
         if size >= limit:
             break
     return b"".join(parts)[:limit].decode("utf-8", errors="ignore")
+
+
+# ------------------------------------------------------------ figure 1: merge replay
+
+
+@dataclass(frozen=True)
+class PairRow:
+    """One weighted pair count, with the share each word contributes."""
+
+    pair: tuple[str, str]
+    count: int
+    terms: tuple[int, ...]  # [n_words]  count × occurrences per word, in table order (0 = absent)
+
+
+@dataclass(frozen=True)
+class ReplayState:
+    """Figure 1 (top) after ``step`` merges of the teaching trainer: each word's
+    symbols, the pair counts of that segmentation, and the merge they choose next."""
+
+    step: int
+    table: dict  #                                 word → count
+    segmentation: dict  #                          word → symbols after `step` merges
+    rows: tuple[PairRow, ...]  #                   pair counts now: highest first, ties by pair
+    next_pair: tuple[str, str] | None  #           the pair merge `step + 1` takes
+    tied: tuple[tuple[str, str], ...]  #           pairs sharing its count (smallest first)
+    learned: tuple[MergeStep, ...]  #              the whole run (the figure's merge list)
+    encoded: tuple[EncodeWordTrace, ...]  #        new words with every learned merge
+    encoded_extra: tuple[EncodeWordTrace, ...]  #  … and with extra base letters
+
+
+@functools.cache
+def _replay_run(table: tuple, n_merges: int) -> TeachingTrace:
+    return teach_merges(dict(table), n_merges)
+
+
+def merge_replay(step: int, *, table: Mapping[str, int] | None = None, n_merges: int | None = None,
+                 new_words: Sequence[str] | None = None, extra_letters: str | None = None) -> ReplayState:
+    """The state of figure 1's table after ``step`` merges (0 = characters), for the
+    figure and its slider. Defaults are the book's figure-1 constants.
+
+    >>> s = merge_replay(0)
+    >>> [(" ".join(r.pair), r.count) for r in s.rows[:4]], s.next_pair
+    ([('e r', 8), ('w e', 8), ('l o', 7), ('o w', 7)], ('e', 'r'))
+    >>> merge_replay(3).segmentation["lower"]
+    ('lo', 'wer')
+    """
+    from . import examples as ex
+
+    table = dict(ex.FIG1_TABLE if table is None else table)
+    n_merges = ex.FIG1_MERGES if n_merges is None else as_int("n_merges", n_merges, low=1)
+    new_words = ex.FIG1_NEW_WORDS if new_words is None else tuple(new_words)
+    extra = ex.FIG1_EXTRA_LETTERS if extra_letters is None else extra_letters
+    step = as_int("step", step, low=0, high=n_merges)
+    run = _replay_run(tuple(table.items()), n_merges + 1)  # one more: the pair chosen next
+    seg = run.segmentation(min(step, len(run.steps)))
+    rows = []
+    for pair, count in pair_counts({seg[w]: n for w, n in table.items()}).items():
+        terms = tuple(n * sum(1 for p in zip(seg[w], seg[w][1:]) if p == pair) for w, n in table.items())
+        rows.append(PairRow(pair, count, terms))
+    rows.sort(key=lambda r: (-r.count, r.pair))
+    nxt = run.steps[step] if step < len(run.steps) else None
+    learned = run.steps[:n_merges]
+    merges = [s.chosen for s in learned]
+    encoded = tuple(encode_word(w, merges, run.alphabet) for w in new_words)
+    encoded_extra = tuple(encode_word(w, merges, run.alphabet + tuple(extra)) for w in new_words)
+    return ReplayState(step, table, dict(seg), tuple(rows), nxt.chosen if nxt else None,
+                       nxt.tied if nxt else (), tuple(learned), encoded, encoded_extra)

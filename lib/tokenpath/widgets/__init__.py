@@ -306,3 +306,6 @@ def int_in(name: str, low: int, high: int):
 from .attention import score_scale, value_magnitude  # noqa: E402
 
 __all__ += ["score_scale", "value_magnitude"]
+from .bpe import merge_steps, token_box  # noqa: E402
+
+__all__ += ["merge_steps", "token_box"]

@@ -1,0 +1,114 @@
+"""Speed of the BPE engine beside the production tokenizers, measured in one run.
+
+Corpus: the first MiB of the running interpreter's standard-library ``.py`` files
+(``tokenpath.bpe.stdlib_corpus``), the same corpus the cross-checks use.
+
+* Training to 1024 tokens (768 merges, min_frequency 2, HF tie rule):
+  ``bpe.train`` (incremental) vs ``bpe.train_naive`` (recounts every step) vs Hugging
+  Face ``tokenizers`` (``BpeTrainer`` behind the ``ByteLevel`` pre-tokenizer).
+* Encoding the same MiB with the trained merges: ``Tokenizer.encode_ordinary`` on a
+  fresh tokenizer (empty word cache) vs HF ``Tokenizer.encode`` vs a ``tiktoken``
+  ``Encoding`` built from the same ranks.
+
+Each fast measurement is the best of ``--repeat`` runs; the naive trainer runs once
+(it takes about a minute). Prints seconds and ratios; exits with status 1 when a goal
+is missed: incremental ≥ 100× faster than naive, training and encoding no slower
+than ``tokenizers`` (ratio ≤ 1). ``--skip-naive`` leaves the slow reference out.
+
+    .venv/bin/python benchmarks/tokenizer_speed.py [--repeat 5] [--skip-naive]
+"""
+
+from __future__ import annotations
+
+import argparse
+import os
+import platform
+import sys
+import time
+
+from tokenpath import bpe
+from tokenpath import examples as ex
+
+VOCAB_SIZE = ex.CROSSCHECK_VOCAB_SIZE
+
+
+def best_of(repeat: int, fn) -> tuple[float, object]:
+    """Smallest wall time of ``repeat`` calls, and the last result."""
+    best, out = float("inf"), None
+    for _ in range(repeat):
+        t0 = time.perf_counter()
+        out = fn()
+        best = min(best, time.perf_counter() - t0)
+    return best, out
+
+
+def hf_train(text: str):
+    from tokenizers import Tokenizer, models, pre_tokenizers, trainers
+
+    tok = Tokenizer(models.BPE())
+    tok.pre_tokenizer = pre_tokenizers.ByteLevel(add_prefix_space=False)
+    trainer = trainers.BpeTrainer(
+        vocab_size=VOCAB_SIZE, min_frequency=2, show_progress=False,
+        initial_alphabet=pre_tokenizers.ByteLevel.alphabet(),
+    )
+    tok.train_from_iterator([text], trainer=trainer)
+    return tok
+
+
+def main(argv=None) -> int:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--repeat", type=int, default=5, help="runs per fast measurement (default 5)")
+    parser.add_argument("--skip-naive", action="store_true", help="leave out the naive trainer")
+    args = parser.parse_args(argv)
+
+    import tiktoken
+    import tokenizers
+
+    text = bpe.stdlib_corpus()
+    size = len(text.encode("utf-8"))
+    print(f"corpus: {size:,} bytes of stdlib .py files; Python {platform.python_version()}, "
+          f"{os.cpu_count()} CPUs, tokenizers {tokenizers.__version__}, tiktoken {tiktoken.__version__}")
+
+    t_inc, ours = best_of(args.repeat, lambda: bpe.train(text, VOCAB_SIZE, tie_break="hf"))
+    t_hf, hf = best_of(args.repeat, lambda: hf_train(text))
+    print(f"\ntraining to {VOCAB_SIZE} tokens ({len(ours.merges)} merges)")
+    print(f"  tokenpath incremental  {t_inc:8.3f} s")
+    print(f"  HF tokenizers          {t_hf:8.3f} s   ratio ours/HF = {t_inc / t_hf:.2f}")
+    failed = []
+    if t_inc / t_hf > 1.0:
+        failed.append("training slower than tokenizers")
+    if not args.skip_naive:
+        t0 = time.perf_counter()
+        naive = bpe.train_naive(text, VOCAB_SIZE, tie_break="hf")
+        t_naive = time.perf_counter() - t0
+        same = naive.merges == ours.merges
+        print(f"  tokenpath naive        {t_naive:8.3f} s   naive/incremental = {t_naive / t_inc:.0f}× "
+              f"(same merges: {same})")
+        if t_naive / t_inc < 100 or not same:
+            failed.append("incremental trainer not 100× faster than naive (or merges differ)")
+
+    enc = tiktoken.Encoding(
+        name="tokenpath-stdlib", pat_str=bpe.GPT2_PATTERN,
+        mergeable_ranks={b: i for i, b in ours.vocab.items()}, special_tokens={},
+    )
+    # a fresh Tokenizer per run: the word cache starts empty every time
+    t_enc, ids = best_of(args.repeat, lambda: bpe.Tokenizer(ours.merges).encode_ordinary(text))
+    t_hf_enc, hf_ids = best_of(args.repeat, lambda: hf.encode(text).ids)
+    t_tik, tik_ids = best_of(args.repeat, lambda: enc.encode_ordinary(text))
+    assert tik_ids == ids and len(hf_ids) == len(ids)
+    print(f"\nencoding the same {size:,} bytes ({len(ids):,} tokens)")
+    print(f"  tokenpath              {t_enc:8.3f} s")
+    print(f"  HF tokenizers          {t_hf_enc:8.3f} s   ratio ours/HF = {t_enc / t_hf_enc:.2f}")
+    print(f"  tiktoken               {t_tik:8.3f} s   ratio ours/tiktoken = {t_enc / t_tik:.2f}")
+    if t_enc / t_hf_enc > 1.0:
+        failed.append("encoding slower than tokenizers")
+
+    if failed:
+        print("\nMISSED: " + "; ".join(failed))
+        return 1
+    print("\nall goals met")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

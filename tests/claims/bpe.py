@@ -1,0 +1,156 @@
+"""Claims of chapters 01_bpe_merges and 02_utf8_splits (figures 1 and 2): BPE merges,
+split UTF-8 bytes, special tokens and vocabulary size.
+
+One module, two chapters: ``Claim`` registers for 01_bpe_merges, ``Claim2`` for
+02_utf8_splits.
+"""
+
+from __future__ import annotations
+
+from functools import cache, partial
+
+from tokenpath import bpe, fmt
+from tokenpath import examples as ex
+
+from . import Claim as _Claim
+from . import NotClaim as _NotClaim
+
+CHAPTER = "01_bpe_merges"
+CHAPTER2 = "02_utf8_splits"
+Claim = partial(_Claim, chapter=CHAPTER)
+NotClaim = partial(_NotClaim, chapter=CHAPTER)
+Claim2 = partial(_Claim, chapter=CHAPTER2)
+NotClaim2 = partial(_NotClaim, chapter=CHAPTER2)
+
+
+# ------------------------------------------------------------------ engine calls
+
+@cache
+def run():
+    return bpe.teach_merges(ex.FIG1_TABLE, ex.FIG1_MERGES)
+
+
+@cache
+def start():
+    return {r.pair: r for r in bpe.merge_replay(0).rows}
+
+
+@cache
+def seed004(min_frequency=1):
+    return bpe.teach_merges(ex.SEED004_TABLE, ex.SEED004_MERGES, min_frequency=min_frequency)
+
+
+@cache
+def demo():
+    return bpe.demo_tokenizer()
+
+
+@cache
+def split():
+    return bpe.split_char(ex.FIG1_CHAR, ex.FIG1_SPLIT_AT)
+
+
+@cache
+def growth():
+    return bpe.vocab_growth(ex.FIG2_VOCAB_OLD, ex.FIG2_VOCAB_NEW, ex.FIG2_WIDTH)
+
+
+def _terms(row) -> str:
+    """A weighted count written as its non-zero per-word shares: '2 + 6'."""
+    return " + ".join(str(t) for t in row.terms if t)
+
+
+def _sum(row) -> str:
+    return f"{_terms(row)} = {row.count}"
+
+
+def _kilo(n) -> str:
+    return f"{n // ex.KILO}K"
+
+
+def _seg(symbols) -> str:
+    return " ".join(symbols)
+
+
+# ------------------------------------------------------------------------ claims
+
+CLAIMS: list[_Claim] = [
+    # -- figure 1 (top): the word-count table and the first counts ----------------------
+    Claim("fig01.count_low", lambda: ex.FIG1_TABLE["low"], exact="5"),
+    Claim("fig01.count_lower", lambda: ex.FIG1_TABLE["lower"], exact="2"),
+    Claim("fig01.count_newer", lambda: ex.FIG1_TABLE["newer"], exact="6"),
+    Claim("fig01.er_sum", lambda: start()[("e", "r")], text=("2 + 6 = 8", _sum)),
+    Claim("fig01.we", lambda: start()[("w", "e")].count, exact="8"),
+    Claim("fig01.lo", lambda: start()[("l", "o")].count, exact="7"),
+    Claim("fig01.ow_terms", lambda: start()[("o", "w")], text=("5 + 2", _terms)),
+    Claim("fig01.merges", lambda: ex.FIG1_MERGES, exact="3"),
+    Claim("fig01.lower", lambda: bpe.encode_word("lower", run().merges, run().alphabet).symbols,
+          text=("lo wer", _seg)),
+    Claim("fig01.lowest_with_st", lambda: bpe.encode_word(
+        "lowest", run().merges, run().alphabet + tuple(ex.FIG1_EXTRA_LETTERS)).symbols,
+        text=("lo w e s t", _seg)),
+    # -- the three-word textbook example ---------------------------------------------------
+    Claim("seed004.lo_ow", lambda: seed004().steps[0].counts[("l", "o")], exact="3"),
+    Claim("seed004.low_e", lambda: seed004().steps[2].count, exact="2"),
+    # -- byte level, leading space, the cross-check ------------------------------------------
+    Claim("bytes.base", lambda: len(bpe.Tokenizer([]).vocab), exact="256"),
+    Claim("demo.assistant_pieces", lambda: len(demo().encode("assistant")), exact="7"),
+    Claim("crosscheck.vocab", lambda: ex.CROSSCHECK_VOCAB_SIZE, exact="1024"),
+    Claim("crosscheck.merges", lambda: ex.CROSSCHECK_VOCAB_SIZE - len(bpe.Tokenizer([]).vocab), exact="768"),
+    Claim("demo.full_stop_bytes", lambda: bpe.utf8_trace("。"), text=("E3 80 82", lambda t: t.hex())),
+    Claim("demo.id_first", lambda: demo().encode("我喜欢 Transformer。")[0], exact="333"),
+    Claim("demo.id_space", lambda: demo().encode("我喜欢 Transformer。")[1], exact="32"),
+]
+
+def _row(row) -> str:
+    return "[" + ", ".join(fmt.num(v, minus=fmt.MINUS) for v in row) + "]"
+
+
+def _n_bytes(text):
+    return bpe.utf8_trace(text).n_bytes
+
+
+CLAIMS += [
+    # -- UTF-8 lengths ------------------------------------------------------------------------
+    Claim2("utf8.ascii", lambda: _n_bytes("a"), exact="1"),
+    Claim2("utf8.cat", lambda: _n_bytes("猫"), exact="3"),
+    Claim2("utf8.llm_chars", lambda: len("大语言模型"), exact="5"),
+    Claim2("utf8.llm", lambda: _n_bytes("大语言模型"), exact="15"),
+    Claim2("utf8.emoji", lambda: _n_bytes("🙂"), exact="4"),
+    # -- figure 1 (bottom) ---------------------------------------------------------------------
+    Claim2("fig01.cat_bytes", lambda: split().code, text=("E7 8C AB", lambda b: b.hex(" ").upper())),
+    Claim2("fig01.token1", lambda: split().first.joined, text=("E7 8C", lambda b: b.hex(" ").upper())),
+    Claim2("fig01.token2", lambda: split().second.joined, text=("AB", lambda b: b.hex(" ").upper())),
+    # -- special tokens and the chat template --------------------------------------------------
+    Claim2("special.count", lambda: len(demo().special_tokens), exact="5"),
+    Claim2("chat.body_assistant", lambda: demo().encode(" assistant")[0], exact="279"),
+    Claim2("chat.marker", lambda: demo().special_tokens["<|assistant|>"], exact="403"),
+    Claim2("chat.typed_marker", lambda: len(demo().encode("<|assistant|>", disallowed_special=())), exact="11"),
+    # -- figure 2 ------------------------------------------------------------------------------
+    Claim2("fig02.id", lambda: bpe.id_collision(ex.FIG2_ID, ex.FIG2_VOCAB_A, ex.FIG2_VOCAB_B, ex.FIG2_ROWS).token_id,
+           exact="17"),
+    Claim2("fig02.row", lambda: bpe.id_collision(ex.FIG2_ID, ex.FIG2_VOCAB_A, ex.FIG2_VOCAB_B, ex.FIG2_ROWS).row,
+           text=("[0.2, 0.7, −0.3, 0]", _row)),
+    Claim2("fig02.kilo", lambda: ex.KILO, text=("1K = 1024", lambda k: f"1K = {k}")),
+    Claim2("fig02.old", lambda: growth().old, text=("32K", _kilo)),
+    Claim2("fig02.new", lambda: growth().new, text=("128K", _kilo)),
+    Claim2("fig02.width", lambda: growth().width, exact="4096"),
+    Claim2("fig02.added", lambda: growth(),
+           text=("96K × 4096 = 402,653,184", lambda g: f"{_kilo(g.added_rows)} × {g.width} = {g.added_per_matrix:,}")),
+    # -- vocabulary size versus sequence length ---------------------------------------------------
+    Claim2("vocab.small", lambda: ex.VOCAB_COMPARE[0], exact="300"),
+    Claim2("vocab.large", lambda: ex.VOCAB_COMPARE[1], exact="400"),
+    Claim2("vocab.small_tokens", lambda: len(bpe.train(ex.DEMO_CORPUS, ex.VOCAB_COMPARE[0]).encode(ex.VOCAB_COMPARE_TEXT)),
+           exact="8"),
+    Claim2("vocab.large_tokens", lambda: len(bpe.train(ex.DEMO_CORPUS, ex.VOCAB_COMPARE[1]).encode(ex.VOCAB_COMPARE_TEXT)),
+           exact="3"),
+]
+
+NOT_CLAIMS: list[_NotClaim] = [
+    NotClaim("UTF-8", "the name of the encoding"),
+    NotClaim("GPT-2", "the name of a model family"),
+    NotClaim2("UTF-8", "the name of the encoding"),
+    NotClaim2("U+FFFD", "the code point of the replacement character"),
+    NotClaim2("token 1", "the label of the first token in Figure 1"),
+    NotClaim2("token 2", "the label of the second token in Figure 1"),
+]
