@@ -26,7 +26,7 @@ EMBED_SCALE = 0.3
 FIG3_CELL = (0, 2, 0)
 #: Rows of E that figure 3 draws (every ID of the batch is among them); the rest are
 #: summarised by an ellipsis and the last row.
-FIG3_ROWS_SHOWN = 10
+FIG3_ROWS_SHOWN = 8
 
 # --- figure 4: one pre-norm decoder layer -----------------------------------------------
 #: Width of the SwiGLU hidden layer of the teaching layer (Llama uses about 8/3·d,

@@ -87,10 +87,10 @@ def _e(x) -> str:
 
 #: Figure-3 geometry in inches: ID cells, E cells, X cells and the grids' corners.
 _F3 = dict(
-    s_at=(0.75, 0.95), s_cell=(0.46, 0.38),
-    e_at=(3.05, 0.95), e_cell=(0.46, 0.235),
-    x_at=((0.7, 4.5), (3.95, 4.5)), x_cell=(0.36, 0.25),
-    caption_y=5.78, same_y=6.08,
+    s_at=(0.75, 0.95), s_cell=(0.46, 0.36),
+    e_at=(3.05, 0.95), e_cell=(0.46, 0.21),
+    x_at=((0.7, 3.7), (3.95, 3.7)), x_cell=(0.36, 0.22),
+    caption_y=4.85, same_y=5.12, height=5.32,
 )
 
 
@@ -107,7 +107,8 @@ def _e_row_slot(trace: LookupTrace, row: int) -> int:
 def draw_lookup(ax, trace: LookupTrace) -> dict[str, Artist]:
     """The three grids of figure 3 (``s``, ``E``, ``X[0]`` and ``X[1]``) and the
     highlights of the followed cell; returns the artists, the moving ones under
-    ``focus.*``, ``s.cell[b,t]`` (their faces mark equal IDs) and ``X.same[b,t]``."""
+    ``focus.*`` and ``s.same[b,t]``/``X.same[b,t]`` (dashed marks on the other
+    positions that hold the followed ID)."""
     ax = _check_ax(ax)
     trace = _check_trace(trace, LookupTrace)
     g = _F3
@@ -126,14 +127,16 @@ def draw_lookup(ax, trace: LookupTrace) -> dict[str, Artist]:
     for b in range(n_b):
         _text(ax, sx - 0.08, sy + (b + 0.5) * sh, f"b={b}", ha="right", size=LABEL_SIZE)
         for t in range(n_t):
-            rect, txt = _cell(ax, sx + t * sw, sy + b * sh, sw, sh, str(int(s[b, t])), size=11)
-            art[f"s.cell[{b},{t}]"], art[f"s.text[{b},{t}]"] = rect, txt
+            _cell(ax, sx + t * sw, sy + b * sh, sw, sh, str(int(s[b, t])), size=11)
+            # marks a position holding the followed ID (moved by update_lookup)
+            same = Rectangle((sx + t * sw + 0.035, sy + b * sh + 0.035), sw - 0.07, sh - 0.07,
+                             facecolor="none", edgecolor=style.QUERY, linewidth=1.3,
+                             linestyle=(0, (3, 2)), zorder=6)
+            ax.add_patch(same)
+            art[f"s.same[{b},{t}]"] = same
     _text(ax, 0.1, sy + n_b * sh + 0.32,
           f"sequence 0 = \"{ex.TEXT}\", sequence 1 = \"{ex.SECOND_TEXT}\"\n"
           f"(teaching IDs a=3, b=7, c=2)", size=SMALL_SIZE, linespacing=1.35)
-    _text(ax, 0.1, sy + n_b * sh + 0.85,
-          "An ID is an index:\nit picks a row, it is\nnot a quantity.", size=SMALL_SIZE,
-          linespacing=1.35, color="#333333")
 
     # --- E [V, d] ----------------------------------------------------------------
     ex_, ey = g["e_at"]
@@ -157,7 +160,7 @@ def draw_lookup(ax, trace: LookupTrace) -> dict[str, Artist]:
 
     # --- X [B, T, d], one grid per sequence -----------------------------------------
     xw, xh = g["x_cell"]
-    art["X.heading"] = ax.text(0.1, 3.62, f"Looked-up rows\nX = E[s] {_shape(x.shape)}\n(activations)",
+    art["X.heading"] = ax.text(0.1, 2.8, f"Looked-up rows\nX = E[s] {_shape(x.shape)}\n(activations)",
                                fontsize=11, weight="bold", va="center", linespacing=1.25)
     for b in range(n_b):
         gx, gy = g["x_at"][b]
@@ -214,7 +217,7 @@ def update_lookup(art: dict, trace: LookupTrace) -> None:
                                           (gx + d * xw / 2, gy - 0.32))
     same = {(int(p), int(q)) for p, q in trace.same_id}
     for (p, q) in np.ndindex(*trace.ids.shape):
-        art[f"s.cell[{p},{q}]"].set_facecolor(QUERY_FACE if (p, q) in same else "white")
+        art[f"s.same[{p},{q}]"].set_visible((p, q) in same and (p, q) != (b, t))
         art[f"X.same[{p},{q}]"].set_visible((p, q) in same and (p, q) != (b, t))
     art["focus.caption"].set_text(
         f"s[{b},{t}] = {row}, so X[{b},{t},:] = E[{row},:];   "
@@ -248,7 +251,7 @@ def describe_lookup(trace: LookupTrace) -> str:
 @register(3, "From IDs to rows of the embedding")
 def build_fig03() -> Drawn:
     trace = em.lookup_trace(ex.FIG3_CELL)
-    fig, ax = _canvas(style.WIDTH, 6.3)
+    fig, ax = _canvas(style.WIDTH, _F3["height"])
     art = draw_lookup(ax, trace)
     b, t, f = trace.cell
     alt = (
@@ -421,7 +424,7 @@ def draw_probability_bars(ax, trace: SamplingTrace, *, title: str) -> dict[str, 
     ax.set_xticks(ids, [f"ID {i}" for i in ids])
     ax.set_yticks([0, 0.5, 1], ["0", "0.5", "1"])
     art["title"] = ax.set_title(title, fontsize=10)
-    art["logits"] = ax.text(0.5, -0.3, "", transform=ax.transAxes, ha="center", va="top", fontsize=SMALL_SIZE)
+    art["logits"] = ax.text(0.5, -0.33, "", transform=ax.transAxes, ha="center", va="top", fontsize=SMALL_SIZE)
     _update_bars(art, trace)
     return art
 
@@ -509,9 +512,9 @@ def describe_sampling(trace: SamplingTrace) -> str:
 
 
 #: Figure-5 layout: axes rectangles in inches (x, y from the bottom, width, height).
-_F5_W, _F5_H = style.WIDTH, 6.1
-_F5_TOP = [(0.55 + k * 2.25, 3.7, 1.6, 1.5) for k in range(3)]
-_F5_BOTTOM = [(0.55, 0.85, 1.6, 1.5), (2.8, 0.85, 1.6, 1.5)]
+_F5_W, _F5_H = style.WIDTH, 5.3
+_F5_TOP = [(0.55 + k * 2.25, 3.2, 1.6, 1.25) for k in range(3)]
+_F5_BOTTOM = [(0.55, 0.8, 1.6, 1.25), (2.8, 0.8, 1.6, 1.25)]
 
 
 def _axes(fig, box):
@@ -536,7 +539,7 @@ def build_fig05() -> Drawn:
     fig.text(0.08 / _F5_W, 1 - 0.45 / _F5_H,
              "an independent two-entry teaching vocabulary (IDs 0, 1); bar height = probability, not logit",
              fontsize=SMALL_SIZE, va="center", color="#333333")
-    fig.text(0.08 / _F5_W, 2.98 / _F5_H, "Sampling, then feeding the ID back", fontsize=11, weight="bold",
+    fig.text(0.08 / _F5_W, 2.5 / _F5_H, "Sampling, then feeding the ID back", fontsize=11, weight="bold",
              va="center")
     sample = panels.gap
     pa = _axes(fig, _F5_BOTTOM[0])
@@ -546,10 +549,10 @@ def build_fig05() -> Drawn:
     art["sample.logits_over_tau"] = fig.text(1.35 / _F5_W, 0.12 / _F5_H, "", fontsize=SMALL_SIZE,
                                              va="center", ha="center")
     # the loop: the drawn ID is looked up again
-    fig.text(4.9 / _F5_W, 1.75 / _F5_H,
+    fig.text(4.9 / _F5_W, 1.6 / _F5_H,
              "drawn ID v\n   ↓\nnext input = E[v, :]\n(a row of the table)\n   ↓\nlayers → logits → …",
              fontsize=NOTE_SIZE, va="center", linespacing=1.35)
-    fig.text(4.9 / _F5_W, 0.45 / _F5_H,
+    fig.text(4.9 / _F5_W, 0.4 / _F5_H,
              "The hidden vector is not fed back,\nand no nearest row of E is searched.",
              fontsize=SMALL_SIZE, va="center", color="#333333", linespacing=1.3)
     update_sampling(art, sample)

@@ -309,3 +309,6 @@ __all__ += ["score_scale", "value_magnitude"]
 from .bpe import merge_steps, token_box  # noqa: E402
 
 __all__ += ["merge_steps", "token_box"]
+from .embedding import lookup_cell, temperature_sampling  # noqa: E402
+
+__all__ += ["lookup_cell", "temperature_sampling"]

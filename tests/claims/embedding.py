@@ -1,0 +1,145 @@
+"""Claims of chapter 03_embedding_lookup (figures 3–6): lookup, one layer, logits,
+sampling and the two gradient paths of a tied matrix."""
+
+from __future__ import annotations
+
+from functools import cache, partial
+
+import numpy as np
+
+from tokenpath import attention as A
+from tokenpath import embedding as em
+from tokenpath import examples as ex
+from tokenpath import fmt
+
+from . import Claim as _Claim
+from . import NotClaim as _NotClaim
+
+CHAPTER = "03_embedding_lookup"
+Claim = partial(_Claim, chapter=CHAPTER)
+NotClaim = partial(_NotClaim, chapter=CHAPTER)
+
+
+# ------------------------------------------------------------------ engine calls
+
+@cache
+def fig03():
+    return em.lookup_trace(ex.FIG3_CELL)
+
+
+@cache
+def fig04():
+    return em.layer_trace()
+
+
+@cache
+def layer():
+    return em.teaching_layer()
+
+
+@cache
+def fig05():
+    return em.logit_panels()
+
+
+@cache
+def fig06():
+    return em.tied_gradient()
+
+
+def _shape(s) -> str:
+    return "[" + ", ".join(str(int(v)) for v in s) + "]"
+
+
+def _thousands(n) -> str:
+    return f"{int(n):,}"
+
+
+def _same_shape(*shapes) -> tuple:
+    """The one shape all of ``shapes`` share (fails if they differ)."""
+    assert len(set(shapes)) == 1, shapes
+    return shapes[0]
+
+
+def _head(row) -> str:
+    """A row written as its first four entries and an ellipsis, with real minus signs."""
+    return "[" + ", ".join(fmt.num(v, minus=fmt.MINUS) for v in row[:4]) + ", …]"
+
+
+def _ids(v) -> str:
+    return ", ".join(str(int(i)) for i in v)
+
+
+# ------------------------------------------------------------------------ claims
+
+CLAIMS: list[_Claim] = [
+    # -- the running example and this chapter's batch --------------------------------
+    Claim("ch03.char_ids", lambda: ex.CHAR_IDS,
+          text=("a=3, b=7, c=2", lambda d: ", ".join(f"{k}={v}" for k, v in d.items()))),
+    Claim("ch03.eos", lambda: ex.EOS, exact="9"),
+    Claim("ch03.id_b", lambda: ex.CHAR_IDS["b"], exact="7"),
+    Claim("ch03.seq0", lambda: em.batch_ids()[0], exact="[3, 7, 3, 2]"),
+    Claim("ch03.seq1", lambda: em.batch_ids()[1], exact="[7, 2, 3, 7]"),
+    Claim("ch03.B", lambda: em.batch_ids().shape[0], exact="2"),
+    Claim("ch03.T", lambda: em.batch_ids().shape[1], exact="4"),
+    Claim("ch03.V", lambda: em.teaching_embedding().shape[0], text=("1,000", _thousands)),
+    Claim("ch03.d", lambda: em.teaching_embedding().shape[1], exact="8"),
+    Claim("ch03.d_ff", lambda: layer().d_ff, exact="24"),
+    # -- figure 3 ------------------------------------------------------------------
+    Claim("fig03.E3", lambda: em.teaching_embedding()[3], text=("[0.2, −0.1, 0.4, 0, …]", _head)),
+    Claim("fig03.s02", lambda: fig03().row_id, exact="3"),
+    Claim("fig03.X020", lambda: fig03().value, text=("0.2", fmt.num)),
+    Claim("fig03.same_in_seq0", lambda: [t for b, t in fig03().same_id.tolist() if b == 0],
+          text=("0 and 2", lambda v: " and ".join(map(str, v)))),
+    Claim("fig03.copies", lambda: fig03().copies, exact="64"),
+    Claim("fig03.one_hot_macs", lambda: fig03().one_hot_macs, text=("64,000", _thousands)),
+    Claim("fig03.ratio", lambda: fig03().one_hot_macs // fig03().copies, text=("1,000", _thousands)),
+    # -- figure 4 ------------------------------------------------------------------
+    Claim("fig04.stream_shape", lambda: _same_shape(fig04().x.shape, fig04().y.shape, fig04().out.shape),
+          text=("[2, 4, 8]", _shape)),
+    Claim("fig04.head_shape", lambda: fig04().q.shape, text=("[2, 2, 4, 4]", _shape)),
+    Claim("fig04.weights_shape", lambda: fig04().weights.shape, text=("[2, 2, 4, 4]", _shape)),
+    Claim("fig04.hidden_shape", lambda: fig04().ffn_hidden.shape, text=("[2, 4, 24]", _shape)),
+    Claim("fig04.norm_shape", lambda: layer().attn_norm.shape, text=("[8]", _shape)),
+    Claim("fig04.w_q_shape", lambda: layer().w_q.shape, text=("[8, 8]", _shape)),
+    Claim("fig04.w_o_shape", lambda: layer().w_o.shape, text=("[8, 8]", _shape)),
+    Claim("fig04.w_gate_shape", lambda: layer().w_gate.shape, text=("[8, 24]", _shape)),
+    Claim("fig04.w_down_shape", lambda: layer().w_down.shape, text=("[24, 8]", _shape)),
+    Claim("fig04.parameters", lambda: layer().parameter_count, exact="848"),
+    # -- figure 5 ------------------------------------------------------------------
+    Claim("fig05.ids", lambda: ex.FIG5_IDS, text=("0 and 1", lambda v: " and ".join(map(str, v)))),
+    Claim("fig05.id0", lambda: ex.FIG5_IDS[0], exact="0"),
+    Claim("fig05.id1", lambda: ex.FIG5_IDS[1], exact="1"),
+    Claim("fig05.equal", lambda: fig05().equal.probs, text=("[0.5, 0.5]", fmt.vec)),
+    Claim("fig05.gap", lambda: fig05().gap.probs, rounded=("[0.75, 0.25]", 2)),
+    Claim("fig05.gap_logits", lambda: ex.FIG5_GAP, text=("[log 3, 0]", lambda z: f"[log {fmt.frac(np.exp(z[0]))}, {fmt.num(z[1])}]")),
+    Claim("fig05.p0", lambda: fig05().gap.probs[0], rounded=("0.75", 2)),
+    Claim("fig05.shifted", lambda: fig05().shifted.probs, rounded=("[0.75, 0.25]", 2)),
+    Claim("fig05.shift", lambda: fig05().shift, exact="100"),
+    Claim("fig05.draws", lambda: fig05().gap.draws.size, text=("1,000", _thousands)),
+    Claim("fig05.count0", lambda: fig05().gap.counts[0], exact="752"),
+    Claim("fig05.count1", lambda: fig05().gap.counts[1], exact="248"),
+    Claim("ch03.top_k", lambda: ex.GENERATE_TOP_K, exact="5"),
+    Claim("ch03.prompt", lambda: ex.encode_chars(ex.TEXT)[:3], exact="[3, 7, 3]"),
+    Claim("ch03.steps", lambda: ex.GENERATE_STEPS, exact="4"),
+    # -- figure 6 ------------------------------------------------------------------
+    Claim("fig06.x", lambda: fig06().inputs, exact="[3, 7, 3, 2]"),
+    Claim("fig06.y", lambda: fig06().targets, exact="[7, 3, 2, 9]"),
+    Claim("fig06.mask", lambda: fig06().loss.mask, exact="[1, 1, 1, 1]"),
+    Claim("fig06.rows_input", lambda: fig06().rows_input, text=("2, 3, 7", _ids)),
+    Claim("fig06.rows_output", lambda: fig06().rows_output.size, text=("1,000", _thousands)),
+    Claim("fig06.loss", lambda: fig06().loss.loss, rounded=("6.6746", 4)),
+    Claim("fig06.log_v", lambda: np.log(fig06().grad.shape[0]), rounded=("6.9", 1)),
+    Claim("fig06.target_only", lambda: sorted(set(fig06().targets.tolist()) - set(fig06().inputs.tolist())),
+          text=("9", _ids)),
+    Claim("fig06.shift_is_attention_shift", lambda: A.shift_targets(fig06().inputs, eos=ex.EOS),
+          exact="[7, 3, 2, 9]"),
+]
+
+#: Digits in the prose that are not computed claims, each with its reason.
+NOT_CLAIMS: list[_NotClaim] = [
+    NotClaim("sequence 0", "the name of the first sequence of the batch (its index b)"),
+    NotClaim("sequence 1", "the name of the second sequence of the batch (its index b)"),
+    NotClaim("float32", "a dtype name"),
+    NotClaim("float64", "a dtype name"),
+]
