@@ -46,6 +46,8 @@ def sweep(widget, values, warmup) -> tuple[np.ndarray, dict[str, np.ndarray]]:
 def slider_values(widget, steps: int) -> list:
     """``steps`` positions evenly across the slider, on its step grid."""
     s = widget.slider
+    if hasattr(s, "sweep"):  # a control made of several sliders lists its own positions
+        return s.sweep(steps)
     grid = np.linspace(s.min, s.max, steps)
     grid = s.min + np.round((grid - s.min) / s.step) * s.step
     if isinstance(s.value, int):

@@ -124,3 +124,40 @@ def test_grouped_attention_equals_llama_attention(n_kv_heads):
     np.testing.assert_allclose(ours, _np(theirs), rtol=1e-5, atol=1e-5)
     np.testing.assert_allclose(trace.weights, _np(weights), rtol=1e-5, atol=1e-6)
     assert weights.shape[1] == config.num_attention_heads  # one weight matrix per query head
+
+
+def test_a_cached_decode_step_equals_llama_attention_with_a_dynamic_cache():
+    """The engine's ``past`` works like Hugging Face's cache: prefill four positions,
+    then decode the fifth reading the cached keys and values of the shared heads."""
+    from transformers import DynamicCache
+
+    config = _config(n_q_heads=8, n_kv_heads=2, head_dim=4)
+    hf = _randomise(ml.LlamaAttention(config, layer_idx=0), 20).double().eval()
+    rotary = ml.LlamaRotaryEmbedding(config)
+    base = config.rope_parameters["rope_theta"]
+    b, t = 1, 5
+    x = _x(21, (b, t, config.hidden_size))
+    tx = torch.from_numpy(x)
+    cos, sin = rotary(tx, torch.arange(t)[None])
+    cache = DynamicCache(config=config)
+    prefill_mask = torch.from_numpy(np.where(A.causal_mask(t - 1), 0.0, -np.inf))[None, None]
+    with torch.no_grad():
+        hf(tx[:, :-1], position_embeddings=(cos[:, :-1], sin[:, :-1]), attention_mask=prefill_mask, cache=cache)
+        theirs, _ = hf(tx[:, -1:], position_embeddings=(cos[:, -1:], sin[:, -1:]), attention_mask=None, cache=cache)
+    h_q, h_kv = config.num_attention_heads, config.num_key_value_heads
+    w_q, w_k, w_v, w_o = (_np(p.weight).T for p in (hf.q_proj, hf.k_proj, hf.v_proj, hf.o_proj))
+
+    def heads(xs, w, n, positions):
+        return position.rope(A.split_heads(xs @ w, n), positions, base=base, pairing="rotate_half")
+
+    pos = np.arange(t)
+    first = gqa.grouped_attention(heads(x[:, :-1], w_q, h_q, pos[:-1]), heads(x[:, :-1], w_k, h_kv, pos[:-1]),
+                                  A.split_heads(x[:, :-1] @ w_v, h_kv), causal=True)
+    step = gqa.grouped_attention(heads(x[:, -1:], w_q, h_q, pos[-1:]), heads(x[:, -1:], w_k, h_kv, pos[-1:]),
+                                 A.split_heads(x[:, -1:] @ w_v, h_kv), past=first.cache, causal=True)
+    ours = A.merge_heads(step.output) @ w_o
+    np.testing.assert_allclose(ours, _np(theirs), rtol=1e-5, atol=1e-5)
+    keys, values = cache.layers[0].keys, cache.layers[0].values
+    assert tuple(keys.shape) == step.cache[0].shape == (b, h_kv, t, 4)  # the cache holds Hkv heads, not Hq
+    np.testing.assert_allclose(step.cache[1], _np(values), rtol=1e-12)
+    np.testing.assert_allclose(step.cache[0], _np(keys), rtol=1e-5, atol=1e-6)

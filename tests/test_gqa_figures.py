@@ -37,9 +37,9 @@ def test_fig16_shows_eight_query_heads_two_kv_heads_and_the_map(fig16):
 
 def test_fig16_cache_numbers_and_shapes_come_from_the_engine(fig16):
     s = gqa.head_sharing(8, 2, layers=1, requests=1, seq_len=3, head_dim=2)
-    texts = " ".join(fig16.artists[k].get_text() for k in ("shapes", "cache", "mha", "ratio"))
+    texts = " ".join(fig16.artists[k].get_text() for k in ("shapes", "cache", "mha", "ratio", "ratio.label"))
     for piece in ("Q [B, 8, T, d_h]", "K and U [B, 2, T, d_h]", "2×1×2×3×2 = 24", "2×1×8×3×2 = 96",
-                  f"ratio 24/96 = {fmt.frac(float(s.ratio))}", "K/V body only"):
+                  f"24/96 = {fmt.frac(float(s.ratio))}", "K/V body only"):
         assert piece in texts
     assert "2×1×2×3×2 = 24" in fig16.alt and "1/4" in fig16.alt
 

@@ -27,7 +27,7 @@ def test_fig17_rmsnorm_panel_states_the_engine_numbers(fig17):
     a = panel_artists(fig17.artists, "a")
     t = norms.rms_norm_trace(ex.FIG17_X, ex.FIG17_WEIGHT, eps=ex.FIG17_EPS)
     lines = _ledger(a)
-    assert "mean square (3² + 4²)/2 = 12.5" in lines
+    assert "x = [3, 4]: mean square (3² + 4²)/2 = 12.5" in lines
     assert "RMS = √12.5 = 3.5355" in lines
     assert "RMSNorm = x / RMS ≈ [0.8485, 1.1314]" in lines
     assert "LayerNorm = (x − 3.5) / 0.5 = [−1, 1]" in lines
@@ -51,7 +51,7 @@ def test_fig17_update_shows_undefined_norms_instead_of_failing():
     a = panel_artists(drawn.artists, "a")
     N.update_norms(a, norms.compare_norms([2.0, 2.0]))
     assert not a["arrow.ln"].get_visible() and a["arrow.rms"].get_visible()
-    assert "LayerNorm: undefined with ε = 0" in _ledger(a)
+    assert "LayerNorm: undefined (variance 0, ε = 0)" in _ledger(a)
     N.update_norms(a, norms.compare_norms([0.0, 0.0]))
     assert not a["arrow.rms"].get_visible()
     with pytest.raises(TypeError, match="trace"):

@@ -14,6 +14,11 @@ FIG16_LAYERS, FIG16_REQUESTS, FIG16_SEQ_LEN, FIG16_HEAD_DIM = 1, 1, 3, 2
 #: The widget's ranges for Hq and Hkv.
 GQA_MAX_HEADS = 16
 
+#: A K/V head count that does not divide Hq = 8 (the engine refuses it).
+GQA_BAD_KV_HEADS = 3
+#: The query head the chapter's first question follows.
+GQA_QUESTION_HEAD = 5
+
 #: A small random GQA layer used in the chapter's cells: batch, positions, head width.
 GQA_B, GQA_T, GQA_D_HEAD = 1, 4, 2
 GQA_SEED = 6

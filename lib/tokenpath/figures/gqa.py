@@ -48,6 +48,7 @@ X0, X1 = 1.7, 6.85
 Y_Q, Y_KV = 0.78, 1.98  # top of the query row and of the K/V row
 H_BOX = 0.44
 GAP = 0.06
+VALUE_X = 2.75  # left edge of the numbers under the figure
 
 
 @dataclass(frozen=True)
@@ -108,10 +109,19 @@ def draw_head_sharing(ax, trace: HeadSharing | Refused, *, pool: int = ex.GQA_MA
                                                           edge=style.CACHE, lw=1.4, size=SMALL_SIZE + 1)
     art["refusal"] = _text(ax, (X0 + X1) / 2, Y_KV + H_BOX / 2, "", ha="center", size=NOTE_SIZE,
                            color=style.BLOCKED, wrap=False)
-    art["shapes"] = _text(ax, 0.15, 2.95, "", size=NOTE_SIZE + 0.5)
-    art["cache"] = _text(ax, 0.15, 3.27, "", size=NOTE_SIZE + 0.5)
-    art["mha"] = _text(ax, 0.15, 3.59, "", size=NOTE_SIZE + 0.5)
-    art["ratio"] = _text(ax, 0.15, 3.91, "", size=NOTE_SIZE + 0.5, weight="bold")
+    rows = ("shapes", "K/V cache with Hkv heads", "one K/V head per query head", "ratio (K/V body only)")
+    for k, (name, label) in enumerate(zip(("shapes", "cache", "mha", "ratio"), rows)):
+        y = 2.95 + 0.3 * k
+        bold = "bold" if name == "ratio" else "normal"
+        art[f"{name}.label"] = _text(ax, 0.15, y, label, size=NOTE_SIZE + 0.5, weight=bold)
+        art[name] = _text(ax, VALUE_X, y, "", size=NOTE_SIZE + 0.5, weight=bold)
+    if isinstance(trace, HeadSharing):
+        c = trace.cache
+        art["cache.note"] = _text(
+            ax, 0.15, 2.95 + 0.3 * 4,
+            f"counted for {fmt.num(c.layers)} layer, {fmt.num(c.requests)} request, S = {fmt.num(c.seq_len)} "
+            f"cached positions, d_h = {fmt.num(c.head_dim)}; no allocator, workspace or latency",
+            size=SMALL_SIZE + 0.5, color="#333333", style="italic")
     update_head_sharing(art, trace)
     return art
 
@@ -182,20 +192,13 @@ def update_head_sharing(artists: dict, trace: HeadSharing | Refused) -> None:
         artists["refusal"].set_text("refused: " + trace.message.replace(": every", ":\nevery"))
         artists["shapes"].set_text(f"Hq = {h_q}, Hkv = {trace.n_kv_heads}: no head mapping")
         for k in ("cache", "mha", "ratio"):
-            artists[k].set_text("")
+            artists[k].set_text("—")
         return
-    s = trace
-    artists["shapes"].set_text(
-        f"shapes: Q {_shape(s.query_shape)},  K and U {_shape(s.kv_shape)},  "
-        f"weights [B, {s.n_q_heads}, T, T] (one per query head)")
-    c, m = s.cache, s.mha_cache
-    where = (f"{fmt.num(c.layers)} layer, {fmt.num(c.requests)} request, S = {fmt.num(c.seq_len)}, "
-             f"d_h = {fmt.num(c.head_dim)}")
-    artists["cache"].set_text(f"K/V cache, {where}:  {fmt.num(c.kv_heads)} K/V heads  "
-                              f"{product_text(c)} numbers")
-    artists["mha"].set_text(f"one K/V head per query head ({fmt.num(m.kv_heads)}):  {product_text(m)} numbers")
-    artists["ratio"].set_text(f"ratio {fmt.num(c.elements)}/{fmt.num(m.elements)} = {fmt.frac(float(s.ratio))}"
-                              " for the K/V body only (no allocator, workspace or latency)")
+    s, c, m = trace, trace.cache, trace.mha_cache
+    artists["shapes"].set_text(f"Q {_shape(s.query_shape)},  K and U {_shape(s.kv_shape)}")
+    artists["cache"].set_text(f"{product_text(c)} numbers")
+    artists["mha"].set_text(f"{product_text(m)} numbers")
+    artists["ratio"].set_text(f"{fmt.num(c.elements)}/{fmt.num(m.elements)} = {fmt.frac(float(s.ratio))}")
 
 
 def describe_head_sharing(trace: HeadSharing | Refused) -> str:
@@ -222,7 +225,7 @@ def describe_head_sharing(trace: HeadSharing | Refused) -> str:
 @register(16, "Grouped-query attention: query heads share K/V heads")
 def build_fig16() -> Drawn:
     trace = head_sharing_or_refusal(ex.FIG16_N_Q_HEADS, ex.FIG16_N_KV_HEADS)
-    fig, ax = _canvas(style.WIDTH, 4.15)
+    fig, ax = _canvas(style.WIDTH, 4.3)
     art: dict[str, Artist] = {}
     art["heading"] = _heading(ax, 0.15, 0.25, "Each K/V head is stored once and read by a group of query heads")
     art.update(draw_head_sharing(ax, trace))

@@ -18,14 +18,13 @@ from __future__ import annotations
 
 import numpy as np
 from matplotlib.artist import Artist
-from matplotlib.patches import Circle
+from matplotlib.patches import Circle, FancyArrowPatch
 
 from .. import examples as ex
 from .. import fmt
 from ..norms import GateTrace, NormComparison, ResidualTrace, compare_norms, gate_trace, residual_trace, silu
 from . import Drawn, register, style
 from .attention import (
-    ACCENT_FACE,
     NOTE_SIZE,
     SMALL_SIZE,
     VALUE_FACE,
@@ -51,7 +50,8 @@ __all__ = [
 ]
 
 MINUS = fmt.MINUS
-WIDTH, HEIGHT = style.WIDTH, 5.1
+WIDTH, HEIGHT = style.WIDTH, 4.55
+PLOT_H = 2.2  # height of the two plots, inches
 LEDGER_SIZE = NOTE_SIZE - 0.5
 LEDGER_STEP = 0.26
 #: Feature-plane limits of panel (a): the widget's x range fits inside.
@@ -94,7 +94,7 @@ def _plot_axes(fig, left, top, w, h):
 def draw_norms(fig, canvas, trace: NormComparison, *, at=(0.0, 0.0)) -> dict[str, Artist]:
     """Panel (a): the feature plane with x, RMSNorm(x) and LayerNorm(x), and the ledger."""
     x0, y0 = at
-    ax = _plot_axes(fig, x0 + 0.62, y0 + 0.12, 2.5, 2.5)
+    ax = _plot_axes(fig, x0 + 1.15, y0 + 0.12, PLOT_H, PLOT_H)
     ax.set_xlim(-PLANE_LIM, PLANE_LIM)
     ax.set_ylim(-PLANE_LIM, PLANE_LIM)
     ax.set_aspect("equal")
@@ -108,36 +108,33 @@ def draw_norms(fig, canvas, trace: NormComparison, *, at=(0.0, 0.0)) -> dict[str
     circle = Circle((0, 0), np.sqrt(d), fill=False, ls=(0, (3, 2)), lw=1.0, color=style.NEUTRAL)
     ax.add_patch(circle)
     art: dict[str, Artist] = {"plane": ax, "circle": circle}
-    art["circle.label"] = ax.text(0.3, -np.sqrt(d) - 0.25, f"RMS 1 (radius √{d})",
+    art["circle.label"] = ax.text(0.3, -np.sqrt(d) - 1.0, f"RMS 1 (radius √{d})",
                                   fontsize=SMALL_SIZE - 0.5, color=style.NEUTRAL, ha="left", va="top")
     kw = dict(arrowstyle="-|>", mutation_scale=11, shrinkA=0, shrinkB=0)
-    from matplotlib.patches import FancyArrowPatch
-
     for name, colour, lw, z in (("x", style.INK, 1.4, 3), ("rms", style.QUERY, 2.6, 5), ("ln", style.ACCENT, 2.2, 4)):
         art[f"arrow.{name}"] = ax.add_patch(FancyArrowPatch((0, 0), (1, 1), color=colour, lw=lw, zorder=z, **kw))
-    art["label.x"] = ax.text(0, 0, "x", fontsize=NOTE_SIZE, weight="bold")
-    art["label.rms"] = ax.text(0, 0, "RMSNorm", fontsize=SMALL_SIZE, color=style.QUERY, weight="bold")
-    art["label.ln"] = ax.text(0, 0, "LayerNorm", fontsize=SMALL_SIZE, color=style.ACCENT, weight="bold")
-    ly = y0 + 2.98
-    for k, (colour, weight) in enumerate(_NORM_LEDGER):
-        art[f"ledger[{k}]"] = _text(canvas, x0 + 0.15, ly + LEDGER_STEP * k, "", size=LEDGER_SIZE,
+    # a key instead of labels that chase the arrows (a slider step redraws less)
+    for k, (name, text, colour) in enumerate((("x", "x", style.INK), ("rms", "RMSNorm(x)", style.QUERY),
+                                              ("ln", "LayerNorm(x)", style.ACCENT))):
+        art[f"key.{name}"] = _text(canvas, x0 + 0.15, y0 + 0.3 + 0.24 * k, "→ " + text, size=SMALL_SIZE,
+                                   color=colour, weight="bold")
+    art["note"] = _text(canvas, x0 + 0.15, y0 + 1.12, "γ = [1, 1]\nε ignored", size=SMALL_SIZE,
+                        color="#333333", va="top", linespacing=1.4)
+    ly = y0 + PLOT_H + 0.45
+    for k, (colour, weight, text) in enumerate(_NORM_LEDGER):
+        size = LEDGER_SIZE - (0.5 if text else 0.0)
+        art[f"ledger[{k}]"] = _text(canvas, x0 + 0.15, ly + LEDGER_STEP * k, text, size=size,
                                     color=colour, weight=weight)
     update_norms(art, trace)
     return art
 
 
-_NORM_LEDGER = ((style.INK, "normal"), (style.INK, "normal"), (style.INK, "normal"), (style.QUERY, "bold"),
-                (style.QUERY, "normal"), (style.ACCENT, "bold"), (style.ACCENT, "normal"))
-
-
-def _place(label, xy, lim=PLANE_LIM):
-    """Put an arrow's label just beyond its tip, inside the axes."""
-    x, y = xy
-    r = np.hypot(x, y) or 1.0
-    px, py = x + 0.45 * x / r, y + 0.45 * y / r
-    label.set_position((np.clip(px, -lim + 0.2, lim - 1.6), np.clip(py, -lim + 0.3, lim - 0.3)))
-    label.set_ha("left" if x >= 0 else "right")
-    label.set_va("bottom" if y >= 0 else "top")
+#: Panel (a)'s ledger: colour, weight and, for a line that never changes, its text.
+_NORM_LEDGER = ((style.INK, "normal", ""), (style.INK, "normal", ""), (style.QUERY, "bold", ""),
+                (style.QUERY, "normal", "    direction of x kept, no mean subtraction"),
+                (style.ACCENT, "bold", ""), (style.ACCENT, "normal", "    the mean is removed first"))
+#: The ledger lines that move with x.
+NORM_MOVING_LINES = tuple(k for k, line in enumerate(_NORM_LEDGER) if not line[2])
 
 
 def update_norms(artists: dict, trace: NormComparison) -> None:
@@ -147,37 +144,29 @@ def update_norms(artists: dict, trace: NormComparison) -> None:
     x = trace.x
     for name, vec in (("x", x), ("rms", None if trace.rms is None else trace.rms.output),
                       ("ln", None if trace.layer is None else trace.layer.output)):
-        arrow, label = artists[f"arrow.{name}"], artists[f"label.{name}"]
+        arrow = artists[f"arrow.{name}"]
         shown = vec is not None and bool(np.any(vec))
         arrow.set_visible(shown)
-        label.set_visible(shown)
         if shown:
             arrow.set_positions((0.0, 0.0), tuple(vec))
-            _place(label, vec)
     led = [artists[f"ledger[{k}]"] for k in range(len(_NORM_LEDGER))]
-    led[0].set_text(f"x = {_v(x)} (one position), γ = [1, 1], ε ignored")
     if trace.rms is not None:
         r = trace.rms
-        led[1].set_text(f"mean square ({' + '.join(_sq(v) for v in x)})/{x.size} = {_r(r.mean_square.item())}")
-        led[2].set_text(f"RMS = √{_r(r.mean_square.item())} = {_r(r.rms.item())}")
-        led[3].set_text(f"RMSNorm = x / RMS ≈ {_rv(r.output)}")
-        led[4].set_text("    direction of x kept, no mean subtraction")
+        led[0].set_text(f"x = {_v(x)}: mean square ({' + '.join(_sq(v) for v in x)})/{x.size} = "
+                        f"{_r(r.mean_square.item())}")
+        led[1].set_text(f"RMS = √{_r(r.mean_square.item())} = {_r(r.rms.item())}")
+        led[2].set_text(f"RMSNorm = x / RMS ≈ {_rv(r.output)}")
     else:
-        led[1].set_text("mean square 0: x is all zeros")
-        led[2].set_text("RMS = 0")
-        led[3].set_text("RMSNorm: undefined with ε = 0")
-        led[4].set_text("    the RMS of an all-zero x is 0")
+        led[0].set_text(f"x = {_v(x)}: mean square 0")
+        led[1].set_text("RMS = 0")
+        led[2].set_text("RMSNorm: undefined (RMS 0, ε = 0)")
     if trace.layer is not None:
         t = trace.layer
-        led[5].set_text(f"LayerNorm = (x − {_r(t.mean.item())}) / {_r(t.std.item())} = {_rv(t.output)}")
-        led[6].set_text(f"    the mean {_r(t.mean.item())} is removed first")
+        led[4].set_text(f"LayerNorm = (x − {_r(t.mean.item())}) / {_r(t.std.item())} = {_rv(t.output)}")
     else:
-        led[5].set_text("LayerNorm: undefined with ε = 0")
-        led[6].set_text("    a constant x has variance 0")
-    for k in (3, 4):
-        led[k].set_color(style.QUERY if trace.rms is not None else style.BLOCKED)
-    for k in (5, 6):
-        led[k].set_color(style.ACCENT if trace.layer is not None else style.BLOCKED)
+        led[4].set_text("LayerNorm: undefined (variance 0, ε = 0)")
+    led[2].set_color(style.QUERY if trace.rms is not None else style.BLOCKED)
+    led[4].set_color(style.ACCENT if trace.layer is not None else style.BLOCKED)
 
 
 def describe_norms(trace: NormComparison) -> str:
@@ -206,7 +195,7 @@ def describe_norms(trace: NormComparison) -> str:
 def draw_gate(fig, canvas, trace: GateTrace, *, at=(0.0, 0.0)) -> dict[str, Artist]:
     """Panel (b): SiLU(a) = a·σ(a) with the gate's operating point, and the ledger."""
     x0, y0 = at
-    ax = _plot_axes(fig, x0 + 0.45, y0 + 0.12, 2.75, 2.5)
+    ax = _plot_axes(fig, x0 + 0.45, y0 + 0.12, 2.75, PLOT_H)
     lo, hi = GATE_LIM
     a = np.linspace(lo, hi, 241)
     ax.plot(a, np.maximum(a, 0.0), color=style.NEUTRAL, lw=1.0, ls=(0, (3, 2)), label="ReLU")
@@ -221,10 +210,12 @@ def draw_gate(fig, canvas, trace: GateTrace, *, at=(0.0, 0.0)) -> dict[str, Arti
     art: dict[str, Artist] = {"curve": ax}
     art["drop"] = ax.plot([0, 0], [0, 0], color=style.QUERY, lw=1.0, ls=(0, (2, 2)), zorder=4)[0]
     art["point"] = ax.plot([0], [0], "o", color=style.QUERY, ms=7, zorder=5)[0]
-    art["point.label"] = ax.text(0, 0, "", fontsize=SMALL_SIZE, color=style.QUERY, weight="bold", zorder=6)
-    ly = y0 + 2.98
+    ly = y0 + PLOT_H + 0.45
+    static = {2: f"content c = x·W_up = {_n(float(trace.content))}",
+              4: "    a scale, not an on/off switch; negatives damped"}
     for k in range(5):
-        art[f"ledger[{k}]"] = _text(canvas, x0 + 0.15, ly + LEDGER_STEP * k, "", size=LEDGER_SIZE,
+        art[f"ledger[{k}]"] = _text(canvas, x0 + 0.15, ly + LEDGER_STEP * k, static.get(k, ""),
+                                    size=LEDGER_SIZE - (0.5 if k == 4 else 0.0),
                                     weight="bold" if k == 3 else "normal",
                                     color=style.QUERY if k == 3 else style.INK)
     update_gate(art, trace)
@@ -238,26 +229,12 @@ def update_gate(artists: dict, trace: GateTrace) -> None:
     a, s, g, c, p = (float(v) for v in (trace.gate_pre, trace.sigmoid, trace.silu, trace.content, trace.product))
     artists["drop"].set_data([a, a], [0.0, g])
     artists["point"].set_data([a], [g])
-    lab = artists["point.label"]
-    lab.set_text(f"SiLU({_n(a)}) = {_r(g)}")
-    if a < 0:  # above the flat left arm
-        lab.set_position((max(a, GATE_LIM[0] + 0.2), 0.3))
-        lab.set_ha("left")
-        lab.set_va("bottom")
-    elif a < 1.5:  # below and right of the point, under the curve
-        lab.set_position((a + 0.3, g - 0.15))
-        lab.set_ha("left")
-        lab.set_va("top")
-    else:  # above and left of the point
-        lab.set_position((a - 0.3, g + 0.3))
-        lab.set_ha("right")
-        lab.set_va("bottom")
+    if artists["ledger[2]"].get_text() != f"content c = x·W_up = {_n(c)}":
+        raise ValueError(f"the figure holds another content value than the trace's c = {_n(c)}")
     led = [artists[f"ledger[{k}]"] for k in range(5)]
     led[0].set_text(f"gate pre-activation a = x·W_gate = {_n(a)}")
     led[1].set_text(f"σ(a) = {_r(s)},  SiLU(a) = a·σ(a) = {_r(g)}")
-    led[2].set_text(f"content c = x·W_up = {_n(c)}")
     led[3].set_text(f"SiLU(a)·c = {_n(a)}·σ({_n(a)})·{_n(c)} ≈ {_n(p, 3)}")
-    led[4].set_text("    a scale, not an on/off switch; negatives damped")
 
 
 def describe_gate(trace: GateTrace) -> str:

@@ -312,3 +312,8 @@ __all__ += ["merge_steps", "token_box"]
 from .embedding import lookup_cell, temperature_sampling  # noqa: E402
 
 __all__ += ["lookup_cell", "temperature_sampling"]
+
+from .gqa import head_groups  # noqa: E402
+from .norms import gate_pre_activation, rms_features  # noqa: E402
+
+__all__ += ["gate_pre_activation", "head_groups", "rms_features"]

@@ -1,0 +1,96 @@
+"""Claims of chapter 07_rmsnorm_swiglu (figures 17 and 18): RMSNorm beside LayerNorm,
+one SwiGLU gate, the residual add."""
+
+from __future__ import annotations
+
+from functools import cache, partial
+
+import numpy as np
+
+from tokenpath import examples as ex
+from tokenpath import fmt, norms
+
+from . import Claim as _Claim
+from . import NotClaim as _NotClaim
+
+CHAPTER = "07_rmsnorm_swiglu"
+Claim = partial(_Claim, chapter=CHAPTER)
+NotClaim = partial(_NotClaim, chapter=CHAPTER)
+MINUS = fmt.MINUS
+
+
+def _n(x, digits=None) -> str:
+    return fmt.num(x, digits, minus=MINUS)
+
+
+def _v(v, digits=None) -> str:
+    return "[" + ", ".join(_n(x, digits) for x in np.asarray(v, dtype=float)) + "]"
+
+
+@cache
+def rms():
+    return norms.rms_norm_trace(ex.FIG17_X, ex.FIG17_WEIGHT, eps=ex.FIG17_EPS)
+
+
+@cache
+def layer():
+    return norms.layer_norm_trace(ex.FIG17_X)
+
+
+@cache
+def gate():
+    return norms.gate_trace(ex.FIG17_GATE_PRE, ex.FIG17_CONTENT)
+
+
+@cache
+def residual():
+    return norms.residual_trace(ex.FIG18_STREAM, ex.FIG18_UPDATE)
+
+
+def _feature_sum(f: int) -> str:
+    t = residual()
+    u = t.update[f]
+    return f"{_n(t.stream[f])} + {f'({_n(u)})' if u < 0 else _n(u)} = {_n(t.output[f])}"
+
+
+CLAIMS: list[_Claim] = [
+    # -- the layer ----------------------------------------------------------------------
+    Claim("layer.shape", lambda: (ex.B, ex.T, ex.D_MODEL), text=("[2, 4, 8]", lambda s: fmt.vec(s))),
+    # -- figure 17 (a) ------------------------------------------------------------------
+    Claim("fig17.x", lambda: ex.FIG17_X, text=("[3, 4]", _v)),
+    Claim("fig17.gamma", lambda: rms().weight, text=("[1, 1]", _v)),
+    Claim("fig17.mean_square", lambda: rms().mean_square.item(), text=("12.5", _n)),
+    Claim("fig17.rms", lambda: rms(),
+          text=("√12.5 = 3.5355", lambda t: f"√{_n(t.mean_square.item())} = {_n(t.rms.item(), 4)}")),
+    Claim("fig17.output", lambda: rms().output, text=("≈ [0.8485, 1.1314]", lambda v: "≈ " + _v(v, 4))),
+    Claim("fig17.ln_mean", lambda: layer().mean.item(), text=("3.5", _n)),
+    Claim("fig17.ln_std", lambda: layer().std.item(), text=("0.5", _n)),
+    Claim("fig17.ln_output", lambda: layer().output, text=("[−1, 1]", _v)),
+    Claim("fig17.scale", lambda: ex.FIG17_SCALE, exact="10"),
+    Claim("fig17.scaled_x", lambda: ex.FIG17_SCALE * ex.FIG17_X, text=("[30, 40]", _v)),
+    # -- figure 17 (b) ------------------------------------------------------------------
+    Claim("fig17.gate_pre", lambda: ex.FIG17_GATE_PRE, exact="1"),
+    Claim("fig17.content", lambda: ex.FIG17_CONTENT, exact="2"),
+    Claim("fig17.sigma", lambda: gate(), text=("σ(1) = 0.7311", lambda t: f"σ({_n(t.gate_pre)}) = {_n(t.sigmoid, 4)}")),
+    Claim("fig17.silu", lambda: gate(), text=("SiLU(1) = 0.7311", lambda t: f"SiLU({_n(t.gate_pre)}) = {_n(t.silu, 4)}")),
+    Claim("fig17.product", lambda: gate(),
+          text=("1·σ(1)·2 ≈ 1.462",
+                lambda t: f"{_n(t.gate_pre)}·σ({_n(t.gate_pre)})·{_n(t.content)} ≈ {_n(t.product, 3)}")),
+    Claim("silu.minus_one", lambda: norms.silu(-1.0), text=("SiLU(−1) = −0.2689", lambda v: f"SiLU({_n(-1)}) = {_n(v, 4)}")),
+    Claim("ffn.d", lambda: ex.D_MODEL, text=("d = 8", lambda d: f"d = {d}")),
+    Claim("ffn.d_ff", lambda: ex.FFN_D_FF, text=("width of 16", lambda d: f"width of {d}")),
+    # -- figure 18 ----------------------------------------------------------------------
+    Claim("fig18.stream", lambda: residual().stream, text=("[1, 2]", _v)),
+    Claim("fig18.update", lambda: residual().update, text=("[0.5, −1]", _v)),
+    Claim("fig18.output", lambda: residual().output, text=("[1.5, 1]", _v)),
+    Claim("fig18.feature0", lambda: 0, text=("1 + 0.5 = 1.5", _feature_sum)),
+    Claim("fig18.feature1", lambda: 1, text=("2 + (−1) = 1", _feature_sum)),
+    Claim("fig18.wrong_width", lambda: ex.FIG18_STREAM.size + 1, text=("width 3", lambda n: f"width {n}")),
+]
+
+NOT_CLAIMS: list[_NotClaim] = [
+    NotClaim("1 + w", "names the other weight convention (scale by one plus the stored weight), not a number"),
+    NotClaim("32-bit", "the float width Hugging Face's LlamaRMSNorm computes in, a fact about its code"),
+    NotClaim("\\frac{1}{d}", "notation: the mean over d features"),
+    NotClaim("position 0 is never added to position 1", "position indices in a sentence about two positions"),
+]
