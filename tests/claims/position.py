@@ -27,9 +27,23 @@ def fig15():
 
 
 @cache
+def order():
+    return P.order_blindness(ex.TEXT, ex.ORDER_PERMUTATION, seed=ex.ORDER_SEED)
+
+
+def _same_output_positions(o) -> np.ndarray:
+    """Positions whose output equals position 0's (the repeated token)."""
+    return np.flatnonzero(np.all(np.isclose(o.plain.output, o.plain.output[0]), axis=1))
+
+
+@cache
 def seed004():
     d, pos, base = ex.ROPE_EXAMPLE_HEAD_DIM, ex.ROPE_EXAMPLE_POSITION, ex.ROPE_EXAMPLE_BASE
     return P.rope_frequencies(d, base), P.rope_angles([pos], d, base)[0]
+
+
+def _and(values) -> str:
+    return " and ".join(str(int(v)) for v in values)
 
 
 def _listed(values, unit: str = "") -> str:
@@ -58,14 +72,45 @@ CLAIMS: list[_Claim] = [
     Claim("fig15.dots", lambda: [round(d.dot, 12) for d in fig15().discs], text=("1, 0, −1", _listed)),
     Claim("fig15.turned_keys", lambda: np.round([d.turned_key for d in fig15().discs], 12),
           exact="[[1, 0], [0, 1], [-1, 0]]"),
+    Claim("fig15.first_degree", lambda: fig15().discs[0].degrees, text=("0°", lambda v: fmt.num(v) + "°")),
+    Claim("fig15.period", lambda: 2 * math.pi / fig15().live.disc.omega,
+          text=("every 4 positions", lambda v: f"every {fmt.num(v)} positions")),
+    # -- figure 15 (c): one pair of a wider head -------------------------------------
+    Claim("fig15c.head_dim", lambda: fig15().pair.head_dim, text=("width 64", lambda v: f"width {v}")),
+    Claim("fig15c.base", lambda: fig15().pair.base, text=("base 10000", lambda v: f"base {fmt.num(v)}")),
+    Claim("fig15c.pair", lambda: fig15().pair.index, text=("Pair 16", lambda v: f"Pair {v}")),
+    Claim("fig15c.theta", lambda: fig15().pair.disc.omega, text=("1/100", _one_over)),
+    Claim("fig15c.same_speed_pair", lambda: np.flatnonzero(np.isclose(seed004()[0], fig15().pair.disc.omega)),
+          text=("pair 1 in the four-wide example", lambda v: f"pair {_and(v)} in the four-wide example")),
+    Claim("fig15c.distance", lambda: fig15().pair.disc.distance, text=("distance 3", lambda v: f"distance {fmt.num(v)}")),
+    Claim("fig15c.angle", lambda: fig15().pair.disc.angle, text=("0.03", lambda v: fmt.num(round(v, 12)))),
+    Claim("fig15c.dot", lambda: fig15().pair.disc.dot, rounded=("0.9996", 4)),
+    Claim("fig15c.first_theta", lambda: fig15().pair.frequencies[0],
+          text=("from 1 (pair 0)", lambda v: f"from {fmt.num(v)} (pair 0)")),
     # -- seed 004's worked example ------------------------------------------------
     Claim("seed004.head_dim", lambda: ex.ROPE_EXAMPLE_HEAD_DIM, text=("head_dim = 4", lambda v: f"head_dim = {v}")),
     Claim("seed004.position", lambda: ex.ROPE_EXAMPLE_POSITION, text=("pos = 3", lambda v: f"pos = {v}")),
+    Claim("seed004.position_words", lambda: ex.ROPE_EXAMPLE_POSITION,
+          text=("at position 3", lambda v: f"at position {v}")),
     Claim("seed004.base", lambda: ex.ROPE_EXAMPLE_BASE, text=("base = 10000", lambda v: f"base = {fmt.num(v)}")),
     Claim("seed004.theta", lambda: seed004()[0], text=("θ₀ = 1, θ₁ = 1/100",
           lambda v: f"θ₀ = {fmt.num(v[0])}, θ₁ = {_one_over(v[1])}")),
+    # -- order blindness, the learned table -----------------------------------------
+    Claim("order.same_output", lambda: _same_output_positions(order()),
+          text=("positions 0 and 2", lambda v: "positions " + _and(v))),
+    Claim("learned.rows", lambda: P.position_table(ex.LEARNED_MAX_LEN, 1, seed=0).max_len,
+          text=("positions 0–7", lambda n: f"positions 0–{n - 1}")),
+    Claim("learned.first_missing", lambda: ex.LEARNED_MAX_LEN, text=("position 8", lambda n: f"position {n}")),
     Claim("seed004.angles", lambda: seed004()[1], text=("[3, 0.03]", fmt.vec)),
 ]
 
 #: Digits in the prose that are not computed claims, each with its reason.
-NOT_CLAIMS: list[_NotClaim] = []
+NOT_CLAIMS: list[_NotClaim] = [
+    NotClaim("GPT-2", "a model's name"),
+    NotClaim("Seed 004", "the name of a source document"),
+    NotClaim("seed 004", "the name of a source document"),
+    NotClaim("transformers 5", "a library's major version"),
+    NotClaim("i + d_h/2", "an index formula: the partner of feature i in the rotate-half layout"),
+    NotClaim("1/base", "a formula: the slowest frequency approaches one over the base"),
+    NotClaim("distance 4", "the input of a question; the cell below it computes the answer"),
+]

@@ -43,6 +43,7 @@ __all__ = [
     "draw_frequencies",
     "draw_sinusoidal",
     "omega_text",
+    "rad_text",
     "panel_artists",
     "Unnumbered",
     "sinusoidal_heatmap",
@@ -76,7 +77,16 @@ def omega_text(omega: float) -> str:
     if f and abs(float(f) * math.pi - omega) < 1e-12:
         top = "" if f.numerator == 1 else str(f.numerator)
         return f"{top}π" + ("" if f.denominator == 1 else f"/{f.denominator}")
-    return fmt.num(omega, 4) if omega < 0.001 else fmt.num(round(omega, 4))
+    return rad_text(omega)
+
+
+def rad_text(x: float) -> str:
+    """Radians to three significant digits, never in e-notation.
+
+    >>> rad_text(0.01), rad_text(0.749894), rad_text(1.5399e-06)
+    ('0.01', '0.75', '0.00000154')
+    """
+    return fmt.num(float(f"{x:.3g}"), minus=fmt.MINUS)
 
 
 def angle_text(disc: Disc) -> str:
@@ -283,7 +293,7 @@ def update_frequencies(artists: dict, trace: PairTrace) -> None:
 def _pair_readout(trace: PairTrace) -> str:
     d = trace.disc
     return (
-        f"pair {trace.index}: θ = {fmt.num(d.omega, 4) if d.omega < 0.001 else fmt.num(round(d.omega, 4))}, "
+        f"pair {trace.index}: θ = {rad_text(d.omega)}, "
         f"n − m = {_distance_text(d)}\n{angle_text(d)},  q·k′ = {dot_text(d)}"
     )
 
@@ -303,11 +313,10 @@ def describe_pair(trace: PairTrace) -> str:
     """
     _check(trace, PairTrace)
     d = trace.disc
-    theta = fmt.num(d.omega, 4) if d.omega < 0.001 else fmt.num(round(d.omega, 4))
     return (
         f"Pair {trace.index} of a {trace.head_dim}-wide head with base {fmt.num(round(trace.base))} turns at "
-        f"θ = {fmt.num(round(trace.base))}^({fmt.MINUS}{2 * trace.index}/{trace.head_dim}) = {theta} rad per position. "
-        f"At n − m = {_distance_text(d)} the key turns by {fmt.num(round(d.angle, 4))} rad = {angle_text(d)}; "
+        f"θ = {fmt.num(round(trace.base))}^({fmt.MINUS}{2 * trace.index}/{trace.head_dim}) = {rad_text(d.omega)} rad per position. "
+        f"At n − m = {_distance_text(d)} the key turns by {rad_text(d.angle)} rad = {angle_text(d)}; "
         f"q·k′ = {dot_text(d)}."
     )
 
@@ -320,8 +329,8 @@ def _check(trace, kind) -> None:
 # ------------------------------------------------------------------------ figure 15
 
 #: Layout in inches: width, disc size, gaps, the right-hand panels' width and margins.
-_F15 = dict(width=7.0, disc=1.7, gap=0.55, left=0.25, plot_left=2.75, plot_w=3.95,
-            row_title=0.5, readout=0.45, row_gap=0.1, bottom=0.2)
+_F15 = dict(width=7.0, disc=1.45, gap=0.75, left=0.3, plot_left=2.75, plot_w=3.95,
+            row_title=0.42, readout=0.42, row_gap=0.06, bottom=0.12)
 
 
 @register(15, "RoPE: the key turns by the relative distance")

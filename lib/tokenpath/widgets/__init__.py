@@ -317,3 +317,6 @@ from .gqa import head_groups  # noqa: E402
 from .norms import gate_pre_activation, rms_features  # noqa: E402
 
 __all__ += ["gate_pre_activation", "head_groups", "rms_features"]
+from .position import TwoSliderFigure, rope_base, rope_distance, rope_frequency, rope_pair  # noqa: E402
+
+__all__ += ["TwoSliderFigure", "rope_base", "rope_distance", "rope_frequency", "rope_pair"]
