@@ -16,6 +16,7 @@ from tokenpath import attention as att
 from tokenpath import bpe, embedding, gqa, norms
 from tokenpath import examples as ex
 from tokenpath import model as M
+from tokenpath import safetensors_format as S
 from tokenpath.position import rope
 
 SMALL = M.LlamaConfig(vocab_size=40, hidden_size=8, intermediate_size=12, num_hidden_layers=2,
@@ -318,3 +319,45 @@ def test_tokenizer_with_a_different_pattern_cannot_be_written():
     tok = bpe.Tokenizer([], pattern=r"\S+|\s+")
     with pytest.raises(ValueError, match="GPT-2 pattern"):
         M.tokenizer_json(tok)
+
+
+def test_model_refuses_wrong_argument_types(tiny):
+    with pytest.raises(TypeError, match="config must be a LlamaConfig"):
+        M.Model(tiny.config.to_dict(), tiny.tensors)
+    with pytest.raises(TypeError, match="tokenizer must be a tokenpath.bpe.Tokenizer"):
+        M.Model(tiny.config, tiny.tensors, tokenizer="gpt2")
+    with pytest.raises(TypeError, match="tensors must be a mapping"):
+        M.Model(tiny.config, list(tiny.tensors.values()))
+    with pytest.raises(TypeError, match="config must be a LlamaConfig"):
+        M.count_parameters({"vocab_size": 3})
+    ints = {**tiny.tensors, "model.norm.weight": np.ones(16, dtype=np.int32)}
+    with pytest.raises(M.ModelFileError, match="'model.norm.weight' has dtype int32"):
+        M.Model(tiny.config, ints)
+
+
+def test_a_model_without_tokenizer_refuses_text_but_runs_ids():
+    m = M.random_model(SMALL, seed=0)
+    with pytest.raises(ValueError, match="no tokenizer"):
+        m.generate("hello", 1)
+    g = m.generate([1, 2], 2, seed=0)
+    assert g.text is None and g.ids.size == 4
+
+
+def test_list_files_and_raw_header_describe_the_directory(tiny_dir):
+    files = dict(M.list_files(tiny_dir))
+    length_bytes, n, text = S.raw_header(tiny_dir / M.WEIGHTS_NAME)
+    assert int.from_bytes(length_bytes, "little") == n == len(text.encode("utf-8"))
+    assert files[M.WEIGHTS_NAME] == 8 + n + 4 * M.count_parameters(M.tiny_config()).total
+    with pytest.raises(M.ModelFileError, match="not a directory"):
+        M.list_files(tiny_dir / M.WEIGHTS_NAME)
+
+
+def test_config_values_out_of_range_are_refused():
+    with pytest.raises(ValueError, match="rope_theta must be > 0"):
+        M.LlamaConfig(10, 8, 16, 1, 4, 2, rope_theta=0.0)
+    with pytest.raises(ValueError, match="eos_token_id must be <= 9"):
+        M.LlamaConfig(10, 8, 16, 1, 4, 2, eos_token_id=10)
+    with pytest.raises(TypeError, match="tie_word_embeddings"):
+        M.LlamaConfig(10, 8, 16, 1, 4, 2, tie_word_embeddings="yes")
+    with pytest.raises(ValueError, match="give head_dim"):
+        M.LlamaConfig(10, 9, 16, 1, 4, 2)

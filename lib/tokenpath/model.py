@@ -244,15 +244,20 @@ def _rope_theta(d: Mapping, source: str) -> float:
     return float(value)
 
 
+def _read_json(path: Path, missing: str = ""):
+    """The JSON value in ``path``, or a :class:`ModelFileError` naming the file."""
+    if not path.is_file():
+        raise ModelFileError(f"{path}: no such file{missing}")
+    try:
+        return json.loads(path.read_text(encoding="utf-8"))
+    except (UnicodeDecodeError, json.JSONDecodeError) as err:
+        raise ModelFileError(f"{path}: not valid JSON ({err})") from None
+
+
 def read_config(path) -> LlamaConfig:
     """Parse a ``config.json`` file (see :meth:`LlamaConfig.from_dict`)."""
     path = Path(path)
-    if not path.is_file():
-        raise ModelFileError(f"{path}: no such file; a model directory needs {CONFIG_NAME}")
-    try:
-        d = json.loads(path.read_text(encoding="utf-8"))
-    except (UnicodeDecodeError, json.JSONDecodeError) as err:
-        raise ModelFileError(f"{path}: not valid JSON ({err})") from None
+    d = _read_json(path, f"; a model directory needs {CONFIG_NAME}")
     return LlamaConfig.from_dict(d, source=str(path))
 
 
@@ -839,12 +844,7 @@ def read_tokenizer(path) -> bpe.Tokenizer:
     rather than encoded differently.
     """
     path = Path(path)
-    if not path.is_file():
-        raise ModelFileError(f"{path}: no such file")
-    try:
-        d = json.loads(path.read_text(encoding="utf-8"))
-    except (UnicodeDecodeError, json.JSONDecodeError) as err:
-        raise ModelFileError(f"{path}: not valid JSON ({err})") from None
+    d = _read_json(path)
 
     def fail(msg):
         raise ModelFileError(f"{path}: {msg}")
@@ -900,10 +900,7 @@ def read_tokenizer(path) -> bpe.Tokenizer:
 def _load_weights(directory: Path) -> tuple[dict[str, np.ndarray], dict[str, str]]:
     single, index = directory / WEIGHTS_NAME, directory / INDEX_NAME
     if index.is_file():
-        try:
-            idx = json.loads(index.read_text(encoding="utf-8"))
-        except (UnicodeDecodeError, json.JSONDecodeError) as err:
-            raise ModelFileError(f"{index}: not valid JSON ({err})") from None
+        idx = _read_json(index)
         weight_map = idx.get("weight_map") if isinstance(idx, dict) else None
         if not isinstance(weight_map, dict) or not weight_map:
             raise ModelFileError(f"{index}: has no 'weight_map' of tensor name -> shard file")
