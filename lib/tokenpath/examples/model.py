@@ -38,6 +38,8 @@ MODEL_SEED = 9
 # --- what the chapter does with it ------------------------------------------------------
 #: The sentence the chapter encodes and runs (seed 004's example).
 MODEL_PROMPT = "我喜欢 Transformer。"
+#: A second sentence, to show that the same stored W_Q gives other queries.
+MODEL_OTHER_TEXT = "猫 is a cat."
 #: Sampling loop: steps, seed, temperature.
 MODEL_GENERATE_STEPS = 5
 MODEL_GENERATE_SEED = 0
