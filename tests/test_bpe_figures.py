@@ -18,20 +18,21 @@ from tokenpath.figures import style
 from tokenpath.figures._fonts import missing_glyphs
 
 
-@pytest.fixture(scope="module")
-def fig1():
-    drawn = figures.render(1)
+def _render(number):
+    drawn = figures.render(number)
     texts = [t.get_text() for t in drawn.figure.findobj(Text) if t.get_text()]
     style.close(drawn.figure)
     return drawn, texts
+
+
+@pytest.fixture(scope="module")
+def fig1():
+    return _render(1)
 
 
 @pytest.fixture(scope="module")
 def fig2():
-    drawn = figures.render(2)
-    texts = [t.get_text() for t in drawn.figure.findobj(Text) if t.get_text()]
-    style.close(drawn.figure)
-    return drawn, texts
+    return _render(2)
 
 
 def test_fig01_top_shows_er_8_we_8_lo_7_ow_7_and_the_tie_to_er(fig1):

@@ -210,16 +210,8 @@ def apply_merge(symbols: Sequence, pair: tuple, new) -> tuple:
     >>> apply_merge(("a", "a", "a"), ("a", "a"), "aa")
     ('aa', 'a')
     """
-    a, b = pair
-    out, i, n = [], 0, len(symbols)
-    while i < n:
-        if i + 1 < n and symbols[i] == a and symbols[i + 1] == b:
-            out.append(new)
-            i += 2
-        else:
-            out.append(symbols[i])
-            i += 1
-    return tuple(out)
+    merged = _merge_list(symbols, *pair, new)
+    return tuple(symbols if merged is None else merged)
 
 
 # ------------------------------------------------------------------- the tokenizer
@@ -339,17 +331,7 @@ class Tokenizer:
                     best, best_pair = r, pair
             if best is None:
                 break
-            a, b = best_pair
-            new = best[1]
-            out, i, n = [], 0, len(symbols)
-            while i < n:
-                if i + 1 < n and symbols[i] == a and symbols[i + 1] == b:
-                    out.append(new)
-                    i += 2
-                else:
-                    out.append(symbols[i])
-                    i += 1
-            symbols = out
+            symbols = _merge_list(symbols, *best_pair, best[1])
         return tuple(symbols)
 
     def encode_ordinary(self, text: str, *, use_cache: bool = True) -> list[int]:
@@ -621,12 +603,13 @@ def train(text: str, vocab_size: int, *, min_frequency: int = 2, tie_break: str 
     heapq.heapify(heap)
 
     merges = []
+    heappop, heappush = heapq.heappop, heapq.heappush
     while len(vocab) < vocab_size and heap:
-        neg, _, pair = heapq.heappop(heap)
+        neg, _, pair = heappop(heap)
         count = stats.get(pair, 0)
         if -neg != count:  # stale: the count fell since this entry was pushed
             if count > 0:
-                heapq.heappush(heap, (-count, key(pair), pair))
+                heappush(heap, (-count, key(pair), pair))
             continue
         if count < min_frequency:
             break
@@ -636,37 +619,44 @@ def train(text: str, vocab_size: int, *, min_frequency: int = 2, tie_break: str 
         gained = set()
         for w in where.pop(pair):
             symbols = words[w]
-            if len(symbols) < 2:
+            if a not in symbols:  # the index is lazy: this word lost the pair earlier
                 continue
-            merged = _merge_ints(symbols, a, b, new)
+            merged = _merge_list(symbols, a, b, new)
             if merged is None:
                 continue
             n = counts[w]
             for p in zip(symbols, symbols[1:]):
                 stats[p] -= n
-            for p in zip(merged, merged[1:]):
+            prev = merged[0]
+            for s in merged[1:]:
+                p = (prev, s)
                 stats[p] += n
-                if new in p:
+                if prev == new or s == new:
                     where[p].add(w)
                     gained.add(p)
+                prev = s
             words[w] = merged
-        stats.pop(pair, None)
+        del stats[pair]
         for p in gained:
             if stats[p] > 0:
-                heapq.heappush(heap, (-stats[p], key(p), p))
+                heappush(heap, (-stats[p], key(p), p))
     return Tokenizer(merges)
 
 
-def _merge_ints(symbols: list[int], a: int, b: int, new: int) -> list[int] | None:
-    """``apply_merge`` on a list of IDs, or None when the pair does not occur."""
+def _merge_list(symbols: Sequence, a, b, new) -> list | None:
+    """Replace each ``a`` followed by ``b``, left to right, by ``new``; None when the
+    pair does not occur (the one merge loop the trainers, the encoder and
+    :func:`apply_merge` share)."""
     out, i, n, changed = [], 0, len(symbols), False
+    append = out.append
     while i < n:
-        if i + 1 < n and symbols[i] == a and symbols[i + 1] == b:
-            out.append(new)
+        s = symbols[i]
+        if s == a and i + 1 < n and symbols[i + 1] == b:
+            append(new)
             i += 2
             changed = True
         else:
-            out.append(symbols[i])
+            append(s)
             i += 1
     return out if changed else None
 

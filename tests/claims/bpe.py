@@ -82,7 +82,13 @@ CLAIMS: list[_Claim] = [
     Claim("fig01.er_sum", lambda: start()[("e", "r")], text=("2 + 6 = 8", _sum)),
     Claim("fig01.we", lambda: start()[("w", "e")].count, exact="8"),
     Claim("fig01.lo", lambda: start()[("l", "o")].count, exact="7"),
+    Claim("fig01.ow", lambda: start()[("o", "w")].count, exact="7"),
     Claim("fig01.ow_terms", lambda: start()[("o", "w")], text=("5 + 2", _terms)),
+    Claim("fig01.wer", lambda: run().steps[1].count, exact="8"),
+    Claim("fig01.runner_up_at_merge3", lambda: max(c for p, c in run().steps[2].counts.items()
+                                                  if p != run().steps[2].chosen), exact="6"),
+    Claim("fig01.merge_order", lambda: run().merges,
+          text=("e r → w er → l o", lambda ms: " → ".join(" ".join(m) for m in ms))),
     Claim("fig01.merges", lambda: ex.FIG1_MERGES, exact="3"),
     Claim("fig01.lower", lambda: bpe.encode_word("lower", run().merges, run().alphabet).symbols,
           text=("lo wer", _seg)),

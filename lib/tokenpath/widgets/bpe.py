@@ -10,6 +10,7 @@
 
 from __future__ import annotations
 
+import functools
 import html
 
 import ipywidgets
@@ -27,18 +28,31 @@ __all__ = ["TokenBox", "chips_html", "merge_steps", "token_box"]
 _MOVES_WITH_STEP = ("step", "symbols.title", "chosen.box", "tied.box", "tie", "pointer")
 
 
+def _pixels(png: bytes):
+    import io
+
+    from matplotlib import image
+
+    return image.imread(io.BytesIO(png), format="png")
+
+
+@functools.cache
+def _static_fig01_pixels():
+    """Figure 1 at screen resolution, decoded once per session."""
+    drawn = figures.render(1)
+    pixels = _pixels(drawn.png(dpi=style.SCREEN_DPI))
+    style.close(drawn.figure)
+    return pixels
+
+
 class _TopPanelSlider(SliderFigure):
     """A slider over figure 1's top panel only (a smaller image, so a step is fast).
     Its default state is the top rows of the static figure, pixel for pixel."""
 
     def matches_static_figure(self) -> bool:
-        import io
-
         import numpy as np
-        from matplotlib import image
 
-        full = image.imread(io.BytesIO(figures.render(1).png(dpi=style.SCREEN_DPI)), format="png")
-        mine = image.imread(io.BytesIO(self._png), format="png")
+        full, mine = _static_fig01_pixels(), _pixels(self._png)
         return mine.shape[1] == full.shape[1] and bool(np.array_equal(mine, full[: mine.shape[0]]))
 
 
