@@ -56,14 +56,15 @@ def test_lookup_shapes_follow_the_ids():
     assert em.lookup(E, em.batch_ids()).shape == (2, 4, 8)
 
 
-@given(st.lists(st.integers(0, ex.V - 1), min_size=1, max_size=12))
-@settings(max_examples=30)
+@given(st.lists(st.integers(0, 30), min_size=1, max_size=12))
+@settings(max_examples=25)
 def test_equal_ids_give_equal_rows(ids):
     x = em.lookup(E, ids)
-    for i, a in enumerate(ids):
-        for j, b in enumerate(ids):
-            if a == b:
-                np.testing.assert_array_equal(x[i], x[j])
+    ids = np.array(ids)
+    same_id = ids[:, None] == ids[None, :]
+    same_row = (x[:, None, :] == x[None, :, :]).all(axis=-1)
+    # equal IDs always give equal rows (seeded rows of distinct IDs differ here too)
+    np.testing.assert_array_equal(same_row, same_id)
 
 
 @given(st.lists(st.integers(0, ex.V - 1), min_size=1, max_size=8))
@@ -327,3 +328,10 @@ def test_cross_entropy_checks_targets_and_mask():
         em.cross_entropy(z, [1, 2, 3, 4], [1, 2, 1, 1])
     with pytest.raises(ValueError, match="mask counts no target"):
         em.cross_entropy(z, [1, 2, 3, 4], [0, 0, 0, 0])
+
+
+def test_generation_with_an_untied_head_uses_that_head():
+    w_out = np.random.default_rng(3).normal(size=(ex.D_MODEL, ex.V))
+    step = em.generate([3, 7, 3], 1, w_out=w_out, temperature=0.0)[0]
+    np.testing.assert_allclose(step.logits, step.hidden @ w_out)
+    assert step.sampled == int(np.argmax(step.hidden @ w_out))

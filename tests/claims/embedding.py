@@ -89,7 +89,9 @@ CLAIMS: list[_Claim] = [
     Claim("fig03.E3", lambda: em.teaching_embedding()[3], text=("[0.2, −0.1, 0.4, 0, …]", _head)),
     Claim("fig03.s02", lambda: fig03().row_id, exact="3"),
     Claim("fig03.X020", lambda: fig03().value, text=("0.2", fmt.num)),
-    Claim("fig03.same_in_seq0", lambda: [t for b, t in fig03().same_id.tolist() if b == 0],
+    Claim("fig03.X02", lambda: fig03().x[0, 2], text=("[0.2, −0.1, 0.4, 0, …]", _head)),
+    # positions of sequence 0 whose looked-up rows are identical to position 2's
+    Claim("fig03.same_in_seq0", lambda: [t for t in range(ex.T) if np.array_equal(fig03().x[0, t], fig03().x[0, 2])],
           text=("0 and 2", lambda v: " and ".join(map(str, v)))),
     Claim("fig03.copies", lambda: fig03().copies, exact="64"),
     Claim("fig03.one_hot_macs", lambda: fig03().one_hot_macs, text=("64,000", _thousands)),

@@ -186,7 +186,8 @@ def draw_lookup(ax, trace: LookupTrace) -> dict[str, Artist]:
     art["focus.arrow.copy"] = _arrow(ax, (0, 0), (1, 1), color=style.VISIBLE, lw=1.8, mutation=14,
                                      zorder=7, rad=0.0)
     art["focus.caption"] = _text(ax, 0.1, g["caption_y"], "", size=NOTE_SIZE, zorder=7)
-    art["focus.same"] = _text(ax, 0.1, g["same_y"], "", size=NOTE_SIZE, zorder=7, color="#333333")
+    art["same.note"] = _text(ax, 0.1, g["same_y"], "dashed: every other position holding the same ID "
+                             "starts from the same row", size=NOTE_SIZE, color="#333333")
     update_lookup(art, trace)
     return art
 
@@ -220,13 +221,7 @@ def update_lookup(art: dict, trace: LookupTrace) -> None:
         art[f"s.same[{p},{q}]"].set_visible((p, q) in same and (p, q) != (b, t))
         art[f"X.same[{p},{q}]"].set_visible((p, q) in same and (p, q) != (b, t))
     art["focus.caption"].set_text(
-        f"s[{b},{t}] = {row}, so X[{b},{t},:] = E[{row},:];   "
-        f"E[{row},{f}] = {_n(trace.value)}, so X[{b},{t},{f}] = {_n(trace.value)}"
-    )
-    others = [f"X[{p},{q}]" for p, q in sorted(same) if (p, q) != (b, t)]
-    art["focus.same"].set_text(
-        f"ID {row} also sits at {', '.join(others)}: the same row, copied (dashed)" if others
-        else f"ID {row} appears nowhere else in the batch"
+        f"s[{b},{t}] = {row} → X[{b},{t},:] = E[{row},:],  X[{b},{t},{f}] = E[{row},{f}] = {_n(trace.value)}"
     )
 
 
@@ -276,98 +271,66 @@ def draw_layer(ax, trace: LayerTrace) -> dict[str, Artist]:
     art: dict[str, Artist] = {}
     cx, bw, bh = 3.0, 2.7, 0.42  # centre of the main column, box width and height
     shape_x = 5.05
-    y = 0.4
-    step = 0.62
+    gap = 0.2  # between one box and the next
+    tops: dict[str, float] = {}
 
-    def box(name, text, y, *, face="white", edge=style.INK, x=cx, w=bw):
-        art[name] = _cell(ax, x - w / 2, y, w, bh, text, face=face, edge=edge, size=NOTE_SIZE)[1]
-        return y + bh
+    def down(y0, y1):
+        return _arrow(ax, (cx, y0), (cx, y1), lw=1.2, mutation=10)
 
-    def shape(name, key, y, label=None):
-        art[f"shape.{name}"] = _text(ax, shape_x, y + bh / 2, f"{label or name} {_shape(sh[key])}",
-                                     size=NOTE_SIZE)
+    def column(y, rows):
+        """Boxes top to bottom, an arrow into each but the first, the shape of each
+        result beside it; returns the y below the last box."""
+        for k, (name, text, key, label, face, edge) in enumerate(rows):
+            if k:
+                down(y, y + gap)
+                y += gap
+            tops[name] = y
+            art[name] = _cell(ax, cx - bw / 2, y, bw, bh, text, face=face, edge=edge, size=NOTE_SIZE)[1]
+            art[f"shape.{name}"] = _text(ax, shape_x, y + bh / 2, f"{label} {_shape(sh[key])}", size=NOTE_SIZE)
+            y += bh
+        return y
 
-    def down(y0, y1, x=cx, color=style.INK):
-        return _arrow(ax, (x, y0), (x, y1), color=color, lw=1.2, mutation=10)
-
-    # X
-    box("X", "X  (residual stream)", y, face=CACHE_FACE)
-    shape("X", "x", y)
-    y_x = y
-    y += bh
-    down(y, y + step - bh)
-    y += step - bh
-    box("norm1", "RMSNorm(X)", y)
-    shape("RMSNorm(X)", "attn_in", y)
-    y += bh
-    down(y, y + step - bh)
-    y += step - bh
-    # Q, K, U projections
+    white, ink = "white", style.INK
+    y = column(0.4, [
+        ("X", "X  (residual stream)", "x", "X", CACHE_FACE, ink),
+        ("norm1", "RMSNorm(X)", "attn_in", "RMSNorm(X)", white, ink),
+    ])
+    # Q, K, U projections side by side; RoPE under Q and K only
+    down(y, y + gap)
+    y_proj = y + gap
     qw = 0.82
-    for k, (name, label, face) in enumerate((("Q", "Q = ·W_Q", "white"), ("K", "K = ·W_K", "white"),
+    xs = [cx - bw / 2 + qw / 2 + k * (bw - qw) / 2 for k in range(3)]
+    for xk, (name, label, face) in zip(xs, (("Q", "Q = ·W_Q", white), ("K", "K = ·W_K", white),
                                             ("U", "U = ·W_V", VALUE_FACE))):
-        xk = cx - bw / 2 + qw / 2 + k * (bw - qw) / 2
-        art[f"proj.{name}"] = _cell(ax, xk - qw / 2, y, qw, bh, label, face=face, size=SMALL_SIZE)[1]
-    shape("Q, K, U", "q", y)
-    art["shape.qkv_axes"] = _text(ax, shape_x, y + bh / 2 + 0.24, "= [B, H, T, d_h]", size=SMALL_SIZE,
+        art[f"proj.{name}"] = _cell(ax, xk - qw / 2, y_proj, qw, bh, label, face=face, size=SMALL_SIZE)[1]
+    art["shape.qkv"] = _text(ax, shape_x, y_proj + bh / 2, f"Q, K, U {_shape(sh['q'])}", size=NOTE_SIZE)
+    art["shape.qkv_axes"] = _text(ax, shape_x, y_proj + bh / 2 + 0.24, "= [B, H, T, d_h]", size=SMALL_SIZE,
                                   color="#333333")
-    y_proj = y
-    y += bh
-    # RoPE over Q and K only
-    y_rope = y + 0.2
-    rope_w = (bw - qw) / 2 + qw
-    art["rope"] = _cell(ax, cx - bw / 2, y_rope, rope_w, bh, "RoPE turns Q and K", face=ACCENT_FACE,
+    y_rope = y_proj + bh + gap
+    art["rope"] = _cell(ax, cx - bw / 2, y_rope, (bw - qw) / 2 + qw, bh, "RoPE turns Q and K", face=ACCENT_FACE,
                         edge=style.ACCENT, size=SMALL_SIZE)[1]
-    xu = cx + bw / 2 - qw / 2
-    art["rope.not_U"] = _text(ax, xu + 0.2, y_rope + bh / 2, "U: no\nrotation", ha="left", size=SMALL_SIZE,
+    art["rope.not_U"] = _text(ax, xs[2] + 0.2, y_rope + bh / 2, "U: no\nrotation", ha="left", size=SMALL_SIZE,
                               color=style.VALUE, linespacing=1.1)
-    shape("rotated Q, K", "q_rot", y_rope)
-    for k in range(2):  # Q and K go through RoPE; U goes straight to attention
-        xk = cx - bw / 2 + qw / 2 + k * (bw - qw) / 2
+    art["shape.rope"] = _text(ax, shape_x, y_rope + bh / 2, f"rotated Q, K {_shape(sh['q_rot'])}", size=NOTE_SIZE)
+    for xk in xs[:2]:  # Q and K go through RoPE; U goes straight to attention
         _arrow(ax, (xk, y_proj + bh), (xk, y_rope), lw=1.2, mutation=10)
     y = y_rope + bh
-    down(y, y + step - bh)
-    y += step - bh
-    art["value.path"] = _arrow(ax, (xu, y_proj + bh), (xu - 0.05, y), color=style.VALUE, lw=1.4, mutation=10,
-                               rad=-0.25)
-    box("attn", "causal softmax over sources, then · U", y)
-    shape("weights", "weights", y - 0.1, "weights")
-    art["shape.heads"] = _text(ax, shape_x, y + bh / 2 + 0.17, f"per-head output {_shape(sh['heads_out'])}",
-                               size=NOTE_SIZE)
-    y += bh
-    down(y, y + step - bh)
-    y += step - bh
-    box("merge", "concatenate heads, then · W_O", y)
-    shape("update", "attn_out", y, "attention update")
-    y += bh
-    down(y, y + step - bh)
-    y += step - bh
-    # first add
-    y_add1 = y
-    box("Y", "Y = X + attention update", y, face=VISIBLE_FACE, edge=style.VISIBLE)
-    shape("Y", "y", y)
-    y_y = y
-    y += bh
-    down(y, y + step - bh)
-    y += step - bh
-    box("norm2", "RMSNorm(Y)", y)
-    shape("RMSNorm(Y)", "ffn_in", y)
-    y += bh
-    down(y, y + step - bh)
-    y += step - bh
-    box("swiglu", "SiLU(·W_gate) ⊙ (·W_up)", y)
-    shape("hidden", "ffn_hidden", y, "FFN hidden")
-    y += bh
-    down(y, y + step - bh)
-    y += step - bh
-    box("down", "· W_down", y)
-    shape("FFN update", "ffn_out", y)
-    y += bh
-    down(y, y + step - bh)
-    y += step - bh
-    y_add2 = y
-    box("Xp", "X′ = Y + FFN update", y, face=QUERY_FACE, edge=style.QUERY)
-    shape("X′", "out", y)
+    down(y, y + gap)
+    art["value.path"] = _arrow(ax, (xs[2], y_proj + bh), (xs[2] - 0.05, y + gap), color=style.VALUE, lw=1.4,
+                               mutation=10, rad=-0.25)
+    column(y + gap, [
+        ("attn", "causal softmax over sources, then · U", "weights", "weights", white, ink),
+        ("merge", "concatenate heads, then · W_O", "attn_out", "attention update", white, ink),
+        ("Y", "Y = X + attention update", "y", "Y", VISIBLE_FACE, style.VISIBLE),
+        ("norm2", "RMSNorm(Y)", "ffn_in", "RMSNorm(Y)", white, ink),
+        ("swiglu", "SiLU(·W_gate) ⊙ (·W_up)", "ffn_hidden", "FFN hidden", white, ink),
+        ("down", "· W_down", "ffn_out", "FFN update", white, ink),
+        ("Xp", "X′ = Y + FFN update", "out", "X′", QUERY_FACE, style.QUERY),
+    ])
+    art["shape.attn"].set_y(tops["attn"] + bh / 2 - 0.1)
+    art["shape.heads"] = _text(ax, shape_x, tops["attn"] + bh / 2 + 0.17,
+                               f"per-head output {_shape(sh['heads_out'])}", size=NOTE_SIZE)
+    y_x, y_add1, y_y, y_add2 = tops["X"], tops["Y"], tops["Y"], tops["Xp"]
 
     # the two bypasses, left of the column
     left = cx - bw / 2

@@ -33,8 +33,10 @@ def temperature_sampling(temperature: float = ex.FIG5_TEMPERATURE) -> SliderFigu
     divided by τ, the two probabilities, and the same 1,000 seeded uniforms turned into
     draws. τ = 0 is greedy. The default, τ = 1, is the static figure.
 
-    >>> w = temperature_sampling(0.5)
-    >>> w.trace.probs.round(2).tolist(), w.trace.counts.tolist()
+    A step to τ = 0.5 computes this trace and moves the bars to it:
+
+    >>> t = em.sampling_trace(ex.FIG5_GAP, 0.5)
+    >>> t.probs.round(2).tolist(), t.counts.tolist()
     ([0.9, 0.1], [900, 100])
     """
     low, high = ex.FIG5_TEMPERATURE_RANGE
@@ -84,6 +86,10 @@ class CellPicker(ipywidgets.VBox, ipywidgets.ValueWidget):
     ``min``, ``max`` and ``step`` like a slider, so it steps through every cell in
     reading order (the latency benchmark uses exactly that). Moving any of the three
     sliders sets ``value``; setting ``value`` moves the three sliders.
+
+    >>> p = CellPicker((1, 3, 5))
+    >>> p.value, p.cell                      # (1·4 + 3)·8 + 5
+    (61, (1, 3, 5))
     """
 
     value = traitlets.Int(0)
@@ -151,11 +157,8 @@ def _moving_lookup(art: dict) -> list:
 def lookup_cell(cell=ex.FIG3_CELL) -> SliderFigure:
     """Figure 3 with a cell picker: choose sequence b, position t and feature f, and
     see which ID is read, which row of E it selects and which entry lands in X. The
-    default, (0, 2, 0), is the static figure.
-
-    >>> w = lookup_cell((1, 3, 5))
-    >>> w.trace.row_id, w.trace.value == float(em.teaching_embedding()[7, 5])
-    (7, True)
+    default, (0, 2, 0), is the static figure. Its control is a :class:`CellPicker`; a
+    cell can also be set from code, ``widget.update((b, t, f))``.
     """
     k = _check_cell(cell)
     drawn = figures.render(3)
