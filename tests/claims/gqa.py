@@ -59,4 +59,6 @@ CLAIMS: list[_Claim] = [
     Claim("question.head", lambda: ex.GQA_QUESTION_HEAD, text=("query head 5", lambda h: f"query head {h}")),
 ]
 
-NOT_CLAIMS: list[_NotClaim] = []
+NOT_CLAIMS: list[_NotClaim] = [
+    NotClaim("Shazeer, 2019", "citation: the multi-query attention paper"),
+]

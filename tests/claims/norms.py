@@ -89,6 +89,8 @@ CLAIMS: list[_Claim] = [
 ]
 
 NOT_CLAIMS: list[_NotClaim] = [
+    NotClaim("Zhang and Sennrich, 2019", "citation: the RMSNorm paper"),
+    NotClaim("Shazeer, 2020", "citation: GLU variants (SwiGLU)"),
     NotClaim("1 + w", "names the other weight convention (scale by one plus the stored weight), not a number"),
     NotClaim("32-bit", "the float width Hugging Face's LlamaRMSNorm computes in, a fact about its code"),
     NotClaim("\\frac{1}{d}", "notation: the mean over d features"),

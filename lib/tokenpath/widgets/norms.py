@@ -40,8 +40,11 @@ def rms_features(x0: float = float(ex.FIG17_X[0]), x1: float = float(ex.FIG17_X[
     so in two features it can only give ±[−1, 1]. The default, x = [3, 4], is the
     static figure.
 
-    >>> w = rms_features(1.5, 2.0)   # half of [3, 4]: the same RMSNorm output
-    >>> w.trace.rms.output.round(4).tolist(), w.trace.layer.output.tolist()
+    Each step computes :func:`tokenpath.norms.compare_norms`; half of [3, 4] gives the
+    same RMSNorm output:
+
+    >>> c = norms.compare_norms([1.5, 2.0])
+    >>> c.rms.output.round(4).tolist(), c.layer.output.tolist()
     ([0.8485, 1.1314], [-1.0, 1.0])
     """
     check = pair_in(("x0", "x1"), *X_RANGE, integer=False)
@@ -76,7 +79,9 @@ def gate_pre_activation(a: float = ex.FIG17_GATE_PRE) -> SliderFigure:
     c = 2): the operating point moves along the SiLU curve and the gated feature
     SiLU(a)·c follows. The default, a = 1, is the static figure.
 
-    >>> round(float(gate_pre_activation(-1.0).trace.product), 4)
+    Each step computes :func:`tokenpath.norms.gate_trace` with c = 2:
+
+    >>> round(float(norms.gate_trace(-1.0, ex.FIG17_CONTENT).product), 4)
     -0.5379
     """
     check = real_in("a", *ex.FIG17_GATE_RANGE)
