@@ -33,3 +33,8 @@ def setup_notebook() -> None:
 from . import gqa  # noqa: E402
 
 __all__ += ["gqa"]
+
+# Chapter 09_model_files
+from . import model, safetensors_format  # noqa: E402
+
+__all__ += ["model", "safetensors_format"]

@@ -51,3 +51,7 @@ from .position import *  # noqa: E402,F401,F403
 from .gqa import *  # noqa: E402,F401,F403
 from .norms import *  # noqa: E402,F401,F403
 from .moe import *  # noqa: E402,F401,F403
+from .gqa import *  # noqa: E402,F401,F403
+from .norms import *  # noqa: E402,F401,F403
+from .position import *  # noqa: E402,F401,F403
+from .model import *  # noqa: E402,F401,F403

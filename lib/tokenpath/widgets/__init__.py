@@ -323,3 +323,6 @@ __all__ += ["gate_pre_activation", "head_groups", "rms_features"]
 from .moe import batch_token, boundary_delta, routing_choice  # noqa: E402
 
 __all__ += ["batch_token", "boundary_delta", "routing_choice"]
+from .position import TwoSliderFigure, rope_base, rope_distance, rope_frequency, rope_pair  # noqa: E402
+
+__all__ += ["TwoSliderFigure", "rope_base", "rope_distance", "rope_frequency", "rope_pair"]

@@ -1,0 +1,1022 @@
+"""Real model files: a Hugging Face-layout Llama directory, written, read and run.
+
+A model directory is three kinds of file:
+
+* ``config.json`` describes the skeleton: vocabulary size, width, number of layers,
+  query and K/V heads, the SwiGLU width, RMSNorm's ε, the RoPE base, whether the
+  output head is tied to the embedding. It holds no weights.
+* ``model.safetensors`` (or several shards listed in ``model.safetensors.index.json``)
+  holds the parameters under names such as ``model.layers.0.self_attn.q_proj.weight``:
+  the projection matrices W_Q, W_K, W_V, never an input's Q, K, V, which are
+  activations computed afresh for every input.
+* ``tokenizer.json`` turns strings into IDs and back (Hugging Face's format; here the
+  engine's byte-level BPE of :mod:`tokenpath.bpe`).
+
+:func:`load` reads such a directory into a :class:`Model`; :meth:`Model.logits` runs
+the forward pass, composed from the engine's own pieces and nothing else:
+:func:`tokenpath.embedding.lookup`, :func:`tokenpath.norms.rms_norm`,
+:func:`tokenpath.position.rope` (``rotate_half`` pairing), grouped-query attention
+with the causal mask from :func:`tokenpath.gqa.grouped_attention`,
+:func:`tokenpath.norms.swiglu`, :func:`tokenpath.norms.residual_add`, and the tied or
+untied head of :mod:`tokenpath.embedding`. :func:`save` writes a directory that
+``transformers`` opens; :func:`random_model` makes a tiny seeded one, since nothing
+here is downloaded.
+
+Hugging Face stores an ``nn.Linear`` weight as ``[d_out, d_in]``; the book computes
+``y = x @ W`` with ``W [d_in, d_out]``, so every projection is transposed on the way
+in (:meth:`Model.layer_weights`) and nowhere else.
+"""
+
+from __future__ import annotations
+
+import json
+import math
+import re
+from dataclasses import dataclass, fields
+from pathlib import Path
+from types import MappingProxyType
+from typing import Mapping
+
+import numpy as np
+
+from . import attention as att
+from . import bpe, embedding, gqa, norms
+from . import examples as ex
+from ._checks import as_float, as_int
+from .position import rope
+from .safetensors_format import ModelFileError, load_tensors, read_header, save_tensors
+
+__all__ = [
+    "ARCHITECTURE",
+    "CONFIG_NAME",
+    "INDEX_NAME",
+    "TOKENIZER_NAME",
+    "WEIGHTS_NAME",
+    "ForwardTrace",
+    "GenerationTrace",
+    "LlamaConfig",
+    "LlamaLayerTrace",
+    "LlamaLayerWeights",
+    "Model",
+    "ModelFileError",
+    "ParameterCount",
+    "count_parameters",
+    "figure4_place",
+    "llama_layer",
+    "list_files",
+    "load",
+    "random_model",
+    "random_tensors",
+    "read_config",
+    "read_tokenizer",
+    "save",
+    "tiny_config",
+    "tiny_model",
+    "tiny_tokenizer",
+    "tensor_shapes",
+    "tokenizer_json",
+    "write_tokenizer",
+]
+
+ARCHITECTURE = "LlamaForCausalLM"
+CONFIG_NAME = "config.json"
+WEIGHTS_NAME = "model.safetensors"
+INDEX_NAME = "model.safetensors.index.json"
+TOKENIZER_NAME = "tokenizer.json"
+TOKENIZER_CONFIG_NAME = "tokenizer_config.json"
+
+
+# ---------------------------------------------------------------------- the config
+
+
+@dataclass(frozen=True)
+class LlamaConfig:
+    """The fields of ``config.json`` that fix the shapes and the arithmetic.
+
+    >>> c = LlamaConfig(vocab_size=1000, hidden_size=16, intermediate_size=32,
+    ...                 num_hidden_layers=2, num_attention_heads=4, num_key_value_heads=2)
+    >>> c.head_dim, c.group_size
+    (4, 2)
+    """
+
+    vocab_size: int  # V: rows of the embedding, columns of the logits
+    hidden_size: int  # d: width of the residual stream
+    intermediate_size: int  # d_ff: width of the SwiGLU hidden layer
+    num_hidden_layers: int  # L: decoder layers stacked
+    num_attention_heads: int  # Hq: query heads
+    num_key_value_heads: int  # Hkv: K/V heads shared by Hq/Hkv query heads each
+    head_dim: int | None = None  # d_h; d / Hq when not given
+    rms_norm_eps: float = 1e-6  # ε inside every RMSNorm
+    rope_theta: float = 10000.0  # RoPE base
+    tie_word_embeddings: bool = False  # W_out = Eᵀ (no lm_head.weight stored)
+    max_position_embeddings: int = 2048
+    bos_token_id: int | None = None
+    eos_token_id: int | None = None
+
+    def __post_init__(self):
+        for f in ("vocab_size", "hidden_size", "intermediate_size", "num_hidden_layers",
+                  "num_attention_heads", "num_key_value_heads", "max_position_embeddings"):
+            object.__setattr__(self, f, as_int(f, getattr(self, f), low=1))
+        if self.head_dim is None:
+            if self.hidden_size % self.num_attention_heads:
+                raise ValueError(f"hidden_size={self.hidden_size} does not divide into num_attention_heads="
+                                 f"{self.num_attention_heads}; give head_dim")
+            object.__setattr__(self, "head_dim", self.hidden_size // self.num_attention_heads)
+        object.__setattr__(self, "head_dim", as_int("head_dim", self.head_dim, low=2))
+        if self.head_dim % 2:
+            raise ValueError(f"head_dim must be even (RoPE turns features in pairs), got {self.head_dim}")
+        gqa.group_size(self.num_attention_heads, self.num_key_value_heads)  # Hq % Hkv == 0
+        object.__setattr__(self, "rms_norm_eps", as_float("rms_norm_eps", self.rms_norm_eps, low=0.0))
+        theta = as_float("rope_theta", self.rope_theta)
+        if theta <= 0:
+            raise ValueError(f"rope_theta must be > 0, got {theta:g}")
+        object.__setattr__(self, "rope_theta", theta)
+        if not isinstance(self.tie_word_embeddings, bool):
+            raise TypeError(f"tie_word_embeddings must be true or false, got {self.tie_word_embeddings!r}")
+        for f in ("bos_token_id", "eos_token_id"):
+            if getattr(self, f) is not None:
+                object.__setattr__(self, f, as_int(f, getattr(self, f), low=0, high=self.vocab_size - 1))
+
+    @property
+    def group_size(self) -> int:
+        """Query heads per K/V head, Hq / Hkv."""
+        return self.num_attention_heads // self.num_key_value_heads
+
+    @classmethod
+    def from_dict(cls, d: Mapping, *, source: str = CONFIG_NAME) -> "LlamaConfig":
+        """Read the fields of a Hugging Face ``config.json`` dict, refusing anything this
+        engine would compute differently (another architecture, biases, another
+        activation, RoPE scaling). The RoPE base is read from
+        ``rope_parameters["rope_theta"]`` (transformers 5) or ``rope_theta`` (earlier).
+
+        >>> LlamaConfig.from_dict({"architectures": ["LlamaForCausalLM"], "vocab_size": 8,
+        ...     "hidden_size": 4, "intermediate_size": 8, "num_hidden_layers": 1,
+        ...     "num_attention_heads": 2, "rope_parameters": {"rope_theta": 500.0,
+        ...     "rope_type": "default"}}).rope_theta
+        500.0
+        """
+        if not isinstance(d, Mapping):
+            raise ModelFileError(f"{source}: must hold a JSON object, got {type(d).__name__}")
+        archs = d.get("architectures")
+        model_type = d.get("model_type")
+        if archs is None and model_type is None:
+            raise ModelFileError(f"{source}: names neither 'architectures' nor 'model_type'; "
+                                 f"expected {ARCHITECTURE!r}")
+        if archs is not None and (not isinstance(archs, list) or ARCHITECTURE not in archs):
+            raise ModelFileError(f"{source}: architectures is {archs!r}; this engine runs only {ARCHITECTURE!r}")
+        if model_type is not None and model_type != "llama":
+            raise ModelFileError(f"{source}: model_type is {model_type!r}; this engine runs only 'llama'")
+        act = d.get("hidden_act", "silu")
+        if act != "silu":
+            raise ModelFileError(f"{source}: hidden_act is {act!r}; Llama's SwiGLU gate uses 'silu'")
+        for flag in ("attention_bias", "mlp_bias"):
+            if d.get(flag, False):
+                raise ModelFileError(f"{source}: {flag} is true; this engine's Llama has no bias vectors")
+        if d.get("pretraining_tp", 1) not in (None, 1):
+            raise ModelFileError(f"{source}: pretraining_tp is {d['pretraining_tp']!r}; only 1 is supported")
+        theta = _rope_theta(d, source)
+        kw = {f.name: d[f.name] for f in fields(cls) if f.name != "rope_theta" and d.get(f.name) is not None}
+        required = ("vocab_size", "hidden_size", "intermediate_size", "num_hidden_layers", "num_attention_heads")
+        for name in required:
+            if name not in kw:
+                raise ModelFileError(f"{source}: has no {name!r}")
+        kw.setdefault("num_key_value_heads", kw["num_attention_heads"])
+        if isinstance(kw.get("eos_token_id"), list):  # several stop IDs: keep the first
+            kw["eos_token_id"] = kw["eos_token_id"][0] if kw["eos_token_id"] else None
+        try:
+            return cls(rope_theta=theta, **kw)
+        except (TypeError, ValueError) as err:
+            raise ModelFileError(f"{source}: {err}") from None
+
+    def to_dict(self) -> dict:
+        """The ``config.json`` that transformers 5 writes for this model (RoPE base under
+        ``rope_parameters``).
+
+        >>> LlamaConfig(8, 4, 8, 1, 2, 1).to_dict()["rope_parameters"]
+        {'rope_theta': 10000.0, 'rope_type': 'default'}
+        """
+        return {
+            "architectures": [ARCHITECTURE],
+            "model_type": "llama",
+            "vocab_size": self.vocab_size,
+            "hidden_size": self.hidden_size,
+            "intermediate_size": self.intermediate_size,
+            "num_hidden_layers": self.num_hidden_layers,
+            "num_attention_heads": self.num_attention_heads,
+            "num_key_value_heads": self.num_key_value_heads,
+            "head_dim": self.head_dim,
+            "hidden_act": "silu",
+            "max_position_embeddings": self.max_position_embeddings,
+            "rms_norm_eps": self.rms_norm_eps,
+            "rope_parameters": {"rope_theta": self.rope_theta, "rope_type": "default"},
+            "attention_bias": False,
+            "attention_dropout": 0.0,
+            "mlp_bias": False,
+            "tie_word_embeddings": self.tie_word_embeddings,
+            "bos_token_id": self.bos_token_id,
+            "eos_token_id": self.eos_token_id,
+            "dtype": "float32",
+        }
+
+
+def _rope_theta(d: Mapping, source: str) -> float:
+    """The RoPE base from either place transformers has kept it."""
+    params = d.get("rope_parameters")
+    scaling = d.get("rope_scaling")
+    for name, block in (("rope_parameters", params), ("rope_scaling", scaling)):
+        if block is None:
+            continue
+        if not isinstance(block, Mapping):
+            raise ModelFileError(f"{source}: {name} must be an object, got {block!r}")
+        kind = block.get("rope_type", block.get("type", "default"))
+        if kind != "default":
+            raise ModelFileError(f"{source}: {name} asks for RoPE scaling {kind!r}; this engine computes "
+                                 "plain RoPE ('default') only")
+    nested = params.get("rope_theta") if params else None
+    top = d.get("rope_theta")
+    if nested is not None and top is not None and float(nested) != float(top):
+        raise ModelFileError(f"{source}: rope_theta={top} and rope_parameters.rope_theta={nested} disagree")
+    value = nested if nested is not None else top
+    if value is None:
+        return 10000.0
+    if isinstance(value, bool) or not isinstance(value, (int, float)):
+        raise ModelFileError(f"{source}: rope_theta must be a number, got {value!r}")
+    return float(value)
+
+
+def _read_json(path: Path, missing: str = ""):
+    """The JSON value in ``path``, or a :class:`ModelFileError` naming the file."""
+    if not path.is_file():
+        raise ModelFileError(f"{path}: no such file{missing}")
+    try:
+        return json.loads(path.read_text(encoding="utf-8"))
+    except (UnicodeDecodeError, json.JSONDecodeError) as err:
+        raise ModelFileError(f"{path}: not valid JSON ({err})") from None
+
+
+def read_config(path) -> LlamaConfig:
+    """Parse a ``config.json`` file (see :meth:`LlamaConfig.from_dict`)."""
+    path = Path(path)
+    d = _read_json(path, f"; a model directory needs {CONFIG_NAME}")
+    return LlamaConfig.from_dict(d, source=str(path))
+
+
+# ----------------------------------------------------------- names, shapes, counts
+
+
+def _layer_shapes(c: LlamaConfig, i: int) -> dict[str, tuple[int, int] | tuple[int]]:
+    d, ff, q, kv = c.hidden_size, c.intermediate_size, c.num_attention_heads * c.head_dim, \
+        c.num_key_value_heads * c.head_dim
+    p = f"model.layers.{i}."
+    return {
+        p + "input_layernorm.weight": (d,),
+        p + "self_attn.q_proj.weight": (q, d),
+        p + "self_attn.k_proj.weight": (kv, d),
+        p + "self_attn.v_proj.weight": (kv, d),
+        p + "self_attn.o_proj.weight": (d, q),
+        p + "post_attention_layernorm.weight": (d,),
+        p + "mlp.gate_proj.weight": (ff, d),
+        p + "mlp.up_proj.weight": (ff, d),
+        p + "mlp.down_proj.weight": (d, ff),
+    }
+
+
+def tensor_shapes(config: LlamaConfig) -> dict[str, tuple[int, ...]]:
+    """Every tensor name the config implies, with its stored shape (``nn.Linear``
+    layout, ``[d_out, d_in]``), in the order of the forward pass.
+
+    >>> s = tensor_shapes(LlamaConfig(1000, 16, 32, 2, 4, 2))
+    >>> s["model.layers.1.self_attn.k_proj.weight"], len(s)
+    ((8, 16), 21)
+    """
+    c = config
+    out = {"model.embed_tokens.weight": (c.vocab_size, c.hidden_size)}
+    for i in range(c.num_hidden_layers):
+        out.update(_layer_shapes(c, i))
+    out["model.norm.weight"] = (c.hidden_size,)
+    if not c.tie_word_embeddings:
+        out["lm_head.weight"] = (c.vocab_size, c.hidden_size)
+    return out
+
+
+#: Where each stored tensor sits in figure 4's layer diagram (name suffix → place).
+_PLACES = {
+    "model.embed_tokens.weight": "E [V, d]: lookup table, IDs → rows X",
+    "input_layernorm.weight": "γ of the RMSNorm before attention: Norm(X)",
+    "self_attn.q_proj.weight": "W_Q: queries Q = Norm(X) W_Q, then RoPE",
+    "self_attn.k_proj.weight": "W_K: keys K = Norm(X) W_K, then RoPE",
+    "self_attn.v_proj.weight": "W_V: values = Norm(X) W_V (no RoPE)",
+    "self_attn.o_proj.weight": "W_O: heads merged back to d; Y = X + this",
+    "post_attention_layernorm.weight": "γ of the RMSNorm before the FFN: Norm(Y)",
+    "mlp.gate_proj.weight": "W_gate: SwiGLU gate, SiLU(Norm(Y) W_gate)",
+    "mlp.up_proj.weight": "W_up: SwiGLU content, Norm(Y) W_up",
+    "mlp.down_proj.weight": "W_down: back to d; X' = Y + this",
+    "model.norm.weight": "γ of the final RMSNorm after the last layer",
+    "lm_head.weight": "W_outᵀ [V, d]: hidden state → logits",
+}
+
+
+def figure4_place(name: str) -> str:
+    """The place of a stored tensor in figure 4's pre-norm layer.
+
+    >>> figure4_place("model.layers.1.self_attn.k_proj.weight")
+    'layer 1: W_K: keys K = Norm(X) W_K, then RoPE'
+    """
+    if name in _PLACES:
+        return _PLACES[name]
+    m = re.fullmatch(r"model\.layers\.(\d+)\.(.+)", name)
+    if m and m.group(2) in _PLACES:
+        return f"layer {m.group(1)}: {_PLACES[m.group(2)]}"
+    raise ValueError(f"name {name!r} is not a Llama tensor name")
+
+
+@dataclass(frozen=True)
+class ParameterCount:
+    """Parameters implied by a config, by part; ``head`` is 0 when tied."""
+
+    embedding: int  # V·d
+    attention: int  # per layer: d·Hq·d_h (W_Q) + 2·d·Hkv·d_h (W_K, W_V) + Hq·d_h·d (W_O)
+    mlp: int  # per layer: 3·d·d_ff
+    norms: int  # per layer: 2·d (two RMSNorm weights)
+    layers: int  # L
+    final_norm: int  # d
+    head: int  # V·d untied, 0 tied (the head reuses E)
+
+    @property
+    def per_layer(self) -> int:
+        return self.attention + self.mlp + self.norms
+
+    @property
+    def total(self) -> int:
+        return self.embedding + self.layers * self.per_layer + self.final_norm + self.head
+
+    def rows(self) -> list[tuple[str, int]]:
+        """(part, count) for a table, ending with the total."""
+        return [("embedding", self.embedding), (f"attention × {self.layers}", self.layers * self.attention),
+                (f"MLP × {self.layers}", self.layers * self.mlp), (f"norms × {self.layers}", self.layers * self.norms),
+                ("final norm", self.final_norm), ("head", self.head), ("total", self.total)]
+
+
+def count_parameters(config: LlamaConfig) -> ParameterCount:
+    """Count the parameters from the config alone (no tensor is read).
+
+    >>> c = LlamaConfig(1000, 16, 32, 2, 4, 2)
+    >>> count_parameters(c).total, sum(math.prod(s) for s in tensor_shapes(c).values())
+    (36688, 36688)
+    """
+    if not isinstance(config, LlamaConfig):
+        raise TypeError(f"config must be a LlamaConfig, got {type(config).__name__}")
+    c = config
+    d, q, kv = c.hidden_size, c.num_attention_heads * c.head_dim, c.num_key_value_heads * c.head_dim
+    return ParameterCount(
+        embedding=c.vocab_size * d,
+        attention=d * q + 2 * d * kv + q * d,
+        mlp=3 * d * c.intermediate_size,
+        norms=2 * d,
+        layers=c.num_hidden_layers,
+        final_norm=d,
+        head=0 if c.tie_word_embeddings else c.vocab_size * d,
+    )
+
+
+# -------------------------------------------------------------------- one layer
+
+
+@dataclass(frozen=True)
+class LlamaLayerWeights:
+    """One layer's parameters in the book's ``x @ W`` convention (transposed from the
+    file's ``[d_out, d_in]``)."""
+
+    attn_norm: np.ndarray  # [d]              input_layernorm.weight
+    w_q: np.ndarray  # [d, Hq·d_h]            q_proj.weightᵀ
+    w_k: np.ndarray  # [d, Hkv·d_h]           k_proj.weightᵀ
+    w_v: np.ndarray  # [d, Hkv·d_h]           v_proj.weightᵀ
+    w_o: np.ndarray  # [Hq·d_h, d]            o_proj.weightᵀ
+    ffn_norm: np.ndarray  # [d]               post_attention_layernorm.weight
+    w_gate: np.ndarray  # [d, d_ff]           gate_proj.weightᵀ
+    w_up: np.ndarray  # [d, d_ff]             up_proj.weightᵀ
+    w_down: np.ndarray  # [d_ff, d]           down_proj.weightᵀ
+
+
+@dataclass(frozen=True)
+class LlamaLayerTrace:
+    """Every intermediate of one Llama layer for one sequence (activations: computed
+    for this input, never stored in the model file)."""
+
+    x: np.ndarray  # [T, d]            layer input, the residual stream
+    attn_in: np.ndarray  # [T, d]      RMSNorm(X)
+    q: np.ndarray  # [Hq, T, d_h]      queries Norm(X) W_Q, split into heads
+    k: np.ndarray  # [Hkv, T, d_h]     keys: only Hkv heads
+    v: np.ndarray  # [Hkv, T, d_h]     values: only Hkv heads, never rotated
+    q_rot: np.ndarray  # [Hq, T, d_h]  queries after RoPE
+    k_rot: np.ndarray  # [Hkv, T, d_h] keys after RoPE
+    weights: np.ndarray  # [Hq, T, T]  causal softmax over sources (last axis), per query head
+    heads_out: np.ndarray  # [Hq, T, d_h]  weights @ values of the head's K/V group
+    attn_out: np.ndarray  # [T, d]     heads merged, @ W_O: the attention update
+    y: np.ndarray  # [T, d]            X + attention update
+    ffn_in: np.ndarray  # [T, d]       RMSNorm(Y)
+    ffn_hidden: np.ndarray  # [T, d_ff]  SiLU(ffn_in W_gate) ⊙ (ffn_in W_up)
+    ffn_out: np.ndarray  # [T, d]      ffn_hidden @ W_down: the FFN update
+    out: np.ndarray  # [T, d]          X' = Y + FFN update
+
+    def shapes(self) -> dict[str, tuple[int, ...]]:
+        """Name → shape of each intermediate, in computation order."""
+        return {f.name: getattr(self, f.name).shape for f in fields(self)}
+
+
+def llama_layer(x, w: LlamaLayerWeights, *, config: LlamaConfig, positions=None) -> LlamaLayerTrace:
+    """One pre-norm Llama layer on ``x [T, d]``: ``Y = X + Attn(RMSNorm(X))``,
+    ``X' = Y + SwiGLU(RMSNorm(Y))``, attention over ``Hkv`` shared K/V heads, causal,
+    RoPE (``rotate_half``) on queries and keys. Only composes engine pieces.
+
+    >>> c = LlamaConfig(10, 8, 16, 1, 4, 2)
+    >>> m = random_model(c, seed=0)
+    >>> t = llama_layer(np.ones((3, 8)), m.layer_weights(0), config=c)
+    >>> t.q.shape, t.k.shape, t.weights.shape, t.out.shape
+    ((4, 3, 2), (2, 3, 2), (4, 3, 3), (3, 8))
+    """
+    c = config
+    t = x.shape[0]
+    positions = np.arange(t) if positions is None else positions
+    # --- attention: reads earlier positions -------------------------------------------
+    attn_in = norms.rms_norm(x, w.attn_norm, eps=c.rms_norm_eps)  # [T, d]
+    q = att.split_heads((attn_in @ w.w_q)[None], c.num_attention_heads)  # [1, Hq, T, d_h]
+    k = att.split_heads((attn_in @ w.w_k)[None], c.num_key_value_heads)  # [1, Hkv, T, d_h]
+    v = att.split_heads((attn_in @ w.w_v)[None], c.num_key_value_heads)
+    q_rot = rope(q, positions, base=c.rope_theta, pairing="rotate_half")
+    k_rot = rope(k, positions, base=c.rope_theta, pairing="rotate_half")
+    a = gqa.grouped_attention(q_rot, k_rot, v, causal=True)  # head h reads K/V head h // (Hq/Hkv)
+    attn_out = att.merge_heads(a.output)[0] @ w.w_o  # [T, d]
+    y = norms.residual_add(x, attn_out)
+    # --- feed-forward: each position on its own ----------------------------------------
+    ffn_in = norms.rms_norm(y, w.ffn_norm, eps=c.rms_norm_eps)
+    # SwiGLU with W_down = I is its gated hidden layer; W_down then maps it back to d
+    ffn_hidden = norms.swiglu(ffn_in, w.w_gate, w.w_up, np.eye(c.intermediate_size))
+    ffn_out = ffn_hidden @ w.w_down
+    out = norms.residual_add(y, ffn_out)
+    return LlamaLayerTrace(
+        x=x, attn_in=attn_in, q=q[0], k=k[0], v=v[0], q_rot=q_rot[0], k_rot=k_rot[0],
+        weights=a.weights[0], heads_out=a.output[0], attn_out=attn_out, y=y, ffn_in=ffn_in,
+        ffn_hidden=ffn_hidden, ffn_out=ffn_out, out=out,
+    )
+
+
+# -------------------------------------------------------------------- the model
+
+
+@dataclass(frozen=True)
+class ForwardTrace:
+    """One forward pass of one sequence, every step kept."""
+
+    ids: np.ndarray  # [T] input IDs
+    x: np.ndarray  # [T, d] rows of E looked up
+    layers: tuple[LlamaLayerTrace, ...]  # one per decoder layer
+    final: np.ndarray  # [T, d] final RMSNorm of the last layer's output
+    logits: np.ndarray  # [T, V] final @ W_out: row t scores the ID after position t
+
+    def shape_table(self) -> list[tuple[str, tuple[int, ...]]]:
+        """(step, shape) in computation order, one block per layer.
+
+        >>> m = random_model(LlamaConfig(10, 8, 16, 1, 4, 2), seed=0)
+        >>> m.forward([1, 2, 3]).shape_table()[:3]
+        [('ids', (3,)), ('embed_tokens → X', (3, 8)), ('layer 0 attn_in', (3, 8))]
+        """
+        rows = [("ids", self.ids.shape), ("embed_tokens → X", self.x.shape)]
+        for i, layer in enumerate(self.layers):
+            rows += [(f"layer {i} {name}", shape) for name, shape in layer.shapes().items() if name != "x"]
+        rows += [("final norm", self.final.shape), ("logits", self.logits.shape)]
+        return rows
+
+
+@dataclass(frozen=True)
+class GenerationTrace:
+    """The sampling loop run on a model: the prompt, every sampled ID, the text."""
+
+    prompt: np.ndarray  # [T0] prompt IDs
+    sampled: np.ndarray  # [steps] IDs drawn one at a time, each fed back in
+    probs: np.ndarray  # [steps, V] distribution each draw came from
+    text: str | None  # prompt + sampled decoded (U+FFFD for broken bytes), if a tokenizer is known
+
+    @property
+    def ids(self) -> np.ndarray:
+        return np.concatenate([self.prompt, self.sampled])
+
+
+class Model:
+    """A Llama model held as the tensors of its files, with its config and tokenizer.
+
+    ``tensors`` maps Hugging Face names to arrays in the stored ``[d_out, d_in]`` layout;
+    they are checked against ``config`` (every name present, every shape right,
+    nothing extra) and kept as read-only float64. ``dtypes`` records each tensor's
+    dtype in the file.
+    """
+
+    def __init__(self, config: LlamaConfig, tensors: Mapping[str, np.ndarray], tokenizer: bpe.Tokenizer | None = None,
+                 *, dtypes: Mapping[str, str] | None = None, source: str = "tensors"):
+        if not isinstance(config, LlamaConfig):
+            raise TypeError(f"config must be a LlamaConfig, got {type(config).__name__}")
+        if tokenizer is not None and not isinstance(tokenizer, bpe.Tokenizer):
+            raise TypeError(f"tokenizer must be a tokenpath.bpe.Tokenizer or None, got {type(tokenizer).__name__}")
+        self.config = config
+        self.tensors = MappingProxyType(_check_tensors(config, tensors, source))
+        self.dtypes = MappingProxyType(dict(dtypes) if dtypes else {k: "F64" for k in self.tensors})
+        if tokenizer is not None and tokenizer.n_vocab > config.vocab_size:
+            raise ModelFileError(f"{TOKENIZER_NAME}: the tokenizer has {tokenizer.n_vocab} IDs but config vocab_size "
+                                 f"is {config.vocab_size}; IDs >= {config.vocab_size} would have no embedding row")
+        self.tokenizer = tokenizer
+
+    def __repr__(self) -> str:
+        c = self.config
+        return (f"Model(V={c.vocab_size}, d={c.hidden_size}, L={c.num_hidden_layers}, Hq={c.num_attention_heads}, "
+                f"Hkv={c.num_key_value_heads}, d_ff={c.intermediate_size}, tied={c.tie_word_embeddings})")
+
+    # ---------------------------------------------------------------- parameters
+
+    @property
+    def embedding(self) -> np.ndarray:
+        """E [V, d]."""
+        return self.tensors["model.embed_tokens.weight"]
+
+    @property
+    def w_out(self) -> np.ndarray:
+        """The output projection [d, V]: Eᵀ when tied, else lm_head.weightᵀ."""
+        if self.config.tie_word_embeddings:
+            return embedding.tied_head(self.embedding)
+        return self.tensors["lm_head.weight"].T
+
+    def layer_weights(self, i: int) -> LlamaLayerWeights:
+        """Layer ``i``'s parameters, transposed to the book's ``x @ W`` convention."""
+        i = as_int("i", i, low=0, high=self.config.num_hidden_layers - 1)
+        t, p = self.tensors, f"model.layers.{i}."
+        return LlamaLayerWeights(
+            attn_norm=t[p + "input_layernorm.weight"], w_q=t[p + "self_attn.q_proj.weight"].T,
+            w_k=t[p + "self_attn.k_proj.weight"].T, w_v=t[p + "self_attn.v_proj.weight"].T,
+            w_o=t[p + "self_attn.o_proj.weight"].T, ffn_norm=t[p + "post_attention_layernorm.weight"],
+            w_gate=t[p + "mlp.gate_proj.weight"].T, w_up=t[p + "mlp.up_proj.weight"].T,
+            w_down=t[p + "mlp.down_proj.weight"].T,
+        )
+
+    @property
+    def parameter_count(self) -> int:
+        """Numbers stored, each tensor counted once (a tied head adds none)."""
+        return int(sum(a.size for a in self.tensors.values()))
+
+    def tensor_table(self) -> list[tuple[str, tuple[int, ...], str, str]]:
+        """(name, shape, dtype, place in figure 4) of every tensor, in forward order."""
+        return [(n, self.tensors[n].shape, self.dtypes.get(n, "F64"), figure4_place(n)) for n in self.tensors]
+
+    # ---------------------------------------------------------------- running
+
+    def _ids(self, ids) -> np.ndarray:
+        ids = embedding.check_ids(ids, self.config.vocab_size)
+        if ids.ndim != 1 or ids.size < 1:
+            raise ValueError(f"ids must be a non-empty 1-D sequence [T], got shape {list(ids.shape)}")
+        return ids
+
+    def forward(self, ids) -> ForwardTrace:
+        """Run the whole model on one sequence ``ids [T]`` and keep every step.
+
+        >>> m = random_model(LlamaConfig(10, 8, 16, 2, 4, 2), seed=0)
+        >>> tr = m.forward([3, 7, 3, 2]); len(tr.layers), tr.logits.shape
+        (2, (4, 10))
+        """
+        ids = self._ids(ids)
+        c = self.config
+        x = embedding.lookup(self.embedding, ids)  # [T, d]
+        positions = np.arange(ids.size)
+        layers, h = [], x
+        for i in range(c.num_hidden_layers):
+            layers.append(llama_layer(h, self.layer_weights(i), config=c, positions=positions))
+            h = layers[-1].out
+        final = norms.rms_norm(h, self.tensors["model.norm.weight"], eps=c.rms_norm_eps)
+        z = embedding.logits(final, self.w_out)  # [T, V]
+        return ForwardTrace(ids=ids, x=x, layers=tuple(layers), final=final, logits=z)
+
+    def logits(self, ids) -> np.ndarray:
+        """Logits ``[T, V]`` for a 1-D sequence of IDs (row t scores the next ID).
+
+        >>> random_model(LlamaConfig(10, 8, 16, 1, 4, 2), seed=0).logits([1, 2]).shape
+        (2, 10)
+        """
+        return self.forward(ids).logits
+
+    def encode(self, text: str) -> np.ndarray:
+        """IDs of ``text`` with the model's tokenizer (special tokens as ordinary text)."""
+        if self.tokenizer is None:
+            raise ValueError("this model has no tokenizer; load a directory with tokenizer.json or pass one")
+        return np.array(self.tokenizer.encode(text, disallowed_special=()), dtype=np.int64)
+
+    def generate(self, prompt, steps: int, *, seed: int = 0, temperature: float = 1.0,
+                 top_k: int | None = None) -> GenerationTrace:
+        """The sampling loop: run the model on the prefix, turn the last row of logits
+        into a distribution, draw one ID (seeded), append it, repeat. ``prompt`` is a
+        string (encoded with the tokenizer) or a sequence of IDs.
+
+        >>> m = random_model(LlamaConfig(10, 8, 16, 1, 4, 2), seed=0)
+        >>> g = m.generate([3, 7], 3, seed=0); g.ids.size
+        5
+        """
+        ids = self.encode(prompt) if isinstance(prompt, str) else self._ids(prompt)
+        steps = as_int("steps", steps, low=1)
+        rng = np.random.default_rng(as_int("seed", seed, low=0))
+        prompt_ids, drawn, dists = ids, [], []
+        for _ in range(steps):
+            z = self.logits(ids)[-1]  # [V]: scores of the ID after the last position
+            dists.append(embedding.next_token_probs(z, temperature=temperature, top_k=top_k))
+            nxt = int(embedding.draw_ids(dists[-1], [rng.random()])[0])
+            drawn.append(nxt)
+            ids = np.append(ids, nxt)
+        text = None
+        if self.tokenizer is not None:
+            known = [int(i) for i in ids if i < self.tokenizer.n_vocab]
+            text = self.tokenizer.decode(known, errors="replace")
+        return GenerationTrace(prompt_ids, np.array(drawn, dtype=np.int64), np.array(dists), text)
+
+
+_IGNORED = re.compile(r"model\.layers\.\d+\.self_attn\.rotary_emb\.inv_freq")
+
+
+def _expected_shape_reason(name: str, c: LlamaConfig) -> str:
+    d, ff = "hidden_size", "intermediate_size"
+    q, kv = "num_attention_heads·head_dim", "num_key_value_heads·head_dim"
+    table = {"embed_tokens": ("vocab_size", d), "lm_head": ("vocab_size", d), "norm": (d,),
+             "layernorm": (d,), "q_proj": (q, d), "k_proj": (kv, d), "v_proj": (kv, d),
+             "o_proj": (d, q), "gate_proj": (ff, d), "up_proj": (ff, d), "down_proj": (d, ff)}
+    for key, why in table.items():
+        if key in name:
+            return "[" + ", ".join(why) + "]"
+    return "the config"  # pragma: no cover
+
+
+def _check_tensors(c: LlamaConfig, tensors: Mapping, source: str) -> dict[str, np.ndarray]:
+    """Match stored tensors against the names and shapes the config implies."""
+    if not isinstance(tensors, Mapping):
+        raise TypeError(f"tensors must be a mapping of name -> array, got {type(tensors).__name__}")
+    expected = tensor_shapes(c)
+    have = {k: v for k, v in tensors.items() if not _IGNORED.fullmatch(k)}
+    if c.tie_word_embeddings and "lm_head.weight" in have:
+        head = np.asarray(have.pop("lm_head.weight"))
+        embed = have.get("model.embed_tokens.weight")
+        if embed is None or head.shape != np.shape(embed) or not np.array_equal(head, embed):
+            raise ModelFileError(f"{source}: config.json says tie_word_embeddings=true, but lm_head.weight differs "
+                                 "from model.embed_tokens.weight")
+    for name, shape in expected.items():
+        if name not in have:
+            hint = ""
+            if name == "lm_head.weight":
+                hint = " (config.json says tie_word_embeddings=false, so the head must be stored)"
+            elif name.startswith("model.layers."):
+                hint = f" (config.json says num_hidden_layers={c.num_hidden_layers})"
+            raise ModelFileError(f"{source}: missing tensor {name!r}{hint}")
+    extra = [k for k in have if k not in expected]
+    if extra:
+        m = re.match(r"model\.layers\.(\d+)\.", extra[0])
+        hint = ""
+        if m:
+            hint = f" (config.json says num_hidden_layers={c.num_hidden_layers}: layers 0–{c.num_hidden_layers - 1})"
+        elif extra[0] == "lm_head.weight":  # pragma: no cover - handled above
+            hint = ""
+        raise ModelFileError(f"{source}: unexpected tensor {extra[0]!r} that config.json does not describe{hint}")
+    out = {}
+    for name, shape in expected.items():
+        arr = np.asarray(have[name])
+        if arr.shape != shape:
+            raise ModelFileError(
+                f"{source}: tensor {name!r} has shape {list(arr.shape)}, but config.json implies {list(shape)} = "
+                f"{_expected_shape_reason(name, c)}"
+            )
+        if not np.issubdtype(arr.dtype, np.floating):
+            raise ModelFileError(f"{source}: tensor {name!r} has dtype {arr.dtype}; weights must be floating point")
+        arr = arr.astype(np.float64)
+        bad = np.argwhere(~np.isfinite(arr))
+        if bad.size:
+            raise ModelFileError(f"{source}: tensor {name!r} holds a non-finite value at index "
+                                 f"{tuple(int(i) for i in bad[0])}")
+        arr.setflags(write=False)
+        out[name] = arr
+    return out
+
+
+# ------------------------------------------------------------ random checkpoints
+
+
+def random_tensors(config: LlamaConfig, *, seed: int) -> dict[str, np.ndarray]:
+    """Seeded random float32 tensors for every name the config implies: an untrained
+    model, good for shapes, file formats and cross-checks, not for meaning.
+
+    Projections are normal with standard deviation ``1/√d_in``; the embedding is
+    normal with standard deviation 1; every RMSNorm weight is ``1 + 0.2·normal`` so a
+    norm that ignores its weight shows.
+
+    >>> t = random_tensors(LlamaConfig(10, 8, 16, 1, 4, 2), seed=0)
+    >>> t["model.layers.0.self_attn.k_proj.weight"].shape, t["model.norm.weight"].dtype
+    ((4, 8), dtype('float32'))
+    """
+    seed = as_int("seed", seed, low=0)
+    rng = np.random.default_rng(seed)
+    out = {}
+    for name, shape in tensor_shapes(config).items():
+        if len(shape) == 1:
+            a = 1.0 + 0.2 * rng.standard_normal(shape)
+        elif "embed_tokens" in name or name == "lm_head.weight":
+            a = rng.standard_normal(shape)
+        else:
+            a = rng.standard_normal(shape) / math.sqrt(shape[1])
+        out[name] = a.astype(np.float32)
+    return out
+
+
+def random_model(config: LlamaConfig, *, seed: int, tokenizer: bpe.Tokenizer | None = None) -> Model:
+    """A :class:`Model` of seeded random float32 weights (see :func:`random_tensors`).
+
+    >>> random_model(LlamaConfig(10, 8, 16, 1, 4, 2, tie_word_embeddings=True), seed=0).parameter_count
+    680
+    """
+    tensors = random_tensors(config, seed=seed)
+    return Model(config, tensors, tokenizer, dtypes={k: "F32" for k in tensors}, source=f"random_model(seed={seed})")
+
+
+def tiny_tokenizer() -> bpe.Tokenizer:
+    """The chapter's tokenizer: byte-level BPE trained on
+    :data:`~tokenpath.examples.MODEL_CORPUS` (HF's tie rule), with the EOS marker.
+
+    >>> tiny_tokenizer().n_vocab
+    385
+    """
+    tok = bpe.train(ex.MODEL_CORPUS, ex.MODEL_BPE_VOCAB, min_frequency=2, tie_break="hf")
+    return tok.with_special_tokens([ex.MODEL_EOS_TOKEN])
+
+
+def tiny_config(*, tied: bool = False, vocab_size: int | None = None) -> LlamaConfig:
+    """The chapter's skeleton: V = the tokenizer's IDs, d=16, 2 layers, 4 query heads
+    over 2 K/V heads, d_ff=32; the head tied to E or not.
+
+    >>> c = tiny_config(); c.vocab_size, c.head_dim, c.eos_token_id
+    (385, 4, 384)
+    """
+    if vocab_size is None:
+        vocab_size = tiny_tokenizer().n_vocab
+    return LlamaConfig(
+        vocab_size=vocab_size, hidden_size=ex.MODEL_HIDDEN, intermediate_size=ex.MODEL_FF,
+        num_hidden_layers=ex.MODEL_LAYERS, num_attention_heads=ex.MODEL_HEADS,
+        num_key_value_heads=ex.MODEL_KV_HEADS, rms_norm_eps=ex.MODEL_NORM_EPS,
+        rope_theta=ex.MODEL_ROPE_THETA, tie_word_embeddings=tied,
+        eos_token_id=vocab_size - 1, bos_token_id=None,
+    )
+
+
+def tiny_model(*, tied: bool = False, seed: int = ex.MODEL_SEED) -> Model:
+    """The chapter's tiny random Llama with its tokenizer, ready for :func:`save`.
+
+    >>> tiny_model().parameter_count, tiny_model(tied=True).parameter_count
+    (17008, 10848)
+    """
+    tok = tiny_tokenizer()
+    return random_model(tiny_config(tied=tied, vocab_size=tok.n_vocab), seed=seed, tokenizer=tok)
+
+
+# -------------------------------------------------------------- tokenizer.json
+
+
+def _token_text(data: bytes) -> str:
+    chars = bpe.bytes_to_unicode()
+    return "".join(chars[b] for b in data)
+
+
+def tokenizer_json(tokenizer: bpe.Tokenizer) -> dict:
+    """The engine's byte-level BPE as a Hugging Face ``tokenizer.json`` dict: GPT-2
+    pre-tokenisation (``ByteLevel``), the engine's IDs (bytes 0–255, then one per
+    merge in rank order), the merges in rank order, special tokens as added tokens.
+
+    >>> d = tokenizer_json(bpe.Tokenizer([(b" ", b"a")]).with_special_tokens(["<|end|>"]))
+    >>> d["model"]["merges"], d["model"]["vocab"]["Ġa"], d["added_tokens"][0]["id"]
+    ([['Ġ', 'a']], 256, 257)
+    """
+    if not isinstance(tokenizer, bpe.Tokenizer):
+        raise TypeError(f"tokenizer must be a tokenpath.bpe.Tokenizer, got {type(tokenizer).__name__}")
+    if tokenizer.pattern != bpe.GPT2_PATTERN:
+        raise ValueError("tokenizer must use the GPT-2 pattern: Hugging Face's ByteLevel pre-tokenizer has no other")
+    vocab = {_token_text(data): i for i, data in sorted(tokenizer.vocab.items())}
+    byte_level = {"type": "ByteLevel", "add_prefix_space": False, "trim_offsets": True, "use_regex": True}
+    return {
+        "version": "1.0",
+        "truncation": None,
+        "padding": None,
+        "added_tokens": [
+            {"id": i, "content": s, "single_word": False, "lstrip": False, "rstrip": False,
+             "normalized": False, "special": True}
+            for s, i in tokenizer.special_tokens.items()
+        ],
+        "normalizer": None,
+        "pre_tokenizer": byte_level,
+        "post_processor": None,
+        "decoder": dict(byte_level),
+        "model": {
+            "type": "BPE", "dropout": None, "unk_token": None, "continuing_subword_prefix": None,
+            "end_of_word_suffix": None, "fuse_unk": False, "byte_fallback": False, "ignore_merges": False,
+            "vocab": vocab,
+            "merges": [[_token_text(a), _token_text(b)] for a, b in tokenizer.merges],
+        },
+    }
+
+
+def write_tokenizer(directory, tokenizer: bpe.Tokenizer, *, eos_token: str | None = None) -> Path:
+    """Write ``tokenizer.json`` (and a small ``tokenizer_config.json`` so
+    ``transformers.AutoTokenizer`` takes it as it is) into ``directory``."""
+    directory = Path(directory)
+    directory.mkdir(parents=True, exist_ok=True)
+    path = directory / TOKENIZER_NAME
+    path.write_text(json.dumps(tokenizer_json(tokenizer), ensure_ascii=False, indent=1) + "\n", encoding="utf-8")
+    cfg = {"tokenizer_class": "PreTrainedTokenizerFast", "add_bos_token": False, "add_eos_token": False,
+           "clean_up_tokenization_spaces": False, "model_max_length": 1 << 20}
+    if eos_token is not None:
+        cfg["eos_token"] = eos_token
+    (directory / TOKENIZER_CONFIG_NAME).write_text(json.dumps(cfg, indent=1) + "\n", encoding="utf-8")
+    return path
+
+
+def read_tokenizer(path) -> bpe.Tokenizer:
+    """Read a byte-level BPE ``tokenizer.json`` back into the engine's tokenizer.
+
+    The file must be what this engine computes: a BPE model behind the GPT-2
+    ``ByteLevel`` pre-tokenizer, no normaliser, and the engine's numbering (byte ``b``
+    is ID ``b``, merge ``k`` makes ID ``256 + k``). Anything else is refused by name
+    rather than encoded differently.
+    """
+    path = Path(path)
+    d = _read_json(path)
+
+    def fail(msg):
+        raise ModelFileError(f"{path}: {msg}")
+
+    if not isinstance(d, dict) or not isinstance(d.get("model"), dict):
+        fail("has no 'model' object")
+    m = d["model"]
+    if m.get("type", "BPE") != "BPE":
+        fail(f"model type is {m.get('type')!r}; this engine reads byte-level 'BPE' only")
+    pre = d.get("pre_tokenizer") or {}
+    if pre.get("type") != "ByteLevel" or not pre.get("use_regex", True) or pre.get("add_prefix_space", False):
+        fail(f"pre_tokenizer is {pre!r}; expected ByteLevel with use_regex=true and add_prefix_space=false")
+    if d.get("normalizer") is not None:
+        fail(f"normalizer is {d['normalizer']!r}; this engine applies none")
+    if m.get("byte_fallback") or m.get("ignore_merges"):
+        fail("byte_fallback and ignore_merges must be false")
+    byte_of = {c: b for b, c in bpe.bytes_to_unicode().items()}
+
+    def to_bytes(text):
+        try:
+            return bytes(byte_of[ch] for ch in text)
+        except KeyError as err:
+            fail(f"token {text!r} holds {err.args[0]!r}, which is not a ByteLevel character")
+
+    merges = []
+    for k, pair in enumerate(m.get("merges", [])):
+        parts = pair.split(" ") if isinstance(pair, str) else pair
+        if not isinstance(parts, list) or len(parts) != 2:
+            fail(f"merges[{k}] is {pair!r}; expected two tokens")
+        merges.append((to_bytes(parts[0]), to_bytes(parts[1])))
+    specials = sorted((t["id"], t["content"]) for t in d.get("added_tokens", []))
+    try:
+        tok = bpe.Tokenizer(merges, [s for _, s in specials])
+    except (TypeError, ValueError) as err:
+        fail(str(err))
+    vocab = m.get("vocab", {})
+    if len(vocab) != len(tok.vocab):
+        fail(f"model.vocab has {len(vocab)} entries, but 256 bytes and {len(merges)} merges make {len(tok.vocab)}")
+    ids_of = {data: i for i, data in tok.vocab.items()}
+    for text, i in vocab.items():
+        if tok.vocab.get(i) != to_bytes(text):
+            fail(f"vocab numbers {text!r} as {i}; the engine numbers bytes by value and then merges in rank order, "
+                 f"which gives {ids_of.get(to_bytes(text))}")
+    for i, s in specials:
+        if tok.special_tokens[s] != i:
+            fail(f"added token {s!r} has id {i}; the engine would give it {tok.special_tokens[s]}")
+    return tok
+
+
+# ------------------------------------------------------------- load and save
+
+
+def _load_weights(directory: Path) -> tuple[dict[str, np.ndarray], dict[str, str]]:
+    single, index = directory / WEIGHTS_NAME, directory / INDEX_NAME
+    if index.is_file():
+        idx = _read_json(index)
+        weight_map = idx.get("weight_map") if isinstance(idx, dict) else None
+        if not isinstance(weight_map, dict) or not weight_map:
+            raise ModelFileError(f"{index}: has no 'weight_map' of tensor name -> shard file")
+        files = sorted(set(weight_map.values()))
+        tensors, dtypes = {}, {}
+        for fname in files:
+            shard = directory / fname
+            if not isinstance(fname, str) or Path(fname).name != fname:
+                raise ModelFileError(f"{index}: shard name {fname!r} must be a file name in the directory")
+            if not shard.is_file():
+                raise ModelFileError(f"{index}: lists shard {fname!r}, which is not in the directory")
+            part, header = load_tensors(shard)
+            for name, arr in part.items():
+                if weight_map.get(name) != fname:
+                    raise ModelFileError(f"{shard}: holds tensor {name!r}, which the index places in "
+                                         f"{weight_map.get(name)!r}")
+                tensors[name] = arr
+                dtypes[name] = header.entry(name).dtype
+        for name, fname in weight_map.items():
+            if name not in tensors:
+                raise ModelFileError(f"{index}: places tensor {name!r} in {fname!r}, but that shard does not hold it")
+        return tensors, dtypes
+    if single.is_file():
+        tensors, header = load_tensors(single)
+        return tensors, {e.name: e.dtype for e in header.tensors}
+    raise ModelFileError(f"{directory}: has neither {WEIGHTS_NAME} nor {INDEX_NAME}")
+
+
+def load(directory) -> Model:
+    """Read a Hugging Face-layout Llama directory: ``config.json``, the weights
+    (``model.safetensors`` or shards with ``model.safetensors.index.json``) and, if
+    present, ``tokenizer.json``.
+
+    >>> import tempfile
+    >>> d = save(tempfile.mkdtemp(), random_model(LlamaConfig(10, 8, 16, 1, 4, 2), seed=0))
+    >>> load(d).logits([1, 2]).shape
+    (2, 10)
+    """
+    directory = Path(directory)
+    if not directory.is_dir():
+        raise ModelFileError(f"{directory}: not a directory")
+    config = read_config(directory / CONFIG_NAME)
+    tensors, dtypes = _load_weights(directory)
+    tok_path = directory / TOKENIZER_NAME
+    tokenizer = read_tokenizer(tok_path) if tok_path.is_file() else None
+    source = str(directory / (INDEX_NAME if (directory / INDEX_NAME).is_file() else WEIGHTS_NAME))
+    return Model(config, tensors, tokenizer, dtypes=dtypes, source=source)
+
+
+def list_files(directory) -> list[tuple[str, int]]:
+    """(file name, size in bytes) of every file in a model directory, sorted by name.
+
+    >>> import tempfile
+    >>> d = save(tempfile.mkdtemp(), random_model(LlamaConfig(10, 8, 16, 1, 4, 2), seed=0))
+    >>> [name for name, _ in list_files(d)]
+    ['config.json', 'model.safetensors']
+    """
+    directory = Path(directory)
+    if not directory.is_dir():
+        raise ModelFileError(f"{directory}: not a directory")
+    return sorted((p.name, p.stat().st_size) for p in directory.iterdir() if p.is_file())
+
+
+def _shards(names: list[str], sizes: dict[str, int], limit: int | None) -> list[list[str]]:
+    """Cut the tensors, in order, into groups of at most ``limit`` bytes (a tensor
+    larger than the limit gets a shard of its own)."""
+    if limit is None:
+        return [names]
+    groups, current, used = [], [], 0
+    for n in names:
+        if current and used + sizes[n] > limit:
+            groups.append(current)
+            current, used = [], 0
+        current.append(n)
+        used += sizes[n]
+    groups.append(current)
+    return groups
+
+
+def save(directory, model: Model, *, max_shard_size: int | None = None, dtype: str = "float32") -> Path:
+    """Write ``model`` as a Hugging Face-layout directory: ``config.json``, the
+    weights as ``model.safetensors`` (or, when ``max_shard_size`` bytes are exceeded,
+    ``model-00001-of-0000N.safetensors`` … with ``model.safetensors.index.json``), and
+    ``tokenizer.json`` if the model has a tokenizer. A tied head is not stored.
+    Returns the directory.
+    """
+    if not isinstance(model, Model):
+        raise TypeError(f"model must be a tokenpath.model.Model, got {type(model).__name__}")
+    if dtype not in ("float32", "float64", "float16"):
+        raise ValueError(f"dtype must be 'float16', 'float32' or 'float64', got {dtype!r}")
+    if max_shard_size is not None:
+        max_shard_size = as_int("max_shard_size", max_shard_size, low=1)
+    directory = Path(directory)
+    directory.mkdir(parents=True, exist_ok=True)
+    for old in [directory / WEIGHTS_NAME, directory / INDEX_NAME, *directory.glob("model-*-of-*.safetensors")]:
+        old.unlink(missing_ok=True)
+    cfg = model.config.to_dict()
+    cfg["dtype"] = dtype
+    (directory / CONFIG_NAME).write_text(json.dumps(cfg, indent=2) + "\n", encoding="utf-8")
+    arrays = {n: np.asarray(a, dtype=dtype) for n, a in model.tensors.items()}
+    names = list(arrays)
+    groups = _shards(names, {n: arrays[n].nbytes for n in names}, max_shard_size)
+    metadata = {"format": "pt"}
+    if len(groups) == 1:
+        save_tensors(directory / WEIGHTS_NAME, arrays, metadata)
+    else:
+        weight_map = {}
+        for k, group in enumerate(groups, start=1):
+            fname = f"model-{k:05d}-of-{len(groups):05d}.safetensors"
+            save_tensors(directory / fname, {n: arrays[n] for n in group}, metadata)
+            weight_map.update({n: fname for n in group})
+        index = {"metadata": {"total_size": int(sum(a.nbytes for a in arrays.values()))}, "weight_map": weight_map}
+        (directory / INDEX_NAME).write_text(json.dumps(index, indent=2) + "\n", encoding="utf-8")
+    if model.tokenizer is not None:
+        eos = None
+        if model.config.eos_token_id is not None:
+            eos = {i: s for s, i in model.tokenizer.special_tokens.items()}.get(model.config.eos_token_id)
+        write_tokenizer(directory, model.tokenizer, eos_token=eos)
+    return directory

@@ -1,0 +1,298 @@
+"""The safetensors file format, read by hand and through the ``safetensors`` package.
+
+A ``.safetensors`` file is three things in a row::
+
+    8 bytes     N, the length of the header, an unsigned little-endian integer
+    N bytes     the header: UTF-8 JSON, one entry per tensor
+                  {"model.norm.weight": {"dtype": "F32", "shape": [16],
+                                         "data_offsets": [0, 64]}, …}
+                plus an optional "__metadata__" entry of strings
+    the rest    the raw numbers of every tensor, back to back; a tensor's
+                ``data_offsets [start, end)`` count bytes from the end of the header
+
+There is no code in it, only numbers and a table of contents, so opening a weight
+file cannot run anything (a pickled PyTorch checkpoint can). The header alone tells
+every tensor's name, dtype and shape without reading a single weight.
+
+:func:`read_header` parses the header by hand and checks it against the file's size,
+so a truncated or corrupt file is refused with a message that names the tensor and
+the byte counts. :func:`load_tensors` then reads the numbers through the
+``safetensors`` package (``bfloat16``, which NumPy has no type for, is widened to
+``float32`` here by hand), and :func:`read_tensor_by_hand` reads one tensor straight
+from the bytes, which the tests compare with the package.
+"""
+
+from __future__ import annotations
+
+import json
+import math
+import struct
+from dataclasses import dataclass, field
+from pathlib import Path
+
+import numpy as np
+
+__all__ = [
+    "DTYPE_SIZES",
+    "FLOAT_DTYPES",
+    "ModelFileError",
+    "SafetensorsHeader",
+    "TensorEntry",
+    "load_tensors",
+    "raw_header",
+    "read_header",
+    "read_tensor_by_hand",
+    "save_tensors",
+]
+
+#: Bytes per element of every dtype the format names.
+DTYPE_SIZES = {
+    "BOOL": 1, "U8": 1, "I8": 1, "F8_E5M2": 1, "F8_E4M3": 1,
+    "I16": 2, "U16": 2, "F16": 2, "BF16": 2,
+    "I32": 4, "U32": 4, "F32": 4,
+    "I64": 8, "U64": 8, "F64": 8,
+}
+#: The floating-point dtypes a model weight may have here, with the NumPy type that
+#: holds them on disk (bfloat16 has none: it is widened by hand).
+FLOAT_DTYPES = {"F64": "<f8", "F32": "<f4", "F16": "<f2", "BF16": None}
+_NUMPY_TO_DTYPE = {np.dtype("<f8"): "F64", np.dtype("<f4"): "F32", np.dtype("<f2"): "F16"}
+#: The largest header the reference implementation accepts (100 MB).
+MAX_HEADER = 100_000_000
+
+
+class ModelFileError(ValueError):
+    """A model file that cannot be used as it is: the message names the file and the
+    tensor or field at fault, and what was expected."""
+
+
+@dataclass(frozen=True)
+class TensorEntry:
+    """One line of the header's table of contents."""
+
+    name: str
+    dtype: str  # "F32", "BF16", …
+    shape: tuple[int, ...]
+    start: int  # first byte, counted from the end of the header
+    end: int  # one past the last byte
+
+    @property
+    def nbytes(self) -> int:
+        return self.end - self.start
+
+    @property
+    def size(self) -> int:
+        """Number of elements, the product of the shape (1 for a scalar)."""
+        return math.prod(self.shape)
+
+
+@dataclass(frozen=True)
+class SafetensorsHeader:
+    """The parsed header of one file, entries in the order their bytes are stored."""
+
+    path: str
+    header_length: int  # N, the 8-byte little-endian number at the start
+    file_size: int
+    tensors: tuple[TensorEntry, ...]
+    metadata: dict = field(default_factory=dict)  # "__metadata__": str -> str
+
+    @property
+    def data_start(self) -> int:
+        """Byte position in the file where the tensor data begins: 8 + N."""
+        return 8 + self.header_length
+
+    @property
+    def names(self) -> list[str]:
+        return [t.name for t in self.tensors]
+
+    def entry(self, name: str) -> TensorEntry:
+        for t in self.tensors:
+            if t.name == name:
+                return t
+        raise ModelFileError(f"{self.path}: no tensor named {name!r} in the header")
+
+
+def _fail(path, message: str):
+    raise ModelFileError(f"{path}: {message}")
+
+
+def _parse_entry(path, name, value) -> TensorEntry:
+    if not isinstance(value, dict) or not {"dtype", "shape", "data_offsets"} <= set(value):
+        _fail(path, f"header entry {name!r} must be an object with dtype, shape and data_offsets, got {value!r}")
+    dtype, shape, offsets = value["dtype"], value["shape"], value["data_offsets"]
+    if dtype not in DTYPE_SIZES:
+        _fail(path, f"tensor {name!r} has unknown dtype {dtype!r}; the format knows {sorted(DTYPE_SIZES)}")
+    if not isinstance(shape, list) or not all(type(s) is int and s >= 0 for s in shape):
+        _fail(path, f"tensor {name!r} has shape {shape!r}; expected a list of non-negative integers")
+    if (not isinstance(offsets, list) or len(offsets) != 2
+            or not all(type(o) is int and o >= 0 for o in offsets) or offsets[0] > offsets[1]):
+        _fail(path, f"tensor {name!r} has data_offsets {offsets!r}; expected [start, end] with 0 <= start <= end")
+    entry = TensorEntry(name, dtype, tuple(shape), offsets[0], offsets[1])
+    need = entry.size * DTYPE_SIZES[dtype]
+    if entry.nbytes != need:
+        _fail(path, f"tensor {name!r} spans {entry.nbytes} bytes (data_offsets {offsets}) but "
+                    f"{dtype} {list(shape)} needs {need}")
+    return entry
+
+
+def read_header(path) -> SafetensorsHeader:
+    """Parse a safetensors header by hand and check it against the file.
+
+    Refuses, naming the problem: a file shorter than the 8-byte length, a length
+    larger than the file, a header that is not UTF-8 JSON, an entry without dtype,
+    shape or offsets, offsets that disagree with dtype × shape, tensors that overlap
+    or leave gaps, and data that ends before the last tensor (a truncated file).
+
+    >>> import tempfile, os
+    >>> d = tempfile.mkdtemp(); p = os.path.join(d, "w.safetensors")
+    >>> save_tensors(p, {"norm": np.ones(4, dtype=np.float32)})
+    >>> h = read_header(p)
+    >>> h.tensors[0], h.data_start + h.tensors[0].end == h.file_size
+    (TensorEntry(name='norm', dtype='F32', shape=(4,), start=0, end=16), True)
+    """
+    path = Path(path)
+    if not path.is_file():
+        _fail(path, "no such file")
+    size = path.stat().st_size
+    with open(path, "rb") as f:
+        head = f.read(8)
+        if len(head) < 8:
+            _fail(path, f"the file has {size} bytes, too short for the 8-byte header length; it is truncated or not safetensors")
+        (n,) = struct.unpack("<Q", head)
+        if n > size - 8:
+            _fail(path, f"the header claims {n} bytes but only {size - 8} follow the 8-byte length; "
+                        "the file is truncated or not safetensors")
+        if n > MAX_HEADER:
+            _fail(path, f"the header claims {n} bytes, more than the format's limit of {MAX_HEADER}")
+        raw = f.read(n)
+    try:
+        header = json.loads(raw.decode("utf-8"))
+    except UnicodeDecodeError as err:
+        _fail(path, f"the header is not UTF-8 text (byte {err.start}); the file is corrupt or not safetensors")
+    except json.JSONDecodeError as err:
+        _fail(path, f"the header is not valid JSON ({err.msg} at character {err.pos}); the file is corrupt")
+    if not isinstance(header, dict):
+        _fail(path, f"the header must be a JSON object of tensors, got {type(header).__name__}")
+    metadata = header.pop("__metadata__", None) or {}
+    if not isinstance(metadata, dict) or not all(isinstance(v, str) for v in metadata.values()):
+        _fail(path, "the header's __metadata__ must map strings to strings")
+    entries = sorted((_parse_entry(path, k, v) for k, v in header.items()), key=lambda e: (e.start, e.end))
+    data = size - 8 - n
+    at = 0
+    for e in entries:
+        if e.start != at:
+            what = "overlaps the tensor before it" if e.start < at else f"leaves a gap of {e.start - at} bytes before it"
+            _fail(path, f"tensor {e.name!r} starts at data byte {e.start}, which {what}")
+        at = e.end
+    if at > data:
+        last = next(e for e in entries if e.end > data)
+        _fail(path, f"tensor {last.name!r} ends at data byte {last.end} but the file holds only {data} data bytes; "
+                    "the file is truncated")
+    if at < data:
+        _fail(path, f"{data - at} bytes follow the last tensor; the header does not account for them")
+    return SafetensorsHeader(str(path), n, size, tuple(entries), dict(metadata))
+
+
+def raw_header(path) -> tuple[bytes, int, str]:
+    """The first two parts of a file as they lie on disk: the 8 length bytes, the
+    number they spell (little-endian), and that many bytes of JSON text.
+
+    >>> import tempfile, os
+    >>> p = os.path.join(tempfile.mkdtemp(), "w.safetensors")
+    >>> save_tensors(p, {"b": np.zeros(1, dtype=np.float32)})
+    >>> length_bytes, n, text = raw_header(p)
+    >>> length_bytes.hex(" "), n, text[:40]
+    ('38 00 00 00 00 00 00 00', 56, '{"b":{"dtype":"F32","shape":[1],"data_of')
+    """
+    header = read_header(path)  # checks everything first
+    with open(path, "rb") as f:
+        length_bytes = f.read(8)
+        text = f.read(header.header_length).decode("utf-8")
+    return length_bytes, header.header_length, text
+
+
+def _bf16_to_f32(raw: np.ndarray) -> np.ndarray:
+    """bfloat16 is the top half of a float32: put its 16 bits back on top."""
+    return (raw.astype(np.uint32) << 16).view(np.float32)
+
+
+def read_tensor_by_hand(path, name: str) -> np.ndarray:
+    """Read one tensor straight from the file's bytes, using only the header: seek to
+    ``8 + N + start`` and interpret ``end − start`` bytes as dtype × shape
+    (little-endian).
+
+    >>> import tempfile, os
+    >>> p = os.path.join(tempfile.mkdtemp(), "w.safetensors")
+    >>> save_tensors(p, {"a": np.arange(3, dtype=np.float32), "b": np.eye(2, dtype=np.float64)})
+    >>> read_tensor_by_hand(p, "b").tolist()
+    [[1.0, 0.0], [0.0, 1.0]]
+    """
+    header = read_header(path)
+    e = header.entry(name)
+    if e.dtype not in FLOAT_DTYPES:
+        _fail(path, f"tensor {name!r} has dtype {e.dtype}; this reader handles {sorted(FLOAT_DTYPES)}")
+    with open(path, "rb") as f:
+        f.seek(header.data_start + e.start)
+        raw = f.read(e.nbytes)
+    if e.dtype == "BF16":
+        return _bf16_to_f32(np.frombuffer(raw, dtype="<u2")).reshape(e.shape)
+    return np.frombuffer(raw, dtype=FLOAT_DTYPES[e.dtype]).reshape(e.shape).copy()
+
+
+def load_tensors(path, *, float_only: bool = True) -> tuple[dict[str, np.ndarray], SafetensorsHeader]:
+    """Every tensor of one file, read through the ``safetensors`` package after the
+    header has been checked by :func:`read_header`; bfloat16 widened to float32.
+
+    With ``float_only`` a tensor of any other dtype (integers, booleans, 8-bit floats)
+    is refused by name: a weight file of a model holds floating-point numbers.
+
+    >>> import tempfile, os
+    >>> p = os.path.join(tempfile.mkdtemp(), "w.safetensors")
+    >>> save_tensors(p, {"w": np.ones((2, 3), dtype=np.float16)})
+    >>> t, h = load_tensors(p); t["w"].dtype, t["w"].shape
+    (dtype('float16'), (2, 3))
+    """
+    from safetensors import SafetensorError, safe_open
+
+    header = read_header(path)
+    if float_only:
+        for e in header.tensors:
+            if e.dtype not in FLOAT_DTYPES:
+                _fail(path, f"tensor {e.name!r} has dtype {e.dtype}, which is not a supported weight dtype "
+                            f"({', '.join(FLOAT_DTYPES)})")
+    out = {}
+    try:
+        with safe_open(str(path), framework="numpy") as f:
+            for e in header.tensors:
+                if e.dtype == "BF16":
+                    out[e.name] = read_tensor_by_hand(path, e.name)
+                else:
+                    out[e.name] = f.get_tensor(e.name)
+    except SafetensorError as err:  # pragma: no cover - read_header catches what we know of
+        _fail(path, f"the safetensors package refused the file: {err}")
+    return out, header
+
+
+def save_tensors(path, tensors: dict, metadata: dict | None = None) -> None:
+    """Write ``{name: array}`` with the ``safetensors`` package. Arrays must be
+    float16, float32 or float64 (what :func:`load_tensors` reads back exactly).
+
+    >>> import tempfile, os
+    >>> p = os.path.join(tempfile.mkdtemp(), "w.safetensors")
+    >>> save_tensors(p, {"w": np.zeros(2, dtype=np.int64)})
+    Traceback (most recent call last):
+    ...
+    TypeError: tensors['w'] must be float16, float32 or float64, got int64
+    """
+    from safetensors.numpy import save_file
+
+    if not isinstance(tensors, dict) or not tensors:
+        raise TypeError("tensors must be a non-empty dict of name -> numpy array")
+    clean = {}
+    for name, arr in tensors.items():
+        if not isinstance(name, str):
+            raise TypeError(f"tensor names must be strings, got {name!r}")
+        arr = np.asarray(arr)
+        if arr.dtype.newbyteorder("<") not in _NUMPY_TO_DTYPE:
+            raise TypeError(f"tensors[{name!r}] must be float16, float32 or float64, got {arr.dtype}")
+        clean[name] = np.ascontiguousarray(arr.astype(arr.dtype.newbyteorder("<")))
+    save_file(clean, str(path), metadata=metadata)

@@ -1,0 +1,145 @@
+"""Claims of chapter 09_model_files: the tiny Llama directory, its files, counts and shapes."""
+
+from __future__ import annotations
+
+import json
+import tempfile
+from functools import cache, partial
+from pathlib import Path
+
+import numpy as np
+
+from tokenpath import examples as ex
+from tokenpath import fmt
+from tokenpath import model as M
+from tokenpath import safetensors_format as S
+
+from . import Claim as _Claim
+from . import NotClaim as _NotClaim
+
+CHAPTER = "09_model_files"
+Claim = partial(_Claim, chapter=CHAPTER)
+NotClaim = partial(_NotClaim, chapter=CHAPTER)
+
+
+# ------------------------------------------------------------------ engine calls
+
+@cache
+def tiny():
+    return M.tiny_model()
+
+
+@cache
+def directory() -> Path:
+    return M.save(Path(tempfile.mkdtemp()) / "tiny-llama", tiny())
+
+
+@cache
+def header():
+    return S.read_header(directory() / M.WEIGHTS_NAME)
+
+
+@cache
+def raw():
+    return S.raw_header(directory() / M.WEIGHTS_NAME)
+
+
+@cache
+def prompt_ids():
+    return tiny().encode(ex.MODEL_PROMPT)
+
+
+@cache
+def trace():
+    return tiny().forward(prompt_ids())
+
+
+@cache
+def shard_names():
+    d = M.save(Path(tempfile.mkdtemp()) / "sharded", tiny(), max_shard_size=ex.MODEL_SHARD_BYTES)
+    return sorted(set(json.loads((d / M.INDEX_NAME).read_text())["weight_map"].values()))
+
+
+def config():
+    return tiny().config
+
+
+def count(tied=False):
+    return M.count_parameters(M.tiny_config(tied=tied))
+
+
+def _thousands(v) -> str:
+    return f"{int(v):,}"
+
+
+def _shape(v) -> str:
+    return fmt.vec(np.asarray(v))
+
+
+def _sci(v) -> str:
+    mantissa, exponent = f"{v:.0e}".split("e")
+    return f"{mantissa}e{int(exponent)}"
+
+
+def _stored(name):
+    return tiny().tensors[name].shape
+
+
+# ------------------------------------------------------------------------ claims
+
+CLAIMS: list[_Claim] = [
+    # -- 9.1 the skeleton -------------------------------------------------------------
+    Claim("model.V", lambda: config().vocab_size, exact="385"),
+    Claim("model.d", lambda: config().hidden_size, exact="16"),
+    Claim("model.layers", lambda: config().num_hidden_layers, exact="2"),
+    Claim("model.Hq", lambda: config().num_attention_heads, exact="4"),
+    Claim("model.Hkv", lambda: config().num_key_value_heads, exact="2"),
+    Claim("model.d_h", lambda: config().head_dim, exact="4"),
+    Claim("model.d_ff", lambda: config().intermediate_size, exact="32"),
+    Claim("model.rope_theta", lambda: json.loads((directory() / M.CONFIG_NAME).read_text())
+          ["rope_parameters"]["rope_theta"], text=("10000.0", str)),
+    # -- 9.2 the safetensors header ------------------------------------------------------
+    Claim("st.length_field_bytes", lambda: len(raw()[0]), exact="8"),
+    Claim("st.length_bytes", lambda: raw()[0], text=("28 08 00 00 00 00 00 00", lambda b: b.hex(" ").upper())),
+    Claim("st.N_hex", lambda: raw()[1], text=("0x0828", lambda n: f"0x{n:04x}")),
+    Claim("st.N", lambda: raw()[1], exact="2088"),
+    Claim("st.data_start", lambda: header().data_start, exact="2096"),
+    Claim("st.f32_bytes", lambda: S.DTYPE_SIZES["F32"], exact="4"),
+    Claim("st.embed_bytes", lambda: header().entry("model.embed_tokens.weight").nbytes, exact="24640"),
+    # -- 9.3 names and shapes --------------------------------------------------------------
+    Claim("names.k_proj", lambda: _stored("model.layers.0.self_attn.k_proj.weight"), text=("[8, 16]", _shape)),
+    Claim("names.q_proj", lambda: _stored("model.layers.0.self_attn.q_proj.weight"), text=("[16, 16]", _shape)),
+    Claim("names.prompt_tokens", lambda: prompt_ids().size, exact="6"),
+    Claim("names.q_activation", lambda: trace().layers[0].q.shape, text=("[4, 6, 4]", _shape)),
+    # -- 9.4 counting -----------------------------------------------------------------------
+    Claim("count.embedding", lambda: count().embedding, exact="6160"),
+    Claim("count.attention", lambda: count().attention, exact="768"),
+    Claim("count.mlp_matrices", lambda: sum(".mlp." in n for n in M.tensor_shapes(config()) if ".layers.0." in n),
+          exact="3"),
+    Claim("count.mlp", lambda: count().mlp, exact="1536"),
+    Claim("count.norms", lambda: count().norms, exact="32"),
+    Claim("count.untied", lambda: count().total, text=("17,008", _thousands)),
+    Claim("count.tied", lambda: count(tied=True).total, text=("10,848", _thousands)),
+    Claim("count.stored_bytes", lambda: 4 * tiny().parameter_count, text=("68,032", _thousands)),
+    # -- 9.5 the tokenizer --------------------------------------------------------------------
+    Claim("tok.byte_tokens", lambda: sum(len(v) == 1 for v in tiny().tokenizer.vocab.values()), exact="256"),
+    Claim("tok.merges", lambda: len(tiny().tokenizer.merges), exact="128"),
+    Claim("tok.wo_bytes", lambda: "我".encode("utf-8"), text=("E6 88 91", lambda b: b.hex(" ").upper())),
+    Claim("tok.first_id", lambda: prompt_ids()[0], exact="271"),
+    Claim("tok.second_id", lambda: prompt_ids()[1], exact="341"),
+    # -- 9.6 the forward pass ---------------------------------------------------------------
+    Claim("fwd.weights_per_head", lambda: trace().layers[0].weights.shape[1:], text=("[6, 6]", _shape)),
+    Claim("fwd.stream", lambda: trace().final.shape, text=("[6, 16]", _shape)),
+    # -- 9.8 shards ------------------------------------------------------------------------------
+    Claim("shard.first_name", lambda: shard_names()[0], text=("model-00001-of-00003.safetensors", str)),
+    Claim("shard.limit", lambda: ex.MODEL_SHARD_BYTES, exact="32000"),
+    # -- 9.9 the cross-check bounds (asserted by tests/test_crosscheck_model.py) -----------------
+    Claim("xcheck.tol", lambda: ex.MODEL_CROSSCHECK_TOL, text=("1e-4", _sci)),
+    Claim("xcheck.measured", lambda: ex.MODEL_CROSSCHECK_MEASURED, text=("1e-5", _sci)),
+]
+
+NOT_CLAIMS: list[_NotClaim] = [
+    NotClaim("Transformers 5", "the major version of the transformers library, a name"),
+    NotClaim("model.layers.0.", "a layer index inside a stored tensor name"),
+    NotClaim("model.layers.1.", "a layer index inside a stored tensor name"),
+]
