@@ -47,11 +47,8 @@ def encode_chars(text: str) -> np.ndarray:
 from .attention import *  # noqa: E402,F401,F403
 from .bpe import *  # noqa: E402,F401,F403
 from .embedding import *  # noqa: E402,F401,F403
-from .position import *  # noqa: E402,F401,F403
 from .gqa import *  # noqa: E402,F401,F403
-from .norms import *  # noqa: E402,F401,F403
-from .moe import *  # noqa: E402,F401,F403
-from .gqa import *  # noqa: E402,F401,F403
-from .norms import *  # noqa: E402,F401,F403
-from .position import *  # noqa: E402,F401,F403
 from .model import *  # noqa: E402,F401,F403
+from .moe import *  # noqa: E402,F401,F403
+from .norms import *  # noqa: E402,F401,F403
+from .position import *  # noqa: E402,F401,F403

@@ -304,25 +304,29 @@ def int_in(name: str, low: int, high: int):
 
 # The chapters' widgets (each module registers its sliders and is re-exported here).
 from .attention import score_scale, value_magnitude  # noqa: E402
-
-__all__ += ["score_scale", "value_magnitude"]
 from .bpe import merge_steps, token_box  # noqa: E402
-
-__all__ += ["merge_steps", "token_box"]
 from .embedding import lookup_cell, temperature_sampling  # noqa: E402
-
-__all__ += ["lookup_cell", "temperature_sampling"]
-from .position import TwoSliderFigure, rope_base, rope_distance, rope_frequency, rope_pair  # noqa: E402
-
-__all__ += ["TwoSliderFigure", "rope_base", "rope_distance", "rope_frequency", "rope_pair"]
-
 from .gqa import head_groups  # noqa: E402
-from .norms import gate_pre_activation, rms_features  # noqa: E402
-
-__all__ += ["gate_pre_activation", "head_groups", "rms_features"]
 from .moe import batch_token, boundary_delta, routing_choice  # noqa: E402
-
-__all__ += ["batch_token", "boundary_delta", "routing_choice"]
+from .norms import gate_pre_activation, rms_features  # noqa: E402
 from .position import TwoSliderFigure, rope_base, rope_distance, rope_frequency, rope_pair  # noqa: E402
 
-__all__ += ["TwoSliderFigure", "rope_base", "rope_distance", "rope_frequency", "rope_pair"]
+__all__ += [
+    "TwoSliderFigure",
+    "batch_token",
+    "boundary_delta",
+    "gate_pre_activation",
+    "head_groups",
+    "lookup_cell",
+    "merge_steps",
+    "temperature_sampling",
+    "rms_features",
+    "rope_base",
+    "rope_distance",
+    "rope_frequency",
+    "rope_pair",
+    "routing_choice",
+    "score_scale",
+    "token_box",
+    "value_magnitude",
+]
