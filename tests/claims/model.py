@@ -110,7 +110,7 @@ CLAIMS: list[_Claim] = [
     Claim("names.k_proj", lambda: _stored("model.layers.0.self_attn.k_proj.weight"), text=("[8, 16]", _shape)),
     Claim("names.q_proj", lambda: _stored("model.layers.0.self_attn.q_proj.weight"), text=("[16, 16]", _shape)),
     Claim("names.prompt_tokens", lambda: prompt_ids().size, exact="6"),
-    Claim("names.q_activation", lambda: trace().layers[0].q.shape, text=("[4, 6, 4]", _shape)),
+    Claim("names.q_activation", lambda: trace().layers[0].q.shape, text=("[1, 4, 6, 4]", _shape)),
     # -- 9.4 counting -----------------------------------------------------------------------
     Claim("count.embedding", lambda: count().embedding, exact="6160"),
     Claim("count.attention", lambda: count().attention, exact="768"),
@@ -128,7 +128,8 @@ CLAIMS: list[_Claim] = [
     Claim("tok.first_id", lambda: prompt_ids()[0], exact="271"),
     Claim("tok.second_id", lambda: prompt_ids()[1], exact="341"),
     # -- 9.6 the forward pass ---------------------------------------------------------------
-    Claim("fwd.weights_per_head", lambda: trace().layers[0].weights.shape[1:], text=("[6, 6]", _shape)),
+    Claim("fwd.weights_per_head", lambda: trace().layers[0].weights.shape[2:], text=("[6, 6]", _shape)),
+    Claim("fwd.batch", lambda: trace().layers[0].x.shape[0], exact="1"),
     Claim("fwd.stream", lambda: trace().final.shape, text=("[6, 16]", _shape)),
     # -- 9.8 shards ------------------------------------------------------------------------------
     Claim("shard.first_name", lambda: shard_names()[0], text=("model-00001-of-00003.safetensors", str)),
