@@ -158,6 +158,11 @@ def _replace_tensors(directory, change):
     S.save_tensors(path, tensors)
 
 
+def _edit_config(directory, **fields):
+    path = directory / M.CONFIG_NAME
+    path.write_text(json.dumps({**json.loads(path.read_text()), **fields}))
+
+
 def test_missing_tensor_is_named(tiny_dir):
     _replace_tensors(tiny_dir, lambda t: t.pop("model.layers.1.mlp.up_proj.weight"))
     with pytest.raises(M.ModelFileError, match="missing tensor 'model.layers.1.mlp.up_proj.weight' "
@@ -175,9 +180,7 @@ def test_wrong_shape_is_named_with_the_config_fields_that_fix_it(tiny_dir):
 
 
 def test_config_with_fewer_layers_than_the_file_is_refused(tiny_dir):
-    cfg = json.loads((tiny_dir / M.CONFIG_NAME).read_text())
-    cfg["num_hidden_layers"] = 1
-    (tiny_dir / M.CONFIG_NAME).write_text(json.dumps(cfg))
+    _edit_config(tiny_dir, num_hidden_layers=1)
     with pytest.raises(M.ModelFileError, match="unexpected tensor 'model.layers.1.input_layernorm.weight' .* "
                                                "num_hidden_layers=1"):
         M.load(tiny_dir)
@@ -318,14 +321,11 @@ def test_mixtral_file_with_more_experts_than_its_config_is_refused(mixtral_dir):
 
 
 def test_mixtral_config_with_more_experts_than_the_file_is_refused(mixtral_dir):
-    cfg = json.loads((mixtral_dir / M.CONFIG_NAME).read_text())
-    cfg["num_local_experts"] = 5
-    (mixtral_dir / M.CONFIG_NAME).write_text(json.dumps(cfg))
+    _edit_config(mixtral_dir, num_local_experts=5)
     with pytest.raises(M.ModelFileError, match=r"missing tensor 'model.layers.0.block_sparse_moe.experts.4.w1.weight' "
                                                r"\(config.json says num_local_experts=5\)"):
         M.load(mixtral_dir)
-    cfg["num_local_experts"] = 4  # right count, but a router scoring 5
-    (mixtral_dir / M.CONFIG_NAME).write_text(json.dumps(cfg))
+    _edit_config(mixtral_dir, num_local_experts=4)  # right count, but a router scoring 5
     _replace_tensors(mixtral_dir, lambda t: t.__setitem__("model.layers.0.block_sparse_moe.gate.weight",
                                                            np.zeros((5, 16), np.float32)))
     with pytest.raises(M.ModelFileError, match=r"gate.weight' has shape \[5, 16\], but config.json implies \[4, 16\] = "
