@@ -443,8 +443,8 @@ def test_fused_expert_tensors_load_as_the_per_expert_names():
         fused[p + "mlp.experts.gate_up_proj"] = np.concatenate([np.stack(ex_[0]), np.stack(ex_[1])], axis=1)
         fused[p + "mlp.experts.down_proj"] = np.stack(ex_[2])
         fused[p + "mlp.gate.weight"] = fused.pop(p + "block_sparse_moe.gate.weight")
-    again = M.Model(MIX, fused)
-    assert set(again.tensors) == set(m.tensors)
+    again = M.Model(MIX, fused, dtypes={n: "F32" for n in fused})
+    assert set(again.tensors) == set(m.tensors) and set(again.dtypes.values()) == {"F32"}
     np.testing.assert_array_equal(again.logits([1, 2, 3]), m.logits([1, 2, 3]))
 
 

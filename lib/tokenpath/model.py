@@ -540,7 +540,7 @@ class Model:
             raise TypeError(f"tokenizer must be a tokenpath.bpe.Tokenizer or None, got {type(tokenizer).__name__}")
         self.config = config
         self.tensors = MappingProxyType(_check_tensors(config, tensors, source))
-        self.dtypes = MappingProxyType(dict(dtypes) if dtypes else {k: "F64" for k in self.tensors})
+        self.dtypes = MappingProxyType({k: _stored_dtype(k, dtypes or {}) for k in self.tensors})
         if tokenizer is not None and tokenizer.n_vocab > config.vocab_size:
             raise ModelFileError(f"{TOKENIZER_NAME}: the tokenizer has {tokenizer.n_vocab} IDs but config vocab_size "
                                  f"is {config.vocab_size}; IDs >= {config.vocab_size} would have no embedding row")
@@ -712,6 +712,24 @@ def _unfuse_experts(c: LlamaConfig, tensors: Mapping, source: str) -> dict:
             else:
                 out[p + f"experts.{e}.w1.weight"], out[p + f"experts.{e}.w3.weight"] = arr[e, :ff], arr[e, ff:]
     return out
+
+
+def _stored_dtype(name: str, dtypes: Mapping[str, str]) -> str:
+    """The file dtype of tensor ``name``: its own entry, or that of the fused tensor it
+    was split from, or F64 when the tensors came from memory.
+
+    >>> _stored_dtype("model.layers.0.block_sparse_moe.experts.2.w3.weight",
+    ...               {"model.layers.0.mlp.experts.gate_up_proj": "BF16"})
+    'BF16'
+    """
+    if name in dtypes:
+        return dtypes[name]
+    m = re.fullmatch(r"model\.layers\.(\d+)\.block_sparse_moe\.(gate\.weight|experts\.\d+\.(w[123])\.weight)", name)
+    if m:
+        fused = {None: "gate.weight", "w1": "experts.gate_up_proj", "w3": "experts.gate_up_proj",
+                 "w2": "experts.down_proj"}[m.group(3)]
+        return dtypes.get(f"model.layers.{m.group(1)}.mlp.{fused}", "F64")
+    return "F64"
 
 
 def _check_tensors(c: LlamaConfig, tensors: Mapping, source: str) -> dict[str, np.ndarray]:
