@@ -375,6 +375,37 @@ def _markdown_parser():
 _MD = None
 
 
+_NOTEBOOK_LINK = re.compile(r'href="([\w-]+)\.ipynb(?:#([^"]*))?"')
+
+
+def html_anchor(fragment: str) -> str:
+    """The HTML edition's id for a heading JupyterLab names ``fragment`` (its text
+    with spaces as hyphens): the same text through this renderer's slug rule.
+
+    >>> html_anchor("7.3-The-residual-add-keeps-a-direct-path")
+    '73-the-residual-add-keeps-a-direct-path'
+    """
+    from urllib.parse import unquote
+
+    from mdit_py_plugins.anchors.index import slugify
+
+    return slugify(unquote(fragment).replace("-", " "))
+
+
+def notebook_links_to_pages(body: str) -> str:
+    """Point the relative notebook links of the prose (``04_attention.ipynb#4.2-Why…``,
+    which open in JupyterLab) at the HTML pages and their heading ids.
+
+    >>> notebook_links_to_pages('<a href="99_glossary.ipynb#Residual-stream">x</a>')
+    '<a href="99_glossary.html#residual-stream">x</a>'
+    """
+    def page(m):
+        stem, fragment = m.group(1), m.group(2)
+        return f'href="{stem}.html' + (f"#{html_anchor(fragment)}" if fragment else "") + '"'
+
+    return _NOTEBOOK_LINK.sub(page, body)
+
+
 def render_markdown(text: str) -> str:
     """Markdown (CommonMark with tables, ``$…$`` and ``$$…$$`` math) to HTML, math
     as MathML.
@@ -481,7 +512,7 @@ def render_chapter(chapter: Chapter, nb, max_frames: int = MAX_FRAMES) -> None:
     count = 0
     for cell in nb.cells:
         if cell.cell_type == "markdown":
-            parts.append(f'<div class="tp-md">{render_markdown(cell.source)}</div>')
+            parts.append(f'<div class="tp-md">{notebook_links_to_pages(render_markdown(cell.source))}</div>')
         elif cell.cell_type == "code":
             if not cell.source.strip():
                 continue
