@@ -156,3 +156,10 @@ def test_the_html_edition_points_every_glossary_link_at_an_id_its_pages_have():
 def test_links_that_are_not_notebooks_are_left_alone():
     body = '<a href="https://example.org/a.ipynb">x</a> <a href="#local">y</a> <a href="sub/x.ipynb">z</a>'
     assert _book.notebook_links_to_pages(body) == body
+
+
+def test_the_sidebar_numbers_chapters_by_their_files_and_lists_the_guide_pages_unnumbered():
+    pages = [_book.Chapter(Path(f"{stem}.ipynb"), stem) for stem in ("00_index", "01_a", "02_b", "99_glossary")]
+    html = _book.page(pages[1], pages, "", "t")
+    assert '<li class="tp-guide"><a href="00_index.html">' in html and '<li class="tp-guide"><a href="99_glossary.html">' in html
+    assert '<li value="1"><a href="01_a.html" aria-current="page">' in html and '<li value="2"><a href="02_b.html">' in html

@@ -536,11 +536,22 @@ def render_chapter(chapter: Chapter, nb, max_frames: int = MAX_FRAMES) -> None:
     )
 
 
+def _list_number(chapter: Chapter) -> str:
+    """The attributes of a chapter's list item: its own number (``01_…`` is 1), so the
+    guide and the glossary, listed unnumbered, do not shift the chapters' numbers."""
+    from .guide import GUIDE_PAGES  # pages about the book rather than chapters of it
+
+    if chapter.slug in GUIDE_PAGES:
+        return ' class="tp-guide"'
+    head = chapter.slug.split("_", 1)[0]
+    return f' value="{int(head)}"' if head.isdigit() else ""
+
+
 def page(chapter: Chapter | None, chapters: list[Chapter], body: str, title: str) -> str:
     nav = []
     for c in chapters:
         current = ' aria-current="page"' if c is chapter else ""
-        nav.append(f'<li><a href="{c.href}"{current}>{html.escape(c.title)}</a>')
+        nav.append(f'<li{_list_number(c)}><a href="{c.href}"{current}>{html.escape(c.title)}</a>')
         if c is chapter and c.sections:
             nav.append('<ul class="tp-sections">')
             nav.extend(f'<li><a href="#{sid}">{html.escape(text)}</a></li>' for sid, text in c.sections)
@@ -610,7 +621,7 @@ def build(notebooks, out: str | Path = "build/html", *, max_frames: int = MAX_FR
         chapter.html, chapter.sections, chapter.sliders = body, sections, sliders
         (out / chapter.href).write_text(page(chapter, chapters, chapter.html, chapter.title), encoding="utf-8")
         print(f"wrote {out / chapter.href} ({chapter.sliders} precomputed slider{'s' * (chapter.sliders != 1)})")
-    items = "".join(f'<li><a href="{c.href}">{html.escape(c.title)}</a></li>' for c in chapters)
+    items = "".join(f'<li{_list_number(c)}><a href="{c.href}">{html.escape(c.title)}</a></li>' for c in chapters)
     body = (
         "<h1>tokenpath</h1>\n<p>One string followed all the way to next-token probabilities.</p>\n"
         + (f"<p>Chapters in reading order:</p>\n<ol>{items}</ol>" if chapters else "<p>No chapters yet.</p>")
@@ -641,6 +652,7 @@ a { color: var(--accent); }
   border-right: 1px solid var(--line); background: #fafafa; font-size: 0.9rem; }
 .tp-sidebar ol, .tp-sidebar ul { padding-left: 1.2rem; } .tp-sidebar li { margin: 0.3rem 0; }
 .tp-sidebar a[aria-current] { font-weight: 700; color: var(--ink); }
+li.tp-guide { list-style: none; }
 .tp-brand { font-weight: 700; font-size: 1.1rem; margin-top: 0; }
 main { margin-left: var(--side); padding: 1rem 2rem 4rem; max-width: calc(var(--side) + 56rem); }
 @media (max-width: 50rem) { .tp-sidebar { position: static; width: auto; border-right: 0; } main { margin-left: 0; } }
