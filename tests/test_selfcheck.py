@@ -9,10 +9,10 @@ from fractions import Fraction
 import numpy as np
 import pytest
 
-from tokenpath import attention, moe, selfcheck
+from tokenpath import attention, moe, questions, selfcheck
 from tokenpath import examples as ex
 
-QUESTIONS = {q.id: q for q in moe.self_check()}
+QUESTIONS = questions.for_chapter("08_moe_routing")
 
 #: For every question of the chapter: answers that are right, and answers that are not.
 RIGHT = {

@@ -375,6 +375,37 @@ def _markdown_parser():
 _MD = None
 
 
+_NOTEBOOK_LINK = re.compile(r'href="([\w-]+)\.ipynb(?:#([^"]*))?"')
+
+
+def html_anchor(fragment: str) -> str:
+    """The HTML edition's id for a heading JupyterLab names ``fragment`` (its text
+    with spaces as hyphens): the same text through this renderer's slug rule.
+
+    >>> html_anchor("7.3-The-residual-add-keeps-a-direct-path")
+    '73-the-residual-add-keeps-a-direct-path'
+    """
+    from urllib.parse import unquote
+
+    from mdit_py_plugins.anchors.index import slugify
+
+    return slugify(unquote(fragment).replace("-", " "))
+
+
+def notebook_links_to_pages(body: str) -> str:
+    """Point the relative notebook links of the prose (``04_attention.ipynb#4.2-Why…``,
+    which open in JupyterLab) at the HTML pages and their heading ids.
+
+    >>> notebook_links_to_pages('<a href="99_glossary.ipynb#Residual-stream">x</a>')
+    '<a href="99_glossary.html#residual-stream">x</a>'
+    """
+    def page(m):
+        stem, fragment = m.group(1), m.group(2)
+        return f'href="{stem}.html' + (f"#{html_anchor(fragment)}" if fragment else "") + '"'
+
+    return _NOTEBOOK_LINK.sub(page, body)
+
+
 def render_markdown(text: str) -> str:
     """Markdown (CommonMark with tables, ``$…$`` and ``$$…$$`` math) to HTML, math
     as MathML.
@@ -481,7 +512,7 @@ def render_chapter(chapter: Chapter, nb, max_frames: int = MAX_FRAMES) -> None:
     count = 0
     for cell in nb.cells:
         if cell.cell_type == "markdown":
-            parts.append(f'<div class="tp-md">{render_markdown(cell.source)}</div>')
+            parts.append(f'<div class="tp-md">{notebook_links_to_pages(render_markdown(cell.source))}</div>')
         elif cell.cell_type == "code":
             if not cell.source.strip():
                 continue
@@ -505,11 +536,22 @@ def render_chapter(chapter: Chapter, nb, max_frames: int = MAX_FRAMES) -> None:
     )
 
 
+def _list_number(chapter: Chapter) -> str:
+    """The attributes of a chapter's list item: its own number (``01_…`` is 1), so the
+    guide and the glossary, listed unnumbered, do not shift the chapters' numbers."""
+    from .guide import GUIDE_PAGES  # pages about the book rather than chapters of it
+
+    if chapter.slug in GUIDE_PAGES:
+        return ' class="tp-guide"'
+    head = chapter.slug.split("_", 1)[0]
+    return f' value="{int(head)}"' if head.isdigit() else ""
+
+
 def page(chapter: Chapter | None, chapters: list[Chapter], body: str, title: str) -> str:
     nav = []
     for c in chapters:
         current = ' aria-current="page"' if c is chapter else ""
-        nav.append(f'<li><a href="{c.href}"{current}>{html.escape(c.title)}</a>')
+        nav.append(f'<li{_list_number(c)}><a href="{c.href}"{current}>{html.escape(c.title)}</a>')
         if c is chapter and c.sections:
             nav.append('<ul class="tp-sections">')
             nav.extend(f'<li><a href="#{sid}">{html.escape(text)}</a></li>' for sid, text in c.sections)
@@ -579,7 +621,7 @@ def build(notebooks, out: str | Path = "build/html", *, max_frames: int = MAX_FR
         chapter.html, chapter.sections, chapter.sliders = body, sections, sliders
         (out / chapter.href).write_text(page(chapter, chapters, chapter.html, chapter.title), encoding="utf-8")
         print(f"wrote {out / chapter.href} ({chapter.sliders} precomputed slider{'s' * (chapter.sliders != 1)})")
-    items = "".join(f'<li><a href="{c.href}">{html.escape(c.title)}</a></li>' for c in chapters)
+    items = "".join(f'<li{_list_number(c)}><a href="{c.href}">{html.escape(c.title)}</a></li>' for c in chapters)
     body = (
         "<h1>tokenpath</h1>\n<p>One string followed all the way to next-token probabilities.</p>\n"
         + (f"<p>Chapters in reading order:</p>\n<ol>{items}</ol>" if chapters else "<p>No chapters yet.</p>")
@@ -610,6 +652,7 @@ a { color: var(--accent); }
   border-right: 1px solid var(--line); background: #fafafa; font-size: 0.9rem; }
 .tp-sidebar ol, .tp-sidebar ul { padding-left: 1.2rem; } .tp-sidebar li { margin: 0.3rem 0; }
 .tp-sidebar a[aria-current] { font-weight: 700; color: var(--ink); }
+li.tp-guide { list-style: none; }
 .tp-brand { font-weight: 700; font-size: 1.1rem; margin-top: 0; }
 main { margin-left: var(--side); padding: 1rem 2rem 4rem; max-width: calc(var(--side) + 56rem); }
 @media (max-width: 50rem) { .tp-sidebar { position: static; width: auto; border-right: 0; } main { margin-left: 0; } }

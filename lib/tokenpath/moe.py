@@ -59,7 +59,6 @@ __all__ = [
     "route_batch",
     "router_gradient",
     "router_scores",
-    "self_check",
     "top1_boundary",
     "top_k",
 ]
@@ -635,93 +634,3 @@ def top1_curves(deltas) -> Top1Curves:
     chosen = in_set.chosen[:, 0]
     rows = np.arange(d.size)
     return Top1Curves(d, a, chosen, in_set.gates[rows, chosen], full.gates[rows, chosen])
-
-
-# ------------------------------------------------------------- the self-check
-
-
-def self_check() -> tuple:
-    """The chapter's closing questions (section 5.5), each answer computed by the
-    engine: figure 8's A[1,0], figure 13's candidate axis and target, figure 14's first
-    row, and why figure 22 stores four experts. See :mod:`tokenpath.selfcheck`.
-
-    >>> [q.id for q in self_check()]
-    ['fig08-A10', 'fig13-axis', 'fig13-target', 'fig14-row0', 'fig22-store']
-    >>> self_check()[0].check("1/3").status
-    'right'
-    """
-    from . import attention, examples as ex, fmt, selfcheck
-
-    a8 = attention.causal_attention(ex.FIG8_Q, ex.FIG8_K, ex.FIG8_U)
-    row1 = a8.weights[1, : 2]
-    q1 = selfcheck.exact(
-        "fig08-A10",
-        "Figure 8: what is the weight A[1,0]? (Row = the query position that reads, column = the source it reads.)",
-        a8.weights[1, 0],
-        source="attention.causal_attention(FIG8_Q, FIG8_K, FIG8_U).weights[1, 0]",
-        why=(f"Row 1 is query position 1 reading source position 0. Its visible scaled scores have "
-             f"exponentials {fmt.vec(a8.exp_scores[1, :2], fractions=True)}, so the softmax over the row gives "
-             f"{fmt.vec(row1, fractions=True)}. It is one position's reading weight, not a share of the batch."),
-    )
-
-    shape = {"batch": ex.B, "positions": ex.T, "vocabulary": ex.V}  # logits Z: [B, T, V]
-    axis_names = list(shape)
-    sliced = axis_names[-1]  # Z[0, 2, :] fixes the batch and the position, keeps the last axis
-    options = {"a": "positions: one logit per position of the sequence",
-               "b": "vocabulary: one logit per candidate token ID",
-               "c": "batch: one logit per sequence",
-               "d": "features: the model width d"}
-    key = {"positions": "a", "vocabulary": "b", "batch": "c"}[sliced]
-    q2 = selfcheck.choice(
-        "fig13-axis",
-        "Figure 13: the logits Z[0,2,:] (sequence 0, position 2) run along which axis?",
-        options, key,
-        source=f"logits shape [B, T, V] = {fmt.vec(list(shape.values()))} (examples.B, T, V); ':' keeps the last axis",
-        why=(f"Z has shape [B, T, V]; fixing sequence 0 and position 2 leaves the last axis, of size "
-             f"V = {ex.V}: one score per candidate token ID, which softmax turns into next-token probabilities."),
-    )
-
-    x = ex.encode_chars(ex.TEXT)
-    y = attention.shift_targets(x, eos=ex.EOS)
-    q3 = selfcheck.exact(
-        "fig13-target",
-        "Figure 13: which token ID is position 2 trained to predict, y[2]?",
-        int(y[ex.FIG13_COLUMN]),
-        source='attention.shift_targets(encode_chars("abac"), eos=9)[2]',
-        hint="a token ID (a whole number)",
-        why=(f"The targets are the inputs shifted one step left with EOS appended: y = {fmt.vec(y)}. "
-             f"A correct target does not mean the model's most probable candidate is {y[ex.FIG13_COLUMN]}; "
-             "the loss measures how far it is from that."),
-    )
-
-    cache = attention.cache_mask(ex.FIG14_PAST, ex.FIG14_NEW)
-    seen = np.flatnonzero(cache[0])
-    q4 = selfcheck.set_of(
-        "fig14-row0",
-        "Figure 14: which keys may the first new query row (local row 0) read?",
-        seen,
-        source=f"np.flatnonzero(attention.cache_mask({ex.FIG14_PAST}, {ex.FIG14_NEW})[0])",
-        hint="a set of key indices such as {0, 1}",
-        why=(f"Local row 0 sits at absolute position P + 0 = {ex.FIG14_PAST}, so it reads keys j ≤ "
-             f"{ex.FIG14_PAST} and blocks key {int(np.flatnonzero(~cache[0])[0])}, which is still in its "
-             "future. The local row index 0 is not absolute position 0."),
-    )
-
-    batch = route_batch(ex.FIG22_SCORES, ex.FIG22_K)
-    per_token = "; ".join(f"token {n} runs {{{', '.join(map(str, sorted(row.tolist())))}}}"
-                          for n, row in enumerate(batch.route.chosen))
-    used = batch.experts_used
-    store = {"a": "every token secretly runs all four experts; the gates only hide it",
-             "b": "another token can choose other experts: not executed is not the same as not stored",
-             "c": "the gates of the chosen experts are computed from the unchosen experts' weights",
-             "d": "they are spares that stand in when a chosen expert fails"}
-    q5 = selfcheck.choice(
-        "fig22-store",
-        f"Figure 22: every token runs only k = {batch.route.k} experts. Why store all {batch.route.n_experts}?",
-        store, "b" if used.size > batch.route.k else "a",
-        source=f"moe.route_batch(FIG22_SCORES, k={batch.route.k}).experts_used",
-        why=(f"{per_token}; together the batch uses {used.size} experts, more than k = {batch.route.k}. "
-             "Any expert may be needed by the next token, so all of them must stay stored (or be fetched); "
-             "unchosen experts are not run for this token, and their gates are exactly 0."),
-    )
-    return (q1, q2, q3, q4, q5)

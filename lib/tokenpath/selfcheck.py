@@ -12,6 +12,7 @@ exact      ``1/3``, ``"1/3"``, ``Fraction(1, 3)``, ``2``   equal to the exact va
 number     ``0.731``                                     within ``tolerance``
 vector     ``[2.076, 2.462]``                            same length, each within tol.
 set        ``{0, 1, 2, 3}``, ``[3, 2, 1, 0]``, ``range``   the same members, any order
+sequence   ``[279, 403]``, ``["lo", "wer"]``              the same items in the same order
 choice     ``"b"`` (an option's key)                     the key of the right option
 ========== ============================================ ===============================
 
@@ -33,6 +34,7 @@ from __future__ import annotations
 import html
 import math
 import numbers
+import re
 from dataclasses import dataclass, field
 from fractions import Fraction
 from typing import Any, Callable
@@ -41,9 +43,9 @@ import numpy as np
 
 from . import fmt
 
-__all__ = ["KINDS", "Question", "Result", "choice", "exact", "number", "set_of", "vector"]
+__all__ = ["KINDS", "Question", "Result", "choice", "exact", "number", "sequence", "set_of", "vector"]
 
-KINDS = ("exact", "number", "vector", "set", "choice")
+KINDS = ("exact", "number", "vector", "set", "sequence", "choice")
 STATUSES = ("right", "not yet", "unanswered", "can't read")
 
 _COLOURS = {"right": "#009E73", "not yet": "#E69F00", "unanswered": "#999999", "can't read": "#D55E00"}
@@ -73,8 +75,11 @@ def _fraction(x) -> Fraction:
     if isinstance(x, (numbers.Integral, Fraction)):
         return Fraction(x)
     if isinstance(x, str):
+        text = x.strip().replace("−", "-").replace(" ", "")
+        if re.fullmatch(r"-?\d{1,3}(,\d{3})+", text):  # thousands separators: 402,653,184
+            text = text.replace(",", "")
         try:
-            return Fraction(x.strip().replace("−", "-").replace(" ", ""))
+            return Fraction(text)
         except (ValueError, ZeroDivisionError):
             raise _Unreadable(f"the string {x!r} is not a number or fraction such as \"1/3\"") from None
     raise _Unreadable(f"{_type_name(x)} is not a single exact number")
@@ -211,6 +216,8 @@ class Question:
             return fmt.vec(self.answer, _digits(self.tolerance))
         if self.kind == "set":
             return "{" + ", ".join(str(v) for v in sorted(self.answer)) + "}"
+        if self.kind == "sequence":
+            return "[" + ", ".join(repr(v) if isinstance(v, str) else str(v) for v in self.answer) + "]"
         return f"({self.answer}) {dict(self.options)[self.answer]}"
 
     def check(self, answer) -> Result:
@@ -389,6 +396,58 @@ def set_of(id: str, prompt: str, answer, *, source: str, why: str,
         raise ValueError(f"answer must be a 1-D collection of integers, got {answer!r}")
     return Question(id, prompt, "set", frozenset(int(v) for v in arr), source, why, hint,
                     _compare=_compare_set)
+
+
+# sequence ---------------------------------------------------------------------
+
+
+def _item(x, like):
+    """Read one item of a sequence as the type of the engine's item ``like``."""
+    if isinstance(like, str):
+        if not isinstance(x, str):
+            raise _Unreadable(f"{x!r} is not a string; write each piece in quotes")
+        return x
+    if isinstance(x, bool) or not isinstance(x, numbers.Integral):
+        raise _Unreadable(f"{x!r} is not a whole number")
+    return int(x)
+
+
+def _compare_sequence(q: Question, answer) -> tuple[str, str]:
+    if isinstance(answer, (str, bytes, dict, set, frozenset)) or not hasattr(answer, "__iter__"):
+        raise _Unreadable(f"{_type_name(answer)} is not a list; write the items in order, in [ ]")
+    given = list(answer)
+    if len(given) != len(q.answer):
+        return "not yet", f"Your answer has {len(given)} item{'s' * (len(given) != 1)}; the sequence asked for has {len(q.answer)}."
+    items = [_item(x, like) for x, like in zip(given, q.answer)]
+    if tuple(items) == q.answer:
+        return "right", "Every item is right, in the right order."
+    bad = [str(i) for i, (a, b) in enumerate(zip(items, q.answer)) if a != b]
+    return "not yet", f"Item{'s' * (len(bad) > 1)} {', '.join(bad)} differ{'s' * (len(bad) == 1)} (counting from 0)."
+
+
+def sequence(id: str, prompt: str, answer, *, source: str, why: str,
+             hint: str = "a list in order, such as [1, 2] or [\"lo\", \"wer\"]") -> Question:
+    """A question whose answer is an ordered list of whole numbers or of strings
+    (token IDs, pieces of a word, a shape).
+
+    >>> q = sequence("s", "pieces?", ("lo", "wer"), source="demo", why="two merges")
+    >>> q.check(["lo", "wer"]).correct, q.check(("lo", "w", "er")).status, q.answer_text()
+    (True, 'not yet', "['lo', 'wer']")
+    """
+    _check_common(id, prompt, source, why)
+    if isinstance(answer, (str, bytes)):
+        raise ValueError(f"answer must be a list of whole numbers or strings, got {answer!r}")
+    items = []
+    for v in answer:
+        if isinstance(v, str):
+            items.append(v)
+        elif isinstance(v, (numbers.Integral, np.integer)) and not isinstance(v, bool):
+            items.append(int(v))
+        else:
+            raise ValueError(f"answer must be a list of whole numbers or strings, got item {v!r}")
+    if not items or len({type(v) for v in items}) != 1:
+        raise ValueError("answer must be a non-empty list of items of one kind (all ints or all strings)")
+    return Question(id, prompt, "sequence", tuple(items), source, why, hint, _compare=_compare_sequence)
 
 
 # choice -----------------------------------------------------------------------

@@ -1,0 +1,135 @@
+"""Every chapter's "Check yourself" questions (tokenpath.questions): each question is
+fed right and wrong answers, the unanswered placeholder reveals nothing, every chapter
+asks its questions through the same API, and the stored notebooks show the unanswered
+state."""
+
+from __future__ import annotations
+
+import re
+from fractions import Fraction
+from pathlib import Path
+
+import nbformat
+import numpy as np
+import pytest
+
+from tokenpath import questions, selfcheck
+
+ROOT = Path(__file__).resolve().parents[1]
+ALL = {ch: questions.for_chapter(ch) for ch in questions.CHAPTERS}
+QUESTIONS = {qid: q for qs in ALL.values() for qid, q in qs.items()}
+
+#: For every question of every chapter (08's are in test_selfcheck.py): right answers and wrong ones.
+RIGHT = {
+    "bpe-tie": ["a", "(A)"], "bpe-third-count": [7, "7"], "bpe-lower": [["lo", "wer"], ("lo", "wer")],
+    "bpe-lowest": ["b"], "bpe-space": ["a"],
+    "utf8-bytes": [[3, 4], (3, 4)], "utf8-assistant": [[279, 403]], "utf8-injection": ["b"],
+    "utf8-growth": [402653184, "402,653,184", 402_653_184.0],
+    "emb-row": [7], "emb-same-row": [3], "emb-shift": ["a"], "emb-tied": ["a"], "emb-wide": [24, "24"],
+    "att-A10": ["a"], "att-reads": [{0, 1, 2}, range(3)], "att-cache-row": [3], "att-longer": [1],
+    "rope-score": [1, 1.0, 0.999], "rope-swap": ["b"], "rope-pos8": [[8, 0.08]], "rope-speed": [100],
+    "gqa-head5": [1], "gqa-weights": [8], "gqa-mqa-cache": [12], "gqa-leftover": [2],
+    "norm-rms": [[0.849, 1.131]], "norm-layer": [[-1, 1]], "norm-two": ["a"], "norm-silu": [-0.269],
+    "norm-add": ["a"],
+    "files-data-start": [2096], "files-tied": ["a"], "files-tied-count": [6160], "files-kproj": [[16, 16]],
+    "files-kv4-count": [17520], "files-layers": ["a"], "files-partial": [{2, 3, 4}],
+}
+WRONG = {
+    "bpe-tie": ["b", "c"], "bpe-third-count": [8, 6], "bpe-lower": [["low", "er"], ["lo", "w", "er"]],
+    "bpe-lowest": ["a", "d"], "bpe-space": ["b", "d"],
+    "utf8-bytes": [[1, 1], [3, 3], [3]], "utf8-assistant": [[403, 279]], "utf8-injection": ["a"],
+    "utf8-growth": [98304, "402653185"],
+    "emb-row": [3], "emb-same-row": [2], "emb-shift": ["d"], "emb-tied": ["b"], "emb-wide": [8],
+    "att-A10": ["c"], "att-reads": [{0, 1, 2, 3}], "att-cache-row": [0], "att-longer": [0],
+    "rope-score": [-1, 0], "rope-swap": ["a"], "rope-pos8": [[0, 0], [8]], "rope-speed": [10, 2],
+    "gqa-head5": [0, 5], "gqa-weights": [2], "gqa-mqa-cache": [24, 48], "gqa-leftover": [0, 3],
+    "norm-rms": [[0.6, 0.8], [30, 40]], "norm-layer": [[1, -1]], "norm-two": ["b"], "norm-silu": [0, -1],
+    "norm-add": ["b", "c"],
+    "files-data-start": [2088, 8], "files-tied": ["b"], "files-tied-count": [0], "files-kproj": [[8, 16]],
+    "files-kv4-count": [17264], "files-layers": ["b", "d"], "files-partial": [{2}, {0, 1, 2, 3, 4}],
+}
+OWN = {qid for ch, qs in ALL.items() if ch != "08_moe_routing" for qid in qs}
+
+
+def test_every_chapter_with_a_notebook_has_questions():
+    stems = {p.stem for p in (ROOT / "book").glob("[0-9][0-9]_*.md")} - {"00_index", "99_glossary"}
+    assert stems <= set(questions.CHAPTERS), f"chapters without questions: {sorted(stems - set(questions.CHAPTERS))}"
+    assert all(len(qs) >= 4 for qs in ALL.values())
+
+
+def test_every_question_is_fed_right_and_wrong_answers_and_ids_are_unique():
+    assert set(RIGHT) == set(WRONG) == OWN
+    assert len(QUESTIONS) == sum(len(qs) for qs in ALL.values())
+
+
+@pytest.mark.parametrize("qid", sorted(OWN))
+def test_right_answers_are_right_and_wrong_ones_not_yet(qid):
+    q = QUESTIONS[qid]
+    for answer in RIGHT[qid]:
+        result = q.check(answer)
+        assert result.correct, result.text()
+        assert f"Engine: {q.answer_text()}, from {q.source}" in result.text()
+    for answer in WRONG[qid]:
+        result = q.check(answer)
+        assert result.status == "not yet", result.text()
+        assert q.why in result.text()
+    blank = q.check(...)
+    assert blank.status == "unanswered" and "Engine" not in blank.text() and q.why not in blank.text()
+    for bad in ({"a": 1}, object(), b"x", float("nan")):
+        assert q.check(bad).status in ("can't read", "not yet")
+
+
+def test_answers_come_from_the_engine():
+    from tokenpath import bpe, gqa, norms
+    from tokenpath import examples as ex
+
+    assert QUESTIONS["utf8-growth"].answer == bpe.vocab_growth(ex.FIG2_VOCAB_OLD, ex.FIG2_VOCAB_NEW, ex.FIG2_WIDTH).added_per_matrix
+    assert QUESTIONS["gqa-head5"].answer == gqa.kv_groups(ex.FIG16_N_Q_HEADS, ex.FIG16_N_KV_HEADS)[ex.GQA_QUESTION_HEAD]
+    np.testing.assert_allclose(QUESTIONS["norm-rms"].answer, norms.rms_norm(ex.FIG17_SCALE * ex.FIG17_X))
+    assert QUESTIONS["bpe-lower"].answer == tuple(bpe.teach_merges(ex.FIG1_TABLE, ex.FIG1_MERGES).segmentation(3)["lower"])
+
+
+def test_sequence_questions_need_the_items_in_order_and_of_the_right_kind():
+    q = QUESTIONS["bpe-lower"]
+    assert q.check(["wer", "lo"]).status == "not yet" and "Items 0, 1 differ" in q.check(["wer", "lo"]).message
+    assert q.check([1, 2]).status == "can't read" and q.check("lower").status == "can't read"
+    n = QUESTIONS["utf8-bytes"]
+    assert n.check(["3", "4"]).status == "can't read" and n.check(np.array([3, 4])).correct
+    assert n.answer_text() == "[3, 4]" and q.answer_text() == "['lo', 'wer']"
+    with pytest.raises(ValueError, match="one kind"):
+        selfcheck.sequence("s", "p?", [1, "a"], source="s", why="w")
+    with pytest.raises(ValueError, match="list"):
+        selfcheck.sequence("s", "p?", "abc", source="s", why="w")
+
+
+def test_exact_answers_accept_thousands_separators_only_where_they_are_separators():
+    q = QUESTIONS["utf8-growth"]
+    assert q.check("402,653,184").correct and q.check("4,02653184").status == "can't read"
+    assert QUESTIONS["emb-wide"].check(Fraction(24)).correct
+
+
+def test_unknown_chapter_is_refused_by_name():
+    with pytest.raises(ValueError, match="chapter must be one of"):
+        questions.for_chapter("10_nothing")
+
+
+ANSWER_CELL = re.compile(r"^(answer_\w+) = \.\.\.", re.M)
+
+
+@pytest.mark.parametrize("chapter", sorted(questions.CHAPTERS))
+def test_each_chapter_asks_every_question_in_a_cell_and_stores_the_unanswered_state(chapter):
+    nb = nbformat.read(ROOT / "notebooks" / f"{chapter}.ipynb", as_version=4)
+    asked, stored = [], []
+    for cell in nb.cells:
+        if cell.cell_type != "code":
+            continue
+        ids = re.findall(r'quiz\["([\w-]+)"\]\.check\((answer_\w+)\)', cell.source)
+        if not ids:
+            continue
+        placeholders = set(ANSWER_CELL.findall(cell.source))
+        assert {a for _, a in ids} <= placeholders, f"{chapter}: an answer variable is not set to ... in its cell"
+        asked += [q for q, _ in ids]
+        stored += [o for o in cell.get("outputs", []) if o.get("output_type") in ("execute_result", "display_data")]
+    assert asked == list(ALL[chapter]), f"{chapter} asks {asked}, its questions are {list(ALL[chapter])}"
+    texts = [o["data"]["text/plain"] for o in stored]
+    assert len(texts) == len(asked) and all(t.startswith("[unanswered]") for t in texts)
