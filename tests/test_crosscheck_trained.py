@@ -1,0 +1,109 @@
+"""Cross-check the committed model (``models/stdlib-moe/``) against Hugging Face
+``transformers`` and ``tokenizers`` (the crosscheck extra). Nothing is trained or
+downloaded: the folder is read as it is committed.
+
+* ``MixtralForCausalLM`` loads the folder, and its held-out loss on the committed
+  held-out text is far below the uniform guess ln V.
+* ``tokenizers`` on the folder's ``tokenizer.json`` gives the engine's IDs.
+* Greedy completion is deterministic and gives the committed completions; sampling
+  with the committed seed and temperature gives the committed samples.
+"""
+
+from __future__ import annotations
+
+import math
+from pathlib import Path
+
+import pytest
+
+from tokenpath import _train as T
+from tokenpath import model as M
+
+transformers = pytest.importorskip("transformers", reason="needs the crosscheck extra (transformers)")
+torch = pytest.importorskip("torch", reason="needs the crosscheck extra (torch)")
+tokenizers = pytest.importorskip("tokenizers", reason="needs the crosscheck extra (tokenizers)")
+
+FOLDER = Path(__file__).resolve().parents[1] / T.FOLDER
+#: "Far below": at least this many nats under ln V.
+MARGIN = 2.0
+
+
+@pytest.fixture(scope="module")
+def hf():
+    torch.set_num_threads(2)
+    return transformers.AutoModelForCausalLM.from_pretrained(FOLDER).float().eval()
+
+
+@pytest.fixture(scope="module")
+def tok():
+    return M.read_tokenizer(FOLDER / M.TOKENIZER_NAME)
+
+
+@pytest.fixture(scope="module")
+def held_ids(tok):
+    return tok.encode((FOLDER / T.HELD_OUT_NAME).read_text(encoding="utf-8"))
+
+
+@pytest.fixture(scope="module")
+def samples():
+    import json
+
+    return json.loads((FOLDER / T.SAMPLES_NAME).read_text(encoding="utf-8"))
+
+
+def test_transformers_loads_the_folder_as_a_mixtral_with_the_configured_shape(hf):
+    assert type(hf).__name__ == "MixtralForCausalLM"
+    c = hf.config
+    assert (c.num_local_experts, c.num_experts_per_tok, c.num_attention_heads, c.num_key_value_heads) == (4, 2, 4, 2)
+
+
+def test_held_out_loss_is_far_below_ln_v(hf, held_ids):
+    record = T.read_training(FOLDER)
+    ids = torch.tensor([held_ids])
+    n = ids.shape[1] // 128 * 128
+    x = ids[:, :n].view(-1, 128)
+    with torch.no_grad():
+        logits = hf(x).logits
+    loss = torch.nn.functional.cross_entropy(logits[:, :-1].reshape(-1, logits.shape[-1]), x[:, 1:].reshape(-1)).item()
+    ln_v = math.log(hf.config.vocab_size)
+    assert loss < ln_v - MARGIN, f"held-out loss {loss:.3f} vs ln V {ln_v:.3f}"
+    assert record["held_out_loss"] < record["ln_vocab"] - MARGIN
+
+
+def test_tokenizers_on_the_folder_gives_the_engine_ids(tok, held_ids):
+    hf_tok = tokenizers.Tokenizer.from_file(str(FOLDER / M.TOKENIZER_NAME))
+    text = (FOLDER / T.HELD_OUT_NAME).read_text(encoding="utf-8")
+    assert hf_tok.encode(text).ids == held_ids
+    for prompt in T.PROMPTS:
+        assert hf_tok.encode(prompt).ids == tok.encode(prompt)
+    assert hf_tok.decode(held_ids) == text
+
+
+def _forced_logits(hf, ids):
+    """Logits at every position of ``ids`` in one forward pass (causal: row t sees ids[:t+1])."""
+    with torch.no_grad():
+        return hf(torch.tensor([ids])).logits[0].double()
+
+
+def test_greedy_completion_is_deterministic_and_equals_the_committed_one(hf, tok, samples):
+    row = samples["completions"][0]
+    assert tok.encode(row["prompt"]) == row["prompt_ids"]
+    first = T.complete(hf, row["prompt_ids"], 6)  # the real loop, a few steps, twice
+    assert first == T.complete(hf, row["prompt_ids"], 6) == row["greedy_ids"][:6]
+    for row in samples["completions"]:  # every committed token is the argmax after its prefix
+        assert tok.encode(row["prompt"]) == row["prompt_ids"]
+        full = row["prompt_ids"] + row["greedy_ids"]
+        logits = _forced_logits(hf, full)
+        n = len(row["prompt_ids"])
+        assert torch.argmax(logits[n - 1:-1], dim=-1).tolist() == row["greedy_ids"]
+        assert tok.decode(row["greedy_ids"], errors="replace") == row["greedy_text"]
+
+
+def test_sampling_with_the_committed_seed_gives_the_committed_sample(hf, samples):
+    for row in samples["completions"]:
+        gen = torch.Generator().manual_seed(samples["seed"])
+        logits = _forced_logits(hf, row["prompt_ids"] + row["sampled_ids"])
+        n = len(row["prompt_ids"])
+        probs = torch.softmax(logits[n - 1:-1] / samples["temperature"], dim=-1)
+        got = [int(torch.multinomial(p, 1, generator=gen)) for p in probs]
+        assert got == row["sampled_ids"]
