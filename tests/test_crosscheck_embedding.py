@@ -116,17 +116,18 @@ def test_decoder_layer_matches_a_plain_torch_composition():
     np.testing.assert_allclose(ours.out, theirs.numpy(), rtol=1e-10, atol=1e-12)
 
 
-@pytest.mark.parametrize("d, heads, d_h, d_ff, t, base, eps", [
-    (ex.D_MODEL, ex.H, ex.D_HEAD, ex.D_FF, ex.T, ex.ROPE_BASE, ex.NORM_EPS),
-    (12, 3, 6, 20, 5, 500000.0, 1e-6),
+@pytest.mark.parametrize("d, heads, kv, d_h, d_ff, t, base, eps", [
+    (ex.D_MODEL, ex.H, ex.H, ex.D_HEAD, ex.D_FF, ex.T, ex.ROPE_BASE, ex.NORM_EPS),
+    (12, 3, 3, 6, 20, 5, 500000.0, 1e-6),
+    (12, 4, 2, 4, 20, 5, 1000.0, 1e-6),  # grouped-query: two query heads per K/V head
 ])
-def test_decoder_layer_matches_hf_llama_decoder_layer(d, heads, d_h, d_ff, t, base, eps):
+def test_decoder_layer_matches_hf_llama_decoder_layer(d, heads, kv, d_h, d_ff, t, base, eps):
     tf = pytest.importorskip("transformers", reason="needs transformers (crosscheck extra)")
     from transformers.models.llama import modeling_llama as ml
 
-    w = dec.random_layer(d, heads, d_ff, d_h=d_h, seed=7, rope_base=base, eps=eps)
+    w = dec.random_layer(d, heads, d_ff, d_h=d_h, seed=7, rope_base=base, eps=eps, kv_heads=kv)
     config = tf.LlamaConfig(
-        hidden_size=d, intermediate_size=d_ff, num_attention_heads=heads, num_key_value_heads=heads,
+        hidden_size=d, intermediate_size=d_ff, num_attention_heads=heads, num_key_value_heads=kv,
         head_dim=d_h, rms_norm_eps=eps, rope_parameters={"rope_type": "default", "rope_theta": base},
         attention_bias=False, mlp_bias=False, vocab_size=16, num_hidden_layers=1,
     )
@@ -151,3 +152,37 @@ def test_decoder_layer_matches_hf_llama_decoder_layer(d, heads, d_h, d_ff, t, ba
     # dtype, so agreement is to float32 precision, not float64
     np.testing.assert_allclose(ours.out, theirs.numpy(), rtol=1e-5, atol=1e-6)
     assert np.abs(ours.out - theirs.numpy()).max() < 1e-5 * np.abs(ours.out).max()
+
+
+def test_expert_decoder_layer_matches_hf_mixtral_decoder_layer():
+    tf = pytest.importorskip("transformers", reason="needs transformers (crosscheck extra)")
+    from transformers.models.mixtral import modeling_mixtral as mm
+
+    d, heads, kv, d_ff, t, n_exp, k = 12, 4, 2, 10, 5, 4, 2
+    w = dec.random_layer(d, heads, d_ff, d_h=4, seed=8, rope_base=1000.0, eps=1e-6, kv_heads=kv, experts=n_exp, top_k=k)
+    config = tf.MixtralConfig(
+        hidden_size=d, intermediate_size=d_ff, num_attention_heads=heads, num_key_value_heads=kv, head_dim=w.d_h,
+        rms_norm_eps=1e-6, rope_parameters={"rope_type": "default", "rope_theta": 1000.0}, vocab_size=16,
+        num_hidden_layers=1, num_local_experts=n_exp, num_experts_per_tok=k,
+    )
+    config._attn_implementation = "sdpa"
+    layer = mm.MixtralDecoderLayer(config, layer_idx=0).to(torch.float64).eval()
+    with torch.no_grad():
+        layer.input_layernorm.weight.copy_(_t(w.attn_norm))
+        layer.post_attention_layernorm.weight.copy_(_t(w.ffn_norm))
+        for name, ours in (("q_proj", w.w_q), ("k_proj", w.w_k), ("v_proj", w.w_v), ("o_proj", w.w_o)):
+            getattr(layer.self_attn, name).weight.copy_(_t(ours.T))
+        layer.mlp.gate.weight.copy_(_t(w.w_router.T))  # [E, d]
+        gate_up = np.concatenate([np.swapaxes(w.w_gate, 1, 2), np.swapaxes(w.w_up, 1, 2)], axis=1)
+        layer.mlp.experts.gate_up_proj.copy_(_t(gate_up))  # [E, 2·d_ff, d], gate rows first
+        layer.mlp.experts.down_proj.copy_(_t(np.swapaxes(w.w_down, 1, 2)))  # [E, d, d_ff]
+    x = np.random.default_rng(4).normal(size=(2, t, d))
+    pos = torch.arange(t)[None].expand(2, t)
+    cos, sin = mm.MixtralRotaryEmbedding(config)(_t(x), pos)
+    causal = torch.full((t, t), float("-inf"), dtype=torch.float64).triu(1)[None, None].expand(2, 1, t, t)
+    with torch.no_grad():
+        theirs = layer(_t(x), attention_mask=causal, position_ids=pos, position_embeddings=(cos, sin))
+    theirs = theirs[0] if isinstance(theirs, tuple) else theirs
+    ours = dec.decoder_layer(x, w)
+    # the router's softmax and gates run in float32 in transformers, whatever the dtype
+    np.testing.assert_allclose(ours.out, theirs.numpy(), rtol=1e-5, atol=1e-5)

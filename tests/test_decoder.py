@@ -9,7 +9,7 @@ from tokenpath import attention as A
 from tokenpath import decoder as dec
 from tokenpath import embedding as em
 from tokenpath import examples as ex
-from tokenpath import norms
+from tokenpath import moe, norms
 from tokenpath.position import rope
 
 W = em.teaching_layer()
@@ -133,3 +133,75 @@ def test_layer_weights_reject_inconsistent_shapes():
         dec.LayerWeights(**{**kw, "attn_norm": np.ones((8, 1))}, heads=2)
     with pytest.raises(ValueError, match="does not divide into heads=3"):
         dec.random_layer(8, 3, 4, seed=0)
+
+
+# ------------------------------------------- shared K/V heads and an expert FFN
+
+
+def test_kv_heads_defaults_to_heads_and_shared_heads_read_their_group():
+    assert W.kv_heads == W.heads == 2
+    w = dec.random_layer(8, 4, 24, seed=3, kv_heads=2)
+    tr = dec.decoder_layer(X, w)
+    assert tr.q.shape == (2, 4, 4, 2) and tr.k.shape == tr.v.shape == (2, 2, 4, 2)
+    # the same layer with each K/V head copied for its query heads: ordinary multi-head attention
+    rep = np.repeat(np.arange(2), 2)  # query head h reads K/V head h // 2
+    cols = (rep[:, None] * w.d_h + np.arange(w.d_h)).ravel()
+    kw = {f: getattr(w, f) for f in w.shapes()}
+    mha = dec.LayerWeights(**{**kw, "w_k": w.w_k[:, cols], "w_v": w.w_v[:, cols]}, heads=4)
+    np.testing.assert_allclose(dec.decoder_layer(X, mha).out, tr.out, atol=1e-12)
+
+
+def test_expert_ffn_runs_the_engines_moe_layer_per_position():
+    w = dec.random_layer(8, 2, 6, seed=4, experts=4, top_k=2)
+    tr = dec.decoder_layer(X, w)
+    assert tr.ffn_hidden is None and tr.chosen_experts.shape == (2, 4, 2)
+    np.testing.assert_allclose(tr.expert_gates.sum(-1), 1.0)
+    experts = [moe.Expert(w.w_gate[e], w.w_up[e], w.w_down[e]) for e in range(4)]
+    ref = moe.moe_layer(tr.ffn_in.reshape(-1, 8), w.w_router, experts, 2)
+    np.testing.assert_allclose(tr.ffn_out.reshape(-1, 8), ref.output, atol=1e-12)
+    np.testing.assert_array_equal(tr.chosen_experts.reshape(-1, 2), ref.route.chosen)
+    np.testing.assert_allclose(tr.out, tr.y + tr.ffn_out)
+    s = tr.shapes()
+    assert s["router_scores"] == (2, 4, 4) and s["expert_outputs"] == (2, 4, 2, 8) and "ffn_hidden" not in s
+    assert w.n_experts == 4 and w.parameter_count == W.parameter_count - 3 * 8 * 24 + 4 * 3 * 8 * 6 + 8 * 4
+
+
+def test_expert_layer_from_linear_takes_stacked_out_in_matrices():
+    w = dec.random_layer(8, 2, 6, seed=4, experts=3, top_k=1)
+    again = dec.LayerWeights.from_linear(
+        attn_norm=w.attn_norm, ffn_norm=w.ffn_norm, heads=2, q_proj=w.w_q.T, k_proj=w.w_k.T, v_proj=w.w_v.T,
+        o_proj=w.w_o.T, gate_proj=np.swapaxes(w.w_gate, 1, 2), up_proj=np.swapaxes(w.w_up, 1, 2),
+        down_proj=np.swapaxes(w.w_down, 1, 2), router=w.w_router.T, experts_per_token=1)
+    np.testing.assert_array_equal(dec.decoder_layer(X, again).out, dec.decoder_layer(X, w).out)
+
+
+def test_kv_heads_and_experts_refuse_bad_values():
+    kw = {f: getattr(W, f) for f in W.shapes()}
+    with pytest.raises(ValueError, match="n_q_heads=2 is not divisible by n_kv_heads=3"):
+        dec.LayerWeights(**kw, heads=2, kv_heads=3)
+    with pytest.raises(ValueError, match=r"w_k must have shape \[8, 4\]"):
+        dec.LayerWeights(**kw, heads=2, kv_heads=1)
+    with pytest.raises(ValueError, match="experts_per_token needs w_router"):
+        dec.LayerWeights(**kw, heads=2, experts_per_token=1)
+    with pytest.raises(ValueError, match=r"w_gate must be \[E, ·, ·\]"):
+        dec.LayerWeights(**kw, heads=2, w_router=np.ones((8, 3)), experts_per_token=1)
+    m = dec.random_layer(8, 2, 6, seed=0, experts=3, top_k=1)
+    mk = {f: getattr(m, f) for f in m.shapes()}
+    with pytest.raises(ValueError, match="experts_per_token must be given with w_router"):
+        dec.LayerWeights(**mk, heads=2)
+    with pytest.raises(ValueError, match="experts_per_token must be <= 3"):
+        dec.LayerWeights(**mk, heads=2, experts_per_token=4)
+    with pytest.raises(ValueError, match=r"w_gate must be \[E, d, d_ff\] = \[4, 8, d_ff\]"):
+        dec.LayerWeights(**{**mk, "w_router": np.ones((8, 4))}, heads=2, experts_per_token=1)
+    with pytest.raises(ValueError, match=r"w_down must have shape \[3, 6, 8\]"):
+        dec.LayerWeights(**{**mk, "w_down": np.ones((3, 8, 8))}, heads=2, experts_per_token=1)
+    with pytest.raises(ValueError, match="top_k needs experts"):
+        dec.random_layer(8, 2, 6, seed=0, top_k=1)
+
+
+def test_moe_experts_refuses_stacks_that_disagree_with_the_router():
+    x = np.ones((3, 4))
+    with pytest.raises(ValueError, match=r"with E = 2 \(w_router's columns\)"):
+        moe.moe_experts(x, np.ones((4, 2)), np.ones((3, 4, 5)), np.ones((3, 4, 5)), np.ones((3, 5, 4)), 1)
+    with pytest.raises(ValueError, match="w_gate must have 3 axes"):
+        moe.moe_experts(x, np.ones((4, 2)), np.ones((4, 5)), np.ones((2, 4, 5)), np.ones((2, 5, 4)), 1)

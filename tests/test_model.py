@@ -162,17 +162,17 @@ def test_forward_is_the_composition_of_the_engines_pieces():
     o = att.merge_heads(att.causal_attention(q, k, v).output)[0] @ w.w_o
     y = x + o
     out = y + norms.swiglu(norms.rms_norm(y, w.ffn_norm, eps=SMALL.rms_norm_eps), w.w_gate, w.w_up, w.w_down)
-    np.testing.assert_allclose(tr.layers[0].out, out, rtol=1e-12, atol=1e-12)
+    np.testing.assert_allclose(tr.layers[0].out[0], out, rtol=1e-12, atol=1e-12)
     np.testing.assert_allclose(tr.logits, tr.final @ m.tensors["lm_head.weight"].T, rtol=1e-12)
 
 
 def test_trace_keeps_hkv_heads_for_keys_and_values_and_hq_for_queries(tiny):
     tr = tiny.forward(tiny.encode(ex.MODEL_PROMPT))
     t, c = tr.ids.size, tiny.config
-    layer = tr.layers[0]
-    assert layer.q.shape == (c.num_attention_heads, t, c.head_dim)
-    assert layer.k.shape == layer.v.shape == (c.num_key_value_heads, t, c.head_dim)
-    assert layer.weights.shape == (c.num_attention_heads, t, t)
+    layer = tr.layers[0]  # the decoder's trace of a batch of one sequence
+    assert layer.q.shape == (1, c.num_attention_heads, t, c.head_dim)
+    assert layer.k.shape == layer.v.shape == (1, c.num_key_value_heads, t, c.head_dim)
+    assert layer.weights.shape == (1, c.num_attention_heads, t, t)
     np.testing.assert_allclose(layer.weights.sum(-1), 1.0)
     assert tr.logits.shape == (t, c.vocab_size)
     assert dict(tr.shape_table())["logits"] == (t, c.vocab_size)
@@ -374,3 +374,96 @@ def test_any_config_survives_save_and_load_with_identical_logits(c, seed, shard)
     assert back.config == c
     ids = np.arange(min(c.vocab_size, 5))
     np.testing.assert_array_equal(back.logits(ids), m.logits(ids))
+
+
+# ------------------------------------------------------------------ Mixtral
+
+MIX = M.MixtralConfig(vocab_size=40, hidden_size=8, intermediate_size=12, num_hidden_layers=2,
+                      num_attention_heads=4, num_key_value_heads=2, rope_theta=50.0, num_local_experts=4,
+                      num_experts_per_tok=2)
+
+
+def test_mixtral_config_round_trips_and_is_recognised_by_the_llama_reader():
+    d = MIX.to_dict()
+    assert d["architectures"] == ["MixtralForCausalLM"] and d["model_type"] == "mixtral"
+    assert d["num_local_experts"] == 4 and d["num_experts_per_tok"] == 2 and d["sliding_window"] is None
+    assert M.LlamaConfig.from_dict(d) == MIX == M.MixtralConfig.from_dict(json.loads(json.dumps(d)))
+    bare = {k: v for k, v in d.items() if k not in ("rms_norm_eps", "rope_parameters", "num_local_experts")}
+    c = M.LlamaConfig.from_dict(bare)  # transformers' Mixtral defaults
+    assert (c.rms_norm_eps, c.rope_theta, c.num_local_experts) == (1e-5, 1e6, 8)
+
+
+@pytest.mark.parametrize("change, words", [
+    ({"sliding_window": 4096}, "sliding_window is 4096"),
+    ({"num_experts_per_tok": 5}, "num_experts_per_tok must be <= 4"),
+    ({"num_local_experts": 0}, "num_local_experts must be >= 1"),
+    ({"architectures": ["MixtralForCausalLM"], "model_type": "llama"}, "model_type is 'llama'"),
+])
+def test_mixtral_configs_the_engine_cannot_run_are_refused(change, words):
+    with pytest.raises(M.ModelFileError, match=words):
+        M.LlamaConfig.from_dict({**MIX.to_dict(), **change})
+
+
+def test_mixtral_tensor_names_and_counts_total_and_active():
+    s = M.tensor_shapes(MIX)
+    assert s["model.layers.1.block_sparse_moe.gate.weight"] == (4, 8)
+    assert s["model.layers.0.block_sparse_moe.experts.3.w1.weight"] == (12, 8)
+    assert s["model.layers.0.block_sparse_moe.experts.3.w2.weight"] == (8, 12)
+    assert not any(".mlp." in n for n in s)
+    n = M.count_parameters(MIX)
+    assert n.total == sum(math.prod(v) for v in s.values())
+    assert n.router == 8 * 4 and n.mlp == 4 * 3 * 8 * 12 and n.active_mlp == 2 * 3 * 8 * 12
+    assert n.active == n.total - 2 * 2 * 3 * 8 * 12
+    assert dict(n.rows())["active per token"] == n.active
+    assert M.figure4_place("model.layers.1.block_sparse_moe.experts.2.w3.weight").startswith("layer 1, expert 2: W_up")
+    assert "router" in M.figure4_place("model.layers.0.block_sparse_moe.gate.weight")
+
+
+def test_mixtral_round_trips_and_its_trace_shows_router_choices(tmp_path):
+    m = M.random_model(MIX, seed=5)
+    assert "experts=4, k=2" in repr(m)
+    back = M.load(M.save(tmp_path, m))
+    assert back.config == MIX
+    ids = [5, 1, 5, 39, 0]
+    np.testing.assert_array_equal(back.logits(ids), m.logits(ids))
+    layer = m.forward(ids).layers[1]
+    assert layer.chosen_experts.shape == layer.expert_gates.shape == (1, 5, 2)
+    np.testing.assert_allclose(layer.expert_gates.sum(-1), 1.0)
+    w = m.layer_weights(1)
+    assert w.n_experts == 4 and w.w_gate.shape == (4, 8, 12)
+    np.testing.assert_array_equal(w.w_up[2], m.tensors["model.layers.1.block_sparse_moe.experts.2.w3.weight"].T)
+
+
+def test_fused_expert_tensors_load_as_the_per_expert_names():
+    m = M.random_model(MIX, seed=5)
+    fused = dict(m.tensors)
+    for i in range(2):
+        p = f"model.layers.{i}."
+        ex_ = [[fused.pop(p + f"block_sparse_moe.experts.{e}.{w}.weight") for e in range(4)] for w in ("w1", "w3", "w2")]
+        fused[p + "mlp.experts.gate_up_proj"] = np.concatenate([np.stack(ex_[0]), np.stack(ex_[1])], axis=1)
+        fused[p + "mlp.experts.down_proj"] = np.stack(ex_[2])
+        fused[p + "mlp.gate.weight"] = fused.pop(p + "block_sparse_moe.gate.weight")
+    again = M.Model(MIX, fused, dtypes={n: "F32" for n in fused})
+    assert set(again.tensors) == set(m.tensors) and set(again.dtypes.values()) == {"F32"}
+    np.testing.assert_array_equal(again.logits([1, 2, 3]), m.logits([1, 2, 3]))
+
+
+def test_model_generate_is_the_chapter_3_loop_on_the_models_logits(tiny):
+    g = tiny.generate([3, 7], 3, seed=4, top_k=5)
+    steps = embedding.generate([3, 7], 3, seed=4, top_k=5, logits_fn=tiny.logits)
+    assert g.sampled.tolist() == [s.sampled for s in steps]
+    np.testing.assert_array_equal(g.probs, [s.probs for s in steps])
+    assert steps[0].x is None and steps[0].hidden is None
+
+
+def test_generate_with_a_logits_fn_refuses_bad_arguments(tiny):
+    with pytest.raises(TypeError, match="logits_fn must be callable"):
+        embedding.generate([3], 1, logits_fn=3)
+    with pytest.raises(ValueError, match="give either logits_fn or table/layer/w_out"):
+        embedding.generate([3], 1, logits_fn=tiny.logits, table=np.ones((4, 2)))
+    with pytest.raises(ValueError, match=r"must return \[T, V\] with T = 2"):
+        embedding.generate([3, 7], 1, logits_fn=lambda ids: np.ones((1, 5)))
+    with pytest.raises(ValueError, match="row numbers 0 … 4"):
+        embedding.generate([3, 7], 1, logits_fn=lambda ids: np.ones((ids.size, 5)))
+    with pytest.raises(ValueError, match="prompt must have 1 axes"):
+        embedding.generate([[3, 7]], 1, logits_fn=tiny.logits)

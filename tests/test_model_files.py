@@ -158,6 +158,11 @@ def _replace_tensors(directory, change):
     S.save_tensors(path, tensors)
 
 
+def _edit_config(directory, **fields):
+    path = directory / M.CONFIG_NAME
+    path.write_text(json.dumps({**json.loads(path.read_text()), **fields}))
+
+
 def test_missing_tensor_is_named(tiny_dir):
     _replace_tensors(tiny_dir, lambda t: t.pop("model.layers.1.mlp.up_proj.weight"))
     with pytest.raises(M.ModelFileError, match="missing tensor 'model.layers.1.mlp.up_proj.weight' "
@@ -175,9 +180,7 @@ def test_wrong_shape_is_named_with_the_config_fields_that_fix_it(tiny_dir):
 
 
 def test_config_with_fewer_layers_than_the_file_is_refused(tiny_dir):
-    cfg = json.loads((tiny_dir / M.CONFIG_NAME).read_text())
-    cfg["num_hidden_layers"] = 1
-    (tiny_dir / M.CONFIG_NAME).write_text(json.dumps(cfg))
+    _edit_config(tiny_dir, num_hidden_layers=1)
     with pytest.raises(M.ModelFileError, match="unexpected tensor 'model.layers.1.input_layernorm.weight' .* "
                                                "num_hidden_layers=1"):
         M.load(tiny_dir)
@@ -288,3 +291,64 @@ def test_truncated_shard_is_refused_naming_the_shard(sharded):
     (sharded / shard).write_bytes(raw[: len(raw) // 2])
     with pytest.raises(M.ModelFileError, match=f"{shard}: tensor .* the file is truncated"):
         M.load(sharded)
+
+
+# ------------------------------------------------------------ Mixtral files
+
+
+@pytest.fixture()
+def mixtral_dir(tmp_path):
+    cfg = M.tiny_config(mixtral=True, vocab_size=50)
+    return M.save(tmp_path / "mixtral", M.random_model(cfg, seed=0))
+
+
+def test_mixtral_file_without_a_router_is_refused_by_name(mixtral_dir):
+    _replace_tensors(mixtral_dir, lambda t: t.pop("model.layers.1.block_sparse_moe.gate.weight"))
+    with pytest.raises(M.ModelFileError, match=r"missing tensor 'model.layers.1.block_sparse_moe.gate.weight' "
+                                               r"\(config.json describes a Mixtral with num_local_experts=4: "
+                                               "every layer needs its router\\)"):
+        M.load(mixtral_dir)
+
+
+def test_mixtral_file_with_more_experts_than_its_config_is_refused(mixtral_dir):
+    def add(t):
+        for w in ("w1", "w2", "w3"):
+            t[f"model.layers.0.block_sparse_moe.experts.4.{w}.weight"] = t[f"model.layers.0.block_sparse_moe.experts.0.{w}.weight"]
+    _replace_tensors(mixtral_dir, add)
+    with pytest.raises(M.ModelFileError, match=r"unexpected tensor 'model.layers.0.block_sparse_moe.experts.4.w1.weight'"
+                                               r".*num_local_experts=4: experts 0–3"):
+        M.load(mixtral_dir)
+
+
+def test_mixtral_config_with_more_experts_than_the_file_is_refused(mixtral_dir):
+    _edit_config(mixtral_dir, num_local_experts=5)
+    with pytest.raises(M.ModelFileError, match=r"missing tensor 'model.layers.0.block_sparse_moe.experts.4.w1.weight' "
+                                               r"\(config.json says num_local_experts=5\)"):
+        M.load(mixtral_dir)
+    _edit_config(mixtral_dir, num_local_experts=4)  # right count, but a router scoring 5
+    _replace_tensors(mixtral_dir, lambda t: t.__setitem__("model.layers.0.block_sparse_moe.gate.weight",
+                                                           np.zeros((5, 16), np.float32)))
+    with pytest.raises(M.ModelFileError, match=r"gate.weight' has shape \[5, 16\], but config.json implies \[4, 16\] = "
+                                               r"\[num_local_experts, hidden_size\]"):
+        M.load(mixtral_dir)
+
+
+def test_fused_experts_of_the_wrong_count_are_refused():
+    cfg = M.tiny_config(mixtral=True, vocab_size=50)
+    t = M.random_tensors(cfg, seed=0)
+    t["model.layers.0.mlp.experts.down_proj"] = np.zeros((3, 16, 32), np.float32)
+    with pytest.raises(M.ModelFileError, match=r"'model.layers.0.mlp.experts.down_proj' has shape \[3, 16, 32\], "
+                                               "but config.json says num_local_experts=4"):
+        M.Model(cfg, t)
+    t["model.layers.0.mlp.experts.down_proj"] = np.zeros((4, 16, 32), np.float32)
+    t["model.layers.0.mlp.experts.gate_up_proj"] = np.zeros((4, 32, 16), np.float32)
+    with pytest.raises(M.ModelFileError, match=r"2·intermediate_size"):
+        M.Model(cfg, t)
+
+
+def test_a_llama_file_with_expert_tensors_names_the_architecture(tmp_path):
+    m = M.random_model(M.tiny_config(vocab_size=50), seed=0)
+    t = dict(m.tensors)
+    t["model.layers.0.block_sparse_moe.gate.weight"] = np.zeros((4, 16))
+    with pytest.raises(M.ModelFileError, match="describes LlamaForCausalLM, whose layers store one MLP"):
+        M.Model(m.config, t)

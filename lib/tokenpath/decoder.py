@@ -7,16 +7,23 @@ The layer is the one Llama stacks (figure 4)::
 
 ``Attn`` is multi-head causal self-attention. Queries, keys and values are projections
 of the normalised input; RoPE turns the queries and the keys by their positions (with
-Llama's ``rotate_half`` pairing) and never the values. The heads' outputs are
-concatenated and projected back to the width of the residual stream.
+Llama's ``rotate_half`` pairing) and never the values. ``H`` query heads may share
+``Hkv`` key/value heads (grouped-query attention, :mod:`tokenpath.gqa`; ``Hkv = H``
+is ordinary multi-head attention, the default). The heads' outputs are concatenated
+and projected back to the width of the residual stream.
+
+``FFN`` is either one dense SwiGLU network or a sparse mixture of SwiGLU experts
+(Mixtral): a router scores the experts for every position, the top ``k`` run, and
+their outputs are added with renormalised gates (:mod:`tokenpath.moe`).
 
 Weights follow the book's convention ``y = x @ W``: a matrix is ``[d_in, d_out]``.
 A Hugging Face ``nn.Linear`` stores the transpose ``[d_out, d_in]``; whoever copies
 weights from a file transposes them (see :func:`LayerWeights.from_linear`).
 
 Nothing here is new arithmetic: RMSNorm, SwiGLU and the residual add come from
-:mod:`tokenpath.norms`, RoPE from :mod:`tokenpath.position`, softmax attention and the
-head split from :mod:`tokenpath.attention`. This module only wires them together and
+:mod:`tokenpath.norms`, RoPE from :mod:`tokenpath.position`, the head split from
+:mod:`tokenpath.attention`, causal (grouped-query) softmax attention from
+:mod:`tokenpath.gqa`, routing and gates from :mod:`tokenpath.moe`. This module only wires them together and
 keeps what each step produced.
 """
 
@@ -27,7 +34,7 @@ from dataclasses import dataclass, fields
 import numpy as np
 
 from . import attention as att
-from . import norms
+from . import gqa, moe, norms
 from ._checks import as_float, as_float_array, as_int, as_int_array
 from .position import rope
 
@@ -38,30 +45,50 @@ __all__ = ["LayerTrace", "LayerWeights", "decoder_layer", "random_layer"]
 class LayerWeights:
     """The parameters of one layer: what a model file stores for it.
 
-    ``d`` is the width of the residual stream, ``heads`` the number of attention heads
-    (H), ``d_h`` the width of one head and ``d_ff`` the width of the SwiGLU hidden layer.
+    ``d`` is the width of the residual stream, ``heads`` the number of query heads
+    (H), ``kv_heads`` the number of key/value heads (Hkv, default H; every Hkv head
+    serves H/Hkv query heads), ``d_h`` the width of one head and ``d_ff`` the width of
+    the SwiGLU hidden layer.
+
+    The FFN is dense when ``w_router`` is None. With a router ``[d, E]`` it is a
+    mixture of ``E`` SwiGLU experts: ``w_gate``/``w_up`` are ``[E, d, d_ff]``,
+    ``w_down`` is ``[E, d_ff, d]``, and each position runs its ``experts_per_token``
+    best-scored experts.
     """
 
     attn_norm: np.ndarray  # [d]          RMSNorm weight γ before attention
     w_q: np.ndarray  # [d, H·d_h]         query projection W_Q
-    w_k: np.ndarray  # [d, H·d_h]         key projection W_K
-    w_v: np.ndarray  # [d, H·d_h]         value projection W_V
+    w_k: np.ndarray  # [d, Hkv·d_h]       key projection W_K
+    w_v: np.ndarray  # [d, Hkv·d_h]       value projection W_V
     w_o: np.ndarray  # [H·d_h, d]         output projection back to the stream
     ffn_norm: np.ndarray  # [d]           RMSNorm weight γ before the FFN
-    w_gate: np.ndarray  # [d, d_ff]       SwiGLU gate projection
-    w_up: np.ndarray  # [d, d_ff]         SwiGLU content ("up") projection
-    w_down: np.ndarray  # [d_ff, d]       SwiGLU down projection
+    w_gate: np.ndarray  # [d, d_ff]       SwiGLU gate projection ([E, d, d_ff] with experts)
+    w_up: np.ndarray  # [d, d_ff]         SwiGLU content ("up") projection ([E, d, d_ff])
+    w_down: np.ndarray  # [d_ff, d]       SwiGLU down projection ([E, d_ff, d])
     heads: int  # H
     rope_base: float = 10000.0  # RoPE base (θ_i = base^(−2i/d_h))
     eps: float = 1e-5  # ε inside both RMSNorms
+    kv_heads: int | None = None  # Hkv; None means H (one K/V head per query head)
+    w_router: np.ndarray | None = None  # [d, E] router W_r of a mixture of experts, or None (dense)
+    experts_per_token: int | None = None  # k: experts each position runs (with w_router only)
 
     def __post_init__(self):
-        arrays = {f.name: getattr(self, f.name) for f in fields(self) if f.name.startswith(("w_", "attn", "ffn"))}
+        moe_ffn = self.w_router is not None
+        ffn_ndim = 3 if moe_ffn else 2
+        arrays = {f.name: getattr(self, f.name) for f in fields(self)
+                  if f.name.startswith(("w_", "attn", "ffn")) and f.name != "w_router"}
         for name, value in arrays.items():
-            arr = as_float_array(name, value, ndim=1 if name.endswith("norm") else 2)
+            nd = 1 if name.endswith("norm") else ffn_ndim if name in ("w_gate", "w_up", "w_down") else 2
+            if moe_ffn and nd == 3 and np.ndim(value) != 3:
+                raise ValueError(f"{name} must be [E, ·, ·], one matrix per expert, when w_router is given; "
+                                 f"got shape {list(np.shape(value))}")
+            arr = as_float_array(name, value, ndim=nd)
             arr.setflags(write=False)
             object.__setattr__(self, name, arr)
         object.__setattr__(self, "heads", as_int("heads", self.heads, low=1))
+        kv = self.heads if self.kv_heads is None else as_int("kv_heads", self.kv_heads, low=1)
+        gqa.group_size(self.heads, kv)  # H % Hkv == 0, or a ValueError naming both
+        object.__setattr__(self, "kv_heads", kv)
         object.__setattr__(self, "rope_base", as_float("rope_base", self.rope_base, low=1e-12))
         object.__setattr__(self, "eps", as_float("eps", self.eps, low=0.0))
         d, inner = self.w_q.shape
@@ -69,12 +96,30 @@ class LayerWeights:
             raise ValueError(f"w_q must have H·d_h columns with heads={self.heads}, got shape {list(self.w_q.shape)}")
         if (inner // self.heads) % 2:
             raise ValueError(f"d_h = {inner // self.heads} must be even: RoPE turns features in pairs")
-        expected = {
-            "attn_norm": (d,), "w_k": (d, inner), "w_v": (d, inner), "w_o": (inner, d),
-            "ffn_norm": (d,), "w_up": self.w_gate.shape, "w_down": (self.w_gate.shape[1], d),
-        }
-        if self.w_gate.shape[0] != d:
-            raise ValueError(f"w_gate must be [d, d_ff] with d = {d}, got shape {list(self.w_gate.shape)}")
+        kv_inner = kv * (inner // self.heads)
+        expected = {"attn_norm": (d,), "w_k": (d, kv_inner), "w_v": (d, kv_inner), "w_o": (inner, d), "ffn_norm": (d,)}
+        if moe_ffn:
+            r = as_float_array("w_router", self.w_router, ndim=2)
+            r.setflags(write=False)
+            object.__setattr__(self, "w_router", r)
+            if r.shape[0] != d:
+                raise ValueError(f"w_router must be [d, E] with d = {d}, got shape {list(r.shape)}")
+            n_exp = r.shape[1]
+            if self.w_gate.shape[0] != n_exp or self.w_gate.shape[1] != d:
+                raise ValueError(f"w_gate must be [E, d, d_ff] = [{n_exp}, {d}, d_ff] (E from w_router), "
+                                 f"got shape {list(self.w_gate.shape)}")
+            ff = self.w_gate.shape[2]
+            expected.update({"w_up": self.w_gate.shape, "w_down": (n_exp, ff, d)})
+            if self.experts_per_token is None:
+                raise ValueError("experts_per_token must be given with w_router: how many experts each position runs")
+            object.__setattr__(self, "experts_per_token",
+                               as_int("experts_per_token", self.experts_per_token, low=1, high=n_exp))
+        else:
+            if self.experts_per_token is not None:
+                raise ValueError("experts_per_token needs w_router: a dense FFN has no experts")
+            if self.w_gate.shape[0] != d:
+                raise ValueError(f"w_gate must be [d, d_ff] with d = {d}, got shape {list(self.w_gate.shape)}")
+            expected.update({"w_up": self.w_gate.shape, "w_down": (self.w_gate.shape[1], d)})
         for name, shape in expected.items():
             got = getattr(self, name).shape
             if got != shape:
@@ -92,8 +137,17 @@ class LayerWeights:
 
     @property
     def d_ff(self) -> int:
-        """Width of the SwiGLU hidden layer."""
-        return self.w_gate.shape[1]
+        """Width of the SwiGLU hidden layer (of each expert)."""
+        return self.w_gate.shape[-1]
+
+    @property
+    def n_experts(self) -> int:
+        """E, the number of experts; 0 for a dense FFN.
+
+        >>> random_layer(8, 2, 24, seed=0).n_experts, random_layer(8, 2, 24, seed=0, experts=4, top_k=2).n_experts
+        (0, 4)
+        """
+        return 0 if self.w_router is None else self.w_router.shape[1]
 
     def shapes(self) -> dict[str, tuple[int, ...]]:
         """Name → shape of every stored matrix and vector (the parameters of the layer).
@@ -114,9 +168,12 @@ class LayerWeights:
 
     @classmethod
     def from_linear(cls, *, attn_norm, q_proj, k_proj, v_proj, o_proj, ffn_norm, gate_proj, up_proj,
-                    down_proj, heads: int, rope_base: float = 10000.0, eps: float = 1e-5) -> "LayerWeights":
+                    down_proj, heads: int, rope_base: float = 10000.0, eps: float = 1e-5,
+                    kv_heads: int | None = None, router=None, experts_per_token: int | None = None) -> "LayerWeights":
         """Build from weights stored the ``nn.Linear`` way, ``[d_out, d_in]``, as Hugging
         Face Llama files hold them (``q_proj.weight`` …): each matrix is transposed.
+        With experts, ``gate_proj``/``up_proj``/``down_proj`` hold one such matrix per
+        expert (``[E, d_out, d_in]``) and ``router`` is the router's ``[E, d]``.
 
         >>> w = random_layer(8, 2, 24, seed=0)
         >>> again = LayerWeights.from_linear(attn_norm=w.attn_norm, q_proj=w.w_q.T, k_proj=w.w_k.T,
@@ -128,24 +185,36 @@ class LayerWeights:
         def t(name, m):
             return as_float_array(name, m, ndim=2).T
 
+        def ffn(name, m):
+            if router is None:
+                return t(name, m)
+            return np.swapaxes(as_float_array(name, m, ndim=3), 1, 2)  # [E, d_out, d_in] -> [E, d_in, d_out]
+
         return cls(attn_norm=attn_norm, w_q=t("q_proj", q_proj), w_k=t("k_proj", k_proj),
                    w_v=t("v_proj", v_proj), w_o=t("o_proj", o_proj), ffn_norm=ffn_norm,
-                   w_gate=t("gate_proj", gate_proj), w_up=t("up_proj", up_proj),
-                   w_down=t("down_proj", down_proj), heads=heads, rope_base=rope_base, eps=eps)
+                   w_gate=ffn("gate_proj", gate_proj), w_up=ffn("up_proj", up_proj),
+                   w_down=ffn("down_proj", down_proj), heads=heads, rope_base=rope_base, eps=eps,
+                   kv_heads=kv_heads, w_router=None if router is None else t("router", router),
+                   experts_per_token=experts_per_token)
 
 
 def random_layer(d: int, heads: int, d_ff: int, *, d_h: int | None = None, seed: int,
-                 rope_base: float = 10000.0, eps: float = 1e-5) -> LayerWeights:
+                 rope_base: float = 10000.0, eps: float = 1e-5, kv_heads: int | None = None,
+                 experts: int | None = None, top_k: int | None = None) -> LayerWeights:
     """Random weights for one layer, from a generator seeded with ``seed``: a random,
     untrained layer, good for shapes and for checking the wiring, not for meaning.
 
     Each matrix entry is normal with standard deviation ``1/√d_in`` (so a projection
     keeps the scale of its input); the RMSNorm weights are ``1 + 0.1·normal`` so that
-    they are not silently all ones. ``d_h`` defaults to ``d / heads``.
+    they are not silently all ones. ``d_h`` defaults to ``d / heads``, ``kv_heads`` to
+    ``heads``. With ``experts=E`` the FFN is a mixture of E SwiGLU experts of which
+    each position runs ``top_k``.
 
     >>> w = random_layer(8, 2, 24, seed=0)
     >>> w.d, w.heads, w.d_h, w.d_ff, w.w_o.shape
     (8, 2, 4, 24, (8, 8))
+    >>> random_layer(8, 4, 24, seed=0, kv_heads=2, experts=4, top_k=2).shapes()["w_k"]
+    (8, 4)
     """
     d = as_int("d", d, low=1)
     heads = as_int("heads", heads, low=1)
@@ -155,20 +224,26 @@ def random_layer(d: int, heads: int, d_ff: int, *, d_h: int | None = None, seed:
             raise ValueError(f"d={d} does not divide into heads={heads}; pass d_h explicitly")
         d_h = d // heads
     d_h = as_int("d_h", d_h, low=2)
+    kv = heads if kv_heads is None else as_int("kv_heads", kv_heads, low=1)
     seed = as_int("seed", seed, low=0)
     rng = np.random.default_rng(seed)
     inner = heads * d_h
 
-    def mat(d_in, d_out):
-        return rng.standard_normal((d_in, d_out)) / np.sqrt(d_in)
+    def mat(d_in, d_out, *lead):
+        return rng.standard_normal((*lead, d_in, d_out)) / np.sqrt(d_in)
 
-    return LayerWeights(
-        attn_norm=1.0 + 0.1 * rng.standard_normal(d),
-        w_q=mat(d, inner), w_k=mat(d, inner), w_v=mat(d, inner), w_o=mat(inner, d),
-        ffn_norm=1.0 + 0.1 * rng.standard_normal(d),
-        w_gate=mat(d, d_ff), w_up=mat(d, d_ff), w_down=mat(d_ff, d),
-        heads=heads, rope_base=rope_base, eps=eps,
-    )
+    # the dense draw order is kept as it was, so a seed gives the same layer as before
+    attn_norm = 1.0 + 0.1 * rng.standard_normal(d)
+    w_q, w_k, w_v, w_o = mat(d, inner), mat(d, kv * d_h), mat(d, kv * d_h), mat(inner, d)
+    ffn_norm = 1.0 + 0.1 * rng.standard_normal(d)
+    lead = () if experts is None else (as_int("experts", experts, low=1),)
+    ffn = dict(w_gate=mat(d, d_ff, *lead), w_up=mat(d, d_ff, *lead), w_down=mat(d_ff, d, *lead))
+    if experts is not None:
+        ffn.update(w_router=mat(d, lead[0]), experts_per_token=top_k)
+    elif top_k is not None:
+        raise ValueError("top_k needs experts: a dense FFN has no experts to choose from")
+    return LayerWeights(attn_norm=attn_norm, w_q=w_q, w_k=w_k, w_v=w_v, w_o=w_o, ffn_norm=ffn_norm,
+                        heads=heads, kv_heads=kv, rope_base=rope_base, eps=eps, **ffn)
 
 
 @dataclass(frozen=True)
@@ -179,20 +254,32 @@ class LayerTrace:
     x: np.ndarray  # [B, T, d]        layer input (the residual stream)
     attn_in: np.ndarray  # [B, T, d]  RMSNorm(X)
     q: np.ndarray  # [B, H, T, d_h]   queries, (attn_in @ W_Q) split into heads
-    k: np.ndarray  # [B, H, T, d_h]   keys, before RoPE
-    v: np.ndarray  # [B, H, T, d_h]   values (U in the prose): RoPE never touches them
+    k: np.ndarray  # [B, Hkv, T, d_h]  keys, before RoPE (Hkv = H unless heads share K/V)
+    v: np.ndarray  # [B, Hkv, T, d_h]  values (U in the prose): RoPE never touches them
     q_rot: np.ndarray  # [B, H, T, d_h]  queries turned by RoPE
-    k_rot: np.ndarray  # [B, H, T, d_h]  keys turned by RoPE
-    weights: np.ndarray  # [B, H, T, T]  causal softmax over sources (last axis)
-    heads_out: np.ndarray  # [B, H, T, d_h]  weights @ v, per head
+    k_rot: np.ndarray  # [B, Hkv, T, d_h]  keys turned by RoPE
+    weights: np.ndarray  # [B, H, T, T]  causal softmax over sources (last axis), per query head
+    heads_out: np.ndarray  # [B, H, T, d_h]  weights @ v of the head's K/V group
     merged: np.ndarray  # [B, T, H·d_h]  heads concatenated on the feature axis
     attn_out: np.ndarray  # [B, T, d]  merged @ W_O, the attention update
     y: np.ndarray  # [B, T, d]        X + attention update (first residual)
     ffn_in: np.ndarray  # [B, T, d]   RMSNorm(Y)
-    ffn_hidden: np.ndarray  # [B, T, d_ff]  SiLU(ffn_in W_gate) ⊙ (ffn_in W_up)
-    ffn_out: np.ndarray  # [B, T, d]  ffn_hidden @ W_down, the FFN update
+    ffn_hidden: np.ndarray | None  # [B, T, d_ff]  SiLU(ffn_in W_gate) ⊙ (ffn_in W_up); None with experts
+    ffn_out: np.ndarray  # [B, T, d]  the FFN update (ffn_hidden @ W_down, or Σ gate·expert)
     out: np.ndarray  # [B, T, d]      X' = Y + FFN update (second residual)
     positions: np.ndarray  # [T]      absolute positions RoPE used
+    moe: moe.MoETrace | None = None  # with experts: scores [B,T,E], chosen [B,T,k], gates, outputs
+
+    @property
+    def chosen_experts(self) -> np.ndarray | None:
+        """``[B, T, k]`` the experts each position ran, best score first (None: dense)."""
+        return None if self.moe is None else self.moe.route.chosen
+
+    @property
+    def expert_gates(self) -> np.ndarray | None:
+        """``[B, T, k]`` the gate of each chosen expert, in ``chosen_experts`` order;
+        they sum to 1 per position (None: dense)."""
+        return None if self.moe is None else self.moe.route.chosen_gates
 
     def shapes(self) -> dict[str, tuple[int, ...]]:
         """Name → shape of every intermediate, in computation order.
@@ -201,7 +288,17 @@ class LayerTrace:
         >>> [t.shapes()[k] for k in ("x", "q", "weights", "ffn_hidden", "out")]
         [(2, 4, 8), (2, 2, 4, 4), (2, 2, 4, 4), (2, 4, 24), (2, 4, 8)]
         """
-        return {f.name: getattr(self, f.name).shape for f in fields(self) if f.name != "positions"}
+        out = {}
+        for f in fields(self):
+            value = getattr(self, f.name)
+            if f.name == "ffn_in" and self.moe is not None:
+                out["ffn_in"] = value.shape
+                r = self.moe.route
+                out.update(router_scores=r.scores.shape, chosen_experts=r.chosen.shape,
+                           expert_gates=r.chosen.shape, expert_outputs=self.moe.expert_outputs.shape)
+            elif isinstance(value, np.ndarray) and f.name != "positions":
+                out[f.name] = value.shape
+        return out
 
 
 def decoder_layer(x, weights: LayerWeights, *, positions=None) -> LayerTrace:
@@ -209,12 +306,16 @@ def decoder_layer(x, weights: LayerWeights, *, positions=None) -> LayerTrace:
 
     ``positions`` are the ``T`` absolute positions RoPE turns by (default ``0 … T−1``).
     Attention is causal: position ``t`` reads positions ``0 … t`` of its own sequence;
-    sequences of the batch never mix.
+    sequences of the batch never mix. Query head ``h`` reads K/V head
+    ``h // (H/Hkv)``.
 
     >>> w = random_layer(8, 2, 24, seed=0)
     >>> t = decoder_layer(np.ones((2, 4, 8)), w)
     >>> t.x.shape == t.y.shape == t.out.shape == (2, 4, 8)
     True
+    >>> t = decoder_layer(np.ones((1, 3, 8)), random_layer(8, 4, 24, seed=0, kv_heads=2, experts=4, top_k=2))
+    >>> t.k.shape, t.weights.shape, t.chosen_experts.shape, t.expert_gates.sum(-1).round(6).tolist()
+    ((1, 2, 3, 2), (1, 4, 3, 3), (1, 3, 2), [[1.0, 1.0, 1.0]])
     """
     if not isinstance(weights, LayerWeights):
         raise TypeError(f"weights must be a LayerWeights, got {type(weights).__name__}")
@@ -234,22 +335,27 @@ def decoder_layer(x, weights: LayerWeights, *, positions=None) -> LayerTrace:
     # --- attention sub-layer: reads other positions --------------------------------
     attn_in = norms.rms_norm(x, w.attn_norm, eps=w.eps)  # [B, T, d]
     q = att.split_heads(attn_in @ w.w_q, w.heads)  # [B, H, T, d_h]
-    k = att.split_heads(attn_in @ w.w_k, w.heads)
-    v = att.split_heads(attn_in @ w.w_v, w.heads)
+    k = att.split_heads(attn_in @ w.w_k, w.kv_heads)  # [B, Hkv, T, d_h]
+    v = att.split_heads(attn_in @ w.w_v, w.kv_heads)
     q_rot = rope(q, positions, base=w.rope_base, pairing="rotate_half")  # Q and K only
     k_rot = rope(k, positions, base=w.rope_base, pairing="rotate_half")
-    a = att.causal_attention(q_rot, k_rot, v)  # softmax over sources, per head
+    a = gqa.grouped_attention(q_rot, k_rot, v, causal=True)  # softmax over sources, per query head
     merged = att.merge_heads(a.output)  # [B, T, H·d_h]
     attn_out = merged @ w.w_o  # [B, T, d]
     y = norms.residual_add(x, attn_out)
     # --- feed-forward sub-layer: each position on its own --------------------------
     ffn_in = norms.rms_norm(y, w.ffn_norm, eps=w.eps)
-    # SwiGLU with W_down = I is its gated hidden layer; W_down then maps it back to d
-    ffn_hidden = norms.swiglu(ffn_in, w.w_gate, w.w_up, np.eye(w.d_ff))  # [B, T, d_ff]
-    ffn_out = ffn_hidden @ w.w_down  # [B, T, d]
+    ffn_hidden = mix = None
+    if w.w_router is None:
+        # SwiGLU with W_down = I is its gated hidden layer; W_down then maps it back to d
+        ffn_hidden = norms.swiglu(ffn_in, w.w_gate, w.w_up, np.eye(w.d_ff))  # [B, T, d_ff]
+        ffn_out = ffn_hidden @ w.w_down  # [B, T, d]
+    else:
+        mix = moe.moe_experts(ffn_in, w.w_router, w.w_gate, w.w_up, w.w_down, w.experts_per_token)
+        ffn_out = mix.output  # [B, T, d]: Σ over the chosen experts of gate · SwiGLU_i
     out = norms.residual_add(y, ffn_out)
     return LayerTrace(
         x=x, attn_in=attn_in, q=q, k=k, v=v, q_rot=q_rot, k_rot=k_rot, weights=a.weights,
         heads_out=a.output, merged=merged, attn_out=attn_out, y=y, ffn_in=ffn_in,
-        ffn_hidden=ffn_hidden, ffn_out=ffn_out, out=out, positions=positions,
+        ffn_hidden=ffn_hidden, ffn_out=ffn_out, out=out, positions=positions, moe=mix,
     )

@@ -408,15 +408,16 @@ class GenerationStep:
     """One step of the loop: look the prefix up, run the layer, score, sample."""
 
     prefix: np.ndarray  # [T] the IDs fed in at this step
-    x: np.ndarray  # [T, d] their looked-up rows, E[prefix]
-    hidden: np.ndarray  # [d] the last position's final hidden state
+    x: np.ndarray | None  # [T, d] their looked-up rows, E[prefix] (None when a logits_fn runs the model)
+    hidden: np.ndarray | None  # [d] the last position's final hidden state (None with a logits_fn)
     logits: np.ndarray  # [V] hidden @ W_out
     probs: np.ndarray  # [V] next-ID distribution after temperature and top-k
     sampled: int  # the drawn ID: appended to the prefix, looked up next step
 
 
 def generate(prompt, steps: int, *, table=None, layer: LayerWeights | None = None, w_out=None,
-             temperature: float = 1.0, top_k: int | None = None, seed: int = 0) -> list[GenerationStep]:
+             temperature: float = 1.0, top_k: int | None = None, seed: int = 0,
+             logits_fn=None) -> list[GenerationStep]:
     """Autoregressive sampling with a one-layer model: IDs → ``E`` rows → decoder layer
     → final RMSNorm → ``W_out`` (tied to ``E`` unless given) → sample → append the ID →
     look it up again. Seeded by ``seed``; ``temperature=0`` is greedy.
@@ -424,24 +425,50 @@ def generate(prompt, steps: int, *, table=None, layer: LayerWeights | None = Non
     The next input is always ``E[sampled ID]``, a row of the table; the hidden vector
     itself is never fed back, and no search for the nearest embedding takes place.
 
+    Any other model runs the same loop through ``logits_fn(ids [T]) -> logits [T, V]``
+    (a whole model's forward pass, e.g. :meth:`tokenpath.model.Model.logits`); then
+    ``table``, ``layer`` and ``w_out`` are not used and the steps keep no ``x`` or
+    ``hidden``.
+
     >>> out = generate([3, 7, 3], 2, seed=0)
     >>> [s.prefix.size for s in out], out[1].prefix[:3].tolist()
     ([3, 4], [3, 7, 3])
+    >>> e = teaching_embedding()
+    >>> same = generate([3, 7, 3], 2, seed=0, logits_fn=lambda ids: logits(lookup(e, ids), tied_head(e)))
+    >>> [s.prefix.size for s in same], same[0].x is None
+    ([3, 4], True)
     """
-    e = teaching_embedding() if table is None else _table(table)
-    layer = teaching_layer() if layer is None else layer
-    w = tied_head(e) if w_out is None else as_float_array("w_out", w_out, ndim=2)
     steps = as_int("steps", steps, low=1)
-    ids = check_ids(prompt, e.shape[0])
+    if logits_fn is not None:
+        if not callable(logits_fn):
+            raise TypeError(f"logits_fn must be callable as logits_fn(ids) -> [T, V], got {type(logits_fn).__name__}")
+        if table is not None or layer is not None or w_out is not None:
+            raise ValueError("give either logits_fn or table/layer/w_out: logits_fn runs the whole model")
+        ids = as_int_array("prompt", prompt, ndim=1, low=0)
+
+        def run(ids):
+            z = as_float_array("logits_fn(ids)", logits_fn(ids), ndim=2)
+            if z.shape[0] != ids.size:
+                raise ValueError(f"logits_fn(ids) must return [T, V] with T = {ids.size}, got {list(z.shape)}")
+            check_ids(ids, z.shape[1])
+            return None, None, z[-1]
+    else:
+        e = teaching_embedding() if table is None else _table(table)
+        layer = teaching_layer() if layer is None else layer
+        w = tied_head(e) if w_out is None else as_float_array("w_out", w_out, ndim=2)
+        ids = check_ids(prompt, e.shape[0])
+
+        def run(ids):
+            x = lookup(e, ids)  # [T, d]: rows of E, never hidden vectors
+            h = decoder_layer(x[None], layer).out[0]  # [T, d]
+            final = norms.rms_norm(h[-1], eps=layer.eps)  # final norm (weight 1 here)
+            return x, final, logits(final, w)  # z [V]
     if ids.ndim != 1 or ids.size < 1:
         raise ValueError(f"prompt must be a non-empty [T] ID sequence, got shape {list(ids.shape)}")
     rng = np.random.default_rng(as_int("seed", seed, low=0))
     out = []
     for _ in range(steps):
-        x = lookup(e, ids)  # [T, d]: rows of E, never hidden vectors
-        h = decoder_layer(x[None], layer).out[0]  # [T, d]
-        final = norms.rms_norm(h[-1], eps=layer.eps)  # final norm (weight 1 here)
-        z = logits(final, w)  # [V]
+        x, final, z = run(ids)
         p = next_token_probs(z, temperature=temperature, top_k=top_k)
         nxt = int(draw_ids(p, [rng.random()])[0])
         out.append(GenerationStep(ids, x, final, z, p, nxt))

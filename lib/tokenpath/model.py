@@ -1,4 +1,4 @@
-"""Real model files: a Hugging Face-layout Llama directory, written, read and run.
+"""Real model files: a Hugging Face-layout Llama (or Mixtral) directory, written, read and run.
 
 A model directory is three kinds of file:
 
@@ -14,11 +14,21 @@ A model directory is three kinds of file:
 
 :func:`load` reads such a directory into a :class:`Model`; :meth:`Model.logits` runs
 the forward pass, composed from the engine's own pieces and nothing else:
-:func:`tokenpath.embedding.lookup`, :func:`tokenpath.norms.rms_norm`,
-:func:`tokenpath.position.rope` (``rotate_half`` pairing), grouped-query attention
-with the causal mask from :func:`tokenpath.gqa.grouped_attention`,
-:func:`tokenpath.norms.swiglu`, :func:`tokenpath.norms.residual_add`, and the tied or
-untied head of :mod:`tokenpath.embedding`. :func:`save` writes a directory that
+:func:`tokenpath.embedding.lookup`, one :func:`tokenpath.decoder.decoder_layer` per
+layer (RMSNorm, RoPE with the ``rotate_half`` pairing, grouped-query causal attention,
+SwiGLU, the residual adds), the final RMSNorm and the tied or untied head of
+:mod:`tokenpath.embedding`; :meth:`Model.generate` is
+:func:`tokenpath.embedding.generate`'s sampling loop run on it.
+
+A Mixtral directory (``MixtralForCausalLM``, :class:`MixtralConfig`) is the same
+skeleton with the dense SwiGLU of every layer replaced by a mixture of experts: a
+router ``block_sparse_moe.gate.weight`` ``[E, d]`` and ``E`` SwiGLU experts
+``block_sparse_moe.experts.{e}.w1/w3/w2`` (gate, up, down), of which each position
+runs the ``num_experts_per_tok`` best-scored ones (:mod:`tokenpath.moe`, gates
+renormalised over the chosen experts). Transformers 5 keeps the experts fused in
+memory (``mlp.experts.gate_up_proj [E, 2·d_ff, d]``, ``mlp.experts.down_proj``,
+``mlp.gate.weight``) but ``save_pretrained`` writes the per-expert names above;
+:func:`load` reads both, :func:`save` writes the per-expert names. :func:`save` writes a directory that
 ``transformers`` opens; :func:`random_model` makes a tiny seeded one, since nothing
 here is downloaded.
 
@@ -35,15 +45,13 @@ import re
 from dataclasses import dataclass, fields
 from pathlib import Path
 from types import MappingProxyType
-from typing import Mapping
+from typing import ClassVar, Mapping
 
 import numpy as np
 
-from . import attention as att
-from . import bpe, embedding, gqa, norms
+from . import bpe, decoder, embedding, gqa, norms
 from . import examples as ex
 from ._checks import as_float, as_int
-from .position import rope
 from .safetensors_format import ModelFileError, load_tensors, read_header, save_tensors
 
 __all__ = [
@@ -55,14 +63,13 @@ __all__ = [
     "ForwardTrace",
     "GenerationTrace",
     "LlamaConfig",
-    "LlamaLayerTrace",
-    "LlamaLayerWeights",
+    "MIXTRAL_ARCHITECTURE",
+    "MixtralConfig",
     "Model",
     "ModelFileError",
     "ParameterCount",
     "count_parameters",
     "figure4_place",
-    "llama_layer",
     "list_files",
     "load",
     "random_model",
@@ -79,6 +86,7 @@ __all__ = [
 ]
 
 ARCHITECTURE = "LlamaForCausalLM"
+MIXTRAL_ARCHITECTURE = "MixtralForCausalLM"
 CONFIG_NAME = "config.json"
 WEIGHTS_NAME = "model.safetensors"
 INDEX_NAME = "model.safetensors.index.json"
@@ -98,6 +106,9 @@ class LlamaConfig:
     >>> c.head_dim, c.group_size
     (4, 2)
     """
+
+    ARCH: ClassVar[str] = ARCHITECTURE  # the class transformers builds from the file
+    MODEL_TYPE: ClassVar[str] = "llama"
 
     vocab_size: int  # V: rows of the embedding, columns of the logits
     hidden_size: int  # d: width of the residual stream
@@ -142,6 +153,11 @@ class LlamaConfig:
         """Query heads per K/V head, Hq / Hkv."""
         return self.num_attention_heads // self.num_key_value_heads
 
+    @property
+    def n_experts(self) -> int:
+        """E, experts per layer; 0 for a dense (Llama) FFN."""
+        return 0
+
     @classmethod
     def from_dict(cls, d: Mapping, *, source: str = CONFIG_NAME) -> "LlamaConfig":
         """Read the fields of a Hugging Face ``config.json`` dict, refusing anything this
@@ -159,13 +175,20 @@ class LlamaConfig:
             raise ModelFileError(f"{source}: must hold a JSON object, got {type(d).__name__}")
         archs = d.get("architectures")
         model_type = d.get("model_type")
+        if cls is LlamaConfig and (model_type == MixtralConfig.MODEL_TYPE or (
+                isinstance(archs, list) and MIXTRAL_ARCHITECTURE in archs)):
+            return MixtralConfig.from_dict(d, source=source)
         if archs is None and model_type is None:
             raise ModelFileError(f"{source}: names neither 'architectures' nor 'model_type'; "
-                                 f"expected {ARCHITECTURE!r}")
-        if archs is not None and (not isinstance(archs, list) or ARCHITECTURE not in archs):
-            raise ModelFileError(f"{source}: architectures is {archs!r}; this engine runs only {ARCHITECTURE!r}")
-        if model_type is not None and model_type != "llama":
-            raise ModelFileError(f"{source}: model_type is {model_type!r}; this engine runs only 'llama'")
+                                 f"expected {cls.ARCH!r}")
+        if archs is not None and (not isinstance(archs, list) or cls.ARCH not in archs):
+            raise ModelFileError(f"{source}: architectures is {archs!r}; this engine runs only "
+                                 f"{ARCHITECTURE!r} and {MIXTRAL_ARCHITECTURE!r}")
+        if model_type is not None and model_type != cls.MODEL_TYPE:
+            raise ModelFileError(f"{source}: model_type is {model_type!r}; this engine runs only 'llama' and 'mixtral'")
+        if d.get("sliding_window") is not None:
+            raise ModelFileError(f"{source}: sliding_window is {d['sliding_window']!r}; this engine's attention "
+                                 "reads every earlier position (null)")
         act = d.get("hidden_act", "silu")
         if act != "silu":
             raise ModelFileError(f"{source}: hidden_act is {act!r}; Llama's SwiGLU gate uses 'silu'")
@@ -174,7 +197,7 @@ class LlamaConfig:
                 raise ModelFileError(f"{source}: {flag} is true; this engine's Llama has no bias vectors")
         if d.get("pretraining_tp", 1) not in (None, 1):
             raise ModelFileError(f"{source}: pretraining_tp is {d['pretraining_tp']!r}; only 1 is supported")
-        theta = _rope_theta(d, source)
+        theta = _rope_theta(d, source, default=cls.rope_theta)
         kw = {f.name: d[f.name] for f in fields(cls) if f.name != "rope_theta" and d.get(f.name) is not None}
         required = ("vocab_size", "hidden_size", "intermediate_size", "num_hidden_layers", "num_attention_heads")
         for name in required:
@@ -196,8 +219,8 @@ class LlamaConfig:
         {'rope_theta': 10000.0, 'rope_type': 'default'}
         """
         return {
-            "architectures": [ARCHITECTURE],
-            "model_type": "llama",
+            "architectures": [self.ARCH],
+            "model_type": self.MODEL_TYPE,
             "vocab_size": self.vocab_size,
             "hidden_size": self.hidden_size,
             "intermediate_size": self.intermediate_size,
@@ -219,7 +242,49 @@ class LlamaConfig:
         }
 
 
-def _rope_theta(d: Mapping, source: str) -> float:
+@dataclass(frozen=True)
+class MixtralConfig(LlamaConfig):
+    """A Mixtral ``config.json``: the Llama skeleton plus a mixture of experts in every
+    layer, ``num_local_experts`` SwiGLU experts of width ``intermediate_size`` of which
+    each position runs ``num_experts_per_tok``. Defaults are transformers' where a file
+    may leave a field out (ε = 1e-5, RoPE base 1e6, 8 experts, 2 per token).
+
+    >>> c = MixtralConfig(1000, 16, 32, 2, 4, 2, num_local_experts=4, num_experts_per_tok=2)
+    >>> c.n_experts, c.to_dict()["architectures"]
+    (4, ['MixtralForCausalLM'])
+    """
+
+    ARCH: ClassVar[str] = MIXTRAL_ARCHITECTURE
+    MODEL_TYPE: ClassVar[str] = "mixtral"
+
+    rms_norm_eps: float = 1e-5
+    rope_theta: float = 1e6
+    num_local_experts: int = 8  # E: experts per layer
+    num_experts_per_tok: int = 2  # k: experts each position runs
+
+    def __post_init__(self):
+        super().__post_init__()
+        e = as_int("num_local_experts", self.num_local_experts, low=1)
+        object.__setattr__(self, "num_local_experts", e)
+        object.__setattr__(self, "num_experts_per_tok",
+                           as_int("num_experts_per_tok", self.num_experts_per_tok, low=1, high=e))
+
+    @property
+    def n_experts(self) -> int:
+        return self.num_local_experts
+
+    def to_dict(self) -> dict:
+        """The ``config.json`` transformers 5 writes for a ``MixtralForCausalLM``."""
+        out = super().to_dict()
+        for key in ("attention_bias", "mlp_bias"):
+            del out[key]
+        out.update(num_local_experts=self.num_local_experts, num_experts_per_tok=self.num_experts_per_tok,
+                   output_router_logits=False, router_aux_loss_coef=0.001, router_jitter_noise=0.0,
+                   sliding_window=None)
+        return out
+
+
+def _rope_theta(d: Mapping, source: str, default: float = 10000.0) -> float:
     """The RoPE base from either place transformers has kept it."""
     params = d.get("rope_parameters")
     scaling = d.get("rope_scaling")
@@ -238,7 +303,7 @@ def _rope_theta(d: Mapping, source: str) -> float:
         raise ModelFileError(f"{source}: rope_theta={top} and rope_parameters.rope_theta={nested} disagree")
     value = nested if nested is not None else top
     if value is None:
-        return 10000.0
+        return default
     if isinstance(value, bool) or not isinstance(value, (int, float)):
         raise ModelFileError(f"{source}: rope_theta must be a number, got {value!r}")
     return float(value)
@@ -255,7 +320,8 @@ def _read_json(path: Path, missing: str = ""):
 
 
 def read_config(path) -> LlamaConfig:
-    """Parse a ``config.json`` file (see :meth:`LlamaConfig.from_dict`)."""
+    """Parse a ``config.json`` file (see :meth:`LlamaConfig.from_dict`): a
+    :class:`LlamaConfig`, or a :class:`MixtralConfig` for a Mixtral file."""
     path = Path(path)
     d = _read_json(path, f"; a model directory needs {CONFIG_NAME}")
     return LlamaConfig.from_dict(d, source=str(path))
@@ -268,17 +334,24 @@ def _layer_shapes(c: LlamaConfig, i: int) -> dict[str, tuple[int, int] | tuple[i
     d, ff, q, kv = c.hidden_size, c.intermediate_size, c.num_attention_heads * c.head_dim, \
         c.num_key_value_heads * c.head_dim
     p = f"model.layers.{i}."
-    return {
+    out = {
         p + "input_layernorm.weight": (d,),
         p + "self_attn.q_proj.weight": (q, d),
         p + "self_attn.k_proj.weight": (kv, d),
         p + "self_attn.v_proj.weight": (kv, d),
         p + "self_attn.o_proj.weight": (d, q),
         p + "post_attention_layernorm.weight": (d,),
-        p + "mlp.gate_proj.weight": (ff, d),
-        p + "mlp.up_proj.weight": (ff, d),
-        p + "mlp.down_proj.weight": (d, ff),
     }
+    if not c.n_experts:
+        out.update({p + "mlp.gate_proj.weight": (ff, d), p + "mlp.up_proj.weight": (ff, d),
+                    p + "mlp.down_proj.weight": (d, ff)})
+        return out
+    out[p + "block_sparse_moe.gate.weight"] = (c.n_experts, d)  # the router
+    for e in range(c.n_experts):  # w1 = gate, w3 = up, w2 = down (Mixtral's names)
+        out.update({p + f"block_sparse_moe.experts.{e}.w1.weight": (ff, d),
+                    p + f"block_sparse_moe.experts.{e}.w2.weight": (d, ff),
+                    p + f"block_sparse_moe.experts.{e}.w3.weight": (ff, d)})
+    return out
 
 
 def tensor_shapes(config: LlamaConfig) -> dict[str, tuple[int, ...]]:
@@ -311,6 +384,10 @@ _PLACES = {
     "mlp.gate_proj.weight": "W_gate: SwiGLU gate, SiLU(Norm(Y) W_gate)",
     "mlp.up_proj.weight": "W_up: SwiGLU content, Norm(Y) W_up",
     "mlp.down_proj.weight": "W_down: back to d; X' = Y + this",
+    "block_sparse_moe.gate.weight": "W_r: router scores Norm(Y) W_r, one per expert",
+    "w1.weight": "W_gate of the expert: SiLU(Norm(Y) W_gate)",
+    "w3.weight": "W_up of the expert: Norm(Y) W_up",
+    "w2.weight": "W_down of the expert; X' = Y + Σ gate · this",
     "model.norm.weight": "γ of the final RMSNorm after the last layer",
     "lm_head.weight": "W_outᵀ [V, d]: hidden state → logits",
 }
@@ -327,34 +404,55 @@ def figure4_place(name: str) -> str:
     m = re.fullmatch(r"model\.layers\.(\d+)\.(.+)", name)
     if m and m.group(2) in _PLACES:
         return f"layer {m.group(1)}: {_PLACES[m.group(2)]}"
+    m = re.fullmatch(r"model\.layers\.(\d+)\.block_sparse_moe\.experts\.(\d+)\.(w[123]\.weight)", name)
+    if m:
+        return f"layer {m.group(1)}, expert {m.group(2)}: {_PLACES[m.group(3)]}"
     raise ValueError(f"name {name!r} is not a Llama tensor name")
 
 
 @dataclass(frozen=True)
 class ParameterCount:
-    """Parameters implied by a config, by part; ``head`` is 0 when tied."""
+    """Parameters implied by a config, by part; ``head`` is 0 when tied. With experts,
+    ``mlp`` counts all ``E`` experts of a layer (stored) and ``active_mlp`` the ``k``
+    a position runs; ``router`` is the router's ``d·E`` (always run)."""
 
     embedding: int  # V·d
     attention: int  # per layer: d·Hq·d_h (W_Q) + 2·d·Hkv·d_h (W_K, W_V) + Hq·d_h·d (W_O)
-    mlp: int  # per layer: 3·d·d_ff
+    mlp: int  # per layer: 3·d·d_ff, times E with experts
     norms: int  # per layer: 2·d (two RMSNorm weights)
     layers: int  # L
     final_norm: int  # d
     head: int  # V·d untied, 0 tied (the head reuses E)
+    router: int = 0  # per layer: d·E (0 without experts)
+    active_mlp: int | None = None  # per layer, run per position: 3·d·d_ff·k (None: = mlp)
 
     @property
     def per_layer(self) -> int:
-        return self.attention + self.mlp + self.norms
+        return self.attention + self.router + self.mlp + self.norms
 
     @property
     def total(self) -> int:
         return self.embedding + self.layers * self.per_layer + self.final_norm + self.head
 
+    @property
+    def active(self) -> int:
+        """Parameters one position's forward pass multiplies with: the total minus the
+        experts it does not run (equal to the total without experts)."""
+        idle = 0 if self.active_mlp is None else self.mlp - self.active_mlp
+        return self.total - self.layers * idle
+
     def rows(self) -> list[tuple[str, int]]:
-        """(part, count) for a table, ending with the total."""
-        return [("embedding", self.embedding), (f"attention × {self.layers}", self.layers * self.attention),
-                (f"MLP × {self.layers}", self.layers * self.mlp), (f"norms × {self.layers}", self.layers * self.norms),
-                ("final norm", self.final_norm), ("head", self.head), ("total", self.total)]
+        """(part, count) for a table, ending with the total (and, with experts, the
+        count active per position)."""
+        mlp = "MLP" if self.active_mlp is None else "experts"
+        rows = [("embedding", self.embedding), (f"attention × {self.layers}", self.layers * self.attention)]
+        if self.router:
+            rows.append((f"router × {self.layers}", self.layers * self.router))
+        rows += [(f"{mlp} × {self.layers}", self.layers * self.mlp), (f"norms × {self.layers}", self.layers * self.norms),
+                 ("final norm", self.final_norm), ("head", self.head), ("total", self.total)]
+        if self.active_mlp is not None:
+            rows.append(("active per token", self.active))
+        return rows
 
 
 def count_parameters(config: LlamaConfig) -> ParameterCount:
@@ -368,96 +466,19 @@ def count_parameters(config: LlamaConfig) -> ParameterCount:
         raise TypeError(f"config must be a LlamaConfig, got {type(config).__name__}")
     c = config
     d, q, kv = c.hidden_size, c.num_attention_heads * c.head_dim, c.num_key_value_heads * c.head_dim
+    expert = 3 * d * c.intermediate_size  # one SwiGLU network
+    moe = {}
+    if c.n_experts:
+        moe = dict(router=d * c.n_experts, active_mlp=expert * c.num_experts_per_tok)
     return ParameterCount(
         embedding=c.vocab_size * d,
         attention=d * q + 2 * d * kv + q * d,
-        mlp=3 * d * c.intermediate_size,
+        mlp=expert * max(c.n_experts, 1),
         norms=2 * d,
         layers=c.num_hidden_layers,
         final_norm=d,
         head=0 if c.tie_word_embeddings else c.vocab_size * d,
-    )
-
-
-# -------------------------------------------------------------------- one layer
-
-
-@dataclass(frozen=True)
-class LlamaLayerWeights:
-    """One layer's parameters in the book's ``x @ W`` convention (transposed from the
-    file's ``[d_out, d_in]``)."""
-
-    attn_norm: np.ndarray  # [d]              input_layernorm.weight
-    w_q: np.ndarray  # [d, Hq·d_h]            q_proj.weightᵀ
-    w_k: np.ndarray  # [d, Hkv·d_h]           k_proj.weightᵀ
-    w_v: np.ndarray  # [d, Hkv·d_h]           v_proj.weightᵀ
-    w_o: np.ndarray  # [Hq·d_h, d]            o_proj.weightᵀ
-    ffn_norm: np.ndarray  # [d]               post_attention_layernorm.weight
-    w_gate: np.ndarray  # [d, d_ff]           gate_proj.weightᵀ
-    w_up: np.ndarray  # [d, d_ff]             up_proj.weightᵀ
-    w_down: np.ndarray  # [d_ff, d]           down_proj.weightᵀ
-
-
-@dataclass(frozen=True)
-class LlamaLayerTrace:
-    """Every intermediate of one Llama layer for one sequence (activations: computed
-    for this input, never stored in the model file)."""
-
-    x: np.ndarray  # [T, d]            layer input, the residual stream
-    attn_in: np.ndarray  # [T, d]      RMSNorm(X)
-    q: np.ndarray  # [Hq, T, d_h]      queries Norm(X) W_Q, split into heads
-    k: np.ndarray  # [Hkv, T, d_h]     keys: only Hkv heads
-    v: np.ndarray  # [Hkv, T, d_h]     values: only Hkv heads, never rotated
-    q_rot: np.ndarray  # [Hq, T, d_h]  queries after RoPE
-    k_rot: np.ndarray  # [Hkv, T, d_h] keys after RoPE
-    weights: np.ndarray  # [Hq, T, T]  causal softmax over sources (last axis), per query head
-    heads_out: np.ndarray  # [Hq, T, d_h]  weights @ values of the head's K/V group
-    attn_out: np.ndarray  # [T, d]     heads merged, @ W_O: the attention update
-    y: np.ndarray  # [T, d]            X + attention update
-    ffn_in: np.ndarray  # [T, d]       RMSNorm(Y)
-    ffn_hidden: np.ndarray  # [T, d_ff]  SiLU(ffn_in W_gate) ⊙ (ffn_in W_up)
-    ffn_out: np.ndarray  # [T, d]      ffn_hidden @ W_down: the FFN update
-    out: np.ndarray  # [T, d]          X' = Y + FFN update
-
-    def shapes(self) -> dict[str, tuple[int, ...]]:
-        """Name → shape of each intermediate, in computation order."""
-        return {f.name: getattr(self, f.name).shape for f in fields(self)}
-
-
-def llama_layer(x, w: LlamaLayerWeights, *, config: LlamaConfig, positions=None) -> LlamaLayerTrace:
-    """One pre-norm Llama layer on ``x [T, d]``: ``Y = X + Attn(RMSNorm(X))``,
-    ``X' = Y + SwiGLU(RMSNorm(Y))``, attention over ``Hkv`` shared K/V heads, causal,
-    RoPE (``rotate_half``) on queries and keys. Only composes engine pieces.
-
-    >>> c = LlamaConfig(10, 8, 16, 1, 4, 2)
-    >>> m = random_model(c, seed=0)
-    >>> t = llama_layer(np.ones((3, 8)), m.layer_weights(0), config=c)
-    >>> t.q.shape, t.k.shape, t.weights.shape, t.out.shape
-    ((4, 3, 2), (2, 3, 2), (4, 3, 3), (3, 8))
-    """
-    c = config
-    t = x.shape[0]
-    positions = np.arange(t) if positions is None else positions
-    # --- attention: reads earlier positions -------------------------------------------
-    attn_in = norms.rms_norm(x, w.attn_norm, eps=c.rms_norm_eps)  # [T, d]
-    q = att.split_heads((attn_in @ w.w_q)[None], c.num_attention_heads)  # [1, Hq, T, d_h]
-    k = att.split_heads((attn_in @ w.w_k)[None], c.num_key_value_heads)  # [1, Hkv, T, d_h]
-    v = att.split_heads((attn_in @ w.w_v)[None], c.num_key_value_heads)
-    q_rot = rope(q, positions, base=c.rope_theta, pairing="rotate_half")
-    k_rot = rope(k, positions, base=c.rope_theta, pairing="rotate_half")
-    a = gqa.grouped_attention(q_rot, k_rot, v, causal=True)  # head h reads K/V head h // (Hq/Hkv)
-    attn_out = att.merge_heads(a.output)[0] @ w.w_o  # [T, d]
-    y = norms.residual_add(x, attn_out)
-    # --- feed-forward: each position on its own ----------------------------------------
-    ffn_in = norms.rms_norm(y, w.ffn_norm, eps=c.rms_norm_eps)
-    # SwiGLU with W_down = I is its gated hidden layer; W_down then maps it back to d
-    ffn_hidden = norms.swiglu(ffn_in, w.w_gate, w.w_up, np.eye(c.intermediate_size))
-    ffn_out = ffn_hidden @ w.w_down
-    out = norms.residual_add(y, ffn_out)
-    return LlamaLayerTrace(
-        x=x, attn_in=attn_in, q=q[0], k=k[0], v=v[0], q_rot=q_rot[0], k_rot=k_rot[0],
-        weights=a.weights[0], heads_out=a.output[0], attn_out=attn_out, y=y, ffn_in=ffn_in,
-        ffn_hidden=ffn_hidden, ffn_out=ffn_out, out=out,
+        **moe,
     )
 
 
@@ -470,7 +491,7 @@ class ForwardTrace:
 
     ids: np.ndarray  # [T] input IDs
     x: np.ndarray  # [T, d] rows of E looked up
-    layers: tuple[LlamaLayerTrace, ...]  # one per decoder layer
+    layers: tuple[decoder.LayerTrace, ...]  # one per decoder layer, batch of one: [1, …]
     final: np.ndarray  # [T, d] final RMSNorm of the last layer's output
     logits: np.ndarray  # [T, V] final @ W_out: row t scores the ID after position t
 
@@ -479,7 +500,7 @@ class ForwardTrace:
 
         >>> m = random_model(LlamaConfig(10, 8, 16, 1, 4, 2), seed=0)
         >>> m.forward([1, 2, 3]).shape_table()[:3]
-        [('ids', (3,)), ('embed_tokens → X', (3, 8)), ('layer 0 attn_in', (3, 8))]
+        [('ids', (3,)), ('embed_tokens → X', (3, 8)), ('layer 0 attn_in', (1, 3, 8))]
         """
         rows = [("ids", self.ids.shape), ("embed_tokens → X", self.x.shape)]
         for i, layer in enumerate(self.layers):
@@ -503,7 +524,7 @@ class GenerationTrace:
 
 
 class Model:
-    """A Llama model held as the tensors of its files, with its config and tokenizer.
+    """A Llama or Mixtral model held as the tensors of its files, with its config and tokenizer.
 
     ``tensors`` maps Hugging Face names to arrays in the stored ``[d_out, d_in]`` layout;
     they are checked against ``config`` (every name present, every shape right,
@@ -519,7 +540,7 @@ class Model:
             raise TypeError(f"tokenizer must be a tokenpath.bpe.Tokenizer or None, got {type(tokenizer).__name__}")
         self.config = config
         self.tensors = MappingProxyType(_check_tensors(config, tensors, source))
-        self.dtypes = MappingProxyType(dict(dtypes) if dtypes else {k: "F64" for k in self.tensors})
+        self.dtypes = MappingProxyType({k: _stored_dtype(k, dtypes or {}) for k in self.tensors})
         if tokenizer is not None and tokenizer.n_vocab > config.vocab_size:
             raise ModelFileError(f"{TOKENIZER_NAME}: the tokenizer has {tokenizer.n_vocab} IDs but config vocab_size "
                                  f"is {config.vocab_size}; IDs >= {config.vocab_size} would have no embedding row")
@@ -527,8 +548,9 @@ class Model:
 
     def __repr__(self) -> str:
         c = self.config
+        experts = f", experts={c.n_experts}, k={c.num_experts_per_tok}" if c.n_experts else ""
         return (f"Model(V={c.vocab_size}, d={c.hidden_size}, L={c.num_hidden_layers}, Hq={c.num_attention_heads}, "
-                f"Hkv={c.num_key_value_heads}, d_ff={c.intermediate_size}, tied={c.tie_word_embeddings})")
+                f"Hkv={c.num_key_value_heads}, d_ff={c.intermediate_size}{experts}, tied={c.tie_word_embeddings})")
 
     # ---------------------------------------------------------------- parameters
 
@@ -544,16 +566,26 @@ class Model:
             return embedding.tied_head(self.embedding)
         return self.tensors["lm_head.weight"].T
 
-    def layer_weights(self, i: int) -> LlamaLayerWeights:
-        """Layer ``i``'s parameters, transposed to the book's ``x @ W`` convention."""
+    def layer_weights(self, i: int) -> decoder.LayerWeights:
+        """Layer ``i``'s parameters as a :class:`tokenpath.decoder.LayerWeights`,
+        transposed to the book's ``x @ W`` convention (the one place that transposes)."""
         i = as_int("i", i, low=0, high=self.config.num_hidden_layers - 1)
-        t, p = self.tensors, f"model.layers.{i}."
-        return LlamaLayerWeights(
-            attn_norm=t[p + "input_layernorm.weight"], w_q=t[p + "self_attn.q_proj.weight"].T,
-            w_k=t[p + "self_attn.k_proj.weight"].T, w_v=t[p + "self_attn.v_proj.weight"].T,
-            w_o=t[p + "self_attn.o_proj.weight"].T, ffn_norm=t[p + "post_attention_layernorm.weight"],
-            w_gate=t[p + "mlp.gate_proj.weight"].T, w_up=t[p + "mlp.up_proj.weight"].T,
-            w_down=t[p + "mlp.down_proj.weight"].T,
+        c, t, p = self.config, self.tensors, f"model.layers.{i}."
+        if c.n_experts:
+            def experts(w):  # [E, d_out, d_in] in expert order
+                return np.stack([t[p + f"block_sparse_moe.experts.{e}.{w}.weight"] for e in range(c.n_experts)])
+
+            ffn = dict(gate_proj=experts("w1"), up_proj=experts("w3"), down_proj=experts("w2"),
+                       router=t[p + "block_sparse_moe.gate.weight"], experts_per_token=c.num_experts_per_tok)
+        else:
+            ffn = dict(gate_proj=t[p + "mlp.gate_proj.weight"], up_proj=t[p + "mlp.up_proj.weight"],
+                       down_proj=t[p + "mlp.down_proj.weight"])
+        return decoder.LayerWeights.from_linear(
+            attn_norm=t[p + "input_layernorm.weight"], q_proj=t[p + "self_attn.q_proj.weight"],
+            k_proj=t[p + "self_attn.k_proj.weight"], v_proj=t[p + "self_attn.v_proj.weight"],
+            o_proj=t[p + "self_attn.o_proj.weight"], ffn_norm=t[p + "post_attention_layernorm.weight"],
+            heads=c.num_attention_heads, kv_heads=c.num_key_value_heads, rope_base=c.rope_theta,
+            eps=c.rms_norm_eps, **ffn,
         )
 
     @property
@@ -583,12 +615,11 @@ class Model:
         ids = self._ids(ids)
         c = self.config
         x = embedding.lookup(self.embedding, ids)  # [T, d]
-        positions = np.arange(ids.size)
-        layers, h = [], x
+        layers, h = [], x[None]  # a batch of one sequence: [1, T, d]
         for i in range(c.num_hidden_layers):
-            layers.append(llama_layer(h, self.layer_weights(i), config=c, positions=positions))
+            layers.append(decoder.decoder_layer(h, self.layer_weights(i)))
             h = layers[-1].out
-        final = norms.rms_norm(h, self.tensors["model.norm.weight"], eps=c.rms_norm_eps)
+        final = norms.rms_norm(h[0], self.tensors["model.norm.weight"], eps=c.rms_norm_eps)
         z = embedding.logits(final, self.w_out)  # [T, V]
         return ForwardTrace(ids=ids, x=x, layers=tuple(layers), final=final, logits=z)
 
@@ -617,20 +648,14 @@ class Model:
         5
         """
         ids = self.encode(prompt) if isinstance(prompt, str) else self._ids(prompt)
-        steps = as_int("steps", steps, low=1)
-        rng = np.random.default_rng(as_int("seed", seed, low=0))
-        prompt_ids, drawn, dists = ids, [], []
-        for _ in range(steps):
-            z = self.logits(ids)[-1]  # [V]: scores of the ID after the last position
-            dists.append(embedding.next_token_probs(z, temperature=temperature, top_k=top_k))
-            nxt = int(embedding.draw_ids(dists[-1], [rng.random()])[0])
-            drawn.append(nxt)
-            ids = np.append(ids, nxt)
+        loop = embedding.generate(ids, steps, logits_fn=self.logits, seed=seed, temperature=temperature, top_k=top_k)
+        prompt_ids = ids
+        ids = np.append(prompt_ids, [s.sampled for s in loop])
         text = None
         if self.tokenizer is not None:
             known = [int(i) for i in ids if i < self.tokenizer.n_vocab]
             text = self.tokenizer.decode(known, errors="replace")
-        return GenerationTrace(prompt_ids, np.array(drawn, dtype=np.int64), np.array(dists), text)
+        return GenerationTrace(prompt_ids, ids[prompt_ids.size:], np.array([s.probs for s in loop]), text)
 
 
 _IGNORED = re.compile(r"model\.layers\.\d+\.self_attn\.rotary_emb\.inv_freq")
@@ -641,11 +666,70 @@ def _expected_shape_reason(name: str, c: LlamaConfig) -> str:
     q, kv = "num_attention_heads·head_dim", "num_key_value_heads·head_dim"
     table = {"embed_tokens": ("vocab_size", d), "lm_head": ("vocab_size", d), "norm": (d,),
              "layernorm": (d,), "q_proj": (q, d), "k_proj": (kv, d), "v_proj": (kv, d),
-             "o_proj": (d, q), "gate_proj": (ff, d), "up_proj": (ff, d), "down_proj": (d, ff)}
+             "o_proj": (d, q), "gate_proj": (ff, d), "up_proj": (ff, d), "down_proj": (d, ff),
+             "moe.gate": ("num_local_experts", d), "w1": (ff, d), "w3": (ff, d), "w2": (d, ff)}
     for key, why in table.items():
         if key in name:
             return "[" + ", ".join(why) + "]"
     return "the config"  # pragma: no cover
+
+
+_FUSED = re.compile(r"model\.layers\.(\d+)\.mlp\.(gate\.weight|experts\.gate_up_proj|experts\.down_proj)")
+
+
+def _unfuse_experts(c: LlamaConfig, tensors: Mapping, source: str) -> dict:
+    """Transformers 5's in-memory Mixtral names, with the experts fused
+    (``mlp.gate.weight [E, d]``, ``mlp.experts.gate_up_proj [E, 2·d_ff, d]`` gate rows
+    first, ``mlp.experts.down_proj [E, d, d_ff]``), split into the per-expert names
+    ``save_pretrained`` writes. Other names pass through unchanged.
+
+    >>> c = MixtralConfig(10, 4, 6, 1, 2, 1, num_local_experts=2, num_experts_per_tok=1)
+    >>> t = _unfuse_experts(c, {"model.layers.0.mlp.experts.gate_up_proj": np.zeros((2, 12, 4))}, "f")
+    >>> sorted(t)[:2], t["model.layers.0.block_sparse_moe.experts.1.w3.weight"].shape
+    (['model.layers.0.block_sparse_moe.experts.0.w1.weight', 'model.layers.0.block_sparse_moe.experts.0.w3.weight'], (6, 4))
+    """
+    out = {}
+    for name, value in tensors.items():
+        m = _FUSED.fullmatch(name)
+        if m is None or not c.n_experts:
+            out[name] = value
+            continue
+        p, kind, arr = f"model.layers.{m.group(1)}.block_sparse_moe.", m.group(2), np.asarray(value)
+        if kind == "gate.weight":
+            out[p + "gate.weight"] = arr
+            continue
+        if arr.ndim != 3 or arr.shape[0] != c.n_experts:
+            raise ModelFileError(f"{source}: tensor {name!r} has shape {list(arr.shape)}, but config.json says "
+                                 f"num_local_experts={c.n_experts}: expected [{c.n_experts}, ·, ·], one block per expert")
+        ff = c.intermediate_size
+        for e in range(c.n_experts):
+            if kind == "experts.down_proj":
+                out[p + f"experts.{e}.w2.weight"] = arr[e]
+            elif arr.shape[1] != 2 * ff:
+                raise ModelFileError(f"{source}: tensor {name!r} has shape {list(arr.shape)}, but config.json "
+                                     f"implies [{c.n_experts}, {2 * ff}, {c.hidden_size}] = "
+                                     "[num_local_experts, 2·intermediate_size, hidden_size]")
+            else:
+                out[p + f"experts.{e}.w1.weight"], out[p + f"experts.{e}.w3.weight"] = arr[e, :ff], arr[e, ff:]
+    return out
+
+
+def _stored_dtype(name: str, dtypes: Mapping[str, str]) -> str:
+    """The file dtype of tensor ``name``: its own entry, or that of the fused tensor it
+    was split from, or F64 when the tensors came from memory.
+
+    >>> _stored_dtype("model.layers.0.block_sparse_moe.experts.2.w3.weight",
+    ...               {"model.layers.0.mlp.experts.gate_up_proj": "BF16"})
+    'BF16'
+    """
+    if name in dtypes:
+        return dtypes[name]
+    m = re.fullmatch(r"model\.layers\.(\d+)\.block_sparse_moe\.(gate\.weight|experts\.\d+\.(w[123])\.weight)", name)
+    if m:
+        fused = {None: "gate.weight", "w1": "experts.gate_up_proj", "w3": "experts.gate_up_proj",
+                 "w2": "experts.down_proj"}[m.group(3)]
+        return dtypes.get(f"model.layers.{m.group(1)}.mlp.{fused}", "F64")
+    return "F64"
 
 
 def _check_tensors(c: LlamaConfig, tensors: Mapping, source: str) -> dict[str, np.ndarray]:
@@ -653,7 +737,7 @@ def _check_tensors(c: LlamaConfig, tensors: Mapping, source: str) -> dict[str, n
     if not isinstance(tensors, Mapping):
         raise TypeError(f"tensors must be a mapping of name -> array, got {type(tensors).__name__}")
     expected = tensor_shapes(c)
-    have = {k: v for k, v in tensors.items() if not _IGNORED.fullmatch(k)}
+    have = {k: v for k, v in _unfuse_experts(c, tensors, source).items() if not _IGNORED.fullmatch(k)}
     if c.tie_word_embeddings and "lm_head.weight" in have:
         head = np.asarray(have.pop("lm_head.weight"))
         embed = have.get("model.embed_tokens.weight")
@@ -665,6 +749,11 @@ def _check_tensors(c: LlamaConfig, tensors: Mapping, source: str) -> dict[str, n
             hint = ""
             if name == "lm_head.weight":
                 hint = " (config.json says tie_word_embeddings=false, so the head must be stored)"
+            elif name.endswith("block_sparse_moe.gate.weight"):
+                hint = (f" (config.json describes a Mixtral with num_local_experts={c.n_experts}: every layer "
+                        "needs its router)")
+            elif ".experts." in name:
+                hint = f" (config.json says num_local_experts={c.n_experts})"
             elif name.startswith("model.layers."):
                 hint = f" (config.json says num_hidden_layers={c.num_hidden_layers})"
             raise ModelFileError(f"{source}: missing tensor {name!r}{hint}")
@@ -672,7 +761,11 @@ def _check_tensors(c: LlamaConfig, tensors: Mapping, source: str) -> dict[str, n
     if extra:
         m = re.match(r"model\.layers\.(\d+)\.", extra[0])
         hint = ""
-        if m:
+        if re.search(r"\.experts\.\d+\.", extra[0]):
+            hint = f" (config.json says num_local_experts={c.n_experts}: experts 0–{c.n_experts - 1})"
+        elif ".mlp." in extra[0] or "block_sparse_moe" in extra[0]:
+            hint = f" (config.json describes {c.ARCH}, whose layers store {'experts' if c.n_experts else 'one MLP'})"
+        elif m:
             hint = f" (config.json says num_hidden_layers={c.num_hidden_layers}: layers 0–{c.num_hidden_layers - 1})"
         elif extra[0] == "lm_head.weight":  # pragma: no cover - handled above
             hint = ""
@@ -747,32 +840,39 @@ def tiny_tokenizer() -> bpe.Tokenizer:
     return tok.with_special_tokens([ex.MODEL_EOS_TOKEN])
 
 
-def tiny_config(*, tied: bool = False, vocab_size: int | None = None) -> LlamaConfig:
+def tiny_config(*, tied: bool = False, vocab_size: int | None = None, mixtral: bool = False) -> LlamaConfig:
     """The chapter's skeleton: V = the tokenizer's IDs, d=16, 2 layers, 4 query heads
-    over 2 K/V heads, d_ff=32; the head tied to E or not.
+    over 2 K/V heads, d_ff=32; the head tied to E or not. ``mixtral=True`` gives the
+    same skeleton as a :class:`MixtralConfig` with 4 experts per layer, 2 per token.
 
     >>> c = tiny_config(); c.vocab_size, c.head_dim, c.eos_token_id
     (385, 4, 384)
+    >>> tiny_config(mixtral=True).n_experts
+    4
     """
     if vocab_size is None:
         vocab_size = tiny_tokenizer().n_vocab
-    return LlamaConfig(
+    kw = dict(
         vocab_size=vocab_size, hidden_size=ex.MODEL_HIDDEN, intermediate_size=ex.MODEL_FF,
         num_hidden_layers=ex.MODEL_LAYERS, num_attention_heads=ex.MODEL_HEADS,
         num_key_value_heads=ex.MODEL_KV_HEADS, rms_norm_eps=ex.MODEL_NORM_EPS,
         rope_theta=ex.MODEL_ROPE_THETA, tie_word_embeddings=tied,
         eos_token_id=vocab_size - 1, bos_token_id=None,
     )
+    if mixtral:
+        return MixtralConfig(num_local_experts=ex.MODEL_EXPERTS, num_experts_per_tok=ex.MODEL_EXPERTS_PER_TOKEN, **kw)
+    return LlamaConfig(**kw)
 
 
-def tiny_model(*, tied: bool = False, seed: int = ex.MODEL_SEED) -> Model:
-    """The chapter's tiny random Llama with its tokenizer, ready for :func:`save`.
+def tiny_model(*, tied: bool = False, seed: int = ex.MODEL_SEED, mixtral: bool = False) -> Model:
+    """The chapter's tiny random Llama (or, with ``mixtral=True``, Mixtral) with its
+    tokenizer, ready for :func:`save`.
 
     >>> tiny_model().parameter_count, tiny_model(tied=True).parameter_count
     (17008, 10848)
     """
     tok = tiny_tokenizer()
-    return random_model(tiny_config(tied=tied, vocab_size=tok.n_vocab), seed=seed, tokenizer=tok)
+    return random_model(tiny_config(tied=tied, vocab_size=tok.n_vocab, mixtral=mixtral), seed=seed, tokenizer=tok)
 
 
 # -------------------------------------------------------------- tokenizer.json

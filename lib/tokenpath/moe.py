@@ -52,6 +52,7 @@ __all__ = [
     "count_text",
     "expert_output",
     "make_experts",
+    "moe_experts",
     "moe_layer",
     "output_from_rounded_gates",
     "route",
@@ -329,6 +330,42 @@ def moe_layer(x, w_router, experts, k: int, *, gate: str = "in_set") -> MoETrace
     # each token runs only its own k experts; the others are never evaluated for it
     outs = np.stack([[expert_output(tok, experts[i]) for i in row] for tok, row in zip(tokens, chosen)])
     return combine(r, outs.reshape(r.chosen.shape + (outs.shape[-1],)))
+
+
+def moe_experts(x, w_router, w_gate, w_up, w_down, k: int, *, gate: str = "in_set") -> MoETrace:
+    """:func:`moe_layer` for tokens ``x [..., d]`` with the experts' weights stacked,
+    ``w_gate``/``w_up [E, d, d_ff]`` and ``w_down [E, d_ff, d]`` (as a model file holds
+    them): route with ``a = x W_r``, then run each expert once, on the tokens that chose
+    it, and combine. Same routing (:func:`route`), same experts
+    (:func:`~tokenpath.norms.swiglu`) and same result as :func:`moe_layer`.
+
+    >>> ex = make_experts(4, 4, 6)
+    >>> stack = [np.stack([getattr(e, n) for e in ex]) for n in ("w_gate", "w_up", "w_down")]
+    >>> x = np.random.default_rng(0).normal(size=(3, 4))
+    >>> t = moe_experts(x, np.eye(4), *stack, 2)
+    >>> t.route.chosen.shape, bool(np.allclose(t.output, moe_layer(x, np.eye(4), ex, 2).output))
+    ((3, 2), True)
+    """
+    xs = as_float_array("x", x, min_ndim=1)
+    stacks = {}
+    for name, w in (("w_gate", w_gate), ("w_up", w_up), ("w_down", w_down)):
+        stacks[name] = as_float_array(name, w, ndim=3)
+    g, u, dn = stacks["w_gate"], stacks["w_up"], stacks["w_down"]
+    a = router_scores(xs, w_router)  # [..., E]
+    n_exp = a.shape[-1]
+    if g.shape[0] != n_exp or u.shape != g.shape or dn.shape[:2] != (n_exp, g.shape[2]):
+        raise ValueError(
+            f"w_gate and w_up must be [E, d, d_ff] and w_down [E, d_ff, d] with E = {n_exp} (w_router's columns), "
+            f"got {list(g.shape)}, {list(u.shape)}, {list(dn.shape)}"
+        )
+    r = route(a, k, gate=gate)
+    tokens = xs.reshape(-1, xs.shape[-1])  # [N, d]
+    chosen = r.chosen.reshape(-1, r.k)  # [N, k]
+    outs = np.zeros(chosen.shape + (dn.shape[2],))  # [N, k, d]
+    for i in np.unique(chosen):  # only experts some token chose are evaluated
+        rows, slot = np.nonzero(chosen == i)
+        outs[rows, slot] = swiglu(tokens[rows], g[i], u[i], dn[i])
+    return combine(r, outs.reshape(r.chosen.shape + (dn.shape[2],)))
 
 
 # ------------------------------------------------------------- batch and capacity

@@ -64,6 +64,24 @@ def config():
     return tiny().config
 
 
+@cache
+def mixtral():
+    return M.tiny_model(mixtral=True)
+
+
+def mix_count(tied=False):
+    return M.count_parameters(M.tiny_config(mixtral=True, tied=tied))
+
+
+@cache
+def mix_layer0():
+    return mixtral().forward(prompt_ids()).layers[0]
+
+
+def _mix_stored(name):
+    return mixtral().tensors["model.layers.0." + name].shape
+
+
 def count(tied=False):
     return M.count_parameters(M.tiny_config(tied=tied))
 
@@ -110,7 +128,7 @@ CLAIMS: list[_Claim] = [
     Claim("names.k_proj", lambda: _stored("model.layers.0.self_attn.k_proj.weight"), text=("[8, 16]", _shape)),
     Claim("names.q_proj", lambda: _stored("model.layers.0.self_attn.q_proj.weight"), text=("[16, 16]", _shape)),
     Claim("names.prompt_tokens", lambda: prompt_ids().size, exact="6"),
-    Claim("names.q_activation", lambda: trace().layers[0].q.shape, text=("[4, 6, 4]", _shape)),
+    Claim("names.q_activation", lambda: trace().layers[0].q.shape, text=("[1, 4, 6, 4]", _shape)),
     # -- 9.4 counting -----------------------------------------------------------------------
     Claim("count.embedding", lambda: count().embedding, exact="6160"),
     Claim("count.attention", lambda: count().attention, exact="768"),
@@ -128,7 +146,8 @@ CLAIMS: list[_Claim] = [
     Claim("tok.first_id", lambda: prompt_ids()[0], exact="271"),
     Claim("tok.second_id", lambda: prompt_ids()[1], exact="341"),
     # -- 9.6 the forward pass ---------------------------------------------------------------
-    Claim("fwd.weights_per_head", lambda: trace().layers[0].weights.shape[1:], text=("[6, 6]", _shape)),
+    Claim("fwd.weights_per_head", lambda: trace().layers[0].weights.shape[2:], text=("[6, 6]", _shape)),
+    Claim("fwd.batch", lambda: trace().layers[0].x.shape[0], exact="1"),
     Claim("fwd.stream", lambda: trace().final.shape, text=("[6, 16]", _shape)),
     # -- 9.8 shards ------------------------------------------------------------------------------
     Claim("shard.first_name", lambda: shard_names()[0], text=("model-00001-of-00003.safetensors", str)),
@@ -136,6 +155,34 @@ CLAIMS: list[_Claim] = [
     # -- 9.9 the cross-check bounds (asserted by tests/test_crosscheck_model.py) -----------------
     Claim("xcheck.tol", lambda: ex.MODEL_CROSSCHECK_TOL, text=("1e-4", _sci)),
     Claim("xcheck.measured", lambda: ex.MODEL_CROSSCHECK_MEASURED, text=("1e-5", _sci)),
+    # -- 9.10 Mixtral -------------------------------------------------------------------------------
+    Claim("mix.experts", lambda: mixtral().config.num_local_experts, exact="4"),
+    Claim("mix.per_token", lambda: mixtral().config.num_experts_per_tok, exact="2"),
+    Claim("mix.router_shape", lambda: _mix_stored("block_sparse_moe.gate.weight"), text=("[4, 16]", _shape)),
+    Claim("mix.w1_shape", lambda: _mix_stored("block_sparse_moe.experts.0.w1.weight"), text=("[32, 16]", _shape)),
+    Claim("mix.w3_shape", lambda: _mix_stored("block_sparse_moe.experts.0.w3.weight"), text=("[32, 16]", _shape)),
+    Claim("mix.w2_shape", lambda: _mix_stored("block_sparse_moe.experts.0.w2.weight"), text=("[16, 32]", _shape)),
+    Claim("mix.last_expert", lambda: mixtral().config.num_local_experts - 1, exact="3"),
+    Claim("mix.fused_gate_up", lambda: (mixtral().config.num_local_experts, 2 * mixtral().config.intermediate_size,
+                                        mixtral().config.hidden_size), text=("[4, 64, 16]", _shape)),
+    Claim("mix.fused_down", lambda: (mixtral().config.num_local_experts, mixtral().config.hidden_size,
+                                     mixtral().config.intermediate_size), text=("[4, 16, 32]", _shape)),
+    Claim("mix.total", lambda: mix_count().total, text=("26,352", _thousands)),
+    Claim("mix.stored", lambda: mixtral().parameter_count, text=("26,352", _thousands)),
+    Claim("mix.total_tied", lambda: mix_count(tied=True).total, text=("20,192", _thousands)),
+    Claim("mix.experts_total", lambda: mix_count().layers * mix_count().mlp, text=("12,288", _thousands)),
+    Claim("mix.one_expert", lambda: mix_count().active_mlp // mixtral().config.num_experts_per_tok, exact="1536"),
+    Claim("mix.active", lambda: mix_count().active, text=("20,208", _thousands)),
+    Claim("mix.active_tied", lambda: mix_count(tied=True).active, text=("14,048", _thousands)),
+    Claim("mix.router", lambda: mix_count().router, exact="64"),
+    Claim("mix.pos0_first", lambda: mix_layer0().chosen_experts[0, 0, 0], exact="1"),
+    Claim("mix.pos0_second", lambda: mix_layer0().chosen_experts[0, 0, 1], exact="0"),
+    Claim("mix.pos0_gate1", lambda: mix_layer0().expert_gates[0, 0, 0], text=("0.612", lambda v: f"{v:.3f}")),
+    Claim("mix.pos0_gate0", lambda: mix_layer0().expert_gates[0, 0, 1], text=("0.388", lambda v: f"{v:.3f}")),
+    Claim("mix.pos1_differs", lambda: sorted(mix_layer0().chosen_experts[0, 1].tolist())
+          != sorted(mix_layer0().chosen_experts[0, 0].tolist()), text=("another pair", lambda v: "another pair" if v else "")),
+    Claim("mix.gate_sum", lambda: mix_layer0().expert_gates[0].sum(-1).round(12).max(), exact="1"),
+    Claim("mix.xcheck_V", lambda: ex.CROSSCHECK_SHAPES[0][0], exact="1000"),
 ]
 
 NOT_CLAIMS: list[_NotClaim] = [

@@ -34,6 +34,10 @@ MODEL_ROPE_THETA = 10000.0
 MODEL_NORM_EPS = 1e-6
 #: Seed of the random weights.
 MODEL_SEED = 9
+#: The Mixtral variant of the same skeleton: experts per layer (E) and experts each
+#: position runs (k), Mixtral's own ratio of 8 and 2 scaled down.
+MODEL_EXPERTS = 4
+MODEL_EXPERTS_PER_TOKEN = 2
 
 # --- what the chapter does with it ------------------------------------------------------
 #: The sentence the chapter encodes and runs (seed 004's example).
