@@ -107,3 +107,33 @@ def test_sampling_with_the_committed_seed_gives_the_committed_sample(hf, samples
         probs = torch.softmax(logits[n - 1:-1] / samples["temperature"], dim=-1)
         got = [int(torch.multinomial(p, 1, generator=gen)) for p in probs]
         assert got == row["sampled_ids"]
+
+
+# ------------------------------------------------------------- the engine on the same folder
+
+#: The issue's bound on max |logit difference| between the engine (float64) and
+#: transformers (float32) on held-out text.
+TOL = 1e-4
+
+
+@pytest.fixture(scope="module")
+def engine():
+    return M.load(FOLDER)
+
+
+def test_engine_logits_equal_transformers_on_held_out_text(hf, engine, held_ids):
+    ids = held_ids[: hf.config.max_position_embeddings]
+    ours = engine.logits(ids)
+    ref = _forced_logits(hf, ids).numpy()
+    delta = float(abs(ours - ref).max())
+    assert delta <= TOL, f"max |Δ| = {delta:.2e} over {len(ids)} held-out tokens"
+
+
+def test_engine_greedy_generation_gives_the_same_tokens_as_transformers(engine, samples):
+    row = samples["completions"][0]
+    g = engine.generate(row["prompt_ids"], 6, top_k=1)  # the engine's own loop, greedy
+    assert g.sampled.tolist() == row["greedy_ids"][:6]
+    for row in samples["completions"]:  # every committed greedy token is the engine's argmax too
+        full = row["prompt_ids"] + row["greedy_ids"]
+        n = len(row["prompt_ids"])
+        assert engine.logits(full)[n - 1:-1].argmax(axis=-1).tolist() == row["greedy_ids"]

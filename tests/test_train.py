@@ -70,3 +70,9 @@ def test_loss_figure_is_redrawn_byte_for_byte_from_training_json(tmp_path):
     png, svg = T.write_loss_figure(tmp_path)
     assert png.read_bytes() == (FOLDER / "loss.png").read_bytes()
     assert svg.read_bytes() == (FOLDER / "loss.svg").read_bytes()
+
+
+def test_counting_by_tensor_name_agrees_with_the_engine_counting_from_the_config():
+    c = T.count_moe_parameters(FOLDER)
+    e = M.count_parameters(M.read_config(FOLDER / "config.json"))
+    assert (c.total, c.active) == (e.total, e.active)
