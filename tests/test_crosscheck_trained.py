@@ -17,6 +17,7 @@ from pathlib import Path
 import pytest
 
 from tokenpath import _train as T
+from tokenpath import examples as ex
 from tokenpath import model as M
 
 transformers = pytest.importorskip("transformers", reason="needs the crosscheck extra (transformers)")
@@ -113,7 +114,7 @@ def test_sampling_with_the_committed_seed_gives_the_committed_sample(hf, samples
 
 #: The issue's bound on max |logit difference| between the engine (float64) and
 #: transformers (float32) on held-out text.
-TOL = 1e-4
+TOL = ex.TRAINED_CROSSCHECK_TOL
 
 
 @pytest.fixture(scope="module")

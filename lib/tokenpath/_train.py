@@ -461,6 +461,32 @@ def write_loss_figure(folder=FOLDER) -> list[Path]:
     return paths
 
 
+def previous_token_weight(trace):
+    """[L, H] mean attention weight each head puts on the position just before the
+    query (queries 1…T−1), from a :class:`tokenpath.model.ForwardTrace`.
+
+    >>> import numpy as np
+    >>> from types import SimpleNamespace as NS
+    >>> w = np.eye(3, k=-1)[None, None]; w[0, 0, 0, 0] = 1
+    >>> previous_token_weight(NS(layers=[NS(weights=w)]))
+    array([[1.]])
+    """
+    import numpy as np
+
+    rows = []
+    for layer in trace.layers:
+        w = layer.weights[0]  # [H, T, T]: query rows, source columns
+        t = np.arange(1, w.shape[-1])
+        rows.append(w[:, t, t - 1].mean(axis=-1))
+    return np.array(rows)
+
+
+def routing_rows(trace, pieces) -> list[tuple[str, ...]]:
+    """One row per token: the token's text and, per layer, its chosen experts (best first)."""
+    return [(piece, *(" ".join(str(int(e)) for e in layer.chosen_experts[0, t]) for layer in trace.layers))
+            for t, piece in enumerate(pieces)]
+
+
 class LossFigure:
     """The committed ``loss.png`` for a notebook cell, shown the way
     :class:`tokenpath.figures.FigureDisplay` shows a figure (image, alt text, caption)."""

@@ -14,5 +14,12 @@ TRAINED_PROMPTS = ("def __init__(self", "import ", "for i in range(")
 #: New tokens per completion, and the temperature of the sampled completions.
 TRAINED_NEW_TOKENS = 32
 TRAINED_TEMPERATURE = 0.8
+#: Tokens the notebook generates through the engine (NumPy, no cache: kept short).
+TRAINED_ENGINE_TOKENS = 8
+#: The line of ``held_out.txt`` (0-based) whose attention and routing the chapter prints:
+#: ``def __new__(cls, numerator=0, ...)`` of ``fractions.py``.
+TRAINED_LINE_INDEX = 61
+#: Bound on max |logit difference| between the engine and transformers on held-out text.
+TRAINED_CROSSCHECK_TOL = 1e-4
 
 __all__ = [name for name in dir() if name.isupper()]
