@@ -138,3 +138,22 @@ def test_engine_greedy_generation_gives_the_same_tokens_as_transformers(engine, 
         full = row["prompt_ids"] + row["greedy_ids"]
         n = len(row["prompt_ids"])
         assert engine.logits(full)[n - 1:-1].argmax(axis=-1).tolist() == row["greedy_ids"]
+
+
+def _line_ids(tok):
+    line = (FOLDER / T.HELD_OUT_NAME).read_text(encoding="utf-8").splitlines()[ex.TRAINED_LINE_INDEX]
+    return tok.encode(line)
+
+
+def test_engine_attention_weights_and_router_choices_on_the_chapter_line_equal_transformers(engine, tok):
+    """The tables of section 10.6: per-head attention weights and each layer's top-2 experts."""
+    ids = _line_ids(tok)
+    ref = transformers.AutoModelForCausalLM.from_pretrained(FOLDER, attn_implementation="eager").float().eval()
+    with torch.no_grad():
+        out = ref(torch.tensor([ids]), output_attentions=True, output_router_logits=True)
+    trace = engine.forward(ids)
+    k = ref.config.num_experts_per_tok
+    for layer, attn, router in zip(trace.layers, out.attentions, out.router_logits):
+        assert abs(layer.weights - attn.double().numpy()).max() <= TOL
+        top = torch.topk(router.reshape(len(ids), -1), k, dim=-1).indices.numpy()
+        assert (layer.chosen_experts[0] == top).all()
