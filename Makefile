@@ -39,7 +39,7 @@ PYTEST_ARGS  = tests lib --doctest-modules --ignore-glob='*/__main__.py' \
                --nbval --nbval-current-env --nbval-sanitize-with tests/nbval_sanitize.cfg \
                $(NOTEBOOKS)
 
-.PHONY: help venv lab test check-lab check-book figures sync book doctor bench lock clean
+.PHONY: help venv lab test check-lab check-book figures sync book doctor bench model lock clean
 
 help:
 	@echo "make lab       start JupyterLab on the first notebook"
@@ -51,6 +51,7 @@ help:
 	@echo "make check-book open the HTML edition from file:// in headless Chromium and move its sliders"
 	@echo "make doctor    check this environment (versions, widget frontend, CJK font, kernel)"
 	@echo "make bench     run every script in benchmarks/"
+	@echo "make model     retrain the book's own model into models/stdlib-moe/ (PyTorch, CPU)"
 	@echo "make venv      create or update .venv only"
 	@echo "make lock      regenerate constraints.txt from a fresh venv"
 	@echo "make clean     remove .venv, caches and build/"
@@ -128,6 +129,13 @@ bench: $(STAMP)
 	    $(PY) $$script || { echo "== $$script exited with status $$?"; status=1; }; \
 	done; \
 	exit $$status
+
+# The book's own model: a tiny mixture-of-experts decoder trained on this interpreter's
+# standard library with PyTorch on CPU (lib/tokenpath/_train.py), written with its
+# tokenizer, training record, completions and loss figure into models/stdlib-moe/.
+model:
+	@$(MAKE) --no-print-directory venv EXTRAS=$(EXTRAS),crosscheck
+	$(PY) -m tokenpath._train --out models/stdlib-moe
 
 # constraints.txt: exact versions of everything in a venv with all extras. torch is
 # pinned without its local label (+cpu), so the CPU wheel and the default wheel of the

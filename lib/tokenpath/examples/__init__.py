@@ -52,3 +52,4 @@ from .model import *  # noqa: E402,F401,F403
 from .moe import *  # noqa: E402,F401,F403
 from .norms import *  # noqa: E402,F401,F403
 from .position import *  # noqa: E402,F401,F403
+from .trained import *  # noqa: E402,F401,F403

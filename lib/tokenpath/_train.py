@@ -1,0 +1,533 @@
+"""Train the book's own model: a tiny Mixtral-style decoder on the interpreter's
+standard-library ``.py`` files (``make model``; ``python -m tokenpath._train``).
+
+Everything is fixed in advance so a rerun gives the same model up to floating-point
+noise: the corpus (sorted paths, a stated set of skipped folders, a SHA-256 of what was
+read), the held-out slice (every ``HELD_OUT_EVERY``-th file), the tokenizer
+(:func:`tokenpath.bpe.train` with Hugging Face tie-breaking), the seed, the data order,
+the number of steps and the schedule.
+
+The pure-Python helpers (corpus, split, config) import nothing heavy; :func:`train_model`
+imports ``torch`` and ``transformers`` (the crosscheck extra) when it is called.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import math
+import platform
+import sysconfig
+import time
+from dataclasses import asdict, dataclass, field
+from pathlib import Path
+
+from . import bpe
+from .examples import trained as ex
+
+#: Folders of the standard library that are not read: the test suites (large and
+#: repetitive), IDLE, and third-party packages.
+SKIP_PARTS = frozenset({"test", "tests", "idlelib", "site-packages", "dist-packages", "__pycache__"})
+#: Every this-many-th file in sorted order is held out (file 0, 20, 40, …).
+HELD_OUT_EVERY = 20
+EOS = "<|endoftext|>"
+FOLDER = Path(ex.TRAINED_FOLDER)
+TRAINING_NAME = "training.json"
+SAMPLES_NAME = "samples.json"
+#: A held-out file whose opening is committed beside the model (``held_out.txt``), so the
+#: checks and the chapter evaluate on the same text on any interpreter.
+HELD_OUT_FILE = "fractions.py"
+HELD_OUT_CHARS = 3000
+HELD_OUT_NAME = "held_out.txt"
+PROMPTS = ex.TRAINED_PROMPTS
+NEW_TOKENS = ex.TRAINED_NEW_TOKENS
+TEMPERATURE = ex.TRAINED_TEMPERATURE
+LOSS_FIGURE = "loss"
+
+
+@dataclass(frozen=True)
+class Settings:
+    """Every choice of a training run (written to ``training.json``)."""
+
+    vocab_size: int = 2048          # 256 bytes + merges + the EOS token
+    hidden_size: int = 128
+    intermediate_size: int = 256    # per expert
+    num_hidden_layers: int = 2
+    num_attention_heads: int = 4
+    num_key_value_heads: int = 2
+    num_local_experts: int = 4
+    num_experts_per_tok: int = 2
+    rope_theta: float = 10000.0
+    rms_norm_eps: float = 1e-5
+    tie_word_embeddings: bool = False
+    router_aux_loss_coef: float = 0.02
+    seq_len: int = 128
+    batch_size: int = 8
+    steps: int = 500
+    warmup: int = 25
+    lr: float = 3e-3
+    min_lr: float = 3e-4
+    weight_decay: float = 0.1
+    seed: int = 0
+    threads: int = 2
+    eval_tokens: int = 65536
+    curve_every: int = 10
+
+
+def corpus_files(root=None) -> list[Path]:
+    """The standard library's ``.py`` files in sorted order, skipped folders left out.
+
+    >>> files = corpus_files(Path(__file__).parent)  # this package, a small tree
+    >>> files == sorted(files) and all(f.suffix == ".py" for f in files)
+    True
+    """
+    root = Path(root if root is not None else sysconfig.get_paths()["stdlib"])
+    return [p for p in sorted(root.rglob("*.py")) if not (SKIP_PARTS & set(p.relative_to(root).parts))]
+
+
+def read_corpus(files) -> list[str]:
+    """The files' texts (UTF-8; a file that does not decode is read with replacement)."""
+    return [Path(p).read_bytes().decode("utf-8", errors="replace") for p in files]
+
+
+def corpus_sha256(files, root=None) -> str:
+    """SHA-256 over every file's path (relative to the library) and bytes, in order.
+
+    >>> len(corpus_sha256([]))
+    64
+    """
+    root = Path(root if root is not None else sysconfig.get_paths()["stdlib"])
+    h = hashlib.sha256()
+    for p in files:
+        h.update(str(Path(p).relative_to(root)).encode() + b"\0")
+        data = Path(p).read_bytes()
+        h.update(len(data).to_bytes(8, "little") + data)
+    return h.hexdigest()
+
+
+def split(texts: list[str], every: int = HELD_OUT_EVERY) -> tuple[list[str], list[str]]:
+    """(training texts, held-out texts): every ``every``-th text is held out.
+
+    >>> split(list("abcdef"), 3)
+    (['b', 'c', 'e', 'f'], ['a', 'd'])
+    """
+    held = [t for i, t in enumerate(texts) if i % every == 0]
+    train = [t for i, t in enumerate(texts) if i % every != 0]
+    return train, held
+
+
+def train_tokenizer(texts: list[str], vocab_size: int) -> bpe.Tokenizer:
+    """Byte-level BPE on the joined texts with ``vocab_size - 1`` entries, then EOS."""
+    tok = bpe.train("".join(texts), vocab_size - 1, tie_break="hf")
+    return tok.with_special_tokens([EOS])
+
+
+def token_stream(tok: bpe.Tokenizer, texts: list[str]) -> list[int]:
+    """Every text encoded, each followed by EOS.
+
+    >>> tok = bpe.Tokenizer([]).with_special_tokens([EOS])
+    >>> token_stream(tok, ["ab", "c"])
+    [97, 98, 256, 99, 256]
+    """
+    eos = tok.special_tokens[EOS]
+    out: list[int] = []
+    for t in texts:
+        out.extend(tok.encode(t, disallowed_special=()))
+        out.append(eos)
+    return out
+
+
+def mixtral_config_dict(s: Settings) -> dict:
+    """The keyword arguments of ``transformers.MixtralConfig`` for ``s``.
+
+    >>> d = mixtral_config_dict(Settings())
+    >>> d["num_local_experts"], d["num_experts_per_tok"], d["head_dim"]
+    (4, 2, 32)
+    """
+    return dict(
+        vocab_size=s.vocab_size, hidden_size=s.hidden_size, intermediate_size=s.intermediate_size,
+        num_hidden_layers=s.num_hidden_layers, num_attention_heads=s.num_attention_heads,
+        num_key_value_heads=s.num_key_value_heads, head_dim=s.hidden_size // s.num_attention_heads,
+        num_local_experts=s.num_local_experts, num_experts_per_tok=s.num_experts_per_tok,
+        max_position_embeddings=s.seq_len, rms_norm_eps=s.rms_norm_eps, tie_word_embeddings=s.tie_word_embeddings,
+        rope_parameters={"rope_type": "default", "rope_theta": s.rope_theta},
+        router_aux_loss_coef=s.router_aux_loss_coef, output_router_logits=False, sliding_window=None,
+        attention_dropout=0.0, router_jitter_noise=0.0, eos_token_id=s.vocab_size - 1,
+        bos_token_id=None, pad_token_id=None,
+    )
+
+
+def cosine_lr(step: int, s: Settings) -> float:
+    """Linear warm-up, then cosine decay from ``lr`` to ``min_lr`` at the last step.
+
+    >>> s = Settings(steps=100, warmup=10, lr=1.0, min_lr=0.0)
+    >>> cosine_lr(0, s), cosine_lr(9, s), round(cosine_lr(99, s), 6)
+    (0.1, 1.0, 0.0)
+    """
+    if step < s.warmup:
+        return s.lr * (step + 1) / s.warmup
+    frac = (step - s.warmup) / max(1, s.steps - 1 - s.warmup)
+    return s.min_lr + 0.5 * (s.lr - s.min_lr) * (1 + math.cos(math.pi * frac))
+
+
+def batch_starts(n_tokens: int, s: Settings, step: int):
+    """The start offsets of step ``step``'s windows: seeded by (seed, step) alone, so
+    the data order does not depend on anything else the run did."""
+    import numpy as np
+
+    rng = np.random.default_rng([s.seed, step])
+    return rng.integers(0, n_tokens - s.seq_len - 1, size=s.batch_size)
+
+
+def held_out_loss(model, ids, s: Settings) -> float:
+    """Mean next-token cross-entropy (nats) over non-overlapping ``seq_len`` windows of
+    the first ``eval_tokens`` held-out tokens."""
+    import torch
+
+    ids = torch.tensor(ids[: s.eval_tokens + 1])
+    n = (len(ids) - 1) // s.seq_len
+    x = ids[: n * s.seq_len].view(n, s.seq_len)
+    y = ids[1: n * s.seq_len + 1].view(n, s.seq_len)
+    total = 0.0
+    with torch.no_grad():
+        for i in range(0, n, 32):
+            logits = model(x[i:i + 32]).logits
+            total += torch.nn.functional.cross_entropy(
+                logits.reshape(-1, logits.shape[-1]), y[i:i + 32].reshape(-1), reduction="sum").item()
+    return total / (n * s.seq_len)
+
+
+def train_model(out=FOLDER, s: Settings = Settings(), *, progress: bool = True) -> dict:
+    """Train and write ``config.json``, ``model.safetensors``, ``tokenizer.json``,
+    ``training.json`` and the loss figure into ``out``. Returns the training record."""
+    import numpy as np
+    import torch
+    import transformers
+    from tqdm.auto import tqdm
+
+    from . import model as M
+
+    t0 = time.perf_counter()
+    out = Path(out)
+    torch.manual_seed(s.seed)
+    torch.set_num_threads(s.threads)
+    torch.use_deterministic_algorithms(True)
+
+    files = corpus_files()
+    texts = read_corpus(files)
+    train_texts, held_texts = split(texts)
+    tok = train_tokenizer(train_texts, s.vocab_size)
+    train_ids = np.asarray(token_stream(tok, train_texts), dtype=np.int64)
+    held_ids = token_stream(tok, held_texts)
+    t_data = time.perf_counter() - t0
+
+    cfg = transformers.MixtralConfig(**mixtral_config_dict(s))
+    model = transformers.MixtralForCausalLM(cfg).float()
+    model.train()
+    decay = [p for n, p in model.named_parameters() if p.dim() >= 2 and "norm" not in n]
+    no_decay = [p for n, p in model.named_parameters() if not (p.dim() >= 2 and "norm" not in n)]
+    opt = torch.optim.AdamW([{"params": decay, "weight_decay": s.weight_decay},
+                             {"params": no_decay, "weight_decay": 0.0}], lr=s.lr, betas=(0.9, 0.95))
+    data = torch.from_numpy(train_ids)
+    curve, window = [], []
+    bar = tqdm(range(s.steps), desc="training", disable=not progress, mininterval=2.0)
+    t1 = time.perf_counter()
+    for step in bar:
+        for g in opt.param_groups:
+            g["lr"] = cosine_lr(step, s)
+        starts = torch.from_numpy(batch_starts(len(train_ids), s, step))
+        idx = starts[:, None] + torch.arange(s.seq_len + 1)[None, :]
+        chunk = data[idx]
+        x, y = chunk[:, :-1], chunk[:, 1:]
+        outputs = model(x, output_router_logits=True)
+        ce = torch.nn.functional.cross_entropy(outputs.logits.reshape(-1, s.vocab_size), y.reshape(-1))
+        loss = ce + s.router_aux_loss_coef * outputs.aux_loss
+        opt.zero_grad(set_to_none=True)
+        loss.backward()
+        torch.nn.utils.clip_grad_norm_(model.parameters(), 1.0)
+        opt.step()
+        window.append(ce.item())
+        if len(window) == s.curve_every:
+            curve.append(round(sum(window) / len(window), 4))
+            window = []
+            bar.set_postfix(loss=f"{curve[-1]:.3f}")
+    t_train = time.perf_counter() - t1
+    model.eval()
+    held = held_out_loss(model, held_ids, s)
+
+    out.mkdir(parents=True, exist_ok=True)
+    model.config.output_router_logits = False
+    model.save_pretrained(out)
+    M.write_tokenizer(out, tok, eos_token=EOS)
+    for extra in ("generation_config.json",):
+        (out / extra).unlink(missing_ok=True)
+    record = {
+        "python": platform.python_version(),
+        "torch": torch.__version__.split("+")[0],
+        "transformers": transformers.__version__,
+        "corpus": {"files": len(files), "held_out_files": len(held_texts), "held_out_every": HELD_OUT_EVERY,
+                   "skipped_folders": sorted(SKIP_PARTS), "sha256": corpus_sha256(files),
+                   "train_tokens": int(len(train_ids)), "held_out_tokens": len(held_ids),
+                   "bytes": sum(len(t.encode()) for t in texts)},
+        "settings": asdict(s),
+        "steps": s.steps,
+        "tokens_seen": s.steps * s.batch_size * s.seq_len,
+        "seconds_data": round(t_data, 1),
+        "seconds_train": round(t_train, 1),
+        "seconds_total": round(time.perf_counter() - t0, 1),
+        "final_train_loss": curve[-1],
+        "held_out_loss": round(held, 4),
+        "ln_vocab": round(math.log(s.vocab_size), 4),
+        "loss_curve": {"every": s.curve_every, "mean_train_loss": curve},
+    }
+    (out / TRAINING_NAME).write_text(json.dumps(record, indent=1) + "\n", encoding="utf-8")
+    finish(out)
+    return record
+
+
+def held_out_sample(files, root=None) -> str:
+    """The first ``HELD_OUT_CHARS`` characters of ``HELD_OUT_FILE``, cut at a line end.
+    The file must be in the held-out slice."""
+    root = Path(root if root is not None else sysconfig.get_paths()["stdlib"])
+    names = [str(Path(p).relative_to(root)) for p in files]
+    i = names.index(HELD_OUT_FILE)
+    if i % HELD_OUT_EVERY != 0:
+        raise ValueError(f"{HELD_OUT_FILE} is not in the held-out slice")
+    text = read_corpus([files[i]])[0][:HELD_OUT_CHARS]
+    return text[: text.rfind("\n") + 1]
+
+
+def complete(model, ids: list[int], n: int, *, temperature: float = 0.0, seed: int = 0) -> list[int]:
+    """``n`` new token IDs after ``ids``: the argmax at temperature 0, otherwise drawn
+    from softmax(logits / temperature) with a generator seeded by ``seed``. No cache:
+    every step runs the whole sequence again, as the engine's chapters do."""
+    import torch
+
+    gen = torch.Generator().manual_seed(seed)
+    out = list(ids)
+    with torch.no_grad():
+        for _ in range(n):
+            logits = model(torch.tensor([out])).logits[0, -1].double()
+            if temperature == 0:
+                out.append(int(torch.argmax(logits)))
+            else:
+                p = torch.softmax(logits / temperature, dim=-1)
+                out.append(int(torch.multinomial(p, 1, generator=gen)))
+    return out[len(ids):]
+
+
+def write_samples(folder=FOLDER) -> dict:
+    """Complete ``PROMPTS`` greedily and at ``TEMPERATURE`` with the model as
+    ``transformers`` loads it from ``folder``; write ``samples.json``."""
+    import transformers
+
+    from . import model as M
+
+    folder = Path(folder)
+    model = transformers.AutoModelForCausalLM.from_pretrained(folder).float().eval()
+    tok = M.read_tokenizer(folder / M.TOKENIZER_NAME)
+    rows = []
+    for prompt in PROMPTS:
+        ids = tok.encode(prompt)
+        greedy = complete(model, ids, NEW_TOKENS)
+        warm = complete(model, ids, NEW_TOKENS, temperature=TEMPERATURE, seed=0)
+        rows.append({"prompt": prompt, "prompt_ids": ids, "greedy_ids": greedy,
+                     "greedy_text": tok.decode(greedy, errors="replace"),
+                     "sampled_ids": warm, "sampled_text": tok.decode(warm, errors="replace")})
+    record = {"new_tokens": NEW_TOKENS, "temperature": TEMPERATURE, "seed": 0, "completions": rows}
+    (folder / SAMPLES_NAME).write_text(json.dumps(record, indent=1, ensure_ascii=False) + "\n", encoding="utf-8")
+    return record
+
+
+def finish(folder=FOLDER) -> None:
+    """The files written after training: the held-out sample, the completions, the figure."""
+    folder = Path(folder)
+    (folder / HELD_OUT_NAME).write_text(held_out_sample(corpus_files()), encoding="utf-8")
+    write_samples(folder)
+    write_loss_figure(folder)
+
+
+def trained_folder() -> Path:
+    """The committed model folder of this checkout (``models/stdlib-moe``)."""
+    return Path(__file__).resolve().parents[2] / FOLDER
+
+
+def read_training(folder=None) -> dict:
+    """The committed training record (``training.json``)."""
+    folder = trained_folder() if folder is None else Path(folder)
+    return json.loads((folder / TRAINING_NAME).read_text(encoding="utf-8"))
+
+
+def read_samples(folder=None) -> dict:
+    """The completions the training script recorded (``samples.json``)."""
+    folder = trained_folder() if folder is None else Path(folder)
+    return json.loads((folder / SAMPLES_NAME).read_text(encoding="utf-8"))
+
+
+@dataclass(frozen=True)
+class MoeCount:
+    """Parameters of a Mixtral-style folder, read from its safetensors header.
+
+    ``total`` counts every stored number; ``active`` what one token uses: everything
+    but the experts its router did not choose (``num_experts_per_tok`` of
+    ``num_local_experts`` in each layer)."""
+
+    total: int
+    experts: int          # all experts of all layers
+    per_expert: int       # one expert of one layer (gate, up and down matrices)
+    embedding: int
+    head: int
+    attention: int        # all layers
+    routers: int          # all layers
+    norms: int
+    layers: int
+    num_experts: int
+    top_k: int
+
+    @property
+    def active(self) -> int:
+        return self.total - self.layers * (self.num_experts - self.top_k) * self.per_expert
+
+
+def count_moe_parameters(folder=None) -> MoeCount:
+    """Count a Mixtral folder's parameters by tensor name from its header and config.
+
+    >>> c = count_moe_parameters()
+    >>> c.total == c.experts + c.embedding + c.head + c.attention + c.routers + c.norms
+    True
+    """
+    from . import safetensors_format as S
+
+    folder = trained_folder() if folder is None else Path(folder)
+    cfg = json.loads((folder / "config.json").read_text(encoding="utf-8"))
+    sizes: dict[str, int] = {}
+    for e in S.read_header(folder / "model.safetensors").tensors:
+        sizes[e.name] = math.prod(e.shape)
+
+    def part(test):
+        return sum(n for name, n in sizes.items() if test(name))
+
+    experts = part(lambda n: ".experts." in n)
+    per_expert = part(lambda n: n.startswith("model.layers.0.") and ".experts.0." in n)
+    return MoeCount(
+        total=sum(sizes.values()), experts=experts, per_expert=per_expert,
+        embedding=part(lambda n: "embed_tokens" in n), head=part(lambda n: n.startswith("lm_head")),
+        attention=part(lambda n: ".self_attn." in n), routers=part(lambda n: n.endswith(".gate.weight")),
+        norms=part(lambda n: "norm" in n), layers=cfg["num_hidden_layers"],
+        num_experts=cfg["num_local_experts"], top_k=cfg["num_experts_per_tok"])
+
+
+def draw_loss(ax, record: dict) -> dict:
+    """The training-loss curve, the held-out loss and ln V on ``ax``; returns the artists."""
+    from .figures import style
+
+    every = record["loss_curve"]["every"]
+    ys = record["loss_curve"]["mean_train_loss"]
+    xs = [every * (i + 1) for i in range(len(ys))]
+    (line,) = ax.plot(xs, ys, color=style.VISIBLE, lw=1.5, label="training loss (mean of 10 steps)")
+    held = ax.axhline(record["held_out_loss"], color=style.VALUE, lw=1.2, ls="--",
+                      label=f"held-out loss {record['held_out_loss']:.2f}")
+    base = ax.axhline(record["ln_vocab"], color=style.NEUTRAL, lw=1.2, ls=":",
+                      label=f"uniform guess ln V = {record['ln_vocab']:.2f}")
+    ax.set_xlabel("training step")
+    ax.set_ylabel("cross-entropy (nats per token)")
+    ax.set_ylim(0, math.ceil(max(max(ys), record["ln_vocab"])) + 0.5)
+    ax.set_xlim(0, xs[-1])
+    ax.legend(loc="upper right", frameon=False)
+    return {"line": line, "held": held, "base": base}
+
+
+def loss_alt(record: dict) -> str:
+    ys = record["loss_curve"]["mean_train_loss"]
+    return (f"Training loss of the book's model over {record['steps']} steps, falling from {ys[0]:.2f} to "
+            f"{ys[-1]:.2f} nats per token; held-out loss {record['held_out_loss']:.2f}; "
+            f"the uniform guess ln V is {record['ln_vocab']:.2f}.")
+
+
+def write_loss_figure(folder=FOLDER) -> list[Path]:
+    """``loss.png`` and ``loss.svg`` drawn from ``training.json`` (deterministic)."""
+    from .figures import style
+
+    folder = Path(folder)
+    record = read_training(folder)
+    fig = style.new_figure(style.WIDTH, 3.0)
+    ax = fig.subplots()
+    draw_loss(ax, record)
+    fig.tight_layout()
+    paths = [folder / f"{LOSS_FIGURE}.png", folder / f"{LOSS_FIGURE}.svg"]
+    paths[0].write_bytes(style.png_bytes(fig))
+    paths[1].write_bytes(style.svg_bytes(fig))
+    style.close(fig)
+    return paths
+
+
+def previous_token_weight(trace):
+    """[L, H] mean attention weight each head puts on the position just before the
+    query (queries 1…T−1), from a :class:`tokenpath.model.ForwardTrace`.
+
+    >>> import numpy as np
+    >>> from types import SimpleNamespace as NS
+    >>> w = np.eye(3, k=-1)[None, None]; w[0, 0, 0, 0] = 1
+    >>> previous_token_weight(NS(layers=[NS(weights=w)]))
+    array([[1.]])
+    """
+    import numpy as np
+
+    rows = []
+    for layer in trace.layers:
+        w = layer.weights[0]  # [H, T, T]: query rows, source columns
+        t = np.arange(1, w.shape[-1])
+        rows.append(w[:, t, t - 1].mean(axis=-1))
+    return np.array(rows)
+
+
+def routing_rows(trace, pieces) -> list[tuple[str, ...]]:
+    """One row per token: the token's text and, per layer, its chosen experts (best first)."""
+    return [(piece, *(" ".join(str(int(e)) for e in layer.chosen_experts[0, t]) for layer in trace.layers))
+            for t, piece in enumerate(pieces)]
+
+
+class LossFigure:
+    """The committed ``loss.png`` for a notebook cell, shown the way
+    :class:`tokenpath.figures.FigureDisplay` shows a figure (image, alt text, caption)."""
+
+    title = "The book's model · training loss"
+
+    def __init__(self, folder=None):
+        self.folder = trained_folder() if folder is None else Path(folder)
+        self.alt = loss_alt(read_training(self.folder))
+
+    def _repr_mimebundle_(self, include=None, exclude=None):
+        import base64
+        import html
+
+        b64 = base64.b64encode((self.folder / f"{LOSS_FIGURE}.png").read_bytes()).decode("ascii")
+        body = (f'<figure class="tokenpath-figure" id="trained-loss">'
+                f'<img src="data:image/png;base64,{b64}" alt="{html.escape(self.alt, quote=True)}" '
+                f'style="max-width:100%"/><figcaption>{html.escape(self.title)}</figcaption></figure>')
+        return {"text/html": body, "text/plain": f"{self.title}\n{self.alt}"}
+
+    def __repr__(self) -> str:
+        return "LossFigure()"
+
+
+def main(argv=None) -> int:
+    import argparse
+
+    p = argparse.ArgumentParser(prog="python -m tokenpath._train", description=__doc__.split("\n\n")[0])
+    p.add_argument("--out", default=str(FOLDER))
+    p.add_argument("--steps", type=int, default=Settings.steps)
+    p.add_argument("--finish-only", action="store_true",
+                   help="rewrite held_out.txt, samples.json and the loss figure of a trained folder")
+    a = p.parse_args(argv)
+    if a.finish_only:
+        finish(a.out)
+        return 0
+    rec = train_model(a.out, Settings(steps=a.steps))
+    print(f"{rec['steps']} steps in {rec['seconds_total']:.0f} s; final train loss {rec['final_train_loss']:.3f}, "
+          f"held-out loss {rec['held_out_loss']:.3f}, ln V {rec['ln_vocab']:.3f}")
+    return 0
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())

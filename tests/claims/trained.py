@@ -1,0 +1,125 @@
+"""Claims of chapter 10_trained_model: the book's own model, read from the committed
+folder (``models/stdlib-moe``): its config, safetensors header, training record,
+tokenizer and recorded completions. Retraining (``make model``) moves these numbers;
+this file and the chapter's prose are then updated together."""
+
+from __future__ import annotations
+
+import json
+import math
+from functools import cache, partial
+
+from tokenpath import _train as T
+from tokenpath import examples as ex
+from tokenpath import model as M
+
+from . import Claim as _Claim
+from . import NotClaim as _NotClaim
+
+CHAPTER = "10_trained_model"
+Claim = partial(_Claim, chapter=CHAPTER)
+NotClaim = partial(_NotClaim, chapter=CHAPTER)
+
+
+# ------------------------------------------------------------------ the committed files
+
+@cache
+def config() -> dict:
+    return json.loads((T.trained_folder() / "config.json").read_text())
+
+
+@cache
+def record() -> dict:
+    return T.read_training()
+
+
+@cache
+def count() -> T.MoeCount:
+    return T.count_moe_parameters()
+
+
+@cache
+def tok():
+    return M.read_tokenizer(T.trained_folder() / M.TOKENIZER_NAME)
+
+
+@cache
+def engine():
+    return M.load(T.trained_folder())
+
+
+@cache
+def line_trace():
+    """The forward trace of the chapter's held-out line, and its tokens' texts."""
+    line = (T.trained_folder() / T.HELD_OUT_NAME).read_text(encoding="utf-8").splitlines()[ex.TRAINED_LINE_INDEX]
+    ids = engine().encode(line)
+    return engine().forward(ids), [tok().decode([int(i)]) for i in ids]
+
+
+def experts_of(piece: str, layer: int = 0) -> set:
+    """The distinct expert choices (best first, as text) of every occurrence of ``piece``."""
+    trace, pieces = line_trace()
+    chosen = trace.layers[layer].chosen_experts[0]
+    return {" and ".join(str(int(e)) for e in chosen[t]) for t, p in enumerate(pieces) if p == piece}
+
+
+def _one(choices: set) -> str:
+    return next(iter(choices)) if len(choices) == 1 else f"differing choices {sorted(choices)}"
+
+
+def _sci(v) -> str:
+    mantissa, exponent = f"{v:.0e}".split("e")
+    return f"{mantissa}e{int(exponent)}"
+
+
+def _thousands(v) -> str:
+    return f"{int(v):,}"
+
+
+# ------------------------------------------------------------------------ claims
+
+CLAIMS: list[_Claim] = [
+    # -- 10.1 the skeleton ---------------------------------------------------------------
+    Claim("trained.V", lambda: config()["vocab_size"], text=("2,048", _thousands)),
+    Claim("trained.d", lambda: config()["hidden_size"], exact="128"),
+    Claim("trained.layers", lambda: config()["num_hidden_layers"], exact="2"),
+    Claim("trained.Hq", lambda: config()["num_attention_heads"], exact="4"),
+    Claim("trained.Hkv", lambda: config()["num_key_value_heads"], exact="2"),
+    Claim("trained.experts", lambda: config()["num_local_experts"], exact="4"),
+    Claim("trained.d_ff", lambda: config()["intermediate_size"], exact="256"),
+    Claim("trained.top_k", lambda: config()["num_experts_per_tok"], exact="2"),
+    # -- 10.2 stored and active parameters -----------------------------------------------
+    Claim("trained.total", lambda: count().total, text=("1,410,688", _thousands)),
+    Claim("trained.per_expert", lambda: count().per_expert, text=("98,304", _thousands)),
+    Claim("trained.skipped", lambda: count().num_experts - count().top_k, exact="2"),
+    Claim("trained.active", lambda: count().active, text=("1,017,472", _thousands)),
+    # -- 10.3 corpus and losses ------------------------------------------------------------
+    Claim("trained.python", lambda: record()["python"], text=("3.11.7", str)),
+    Claim("trained.files", lambda: record()["corpus"]["files"], exact="674"),
+    Claim("trained.every", lambda: record()["corpus"]["held_out_every"], exact="20"),
+    Claim("trained.held_files", lambda: record()["corpus"]["held_out_files"], exact="34"),
+    Claim("trained.steps", lambda: record()["steps"], exact="500"),
+    Claim("trained.per_step", lambda: record()["settings"]["batch_size"] * record()["settings"]["seq_len"],
+          text=("1,024", _thousands)),
+    Claim("trained.seen", lambda: record()["tokens_seen"], text=("512,000", _thousands)),
+    Claim("trained.train_tokens", lambda: record()["corpus"]["train_tokens"], text=("3,542,168", _thousands)),
+    Claim("trained.lnV", lambda: math.log(config()["vocab_size"]), rounded=("7.62", 2)),
+    Claim("trained.held", lambda: record()["held_out_loss"], rounded=("3.76", 2)),
+    Claim("trained.perplexity", lambda: math.exp(record()["held_out_loss"]), rounded=("43", 0)),
+    # -- 10.4 tokenizer ---------------------------------------------------------------------
+    Claim("trained.init_tokens", lambda: len(tok().encode(ex.TRAINED_PROMPTS[0])), exact="5"),
+    # -- 10.5 completions --------------------------------------------------------------------
+    Claim("trained.temperature", lambda: T.read_samples()["temperature"], rounded=("0.8", 1)),
+    Claim("trained.new_tokens", lambda: T.read_samples()["new_tokens"], exact="32"),
+    Claim("trained.tol", lambda: ex.TRAINED_CROSSCHECK_TOL, text=("1e-4", _sci)),
+    # -- 10.6 attention and routing on a held-out line ---------------------------------------
+    Claim("trained.prev_max", lambda: T.previous_token_weight(line_trace()[0]).max(), rounded=("0.24", 2)),
+    Claim("trained.commas", lambda: line_trace()[1].count(","), exact="4"),
+    Claim("trained.comma_experts", lambda: experts_of(","), text=("1 and 0", _one)),
+    Claim("trained.equals", lambda: line_trace()[1].count("="), exact="3"),
+    Claim("trained.equals_experts", lambda: experts_of("="), text=("0 and 2", _one)),
+]
+
+NOT_CLAIMS: list[_NotClaim] = [
+    NotClaim("layer 0", "the index of the first layer, a name (its routing table is printed below it)"),
+]

@@ -1,0 +1,78 @@
+"""The training script's fixed choices (corpus, split, schedule, config) and the
+committed folder's own consistency. No torch: these run in every ``make test``."""
+
+from __future__ import annotations
+
+import json
+import math
+from pathlib import Path
+
+import pytest
+
+from tokenpath import _train as T
+from tokenpath import model as M
+
+FOLDER = Path(__file__).resolve().parents[1] / T.FOLDER
+
+
+def test_corpus_is_sorted_py_files_without_the_skipped_folders(tmp_path):
+    for rel in ("b.py", "a/x.py", "test/t.py", "a/tests/t.py", "idlelib/i.py", "site-packages/s.py", "c.txt"):
+        (tmp_path / rel).parent.mkdir(parents=True, exist_ok=True)
+        (tmp_path / rel).write_text("x = 1\n")
+    files = T.corpus_files(tmp_path)
+    assert [str(f.relative_to(tmp_path)) for f in files] == ["a/x.py", "b.py"]
+
+
+def test_corpus_hash_changes_with_a_path_or_a_byte(tmp_path):
+    (tmp_path / "a.py").write_text("x = 1\n")
+    files = T.corpus_files(tmp_path)
+    before = T.corpus_sha256(files, tmp_path)
+    (tmp_path / "a.py").write_text("x = 2\n")
+    assert T.corpus_sha256(files, tmp_path) != before
+
+
+def test_held_out_slice_is_every_twentieth_file_and_disjoint_from_training():
+    texts = [str(i) for i in range(45)]
+    train, held = T.split(texts)
+    assert held == ["0", "20", "40"] and not set(train) & set(held) and len(train) + len(held) == 45
+
+
+def test_cosine_schedule_warms_up_then_decays_to_the_floor():
+    s = T.Settings()
+    lrs = [T.cosine_lr(i, s) for i in range(s.steps)]
+    assert max(lrs) == pytest.approx(s.lr) and lrs[-1] == pytest.approx(s.min_lr)
+    assert all(a >= b for a, b in zip(lrs[s.warmup:], lrs[s.warmup + 1:]))
+
+
+def test_data_order_depends_on_seed_and_step_only():
+    s = T.Settings()
+    assert (T.batch_starts(10_000, s, 3) == T.batch_starts(10_000, s, 3)).all()
+    assert (T.batch_starts(10_000, s, 3) != T.batch_starts(10_000, s, 4)).any()
+
+
+def test_committed_folder_holds_every_file_and_its_record_agrees_with_its_config():
+    for name in ("config.json", "model.safetensors", "tokenizer.json", "training.json", "samples.json",
+                 "held_out.txt", "loss.png", "loss.svg"):
+        assert (FOLDER / name).is_file(), name
+    record = T.read_training(FOLDER)
+    cfg = json.loads((FOLDER / "config.json").read_text())
+    assert cfg["model_type"] == "mixtral" and cfg["vocab_size"] == record["settings"]["vocab_size"]
+    assert record["ln_vocab"] == pytest.approx(math.log(cfg["vocab_size"]), abs=1e-4)
+    assert record["held_out_loss"] < record["ln_vocab"] - 2
+    tok = M.read_tokenizer(FOLDER / M.TOKENIZER_NAME)
+    assert len(tok.vocab) + len(tok.special_tokens) == cfg["vocab_size"]
+    assert tok.special_tokens[T.EOS] == cfg["eos_token_id"]
+
+
+def test_loss_figure_is_redrawn_byte_for_byte_from_training_json(tmp_path):
+    for name in ("training.json",):
+        (tmp_path / name).write_bytes((FOLDER / name).read_bytes())
+    png, svg = T.write_loss_figure(tmp_path)
+    assert png.read_bytes() == (FOLDER / "loss.png").read_bytes()
+    assert svg.read_bytes() == (FOLDER / "loss.svg").read_bytes()
+
+
+def test_counting_by_tensor_name_agrees_with_the_engine_counting_from_the_config():
+    c = T.count_moe_parameters(FOLDER)
+    e = M.count_parameters(M.read_config(FOLDER / "config.json"))
+    assert (c.total, c.active) == (e.total, e.active)
