@@ -486,6 +486,59 @@ def model_files() -> tuple[Question, ...]:
     return q1, q2, q3, q4, q5, q6, q7
 
 
+def trained_model() -> tuple[Question, ...]:
+    """Chapter 10: the experts' share of the stored parameters, the first loss against
+    ln V, spaces against tabs, the most previous-token-like head, one line's expert load."""
+    from . import _train as T
+    from . import model as M
+
+    folder = T.trained_folder()
+    count = T.count_moe_parameters(folder)
+    share = count.experts / count.total
+    q1 = number("trained-expert-share", "What share of the stored parameters sits in the experts?", share,
+                tolerance=0.005, source="count.experts / count.total", hint="a number between 0 and 1",
+                why=f"{count.layers} layers × {count.num_experts} experts × {count.per_expert:,} = {count.experts:,} "
+                    f"of {count.total:,} stored numbers. With twice the experts and the same top-k, the stored "
+                    "share grows while the numbers a token uses stay the same.")
+    record = T.read_training(folder)
+    first = record["loss_curve"]["mean_train_loss"][0]
+    gap = record["ln_vocab"] - first
+    q2 = number("trained-first-gap", "How far below ln V is the first value of the training curve?", gap,
+                tolerance=0.05, source='record["ln_vocab"] - record["loss_curve"]["mean_train_loss"][0]',
+                hint="a number of nats",
+                why=f"ln V = {record['ln_vocab']:.2f} and the first mean of ten steps is {first:.2f}: "
+                    "the model has already learned the commonest tokens within its first steps.")
+    tok = M.read_tokenizer(folder / "tokenizer.json")
+    spaces, tabs = "        return self", "\t\treturn self"
+    n_spaces, n_tabs = len(tok.encode(spaces)), len(tok.encode(tabs))
+    options = {"a": "the line indented with eight spaces", "b": "the line indented with two tabs",
+               "c": "both cost the same"}
+    key = "a" if n_spaces > n_tabs else "b" if n_tabs > n_spaces else "c"
+    q3 = choice("trained-tabs", "Which costs more tokens: `        return self` (eight spaces) or the same line "
+                "indented with two tabs?", options, key,
+                source="len(tok.encode(line)) for both lines",
+                why=f"{n_spaces} tokens with spaces, {n_tabs} with tabs"
+                    + (": the merges were learned from the standard library, which indents with spaces, so runs "
+                       "of spaces became tokens and runs of tabs did not." if n_tabs > n_spaces else "."))
+    model = M.load(folder)
+    line = (folder / "held_out.txt").read_text(encoding="utf-8").splitlines()[ex.TRAINED_LINE_INDEX]
+    trace = model.forward(model.encode(line))
+    prev = T.previous_token_weight(trace)
+    head = int(np.argmax(prev[-1]))
+    q4 = exact("trained-prev-head", "Which head of the last layer puts the most weight on the previous token?",
+               head, source="int(np.argmax(T.previous_token_weight(trace)[-1]))", hint="a head index (0, 1, …)",
+               why=f"Its mean weight on the previous token is {prev[-1, head]:.2f}, the largest of "
+                   f"{fmt.vec(np.round(prev[-1], 2))}.")
+    chosen = trace.layers[0].chosen_experts
+    load = np.bincount(np.asarray(chosen).ravel(), minlength=count.num_experts).tolist()
+    q5 = sequence("trained-load", "How often was each expert of layer 0 chosen over the whole line (expert 0 first)?",
+                  load, source="np.bincount(trace.layers[0].chosen_experts.ravel(), minlength=4)",
+                  hint="a list of counts, such as [1, 2, 3, 4]",
+                  why=f"{sum(load)} choices: {chosen.shape[1]} tokens × top-{count.top_k}. An even load would give "
+                      f"each expert {sum(load) / count.num_experts:g}.")
+    return q1, q2, q3, q4, q5
+
+
 #: Each chapter's question builder, by the chapter's file name.
 CHAPTERS: dict[str, Callable[[], tuple[Question, ...]]] = {
     "01_bpe_merges": bpe_merges,
@@ -497,6 +550,7 @@ CHAPTERS: dict[str, Callable[[], tuple[Question, ...]]] = {
     "07_rmsnorm_swiglu": rmsnorm_swiglu,
     "08_moe_routing": moe_routing,
     "09_model_files": model_files,
+    "10_trained_model": trained_model,
 }
 
 
