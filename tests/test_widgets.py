@@ -440,3 +440,17 @@ def test_controls_sweep_respects_dependent_ranges():
     assert {v.n for v in values if (v.x, v.k) == (0.5, 2) or v.k == 1} >= {1, 6}
     assert {v.x for v in values} >= {-1.0, 1.0}
     assert {v.k for v in values if v.n == 4} >= {1, 4}
+
+
+def test_a_savefig_between_steps_does_not_spoil_the_next_image():
+    w = built("batch_token")  # redraws only the groups that changed
+    try:
+        w.update(0)
+        w.update(1)
+        w.update(0)  # shown from its kept PNG: the canvas still holds state 1 …
+        full_draw(w)  # … until a savefig draws state 0 onto it
+        w.forget_frames()
+        w.update(1)
+        assert w.png() == full_draw(w)
+    finally:
+        w.update(DEFAULTS["batch_token"])

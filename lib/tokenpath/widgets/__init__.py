@@ -132,9 +132,9 @@ class _Renderer:
     of the group's patches, or ``"figure"`` for the whole canvas. A call redraws each
     group over the background restored inside its region, in full-draw order: every
     time for a ``"figure"`` group, and for the others only when their look
-    (:func:`_look`) changed, pasting the pixels a group had the last time it looked
-    the same (up to :data:`GROUP_CACHE_BYTES`). Then the canvas is encoded
-    (:func:`encode_png`).
+    (:func:`_look`) changed, over the frame this renderer drew last, pasting the pixels
+    a group had the last time it looked the same (up to :data:`GROUP_CACHE_BYTES`).
+    Then the canvas is encoded (:func:`encode_png`).
 
     This equals a full draw as long as no still artist that a full draw paints *after*
     a moving one overlaps it (pass such an artist, or its whole ``Axes``, as moving
@@ -200,6 +200,9 @@ class _Renderer:
                 cols = slice(max(0, int(x0) - _PAD), min(width, int(np.ceil(x1)) + _PAD))
                 self.groups.append((artists, (rows, cols)))
         self._looks = [None if box is None else tuple(_look(a) for a in artists) for artists, box in self.groups]
+        # the frame last drawn here, which the looks describe: a full draw from outside
+        # (``savefig`` of the same figure) may leave a different state on the canvas
+        self._frame = None if all(box is None for _, box in self.groups) else np.array(self.canvas.buffer_rgba())
 
     def _remember(self, key, block: np.ndarray) -> None:
         self._cache[key] = block
@@ -225,6 +228,8 @@ class _Renderer:
     def _redraw(self) -> None:
         renderer = self.canvas.get_renderer()
         pixels = np.asarray(self.canvas.buffer_rgba())
+        if self._frame is not None:
+            pixels[:] = self._frame
         for k, (artists, box) in enumerate(self.groups):
             if box is None:  # the whole figure, every time
                 pixels[:] = self._background
@@ -245,6 +250,8 @@ class _Renderer:
             for a in artists:
                 a.draw(renderer)
             self._remember((k, look), pixels[rows, cols].copy())
+        if self._frame is not None:
+            self._frame[:] = pixels
 
 
 def _draw_order(figure: Figure) -> list[Artist]:
