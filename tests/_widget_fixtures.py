@@ -12,7 +12,7 @@ import functools
 
 import pytest
 
-from tokenpath import figures, widgets
+from tokenpath import widgets
 from tokenpath.figures import style
 
 #: Each built widget's default value (its state when built).
@@ -27,13 +27,10 @@ def built(name: str):
     return w
 
 
-@functools.cache
 def static(number: int) -> bytes:
-    """Figure ``number`` at screen resolution, as ``figures/figNN.png`` is drawn."""
-    drawn = figures.render(number)
-    png = drawn.png(dpi=style.SCREEN_DPI)
-    style.close(drawn.figure)
-    return png
+    """Figure ``number`` at screen resolution, as ``figures/figNN.png`` is drawn: the
+    PNG ``matches_static_figure()`` compares with, rendered once per session."""
+    return widgets._static_png(number)
 
 
 def full_draw(w) -> bytes:

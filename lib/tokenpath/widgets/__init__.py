@@ -167,22 +167,25 @@ class _Renderer:
 
     def _capture(self) -> None:
         with style.book_style():
-            # one full draw settles layout state (title positions, aspect boxes) …
+            # one full draw settles layout state (title positions, aspect boxes) and is
+            # the current frame …
             self.canvas.draw()
+            frame = np.array(self.canvas.buffer_rgba())
+            # … one without the moving artists is the background; it parks hidden
+            # texts (a hidden title goes to the axes' top), so their places are put back
+            places = [(t, t.get_position()) for t in self.figure.findobj(Text)]
             shown = [a for a in self.moving if a.get_visible()]
             for a in shown:
                 a.set_visible(False)
             try:
-                # … one without the moving artists is the background …
                 self.canvas.draw()
                 self._background = np.array(self.canvas.buffer_rgba())
             finally:
                 for a in shown:
                     a.set_visible(True)
-            # … and a last full draw puts back the layout state that hidden artists
-            # leave behind (a hidden title, for one, is parked at the axes' top); the
-            # canvas now holds the current state, drawn in full
-            self.canvas.draw()
+                for t, xy in places:
+                    t.set_position(xy)
+            np.asarray(self.canvas.buffer_rgba())[:] = frame
             renderer = self.canvas.get_renderer()
             height, width = self._background.shape[:2]
             self.groups = []
