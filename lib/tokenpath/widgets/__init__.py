@@ -291,12 +291,15 @@ def _flatten(items) -> list[Artist]:
 # ------------------------------------------------------------------ checks, grids
 
 
-def real_in(name: str, low: float, high: float):
-    """A check for a real slider value in ``[low, high]`` that names ``name`` when it fails."""
-    def check(x) -> float:
-        if isinstance(x, bool) or not isinstance(x, numbers.Real):
-            raise TypeError(f"{name} must be a real number, got {type(x).__name__}")
-        x = float(x)
+def _number_in(name: str, low, high, integer: bool):
+    """A check for a slider value in ``[low, high]``, an integer or a finite real
+    number, that names ``name`` when it fails."""
+    kind = (numbers.Integral, "an integer", int) if integer else (numbers.Real, "a real number", float)
+
+    def check(x):
+        if isinstance(x, bool) or not isinstance(x, kind[0]):
+            raise TypeError(f"{name} must be {kind[1]}, got {type(x).__name__}")
+        x = kind[2](x)
         if not math.isfinite(x):
             raise ValueError(f"{name} must be finite, got {x}")
         if not low <= x <= high:
@@ -306,17 +309,14 @@ def real_in(name: str, low: float, high: float):
     return check
 
 
+def real_in(name: str, low: float, high: float):
+    """A check for a real slider value in ``[low, high]`` that names ``name`` when it fails."""
+    return _number_in(name, low, high, integer=False)
+
+
 def int_in(name: str, low: int, high: int):
     """A check for an integer slider value in ``[low, high]`` that names ``name`` when it fails."""
-    def check(x) -> int:
-        if isinstance(x, bool) or not isinstance(x, numbers.Integral):
-            raise TypeError(f"{name} must be an integer, got {type(x).__name__}")
-        x = int(x)
-        if not low <= x <= high:
-            raise ValueError(f"{name} must be between {low} and {high} (the slider's range), got {x}")
-        return x
-
-    return check
+    return _number_in(name, low, high, integer=True)
 
 
 def slider_grid(slider, max_frames: int, *, bounds: tuple | None = None) -> list:
@@ -376,9 +376,8 @@ def _option_values(slider) -> list:
 
 def _check_for(name: str, s):
     """The value check of slider ``s`` over [low, high], naming ``name``."""
-    if isinstance(s.value, int) and isinstance(s.step, int):
-        return lambda low, high: int_in(name, low, high)
-    return lambda low, high: real_in(name, low, high)
+    integer = isinstance(s.value, int) and isinstance(s.step, int)
+    return lambda low, high: _number_in(name, low, high, integer)
 
 
 # ------------------------------------------------------------------ controls
