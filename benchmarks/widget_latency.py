@@ -4,7 +4,9 @@ A step is what a reader waits for after moving a slider: compute the trace with 
 engine, move the figure's artists in place, render the PNG (draw + encode) and hand
 it to the image widget. Every slider widget the book registers
 (``tokenpath.widgets.SLIDERS``) is driven through ``SliderFigure.update`` with Agg, no
-Jupyter, over a sweep of slider positions after a short warm-up.
+Jupyter, over ``SliderFigure.sweep``: each of its sliders in turn across its range, the
+others held. After a short warm-up the widget forgets the frames it has drawn, so
+every timed step is a first visit (a state already shown is not drawn again).
 
 Prints the median and 95th percentile per widget, and the median of each stage;
 exits with status 1 when a median exceeds the budget (30 ms by default).
@@ -33,6 +35,7 @@ def sweep(widget, values, warmup) -> tuple[np.ndarray, dict[str, np.ndarray]]:
     and the seconds of each stage."""
     for v in warmup:
         widget.update(v)
+    widget.forget_frames()
     totals, stages = [], {k: [] for k in STAGES}
     for v in values:
         t0 = time.perf_counter()
@@ -41,18 +44,6 @@ def sweep(widget, values, warmup) -> tuple[np.ndarray, dict[str, np.ndarray]]:
         for k in STAGES:
             stages[k].append(widget.timings[k])
     return np.array(totals), {k: np.array(v) for k, v in stages.items()}
-
-
-def slider_values(widget, steps: int) -> list:
-    """``steps`` positions evenly across the slider, on its step grid."""
-    s = widget.slider
-    if hasattr(s, "sweep"):  # a control made of several sliders lists its own positions
-        return s.sweep(steps)
-    grid = np.linspace(s.min, s.max, steps)
-    grid = s.min + np.round((grid - s.min) / s.step) * s.step
-    if isinstance(s.value, int):
-        return [int(v) for v in grid]
-    return [float(v) for v in grid]
 
 
 def main(argv=None) -> int:
@@ -82,7 +73,7 @@ def main(argv=None) -> int:
         widget = make()
         build = time.perf_counter() - t0
         default = widget.value
-        values = slider_values(widget, args.steps)
+        values = widget.sweep(args.steps)
         warm = values[:: max(1, len(values) // max(1, args.warmup))][: args.warmup]
         totals, stages = sweep(widget, values, warm)
         widget.update(default)

@@ -14,12 +14,10 @@ from tokenpath import examples as ex
 from tokenpath.figures import bpe as F
 from tokenpath.figures import style
 
+from _widget_fixtures import widget_fixture
 
-@pytest.fixture(scope="module")
-def steps():
-    w = widgets.merge_steps()
-    yield w
-    style.close(w.figure)
+
+steps = widget_fixture("merge_steps")
 
 
 def test_merge_steps_is_registered_as_a_slider():
@@ -52,9 +50,9 @@ def test_merge_steps_partial_render_equals_a_fresh_top_panel(steps):
     try:
         steps.update(2)
         fresh = F.fig01_top(2)
-        from tokenpath.widgets import _PartialRenderer
+        from tokenpath.widgets import _Renderer
 
-        assert steps.png() == _PartialRenderer(fresh.figure, []).png()
+        assert steps.png() == _Renderer(fresh.figure, [([], "figure")]).png()  # drawn in full
         style.close(fresh.figure)
     finally:
         steps.update(0)

@@ -1,5 +1,5 @@
-"""The Hq/Hkv widget of figure 16: default = static figure, the pair control, the
-head map and cache ratio follow the sliders, a pair that does not divide shows the
+"""The Hq/Hkv widget of figure 16: default = static figure, two sliders as one control,
+the head map and cache ratio follow the sliders, a pair that does not divide shows the
 engine's refusal instead of raising, out-of-range values are refused by name."""
 
 from __future__ import annotations
@@ -8,47 +8,29 @@ from fractions import Fraction
 
 import pytest
 
-from tokenpath import examples as ex
-from tokenpath import figures, gqa, widgets
-from tokenpath.figures import style
+from tokenpath import gqa
+
+from _widget_fixtures import built, full_draw, static, widget_fixture
+
+groups = widget_fixture("head_groups")
 
 
-@pytest.fixture(scope="module")
-def w():
-    widget = widgets.head_groups()
-    yield widget
-    style.close(widget.figure)
-
-
-@pytest.fixture
-def groups(w):
-    yield w
-    w.update((ex.FIG16_N_Q_HEADS, ex.FIG16_N_KV_HEADS))
-
-
-def test_default_is_the_static_figure_16(w):
-    assert w.value == (8, 2)
-    assert w.matches_static_figure()
-    static = figures.render(16)
-    assert w.png() == static.png(dpi=style.SCREEN_DPI)
-    style.close(static.figure)
-
-
-@pytest.mark.parametrize("pair", [(16, 1), (6, 4)])
-def test_png_equals_a_full_savefig_of_the_same_state(groups, pair):
-    groups.update(pair)
-    assert groups.png() == style.png_bytes(groups.figure, style.SCREEN_DPI)
+def test_default_is_the_static_figure_16():
+    w = built("head_groups")
+    assert w.value == (8, 2) and w.value._fields == ("n_q_heads", "n_kv_heads")
+    assert w.png() == static(16)
 
 
 def test_sliders_drive_the_head_map_and_the_ratio(groups):
-    groups.slider.second.value = 1  # MQA
+    hq, hkv = groups.sliders
+    hkv.value = 1  # MQA
     assert groups.value == (8, 1)
     assert groups.trace.groups.tolist() == [0] * 8 and groups.trace.ratio == Fraction(1, 8)
-    groups.slider.first.value = 4
+    hq.value = 4
     assert groups.trace.groups.tolist() == gqa.kv_groups(4, 1).tolist()
     assert "2×1×1×3×2 = 12" in groups.artists["cache"].get_text()
     groups.update((8, 8))  # MHA
-    assert groups.slider.first.value == 8 and groups.slider.second.value == 8
+    assert hq.value == 8 and hkv.value == 8
     assert "(multi-head attention)" in groups.describe() and groups.trace.ratio == 1
 
 
@@ -61,21 +43,21 @@ def test_a_pair_that_does_not_divide_shows_the_engine_message(groups):
     assert groups.describe().endswith(message + ".")
     assert message.split(":")[0] in groups.artists["refusal"].get_text()
     assert message.split(":")[0] in groups.caption.value
-    groups.update((8, 2))
-    assert groups.matches_static_figure()
+    assert groups.png() == full_draw(groups)
 
 
 @pytest.mark.parametrize("bad, error, name", [((0, 2), ValueError, "n_q_heads"), ((8, 17), ValueError, "n_kv_heads"),
-                                              ((8.0, 2), TypeError, "n_q_heads"), (8, TypeError, "pair"),
+                                              ((8.0, 2), TypeError, "n_q_heads"), (8, TypeError, "n_q_heads, n_kv_heads"),
                                               ((8, True), TypeError, "n_kv_heads")])
-def test_out_of_range_values_are_refused_by_name(w, bad, error, name):
+def test_out_of_range_values_are_refused_by_name(groups, bad, error, name):
     with pytest.raises(error, match=name):
-        w.update(bad)
-    assert w.value == (8, 2)
+        groups.update(bad)
+    assert groups.value == (8, 2)
 
 
-def test_describe_cell_output_and_sweep(w):
+def test_describe_cell_output_and_sweep():
+    w = built("head_groups")
     assert w.describe().startswith("Hq = 8 query heads read Hkv = 2 K/V heads")
-    pairs = w.slider.sweep(6)
+    pairs = w.sweep(6)
     assert pairs[0] == (1, 2) and pairs[2] == (16, 2) and pairs[3] == (8, 1) and pairs[5] == (8, 16)
     assert all(isinstance(v, int) for pair in pairs for v in pair)

@@ -5,56 +5,30 @@ values are refused by name."""
 
 from __future__ import annotations
 
-import functools
-
 import pytest
 
 from tokenpath import examples as ex
-from tokenpath import figures, fmt, moe, widgets
+from tokenpath import fmt, moe, widgets
 from tokenpath.figures import moe as fm
-from tokenpath.figures import style
+
+from _widget_fixtures import built, full_draw, static, widget_fixture
+
+_full_draw, _static = full_draw, static
 
 
-@pytest.fixture(scope="module")
-def delta():
-    w = widgets.boundary_delta()
-    yield w
-    style.close(w.figure)
-
-
-@pytest.fixture(scope="module")
-def routing():
-    w = widgets.routing_choice()
-    yield w
-    style.close(w.figure)
-
-
-@pytest.fixture(scope="module")
-def batch():
-    w = widgets.batch_token()
-    yield w
-    style.close(w.figure)
-
-
-@functools.cache
-def _static(n):
-    d = figures.render(n)
-    png = d.png(dpi=style.SCREEN_DPI)
-    style.close(d.figure)
-    return png
-
-
-def _full_draw(w):
-    return style.png_bytes(w.figure, style.SCREEN_DPI)
+delta = widget_fixture("boundary_delta")
+routing = widget_fixture("routing_choice")
+batch = widget_fixture("batch_token")
 
 
 def test_widgets_are_registered_for_the_latency_benchmark():
     assert {"boundary_delta", "routing_choice", "batch_token"} <= set(widgets.SLIDERS)
 
 
-def test_defaults_are_the_static_figures(delta, routing, batch):
+def test_defaults_are_the_static_figures():
+    delta, routing, batch = (built(n) for n in ("boundary_delta", "routing_choice", "batch_token"))
     assert delta.value == ex.FIG21_DELTA and delta.png() == _static(21)
-    assert (routing.n_experts, routing.value) == (4, 2) and routing.png() == _static(20)
+    assert routing.value == (4, 2) and routing.value._fields == ("n_experts", "k") and routing.png() == _static(20)
     assert batch.value == len(ex.FIG22_CANDIDATES) - 1 and batch.png() == _static(22)
 
 
@@ -76,10 +50,9 @@ def test_delta_crossing_zero_flips_the_expert_shown(delta):
 
 
 @pytest.mark.parametrize("value", [-2.0, 1.35])
-def test_delta_states_equal_a_full_draw_and_keep_the_in_set_gradient_zero(delta, value):
+def test_delta_states_keep_the_in_set_gradient_zero(delta, value):
     delta.update(value)
     try:
-        assert delta.png() == _full_draw(delta)
         b = moe.top1_boundary(value, ex.FIG21_OUTPUTS, ex.FIG21_TARGET)
         assert delta.trace.chosen == b.chosen == (1 if value < 0 else 0)
         assert "router gradient [0, 0]" in delta.describe()
@@ -89,51 +62,45 @@ def test_delta_states_equal_a_full_draw_and_keep_the_in_set_gradient_zero(delta,
 
 
 def test_after_a_sweep_the_incremental_images_still_equal_a_full_draw(delta, routing, batch):
-    try:
-        # revisited states are pasted from the renderer's cache: still a full draw's pixels
-        for v in (1.9, 1.2, 0.4, 0.0, -0.1, -0.8, 1.2, -1.55, 0.0, 0.1):
-            delta.update(v)
-        assert delta.png() == _full_draw(delta)
-        delta.update(1.2)
-        assert delta.png() == _full_draw(delta)
-        for state in ((6, 6), (6, 1), (2, 2), (6, 6), (3, 1), 3):
-            routing.update(state)
-        assert routing.png() == _full_draw(routing)
-        routing.update((6, 6))
-        assert routing.png() == _full_draw(routing)
-        for c in (0, 1, 0, 2, 1):
-            batch.update(c)
-        assert batch.png() == _full_draw(batch)
-    finally:
-        delta.update(ex.FIG21_DELTA)
-        routing.update((4, 2))
-        batch.update(2)
+    # groups whose look comes back are pasted from the renderer's cache, and states
+    # shown before from the widget's: still a full draw's pixels
+    for v in (1.9, 1.2, 0.4, 0.0, -0.1, -0.8, 1.2, -1.55, 0.0, 0.1):
+        delta.update(v)
+    assert delta.png() == _full_draw(delta)
+    for state in ((6, 6), (6, 1), (2, 2), (6, 6), (3, 1), {"k": 3}):
+        routing.update(state)
+    assert routing.png() == _full_draw(routing)
+    for c in (0, 1, 0, 2, 1):
+        batch.update(c)
+    assert batch.png() == _full_draw(batch)
 
 
-@pytest.mark.parametrize("state", [3, (1, 1)])
-def test_routing_states_equal_a_full_draw_and_the_engine(routing, state):
+@pytest.mark.parametrize("state", [{"k": 3}, (1, 1)])
+def test_routing_states_follow_the_engine(routing, state):
     routing.update(state)
-    try:
-        n, k = state if isinstance(state, tuple) else (4, state)
-        assert (routing.n_experts, routing.value) == (n, k)
-        assert routing.png() == _full_draw(routing)
-        r = moe.route(ex.FIG20_WIDGET_SCORES[:n], k)
-        assert routing.trace.route.chosen.tolist() == r.chosen.tolist()
-        assert routing.artists["heading"].get_text().startswith(f"{n} expert{'s' if n > 1 else ''}, top-{k}")
-        for j in range(fm.E_MAX):
-            assert routing.artists[f"score.cell[{j}]"].get_visible() == (j < n)
-        assert routing.slider.max == n
-    finally:
-        routing.update((4, 2))
+    n, k = (4, 3) if isinstance(state, dict) else state
+    assert routing.value == (n, k)
+    r = moe.route(ex.FIG20_WIDGET_SCORES[:n], k)
+    assert routing.trace.route.chosen.tolist() == r.chosen.tolist()
+    assert routing.artists["heading"].get_text().startswith(f"{n} expert{'s' if n > 1 else ''}, top-{k}")
+    for j in range(fm.E_MAX):
+        assert routing.artists[f"score.cell[{j}]"].get_visible() == (j < n)
+    assert routing.sliders[1].max == n
 
 
-def test_shrinking_the_experts_below_k_clamps_k(routing):
+def test_k_range_depends_on_the_experts_and_shrinking_them_clamps_k(routing):
+    experts, k = routing.sliders
     routing.update((6, 5))
-    routing.experts_slider.value = 3
-    try:
-        assert (routing.n_experts, routing.value) == (3, 3) and routing.slider.value == 3
-    finally:
-        routing.update((4, 2))
+    assert (k.min, k.max) == (1, 6)
+    experts.value = 3  # a reader's drag below k
+    assert routing.value == (3, 3) and k.value == 3 and k.max == 3
+    routing.update(n_experts=2)  # from code, k not named: it follows too
+    assert routing.value == (2, 2)
+    with pytest.raises(ValueError, match="k must be between 1 and 2"):
+        routing.update(k=3)
+    with pytest.raises(ValueError, match="k must be between 1 and 4"):
+        routing.update((4, 5))
+    assert all(1 <= v.k <= v.n_experts for v in routing.sweep(12))
 
 
 def test_batch_picker_shows_use_load_and_drops(batch):
@@ -152,9 +119,9 @@ def test_batch_picker_shows_use_load_and_drops(batch):
 @pytest.mark.parametrize("make, bad, error, name", [
     ("boundary_delta", 2.5, ValueError, "delta"), ("boundary_delta", "0", TypeError, "delta"),
     ("boundary_delta", float("nan"), ValueError, "delta"),
-    ("routing_choice", 0, ValueError, "k"), ("routing_choice", 5, ValueError, "k"),
-    ("routing_choice", (7, 2), ValueError, "n_experts"), ("routing_choice", 2.0, TypeError, "k"),
-    ("routing_choice", (1, 2, 3), ValueError, "value"),
+    ("routing_choice", {"k": 0}, ValueError, "k"), ("routing_choice", {"k": 5}, ValueError, "k"),
+    ("routing_choice", (7, 2), ValueError, "n_experts"), ("routing_choice", {"k": 2.0}, TypeError, "k"),
+    ("routing_choice", (1, 2, 3), TypeError, "value"),
     ("batch_token", 3, ValueError, "candidate"), ("batch_token", True, TypeError, "candidate"),
 ])
 def test_bad_slider_values_are_refused_by_name(delta, routing, batch, make, bad, error, name):

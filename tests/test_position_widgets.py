@@ -1,6 +1,8 @@
-"""Widgets of figure 15: two sliders per panel, default = the static figure, the
-panel's own artists moved in place, engine numbers in the description, bad values
-refused by name."""
+"""Widgets of figure 15: two sliders per panel acting as one control, default = the
+static figure, the panel's own artists moved in place, engine numbers in the
+description, bad values refused by name. (Every widget's default state and a state
+with every slider moved are compared with the static figure and a full draw in
+``tests/test_widgets.py``.)"""
 
 from __future__ import annotations
 
@@ -10,76 +12,36 @@ import numpy as np
 import pytest
 
 from tokenpath import examples as ex
-from tokenpath import figures, widgets
 from tokenpath import position as P
+from tokenpath import widgets
 from tokenpath.figures import position as FP
-from tokenpath.figures import style
+
+from _widget_fixtures import built, full_draw, static, widget_fixture
+
+dist = widget_fixture("rope_distance")
+pair = widget_fixture("rope_pair")
 
 
-@pytest.fixture(scope="module")
-def static():
-    drawn = figures.render(15)
-    yield drawn.png(dpi=style.SCREEN_DPI)
-    style.close(drawn.figure)
+def test_default_states_are_static_figure_15():
+    d, p = built("rope_distance"), built("rope_pair")
+    assert d.value == (2, math.pi / 2) and d.value._fields == ("distance", "omega")
+    assert p.value == (16, 4.0) and p.value._fields == ("index", "log_base")
+    assert d.png() == static(15) and p.png() == static(15)
 
 
-@pytest.fixture(scope="module")
-def distance_widget():
-    w = widgets.rope_distance()
-    yield w
-    style.close(w.figure)
-
-
-@pytest.fixture(scope="module")
-def pair_widget():
-    w = widgets.rope_pair()
-    yield w
-    style.close(w.figure)
-
-
-@pytest.fixture
-def dist(distance_widget):
-    yield distance_widget
-    distance_widget.update_other(ex.FIG15_OMEGA)
-    distance_widget.update(ex.FIG15_DISTANCE)
-
-
-@pytest.fixture
-def pair(pair_widget):
-    yield pair_widget
-    pair_widget.update_other(math.log10(ex.FIG15_BASE))
-    pair_widget.update(ex.FIG15_PAIR)
-
-
-def test_default_states_are_static_figure_15(distance_widget, pair_widget, static):
-    assert (distance_widget.value, distance_widget.other_value) == (2, math.pi / 2)
-    assert (pair_widget.value, pair_widget.other_value) == (16, 4.0)
-    assert distance_widget.png() == static
-    assert pair_widget.png() == static
-
-
-def test_every_slider_is_registered_for_the_latency_benchmark():
-    for name in ("rope_distance", "rope_frequency", "rope_pair", "rope_base"):
-        assert widgets.SLIDERS[name] is getattr(widgets, name)
-
-
-def test_both_sliders_give_a_full_savefig_and_return_to_the_static_figure(dist, pair, static):
-    dist.update(5)
-    dist.update_other(3 * math.pi / 16)
-    assert dist.png() == style.png_bytes(dist.figure, style.SCREEN_DPI)
-    pair.update(3)
-    pair.update_other(5.5)
-    assert pair.png() == style.png_bytes(pair.figure, style.SCREEN_DPI)
-    dist.update_other(ex.FIG15_OMEGA)
-    dist.update(ex.FIG15_DISTANCE)
-    assert dist.png() == static
+def test_each_panel_is_registered_once_with_both_sliders_in_its_sweep():
+    assert {"rope_distance", "rope_pair"} <= set(widgets.SLIDERS)
+    assert not {"rope_frequency", "rope_base"} & set(widgets.SLIDERS)
+    sweep = built("rope_distance").sweep(4)
+    assert {v.distance for v in sweep} >= {0, ex.FIG15_MAX_DISTANCE}
+    assert {v.omega for v in sweep} >= set(FP.OMEGA_RANGE)
 
 
 def test_distance_and_omega_move_the_disc_and_the_curve_in_place(dist):
     b = FP.panel_artists(dist.artists, "b")
     key = b["disc.key"]
-    dist.update(3)
-    dist.update_other(math.pi / 4)
+    dist.update(distance=3)
+    dist.update(omega=math.pi / 4)
     expected = P.distance_trace(3, math.pi / 4)
     assert FP.panel_artists(dist.artists, "b")["disc.key"] is key
     np.testing.assert_allclose(np.array(key._posA_posB)[1], expected.disc.turned_key, atol=1e-12)
@@ -87,15 +49,15 @@ def test_distance_and_omega_move_the_disc_and_the_curve_in_place(dist):
     assert b["disc.readout"].get_text() == "n − m = 3, ω = π/4\n135°,  q·k′ = −0.7071"
     assert dist.describe() == FP.describe_distance(expected)
     assert "repeats every 8 positions" in dist.describe()
+    assert dist.png() == full_draw(dist)
     # panel (a) does not move
     assert dist.artists["a2.readout"].get_text() == "180°,  q·k′ = −1"
 
 
 def test_pair_and_base_move_panel_c(pair):
-    pair.update(0)
+    pair.update(index=0)
     assert pair.trace.disc.omega == 1.0
-    pair.update_other(6.0)
-    pair.update(16)
+    pair.update((16, 6.0))
     c = FP.panel_artists(pair.artists, "c")
     assert c["freq.label"].get_text() == "base = 1000000"
     np.testing.assert_allclose(c["freq.all"].get_ydata(), P.rope_frequencies(64, 1e6))
@@ -104,47 +66,36 @@ def test_pair_and_base_move_panel_c(pair):
 
 
 def test_slider_wiring_moves_both_quantities(dist):
-    dist.slider.value = 1
-    assert dist.value == 1 and round(dist.trace.disc.degrees) == 90
-    dist.other.value = math.pi
-    assert dist.other_value == math.pi and round(dist.trace.disc.dot, 12) == -1.0
-
-
-def test_frequency_first_widget_steps_omega_with_distance_held():
-    w = widgets.rope_frequency(math.pi / 4, 4)
-    try:
-        assert (w.name, w.value, w.other_name, w.other_value) == ("omega", math.pi / 4, "distance", 4)
-        assert w.slider.description == "ω" and w.other.description == "n − m"
-        assert round(w.trace.disc.degrees) == 180
-    finally:
-        style.close(w.figure)
+    distance, omega = dist.sliders
+    distance.value = 1
+    assert dist.value == (1, ex.FIG15_OMEGA) and round(dist.trace.disc.degrees) == 90
+    omega.value = math.pi
+    assert dist.value.omega == math.pi and round(dist.trace.disc.dot, 12) == -1.0
+    dist.update((4, math.pi / 4))  # from code: both sliders follow
+    assert (distance.value, omega.value) == (4, math.pi / 4) and round(dist.trace.disc.degrees) == 180
+    assert (distance.description, omega.description) == ("n − m", "ω")
 
 
 @pytest.mark.parametrize("value, error, match", [
-    (17, ValueError, "distance must be between 0 and 16"),
-    (-1, ValueError, "distance must be between 0 and 16"),
-    (2.5, TypeError, "distance must be an integer"),
+    ({"distance": 17}, ValueError, "distance must be between 0 and 16"),
+    ({"distance": -1}, ValueError, "distance must be between 0 and 16"),
+    ({"distance": 2.5}, TypeError, "distance must be an integer"),
+    ({"omega": 4.0}, ValueError, "omega must be between 0 and 3.14159"),
+    ({"omega": float("nan")}, ValueError, "omega must be finite"),
+    ({"omega": "π/2"}, TypeError, "omega must be a real number"),
+    (2, TypeError, r"must be \(distance, omega\)"),
 ])
-def test_bad_distances_are_refused_by_name(dist, value, error, match):
+def test_bad_distances_and_omegas_are_refused_by_name(dist, value, error, match):
     with pytest.raises(error, match=match):
         dist.update(value)
-    assert dist.value == ex.FIG15_DISTANCE
-
-
-@pytest.mark.parametrize("value, error, match", [
-    (4.0, ValueError, "omega must be between 0 and 3.14159"),
-    (float("nan"), ValueError, "omega must be finite"),
-    ("π/2", TypeError, "omega must be a real number"),
-])
-def test_bad_omegas_are_refused_by_name(dist, value, error, match):
-    with pytest.raises(error, match=match):
-        dist.update_other(value)
-    assert dist.other_value == ex.FIG15_OMEGA
+    assert dist.value == (ex.FIG15_DISTANCE, ex.FIG15_OMEGA)
 
 
 def test_bad_pair_and_base_are_refused_by_name(pair):
     with pytest.raises(ValueError, match="index must be between 0 and 31"):
-        pair.update(32)
+        pair.update(index=32)
     with pytest.raises(ValueError, match="log_base must be between 2 and 6"):
-        pair.update_other(7.0)
-    assert (pair.value, pair.other_value) == (16, 4.0)
+        pair.update(log_base=7.0)
+    with pytest.raises(ValueError, match="omega must be between"):
+        widgets.rope_distance(omega=4.0)  # refused before anything is drawn
+    assert pair.value == (16, 4.0)

@@ -1,8 +1,12 @@
-"""Widgets of figures 11 and 12, and the engine claims those figures make.
+"""The widget layer and the widgets of figures 11 and 12, and the engine claims those
+figures make.
 
-The widgets must (1) show the static figure in their default state, byte for byte,
-(2) move the figure's own artists in place when the slider moves, (3) describe the
-state with the engine's numbers, and (4) refuse bad slider values by name.
+Every registered widget must (1) show the static figure in its default state, byte for
+byte, (2) give a full draw's PNG in any state, after any steps, (3) be registered once
+and step each of its sliders in its sweep. Controls (several sliders as one value,
+dependent ranges) are checked without a figure. The widgets of figures 11 and 12 must
+also move the figure's own artists in place, describe the state with the engine's
+numbers, and refuse bad slider values by name.
 """
 
 from __future__ import annotations
@@ -16,42 +20,26 @@ from tokenpath import attention, examples, figures, fmt, widgets
 from tokenpath.figures import attention_scale as scale
 from tokenpath.figures import style
 
+from _widget_fixtures import DEFAULTS, built, full_draw, static, widget_fixture
+
 M_SMALL, M_LARGE = examples.FIG11_M_SMALL, examples.FIG11_M_LARGE
 
 
-@pytest.fixture(scope="module")
-def static():
-    """The static figures 11 and 12, rendered once for the module."""
-    drawn = {n: figures.render(n) for n in (11, 12)}
-    yield {n: (d, d.png(dpi=style.SCREEN_DPI)) for n, d in drawn.items()}
-    for d in drawn.values():
-        style.close(d.figure)
-
-
-@pytest.fixture(scope="module")
-def magnitude():
-    w = widgets.value_magnitude()
-    yield w
-    style.close(w.figure)
-
-
-@pytest.fixture(scope="module")
-def spread():
-    w = widgets.score_scale()
-    yield w
-    style.close(w.figure)
+magnitude_widget = widget_fixture("value_magnitude")
+spread_widget = widget_fixture("score_scale")
 
 
 @pytest.fixture
-def m_widget(magnitude):
-    yield magnitude
-    magnitude.update(M_LARGE)
+def magnitude(magnitude_widget):
+    return magnitude_widget
 
 
 @pytest.fixture
-def d_widget(spread):
-    yield spread
-    spread.update(scale.D_H_FOCUS)
+def spread(spread_widget):
+    return spread_widget
+
+
+m_widget, d_widget = magnitude, spread
 
 
 def _arrow_ends(arrow) -> np.ndarray:
@@ -66,35 +54,30 @@ def _arrow_ends(arrow) -> np.ndarray:
 # ------------------------------------------------------------ default state = static
 
 
-def test_value_magnitude_default_png_is_static_fig11(magnitude, static):
+def test_value_magnitude_default_png_is_static_fig11(magnitude):
     assert magnitude.value == M_LARGE
-    assert magnitude.png() == static[11][1]
+    assert magnitude.png() == static(11)
 
 
-def test_score_scale_default_png_is_static_fig12(spread, static):
+def test_score_scale_default_png_is_static_fig12(spread):
     assert spread.value == scale.D_H_FOCUS == 16
-    assert spread.png() == static[12][1]
+    assert spread.png() == static(12)
 
 
-def test_returning_to_default_gives_the_static_png_again(m_widget, d_widget, static):
+def test_returning_to_default_gives_the_static_png_again(m_widget, d_widget):
     m_widget.update(M_SMALL)
+    m_widget.forget_frames()  # drawn again, not the kept PNG of the default
     m_widget.update(M_LARGE)
-    assert m_widget.png() == static[11][1]
+    assert m_widget.png() == static(11)
     d_widget.update(3)
+    d_widget.forget_frames()
     d_widget.update(scale.D_H_FOCUS)
-    assert d_widget.png() == static[12][1]
+    assert d_widget.png() == static(12)
 
 
-@pytest.mark.parametrize("m", [M_SMALL, 23.0])
-def test_fig11_widget_png_equals_a_full_savefig_of_the_same_state(m_widget, m):
-    m_widget.update(m)
-    assert m_widget.png() == style.png_bytes(m_widget.figure, style.SCREEN_DPI)
-
-
-@pytest.mark.parametrize("d_h", [1, 64])
-def test_fig12_widget_png_equals_a_full_savefig_of_the_same_state(d_widget, d_h):
-    d_widget.update(d_h)
-    assert d_widget.png() == style.png_bytes(d_widget.figure, style.SCREEN_DPI)
+def test_fig12_widget_png_equals_a_full_savefig_at_the_narrowest_head(d_widget):
+    d_widget.update(1)  # the tallest bars (the generic test below moves d_h to 64)
+    assert d_widget.png() == full_draw(d_widget)
 
 
 # --------------------------------------------------------------- artists in place
@@ -228,6 +211,7 @@ def test_fig12_bad_values_raise_naming_d_h(spread, value, error):
 
 
 def test_constructors_check_their_argument():
+    # refused before anything is drawn
     with pytest.raises(ValueError, match=r"\bm\b"):
         widgets.value_magnitude(m=100)
     with pytest.raises(TypeError, match="d_h"):
@@ -273,8 +257,8 @@ def test_fig12_monte_carlo_variance_within_5_percent_of_theory():
     np.testing.assert_allclose(v.scaled, 1.0, rtol=0.05)
 
 
-def test_fig12_figure_shows_the_engine_variance_trace(static):
-    drawn = static[12][0]
+def test_fig12_figure_shows_the_engine_variance_trace():
+    drawn = built("score_scale").drawn  # panel (a) and the figure's trace never move
     bars, close = drawn.trace
     ref = attention.score_variance(examples.FIG12_D_H, samples=examples.FIG12_SAMPLES, seed=examples.FIG12_SEED)
     np.testing.assert_array_equal(bars.unscaled, ref.unscaled)
@@ -284,8 +268,8 @@ def test_fig12_figure_shows_the_engine_variance_trace(static):
     assert close.d_h == scale.D_H_FOCUS
 
 
-def test_fig11_alt_text_carries_both_panels_numbers(static):
-    alt = static[11][0].alt
+def test_fig11_alt_text_carries_both_panels_numbers():
+    alt = built("value_magnitude").drawn.alt
     for needle in ("weights [0.75, 0.25]", "o = [1.5, 1]", "a₁u₁ = [0, 10]", "o = [1.5, 10]", "(10 > 1.5)"):
         assert needle in alt
 
@@ -307,3 +291,159 @@ def test_weighted_values_checks_its_input():
         attention.weighted_values("ab", np.eye(2))
     with pytest.raises(ValueError, match="edges"):
         attention.score_spread(4, [1.0, 0.0])
+
+
+# ------------------------------------------------------------ every registered widget
+
+WIDGETS = sorted(widgets.SLIDERS)
+#: The figure each registered widget draws.
+FIGURE = {"value_magnitude": 11, "score_scale": 12, "merge_steps": 1, "lookup_cell": 3,
+          "temperature_sampling": 5, "rope_distance": 15, "rope_pair": 15, "head_groups": 16,
+          "rms_features": 17, "gate_pre_activation": 17, "routing_choice": 20, "boundary_delta": 21,
+          "batch_token": 22}
+
+
+def test_every_widget_is_registered_once_by_its_constructor_name():
+    assert sorted(FIGURE) == WIDGETS
+    for name, make in widgets.SLIDERS.items():
+        assert make.__name__ == name and getattr(widgets, name) is make
+    with pytest.raises(ValueError, match="registered twice"):
+        widgets.slider(widgets.SLIDERS["score_scale"])
+
+
+@pytest.mark.parametrize("name", WIDGETS)
+def test_default_state_is_the_static_figure(name):
+    w = built(name)
+    assert w.drawn.number == FIGURE[name]
+    assert w.matches_static_figure()
+
+
+def _move_every_slider_far(w) -> None:
+    """Step each slider in turn to the end of its range (at that moment) farther from
+    where it is, so every slider has moved."""
+    controls = isinstance(w.slider, widgets.Controls)
+    for k, s in enumerate(w.sliders):
+        name = w.slider.names[k] if controls else None
+        low, high = w.slider.range(name) if controls else (s.min, s.max)
+        end = low if abs(s.value - low) > abs(s.value - high) else high
+        w.update(**{name: end}) if controls else w.update(end)
+
+
+@pytest.mark.parametrize("name", WIDGETS)
+def test_every_slider_moved_gives_a_full_draw_and_the_default_comes_back_drawn(name):
+    w = built(name)
+    try:
+        _move_every_slider_far(w)
+        assert w.value != DEFAULTS[name]
+        assert w.png() == full_draw(w)
+        w.forget_frames()  # the way back is drawn, not the kept PNG of the default
+        w.update(DEFAULTS[name])
+        assert w.png() == static(FIGURE[name]) if name != "merge_steps" else w.matches_static_figure()
+    finally:
+        w.update(DEFAULTS[name])
+
+
+@pytest.mark.parametrize("name", WIDGETS)
+def test_sweep_steps_each_slider_across_its_range_with_the_others_held(name):
+    w = built(name)
+    values = w.sweep(2 * len(w.sliders))
+    controls = isinstance(w.slider, widgets.Controls)
+    for k, s in enumerate(w.sliders):
+        mine = [v[k] if controls else v for v in values]
+        low, high = (w.slider.bounds[w.slider.names[k]] if controls else (s.min, s.max))
+        if not (controls and w.slider.names[k] in w.slider._limits):
+            assert low in mine and high in mine
+    for v in values:
+        assert w._check(v) == v  # every position is a valid value
+
+
+def test_a_state_shown_before_is_not_drawn_again_and_is_still_a_full_draw():
+    w = built("head_groups")
+    try:
+        w.update((4, 4))
+        first = w.png()
+        assert w.timings["draw"] > 0
+        w.update((8, 2))
+        w.update(n_q_heads=4, n_kv_heads=4)
+        assert w.timings["draw"] == w.timings["encode"] == 0.0 and w.png() == first == full_draw(w)
+    finally:
+        w.update(DEFAULTS["head_groups"])
+
+
+def test_update_takes_a_value_or_sliders_by_name_not_both():
+    w = built("rope_distance")
+    with pytest.raises(TypeError, match="not both"):
+        w.update((1, 1.0), omega=1.0)
+    with pytest.raises(TypeError, match="needs a value"):
+        w.update()
+
+
+# ------------------------------------------------------------------ Controls
+
+
+def _controls():
+    import ipywidgets
+
+    return widgets.Controls({
+        "n": ipywidgets.IntSlider(value=4, min=1, max=6),
+        "x": ipywidgets.FloatSlider(value=0.5, min=-1.0, max=1.0, step=0.25),
+        "k": ipywidgets.IntSlider(value=2, min=1, max=6),
+    }, limits={"k": lambda v: (1, v.n)})
+
+
+def test_controls_value_is_a_named_tuple_of_the_sliders():
+    c = _controls()
+    assert c.value == (4, 0.5, 2) and c.value._fields == ("n", "x", "k")
+    c.sliders[1].value = -0.25  # a reader's drag
+    assert c.value.x == -0.25
+    c.value = c.Value(5, 1.0, 5)  # from code: the sliders follow
+    assert [s.value for s in c.sliders] == [5, 1.0, 5] and c.sliders[2].max == 5
+
+
+def test_controls_dependent_range_follows_and_clamps():
+    c = _controls()
+    c.value = c.check({"k": 4})
+    c.sliders[0].value = 2  # n below k: k is clamped, its slider's range shrinks
+    assert c.value == (2, 0.5, 2) and (c.sliders[2].min, c.sliders[2].max) == (1, 2)
+    c.sliders[0].value = 6
+    assert c.sliders[2].max == 6 and c.value.k == 2
+    assert c.range("k") == (1, 6) and c.bounds["k"] == (1, 6)
+
+
+@pytest.mark.parametrize("bad, error, match", [
+    ({"k": 5}, ValueError, r"k must be between 1 and 4"),
+    ({"n": 7}, ValueError, r"n must be between 1 and 6"),
+    ({"x": "0"}, TypeError, r"x must be a real number"),
+    ({"n": 2.0}, TypeError, r"n must be an integer"),
+    ({"m": 1}, ValueError, r"no slider named 'm'"),
+    ((4, 0.5), TypeError, r"must be \(n, x, k\)"),
+    (4, TypeError, r"must be \(n, x, k\)"),
+])
+def test_controls_refuse_bad_values_by_name(bad, error, match):
+    c = _controls()
+    with pytest.raises(error, match=match):
+        c.check(bad)
+    assert c.value == (4, 0.5, 2)
+
+
+def test_controls_sweep_respects_dependent_ranges():
+    c = _controls()
+    values = c.sweep(9)
+    assert all(1 <= v.k <= v.n for v in values)
+    assert {v.n for v in values if (v.x, v.k) == (0.5, 2) or v.k == 1} >= {1, 6}
+    assert {v.x for v in values} >= {-1.0, 1.0}
+    assert {v.k for v in values if v.n == 4} >= {1, 4}
+
+
+def test_a_savefig_between_steps_does_not_spoil_the_next_image():
+    w = built("batch_token")  # redraws only the groups that changed
+    try:
+        w.update(0)
+        w.update(1)
+        w.update(0)  # shown from its kept PNG: the canvas still holds state 1 …
+        full_draw(w)  # … until a savefig draws state 0 onto it
+        w.forget_frames()
+        w.update(1)
+        assert w.png() == full_draw(w)
+    finally:
+        w.update(DEFAULTS["batch_token"])

@@ -141,8 +141,9 @@ def _python_only(source: str) -> str:
 
 
 def slider_grid(slider, max_frames: int = MAX_FRAMES) -> list:
-    """The slider positions to precompute: every position when there are at most
-    ``max_frames``, else an even grid over [min, max] in whole slider steps; the
+    """The slider positions to precompute (:func:`tokenpath.widgets.slider_grid`, the
+    grid the latency benchmark's sweep uses too): every position when there are at
+    most ``max_frames``, else an even grid over [min, max] in whole slider steps; the
     slider's current (default) value is always included.
 
     >>> import ipywidgets
@@ -151,57 +152,19 @@ def slider_grid(slider, max_frames: int = MAX_FRAMES) -> list:
     >>> slider_grid(ipywidgets.FloatSlider(value=0.5, min=0, max=10, step=0.5), max_frames=5)
     [0.0, 0.5, 2.5, 5.0, 7.5, 10.0]
     """
-    if max_frames < 2:
-        raise ValueError(f"max_frames must be at least 2, got {max_frames}")
-    default = slider.value
-    if hasattr(slider, "options") and not hasattr(slider, "step"):  # SelectionSlider
-        values = _option_values(slider)
-        if len(values) > max_frames:
-            stride = math.ceil((len(values) - 1) / (max_frames - 1))
-            values = values[::stride] + ([values[-1]] if (len(values) - 1) % stride else [])
-    elif hasattr(slider, "base"):  # FloatLogSlider: min, max and step are exponents
-        exponents = slider_grid(_Exponents(slider), max_frames)
-        values = [slider.base ** e for e in exponents]
-        default = min(values, key=lambda v: abs(v - default)) if values else default
-    else:
-        low, high, step = slider.min, slider.max, slider.step
-        is_int = isinstance(default, int) and isinstance(step, int)
-        steps = round((high - low) / step)
-        stride = max(1, math.ceil(steps / (max_frames - 1)))
-        indices = list(range(0, steps + 1, stride))
-        if indices[-1] != steps:
-            indices.append(steps)
-        values = [low + i * step if is_int else round(low + i * step, 12) for i in indices]
-        values[-1] = high
-        if is_int:
-            values = [int(v) for v in values]
-        else:
-            values = [float(v) for v in values]
-    if default not in values:
-        values.append(default)
-        values.sort()
-    return values
+    from .widgets import slider_grid as grid
 
-
-class _Exponents:
-    """The exponent axis of a FloatLogSlider, as a plain slider."""
-
-    def __init__(self, slider):
-        self.min, self.max, self.step = slider.min, slider.max, slider.step
-        self.value = round(min(max(math.log(slider.value, slider.base), slider.min), slider.max), 12)
-
-
-def _option_values(slider) -> list:
-    labels = slider._options_labels
-    values = slider._options_values
-    return list(values) if values else list(labels)
+    return grid(slider, max_frames)
 
 
 def controls(widget) -> list:
-    """The slider controls a reader moves in ``widget``: every standard ipywidgets
-    slider inside its box, in display order (two for a widget with two sliders, three
-    for a composite picker), or its ``slider`` when the box holds none."""
+    """The slider controls a reader moves in ``widget``: its ``sliders`` (one, or each
+    slider of its :class:`~tokenpath.widgets.Controls`, in display order), else every
+    standard ipywidgets slider inside its box, or its ``slider`` when the box holds none."""
     import ipywidgets
+
+    if hasattr(widget, "sliders"):
+        return list(widget.sliders)
 
     kinds = (ipywidgets.IntSlider, ipywidgets.FloatSlider, ipywidgets.FloatLogSlider, ipywidgets.SelectionSlider)
     found: list = []

@@ -111,11 +111,24 @@ class FigureDisplay:
     the HTML (the PNG payload is replaced by a sanitizer; its bytes are checked by the
     figure tests) and the plain-text alt, so a change in any number the figure shows
     fails the notebook check.
+
+    A numbered figure is captioned "Figure n · title" and anchored as ``#figNN``. A
+    chapter's drawing that is not one of the book's numbered figures passes
+    ``caption`` (its title, say) and no ``label``; ``label`` is the HTML anchor, if any.
+
+    >>> d = FigureDisplay(Drawn(0, "A sketch", Figure(figsize=(1, 1)), "alt"), caption="A sketch")
+    >>> print(d._repr_mimebundle_()["text/plain"])
+    A sketch
+    alt
+    >>> 'id=' in d._repr_mimebundle_()["text/html"]
+    False
     """
 
-    def __init__(self, drawn: Drawn):
+    def __init__(self, drawn: Drawn, *, caption: str | None = None, label: str | None = None):
         self.drawn = drawn
         self._png = drawn.png()
+        self.caption = f"Figure {drawn.number} · {drawn.title}" if caption is None else caption
+        self.label = (f"fig{drawn.number:02d}" if caption is None else None) if label is None else label
 
     @property
     def alt(self) -> str:
@@ -124,17 +137,17 @@ class FigureDisplay:
     def _repr_mimebundle_(self, include=None, exclude=None):
         d = self.drawn
         b64 = base64.b64encode(self._png).decode("ascii")
-        caption = f"Figure {d.number} · {d.title}"
+        anchor = "" if self.label is None else f' id="{html.escape(self.label, quote=True)}"'
         body = (
-            f'<figure class="tokenpath-figure" id="fig{d.number:02d}">'
+            f'<figure class="tokenpath-figure"{anchor}>'
             f'<img src="data:image/png;base64,{b64}" alt="{html.escape(d.alt, quote=True)}" '
             f'style="max-width:100%"/>'
-            f"<figcaption>{html.escape(caption)}</figcaption></figure>"
+            f"<figcaption>{html.escape(self.caption)}</figcaption></figure>"
         )
-        return {"text/html": body, "text/plain": f"{caption}\n{d.alt}"}
+        return {"text/html": body, "text/plain": f"{self.caption}\n{d.alt}"}
 
     def __repr__(self) -> str:
-        return f"FigureDisplay(number={self.drawn.number})"
+        return f"FigureDisplay(number={self.drawn.number}, caption={self.caption!r})"
 
 
 def show(number: int) -> FigureDisplay:

@@ -45,7 +45,6 @@ __all__ = [
     "omega_text",
     "rad_text",
     "panel_artists",
-    "Unnumbered",
     "sinusoidal_heatmap",
     "update_curve",
     "update_disc",
@@ -407,19 +406,8 @@ def draw_sinusoidal(ax, encoding: np.ndarray) -> dict:
     return {"image": image, "colorbar": colorbar}
 
 
-class Unnumbered(FigureDisplay):
-    """A chapter's drawing that is not one of the book's numbered figures: shown like
-    one (PNG, alt text, caption), captioned by its title alone."""
-
-    def _repr_mimebundle_(self, include=None, exclude=None):
-        d = self.drawn
-        numbered = f"Figure {d.number} · {d.title}"
-        bundle = super()._repr_mimebundle_(include, exclude)
-        return {k: v.replace(f' id="fig{d.number:02d}"', "").replace(numbered, d.title) for k, v in bundle.items()}
-
-
 def sinusoidal_heatmap(positions: int = examples.SINUSOID_POSITIONS,
-                       d_model: int = examples.SINUSOID_D_MODEL) -> Unnumbered:
+                       d_model: int = examples.SINUSOID_D_MODEL) -> FigureDisplay:
     """The chapter's heat map of :func:`~tokenpath.position.sinusoidal`, for a cell.
 
     >>> sinusoidal_heatmap(8, 4).alt.startswith("Heat map")
@@ -438,6 +426,7 @@ def sinusoidal_heatmap(positions: int = examples.SINUSOID_POSITIONS,
         f"{fmt.num(round(periods[-1]))} positions, so within {positions} positions it barely moves. "
         "No two rows are equal."
     )
-    display = Unnumbered(Drawn(0, "Sinusoidal position encoding", fig, alt, artists, encoding))
+    title = "Sinusoidal position encoding"
+    display = FigureDisplay(Drawn(0, title, fig, alt, artists, encoding), caption=title)
     style.close(fig)
     return display

@@ -29,8 +29,10 @@ def value_magnitude(m: float = scale.M_RANGE[1]) -> SliderFigure:
     panel. The weights never move; the 0.25-weight contribution a₁u₁ grows with m.
     The default, m = 40, is the static figure.
 
-    >>> w = value_magnitude(8)
-    >>> w.trace.contributions[1].tolist(), w.trace.output.tolist()
+    Each step computes :func:`tokenpath.attention.value_magnitude`, e.g. at m = 8:
+
+    >>> t = attention.value_magnitude(8)
+    >>> t.contributions[1].tolist(), t.output.tolist()
     ([0.0, 2.0], [1.5, 2.0])
     """
     low, high = scale.M_RANGE
@@ -64,8 +66,10 @@ def score_scale(d_h: int = scale.D_H_FOCUS) -> SliderFigure:
     of q·k and q·k/√d_h and their sample variances. The default, d_h = 16, is the
     static figure.
 
-    >>> w = score_scale(4)
-    >>> w.trace.d_h, w.trace.theory
+    Each step computes :func:`tokenpath.figures.attention_scale.score_closeup_trace`:
+
+    >>> t = scale.score_closeup_trace(4)
+    >>> t.d_h, t.theory
     (4, 4.0)
     """
     low, high = scale.D_H_RANGE

@@ -61,8 +61,10 @@ def merge_steps(step: int = 0) -> SliderFigure:
     """Figure 1's training panel with a slider for the merges done so far (0 … figure
     1's merges). The default, 0 merges, is the static figure's top panel.
 
-    >>> w = merge_steps(3)
-    >>> w.trace.segmentation["lower"], w.trace.next_pair
+    Each step replays the merges with :func:`tokenpath.bpe.merge_replay`:
+
+    >>> state = bpe.merge_replay(3)
+    >>> state.segmentation["lower"], state.next_pair
     (('lo', 'wer'), ('e', 'wer'))
     """
     check = int_in("step", 0, ex.FIG1_MERGES)

@@ -1,20 +1,17 @@
 """Widgets of chapter 03_embedding_lookup: the temperature of figure 5's sampling row
-and a cell picker for figure 3's lookup."""
+and a cell picker (three sliders) for figure 3's lookup."""
 
 from __future__ import annotations
 
-import numbers
-
 import ipywidgets
-import traitlets
 
 from .. import embedding as em
 from .. import examples as ex
 from .. import figures
 from ..figures import embedding as fe
-from . import SliderFigure, real_in, slider
+from . import Controls, SliderFigure, real_in, slider
 
-__all__ = ["CellPicker", "lookup_cell", "temperature_sampling"]
+__all__ = ["lookup_cell", "temperature_sampling"]
 
 
 def _moving_sampling(a: dict) -> list:
@@ -64,88 +61,6 @@ def temperature_sampling(temperature: float = ex.FIG5_TEMPERATURE) -> SliderFigu
     return widget
 
 
-def _cells() -> tuple[int, int, int]:
-    """(B, T, d) of figure 3's batch: the ranges of b, t and f."""
-    return ex.B, ex.T, ex.D_MODEL
-
-
-def _flat(b: int, t: int, f: int) -> int:
-    _, n_t, d = _cells()
-    return (b * n_t + t) * d + f
-
-
-def _unflat(k: int) -> tuple[int, int, int]:
-    _, n_t, d = _cells()
-    return k // (n_t * d), (k // d) % n_t, k % d
-
-
-class CellPicker(ipywidgets.VBox, ipywidgets.ValueWidget):
-    """Three integer sliders (b, t, f) that act as one control.
-
-    Its ``value`` is the flat index of the chosen cell, ``(b·T + t)·d + f``, and it has
-    ``min``, ``max`` and ``step`` like a slider, so it steps through every cell in
-    reading order (the latency benchmark uses exactly that). Moving any of the three
-    sliders sets ``value``; setting ``value`` moves the three sliders.
-
-    >>> p = CellPicker((1, 3, 5))
-    >>> p.value, p.cell                      # (1·4 + 3)·8 + 5
-    (61, (1, 3, 5))
-    """
-
-    value = traitlets.Int(0)
-
-    def __init__(self, cell=ex.FIG3_CELL):
-        n_b, n_t, d = _cells()
-        self.min, self.max, self.step = 0, n_b * n_t * d - 1, 1
-        self.parts = [
-            ipywidgets.IntSlider(value=v, min=0, max=hi - 1, description=name, continuous_update=True,
-                                 layout=ipywidgets.Layout(width="20em"))
-            for name, v, hi in zip(("b", "t", "f"), cell, (n_b, n_t, d))
-        ]
-        super().__init__(children=self.parts)
-        self.value = _flat(*cell)
-        self._linking = False
-        for part in self.parts:
-            part.observe(self._from_parts, names="value")
-        self.observe(self._to_parts, names="value")
-
-    @property
-    def cell(self) -> tuple[int, int, int]:
-        """The chosen (b, t, f)."""
-        return _unflat(self.value)
-
-    def _from_parts(self, change) -> None:
-        if not self._linking:
-            self.value = _flat(*(p.value for p in self.parts))
-
-    def _to_parts(self, change) -> None:
-        self._linking = True
-        try:
-            for part, v in zip(self.parts, _unflat(change["new"])):
-                part.value = v
-        finally:
-            self._linking = False
-
-
-def _check_cell(value) -> int:
-    """A cell as a flat index ``0 … B·T·d−1`` or a ``(b, t, f)`` triple → the flat index."""
-    n_b, n_t, d = _cells()
-    if isinstance(value, tuple):
-        if len(value) != 3:
-            raise ValueError(f"cell must be a (b, t, f) triple, got {value!r}")
-        for name, v, hi in zip(("b", "t", "f"), value, (n_b, n_t, d)):
-            if isinstance(v, bool) or not isinstance(v, numbers.Integral):
-                raise TypeError(f"{name} must be an integer, got {type(v).__name__}")
-            if not 0 <= v < hi:
-                raise ValueError(f"{name} must be between 0 and {hi - 1}, got {v}")
-        return _flat(*(int(v) for v in value))
-    if isinstance(value, bool) or not isinstance(value, numbers.Integral):
-        raise TypeError(f"cell must be a (b, t, f) triple or a flat cell index, got {type(value).__name__}")
-    if not 0 <= value < n_b * n_t * d:
-        raise ValueError(f"cell index must be between 0 and {n_b * n_t * d - 1}, got {value}")
-    return int(value)
-
-
 def _moving_lookup(art: dict) -> list:
     """Figure 3's artists a new cell moves: the highlights and the equal-ID marks, all
     drawn above every still artist."""
@@ -157,24 +72,33 @@ def _moving_lookup(art: dict) -> list:
 def lookup_cell(cell=ex.FIG3_CELL) -> SliderFigure:
     """Figure 3 with a cell picker: choose sequence b, position t and feature f, and
     see which ID is read, which row of E it selects and which entry lands in X. The
-    default, (0, 2, 0), is the static figure. Its control is a :class:`CellPicker`; a
-    cell can also be set from code, ``widget.update((b, t, f))``.
+    default, (0, 2, 0), is the static figure. Its control is three sliders acting as
+    one (:class:`~tokenpath.widgets.Controls`); a cell can also be set from code,
+    ``widget.update((b, t, f))`` or ``widget.update(f=5)``.
+
+    Each step computes :func:`tokenpath.embedding.lookup_trace` of the cell:
+
+    >>> t = em.lookup_trace((1, 3, 5))
+    >>> t.row_id, t.value
+    (7, 0.0)
     """
-    k = _check_cell(cell)
+    controls = Controls({
+        name: ipywidgets.IntSlider(value=v, min=0, max=size - 1, description=name, continuous_update=True,
+                                   layout=ipywidgets.Layout(width="20em"))
+        for name, v, size in zip(("b", "t", "f"), ex.FIG3_CELL, (ex.B, ex.T, ex.D_MODEL))
+    })
+    wanted = controls.check(cell)
     drawn = figures.render(3)
-    picker = CellPicker(ex.FIG3_CELL)
     widget = SliderFigure(
         drawn,
         name="cell",
-        slider=picker,
-        check=_check_cell,
-        compute=lambda flat: em.lookup_trace(_unflat(flat)),
+        slider=controls,
+        compute=lambda v: em.lookup_trace(tuple(v)),
         move=lambda trace: fe.update_lookup(drawn.artists, trace),
         describe=fe.describe_lookup,
         moving=_moving_lookup(drawn.artists),
         trace=drawn.trace,
     )
-    if k != widget.value:
-        widget.update(k)
+    if wanted != widget.value:
+        widget.update(wanted)
     return widget
-

@@ -9,8 +9,7 @@ from .. import examples as ex
 from .. import figures, fmt, norms
 from ..figures import norms as N
 from ..figures.attention_scale import panel_artists
-from . import SliderFigure, real_in, slider
-from .gqa import PairControl, pair_in
+from . import Controls, SliderFigure, real_in, slider
 
 __all__ = ["gate_pre_activation", "rms_features"]
 
@@ -47,21 +46,21 @@ def rms_features(x0: float = float(ex.FIG17_X[0]), x1: float = float(ex.FIG17_X[
     >>> c.rms.output.round(4).tolist(), c.layer.output.tolist()
     ([0.8485, 1.1314], [-1.0, 1.0])
     """
-    check = pair_in(("x0", "x1"), *X_RANGE, integer=False)
-    wanted = check((x0, x1))
+    layout = ipywidgets.Layout(width="22em")
+    controls = Controls({
+        name: ipywidgets.FloatSlider(value=float(v), min=X_RANGE[0], max=X_RANGE[1], step=X_STEP,
+                                     description=label, readout_format=".1f", continuous_update=True,
+                                     layout=layout)
+        for name, label, v in (("x0", "x₀", ex.FIG17_X[0]), ("x1", "x₁", ex.FIG17_X[1]))
+    }, horizontal=True)
+    wanted = controls.check((x0, x1))
     drawn = figures.render(17)
     a = panel_artists(drawn.artists, "a")
-    layout = ipywidgets.Layout(width="22em")
-    sliders = [ipywidgets.FloatSlider(value=float(v), min=X_RANGE[0], max=X_RANGE[1], step=X_STEP,
-                                      description=name, readout_format=".1f", continuous_update=True,
-                                      layout=layout)
-               for name, v in (("x₀", ex.FIG17_X[0]), ("x₁", ex.FIG17_X[1]))]
     widget = SliderFigure(
         drawn,
         name="x",
-        slider=PairControl(*sliders),
-        check=check,
-        compute=lambda pair: norms.compare_norms(list(pair), eps=ex.FIG17_EPS),
+        slider=controls,
+        compute=lambda x: norms.compare_norms(list(x), eps=ex.FIG17_EPS),
         move=lambda trace: N.update_norms(a, trace),
         describe=describe_rms_features,
         moving=[v for k, v in a.items() if k.startswith("arrow.")]
