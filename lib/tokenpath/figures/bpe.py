@@ -19,7 +19,7 @@ from .. import bpe
 from .. import examples as ex
 from ..bpe import IdCollision, ReplayState, SplitCharTrace, VocabGrowth
 from . import Drawn, register, style
-from .attention import (
+from ._draw import (
     BLOCKED_FACE,
     QUERY_FACE,
     VALUE_FACE,

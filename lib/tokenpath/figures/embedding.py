@@ -26,7 +26,7 @@ from .. import fmt
 from ..decoder import LayerTrace
 from ..embedding import LogitPanels, LookupTrace, SamplingTrace, TiedGradient
 from . import Drawn, register, style
-from .attention import (
+from ._draw import (
     ACCENT_FACE,
     CACHE_FACE,
     LABEL_SIZE,

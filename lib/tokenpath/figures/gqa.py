@@ -20,7 +20,7 @@ from .. import examples as ex
 from .. import fmt
 from ..gqa import HeadSharing, KVCacheSize, head_sharing
 from . import Drawn, register, style
-from .attention import (
+from ._draw import (
     CACHE_FACE,
     NOTE_SIZE,
     QUERY_FACE,

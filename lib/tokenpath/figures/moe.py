@@ -22,7 +22,7 @@ from .. import examples as ex
 from .. import fmt, moe
 from ..fmt import subscript
 from . import FIGURES, Drawn, register, style
-from .attention import (
+from ._draw import (
     ACCENT_FACE,
     BLOCKED_FACE,
     QUERY_FACE,

@@ -24,7 +24,7 @@ from .. import examples as ex
 from .. import fmt
 from ..norms import GateTrace, NormComparison, ResidualTrace, compare_norms, gate_trace, residual_trace, silu
 from . import Drawn, register, style
-from .attention import (
+from ._draw import (
     NOTE_SIZE,
     SMALL_SIZE,
     VALUE_FACE,
