@@ -157,6 +157,14 @@ def test_cli_rejects_an_unknown_figure_number_and_names_the_valid_ones(tmp_path,
     assert not any(tmp_path.iterdir())
 
 
+def test_cli_rejects_fewer_than_one_job(tmp_path, capsys):
+    with pytest.raises(SystemExit) as exc:
+        cli.main(["--only", "9", "--jobs", "0", "--out", str(tmp_path)])
+    assert exc.value.code == 2
+    assert "--jobs must be at least 1, got 0" in capsys.readouterr().err
+    assert not any(tmp_path.iterdir())
+
+
 def test_cli_rejects_a_non_integer_figure_number(tmp_path, capsys):
     with pytest.raises(SystemExit):
         cli.main(["--only", "seven", "--out", str(tmp_path)])
