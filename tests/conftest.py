@@ -9,6 +9,9 @@ What this file provides:
 - One Hypothesis profile, ``tokenpath``, loaded for every run: derandomized (the same
   examples on every run and machine), a modest number of examples, no deadline (timing
   on a shared 2-core machine is noise), and no example database on disk.
+- After collection, everything built so far is frozen out of the cyclic garbage
+  collector's view (``gc.freeze``): it lives to the end of the run anyway, and the full
+  collections during the run otherwise rescan it each time.
 - PyTorch, for cross-checks against a production implementation. torch comes with the
   ``crosscheck`` extra (``make test EXTRAS=dev,crosscheck``); without it, such tests are
   skipped and the reason is shown in the summary. Two equivalent ways:
@@ -31,6 +34,7 @@ What this file provides:
 
 from __future__ import annotations
 
+import gc
 import importlib.util
 
 import matplotlib
@@ -67,3 +71,10 @@ def torch():
 def pytest_runtest_setup(item):
     if item.get_closest_marker("torch") is not None and not HAVE_TORCH:
         pytest.skip(TORCH_MISSING)
+
+
+def pytest_collection_finish(session):
+    """Hide what start-up and collection built (modules, test items: alive to the end
+    anyway) from the cyclic garbage collector, so each full collection during the run
+    scans only the objects the tests create: about half the collector's time."""
+    gc.freeze()

@@ -17,12 +17,12 @@ from tokenpath.figures import bpe as F
 from tokenpath.figures import style
 from tokenpath.figures._fonts import missing_glyphs
 
+from test_figures import rendered  # the session's one render of each figure
+
 
 def _render(number):
-    drawn = figures.render(number)
-    texts = [t.get_text() for t in drawn.figure.findobj(Text) if t.get_text()]
-    style.close(drawn.figure)
-    return drawn, texts
+    r = rendered(number)
+    return r.drawn, r.texts
 
 
 @pytest.fixture(scope="module")

@@ -13,13 +13,15 @@ from tokenpath import figures, fmt
 from tokenpath.figures import embedding as fe
 from tokenpath.figures import style
 
+from test_figures import rendered  # the session's one render of each figure
+
 
 @pytest.fixture(scope="module")
 def drawn():
-    out = {n: figures.render(n) for n in (3, 4, 5, 6)}
+    # figure 3 fresh, since a test here moves its highlights; the others read only
+    out = {3: figures.render(3)} | {n: rendered(n).drawn for n in (4, 5, 6)}
     yield out
-    for d in out.values():
-        style.close(d.figure)
+    style.close(out[3].figure)
 
 
 def _texts(d) -> list[str]:

@@ -10,12 +10,12 @@ from tokenpath import figures, fmt, gqa
 from tokenpath.figures import gqa as G
 from tokenpath.figures import style
 
+from test_figures import rendered  # the session's one render of each figure
+
 
 @pytest.fixture(scope="module")
 def fig16():
-    drawn = figures.render(16)
-    yield drawn
-    style.close(drawn.figure)
+    return rendered(16).drawn
 
 
 def _visible(drawn, prefix):

@@ -12,6 +12,8 @@ from tokenpath import examples as ex
 from tokenpath.figures import moe as fm
 from tokenpath.figures import style
 
+from test_figures import rendered  # the session's one render of each figure
+
 M = fmt.MINUS
 
 
@@ -21,10 +23,7 @@ def _v(v, digits=None):
 
 @pytest.fixture(scope="module")
 def drawn():
-    out = {n: figures.render(n) for n in (19, 20, 21, 22)}
-    yield out
-    for d in out.values():
-        style.close(d.figure)
+    return {n: rendered(n).drawn for n in (19, 20, 21, 22)}
 
 
 def _text(d, name):

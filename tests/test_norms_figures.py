@@ -11,12 +11,12 @@ from tokenpath.figures import norms as N
 from tokenpath.figures import style
 from tokenpath.figures.attention_scale import panel_artists
 
+from test_figures import rendered  # the session's one render of each figure
+
 
 @pytest.fixture(scope="module")
 def fig17():
-    drawn = figures.render(17)
-    yield drawn
-    style.close(drawn.figure)
+    return rendered(17).drawn
 
 
 def _ledger(artists):

@@ -11,12 +11,12 @@ from tokenpath import position as P
 from tokenpath.figures import position as FP
 from tokenpath.figures import style
 
+from test_figures import rendered  # the session's one render of each figure
+
 
 @pytest.fixture(scope="module")
 def fig15():
-    drawn = figures.render(15)
-    yield drawn
-    style.close(drawn.figure)
+    return rendered(15).drawn
 
 
 def _ends(arrow) -> np.ndarray:
