@@ -37,7 +37,7 @@ try:  # share the figure tests' renders when both run (the same module under pyt
 except ImportError:  # pragma: no cover
     rendered = None
 
-figures._load()
+figures.registry()
 
 #: Share of the numbers in an alt text that must be trace values.
 FROM_TRACE = 2 / 3

@@ -30,7 +30,7 @@ FIGURE_DIR = ROOT / "figures"
 MINUS = fmt.MINUS
 NEG_INF = fmt.num(-np.inf, minus=MINUS)
 
-figures._load()
+figures.registry()
 NUMBERS = sorted(FIGURES)
 #: The figures built in tokenpath.figures.attention.
 ATTENTION = (7, 8, 9, 10, 13, 14)

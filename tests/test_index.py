@@ -16,10 +16,11 @@ from pathlib import Path
 import pytest
 
 from tokenpath import _book, guide
-from tokenpath.figures import FIGURES
+from tokenpath.figures import registry
 from tokenpath.widgets import SLIDERS
 
 ROOT = Path(__file__).resolve().parents[1]
+FIGURES = registry()
 BOOK = ROOT / "book"
 GLOSSARY = BOOK / "99_glossary.md"
 LINK = re.compile(r"\]\(([\w-]+)\.ipynb(?:#([^)\s]+))?\)")

@@ -92,13 +92,14 @@ def book_map(root: str | Path | None = None) -> tuple[ChapterUse, ...]:
 def describe(uses: tuple[ChapterUse, ...]) -> str:
     """The map as text: per chapter its figures (with their registered titles), its
     widgets (sliders marked) and its engine modules."""
-    from .figures import FIGURES
+    from .figures import registry
     from .widgets import SLIDERS
 
+    figures = registry()
     lines = []
     for u in uses:
         lines.append(f"{u.chapter}  {u.title}")
-        figs = "; ".join(f"{n} {FIGURES[n].title}" for n in u.figures) or "none"
+        figs = "; ".join(f"{n} {figures[n].title}" for n in u.figures) or "none"
         lines.append(f"  figures: {figs}")
         wids = ", ".join(f"{w} (slider)" if w in SLIDERS else w for w in u.widgets) or "none"
         lines.append(f"  widgets: {wids}")

@@ -28,7 +28,7 @@ from matplotlib.figure import Figure
 
 from . import style
 
-__all__ = ["FIGURES", "Drawn", "FigureDisplay", "register", "render", "save", "show"]
+__all__ = ["FIGURES", "Drawn", "FigureDisplay", "register", "registry", "render", "save", "show"]
 
 
 @dataclass
@@ -69,6 +69,16 @@ def register(number: int, title: str):
         return build
 
     return wrap
+
+
+def registry() -> dict[int, FigureSpec]:
+    """Every figure of the book by number, with every figure module imported first.
+
+    >>> sorted(registry())[:3]
+    [1, 2, 3]
+    """
+    _load()
+    return FIGURES
 
 
 def _spec(number) -> FigureSpec:

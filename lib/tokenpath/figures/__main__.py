@@ -14,12 +14,12 @@ import os
 import sys
 from concurrent.futures import ProcessPoolExecutor
 
-from . import FIGURES, _load, save
+from . import registry, save
 
 
 def main(argv: list[str] | None = None) -> int:
-    _load()
-    valid = sorted(FIGURES)
+    known = registry()
+    valid = sorted(known)
     parser = argparse.ArgumentParser(
         prog="python -m tokenpath.figures",
         description="Render the book's figures to figNN.svg and figNN.png.",
@@ -34,7 +34,7 @@ def main(argv: list[str] | None = None) -> int:
                         help="processes to draw in (default: one per CPU)")
     args = parser.parse_args(argv)
     numbers = valid if args.only is None else list(dict.fromkeys(args.only))
-    unknown = [n for n in numbers if n not in FIGURES]
+    unknown = [n for n in numbers if n not in known]
     if unknown:
         parser.error(
             f"unknown figure number(s) {', '.join(map(str, unknown))}; "
