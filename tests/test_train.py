@@ -10,6 +10,7 @@ from pathlib import Path
 import pytest
 
 from tokenpath import _train as T
+from tokenpath import trained as R
 from tokenpath import model as M
 
 FOLDER = Path(__file__).resolve().parents[1] / T.FOLDER
@@ -73,6 +74,6 @@ def test_loss_figure_is_redrawn_byte_for_byte_from_training_json(tmp_path):
 
 
 def test_counting_by_tensor_name_agrees_with_the_engine_counting_from_the_config():
-    c = T.count_moe_parameters(FOLDER)
+    c = R.count_moe_parameters(FOLDER)
     e = M.count_parameters(M.read_config(FOLDER / "config.json"))
     assert (c.total, c.active) == (e.total, e.active)

@@ -27,6 +27,7 @@ from . import (
     safetensors_format,
     selfcheck,
     subword,
+    trained,
 )
 
 __all__ = [
@@ -45,6 +46,7 @@ __all__ = [
     "selfcheck",
     "setup_notebook",
     "subword",
+    "trained",
 ]
 __version__ = "0.1.0"
 

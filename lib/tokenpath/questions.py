@@ -489,7 +489,7 @@ def model_files() -> tuple[Question, ...]:
 def trained_model() -> tuple[Question, ...]:
     """Chapter 10: the experts' share of the stored parameters, the first loss against
     ln V, spaces against tabs, the most previous-token-like head, one line's expert load."""
-    from . import _train as T
+    from . import trained as T
     from . import model as M
 
     folder = T.trained_folder()

@@ -9,7 +9,7 @@ import json
 import math
 from functools import cache, partial
 
-from tokenpath import _train as T
+from tokenpath import trained as T
 from tokenpath import examples as ex
 from tokenpath import model as M
 
