@@ -18,8 +18,9 @@ choice     ``"b"`` (an option's key)                     the key of the right op
 
 ``question.check(answer)`` never raises for what a reader types: it returns a
 :class:`Result` that renders as HTML and as text in a notebook. ``None`` or ``...``
-(the placeholder a chapter leaves in the answer variable) gives a neutral prompt that
-reveals nothing; an answer of the wrong type gives a message that says what to write.
+(what a chapter leaves in the answer variable until the reader answers) gives a
+neutral prompt that reveals nothing; an answer of the wrong type gives a message that
+says what to write.
 
 >>> q = exact("demo", "What is 1 + 1/2?", Fraction(3, 2), source="arithmetic", why="1 = 2/2.")
 >>> q.check("3/2").status, q.check(1.5).status, q.check(2).status, q.check(None).status
