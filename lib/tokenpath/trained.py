@@ -168,3 +168,122 @@ class LossFigure:
 
     def __repr__(self) -> str:
         return "LossFigure()"
+
+
+# ------------------------------------------------ attention of one head, routing over a text
+
+@dataclass(frozen=True)
+class AttentionMap:
+    """The attention weights of one head of one layer over a line: ``weights[q, s]`` is
+    what query position ``q`` (row) puts on source position ``s`` (column); each row
+    sums to one and is zero right of the diagonal (causal)."""
+
+    layer: int
+    head: int
+    pieces: tuple[str, ...]  # [T] the tokens' texts
+    weights: "np.ndarray"    # [T, T] query rows, source columns
+
+    def top_sources(self, query: int, k: int = 3) -> list[tuple[int, str, float]]:
+        """The ``k`` source positions ``query`` attends to most: (position, text, weight)."""
+        import numpy as np
+        from ._checks import as_int
+
+        q = as_int("query", query, low=0, high=len(self.pieces) - 1)
+        k = as_int("k", k, low=1)
+        order = np.argsort(-self.weights[q, : q + 1], kind="stable")[:k]
+        return [(int(s), self.pieces[s], float(self.weights[q, s])) for s in order]
+
+
+def attention_map(trace, pieces, layer: int, head: int) -> AttentionMap:
+    """The [T, T] weights of ``head`` in ``layer`` of a forward trace, with the pieces.
+
+    >>> import numpy as np
+    >>> from types import SimpleNamespace as NS
+    >>> w = np.tril(np.ones((2, 2)))[None, None] / np.array([1, 2])[:, None]
+    >>> m = attention_map(NS(layers=[NS(weights=w)]), ["a", "b"], 0, 0)
+    >>> m.weights.tolist(), m.top_sources(1, k=1)
+    ([[1.0, 0.0], [0.5, 0.5]], [(0, 'a', 0.5)])
+    """
+    import numpy as np
+    from ._checks import as_int
+
+    layer = as_int("layer", layer, low=0, high=len(trace.layers) - 1)
+    w = trace.layers[layer].weights[0]  # [H, T, T]
+    head = as_int("head", head, low=0, high=w.shape[0] - 1)
+    pieces = tuple(pieces)
+    if len(pieces) != w.shape[-1]:
+        raise ValueError(f"pieces must have one text per token ({w.shape[-1]}), got {len(pieces)}")
+    weights = np.array(w[head], dtype=float)
+    weights.setflags(write=False)
+    return AttentionMap(layer, head, pieces, weights)
+
+
+@dataclass(frozen=True)
+class RoutingStats:
+    """How the routers of every layer spread a text's tokens over the experts.
+
+    ``load[l, e]`` counts the tokens whose top-k in layer ``l`` includes expert ``e``
+    (each token counts once for each of its k experts); ``changes[l]`` counts the
+    neighbouring token pairs whose top-k *set* differs in layer ``l``."""
+
+    tokens: int
+    top_k: int
+    load: "np.ndarray"     # [L, E] tokens per expert
+    changes: "np.ndarray"  # [L] neighbouring pairs with a different top-k set
+
+    @property
+    def pairs(self) -> int:
+        return self.tokens - 1
+
+    @property
+    def change_rate(self) -> "np.ndarray":
+        """[L] share of neighbouring pairs whose top-k set changes."""
+        return self.changes / self.pairs
+
+    @property
+    def load_share(self) -> "np.ndarray":
+        """[L, E] share of the layer's k · tokens choices each expert received."""
+        return self.load / (self.tokens * self.top_k)
+
+
+def routing_stats(chosen, num_experts: int) -> RoutingStats:
+    """Expert load and top-k changes from ``chosen [L, T, k]`` (each layer's chosen
+    experts per token, in text order).
+
+    >>> s = routing_stats([[[0, 1], [1, 0], [2, 1]]], num_experts=3)
+    >>> s.load.tolist(), s.changes.tolist(), s.change_rate.tolist()
+    ([[2, 3, 1]], [1], [0.5])
+    """
+    import numpy as np
+    from ._checks import as_int, as_int_array
+
+    num_experts = as_int("num_experts", num_experts, low=1)
+    chosen = as_int_array("chosen", chosen, ndim=3, low=0)
+    if chosen.shape[1] < 2:
+        raise ValueError(f"chosen must hold at least 2 tokens, got {chosen.shape[1]}")
+    if chosen.max() >= num_experts:
+        raise ValueError(f"chosen must hold expert indices below num_experts={num_experts}, got {chosen.max()}")
+    L, n, k = chosen.shape
+    load = np.stack([np.bincount(c.ravel(), minlength=num_experts) for c in chosen])  # [L, E]
+    sets = np.sort(chosen, axis=-1)                                                  # order-free
+    changes = (sets[:, 1:] != sets[:, :-1]).any(axis=-1).sum(axis=-1)                 # [L]
+    load.setflags(write=False)
+    changes.setflags(write=False)
+    return RoutingStats(n, k, load, changes)
+
+
+def held_out_routing(model=None, folder=None) -> RoutingStats:
+    """Routing statistics of the trained model over the whole committed held-out text,
+    run in consecutive windows of ``max_position_embeddings`` tokens (the context it was
+    trained on); neighbouring pairs are counted across window borders too."""
+    import numpy as np
+    from . import model as M
+
+    folder = trained_folder() if folder is None else Path(folder)
+    model = M.load(folder) if model is None else model
+    ids = model.encode((folder / HELD_OUT_NAME).read_text(encoding="utf-8"))
+    n = model.config.max_position_embeddings
+    parts = [model.forward(ids[i: i + n]) for i in range(0, len(ids), n)]
+    chosen = np.stack([np.concatenate([p.layers[l].chosen_experts[0] for p in parts])
+                       for l in range(len(parts[0].layers))])  # [L, T, k]
+    return routing_stats(chosen, model.config.num_local_experts)

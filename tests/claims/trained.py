@@ -56,6 +56,16 @@ def line_trace():
     return engine().forward(ids), [tok().decode([int(i)]) for i in ids]
 
 
+@cache
+def routing():
+    """Routing statistics over the whole committed held-out text."""
+    return T.held_out_routing(engine())
+
+
+def _percent(v) -> str:
+    return f"{100 * v:.0f}"
+
+
 def experts_of(piece: str, layer: int = 0) -> set:
     """The distinct expert choices (best first, as text) of every occurrence of ``piece``."""
     trace, pieces = line_trace()
@@ -118,8 +128,27 @@ CLAIMS: list[_Claim] = [
     Claim("trained.comma_experts", lambda: experts_of(","), text=("1 and 0", _one)),
     Claim("trained.equals", lambda: line_trace()[1].count("="), exact="3"),
     Claim("trained.equals_experts", lambda: experts_of("="), text=("0 and 2", _one)),
+    # -- 10.7 routing over the whole held-out text ---------------------------------------------
+    Claim("trained.context", lambda: config()["max_position_embeddings"], exact="128"),
+    Claim("trained.held_tokens", lambda: routing().tokens, text=("1,142", _thousands)),
+    Claim("trained.choices", lambda: routing().tokens * routing().top_k, text=("2,284", _thousands)),
+    Claim("trained.pairs", lambda: routing().pairs, text=("1,141", _thousands)),
+    Claim("trained.l0_idlest", lambda: int(routing().load[0].argmin()), exact="3"),
+    Claim("trained.l0_idlest_load", lambda: routing().load[0].min(), exact="143"),
+    Claim("trained.l0_idlest_share", lambda: routing().load_share[0].min(), text=("6", _percent)),
+    Claim("trained.l0_busiest", lambda: int(routing().load[0].argmax()), exact="0"),
+    Claim("trained.l0_busiest_load", lambda: routing().load[0].max(), exact="821"),
+    Claim("trained.l0_busiest_share", lambda: routing().load_share[0].max(), text=("36", _percent)),
+    Claim("trained.l1_busiest", lambda: int(routing().load[1].argmax()), exact="3"),
+    Claim("trained.l1_busiest_load", lambda: routing().load[1].max(), exact="980"),
+    Claim("trained.l1_busiest_share", lambda: routing().load_share[1].max(), text=("43", _percent)),
+    Claim("trained.l0_changes", lambda: routing().changes[0], exact="722"),
+    Claim("trained.l0_change_rate", lambda: routing().change_rate[0], text=("63", _percent)),
+    Claim("trained.l1_changes", lambda: routing().changes[1], exact="613"),
+    Claim("trained.l1_change_rate", lambda: routing().change_rate[1], text=("54", _percent)),
 ]
 
 NOT_CLAIMS: list[_NotClaim] = [
     NotClaim("layer 0", "the index of the first layer, a name (its routing table is printed below it)"),
+    NotClaim("layer 1", "the index of the second layer, a name (its row is printed in the load table)"),
 ]
