@@ -108,6 +108,18 @@ def _torch_layer(w: dec.LayerWeights, x, positions):
     return y + (torch.nn.functional.silu(g @ p["w_gate"]) * (g @ p["w_up"])) @ p["w_down"]
 
 
+def _run_hf_layer(layer, rotary, x):
+    """A Hugging Face decoder layer on ``x [B, T, d]`` with a causal mask and the RoPE of
+    ``rotary`` at positions 0 … T−1, as a float64 tensor."""
+    b, t = x.shape[:2]
+    pos = torch.arange(t)[None].expand(b, t)
+    cos, sin = rotary(_t(x), pos)
+    causal = torch.full((t, t), float("-inf"), dtype=torch.float64).triu(1)[None, None].expand(b, 1, t, t)
+    with torch.no_grad():
+        out = layer(_t(x), attention_mask=causal, position_ids=pos, position_embeddings=(cos, sin))
+    return out[0] if isinstance(out, tuple) else out
+
+
 def test_decoder_layer_matches_a_plain_torch_composition():
     w = em.teaching_layer()
     x = em.lookup(E, S)
@@ -141,12 +153,7 @@ def test_decoder_layer_matches_hf_llama_decoder_layer(d, heads, kv, d_h, d_ff, t
         for name, ours in (("gate_proj", w.w_gate), ("up_proj", w.w_up), ("down_proj", w.w_down)):
             getattr(layer.mlp, name).weight.copy_(_t(ours.T))
     x = np.random.default_rng(3).normal(size=(2, t, d))
-    pos = torch.arange(t)[None].expand(2, t)
-    cos, sin = ml.LlamaRotaryEmbedding(config)(_t(x), pos)
-    causal = torch.full((t, t), float("-inf"), dtype=torch.float64).triu(1)[None, None].expand(2, 1, t, t)
-    with torch.no_grad():
-        theirs = layer(_t(x), attention_mask=causal, position_ids=pos, position_embeddings=(cos, sin))
-    theirs = theirs[0] if isinstance(theirs, tuple) else theirs
+    theirs = _run_hf_layer(layer, ml.LlamaRotaryEmbedding(config), x)
     ours = dec.decoder_layer(x, w)
     # Hugging Face computes RMSNorm and the RoPE angles in float32 whatever the input
     # dtype, so agreement is to float32 precision, not float64
@@ -177,12 +184,7 @@ def test_expert_decoder_layer_matches_hf_mixtral_decoder_layer():
         layer.mlp.experts.gate_up_proj.copy_(_t(gate_up))  # [E, 2·d_ff, d], gate rows first
         layer.mlp.experts.down_proj.copy_(_t(np.swapaxes(w.w_down, 1, 2)))  # [E, d, d_ff]
     x = np.random.default_rng(4).normal(size=(2, t, d))
-    pos = torch.arange(t)[None].expand(2, t)
-    cos, sin = mm.MixtralRotaryEmbedding(config)(_t(x), pos)
-    causal = torch.full((t, t), float("-inf"), dtype=torch.float64).triu(1)[None, None].expand(2, 1, t, t)
-    with torch.no_grad():
-        theirs = layer(_t(x), attention_mask=causal, position_ids=pos, position_embeddings=(cos, sin))
-    theirs = theirs[0] if isinstance(theirs, tuple) else theirs
+    theirs = _run_hf_layer(layer, mm.MixtralRotaryEmbedding(config), x)
     ours = dec.decoder_layer(x, w)
     # the router's softmax and gates run in float32 in transformers, whatever the dtype
     np.testing.assert_allclose(ours.out, theirs.numpy(), rtol=1e-5, atol=1e-5)
