@@ -157,14 +157,10 @@ class LossFigure:
         self.alt = loss_alt(read_training(self.folder))
 
     def _repr_mimebundle_(self, include=None, exclude=None):
-        import base64
-        import html
+        from .figures import figure_bundle
 
-        b64 = base64.b64encode((self.folder / f"{LOSS_FIGURE}.png").read_bytes()).decode("ascii")
-        body = (f'<figure class="tokenpath-figure" id="trained-loss">'
-                f'<img src="data:image/png;base64,{b64}" alt="{html.escape(self.alt, quote=True)}" '
-                f'style="max-width:100%"/><figcaption>{html.escape(self.title)}</figcaption></figure>')
-        return {"text/html": body, "text/plain": f"{self.title}\n{self.alt}"}
+        png = (self.folder / f"{LOSS_FIGURE}.png").read_bytes()
+        return figure_bundle(png, self.alt, self.title, "trained-loss")
 
     def __repr__(self) -> str:
         return "LossFigure()"

@@ -28,7 +28,7 @@ from matplotlib.figure import Figure
 
 from . import style
 
-__all__ = ["FIGURES", "Drawn", "FigureDisplay", "register", "registry", "render", "save", "show"]
+__all__ = ["FIGURES", "Drawn", "FigureDisplay", "figure_bundle", "register", "registry", "render", "save", "show"]
 
 
 @dataclass
@@ -114,6 +114,24 @@ def save(number: int, directory: str | Path = "figures") -> list[Path]:
     return paths
 
 
+def figure_bundle(png: bytes, alt: str, caption: str, label: str | None = None) -> dict[str, str]:
+    """A notebook display of a PNG: HTML (the image with its alt text, a caption, an
+    optional anchor ``label``) and the same caption and alt as plain text.
+
+    >>> figure_bundle(b"", "two bars", "A sketch")["text/plain"]
+    'A sketch\\ntwo bars'
+    """
+    b64 = base64.b64encode(png).decode("ascii")
+    anchor = "" if label is None else f' id="{html.escape(label, quote=True)}"'
+    body = (
+        f'<figure class="tokenpath-figure"{anchor}>'
+        f'<img src="data:image/png;base64,{b64}" alt="{html.escape(alt, quote=True)}" '
+        f'style="max-width:100%"/>'
+        f"<figcaption>{html.escape(caption)}</figcaption></figure>"
+    )
+    return {"text/html": body, "text/plain": f"{caption}\n{alt}"}
+
+
 class FigureDisplay:
     """What a notebook cell shows for a figure.
 
@@ -145,16 +163,7 @@ class FigureDisplay:
         return self.drawn.alt
 
     def _repr_mimebundle_(self, include=None, exclude=None):
-        d = self.drawn
-        b64 = base64.b64encode(self._png).decode("ascii")
-        anchor = "" if self.label is None else f' id="{html.escape(self.label, quote=True)}"'
-        body = (
-            f'<figure class="tokenpath-figure"{anchor}>'
-            f'<img src="data:image/png;base64,{b64}" alt="{html.escape(d.alt, quote=True)}" '
-            f'style="max-width:100%"/>'
-            f"<figcaption>{html.escape(self.caption)}</figcaption></figure>"
-        )
-        return {"text/html": body, "text/plain": f"{self.caption}\n{d.alt}"}
+        return figure_bundle(self._png, self.drawn.alt, self.caption, self.label)
 
     def __repr__(self) -> str:
         return f"FigureDisplay(number={self.drawn.number}, caption={self.caption!r})"
