@@ -45,10 +45,11 @@ def test_top_sources_are_the_largest_weights_left_of_the_query(line):
 
 def test_attention_map_refuses_bad_layer_head_pieces_and_query(line):
     trace, pieces = line
+    layers, heads = len(trace.layers), trace.layers[0].weights.shape[1]
     with pytest.raises(ValueError, match="layer"):
-        T.attention_map(trace, pieces, 2, 0)
+        T.attention_map(trace, pieces, layers, 0)
     with pytest.raises(ValueError, match="head"):
-        T.attention_map(trace, pieces, 0, 4)
+        T.attention_map(trace, pieces, 0, heads)
     with pytest.raises(TypeError, match="head"):
         T.attention_map(trace, pieces, 0, 1.0)
     with pytest.raises(ValueError, match="pieces"):

@@ -54,10 +54,10 @@ class Settings:
     """Every choice of a training run (written to ``training.json``)."""
 
     vocab_size: int = 2048          # 256 bytes + merges + the EOS token
-    hidden_size: int = 128
-    intermediate_size: int = 256    # per expert
-    num_hidden_layers: int = 2
-    num_attention_heads: int = 4
+    hidden_size: int = 192
+    intermediate_size: int = 384    # per expert
+    num_hidden_layers: int = 4
+    num_attention_heads: int = 6
     num_key_value_heads: int = 2
     num_local_experts: int = 4
     num_experts_per_tok: int = 2
@@ -65,10 +65,10 @@ class Settings:
     rms_norm_eps: float = 1e-5
     tie_word_embeddings: bool = False
     router_aux_loss_coef: float = 0.02
-    seq_len: int = 128
-    batch_size: int = 8
-    steps: int = 500
-    warmup: int = 25
+    seq_len: int = 256
+    batch_size: int = 16
+    steps: int = 600
+    warmup: int = 30
     lr: float = 3e-3
     min_lr: float = 3e-4
     weight_decay: float = 0.1
