@@ -33,8 +33,8 @@ RIGHT = {
     "norm-add": ["a"],
     "files-data-start": [2096], "files-tied": ["a"], "files-tied-count": [6160], "files-kproj": [[16, 16]],
     "files-kv4-count": [17520], "files-layers": ["a"], "files-partial": [{2, 3, 4}],
-    "trained-expert-share": [0.557, "0.56"], "trained-first-gap": [0.13, 0.134], "trained-tabs": ["b"],
-    "trained-prev-head": [3], "trained-load": [[26, 18, 14, 2]],
+    "trained-expert-share": [0.749, "0.75"], "trained-first-gap": [0.26, 0.2603], "trained-tabs": ["b"],
+    "trained-prev-head": [2], "trained-load": [[9, 5, 18, 28]],
 }
 WRONG = {
     "bpe-tie": ["b", "c"], "bpe-third-count": [8, 6], "bpe-lower": [["low", "er"], ["lo", "w", "er"]],
@@ -49,8 +49,8 @@ WRONG = {
     "norm-add": ["b", "c"],
     "files-data-start": [2088, 8], "files-tied": ["b"], "files-tied-count": [0], "files-kproj": [[8, 16]],
     "files-kv4-count": [17264], "files-layers": ["b", "d"], "files-partial": [{2}, {0, 1, 2, 3, 4}],
-    "trained-expert-share": [0.72, 1], "trained-first-gap": [1.0, 7.62], "trained-tabs": ["a", "c"],
-    "trained-prev-head": [0], "trained-load": [[15, 15, 15, 15], [2, 14, 18, 26]],
+    "trained-expert-share": [0.5, 1], "trained-first-gap": [1.0, 7.62], "trained-tabs": ["a", "c"],
+    "trained-prev-head": [0], "trained-load": [[15, 15, 15, 15], [28, 18, 5, 9]],
 }
 OWN = {qid for ch, qs in ALL.items() if ch != "08_moe_routing" for qid in qs}
 

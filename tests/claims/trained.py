@@ -9,6 +9,8 @@ import json
 import math
 from functools import cache, partial
 
+import numpy as np
+
 from tokenpath import trained as T
 from tokenpath import examples as ex
 from tokenpath import model as M
@@ -57,6 +59,12 @@ def line_trace():
 
 
 @cache
+def prev():
+    """[layer, head] mean weight on the previous token over the chapter's line."""
+    return T.previous_token_weight(line_trace()[0])
+
+
+@cache
 def routing():
     """Routing statistics over the whole committed held-out text."""
     return T.held_out_routing(engine())
@@ -91,31 +99,31 @@ def _thousands(v) -> str:
 CLAIMS: list[_Claim] = [
     # -- 10.1 the skeleton ---------------------------------------------------------------
     Claim("trained.V", lambda: config()["vocab_size"], text=("2,048", _thousands)),
-    Claim("trained.d", lambda: config()["hidden_size"], exact="128"),
-    Claim("trained.layers", lambda: config()["num_hidden_layers"], exact="2"),
-    Claim("trained.Hq", lambda: config()["num_attention_heads"], exact="4"),
+    Claim("trained.d", lambda: config()["hidden_size"], exact="192"),
+    Claim("trained.layers", lambda: config()["num_hidden_layers"], exact="4"),
+    Claim("trained.Hq", lambda: config()["num_attention_heads"], exact="6"),
     Claim("trained.Hkv", lambda: config()["num_key_value_heads"], exact="2"),
     Claim("trained.experts", lambda: config()["num_local_experts"], exact="4"),
-    Claim("trained.d_ff", lambda: config()["intermediate_size"], exact="256"),
+    Claim("trained.d_ff", lambda: config()["intermediate_size"], exact="384"),
     Claim("trained.top_k", lambda: config()["num_experts_per_tok"], exact="2"),
     # -- 10.2 stored and active parameters -----------------------------------------------
-    Claim("trained.total", lambda: count().total, text=("1,410,688", _thousands)),
-    Claim("trained.per_expert", lambda: count().per_expert, text=("98,304", _thousands)),
+    Claim("trained.total", lambda: count().total, text=("4,723,392", _thousands)),
+    Claim("trained.per_expert", lambda: count().per_expert, text=("221,184", _thousands)),
     Claim("trained.skipped", lambda: count().num_experts - count().top_k, exact="2"),
-    Claim("trained.active", lambda: count().active, text=("1,017,472", _thousands)),
+    Claim("trained.active", lambda: count().active, text=("2,953,920", _thousands)),
     # -- 10.3 corpus and losses ------------------------------------------------------------
     Claim("trained.python", lambda: record()["python"], text=("3.11.7", str)),
     Claim("trained.files", lambda: record()["corpus"]["files"], exact="674"),
     Claim("trained.every", lambda: record()["corpus"]["held_out_every"], exact="20"),
     Claim("trained.held_files", lambda: record()["corpus"]["held_out_files"], exact="34"),
-    Claim("trained.steps", lambda: record()["steps"], exact="500"),
+    Claim("trained.steps", lambda: record()["steps"], exact="600"),
     Claim("trained.per_step", lambda: record()["settings"]["batch_size"] * record()["settings"]["seq_len"],
-          text=("1,024", _thousands)),
-    Claim("trained.seen", lambda: record()["tokens_seen"], text=("512,000", _thousands)),
+          text=("4,096", _thousands)),
+    Claim("trained.seen", lambda: record()["tokens_seen"], text=("2,457,600", _thousands)),
     Claim("trained.train_tokens", lambda: record()["corpus"]["train_tokens"], text=("3,542,168", _thousands)),
     Claim("trained.lnV", lambda: math.log(config()["vocab_size"]), rounded=("7.62", 2)),
-    Claim("trained.held", lambda: record()["held_out_loss"], rounded=("3.76", 2)),
-    Claim("trained.perplexity", lambda: math.exp(record()["held_out_loss"]), rounded=("43", 0)),
+    Claim("trained.held", lambda: record()["held_out_loss"], rounded=("3.18", 2)),
+    Claim("trained.perplexity", lambda: math.exp(record()["held_out_loss"]), rounded=("24", 0)),
     # -- 10.4 tokenizer ---------------------------------------------------------------------
     Claim("trained.init_tokens", lambda: len(tok().encode(ex.TRAINED_PROMPTS[0])), exact="5"),
     # -- 10.5 completions --------------------------------------------------------------------
@@ -123,29 +131,39 @@ CLAIMS: list[_Claim] = [
     Claim("trained.new_tokens", lambda: T.read_samples()["new_tokens"], exact="32"),
     Claim("trained.tol", lambda: ex.TRAINED_CROSSCHECK_TOL, text=("1e-4", _sci)),
     # -- 10.6 attention and routing on a held-out line ---------------------------------------
-    Claim("trained.prev_max", lambda: T.previous_token_weight(line_trace()[0]).max(), rounded=("0.24", 2)),
+    Claim("trained.prev_max", lambda: prev().max(), rounded=("0.86", 2)),
+    Claim("trained.prev_layer", lambda: int(np.unravel_index(prev().argmax(), prev().shape)[0]), exact="2"),
+    Claim("trained.prev_head", lambda: int(np.unravel_index(prev().argmax(), prev().shape)[1]), exact="1"),
+    Claim("trained.prev_l0_max", lambda: prev()[0].max(), rounded=("0.05", 2)),
     Claim("trained.commas", lambda: line_trace()[1].count(","), exact="4"),
-    Claim("trained.comma_experts", lambda: experts_of(","), text=("1 and 0", _one)),
+    Claim("trained.comma_pairs", lambda: len(experts_of(",")), exact="2"),
     Claim("trained.equals", lambda: line_trace()[1].count("="), exact="3"),
-    Claim("trained.equals_experts", lambda: experts_of("="), text=("0 and 2", _one)),
+    Claim("trained.equals_experts_l0", lambda: experts_of("=", 0), text=("3 and 0", _one)),
+    Claim("trained.equals_experts_l1", lambda: experts_of("=", 1), text=("1 and 2", _one)),
+    Claim("trained.equals_experts_l2", lambda: experts_of("=", 2), text=("0 and 3", _one)),
     # -- 10.7 routing over the whole held-out text ---------------------------------------------
-    Claim("trained.context", lambda: config()["max_position_embeddings"], exact="128"),
+    Claim("trained.context", lambda: config()["max_position_embeddings"], exact="256"),
     Claim("trained.held_tokens", lambda: routing().tokens, text=("1,142", _thousands)),
     Claim("trained.choices", lambda: routing().tokens * routing().top_k, text=("2,284", _thousands)),
     Claim("trained.pairs", lambda: routing().pairs, text=("1,141", _thousands)),
-    Claim("trained.l0_idlest", lambda: int(routing().load[0].argmin()), exact="3"),
-    Claim("trained.l0_idlest_load", lambda: routing().load[0].min(), exact="143"),
-    Claim("trained.l0_idlest_share", lambda: routing().load_share[0].min(), text=("6", _percent)),
-    Claim("trained.l0_busiest", lambda: int(routing().load[0].argmax()), exact="0"),
-    Claim("trained.l0_busiest_load", lambda: routing().load[0].max(), exact="821"),
+    Claim("trained.l0_idlest", lambda: int(routing().load[0].argmin()), exact="0"),
+    Claim("trained.l0_idlest_load", lambda: routing().load[0].min(), exact="290"),
+    Claim("trained.l0_idlest_share", lambda: routing().load_share[0].min(), text=("13", _percent)),
+    Claim("trained.l0_busiest", lambda: int(routing().load[0].argmax()), exact="3"),
+    Claim("trained.l0_busiest_load", lambda: routing().load[0].max(), exact="817"),
     Claim("trained.l0_busiest_share", lambda: routing().load_share[0].max(), text=("36", _percent)),
-    Claim("trained.l1_busiest", lambda: int(routing().load[1].argmax()), exact="3"),
-    Claim("trained.l1_busiest_load", lambda: routing().load[1].max(), exact="980"),
-    Claim("trained.l1_busiest_share", lambda: routing().load_share[1].max(), text=("43", _percent)),
-    Claim("trained.l0_changes", lambda: routing().changes[0], exact="722"),
-    Claim("trained.l0_change_rate", lambda: routing().change_rate[0], text=("63", _percent)),
-    Claim("trained.l1_changes", lambda: routing().changes[1], exact="613"),
-    Claim("trained.l1_change_rate", lambda: routing().change_rate[1], text=("54", _percent)),
+    Claim("trained.l1_idlest", lambda: int(routing().load[1].argmin()), exact="0"),
+    Claim("trained.l1_idlest_load", lambda: routing().load[1].min(), exact="62"),
+    Claim("trained.l1_idlest_share", lambda: routing().load_share[1].min(), text=("3", _percent)),
+    Claim("trained.l1_busiest", lambda: int(routing().load[1].argmax()), exact="1"),
+    Claim("trained.l1_busiest_load", lambda: routing().load[1].max(), text=("1,023", _thousands)),
+    Claim("trained.l1_busiest_share", lambda: routing().load_share[1].max(), text=("45", _percent)),
+    Claim("trained.least_changes_layer", lambda: int(routing().changes.argmin()), exact="1"),
+    Claim("trained.least_changes", lambda: routing().changes.min(), exact="567"),
+    Claim("trained.least_change_rate", lambda: routing().change_rate.min(), text=("50", _percent)),
+    Claim("trained.most_changes_layer", lambda: int(routing().changes.argmax()), exact="0"),
+    Claim("trained.most_changes", lambda: routing().changes.max(), exact="725"),
+    Claim("trained.most_change_rate", lambda: routing().change_rate.max(), text=("64", _percent)),
 ]
 
 NOT_CLAIMS: list[_NotClaim] = [
