@@ -54,15 +54,19 @@ def samples():
 
 def test_transformers_loads_the_folder_as_a_mixtral_with_the_configured_shape(hf):
     assert type(hf).__name__ == "MixtralForCausalLM"
-    c = hf.config
-    assert (c.num_local_experts, c.num_experts_per_tok, c.num_attention_heads, c.num_key_value_heads) == (4, 2, 4, 2)
+    c, s = hf.config, T.read_training(FOLDER)["settings"]  # the shape the training script was asked for
+    names = ("num_local_experts", "num_experts_per_tok", "num_attention_heads", "num_key_value_heads",
+             "num_hidden_layers", "hidden_size", "intermediate_size", "vocab_size")
+    assert {n: getattr(c, n) for n in names} == {n: s[n] for n in names}
+    assert c.max_position_embeddings == s["seq_len"]
 
 
 def test_held_out_loss_is_far_below_ln_v(hf, held_ids):
     record = T.read_training(FOLDER)
     ids = torch.tensor([held_ids])
-    n = ids.shape[1] // 128 * 128
-    x = ids[:, :n].view(-1, 128)
+    window = hf.config.max_position_embeddings  # the context the model was trained on
+    n = ids.shape[1] // window * window
+    x = ids[:, :n].view(-1, window)
     with torch.no_grad():
         logits = hf(x).logits
     loss = torch.nn.functional.cross_entropy(logits[:, :-1].reshape(-1, logits.shape[-1]), x[:, 1:].reshape(-1)).item()
