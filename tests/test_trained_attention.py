@@ -1,7 +1,7 @@
 """Section 4.5: what the heads of the book's trained model do with their weights
-(tokenpath.trained: query_measures, head_stats, held_out_heads, line_attention). The
-model is loaded and the held-out text run once per process (tokenpath.trained caches
-both)."""
+(tokenpath.trained: query_measures, head_stats, held_out_heads, line_attention), figure
+23 and its layer/head/query widget. The model is loaded and the held-out text run once
+per process (tokenpath.trained caches both)."""
 
 from __future__ import annotations
 
@@ -12,6 +12,11 @@ from hypothesis import strategies as st
 
 from tokenpath import examples as ex
 from tokenpath import trained as T
+from tokenpath.figures import trained_attention as F
+
+from _widget_fixtures import built, full_draw, static, widget_fixture
+
+heads_widget = widget_fixture("line_heads")
 
 
 @pytest.fixture(scope="module")
@@ -131,3 +136,59 @@ def test_line_attention_refuses_a_bad_line_and_share():
         T.line_attention(line=55)  # an empty line
     with pytest.raises(ValueError, match="share"):
         T.line_attention(share=0.3)
+
+
+# ------------------------------------------------------------------ figure 23
+
+
+def test_fig23_draws_the_engine_trace_and_its_alt_names_the_numbers():
+    drawn = built("line_heads").drawn
+    trace = drawn.trace
+    art = drawn.artists
+    np.testing.assert_array_equal(art["image"].get_array().filled(-1), np.where(
+        np.triu(np.ones_like(trace.map.weights), k=1) > 0, -1, trace.map.weights))
+    assert [b.get_height() for b in art["bars"]] == pytest.approx(trace.row.tolist())
+    s, piece, w = trace.map.top_sources(trace.query, k=1)[0]
+    assert f"{w:.2f} on “{F.label(piece)}”" in drawn.alt and f"layer {trace.layer}, head {trace.head}" in drawn.alt
+    assert f"{trace.stats.previous[trace.layer, trace.head]:.2f}" in art["notes.values"].get_text()
+
+
+def test_labels_make_spaces_visible():
+    assert F.label("   ") == "␣␣␣" and F.label("\tx\n") == "⇥x↵" and F.label("abc") == "abc"
+
+
+def test_draw_helpers_check_their_arguments(line):
+    from matplotlib.figure import Figure
+
+    ax = Figure().subplots()
+    with pytest.raises(TypeError, match="ax must be"):
+        F.draw_weight_map(None, line)
+    with pytest.raises(TypeError, match="trace must be a LineAttention"):
+        F.draw_query_row(ax, line.map)
+
+
+# ------------------------------------------------------------------ widget
+
+
+def test_widget_default_is_the_static_figure_23():
+    w = built("line_heads")
+    assert w.value == (2, 1, 29) and w.value._fields == ("layer", "head", "query")
+    assert w.png() == static(23)
+
+
+def test_every_state_visited_is_a_full_draw(heads_widget):
+    for value in [(0, 2, 3), (0, 2, 0), (3, 5, 0), (1, 4, 12)]:
+        heads_widget.update(value)
+        assert heads_widget.png() == full_draw(heads_widget)
+        t = heads_widget.trace
+        assert (t.layer, t.head, t.query) == value
+    assert heads_widget.describe().startswith("Layer 1, head 4, query 12 ")
+
+
+@pytest.mark.parametrize("bad, error, name", [((4, 0, 0), ValueError, "layer"), ((0, 6, 0), ValueError, "head"),
+                                              ((0, 0, 30), ValueError, "query"), ((0, 0.5, 0), TypeError, "head"),
+                                              (3, TypeError, "layer, head, query")])
+def test_bad_slider_values_are_refused_by_name(heads_widget, bad, error, name):
+    with pytest.raises(error, match=name):
+        heads_widget.update(bad)
+    assert heads_widget.value == (2, 1, 29)
