@@ -192,3 +192,12 @@ def test_bad_slider_values_are_refused_by_name(heads_widget, bad, error, name):
     with pytest.raises(error, match=name):
         heads_widget.update(bad)
     assert heads_widget.value == (2, 1, 29)
+
+
+def test_constructor_refuses_a_bad_start_by_name():
+    from tokenpath import widgets
+
+    with pytest.raises(ValueError, match="layer"):
+        widgets.line_heads(layer=4)
+    with pytest.raises(TypeError, match="query"):
+        widgets.line_heads(query="29")
