@@ -185,7 +185,7 @@ def embedding_lookup() -> tuple[Question, ...]:
 
 def attention() -> tuple[Question, ...]:
     """Chapter 4: who reads whom, the shift against the mask, the cache's absolute
-    position, and a small weight with a long value."""
+    position, a small weight with a long value, and what a trained head's query reads."""
     t8 = A.causal_attention(ex.FIG8_Q, ex.FIG8_K, ex.FIG8_U)
     reads = {
         "a": "query position 1 reads source position 0, with weight 1/3 of that one row",
@@ -218,7 +218,18 @@ def attention() -> tuple[Question, ...]:
                hint="a source index, 0 or 1",
                why=(f"The contributions have lengths {fmt.vec(big.lengths)}: source {longer} has the smaller weight "
                     f"{fmt.num(big.weights[longer])} but the much longer value."))
-    return q1, q2, q3, q4
+    from . import trained as T
+
+    line = T.line_attention()
+    source, piece, weight = line.map.top_sources(line.query, k=1)[0]
+    q5 = exact("att-trained-read", f"Figure 23: in layer {line.layer}, head {line.head}, which source position does "
+               f"the line's last token (position {line.query}) read most?", source,
+               source="T.line_attention().map.top_sources(query, k=1)", hint="a position (a whole number)",
+               why=(f"Its row puts {weight:.2f} on position {source} ({piece!r}), "
+                    + ("the token just before it" if source == line.query - 1 else f"{line.query - source} tokens back")
+                    + ". Over the "
+                    f"held-out text the head is {line.stats.describe(line.layer, line.head, line.share)}."))
+    return q1, q2, q3, q4, q5
 
 
 # ---------------------------------------------------------------- 05 positions
@@ -559,7 +570,7 @@ def for_chapter(chapter: str) -> dict[str, Question]:
     in the order the chapter asks them.
 
     >>> list(for_chapter("04_attention"))
-    ['att-A10', 'att-reads', 'att-cache-row', 'att-longer']
+    ['att-A10', 'att-reads', 'att-cache-row', 'att-longer', 'att-trained-read']
     """
     if chapter not in CHAPTERS:
         raise ValueError(f"chapter must be one of {sorted(CHAPTERS)}, got {chapter!r}")

@@ -9,6 +9,7 @@ Training it is :mod:`tokenpath._train` (``make model``), which imports PyTorch.
 
 from __future__ import annotations
 
+import functools
 import json
 import math
 from dataclasses import dataclass
@@ -122,7 +123,8 @@ def loss_alt(record: dict) -> str:
 
 def previous_token_weight(trace):
     """[L, H] mean attention weight each head puts on the position just before the
-    query (queries 1…T−1), from a :class:`tokenpath.model.ForwardTrace`.
+    query (queries 1…T−1), from a :class:`tokenpath.model.ForwardTrace`: the
+    ``previous`` measure of :func:`head_stats`.
 
     >>> import numpy as np
     >>> from types import SimpleNamespace as NS
@@ -130,14 +132,7 @@ def previous_token_weight(trace):
     >>> previous_token_weight(NS(layers=[NS(weights=w)]))
     array([[1.]])
     """
-    import numpy as np
-
-    rows = []
-    for layer in trace.layers:
-        w = layer.weights[0]  # [H, T, T]: query rows, source columns
-        t = np.arange(1, w.shape[-1])
-        rows.append(w[:, t, t - 1].mean(axis=-1))
-    return np.array(rows)
+    return head_stats(trace).previous
 
 
 def routing_rows(trace, pieces) -> list[tuple[str, ...]]:
@@ -212,6 +207,279 @@ def attention_map(trace, pieces, layer: int, head: int) -> AttentionMap:
     weights = np.array(w[head], dtype=float)
     weights.setflags(write=False)
     return AttentionMap(layer, head, pieces, weights)
+
+
+# ------------------------------------------- what each head does with its weights, measured
+
+#: The per-head measures, in the order of :func:`query_measures` and the chapter's table.
+HEAD_MEASURES = ("previous", "itself", "first", "entropy")
+#: The position each weight measure is about, as the prose names it.
+MEASURE_NAMES = {"previous": "the previous token", "itself": "the token itself", "first": "the first token"}
+
+
+def query_measures(weights) -> "np.ndarray":
+    """``[4, …, T−1]``: for each query row q = 1…T−1 of causal ``weights [..., T, T]``
+    (rows = queries, columns = sources), the weight on source q−1 (*previous*), on q
+    (*itself*) and on 0 (*first*), and the row's entropy in nats. Row 0 is left out:
+    it can read nothing but itself, so it says nothing about the head.
+
+    >>> import numpy as np
+    >>> w = np.array([[1, 0, 0], [0.5, 0.5, 0], [0, 1, 0]])
+    >>> query_measures(w).round(3).tolist()
+    [[0.5, 1.0], [0.5, 0.0], [0.5, 0.0], [0.693, 0.0]]
+    """
+    import numpy as np
+    from ._checks import as_float_array
+
+    w = as_float_array("weights", weights, min_ndim=2)
+    t = w.shape[-1]
+    if w.shape[-2] != t or t < 2:
+        raise ValueError(f"weights must be [..., T, T] with T >= 2 (query rows, source columns), got shape {w.shape}")
+    q = np.arange(1, t)
+    rows = w[..., 1:, :]                                    # [..., T−1, T]
+    entropy = (rows * np.log(1.0 / np.where(rows > 0, rows, 1.0))).sum(axis=-1)  # 0 log 0 = 0
+    return np.stack([w[..., q, q - 1], w[..., q, q], rows[..., 0], entropy])
+
+
+def uniform_weights(t: int) -> "np.ndarray":
+    """``[T, T]`` causal weights of a head that spreads every row evenly over what it may read.
+
+    >>> uniform_weights(3).tolist()
+    [[1.0, 0.0, 0.0], [0.5, 0.5, 0.0], [0.3333333333333333, 0.3333333333333333, 0.3333333333333333]]
+    """
+    import numpy as np
+    from ._checks import as_int
+
+    t = as_int("t", t, low=1)
+    return np.tril(np.ones((t, t))) / np.arange(1, t + 1)[:, None]
+
+
+@dataclass(frozen=True)
+class HeadStats:
+    """What every head of every layer does with its weights over a text: each measure of
+    :func:`query_measures` averaged over the query rows 1…T−1 of each window, and the
+    same averages for a head that spreads its weights evenly (``uniform``)."""
+
+    tokens: int
+    rows: int              # query rows averaged: tokens minus one per window
+    previous: "np.ndarray"  # [L, H] mean weight on the source just before the query
+    itself: "np.ndarray"    # [L, H] mean weight on the query's own position
+    first: "np.ndarray"     # [L, H] mean weight on the window's first position
+    entropy: "np.ndarray"   # [L, H] mean entropy of a row, nats
+    uniform: "np.ndarray"   # [4] the four measures of an even spread, HEAD_MEASURES order
+
+    @property
+    def shape(self) -> tuple[int, int]:
+        """(layers, heads per layer)."""
+        return self.previous.shape
+
+    def measure(self, name: str) -> "np.ndarray":
+        """``[L, H]`` measure ``name`` (one of :data:`HEAD_MEASURES`)."""
+        if name not in HEAD_MEASURES:
+            raise ValueError(f"name must be one of {HEAD_MEASURES}, got {name!r}")
+        return getattr(self, name)
+
+    def strongest(self, name: str) -> tuple[int, int]:
+        """(layer, head) with the largest value of measure ``name``."""
+        import numpy as np
+
+        m = self.measure(name)
+        return tuple(int(i) for i in np.unravel_index(np.argmax(m), m.shape))
+
+    def role(self, layer: int, head: int, share: float) -> str | None:
+        """The position (``"previous"``, ``"itself"`` or ``"first"``) the head puts more
+        than ``share`` of its weight on, averaged over the rows; ``None`` if none."""
+        from ._checks import as_float, as_int
+
+        layer = as_int("layer", layer, low=0, high=self.shape[0] - 1)
+        head = as_int("head", head, low=0, high=self.shape[1] - 1)
+        share = as_float("share", share, low=0.5)  # above one half, at most one position qualifies
+        return next((n for n in MEASURE_NAMES if self.measure(n)[layer, head] > share), None)
+
+    def heads(self, role: str | None, share: float) -> list[tuple[int, int]]:
+        """Every (layer, head) whose :meth:`role` is ``role``, in layer order."""
+        return [(l, h) for l in range(self.shape[0]) for h in range(self.shape[1]) if self.role(l, h, share) == role]
+
+    def describe(self, layer: int, head: int, share: float) -> str:
+        """The head's role in words, with the measurement that shows it."""
+        role = self.role(layer, head, share)
+        if role is None:
+            top = max(MEASURE_NAMES, key=lambda n: self.measure(n)[layer, head])
+            return (f"not named: at most {self.measure(top)[layer, head]:.2f} on {MEASURE_NAMES[top]}, "
+                    f"mean entropy {self.entropy[layer, head]:.2f} nats")
+        return (f"a {ROLE_NAMES[role]}: {self.measure(role)[layer, head]:.2f} of its weight on {MEASURE_NAMES[role]}, "
+                f"mean over {self.rows:,} held-out queries")
+
+
+#: What a head is called when more than the chosen share of its weight goes to one position.
+ROLE_NAMES = {"previous": "previous-token head", "itself": "self head", "first": "first-token head"}
+
+
+def head_stats(traces) -> HeadStats:
+    """Per-head measures of one forward trace or of several (windows of one text).
+
+    >>> import numpy as np
+    >>> from types import SimpleNamespace as NS
+    >>> w = np.eye(3, k=-1)[None, None]; w[0, 0, 0, 0] = 1
+    >>> s = head_stats(NS(layers=[NS(weights=w)]))
+    >>> s.previous.tolist(), s.itself.tolist(), s.rows
+    ([[1.0]], [[0.0]], 2)
+    """
+    import numpy as np
+
+    traces = [traces] if hasattr(traces, "layers") else list(traces)
+    if not traces:
+        raise ValueError("traces must hold at least one forward trace")
+    weights = [np.stack([layer.weights[0] for layer in t.layers]) for t in traces]  # each [L, H, T, T]
+    per_row = np.concatenate([query_measures(w) for w in weights], axis=-1)         # [4, L, H, rows]
+    even = np.concatenate([query_measures(uniform_weights(w.shape[-1])) for w in weights], axis=-1)
+    means = [*per_row.mean(axis=-1), even.mean(axis=-1)]  # four [L, H] arrays, then [4]
+    for m in means:
+        m.setflags(write=False)
+    return HeadStats(sum(w.shape[-1] for w in weights), per_row.shape[-1], *means)
+
+
+def committed_model(folder=None):
+    """The model of ``folder`` (default: the committed one), loaded once per process."""
+    return _load_model(trained_folder() if folder is None else Path(folder))
+
+
+@functools.lru_cache(maxsize=2)
+def _load_model(folder: Path):
+    from . import model as M
+
+    return M.load(folder)
+
+
+def held_out_windows(model, folder=None) -> list:
+    """Forward traces of the committed held-out text, in consecutive windows of
+    ``max_position_embeddings`` tokens (the context the model was trained on)."""
+    folder = trained_folder() if folder is None else Path(folder)
+    ids = model.encode((folder / HELD_OUT_NAME).read_text(encoding="utf-8"))
+    n = model.config.max_position_embeddings
+    return [model.forward(ids[i: i + n]) for i in range(0, len(ids), n)]
+
+
+@functools.lru_cache(maxsize=4)
+def _held_out_heads(model, folder: Path) -> HeadStats:
+    return head_stats(held_out_windows(model, folder))
+
+
+def held_out_heads(model=None, folder=None) -> HeadStats:
+    """Per-head measures of the trained model over the whole committed held-out text,
+    in windows of its context (:func:`held_out_windows`); computed once per model.
+
+    >>> s = held_out_heads()
+    >>> s.shape, s.rows == s.tokens - 5  # five windows of at most 256 tokens
+    ((4, 6), True)
+    """
+    folder = trained_folder() if folder is None else Path(folder)
+    return _held_out_heads(committed_model(folder) if model is None else model, folder)
+
+
+@dataclass(frozen=True)
+class LineAttention:
+    """Figure 23's trace: every head's weights over one held-out line (one forward
+    pass), one (layer, head, query) picked, and every head's held-out measures."""
+
+    line: int                 # index of the line in held_out.txt
+    text: str
+    weights: "np.ndarray"     # [L, H, T, T] query rows, source columns
+    stats: HeadStats
+    share: float              # a head is named after a position holding more than this share
+    map: AttentionMap         # the picked layer and head
+    query: int
+
+    @property
+    def pieces(self) -> tuple[str, ...]:
+        return self.map.pieces
+
+    @property
+    def layer(self) -> int:
+        return self.map.layer
+
+    @property
+    def head(self) -> int:
+        return self.map.head
+
+    @property
+    def row(self) -> "np.ndarray":
+        """[T] what the picked query puts on each source (zero right of it)."""
+        return self.map.weights[self.query]
+
+    @property
+    def role(self) -> str | None:
+        return self.stats.role(self.layer, self.head, self.share)
+
+    def pick(self, layer: int, head: int, query: int) -> "LineAttention":
+        """The same line with another layer, head and query: no forward pass, only a pick.
+
+        >>> t = line_attention().pick(0, 2, 3)
+        >>> t.layer, t.head, t.query, round(float(t.row.sum()), 6)
+        (0, 2, 3, 1.0)
+        """
+        import dataclasses
+
+        from ._checks import as_int
+
+        heads = _AsTrace(self.weights)
+        m = attention_map(heads, self.pieces, layer, head)
+        query = as_int("query", query, low=0, high=len(self.pieces) - 1)
+        return dataclasses.replace(self, map=m, query=query)
+
+
+class _AsTrace:
+    """``weights [L, H, T, T]`` seen as a forward trace's layers (batch of one)."""
+
+    def __init__(self, weights):
+        from types import SimpleNamespace
+
+        self.layers = [SimpleNamespace(weights=w[None]) for w in weights]
+
+
+def line_attention(model=None, folder=None, *, line: int = ex.FIG23_LINE_INDEX, layer: int | None = None,
+                   head: int | None = None, query: int | None = None,
+                   share: float = ex.FIG23_ROLE_SHARE) -> LineAttention:
+    """Figure 23's trace for held-out ``line``: by default the head with the largest mean
+    weight on the previous token over the held-out text (:data:`~tokenpath.examples.FIG23_DEFAULT_MEASURE`),
+    and the line's last token as the query (it may read the whole line).
+
+    >>> t = line_attention()
+    >>> (t.layer, t.head), t.query == len(t.pieces) - 1, t.role
+    ((2, 1), True, 'previous')
+    """
+    from ._checks import as_float, as_int
+
+    share = as_float("share", share, low=0.5)
+    folder = trained_folder() if folder is None else Path(folder)
+    model = committed_model(folder) if model is None else model
+    line = as_int("line", line, low=0)
+    text, pieces, weights = _line_weights(model, folder, line)
+    stats = held_out_heads(model, folder)
+    best = stats.strongest(ex.FIG23_DEFAULT_MEASURE)
+    layer = best[0] if layer is None else layer
+    head = best[1] if head is None else head
+    query = len(pieces) - 1 if query is None else query
+    m = attention_map(_AsTrace(weights), pieces, layer, head)
+    return LineAttention(line, text, weights, stats, share, m, 0).pick(layer, head, query)
+
+
+@functools.lru_cache(maxsize=8)
+def _line_weights(model, folder: Path, line: int):
+    """One forward pass over held-out ``line``: its text, its tokens' texts and every
+    head's weights ``[L, H, T, T]`` (read-only), once per model and line."""
+    import numpy as np
+
+    lines = (folder / HELD_OUT_NAME).read_text(encoding="utf-8").splitlines()
+    if line >= len(lines):
+        raise ValueError(f"line must be below {len(lines)}, the held-out text's number of lines, got {line}")
+    ids = model.encode(lines[line])
+    if len(ids) < 2:
+        raise ValueError(f"line must have at least 2 tokens to show attention, line {line} has {len(ids)}")
+    trace = model.forward(ids)
+    weights = np.stack([layer_.weights[0] for layer_ in trace.layers])  # [L, H, T, T]
+    weights.setflags(write=False)
+    return lines[line], tuple(model.tokenizer.decode([int(i)]) for i in ids), weights
 
 
 @dataclass(frozen=True)

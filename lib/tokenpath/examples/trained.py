@@ -19,6 +19,17 @@ TRAINED_ENGINE_TOKENS = 8
 #: The line of ``held_out.txt`` (0-based) whose attention and routing the chapter prints:
 #: ``def __new__(cls, numerator=0, ...)`` of ``fractions.py``.
 TRAINED_LINE_INDEX = 61
+#: Figure 23 (chapter 4, section 4.5) draws the attention of one head on the same held-out line.
+FIG23_LINE_INDEX = TRAINED_LINE_INDEX
+#: Its default head is computed, not chosen: the head with the largest mean of this measure
+#: (:data:`tokenpath.trained.HEAD_MEASURES`) over the held-out text; its default query is
+#: the line's last token, the one that may read the whole line.
+FIG23_DEFAULT_MEASURE = "previous"
+#: A head is named after a position (previous token, itself, first token) only when it
+#: puts more than this share of its weight there, averaged over the held-out queries.
+FIG23_ROLE_SHARE = 0.5
+#: How many of the query's strongest sources the figure and the widget's caption name.
+FIG23_TOP_SOURCES = 3
 #: Bound on max |logit difference| between the engine and transformers on held-out text.
 TRAINED_CROSSCHECK_TOL = 1e-4
 

@@ -680,12 +680,14 @@ from .gqa import head_groups  # noqa: E402
 from .moe import batch_token, boundary_delta, routing_choice  # noqa: E402
 from .norms import gate_pre_activation, rms_features  # noqa: E402
 from .position import rope_distance, rope_pair  # noqa: E402
+from .trained_attention import line_heads  # noqa: E402
 
 __all__ += [
     "batch_token",
     "boundary_delta",
     "gate_pre_activation",
     "head_groups",
+    "line_heads",
     "lookup_cell",
     "merge_steps",
     "temperature_sampling",
