@@ -146,19 +146,19 @@ def test_fig24_shows_the_view_of_the_engine():
     art = drawn.artists
     assert (v.layer, v.line) == (ex.FIG24_LAYER, ex.FIG24_LINE)
     for t, piece in enumerate(v.pieces):
-        row = art[f"row[{t}]"].get_text()
-        assert row == fr.row_text(t, piece, v.probs[t])
-        assert row.split()[1:] == [fr.piece_text(piece)] * bool(piece.strip() or " " in piece) + [
-            f"{p:.2f}" for p in v.probs[t]]
+        assert art[f"pos[{t}]"].get_text() == str(t)
+        assert art[f"piece[{t}]"].get_text() == fr.piece_text(piece)
+        assert art[f"probs[{t}]"].get_text().split() == [fr.prob_text(p) for p in v.probs[t]]
         faces = [art[f"cell[{t},{j}]"].get_facecolor() for j in range(v.probs.shape[1])]
         first, second = (int(e) for e in v.chosen[t])
         assert faces[first] == to_rgba(fr.FIRST_FACE) and faces[second] == to_rgba(fr.SECOND_FACE)
         assert sum(f == to_rgba("white") for f in faces) == v.probs.shape[1] - v.top_k
     for t in range(len(v.pieces), fr.MAX_ROWS):
-        assert not art[f"row[{t}]"].get_visible() and not art[f"cell[{t},0]"].get_visible()
+        assert not any(art[f"{key}[{t}]"].get_visible() for key in ("pos", "piece", "probs"))
+        assert not art[f"cell[{t},0]"].get_visible()
     assert art["load[0]"].get_text().startswith(f"{int(v.load[0]):,} (")
     assert f"{v.changes:,} of {v.pairs:,}" in art["changes"].get_text()
-    assert art["line.changes"].get_text() == f"on this line at {v.line_changes} of {len(v.pieces) - 1}"
+    assert art["line.changes"].get_text() == f"this line: {v.line_changes} of {len(v.pieces) - 1}"
     assert "␣" in "".join(fr.piece_text(p) for p in v.pieces)  # spaces are visible
     assert str(v.line) in drawn.alt and f"{v.held_tokens:,}" in drawn.alt
 
@@ -199,7 +199,7 @@ def test_every_state_is_a_full_draw_and_follows_the_engine(routing):
         v = routing.trace
         layer, line = routing.value
         assert (v.layer, v.line) == (layer, lines[line])
-        assert routing.artists["heading"].get_text().startswith(f"Layer {layer}, held-out line {lines[line]}")
+        assert routing.artists["state"].get_text().startswith(f"layer {layer} · line {lines[line]} · ")
         assert routing.png() == full_draw(routing)
     assert f"held-out line {lines[0]}" in routing.describe()
 

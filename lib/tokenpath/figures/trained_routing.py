@@ -34,6 +34,7 @@ __all__ = [
     "draw_line_routing",
     "fig24_trace",
     "piece_text",
+    "prob_text",
     "row_text",
     "update_fig24",
     "update_layer_load",
@@ -42,26 +43,30 @@ __all__ = [
 
 #: Rows of the token table: the longest line the chapter offers.
 MAX_ROWS = ex.ROUTE_LINE_TOKENS[1]
-#: Each row of the table is one line of monospaced text (position, token, the four
-#: probabilities), which draws far faster than a text per cell; the cells sit under
-#: its character grid. Characters of the position and token fields, and per expert.
-POS_CHARS, PIECE_CHARS, FIELD_CHARS = 3, 11, 8
+#: A row's probabilities are one line of monospaced text (".03 .92 .04 .01"),
+#: which draws far faster than a text per cell; the cells sit under its character grid,
+#: one field of FIELD_CHARS characters per expert. A token's text is cut with … past
+#: PIECE_CHARS characters.
+FIELD_CHARS, PIECE_CHARS = 4, 10
 CELL_SIZE = 8.5
 #: The advance of every glyph of DejaVu Sans Mono (1233/2048 em), in inches.
 CHAR_W = CELL_SIZE * 1233 / 2048 / 72
-ROW = 0.235          # row pitch, inches (rows stay apart: a widget redraws each alone)
-CELL_H = 0.17
-TEXT_X = 0.25        # left edge of the row texts
-CELL_X = TEXT_X + (POS_CHARS + PIECE_CHARS) * CHAR_W   # left edge of expert 0's field
+ROW = 0.21           # row pitch, inches (rows stay apart: a widget redraws each alone)
+CELL_H = 0.15
+POS_X = 0.45         # right edge of the positions
+PIECE_X = 1.38       # right edge of the token texts
+CELL_X = 1.5         # left edge of expert 0's field
 COL_PITCH = FIELD_CHARS * CHAR_W
-COL_W = COL_PITCH - 0.05
-TABLE_Y = 0.95       # top of the first row
-BAR_LABEL_X = 4.3
-BAR_X = 4.95
-BAR_W = 0.95         # width of the largest share of any layer
+COL_W = COL_PITCH - 0.03
+TABLE_Y = 1.1        # top of the first row
+BAR_LABEL_X = 3.3
+BAR_X = 3.95
+BAR_W = 1.3          # width of the largest share of any layer
 BAR_H = 0.24
 BAR_PITCH = 0.36
-BARS_Y = 1.2
+BARS_Y = 1.35
+#: Narrower than a text column: fewer pixels make a faster widget step.
+FIG_WIDTH = 6.2
 NOTE_SIZE = 9
 SMALL_SIZE = 8
 MONO = "DejaVu Sans Mono"
@@ -85,18 +90,27 @@ def piece_text(piece: str) -> str:
     return text.replace(" ", "␣").replace("\t", "⇥").replace("\n", "↵")
 
 
-def row_text(t: int, piece: str, probs) -> str:
-    """Row ``t`` of the token table: position, token (right-aligned, cut with … when
-    longer than its field) and each expert's probability centred in its field.
+def prob_text(p: float) -> str:
+    """A probability in three characters, as the table writes it: ``.92``; ``1.0`` from
+    0.995 up.
 
-    >>> row_text(3, " ra", [0.014, 0.81, 0.17, 0.006])
-    ' 3   ␣ra    0.01    0.81    0.17    0.01'
+    >>> prob_text(0.9234), prob_text(0.004), prob_text(0.9991)
+    ('.92', '.00', '1.0')
+    """
+    return "1.0" if p >= 0.995 else f"{p:.2f}"[1:]
+
+
+def row_text(piece: str, probs) -> tuple[str, str]:
+    """A row of the token table: the token's text (cut with … past
+    :data:`PIECE_CHARS` characters) and its probabilities, one per expert's field.
+
+    >>> row_text(" ra", [0.014, 0.81, 0.17, 0.006])
+    ('␣ra', '.01 .81 .17 .01')
     """
     shown = piece_text(piece)
-    if len(shown) > PIECE_CHARS - 1:
-        shown = shown[: PIECE_CHARS - 2] + "…"
-    return (f"{t:>{POS_CHARS - 1}} {shown:>{PIECE_CHARS - 1}} "
-            + "".join(f"{p:.2f}".center(FIELD_CHARS) for p in probs)).rstrip()
+    if len(shown) > PIECE_CHARS:
+        shown = shown[: PIECE_CHARS - 1] + "…"
+    return shown, " ".join(prob_text(p) for p in probs)
 
 
 def _pct(share: float) -> str:
@@ -113,8 +127,12 @@ def fig24_trace(layer: int = ex.FIG24_LAYER, line: int = ex.FIG24_LINE) -> T.Rou
     return T.routing_view(layer, line)
 
 
-def _heading_text(v: T.RoutingView) -> str:
-    return f"Layer {v.layer}, held-out line {v.line}: {len(v.pieces)} tokens, each runs its top {v.top_k}"
+HEADING = "The trained model's routers on a held-out line"
+
+
+def _state_text(v: T.RoutingView) -> str:
+    """The figure's moving heading: which layer and line it shows (short: a widget redraws it)."""
+    return f"layer {v.layer} · line {v.line} · {len(v.pieces)} tokens"
 
 
 # ======================================================================= the line
@@ -130,22 +148,25 @@ def draw_line_routing(ax, trace: T.RoutingView, *, at=(0.0, 0.0)) -> dict[str, A
     n_e = trace.probs.shape[1]
     art: dict[str, Artist] = {}
     head_y = y0 + TABLE_Y - 0.17
-    art["col.token"] = _text(ax, x0 + CELL_X - CHAR_W, head_y, "token", ha="right", size=NOTE_SIZE,
-                             style="italic")
+    art["col.token"] = _text(ax, x0 + PIECE_X, head_y, "token", ha="right", size=NOTE_SIZE, style="italic")
     art["col.expert"] = _text(ax, x0 + CELL_X + n_e * COL_PITCH / 2, head_y - 0.2, "expert", ha="center",
                               size=NOTE_SIZE, style="italic")
     for j in range(n_e):
-        art[f"col[{j}]"] = _text(ax, x0 + CELL_X + j * COL_PITCH + COL_PITCH / 2, head_y, str(j),
-                                 ha="center", size=NOTE_SIZE, weight="bold")
+        art[f"col[{j}]"] = _text(ax, x0 + CELL_X + (j + 0.5) * COL_PITCH, head_y, str(j), ha="center",
+                                 size=NOTE_SIZE, weight="bold")
     for t in range(MAX_ROWS):
         y = y0 + TABLE_Y + t * ROW
         for j in range(n_e):
-            art[f"cell[{t},{j}]"] = _cell(ax, x0 + CELL_X + j * COL_PITCH + 0.025, y, COL_W, CELL_H, "",
+            art[f"cell[{t},{j}]"] = _cell(ax, x0 + CELL_X + j * COL_PITCH + 0.015, y, COL_W, CELL_H, "",
                                           lw=0.6, edge=style.NEUTRAL)[0]
-        art[f"row[{t}]"] = _text(ax, x0 + TEXT_X, y + CELL_H / 2, "", size=CELL_SIZE, family=MONO, zorder=4)
-    art["legend"] = _text(ax, x0 + CELL_X, y0 + TABLE_Y + MAX_ROWS * ROW + 0.12,
-                          "router probability (softmax over all experts); green: the two it runs, "
-                          "darker: first choice", size=SMALL_SIZE, color="#333333")
+        art[f"pos[{t}]"] = _text(ax, x0 + POS_X, y + CELL_H / 2, str(t), ha="right", size=SMALL_SIZE,
+                                 color=style.NEUTRAL)
+        art[f"piece[{t}]"] = _text(ax, x0 + PIECE_X, y + CELL_H / 2, "", ha="right", size=CELL_SIZE, family=MONO)
+        art[f"probs[{t}]"] = _text(ax, x0 + CELL_X + CHAR_W / 2, y + CELL_H / 2, "", size=CELL_SIZE, family=MONO,
+                                   zorder=4)
+    art["legend"] = _text(ax, x0 + 0.15, y0 + TABLE_Y + MAX_ROWS * ROW + 0.12,
+                          "router probability (softmax over all experts: .92 = 0.92); green: the two it "
+                          "runs, darker: first choice", size=SMALL_SIZE, color="#333333")
     update_line_routing(art, trace)
     return art
 
@@ -159,9 +180,11 @@ def update_line_routing(artists: dict, trace: T.RoutingView) -> None:
         raise ValueError(f"trace must have at most {MAX_ROWS} tokens (the table's rows), got {n_t}")
     for t in range(MAX_ROWS):
         shown = t < n_t
-        row = artists[f"row[{t}]"]
-        row.set_visible(shown)
-        row.set_text(row_text(t, trace.pieces[t], trace.probs[t]) if shown else "")
+        piece, probs = row_text(trace.pieces[t], trace.probs[t]) if shown else ("", "")
+        for key, text in (("pos", str(t)), ("piece", piece), ("probs", probs)):
+            artists[f"{key}[{t}]"].set_visible(shown)
+            if key != "pos":
+                artists[f"{key}[{t}]"].set_text(text)
         face = {int(e): f for e, f in zip(trace.chosen[t], (FIRST_FACE, SECOND_FACE))} if shown else {}
         for j in range(n_e):
             cell = artists[f"cell[{t},{j}]"]
@@ -181,7 +204,7 @@ def draw_layer_load(ax, trace: T.RoutingView, *, at=(0.0, 0.0)) -> dict[str, Art
     x0, y0 = _check_at(at)
     n_e = trace.load.size
     art: dict[str, Artist] = {}
-    art["load.head"] = _text(ax, x0 + BAR_LABEL_X, y0 + 0.72, "", size=NOTE_SIZE, weight="bold",
+    art["load.head"] = _text(ax, x0 + BAR_LABEL_X, y0 + 0.87, "", size=NOTE_SIZE, weight="bold",
                              linespacing=1.2)
     for j in range(n_e):
         y = y0 + BARS_Y + j * BAR_PITCH
@@ -219,7 +242,7 @@ def update_layer_load(artists: dict, trace: T.RoutingView) -> None:
     artists["changes"].set_text(
         f"its top-{trace.top_k} set changes at\n{_count(trace.changes)} of {_count(trace.pairs)} neighbouring "
         f"pairs ({_pct(trace.change_rate)});")
-    artists["line.changes"].set_text(f"on this line at {trace.line_changes} of {len(trace.pieces) - 1}")
+    artists["line.changes"].set_text(f"this line: {trace.line_changes} of {len(trace.pieces) - 1}")
 
 
 # ======================================================================= figure 24
@@ -246,16 +269,17 @@ def update_fig24(artists: dict, trace: T.RoutingView) -> None:
     """Move all of figure 24 to ``trace`` in place."""
     update_line_routing(artists, trace)
     update_layer_load(artists, trace)
-    artists["heading"].set_text(_heading_text(trace))
+    artists["state"].set_text(_state_text(trace))
 
 
 @register(24, "Routing of a held-out line in the trained model")
 def build_fig24() -> Drawn:
     trace = fig24_trace()
     height = TABLE_Y + MAX_ROWS * ROW + 0.35
-    fig, ax = _canvas(style.WIDTH, height)
+    fig, ax = _canvas(FIG_WIDTH, height)
     art: dict[str, Artist] = {}
-    art["heading"] = _heading(ax, 0.15, 0.22, _heading_text(trace))
+    art["heading"] = _heading(ax, 0.15, 0.22, HEADING)
+    art["state"] = _text(ax, 0.15, 0.5, _state_text(trace), size=NOTE_SIZE + 1)
     art.update(draw_line_routing(ax, trace))
     art.update(draw_layer_load(ax, trace))
     probs = "; ".join(f"{piece_text(p)} [{', '.join(f'{x:.2f}' for x in row)}]"

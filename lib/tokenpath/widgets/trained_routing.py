@@ -16,7 +16,6 @@ from matplotlib.transforms import Bbox
 from .. import examples as ex
 from .. import figures
 from .. import trained as T
-from ..figures import style
 from ..figures import trained_routing as fr
 from . import Controls, SliderFigure, slider
 
@@ -59,22 +58,24 @@ def trained_routing(layer: int = ex.FIG24_LAYER, line: int | None = None) -> Sli
     n_e = drawn.trace.probs.shape[1]
     table_right = fr.CELL_X + n_e * fr.COL_PITCH + 0.05
     groups = []
-    for t in range(fr.MAX_ROWS):
-        y = fr.TABLE_Y + t * fr.ROW
-        row = [art[f"cell[{t},{j}]"] for j in range(n_e)] + [art[f"row[{t}]"]]
-        groups.append((row, _rows(ax, y, y + fr.CELL_H, 0.0, table_right)))
+    for t in range(fr.MAX_ROWS):  # a row: its position, its token, its cells (each redrawn alone)
+        top, bottom = fr.TABLE_Y + t * fr.ROW, fr.TABLE_Y + t * fr.ROW + fr.CELL_H
+        groups.append(([art[f"pos[{t}]"]], _rows(ax, top, bottom, 0.0, fr.POS_X + 0.02)))
+        groups.append(([art[f"piece[{t}]"]], _rows(ax, top, bottom, fr.POS_X + 0.1, fr.PIECE_X + 0.02)))
+        cells = [art[f"cell[{t},{j}]"] for j in range(n_e)] + [art[f"probs[{t}]"]]
+        groups.append((cells, _rows(ax, top, bottom, fr.CELL_X, table_right)))
     for j in range(n_e):
         y = fr.BARS_Y + j * fr.BAR_PITCH
         groups.append(([art[f"bar[{j}]"], art[f"even[{j}]"], art[f"load[{j}]"]],
-                       _rows(ax, y - 0.04, y + fr.BAR_H + 0.04, fr.BAR_X - 0.02, style.WIDTH)))
-    head = art["heading"].get_position()[1]
-    groups.append(([art["heading"]], _rows(ax, head - 0.16, head + 0.16, 0.0, style.WIDTH)))
+                       _rows(ax, y - 0.04, y + fr.BAR_H + 0.04, fr.BAR_X - 0.02, fr.FIG_WIDTH)))
+    y = art["state"].get_position()[1]
+    groups.append(([art["state"]], _rows(ax, y - 0.12, y + 0.12, 0.0, fr.BAR_LABEL_X - 0.1)))
     y = art["load.head"].get_position()[1]
-    groups.append(([art["load.head"]], _rows(ax, y - 0.3, y + 0.3, fr.BAR_LABEL_X - 0.05, style.WIDTH)))
+    groups.append(([art["load.head"]], _rows(ax, y - 0.3, y + 0.3, fr.BAR_LABEL_X - 0.05, fr.FIG_WIDTH)))
     y = art["changes"].get_position()[1]
-    groups.append(([art["changes"]], _rows(ax, y - 0.2, y + 0.2, fr.BAR_LABEL_X - 0.05, style.WIDTH)))
+    groups.append(([art["changes"]], _rows(ax, y - 0.2, y + 0.2, fr.BAR_LABEL_X - 0.05, fr.FIG_WIDTH)))
     y = art["line.changes"].get_position()[1]
-    groups.append(([art["line.changes"]], _rows(ax, y - 0.1, y + 0.1, fr.BAR_LABEL_X - 0.05, style.WIDTH)))
+    groups.append(([art["line.changes"]], _rows(ax, y - 0.1, y + 0.1, fr.BAR_LABEL_X - 0.05, fr.FIG_WIDTH)))
     widget = SliderFigure(
         drawn,
         name="trained_routing",
