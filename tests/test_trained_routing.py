@@ -199,7 +199,7 @@ def test_every_state_is_a_full_draw_and_follows_the_engine(routing):
         v = routing.trace
         layer, line = routing.value
         assert (v.layer, v.line) == (layer, lines[line])
-        assert routing.artists["state"].get_text().startswith(f"layer {layer} · line {lines[line]} · ")
+        assert routing.artists["state"].get_text().startswith(f"layer {layer} · held-out line {lines[line]} · ")
         assert routing.png() == full_draw(routing)
     assert f"held-out line {lines[0]}" in routing.describe()
 

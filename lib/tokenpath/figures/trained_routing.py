@@ -132,7 +132,7 @@ HEADING = "The trained model's routers on a held-out line"
 
 def _state_text(v: T.RoutingView) -> str:
     """The figure's moving heading: which layer and line it shows (short: a widget redraws it)."""
-    return f"layer {v.layer} · line {v.line} · {len(v.pieces)} tokens"
+    return f"layer {v.layer} · held-out line {v.line} · {len(v.pieces)} tokens"
 
 
 # ======================================================================= the line
