@@ -1,7 +1,10 @@
 """The book's own trained model, for the reader: where its folder is, what its training
 record says, its parameters counted stored and per token, its loss figure, and two views
 of a forward trace (the weight each head puts on the previous token; the experts each
-token was routed to).
+token was routed to). For chapter 8: every router's probabilities, choices and gates over
+the committed held-out text (one pass per process, :func:`held_out_routes`), cut per line
+(:func:`line_routing`), figure 24's view of one layer and line (:func:`routing_view`) and
+whether one token text keeps its experts (:func:`text_agreement`).
 
 Pure NumPy and the standard library: reading the committed folder needs no PyTorch.
 Training it is :mod:`tokenpath._train` (``make model``), which imports PyTorch.
