@@ -1,7 +1,10 @@
 """The book's own trained model, for the reader: where its folder is, what its training
 record says, its parameters counted stored and per token, its loss figure, and two views
 of a forward trace (the weight each head puts on the previous token; the experts each
-token was routed to).
+token was routed to). For chapter 8: every router's probabilities, choices and gates over
+the committed held-out text (one pass per process, :func:`held_out_routes`), cut per line
+(:func:`line_routing`), figure 24's view of one layer and line (:func:`routing_view`) and
+whether one token text keeps its experts (:func:`text_agreement`).
 
 Pure NumPy and the standard library: reading the committed folder needs no PyTorch.
 Training it is :mod:`tokenpath._train` (``make model``), which imports PyTorch.
@@ -539,15 +542,315 @@ def routing_stats(chosen, num_experts: int) -> RoutingStats:
 def held_out_routing(model=None, folder=None) -> RoutingStats:
     """Routing statistics of the trained model over the whole committed held-out text,
     run in consecutive windows of ``max_position_embeddings`` tokens (the context it was
-    trained on); neighbouring pairs are counted across window borders too."""
-    import numpy as np
+    trained on); neighbouring pairs are counted across window borders too. The forward
+    passes run once per process (:func:`held_out_routes`)."""
+    return held_out_routes(model, folder).stats()
+
+
+# ------------------------------------------- routing of a line and of the held-out text (chapter 8)
+
+_MODELS: dict = {}
+_HELD_OUT: dict = {}
+
+
+def trained_model(folder=None):
+    """The model of ``folder`` (default: the committed one), loaded once per process.
+
+    >>> trained_model() is trained_model()
+    True
+    """
     from . import model as M
 
+    folder = (trained_folder() if folder is None else Path(folder)).resolve()
+    if folder not in _MODELS:
+        _MODELS[folder] = M.load(folder)
+    return _MODELS[folder]
+
+
+@dataclass(frozen=True)
+class Routes:
+    """Every layer's routing of a run of tokens: what each router scored, chose and
+    weighted, one row per token in text order.
+
+    ``probs[l, t]`` is the softmax of layer ``l``'s router scores for token ``t`` over
+    *all* experts (before the choice); ``chosen[l, t]`` the top-k experts, best first;
+    ``gates[l, t]`` their gates, renormalised inside the chosen set (chapter 8)."""
+
+    pieces: tuple[str, ...]  # [T] the tokens' texts
+    probs: "np.ndarray"      # [L, T, E] router probabilities over all experts
+    chosen: "np.ndarray"     # [L, T, k] chosen experts, best first
+    gates: "np.ndarray"      # [L, T, k] in-set gates, in ``chosen`` order
+
+    @property
+    def layers(self) -> int:
+        return self.probs.shape[0]
+
+    @property
+    def tokens(self) -> int:
+        return self.probs.shape[1]
+
+    @property
+    def num_experts(self) -> int:
+        return self.probs.shape[2]
+
+    @property
+    def top_k(self) -> int:
+        return self.chosen.shape[2]
+
+    def stats(self) -> RoutingStats:
+        """Load and top-k changes of these tokens (:func:`routing_stats`)."""
+        return routing_stats(self.chosen, self.num_experts)
+
+
+def routes_of(traces, pieces) -> Routes:
+    """The :class:`Routes` of consecutive forward traces (windows of one text, in
+    order) whose tokens' texts are ``pieces``.
+
+    >>> import numpy as np
+    >>> from tokenpath import moe
+    >>> from types import SimpleNamespace as NS
+    >>> r = moe.route(np.array([[[2.0, 1.0, 0.0], [0.0, 0.0, 1.0]]]), 2)  # [B=1, T=2, E=3]
+    >>> out = routes_of([NS(layers=[NS(moe=NS(route=r))])], ["a", "b"])
+    >>> out.chosen.tolist(), out.gates.round(3).tolist()
+    ([[[0, 1], [2, 0]]], [[[0.731, 0.269], [0.731, 0.269]]])
+    """
+    import numpy as np
+
+    traces = list(traces)
+    if not traces:
+        raise ValueError("traces must hold at least one forward trace")
+    pieces = tuple(pieces)
+    n_layers = len(traces[0].layers)
+    if any(len(t.layers) != n_layers for t in traces):
+        raise ValueError("traces must all have the same number of layers")
+    if any(layer.moe is None for t in traces for layer in t.layers):
+        raise ValueError("traces must come from a mixture-of-experts model (every layer routed)")
+
+    def stack(get):  # [L, T, ·]: each layer's rows of every window, in text order
+        return np.stack([np.concatenate([get(t.layers[l].moe.route)[0] for t in traces])
+                         for l in range(n_layers)])
+
+    probs, chosen = stack(lambda r: r.probs), stack(lambda r: r.chosen)
+    gates = stack(lambda r: r.chosen_gates)
+    if len(pieces) != probs.shape[1]:
+        raise ValueError(f"pieces must have one text per token ({probs.shape[1]}), got {len(pieces)}")
+    for a in (probs, chosen, gates):
+        a.setflags(write=False)
+    return Routes(pieces, probs, chosen, gates)
+
+
+def _pieces(model, ids) -> tuple[str, ...]:
+    return tuple(model.tokenizer.decode([int(i)]) for i in ids)
+
+
+def held_out_routes(model=None, folder=None) -> Routes:
+    """Every layer's routing of the whole committed held-out text, run in consecutive
+    windows of ``max_position_embeddings`` tokens (the context it was trained on).
+
+    Computed once per process and folder; ``model``, if given, must be the folder's
+    model (it spares loading it again)."""
+    folder = (trained_folder() if folder is None else Path(folder)).resolve()
+    if folder not in _HELD_OUT:
+        model = trained_model(folder) if model is None else model
+        ids = model.encode((folder / HELD_OUT_NAME).read_text(encoding="utf-8"))
+        n = model.config.max_position_embeddings
+        traces = [model.forward(ids[i: i + n]) for i in range(0, len(ids), n)]
+        _HELD_OUT[folder] = routes_of(traces, _pieces(model, ids))
+    return _HELD_OUT[folder]
+
+
+def held_out_lines(folder=None) -> list[str]:
+    """The lines of the committed held-out text (``held_out.txt``), without their ends."""
     folder = trained_folder() if folder is None else Path(folder)
-    model = M.load(folder) if model is None else model
-    ids = model.encode((folder / HELD_OUT_NAME).read_text(encoding="utf-8"))
-    n = model.config.max_position_embeddings
-    parts = [model.forward(ids[i: i + n]) for i in range(0, len(ids), n)]
-    chosen = np.stack([np.concatenate([p.layers[l].chosen_experts[0] for p in parts])
-                       for l in range(len(parts[0].layers))])  # [L, T, k]
-    return routing_stats(chosen, model.config.num_local_experts)
+    return (folder / HELD_OUT_NAME).read_text(encoding="utf-8").split("\n")
+
+
+def line_tokens(folder=None) -> list[range]:
+    """For every held-out line, the positions of its tokens in the held-out pass
+    (:func:`held_out_routes`): the tokens that *start* in the line. A newline token
+    belongs to the line it ends, with the next line's indentation it carries.
+
+    >>> spans = line_tokens()
+    >>> lines, pieces = held_out_lines(), held_out_routes().pieces
+    >>> "".join(pieces[t] for t in spans[ex.FIG24_LINE]) in lines[ex.FIG24_LINE]
+    True
+    """
+    import numpy as np
+
+    held = held_out_routes(folder=folder)
+    lines = held_out_lines(folder)
+    if "".join(held.pieces) != "\n".join(lines):
+        raise ValueError("the held-out tokens' texts must spell the held-out text")
+    starts = np.cumsum([0] + [len(p) for p in held.pieces[:-1]])              # [T] first character
+    line_starts = np.cumsum([0] + [len(l) + 1 for l in lines[:-1]])           # [lines]
+    owner = np.searchsorted(line_starts, starts, side="right") - 1            # [T] line of each token
+    inside = starts < line_starts[owner] + np.array([len(l) for l in lines])[owner]  # not its newline
+    out = []
+    for n in range(len(lines)):
+        ts = np.flatnonzero((owner == n) & inside)
+        out.append(range(int(ts[0]), int(ts[-1]) + 1) if ts.size else range(0))
+    return out
+
+
+def route_lines(folder=None, *, low: int = ex.ROUTE_LINE_TOKENS[0], high: int = ex.ROUTE_LINE_TOKENS[1]) -> tuple[int, ...]:
+    """The held-out lines (0-based) whose routing chapter 8 offers: every line that is
+    code (not blank, not a comment) and has ``low`` to ``high`` tokens in the held-out
+    pass (:func:`line_tokens`).
+
+    >>> ex.FIG24_LINE in route_lines()
+    True
+    """
+    from ._checks import as_int
+
+    low = as_int("low", low, low=2)
+    high = as_int("high", high, low=low)
+    spans = line_tokens(folder)
+    return tuple(n for n, line in enumerate(held_out_lines(folder))
+                 if line.strip() and not line.strip().startswith("#") and low <= len(spans[n]) <= high)
+
+
+@dataclass(frozen=True)
+class LineRouting:
+    """The routing of one held-out line as the held-out pass routed it (in its place in
+    the file, with the text before it as context)."""
+
+    line: int     # the line of held_out.txt, 0-based
+    text: str
+    start: int    # position of its first token in the held-out pass
+    routes: Routes
+
+
+def line_routing(line: int, folder=None) -> LineRouting:
+    """Every layer's routing of the tokens of held-out line ``line`` (0-based), cut from
+    the held-out pass (:func:`held_out_routes`, :func:`line_tokens`).
+
+    >>> r = line_routing(ex.FIG24_LINE)
+    >>> r.routes.chosen.shape[0], "".join(r.routes.pieces) in r.text
+    (4, True)
+    """
+    from ._checks import as_int
+
+    lines = held_out_lines(folder)
+    line = as_int("line", line, low=0, high=len(lines) - 1)
+    span = line_tokens(folder)[line]
+    if not lines[line].strip() or not span:
+        raise ValueError(f"line must name a held-out line that is not blank; line {line} is")
+    held = held_out_routes(folder=folder)
+    cut = slice(span.start, span.stop)
+
+    def part(a):
+        a = a[:, cut]
+        a.setflags(write=False)
+        return a
+
+    routes = Routes(held.pieces[cut], part(held.probs), part(held.chosen), part(held.gates))
+    return LineRouting(line, lines[line], span.start, routes)
+
+
+@dataclass(frozen=True)
+class RoutingView:
+    """Figure 24: one layer's routing of one held-out line (each token's router
+    probabilities, its top-k and their gates) beside that layer's load and top-k
+    change rate over the whole held-out text."""
+
+    layer: int
+    line: int                 # the line of held_out.txt, 0-based
+    text: str
+    pieces: tuple[str, ...]   # [T]
+    probs: "np.ndarray"       # [T, E] router probabilities over all experts
+    chosen: "np.ndarray"      # [T, k] best first
+    gates: "np.ndarray"       # [T, k] in-set gates, in ``chosen`` order
+    load: "np.ndarray"        # [E] this layer's choices per expert over the held-out text
+    held_tokens: int          # tokens of the held-out text
+    changes: int              # held-out neighbouring pairs whose top-k set differs here
+    scale: float              # the largest load share of any layer (the bars' full width)
+
+    @property
+    def top_k(self) -> int:
+        return self.chosen.shape[1]
+
+    @property
+    def load_share(self) -> "np.ndarray":
+        """[E] share of this layer's k · tokens held-out choices each expert received."""
+        return self.load / (self.held_tokens * self.top_k)
+
+    @property
+    def pairs(self) -> int:
+        return self.held_tokens - 1
+
+    @property
+    def change_rate(self) -> float:
+        return self.changes / self.pairs
+
+    @property
+    def line_changes(self) -> int:
+        """Neighbouring pairs of this line whose top-k set differs."""
+        import numpy as np
+
+        sets = np.sort(self.chosen, axis=-1)
+        return int((sets[1:] != sets[:-1]).any(axis=-1).sum())
+
+
+def routing_view(layer: int, line: int, folder=None) -> RoutingView:
+    """The trace of figure 24 for ``layer`` and held-out line ``line`` (0-based).
+
+    >>> v = routing_view(0, ex.TRAINED_LINE_INDEX)
+    >>> v.probs.shape[1], int(v.load.sum()) == v.held_tokens * v.top_k
+    (4, True)
+    """
+    from ._checks import as_int
+
+    held = held_out_routes(folder=folder)
+    layer = as_int("layer", layer, low=0, high=held.layers - 1)
+    lr = line_routing(line, folder)
+    stats = held.stats()
+    r = lr.routes
+    return RoutingView(layer, lr.line, lr.text, r.pieces, r.probs[layer], r.chosen[layer], r.gates[layer],
+                       stats.load[layer], stats.tokens, int(stats.changes[layer]),
+                       float(stats.load_share.max()))
+
+
+@dataclass(frozen=True)
+class TextAgreement:
+    """Whether the same token text goes to the same experts: per layer, the share of
+    pairs of occurrences of one text (texts seen at least twice) whose top-k *sets* are
+    equal, beside the share for pairs of any two tokens (what chance gives with this
+    layer's load)."""
+
+    texts: int              # distinct texts that occur at least twice
+    same_text_pairs: int    # pairs of occurrences of one text
+    same_text: "np.ndarray"  # [L] share of those pairs with equal top-k sets
+    any_pair: "np.ndarray"   # [L] share of all pairs of tokens with equal top-k sets
+
+
+def text_agreement(routes: Routes) -> TextAgreement:
+    """:class:`TextAgreement` of ``routes``.
+
+    >>> import numpy as np
+    >>> r = Routes(("a", "b", "a"), np.zeros((1, 3, 3)), np.array([[[0, 1], [1, 2], [1, 0]]]), np.zeros((1, 3, 2)))
+    >>> t = text_agreement(r)
+    >>> t.texts, t.same_text.tolist(), t.any_pair.round(3).tolist()
+    (1, [1.0], [0.333])
+    """
+    import numpy as np
+
+    if not isinstance(routes, Routes):
+        raise TypeError(f"routes must be a Routes, got {type(routes).__name__}")
+    if routes.tokens < 2:
+        raise ValueError(f"routes must hold at least 2 tokens, got {routes.tokens}")
+    _, text_id, text_n = np.unique(np.array(routes.pieces, dtype=object).astype(str), return_inverse=True,
+                                   return_counts=True)
+    pairs = lambda n: n * (n - 1) // 2  # noqa: E731
+    same_pairs = int(pairs(text_n).sum())
+    if same_pairs == 0:
+        raise ValueError("routes must hold some token text at least twice")
+    E = routes.num_experts
+    same, anyp = [], []
+    for chosen in routes.chosen:  # [T, k]
+        sets = np.sort(chosen, axis=-1) @ (E ** np.arange(routes.top_k))  # one code per set
+        _, set_id = np.unique(sets, return_inverse=True)
+        both = np.zeros((text_n.size, set_id.max() + 1), dtype=np.int64)
+        np.add.at(both, (text_id, set_id), 1)
+        same.append(pairs(both).sum() / same_pairs)
+        anyp.append(pairs(both.sum(axis=0)).sum() / pairs(routes.tokens))
+    return TextAgreement(int((text_n >= 2).sum()), same_pairs, np.array(same), np.array(anyp))

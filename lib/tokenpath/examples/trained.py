@@ -33,4 +33,11 @@ FIG23_TOP_SOURCES = 3
 #: Bound on max |logit difference| between the engine and transformers on held-out text.
 TRAINED_CROSSCHECK_TOL = 1e-4
 
+#: Chapter 8's routing of real text (figure 24 and its widget): the held-out lines it
+#: offers are code (not blank, not a comment) of this many tokens, inclusive …
+ROUTE_LINE_TOKENS = (6, 16)
+#: … and the figure shows this layer of this held-out line (0-based).
+FIG24_LAYER = 1
+FIG24_LINE = 72
+
 __all__ = [name for name in dir() if name.isupper()]

@@ -699,3 +699,6 @@ __all__ += [
     "token_box",
     "value_magnitude",
 ]
+from .trained_routing import trained_routing  # noqa: E402
+
+__all__ += ["trained_routing"]
