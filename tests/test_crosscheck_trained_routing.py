@@ -22,7 +22,7 @@ def test_held_out_router_probabilities_choices_and_gates_equal_transformers():
     folder = T.trained_folder()
     hf = transformers.AutoModelForCausalLM.from_pretrained(folder).float().eval()
     held = T.held_out_routes()
-    ids = T.trained_model().encode((folder / T.HELD_OUT_NAME).read_text(encoding="utf-8"))
+    ids = T.committed_model().encode((folder / T.HELD_OUT_NAME).read_text(encoding="utf-8"))
     n = hf.config.max_position_embeddings
     logits = []  # per window: [L, T_window, E]
     with torch.no_grad():

@@ -31,7 +31,7 @@ def held():
 
 def test_held_out_routes_are_computed_once_and_give_the_held_out_statistics(held):
     assert T.held_out_routes() is held
-    assert T.held_out_routes(T.trained_model()) is held  # a model given for the same folder: the cache
+    assert T.held_out_routes(T.committed_model()) is held  # a model given for the same folder: the cache
     stats = T.held_out_routing()
     assert stats.tokens == held.tokens == len(held.pieces)
     np.testing.assert_array_equal(stats.load, T.routing_stats(held.chosen, held.num_experts).load)
@@ -124,7 +124,7 @@ def test_held_out_text_agreement_is_a_share_for_every_layer(held):
     (lambda: T.route_lines(low=8, high=7), ValueError, "high"),
     (lambda: T.text_agreement("routes"), TypeError, "routes"),
     (lambda: T.routes_of([], []), ValueError, "traces"),
-    (lambda: T.routes_of([T.trained_model().forward([1, 2])], ["a"]), ValueError, "pieces"),
+    (lambda: T.routes_of([T.committed_model().forward([1, 2])], ["a"]), ValueError, "pieces"),
 ])
 def test_bad_input_is_refused_by_name(call, error, name):
     with pytest.raises(error, match=name):

@@ -531,7 +531,7 @@ def trained_model() -> tuple[Question, ...]:
                 why=f"{n_spaces} tokens with spaces, {n_tabs} with tabs"
                     + (": the merges were learned from the standard library, which indents with spaces, so runs "
                        "of spaces became tokens and runs of tabs did not." if n_tabs > n_spaces else "."))
-    model = M.load(folder)
+    model = T.committed_model(folder)
     line = (folder / "held_out.txt").read_text(encoding="utf-8").splitlines()[ex.TRAINED_LINE_INDEX]
     trace = model.forward(model.encode(line))
     prev = T.previous_token_weight(trace)

@@ -342,9 +342,17 @@ def head_stats(traces) -> HeadStats:
     return HeadStats(sum(w.shape[-1] for w in weights), per_row.shape[-1], *means)
 
 
+def _folder(folder) -> Path:
+    return (trained_folder() if folder is None else Path(folder)).resolve()
+
+
 def committed_model(folder=None):
-    """The model of ``folder`` (default: the committed one), loaded once per process."""
-    return _load_model(trained_folder() if folder is None else Path(folder))
+    """The model of ``folder`` (default: the committed one), loaded once per process.
+
+    >>> committed_model() is committed_model()
+    True
+    """
+    return _load_model(_folder(folder))
 
 
 @functools.lru_cache(maxsize=2)
@@ -354,13 +362,22 @@ def _load_model(folder: Path):
     return M.load(folder)
 
 
-def held_out_windows(model, folder=None) -> list:
+def held_out_windows(model=None, folder=None) -> tuple:
     """Forward traces of the committed held-out text, in consecutive windows of
-    ``max_position_embeddings`` tokens (the context the model was trained on)."""
-    folder = trained_folder() if folder is None else Path(folder)
+    ``max_position_embeddings`` tokens (the context the model was trained on).
+
+    The one held-out pass of the book: computed once per process, model and folder,
+    and shared by the head measures (chapter 4) and the routing views (chapters 8, 10).
+    ``model``, if given, must be the folder's model (it spares loading it again)."""
+    folder = _folder(folder)
+    return _held_out_windows(committed_model(folder) if model is None else model, folder)
+
+
+@functools.lru_cache(maxsize=2)
+def _held_out_windows(model, folder: Path) -> tuple:
     ids = model.encode((folder / HELD_OUT_NAME).read_text(encoding="utf-8"))
     n = model.config.max_position_embeddings
-    return [model.forward(ids[i: i + n]) for i in range(0, len(ids), n)]
+    return tuple(model.forward(ids[i: i + n]) for i in range(0, len(ids), n))
 
 
 @functools.lru_cache(maxsize=4)
@@ -376,7 +393,7 @@ def held_out_heads(model=None, folder=None) -> HeadStats:
     >>> s.shape, s.rows == s.tokens - 5  # five windows of at most 256 tokens
     ((4, 6), True)
     """
-    folder = trained_folder() if folder is None else Path(folder)
+    folder = _folder(folder)
     return _held_out_heads(committed_model(folder) if model is None else model, folder)
 
 
@@ -549,24 +566,6 @@ def held_out_routing(model=None, folder=None) -> RoutingStats:
 
 # ------------------------------------------- routing of a line and of the held-out text (chapter 8)
 
-_MODELS: dict = {}
-_HELD_OUT: dict = {}
-
-
-def trained_model(folder=None):
-    """The model of ``folder`` (default: the committed one), loaded once per process.
-
-    >>> trained_model() is trained_model()
-    True
-    """
-    from . import model as M
-
-    folder = (trained_folder() if folder is None else Path(folder)).resolve()
-    if folder not in _MODELS:
-        _MODELS[folder] = M.load(folder)
-    return _MODELS[folder]
-
-
 @dataclass(frozen=True)
 class Routes:
     """Every layer's routing of a run of tokens: what each router scored, chose and
@@ -647,16 +646,17 @@ def held_out_routes(model=None, folder=None) -> Routes:
     """Every layer's routing of the whole committed held-out text, run in consecutive
     windows of ``max_position_embeddings`` tokens (the context it was trained on).
 
-    Computed once per process and folder; ``model``, if given, must be the folder's
-    model (it spares loading it again)."""
-    folder = (trained_folder() if folder is None else Path(folder)).resolve()
-    if folder not in _HELD_OUT:
-        model = trained_model(folder) if model is None else model
-        ids = model.encode((folder / HELD_OUT_NAME).read_text(encoding="utf-8"))
-        n = model.config.max_position_embeddings
-        traces = [model.forward(ids[i: i + n]) for i in range(0, len(ids), n)]
-        _HELD_OUT[folder] = routes_of(traces, _pieces(model, ids))
-    return _HELD_OUT[folder]
+    Computed once per process and folder from :func:`held_out_windows`; ``model``, if
+    given, must be the folder's model (it spares loading it again)."""
+    folder = _folder(folder)
+    return _held_out_routes(committed_model(folder) if model is None else model, folder)
+
+
+@functools.lru_cache(maxsize=2)
+def _held_out_routes(model, folder: Path) -> Routes:
+    traces = held_out_windows(model, folder)
+    ids = [int(i) for t in traces for i in t.ids]
+    return routes_of(traces, _pieces(model, ids))
 
 
 def held_out_lines(folder=None) -> list[str]:

@@ -47,7 +47,7 @@ def tok():
 
 @cache
 def engine():
-    return M.load(T.trained_folder())
+    return T.committed_model()
 
 
 @cache
