@@ -21,6 +21,7 @@ RIGHT = {
     "fig13-target": [2, "2", np.int64(2), 2.0, Fraction(2)],
     "fig14-row0": [{0, 1, 2, 3}, [3, 2, 1, 0], range(4), (0, 1, 2, 3, 3), np.arange(4)],
     "fig22-store": ["b", " b "],
+    "fig24-idle": [0, "0", np.int64(0)],
 }
 WRONG = {
     "fig08-A10": [Fraction(2, 3), "1/2", 0.333, 1, 0],
@@ -28,12 +29,13 @@ WRONG = {
     "fig13-target": [3, 9, 7, "3"],
     "fig14-row0": [{0}, {0, 1, 2, 3, 4}, [4], set(), range(3)],
     "fig22-store": ["a", "c", "d"],
+    "fig24-idle": [1, 2, 3],
 }
 BAD_TYPES = [[1, 2], {"a": 1}, object(), "not an answer", True, float("nan"), 1 + 2j, b"1/3"]
 
 
-def test_the_chapter_asks_the_four_reading_questions_in_order():
-    assert list(QUESTIONS) == ["fig08-A10", "fig13-axis", "fig13-target", "fig14-row0", "fig22-store"]
+def test_the_chapter_asks_the_reading_questions_in_order():
+    assert list(QUESTIONS) == ["fig08-A10", "fig13-axis", "fig13-target", "fig14-row0", "fig22-store", "fig24-idle"]
     assert set(RIGHT) == set(QUESTIONS) == set(WRONG)
 
 

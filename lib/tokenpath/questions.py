@@ -353,8 +353,9 @@ def rmsnorm_swiglu() -> tuple[Question, ...]:
 
 
 def moe_routing() -> tuple[Question, ...]:
-    """Chapter 8 (section 8.5): figure 8's A[1,0], figure 13's candidate axis and
-    target, figure 14's first row, and why figure 22 stores four experts."""
+    """Chapter 8 (sections 8.5 and 8.6): figure 8's A[1,0], figure 13's candidate axis
+    and target, figure 14's first row, why figure 22 stores four experts, and the
+    trained model's least-loaded expert in figure 24's layer."""
     from . import moe
 
     a8 = A.causal_attention(ex.FIG8_Q, ex.FIG8_K, ex.FIG8_U)
@@ -428,7 +429,23 @@ def moe_routing() -> tuple[Question, ...]:
              "Any expert may be needed by the next token, so all of them must stay stored (or be fetched); "
              "unchosen experts are not run for this token, and their gates are exactly 0."),
     )
-    return q1, q2, q3, q4, q5
+
+    from . import trained as T
+
+    layer = ex.FIG24_LAYER
+    stats = T.held_out_routing()
+    idle = int(np.argmin(stats.load[layer]))
+    q6 = exact(
+        "fig24-idle",
+        f"Figure 24: over the whole held-out text, which expert of layer {layer} receives the fewest choices?",
+        idle,
+        source=f"T.held_out_routing().load[{layer}].argmin()", hint="an expert index (a whole number)",
+        why=(f"Expert {idle} receives {stats.load[layer, idle]:,} of the {stats.tokens * stats.top_k:,} choices "
+             f"({stats.load_share[layer, idle]:.0%}); an even split would give each expert "
+             f"{1 / stats.load.shape[1]:.0%}. It is stored and loaded like the others, yet almost no held-out "
+             "token runs it in this layer."),
+    )
+    return q1, q2, q3, q4, q5, q6
 
 
 # ---------------------------------------------------------------- 09 model files

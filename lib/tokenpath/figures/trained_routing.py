@@ -237,7 +237,7 @@ def update_layer_load(artists: dict, trace: T.RoutingView) -> None:
         bar = artists[f"bar[{j}]"]
         bar.set_width(BAR_W * s / trace.scale)
         label = artists[f"load[{j}]"]
-        label.set_x(bar.get_x() + bar.get_width() + 0.05)
+        label.set_x(bar.get_x() + BAR_W + 0.08)  # one column right of the widest bar: clear of the dashes
         label.set_text(f"{_count(n)} ({_pct(s)})")
     artists["changes"].set_text(
         f"its top-{trace.top_k} set changes at\n{_count(trace.changes)} of {_count(trace.pairs)} neighbouring "
