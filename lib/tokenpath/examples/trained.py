@@ -40,4 +40,13 @@ ROUTE_LINE_TOKENS = (6, 16)
 FIG24_LAYER = 1
 FIG24_LINE = 72
 
+#: Chapter 10's next-token view (figure 25 and its widget): the greedy steps the step
+#: slider offers after each prompt (0 = right after the prompt) …
+TRAINED_NEXT_STEPS = 8
+#: … how many candidates the figure draws as bars, the share of the mass whose covering
+#: tokens it counts, and the temperature slider's range.
+FIG25_TOP = 12
+FIG25_COVER = 0.9
+FIG25_TEMPERATURE_RANGE = (0.1, 2.0)
+
 __all__ = [name for name in dir() if name.isupper()]
