@@ -65,6 +65,12 @@ def prev():
 
 
 @cache
+def next_token(step: int):
+    """Figure 25's trace: the first prompt and ``step`` greedy tokens, at the chapter's T."""
+    return T.next_token(0, step, ex.TRAINED_TEMPERATURE)
+
+
+@cache
 def routing():
     """Routing statistics over the whole committed held-out text."""
     return T.held_out_routing(engine())
@@ -88,6 +94,10 @@ def _one(choices: set) -> str:
 def _sci(v) -> str:
     mantissa, exponent = f"{v:.0e}".split("e")
     return f"{mantissa}e{int(exponent)}"
+
+
+def _code(v) -> str:
+    return f"`{v}`"
 
 
 def _thousands(v) -> str:
@@ -130,6 +140,22 @@ CLAIMS: list[_Claim] = [
     Claim("trained.temperature", lambda: T.read_samples()["temperature"], rounded=("0.8", 1)),
     Claim("trained.new_tokens", lambda: T.read_samples()["new_tokens"], exact="32"),
     Claim("trained.tol", lambda: ex.TRAINED_CROSSCHECK_TOL, text=("1e-4", _sci)),
+    # -- 10.5 the next-token distribution (figure 25) ---------------------------------------
+    Claim("trained.next_steps", lambda: ex.TRAINED_NEXT_STEPS, exact="8"),
+    Claim("trained.next_top", lambda: ex.FIG25_TOP, exact="12"),
+    Claim("trained.next_cover_share", lambda: ex.FIG25_COVER, text=("90", _percent)),
+    Claim("trained.next0_first", lambda: next_token(0).top_probs[0], rounded=("0.68", 2)),
+    Claim("trained.next0_second", lambda: next_token(0).top_probs[1], rounded=("0.31", 2)),
+    Claim("trained.next0_first_t1", lambda: next_token(0).top_probs_t1[0], rounded=("0.64", 2)),
+    Claim("trained.next0_second_t1", lambda: next_token(0).top_probs_t1[1], rounded=("0.34", 2)),
+    Claim("trained.next0_second_piece", lambda: next_token(0).top_pieces[1], text=("`):`", _code)),
+    Claim("trained.next0_cover", lambda: next_token(0).cover, exact="2"),
+    Claim("trained.next0_entropy", lambda: next_token(0).entropy, rounded=("0.67", 2)),
+    Claim("trained.next1_first", lambda: next_token(1).top_probs[0], rounded=("0.10", 2)),
+    Claim("trained.next1_piece", lambda: next_token(1).top_pieces[0], text=("` *`", _code)),
+    Claim("trained.next1_entropy", lambda: next_token(1).entropy, rounded=("4.72", 2)),
+    Claim("trained.next1_cover", lambda: next_token(1).cover, exact="164"),
+    Claim("trained.next1_outside", lambda: next_token(1).outside, rounded=("0.56", 2)),
     # -- 10.6 attention and routing on a held-out line ---------------------------------------
     Claim("trained.prev_max", lambda: prev().max(), rounded=("0.86", 2)),
     Claim("trained.prev_layer", lambda: int(np.unravel_index(prev().argmax(), prev().shape)[0]), exact="2"),
@@ -167,6 +193,7 @@ CLAIMS: list[_Claim] = [
 ]
 
 NOT_CLAIMS: list[_NotClaim] = [
+    NotClaim("T = 1", "the temperature that leaves the logits as they are, a definition"),
     NotClaim("layer 0", "the index of the first layer, a name (its routing table is printed below it)"),
     NotClaim("layer 1", "the index of the second layer, a name (its row is printed in the load table)"),
 ]

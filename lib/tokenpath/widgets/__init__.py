@@ -702,3 +702,6 @@ __all__ += [
 from .trained_routing import trained_routing  # noqa: E402
 
 __all__ += ["trained_routing"]
+from .trained_sampling import next_token  # noqa: E402
+
+__all__ += ["next_token"]

@@ -1,0 +1,190 @@
+"""Figure 25: the next-token distribution of the book's trained model after a prompt.
+
+Drawn from :func:`tokenpath.trained.next_token`: the candidates with the largest logits
+as bars of softmax(logits / T), best first, with the T = 1 probability of each marked by
+a black tick, the text the model has read above them, and beside them the numbers of the
+whole distribution (greedy token, entropy, tokens covering 90 % of the mass, mass
+outside the bars). :func:`update_next_token` moves the artists in place for
+:func:`tokenpath.widgets.trained_sampling.next_token`.
+
+Colours keep their book-wide meaning (:mod:`tokenpath.figures.style`): blue = a
+probability, orange = the token greedy decoding picks.
+"""
+
+from __future__ import annotations
+
+import math
+import re
+
+import numpy as np
+from matplotlib.artist import Artist
+from matplotlib.patches import Rectangle
+from matplotlib.transforms import blended_transform_factory
+
+from .. import examples as ex
+from .. import trained as T
+from . import Drawn, register, style
+from ._draw import _canvas, _check_ax, _check_trace, _text
+from .trained_attention import label
+
+__all__ = ["build_fig25", "describe_next_token", "draw_candidates", "draw_next_notes", "short", "update_next_token"]
+
+NOTE_SIZE = 8.5
+TICK_SIZE = 8
+#: The x range of the bars: probabilities up to 1, with room for a value after the bar.
+_XMAX = 1.18
+
+
+def short(piece: str) -> str:
+    """:func:`~tokenpath.figures.trained_attention.label` of a token's text, with a run of
+    four or more spaces written as its count (indentation tokens are long).
+
+    >>> short("\\n" + " " * 11), short(" self")
+    ('↵␣×11', '␣self')
+    """
+    return re.sub("␣{4,}", lambda m: f"␣×{len(m.group())}", label(piece))
+
+
+def _context(trace: T.NextToken) -> str:
+    """The text the model has read, spaces visible; the greedy steps after a bar."""
+    prompt = short("".join(trace.pieces[: trace.prompt_tokens]))
+    steps = short("".join(trace.pieces[trace.prompt_tokens:]))
+    return f"“{prompt}" + (f"│{steps}”" if steps else "”")
+
+
+def _temperature(trace: T.NextToken) -> str:
+    return f"T = {trace.temperature:.2f}"
+
+
+def draw_candidates(ax, trace: T.NextToken) -> dict[str, Artist]:
+    """The top candidates as horizontal bars of their probability at T, best on top (the
+    greedy one in orange), each with its value and its text, and a black tick at its
+    T = 1 probability."""
+    ax = _check_ax(ax)
+    trace = _check_trace(trace, T.NextToken)
+    k = trace.top.size
+    rows = np.arange(k)
+    colors = [style.QUERY] + [style.VISIBLE] * (k - 1)
+    bars = ax.barh(rows, np.zeros(k), height=0.7, color=colors)
+    (t1,) = ax.plot(np.zeros(k), rows, ls="none", marker="|", ms=11, mew=1.8, color=style.INK, zorder=4)
+    ax.set_xlim(0.0, _XMAX)
+    ax.set_ylim(k - 0.5, -0.5)
+    ax.set_xticks([0.0, 0.25, 0.5, 0.75, 1.0], ["0", "0.25", "0.5", "0.75", "1"], fontsize=TICK_SIZE)
+    ax.set_yticks([])
+    ax.set_xlabel("probability of the next token")
+    for name in ("top", "right"):
+        ax.spines[name].set_visible(False)
+    art: dict[str, Artist] = {"bars": bars, "t1": t1}
+    left = blended_transform_factory(ax.transAxes, ax.transData)
+    for r in range(k):
+        art[f"piece[{r}]"] = ax.text(-0.02, r, "", transform=left, ha="right", va="center", fontsize=TICK_SIZE + 1)
+        art[f"value[{r}]"] = ax.text(0.0, r, "", ha="left", va="center", fontsize=TICK_SIZE)
+    for name, spine in ax.spines.items():
+        if spine.get_visible():
+            art[f"spine.{name}"] = spine  # drawn over the bars' edges: they move with them
+    _move_candidates(art, trace)
+    return art
+
+
+def _move_candidates(art: dict, trace: T.NextToken) -> None:
+    p, p1 = trace.top_probs, trace.top_probs_t1
+    for r, bar in enumerate(art["bars"]):
+        bar.set_width(float(p[r]))
+        art[f"piece[{r}]"].set_text(f"“{short(trace.top_pieces[r])}”")
+        art[f"value[{r}]"].set_position((max(float(p[r]), float(p1[r])) + 0.025, r))
+        art[f"value[{r}]"].set_text(f"{p[r]:.2f}")
+    art["t1"].set_xdata(p1)
+
+
+def _notes(trace: T.NextToken) -> str:
+    pct = f"{100 * trace.cover_share:.0f} %"
+    v = trace.probs.size
+    return "\n".join([
+        f"greedy picks “{short(trace.top_pieces[0])}”",
+        f"   with p = {trace.greedy_prob:.2f}",
+        f"entropy: {trace.entropy:.2f} nats",
+        f"   (uniform over {v:,}: ln V = {math.log(v):.2f})",
+        f"{pct} of the mass: {trace.cover:,} token" + ("" if trace.cover == 1 else "s"),
+        f"outside the {trace.top.size} bars: {trace.outside:.2f}",
+    ])
+
+
+def draw_next_notes(ax, trace: T.NextToken, x: float, y: float) -> dict[str, Artist]:
+    """At (``x``, ``y``) on a canvas axes (inches, y down): the numbers of the whole
+    distribution and what the marks mean."""
+    ax = _check_ax(ax)
+    trace = _check_trace(trace, T.NextToken)
+    art: dict[str, Artist] = {}
+    art["notes.heading"] = _text(ax, x, y, f"The whole distribution\n(all {trace.probs.size:,} tokens)",
+                                 size=NOTE_SIZE + 0.5, weight="bold", va="top", linespacing=1.3)
+    art["notes.values"] = _text(ax, x, y + 0.55, "", size=NOTE_SIZE, va="top", linespacing=1.5)
+    key = y + 2.25
+    ax.add_patch(Rectangle((x, key - 0.07), 0.3, 0.14, facecolor=style.VISIBLE, edgecolor="none"))
+    art["notes.bar"] = _text(ax, x + 0.4, key, "", size=NOTE_SIZE)
+    ax.plot([x + 0.15], [key + 0.35], ls="none", marker="|", ms=11, mew=1.8, color=style.INK)
+    art["notes.tick"] = _text(ax, x + 0.4, key + 0.35, "the same token at T = 1", size=NOTE_SIZE)
+    ax.add_patch(Rectangle((x, key + 0.63), 0.3, 0.14, facecolor=style.QUERY, edgecolor="none"))
+    art["notes.greedy"] = _text(ax, x + 0.4, key + 0.7, "the largest logit: greedy's pick", size=NOTE_SIZE)
+    _move_notes(art, trace)
+    return art
+
+
+def _move_notes(art: dict, trace: T.NextToken) -> None:
+    art["notes.values"].set_text(_notes(trace))
+    art["notes.bar"].set_text(f"softmax(logits / T) at {_temperature(trace)}")
+
+
+def update_next_token(artists: dict, trace: T.NextToken) -> None:
+    """Move figure 25's artists to another prompt, step or temperature."""
+    trace = _check_trace(trace, T.NextToken)
+    artists["context"].set_text(f"Next token after {_context(trace)}")
+    artists["state"].set_text(f"prompt {trace.prompt}, after {trace.step} greedy "
+                              f"token{'' if trace.step == 1 else 's'}, {_temperature(trace)}")
+    _move_candidates(artists, trace)
+    _move_notes(artists, trace)
+
+
+def _top_words(trace: T.NextToken, n: int) -> str:
+    return ", ".join(f"“{short(trace.top_pieces[r])}” {trace.top_probs[r]:.2f} "
+                     f"({trace.top_probs_t1[r]:.2f} at T = 1)" for r in range(n))
+
+
+def describe_next_token(trace: T.NextToken) -> str:
+    """The distribution in words, with the numbers the figure shows."""
+    trace = _check_trace(trace, T.NextToken)
+    return (f"After {_context(trace)} (prompt {trace.prompt}, step {trace.step}) at {_temperature(trace)}: "
+            f"{_top_words(trace, 3)}. Greedy picks “{short(trace.top_pieces[0])}” with p = "
+            f"{trace.greedy_prob:.2f}; entropy {trace.entropy:.2f} nats; {trace.cover:,} tokens hold "
+            f"{100 * trace.cover_share:.0f} % of the mass; {trace.outside:.2f} lies outside the top "
+            f"{trace.top.size}.")
+
+
+# ---------------------------------------------------------------------- figure 25
+
+_HEIGHT = 4.3
+#: The bars' axes in inches from the top left: (left, top, width, height).
+_BARS = (1.45, 0.95, 3.0, 2.85)
+_NOTES_X = 4.65
+
+
+@register(25, "The trained model's next-token distribution")
+def build_fig25() -> Drawn:
+    trace = T.next_token()
+    fig, canvas = _canvas(style.WIDTH, _HEIGHT)
+    canvas.set_zorder(-1)
+    art: dict[str, Artist] = {}
+    art["context"] = _text(canvas, 0.15, 0.22, "", size=style.RC["axes.titlesize"], weight="bold")
+    art["state"] = _text(canvas, 0.15, 0.52, "", size=NOTE_SIZE + 0.5, style="italic")
+    left, top, w, h = _BARS
+    ax = fig.add_axes((left / style.WIDTH, 1 - (top + h) / _HEIGHT, w / style.WIDTH, h / _HEIGHT))
+    art.update(draw_candidates(ax, trace))
+    art.update(draw_next_notes(canvas, trace, _NOTES_X, 0.9))
+    update_next_token(art, trace)
+    alt = (f"The next-token distribution of the book's trained model after {_context(trace)} (prompt "
+           f"{trace.prompt}, the first of the chapter's prompts, {trace.step} greedy tokens added) at "
+           f"{_temperature(trace)}: bars for the {trace.top.size} tokens with the largest logits, best first, "
+           f"with ticks at their probabilities at T = 1. The first three: {_top_words(trace, 3)}. Greedy picks "
+           f"“{short(trace.top_pieces[0])}” with probability {trace.greedy_prob:.2f}; the entropy of the whole "
+           f"distribution over {trace.probs.size:,} tokens is {trace.entropy:.2f} nats; {trace.cover:,} tokens "
+           f"hold {100 * trace.cover_share:.0f} % of the mass; {trace.outside:.2f} lies outside the bars.")
+    return Drawn(25, "The trained model's next-token distribution", fig, alt, art, trace)
