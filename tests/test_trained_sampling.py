@@ -93,8 +93,10 @@ def test_fig25_draws_the_engine_trace_and_its_alt_names_the_numbers(default):
     drawn = built("next_token").drawn
     t, art = drawn.trace, drawn.artists
     assert (t.prompt, t.step, t.temperature) == DEFAULT
-    assert [b.get_width() for b in art["bars"]] == pytest.approx(t.probs[t.top].tolist())
-    np.testing.assert_allclose(art["t1"].get_xdata(), t.probs_t1[t.top])
+    k = ex.FIG25_TOP
+    assert [art[f"bar[{r}]"].get_xdata()[1] for r in range(k)] == pytest.approx(t.probs[t.top].tolist())
+    assert [art[f"t1[{r}]"].get_xdata()[0] for r in range(k)] == pytest.approx(t.probs_t1[t.top].tolist())
+    assert art["value[1]"].get_text() == f"{t.top_probs[1]:.2f}"
     assert art["piece[0]"].get_text() == f"“{F.short(t.top_pieces[0])}”"
     for needle in (f"{t.greedy_prob:.2f}", f"{t.entropy:.2f} nats", f"{t.cover:,} tokens", f"{t.outside:.2f}",
                    "“def␣__init__(self”"):
@@ -126,7 +128,7 @@ def test_widget_default_is_the_static_figure_25():
 
 
 def test_every_state_visited_is_a_full_draw(next_widget):
-    for value in [(0, 1, 0.8), (2, 8, 2.0), (1, 3, 0.1)]:
+    for value in [(0, 1, 0.8), (0, 1, 0.85), (2, 8, 2.0), (2, 8, 1.95), (1, 3, 0.1)]:
         next_widget.update(value)
         assert next_widget.png() == full_draw(next_widget)
         t = next_widget.trace

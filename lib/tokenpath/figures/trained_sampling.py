@@ -31,8 +31,12 @@ __all__ = ["build_fig25", "describe_next_token", "draw_candidates", "draw_next_n
 
 NOTE_SIZE = 8.5
 TICK_SIZE = 8
-#: The x range of the bars: probabilities up to 1, with room for a value after the bar.
-_XMAX = 1.18
+#: A bar's thickness, as a share of its row.
+BAR_HEIGHT = 0.7
+#: The x range of the bars: probabilities up to 1, then the column of their values
+#: (right-aligned at the end of the range, clear of the bars from VALUES_X on).
+XMAX = 1.18
+VALUES_X = 1.05
 
 
 def short(piece: str) -> str:
@@ -58,42 +62,41 @@ def _temperature(trace: T.NextToken) -> str:
 
 def draw_candidates(ax, trace: T.NextToken) -> dict[str, Artist]:
     """The top candidates as horizontal bars of their probability at T, best on top (the
-    greedy one in orange), each with its value and its text, and a black tick at its
+    greedy one in orange), each with its text and, in a column at the right, its value, and a black tick at its
     T = 1 probability."""
     ax = _check_ax(ax)
     trace = _check_trace(trace, T.NextToken)
     k = trace.top.size
-    rows = np.arange(k)
-    colors = [style.QUERY] + [style.VISIBLE] * (k - 1)
-    bars = ax.barh(rows, np.zeros(k), height=0.7, color=colors)
-    (t1,) = ax.plot(np.zeros(k), rows, ls="none", marker="|", ms=11, mew=1.8, color=style.INK, zorder=4)
-    ax.set_xlim(0.0, _XMAX)
+    ax.set_xlim(0.0, XMAX)
     ax.set_ylim(k - 0.5, -0.5)
     ax.set_xticks([0.0, 0.25, 0.5, 0.75, 1.0], ["0", "0.25", "0.5", "0.75", "1"], fontsize=TICK_SIZE)
     ax.set_yticks([])
     ax.set_xlabel("probability of the next token")
-    for name in ("top", "right"):
+    for name in ("top", "right", "left"):
         ax.spines[name].set_visible(False)
-    art: dict[str, Artist] = {"bars": bars, "t1": t1}
+    ax.axvline(0.0, color=style.INK, lw=0.8, zorder=0.5)  # the zero line, under the bars
+    # each bar is a thick line with square ends (BAR_HEIGHT of a row): a line's look is its
+    # data, so a widget redraws a row exactly when its bar moves
+    row_pt = ax.get_position().height * ax.figure.get_figheight() * 72 / k
+    art: dict[str, Artist] = {}
     left = blended_transform_factory(ax.transAxes, ax.transData)
     for r in range(k):
+        (art[f"bar[{r}]"],) = ax.plot([0.0, 0.0], [r, r], lw=BAR_HEIGHT * row_pt, solid_capstyle="butt",
+                                      color=style.QUERY if r == 0 else style.VISIBLE, zorder=2)
+        (art[f"t1[{r}]"],) = ax.plot([0.0], [r], ls="none", marker="|", ms=11, mew=1.8, color=style.INK, zorder=4)
         art[f"piece[{r}]"] = ax.text(-0.02, r, "", transform=left, ha="right", va="center", fontsize=TICK_SIZE + 1)
-        art[f"value[{r}]"] = ax.text(0.0, r, "", ha="left", va="center", fontsize=TICK_SIZE)
-    for name, spine in ax.spines.items():
-        if spine.get_visible():
-            art[f"spine.{name}"] = spine  # drawn over the bars' edges: they move with them
+        art[f"value[{r}]"] = ax.text(XMAX, r, "", ha="right", va="center", fontsize=TICK_SIZE)
     _move_candidates(art, trace)
     return art
 
 
 def _move_candidates(art: dict, trace: T.NextToken) -> None:
     p, p1 = trace.top_probs, trace.top_probs_t1
-    for r, bar in enumerate(art["bars"]):
-        bar.set_width(float(p[r]))
+    for r in range(trace.top.size):
+        art[f"bar[{r}]"].set_xdata([0.0, float(p[r])])
+        art[f"t1[{r}]"].set_xdata([float(p1[r])])
         art[f"piece[{r}]"].set_text(f"“{short(trace.top_pieces[r])}”")
-        art[f"value[{r}]"].set_position((max(float(p[r]), float(p1[r])) + 0.025, r))
         art[f"value[{r}]"].set_text(f"{p[r]:.2f}")
-    art["t1"].set_xdata(p1)
 
 
 def _notes(trace: T.NextToken) -> str:
@@ -163,8 +166,9 @@ def describe_next_token(trace: T.NextToken) -> str:
 
 _HEIGHT = 4.3
 #: The bars' axes in inches from the top left: (left, top, width, height).
-_BARS = (1.45, 0.95, 3.0, 2.85)
-_NOTES_X = 4.65
+BARS = (1.45, 0.95, 3.0, 2.85)
+#: Where the notes beside the bars start (inches from the left and from the top).
+NOTES_X, NOTES_Y = 4.65, 0.9
 
 
 @register(25, "The trained model's next-token distribution")
@@ -175,10 +179,10 @@ def build_fig25() -> Drawn:
     art: dict[str, Artist] = {}
     art["context"] = _text(canvas, 0.15, 0.22, "", size=style.RC["axes.titlesize"], weight="bold")
     art["state"] = _text(canvas, 0.15, 0.52, "", size=NOTE_SIZE + 0.5, style="italic")
-    left, top, w, h = _BARS
+    left, top, w, h = BARS
     ax = fig.add_axes((left / style.WIDTH, 1 - (top + h) / _HEIGHT, w / style.WIDTH, h / _HEIGHT))
     art.update(draw_candidates(ax, trace))
-    art.update(draw_next_notes(canvas, trace, _NOTES_X, 0.9))
+    art.update(draw_next_notes(canvas, trace, NOTES_X, NOTES_Y))
     update_next_token(art, trace)
     alt = (f"The next-token distribution of the book's trained model after {_context(trace)} (prompt "
            f"{trace.prompt}, the first of the chapter's prompts, {trace.step} greedy tokens added) at "

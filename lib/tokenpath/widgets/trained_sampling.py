@@ -9,24 +9,40 @@ the sliders only divides one row of logits by T, takes a softmax and moves the a
 from __future__ import annotations
 
 import ipywidgets
+from matplotlib.transforms import Bbox
 
 from .. import examples as ex
 from .. import figures
 from .. import trained as T
+from ..figures import style
 from ..figures import trained_sampling as fs
 from . import Controls, SliderFigure, slider
 
 __all__ = ["next_token"]
 
 
-def _moving(art: dict) -> list:
-    """Figure 25's artists that follow the sliders (the rest is drawn once)."""
-    keys = ("context", "state", "bars", "t1", "notes.values", "notes.bar")
-    out = []
-    for k, a in art.items():
-        if k in keys or k.startswith(("piece[", "value[", "spine.")):
-            out += list(a) if k == "bars" else [a]
-    return out
+def _groups(art: dict, k: int) -> list:
+    """Figure 25's moving artists in regions of their own, each redrawn only when it
+    changed: a temperature step leaves the context and the token texts alone. Regions
+    are canvas rectangles in inches (y down), computed once the canvas exists."""
+    canvas = art["context"].axes
+    left, top, width, height = fs.BARS
+    row = height / k
+    values = left + width * fs.VALUES_X / fs.XMAX  # where the column of values starts
+
+    def box(x0, y0, x1, y1):
+        return lambda: Bbox(canvas.transData.transform([(x0, y1), (x1, y0)]))
+
+    groups = [([art["context"]], box(0.0, 0.02, style.WIDTH, 0.40)),
+              ([art["state"]], box(0.0, 0.40, fs.NOTES_X - 0.05, 0.66)),
+              ([art["notes.values"]], box(fs.NOTES_X - 0.02, fs.NOTES_Y + 0.45, style.WIDTH, fs.NOTES_Y + 1.95)),
+              ([art["notes.bar"]], box(fs.NOTES_X + 0.35, fs.NOTES_Y + 2.1, style.WIDTH, fs.NOTES_Y + 2.4))]
+    for r in range(k):
+        y0, y1 = top + (r + 0.05) * row, top + (r + 0.95) * row
+        groups.append(([art[f"piece[{r}]"]], box(0.0, y0, left - 0.03, y1)))
+        groups.append(([art[f"bar[{r}]"], art[f"t1[{r}]"]], box(left + 0.01, y0, values - 0.02, y1)))
+        groups.append(([art[f"value[{r}]"]], box(values, y0, left + width + 0.02, y1)))
+    return groups
 
 
 @slider
@@ -63,7 +79,7 @@ def next_token(prompt: int = 0, step: int = 0, temperature: float = ex.TRAINED_T
         compute=lambda v: T.next_token(v.prompt, v.step, v.temperature),
         move=lambda t: fs.update_next_token(art, t),
         describe=fs.describe_next_token,
-        moving=_moving(art),
+        groups=_groups(art, drawn.trace.top.size),
         trace=drawn.trace,
     )
     if wanted != widget.value:
