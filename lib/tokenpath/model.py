@@ -545,6 +545,7 @@ class Model:
             raise ModelFileError(f"{TOKENIZER_NAME}: the tokenizer has {tokenizer.n_vocab} IDs but config vocab_size "
                                  f"is {config.vocab_size}; IDs >= {config.vocab_size} would have no embedding row")
         self.tokenizer = tokenizer
+        self._layers: dict[int, decoder.LayerWeights] = {}  # built once each: the tensors are read-only
 
     def __repr__(self) -> str:
         c = self.config
@@ -568,8 +569,19 @@ class Model:
 
     def layer_weights(self, i: int) -> decoder.LayerWeights:
         """Layer ``i``'s parameters as a :class:`tokenpath.decoder.LayerWeights`,
-        transposed to the book's ``x @ W`` convention (the one place that transposes)."""
+        transposed to the book's ``x @ W`` convention (the one place that transposes).
+        Built and checked once per layer, then reused: every tensor is read-only.
+
+        >>> m = random_model(LlamaConfig(10, 8, 16, 2, 4, 2), seed=0)
+        >>> m.layer_weights(1) is m.layer_weights(1), m.layer_weights(1).w_q.shape
+        (True, (8, 8))
+        """
         i = as_int("i", i, low=0, high=self.config.num_hidden_layers - 1)
+        if i not in self._layers:
+            self._layers[i] = self._build_layer_weights(i)
+        return self._layers[i]
+
+    def _build_layer_weights(self, i: int) -> decoder.LayerWeights:
         c, t, p = self.config, self.tensors, f"model.layers.{i}."
         if c.n_experts:
             def experts(w):  # [E, d_out, d_in] in expert order
