@@ -36,8 +36,8 @@ def as_float_array(name: str, x, *, min_ndim: int = 0, ndim: int | None = None) 
         raise ValueError(f"{name} must have {ndim} axes, got shape {arr.shape}")
     if arr.ndim < min_ndim:
         raise ValueError(f"{name} must have at least {min_ndim} axes, got shape {arr.shape}")
-    bad = np.argwhere(~np.isfinite(arr))
-    if bad.size:
+    if not np.isfinite(arr).all():  # the index is looked up only for the message
+        bad = np.argwhere(~np.isfinite(arr))
         raise ValueError(
             f"{name} must be finite; found non-finite value(s) at index {tuple(int(i) for i in bad[0])}"
         )
