@@ -14,6 +14,8 @@ the text follows and its own position among the sources.
 
 from __future__ import annotations
 
+import re
+
 import numpy as np
 from matplotlib.artist import Artist
 from matplotlib.colors import LinearSegmentedColormap
@@ -50,6 +52,16 @@ def label(piece: str) -> str:
     ('␣def', '␣␣␣')
     """
     return piece.translate(_VISIBLE)
+
+
+def short(piece: str) -> str:
+    """:func:`label`, with a run of four or more spaces written as its count
+    (indentation tokens are long): the form figures 24 and 25 write tokens in.
+
+    >>> short("\\n" + " " * 11), short(" self"), short(" x\\t")
+    ('↵␣×11', '␣self', '␣x⇥')
+    """
+    return re.sub("␣{4,}", lambda m: f"␣×{len(m.group())}", label(piece))
 
 
 def _masked(weights: np.ndarray) -> np.ma.MaskedArray:

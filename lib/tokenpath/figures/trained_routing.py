@@ -17,13 +17,13 @@ expert that runs, grey = even split and inactive parts.
 
 from __future__ import annotations
 
-import re
 
 from matplotlib.artist import Artist
 
 from .. import examples as ex
 from .. import trained as T
 from . import FIGURES, Drawn, register, style
+from .trained_attention import short as piece_text  # a token's text, spaces visible
 from ._draw import VALUE_FACE, _canvas, _cell, _check_at, _check_ax, _check_trace, _heading, _text, _tint
 
 __all__ = [
@@ -77,17 +77,6 @@ SECOND_FACE = _tint(style.VALUE, 0.86)
 
 def _title(number: int) -> str:
     return FIGURES[number].title
-
-
-def piece_text(piece: str) -> str:
-    """A token's text as the figure writes it: a space as ␣ (a run of more than three
-    as ␣×n), a tab as ⇥, a newline as ↵.
-
-    >>> piece_text(" x\\t"), piece_text(" " * 16)
-    ('␣x⇥', '␣×16')
-    """
-    text = re.sub(" {4,}", lambda m: f"␣×{len(m.group())}", piece)
-    return text.replace(" ", "␣").replace("\t", "⇥").replace("\n", "↵")
 
 
 def prob_text(p: float) -> str:

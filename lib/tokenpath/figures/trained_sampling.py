@@ -14,7 +14,6 @@ probability, orange = the token greedy decoding picks.
 from __future__ import annotations
 
 import math
-import re
 
 import numpy as np
 from matplotlib.artist import Artist
@@ -25,7 +24,7 @@ from .. import examples as ex
 from .. import trained as T
 from . import Drawn, register, style
 from ._draw import _canvas, _check_ax, _check_trace, _text
-from .trained_attention import label
+from .trained_attention import short
 
 __all__ = ["build_fig25", "describe_next_token", "draw_candidates", "draw_next_notes", "short", "update_next_token"]
 
@@ -37,16 +36,6 @@ BAR_HEIGHT = 0.7
 #: (right-aligned at the end of the range, clear of the bars from VALUES_X on).
 XMAX = 1.18
 VALUES_X = 1.05
-
-
-def short(piece: str) -> str:
-    """:func:`~tokenpath.figures.trained_attention.label` of a token's text, with a run of
-    four or more spaces written as its count (indentation tokens are long).
-
-    >>> short("\\n" + " " * 11), short(" self")
-    ('↵␣×11', '␣self')
-    """
-    return re.sub("␣{4,}", lambda m: f"␣×{len(m.group())}", label(piece))
 
 
 def _context(trace: T.NextToken) -> str:
