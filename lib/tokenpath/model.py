@@ -41,18 +41,19 @@ from __future__ import annotations
 
 import json
 import math
+import os
 import re
 from dataclasses import dataclass, fields
 from pathlib import Path
 from types import MappingProxyType
-from typing import ClassVar, Mapping
+from typing import ClassVar, Iterator, Mapping
 
 import numpy as np
 
 from . import bpe, decoder, embedding, gqa, norms
 from . import examples as ex
 from ._checks import as_float, as_int
-from .safetensors_format import ModelFileError, load_tensors, read_header, save_tensors
+from .safetensors_format import ModelFileError, load_tensors, open_regular_file, read_json, save_tensors, short_repr
 
 __all__ = [
     "ARCHITECTURE",
@@ -92,6 +93,12 @@ WEIGHTS_NAME = "model.safetensors"
 INDEX_NAME = "model.safetensors.index.json"
 TOKENIZER_NAME = "tokenizer.json"
 TOKENIZER_CONFIG_NAME = "tokenizer_config.json"
+#: The largest config.json (and tokenizer_config.json) read; real ones have a few kilobytes.
+MAX_CONFIG_BYTES = 1 << 20
+#: The largest other JSON file read (model.safetensors.index.json, tokenizer.json).
+MAX_JSON_BYTES = 1 << 26
+#: Integers in config.json are below this (the size of a 64-bit signed integer).
+_MAX_CONFIG_INT = 2**63
 
 
 # ---------------------------------------------------------------------- the config
@@ -173,6 +180,8 @@ class LlamaConfig:
         """
         if not isinstance(d, Mapping):
             raise ModelFileError(f"{source}: must hold a JSON object, got {type(d).__name__}")
+        if not all(isinstance(k, str) for k in d):
+            raise ModelFileError(f"{source}: must map field names (strings) to values")
         archs = d.get("architectures")
         model_type = d.get("model_type")
         if cls is LlamaConfig and (model_type == MixtralConfig.MODEL_TYPE or (
@@ -182,21 +191,26 @@ class LlamaConfig:
             raise ModelFileError(f"{source}: names neither 'architectures' nor 'model_type'; "
                                  f"expected {cls.ARCH!r}")
         if archs is not None and (not isinstance(archs, list) or cls.ARCH not in archs):
-            raise ModelFileError(f"{source}: architectures is {archs!r}; this engine runs only "
+            raise ModelFileError(f"{source}: architectures is {short_repr(archs)}; this engine runs only "
                                  f"{ARCHITECTURE!r} and {MIXTRAL_ARCHITECTURE!r}")
         if model_type is not None and model_type != cls.MODEL_TYPE:
-            raise ModelFileError(f"{source}: model_type is {model_type!r}; this engine runs only 'llama' and 'mixtral'")
+            raise ModelFileError(f"{source}: model_type is {short_repr(model_type)}; this engine runs only 'llama' "
+                                 "and 'mixtral'")
         if d.get("sliding_window") is not None:
-            raise ModelFileError(f"{source}: sliding_window is {d['sliding_window']!r}; this engine's attention "
-                                 "reads every earlier position (null)")
+            raise ModelFileError(f"{source}: sliding_window is {short_repr(d['sliding_window'])}; this engine's "
+                                 "attention reads every earlier position (null)")
         act = d.get("hidden_act", "silu")
         if act != "silu":
-            raise ModelFileError(f"{source}: hidden_act is {act!r}; Llama's SwiGLU gate uses 'silu'")
+            raise ModelFileError(f"{source}: hidden_act is {short_repr(act)}; Llama's SwiGLU gate uses 'silu'")
         for flag in ("attention_bias", "mlp_bias"):
-            if d.get(flag, False):
+            value = d.get(flag)
+            if value is True:
                 raise ModelFileError(f"{source}: {flag} is true; this engine's Llama has no bias vectors")
-        if d.get("pretraining_tp", 1) not in (None, 1):
-            raise ModelFileError(f"{source}: pretraining_tp is {d['pretraining_tp']!r}; only 1 is supported")
+            if value not in (None, False) or not isinstance(value, (bool, type(None))):
+                raise ModelFileError(f"{source}: {flag} must be true or false, got {short_repr(value)}")
+        tp = d.get("pretraining_tp")
+        if tp is not None and (type(tp) is not int or tp != 1):
+            raise ModelFileError(f"{source}: pretraining_tp is {short_repr(tp)}; only 1 is supported")
         theta = _rope_theta(d, source, default=cls.rope_theta)
         kw = {f.name: d[f.name] for f in fields(cls) if f.name != "rope_theta" and d.get(f.name) is not None}
         required = ("vocab_size", "hidden_size", "intermediate_size", "num_hidden_layers", "num_attention_heads")
@@ -204,11 +218,21 @@ class LlamaConfig:
             if name not in kw:
                 raise ModelFileError(f"{source}: has no {name!r}")
         kw.setdefault("num_key_value_heads", kw["num_attention_heads"])
-        if isinstance(kw.get("eos_token_id"), list):  # several stop IDs: keep the first
-            kw["eos_token_id"] = kw["eos_token_id"][0] if kw["eos_token_id"] else None
+        eos = kw.get("eos_token_id")
+        if isinstance(eos, list):  # several stop IDs: each must be an ID; keep the first
+            for k, i in enumerate(eos):
+                if isinstance(i, bool) or not isinstance(i, int):
+                    raise ModelFileError(f"{source}: eos_token_id[{k}] must be an integer, got {short_repr(i)}")
+            kw["eos_token_id"] = eos[0] if eos else None
+        for name, value in kw.items():  # before any arithmetic: no 5000-digit or boolean sizes
+            if isinstance(value, bool) and name != "tie_word_embeddings":
+                raise ModelFileError(f"{source}: {name} must be a number, got {short_repr(value)}")
+            if isinstance(value, int) and not -_MAX_CONFIG_INT < value < _MAX_CONFIG_INT:
+                raise ModelFileError(f"{source}: {name} is {short_repr(value)}, beyond any size a model file holds "
+                                     "(|value| < 2**63)")
         try:
             return cls(rope_theta=theta, **kw)
-        except (TypeError, ValueError) as err:
+        except (TypeError, ValueError, OverflowError) as err:
             raise ModelFileError(f"{source}: {err}") from None
 
     def to_dict(self) -> dict:
@@ -292,66 +316,91 @@ def _rope_theta(d: Mapping, source: str, default: float = 10000.0) -> float:
         if block is None:
             continue
         if not isinstance(block, Mapping):
-            raise ModelFileError(f"{source}: {name} must be an object, got {block!r}")
+            raise ModelFileError(f"{source}: {name} must be an object, got {short_repr(block)}")
         kind = block.get("rope_type", block.get("type", "default"))
         if kind != "default":
-            raise ModelFileError(f"{source}: {name} asks for RoPE scaling {kind!r}; this engine computes "
+            raise ModelFileError(f"{source}: {name} asks for RoPE scaling {short_repr(kind)}; this engine computes "
                                  "plain RoPE ('default') only")
     nested = params.get("rope_theta") if params else None
     top = d.get("rope_theta")
+    for value in (nested, top):
+        if value is None:
+            continue
+        if isinstance(value, bool) or not isinstance(value, (int, float)):
+            raise ModelFileError(f"{source}: rope_theta must be a number, got {short_repr(value)}")
+        if isinstance(value, int) and not -_MAX_CONFIG_INT < value < _MAX_CONFIG_INT:
+            raise ModelFileError(f"{source}: rope_theta is {short_repr(value)}, too large for a RoPE base")
     if nested is not None and top is not None and float(nested) != float(top):
         raise ModelFileError(f"{source}: rope_theta={top} and rope_parameters.rope_theta={nested} disagree")
     value = nested if nested is not None else top
     if value is None:
         return default
-    if isinstance(value, bool) or not isinstance(value, (int, float)):
-        raise ModelFileError(f"{source}: rope_theta must be a number, got {value!r}")
     return float(value)
 
 
-def _read_json(path: Path, missing: str = ""):
-    """The JSON value in ``path``, or a :class:`ModelFileError` naming the file."""
-    if not path.is_file():
+def _read_json(path: Path, missing: str = "", *, max_bytes: int = MAX_JSON_BYTES):
+    """The JSON value in ``path``, or a :class:`ModelFileError` naming the file:
+    missing, not a regular file (a directory, a pipe, a device, a dangling or looping
+    link), larger than ``max_bytes``, not UTF-8 JSON, nested too deep, holding NaN or a
+    number of thousands of digits (see :func:`tokenpath.safetensors_format.read_json`)."""
+    path = Path(path)
+    if not os.path.lexists(path):
         raise ModelFileError(f"{path}: no such file{missing}")
+    return read_json(path, max_bytes=max_bytes, what=path.name)
+
+
+def _path_argument(name: str, value) -> Path:
+    if not isinstance(value, (str, os.PathLike)):
+        raise TypeError(f"{name} must be a path (str or os.PathLike), got {type(value).__name__}")
     try:
-        return json.loads(path.read_text(encoding="utf-8"))
-    except (UnicodeDecodeError, json.JSONDecodeError) as err:
-        raise ModelFileError(f"{path}: not valid JSON ({err})") from None
+        return Path(value)
+    except TypeError as err:  # an os.PathLike that gives bytes
+        raise TypeError(f"{name} must be a path that gives text: {err}") from None
 
 
 def read_config(path) -> LlamaConfig:
     """Parse a ``config.json`` file (see :meth:`LlamaConfig.from_dict`): a
     :class:`LlamaConfig`, or a :class:`MixtralConfig` for a Mixtral file."""
-    path = Path(path)
-    d = _read_json(path, f"; a model directory needs {CONFIG_NAME}")
+    path = _path_argument("path", path)
+    d = _read_json(path, f"; a model directory needs {CONFIG_NAME}", max_bytes=MAX_CONFIG_BYTES)
     return LlamaConfig.from_dict(d, source=str(path))
 
 
 # ----------------------------------------------------------- names, shapes, counts
 
 
-def _layer_shapes(c: LlamaConfig, i: int) -> dict[str, tuple[int, int] | tuple[int]]:
+def _layer_shapes(c: LlamaConfig, i: int) -> Iterator[tuple[str, tuple[int, ...]]]:
     d, ff, q, kv = c.hidden_size, c.intermediate_size, c.num_attention_heads * c.head_dim, \
         c.num_key_value_heads * c.head_dim
     p = f"model.layers.{i}."
-    out = {
-        p + "input_layernorm.weight": (d,),
-        p + "self_attn.q_proj.weight": (q, d),
-        p + "self_attn.k_proj.weight": (kv, d),
-        p + "self_attn.v_proj.weight": (kv, d),
-        p + "self_attn.o_proj.weight": (d, q),
-        p + "post_attention_layernorm.weight": (d,),
-    }
+    yield p + "input_layernorm.weight", (d,)
+    yield p + "self_attn.q_proj.weight", (q, d)
+    yield p + "self_attn.k_proj.weight", (kv, d)
+    yield p + "self_attn.v_proj.weight", (kv, d)
+    yield p + "self_attn.o_proj.weight", (d, q)
+    yield p + "post_attention_layernorm.weight", (d,)
     if not c.n_experts:
-        out.update({p + "mlp.gate_proj.weight": (ff, d), p + "mlp.up_proj.weight": (ff, d),
-                    p + "mlp.down_proj.weight": (d, ff)})
-        return out
-    out[p + "block_sparse_moe.gate.weight"] = (c.n_experts, d)  # the router
+        yield p + "mlp.gate_proj.weight", (ff, d)
+        yield p + "mlp.up_proj.weight", (ff, d)
+        yield p + "mlp.down_proj.weight", (d, ff)
+        return
+    yield p + "block_sparse_moe.gate.weight", (c.n_experts, d)  # the router
     for e in range(c.n_experts):  # w1 = gate, w3 = up, w2 = down (Mixtral's names)
-        out.update({p + f"block_sparse_moe.experts.{e}.w1.weight": (ff, d),
-                    p + f"block_sparse_moe.experts.{e}.w2.weight": (d, ff),
-                    p + f"block_sparse_moe.experts.{e}.w3.weight": (ff, d)})
-    return out
+        yield p + f"block_sparse_moe.experts.{e}.w1.weight", (ff, d)
+        yield p + f"block_sparse_moe.experts.{e}.w2.weight", (d, ff)
+        yield p + f"block_sparse_moe.experts.{e}.w3.weight", (ff, d)
+
+
+def _iter_tensor_shapes(c: LlamaConfig) -> Iterator[tuple[str, tuple[int, ...]]]:
+    """The (name, shape) pairs of :func:`tensor_shapes`, one at a time: a reader that
+    stops at the first name a file lacks does work bounded by the file, not by the
+    config's numbers (a config may claim a billion layers)."""
+    yield "model.embed_tokens.weight", (c.vocab_size, c.hidden_size)
+    for i in range(c.num_hidden_layers):
+        yield from _layer_shapes(c, i)
+    yield "model.norm.weight", (c.hidden_size,)
+    if not c.tie_word_embeddings:
+        yield "lm_head.weight", (c.vocab_size, c.hidden_size)
 
 
 def tensor_shapes(config: LlamaConfig) -> dict[str, tuple[int, ...]]:
@@ -362,14 +411,9 @@ def tensor_shapes(config: LlamaConfig) -> dict[str, tuple[int, ...]]:
     >>> s["model.layers.1.self_attn.k_proj.weight"], len(s)
     ((8, 16), 21)
     """
-    c = config
-    out = {"model.embed_tokens.weight": (c.vocab_size, c.hidden_size)}
-    for i in range(c.num_hidden_layers):
-        out.update(_layer_shapes(c, i))
-    out["model.norm.weight"] = (c.hidden_size,)
-    if not c.tie_word_embeddings:
-        out["lm_head.weight"] = (c.vocab_size, c.hidden_size)
-    return out
+    if not isinstance(config, LlamaConfig):
+        raise TypeError(f"config must be a LlamaConfig, got {type(config).__name__}")
+    return dict(_iter_tensor_shapes(config))
 
 
 #: Where each stored tensor sits in figure 4's layer diagram (name suffix → place).
@@ -748,7 +792,9 @@ def _check_tensors(c: LlamaConfig, tensors: Mapping, source: str) -> dict[str, n
     """Match stored tensors against the names and shapes the config implies."""
     if not isinstance(tensors, Mapping):
         raise TypeError(f"tensors must be a mapping of name -> array, got {type(tensors).__name__}")
-    expected = tensor_shapes(c)
+    for k in tensors:
+        if not isinstance(k, str):
+            raise TypeError(f"tensors must be keyed by tensor names (strings), got {short_repr(k)}")
     have = {k: v for k, v in _unfuse_experts(c, tensors, source).items() if not _IGNORED.fullmatch(k)}
     if c.tie_word_embeddings and "lm_head.weight" in have:
         head = np.asarray(have.pop("lm_head.weight"))
@@ -756,7 +802,11 @@ def _check_tensors(c: LlamaConfig, tensors: Mapping, source: str) -> dict[str, n
         if embed is None or head.shape != np.shape(embed) or not np.array_equal(head, embed):
             raise ModelFileError(f"{source}: config.json says tie_word_embeddings=true, but lm_head.weight differs "
                                  "from model.embed_tokens.weight")
-    for name, shape in expected.items():
+    # The expected names are listed one at a time and the first one missing stops the
+    # listing, so at most len(have) + 1 names are ever made, whatever the config claims.
+    expected = {}
+    for name, shape in _iter_tensor_shapes(c):
+        expected[name] = shape
         if name not in have:
             hint = ""
             if name == "lm_head.weight":
@@ -1009,35 +1059,47 @@ def read_tokenizer(path) -> bpe.Tokenizer:
 # ------------------------------------------------------------- load and save
 
 
-def _load_weights(directory: Path) -> tuple[dict[str, np.ndarray], dict[str, str]]:
+def _shard_name_ok(fname) -> bool:
+    return (isinstance(fname, str) and fname not in ("", ".", "..") and "/" not in fname and "\\" not in fname
+            and "\x00" not in fname and Path(fname).name == fname)
+
+
+def _load_weights(directory: Path) -> tuple[dict[str, np.ndarray], dict[str, str], str]:
+    """The tensors, their file dtypes and the file that lists them (the index, or the
+    single weight file). An index or weight file that exists in any form (a directory,
+    a pipe, a broken link) is read and refused by name, never passed over."""
     single, index = directory / WEIGHTS_NAME, directory / INDEX_NAME
-    if index.is_file():
+    if os.path.lexists(index):
         idx = _read_json(index)
-        weight_map = idx.get("weight_map") if isinstance(idx, dict) else None
+        if not isinstance(idx, dict):
+            raise ModelFileError(f"{index}: must hold a JSON object, got {type(idx).__name__}")
+        weight_map = idx.get("weight_map")
         if not isinstance(weight_map, dict) or not weight_map:
             raise ModelFileError(f"{index}: has no 'weight_map' of tensor name -> shard file")
-        files = sorted(set(weight_map.values()))
+        for name, fname in weight_map.items():  # every value checked before any is compared or sorted
+            if not _shard_name_ok(fname):
+                raise ModelFileError(f"{index}: weight_map[{short_repr(name)}] gives shard name {short_repr(fname)}, "
+                                     "which must be a file name in the directory")
         tensors, dtypes = {}, {}
-        for fname in files:
+        for fname in sorted(set(weight_map.values())):
             shard = directory / fname
-            if not isinstance(fname, str) or Path(fname).name != fname:
-                raise ModelFileError(f"{index}: shard name {fname!r} must be a file name in the directory")
-            if not shard.is_file():
+            if not os.path.lexists(shard):
                 raise ModelFileError(f"{index}: lists shard {fname!r}, which is not in the directory")
             part, header = load_tensors(shard)
-            for name, arr in part.items():
+            for e in header.tensors:
+                name = e.name
                 if weight_map.get(name) != fname:
                     raise ModelFileError(f"{shard}: holds tensor {name!r}, which the index places in "
-                                         f"{weight_map.get(name)!r}")
-                tensors[name] = arr
-                dtypes[name] = header.entry(name).dtype
+                                         f"{short_repr(weight_map.get(name))}")
+                tensors[name] = part[name]
+                dtypes[name] = e.dtype
         for name, fname in weight_map.items():
             if name not in tensors:
                 raise ModelFileError(f"{index}: places tensor {name!r} in {fname!r}, but that shard does not hold it")
-        return tensors, dtypes
-    if single.is_file():
+        return tensors, dtypes, str(index)
+    if os.path.lexists(single):
         tensors, header = load_tensors(single)
-        return tensors, {e.name: e.dtype for e in header.tensors}
+        return tensors, {e.name: e.dtype for e in header.tensors}, str(single)
     raise ModelFileError(f"{directory}: has neither {WEIGHTS_NAME} nor {INDEX_NAME}")
 
 
@@ -1046,19 +1108,31 @@ def load(directory) -> Model:
     (``model.safetensors`` or shards with ``model.safetensors.index.json``) and, if
     present, ``tokenizer.json``.
 
+    Whatever the directory holds, the answer is a :class:`Model` or one
+    :class:`ModelFileError` naming the file and the field or tensor at fault: every
+    file is opened only if it is a regular file of bounded size, its JSON is read with
+    bounded depth and number sizes, and the work done before the weights are compared
+    with the config is bounded by the size of the files, not by numbers in them.
+
     >>> import tempfile
     >>> d = save(tempfile.mkdtemp(), random_model(LlamaConfig(10, 8, 16, 1, 4, 2), seed=0))
     >>> load(d).logits([1, 2]).shape
     (2, 10)
     """
-    directory = Path(directory)
+    directory = _path_argument("directory", directory)
     if not directory.is_dir():
         raise ModelFileError(f"{directory}: not a directory")
     config = read_config(directory / CONFIG_NAME)
-    tensors, dtypes = _load_weights(directory)
+    tensors, dtypes, source = _load_weights(directory)
+    tokenizer = None
     tok_path = directory / TOKENIZER_NAME
-    tokenizer = read_tokenizer(tok_path) if tok_path.is_file() else None
-    source = str(directory / (INDEX_NAME if (directory / INDEX_NAME).is_file() else WEIGHTS_NAME))
+    if os.path.lexists(tok_path):
+        open_regular_file(tok_path, max_bytes=MAX_JSON_BYTES, what=TOKENIZER_NAME).close()
+        tokenizer = read_tokenizer(tok_path)
+    tok_config = directory / TOKENIZER_CONFIG_NAME
+    if os.path.lexists(tok_config):  # not used here, but a folder with a broken one is broken
+        if not isinstance(_read_json(tok_config, max_bytes=MAX_CONFIG_BYTES), dict):
+            raise ModelFileError(f"{tok_config}: must hold a JSON object")
     return Model(config, tensors, tokenizer, dtypes=dtypes, source=source)
 
 
@@ -1070,7 +1144,7 @@ def list_files(directory) -> list[tuple[str, int]]:
     >>> [name for name, _ in list_files(d)]
     ['config.json', 'model.safetensors']
     """
-    directory = Path(directory)
+    directory = _path_argument("directory", directory)
     if not directory.is_dir():
         raise ModelFileError(f"{directory}: not a directory")
     return sorted((p.name, p.stat().st_size) for p in directory.iterdir() if p.is_file())

@@ -24,8 +24,13 @@ from the bytes, which the tests compare with the package.
 
 from __future__ import annotations
 
+import errno
 import json
 import math
+import os
+import re
+import reprlib
+import stat
 import struct
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -39,7 +44,9 @@ __all__ = [
     "SafetensorsHeader",
     "TensorEntry",
     "load_tensors",
+    "open_regular_file",
     "raw_header",
+    "read_json",
     "read_header",
     "read_tensor_by_hand",
     "save_tensors",
@@ -58,6 +65,13 @@ FLOAT_DTYPES = {"F64": "<f8", "F32": "<f4", "F16": "<f2", "BF16": None}
 _NUMPY_TO_DTYPE = {np.dtype("<f8"): "F64", np.dtype("<f4"): "F32", np.dtype("<f2"): "F16"}
 #: The largest header the reference implementation accepts (100 MB).
 MAX_HEADER = 100_000_000
+#: JSON read from a model folder may nest at most this deep (the ``safetensors``
+#: package stops at 128; a header needs 3, a config a handful).
+MAX_JSON_DEPTH = 64
+#: An integer in such JSON may have at most this many digits (2**64 has 20).
+MAX_INT_DIGITS = 40
+#: Tensors have at most this many axes.
+MAX_NDIM = 32
 
 
 class ModelFileError(ValueError):
@@ -115,23 +129,232 @@ def _fail(path, message: str):
     raise ModelFileError(f"{path}: {message}")
 
 
+_SHORT = reprlib.Repr()
+_SHORT.maxlevel, _SHORT.maxlist, _SHORT.maxdict, _SHORT.maxstring, _SHORT.maxother = 3, 6, 4, 60, 60
+_SHORT.maxlong = 30
+
+
+def short_repr(value) -> str:
+    """``repr(value)`` cut to a few dozen characters, for error messages about values
+    read from a file (which may be huge or deeply nested).
+
+    >>> short_repr(list(range(100)))
+    '[0, 1, 2, 3, 4, 5, ...]'
+    """
+    return _SHORT.repr(value)
+
+
+# ----------------------------------------------------------- files and JSON, bounded
+
+
+def open_regular_file(path, *, max_bytes: int | None = None, what: str = "file"):
+    """Open ``path`` for reading in binary mode, if it is a regular file (a symbolic
+    link to one is followed) of at most ``max_bytes`` bytes; otherwise raise a
+    :class:`ModelFileError` that names the file and what it is instead: missing, a
+    dangling or looping link, a directory, a named pipe, a device, too large.
+
+    Every reader of a model folder opens its files through here, so that nothing
+    waits on a pipe or reads a device without end.
+
+    >>> import tempfile
+    >>> open_regular_file(tempfile.mkdtemp())
+    Traceback (most recent call last):
+    ...
+    tokenpath.safetensors_format.ModelFileError: ...: is a directory, not a file
+    """
+    path = Path(path)
+    try:
+        st = os.stat(path)
+    except FileNotFoundError:
+        if os.path.islink(path):
+            _fail(path, f"is a symbolic link to {short_repr(os.readlink(path))}, which does not exist")
+        _fail(path, "no such file")
+    except OSError as err:
+        if err.errno == errno.ELOOP:
+            _fail(path, "is a symbolic link that loops (it leads back to itself)")
+        _fail(path, f"cannot be read ({err.strerror})")
+    except ValueError as err:  # an embedded NUL byte
+        _fail(path, f"is not a usable file name ({err})")
+    if not stat.S_ISREG(st.st_mode):
+        kind = ("a directory, not a file" if stat.S_ISDIR(st.st_mode) else
+                "a named pipe (FIFO), not a regular file" if stat.S_ISFIFO(st.st_mode) else
+                "a device, not a regular file" if stat.S_ISCHR(st.st_mode) or stat.S_ISBLK(st.st_mode) else
+                "a socket, not a regular file" if stat.S_ISSOCK(st.st_mode) else "not a regular file")
+        _fail(path, f"is {kind}")
+    if max_bytes is not None and st.st_size > max_bytes:
+        _fail(path, f"has {st.st_size:,} bytes, more than the {max_bytes:,} this reader accepts for a {what}")
+    try:  # O_NONBLOCK: should the file have become a pipe since the check, do not wait on it
+        fd = os.open(path, os.O_RDONLY | getattr(os, "O_NONBLOCK", 0))
+    except OSError as err:
+        _fail(path, f"cannot be read ({err.strerror})")
+    f = os.fdopen(fd, "rb")
+    if not stat.S_ISREG(os.fstat(fd).st_mode):  # pragma: no cover - replaced between the two looks
+        f.close()
+        _fail(path, "is not a regular file")
+    return f
+
+
+def _read_bounded(path, max_bytes: int, what: str) -> bytes:
+    with open_regular_file(path, max_bytes=max_bytes, what=what) as f:
+        raw = f.read(max_bytes + 1)  # a file that grows (or lies about its size) is cut off here
+    if len(raw) > max_bytes:
+        _fail(path, f"has more than the {max_bytes:,} bytes this reader accepts for a {what}")
+    return raw
+
+
+class _JSONRefusal(Exception):
+    """Raised inside the JSON parser's hooks; turned into a ModelFileError with the file."""
+
+
+class _NegativeZero:
+    """``-0`` in a header, which the format's own reader takes for a float: kept as a
+    non-integer so the entry check refuses it."""
+
+    def __repr__(self):
+        return "-0"
+
+
+def _parse_int(text: str):
+    if len(text.lstrip("-")) > MAX_INT_DIGITS:
+        raise _JSONRefusal(f"has an integer of {len(text.lstrip('-'))} digits (at most {MAX_INT_DIGITS} are read)",
+                           text)
+    return int(text)
+
+
+def _parse_float(text: str):
+    value = float(text)
+    if not math.isfinite(value):
+        raise _JSONRefusal(f"has the number {short_repr(text)}, too large for a float", text)
+    return value
+
+
+def _parse_constant(text: str):
+    raise _JSONRefusal(f"has {text}, which is not a JSON number", text)
+
+
+def _unique_keys(pairs):
+    out = dict(pairs)
+    if len(out) != len(pairs):
+        seen = set()
+        for k, _ in pairs:
+            if k in seen:
+                raise _JSONRefusal(f"has the key {short_repr(k)} twice in one object", json.dumps(k))
+            seen.add(k)
+    return out
+
+
+_SURROGATE_ESCAPE = re.compile(r"\\u[dD][89a-fA-F]")
+
+
+def _field_near(text: str, needle: str | None) -> str:
+    """The last object key before ``needle`` in ``text``, for an error message."""
+    if not needle:
+        return ""
+    at = text.find(needle)
+    if at < 0:
+        return ""
+    keys = re.findall(r'"((?:[^"\\]|\\.){0,200})"\s*:', text[max(0, at - 4000):at])
+    return f" (field {keys[-1]!r})" if keys else ""
+
+
+def _check_nesting(path, value, max_depth: int, check_text: bool) -> None:
+    """Walk the parsed value without recursion: no deeper than ``max_depth``, and (if
+    the text had surrogate escapes) no string that is not Unicode text."""
+    stack = [(value, 1)]
+    while stack:
+        v, depth = stack.pop()
+        if isinstance(v, (dict, list)):
+            if depth > max_depth:
+                _fail(path, f"not valid JSON here: nested more than {max_depth} levels deep")
+            if isinstance(v, dict):
+                if check_text:
+                    stack.extend((k, depth) for k in v)
+                stack.extend((x, depth + 1) for x in v.values())
+            else:
+                stack.extend((x, depth + 1) for x in v)
+        elif check_text and isinstance(v, str):
+            try:
+                v.encode("utf-8")
+            except UnicodeEncodeError:
+                _fail(path, f"not valid JSON here: the string {short_repr(v)} holds a lone surrogate "
+                            "escape (\\ud800–\\udfff), which is not text")
+
+
+def parse_json(path, raw: bytes, *, max_depth: int = MAX_JSON_DEPTH, parse_int=_parse_int):
+    """Parse ``raw`` (the bytes of ``path``) as UTF-8 JSON, or raise a
+    :class:`ModelFileError` naming the file: not UTF-8, not JSON, nested deeper than
+    ``max_depth``, NaN or Infinity, a float that overflows, an integer of more than
+    :data:`MAX_INT_DIGITS` digits, a key repeated in one object, a lone surrogate."""
+    try:
+        text = raw.decode("utf-8")
+    except UnicodeDecodeError as err:
+        _fail(path, f"not valid JSON (not UTF-8 text at byte {err.start})")
+    try:
+        value = json.loads(text, parse_int=parse_int, parse_float=_parse_float, parse_constant=_parse_constant,
+                           object_pairs_hook=_unique_keys)
+    except _JSONRefusal as err:
+        _fail(path, f"not valid JSON here: it {err.args[0]}{_field_near(text, err.args[1])}")
+    except json.JSONDecodeError as err:
+        _fail(path, f"not valid JSON ({err.msg} at character {err.pos})")
+    except RecursionError:
+        _fail(path, f"not valid JSON here: nested more than {max_depth} levels deep")
+    except ValueError as err:  # pragma: no cover - the hooks above catch what is known
+        _fail(path, f"not valid JSON ({err})")
+    _check_nesting(path, value, max_depth, bool(_SURROGATE_ESCAPE.search(text)))
+    return value
+
+
+def read_json(path, *, max_bytes: int, what: str = "JSON file"):
+    """The JSON value in ``path``, read through :func:`open_regular_file` (at most
+    ``max_bytes``) and :func:`parse_json`; every failure is a :class:`ModelFileError`
+    naming the file.
+
+    >>> import tempfile, os
+    >>> p = os.path.join(tempfile.mkdtemp(), "c.json")
+    >>> _ = open(p, "w").write('{"n": ' + "9" * 50 + "}")
+    >>> read_json(p, max_bytes=1000)
+    Traceback (most recent call last):
+    ...
+    tokenpath.safetensors_format.ModelFileError: ...c.json: not valid JSON here: it has an integer of 50 digits (at most 40 are read) (field 'n')
+    """
+    return parse_json(path, _read_bounded(path, max_bytes, what))
+
+
+# ----------------------------------------------------------------- the header
+
+
 def _parse_entry(path, name, value) -> TensorEntry:
     if not isinstance(value, dict) or not {"dtype", "shape", "data_offsets"} <= set(value):
-        _fail(path, f"header entry {name!r} must be an object with dtype, shape and data_offsets, got {value!r}")
+        _fail(path, f"header entry {name!r} must be an object with dtype, shape and data_offsets, "
+                    f"got {short_repr(value)}")
     dtype, shape, offsets = value["dtype"], value["shape"], value["data_offsets"]
-    if dtype not in DTYPE_SIZES:
-        _fail(path, f"tensor {name!r} has unknown dtype {dtype!r}; the format knows {sorted(DTYPE_SIZES)}")
-    if not isinstance(shape, list) or not all(type(s) is int and s >= 0 for s in shape):
-        _fail(path, f"tensor {name!r} has shape {shape!r}; expected a list of non-negative integers")
+    if not isinstance(dtype, str) or dtype not in DTYPE_SIZES:
+        _fail(path, f"tensor {name!r} has unknown dtype {short_repr(dtype)}; the format knows {sorted(DTYPE_SIZES)}")
+    if (not isinstance(shape, list) or len(shape) > MAX_NDIM
+            or not all(type(s) is int and 0 <= s < 2**64 for s in shape)):
+        _fail(path, f"tensor {name!r} has shape {short_repr(shape)}; expected a list of at most {MAX_NDIM} "
+                    "non-negative integers")
     if (not isinstance(offsets, list) or len(offsets) != 2
-            or not all(type(o) is int and o >= 0 for o in offsets) or offsets[0] > offsets[1]):
-        _fail(path, f"tensor {name!r} has data_offsets {offsets!r}; expected [start, end] with 0 <= start <= end")
+            or not all(type(o) is int and 0 <= o < 2**64 for o in offsets) or offsets[0] > offsets[1]):
+        _fail(path, f"tensor {name!r} has data_offsets {short_repr(offsets)}; expected [start, end] with "
+                    "0 <= start <= end")
+    elements = 1
+    for s in shape:  # stop as soon as it overflows: a shape of many huge numbers is not multiplied out
+        elements *= s or 1
+        if elements * DTYPE_SIZES[dtype] >= 2**63:
+            _fail(path, f"tensor {name!r} has shape {short_repr(shape)}, more bytes than any file holds")
     entry = TensorEntry(name, dtype, tuple(shape), offsets[0], offsets[1])
     need = entry.size * DTYPE_SIZES[dtype]
     if entry.nbytes != need:
         _fail(path, f"tensor {name!r} spans {entry.nbytes} bytes (data_offsets {offsets}) but "
                     f"{dtype} {list(shape)} needs {need}")
     return entry
+
+
+def _header_int(text: str):
+    if text == "-0":
+        return _NegativeZero()
+    return _parse_int(text)
 
 
 def read_header(path) -> SafetensorsHeader:
@@ -150,10 +373,8 @@ def read_header(path) -> SafetensorsHeader:
     (TensorEntry(name='norm', dtype='F32', shape=(4,), start=0, end=16), True)
     """
     path = Path(path)
-    if not path.is_file():
-        _fail(path, "no such file")
-    size = path.stat().st_size
-    with open(path, "rb") as f:
+    with open_regular_file(path, what="safetensors file") as f:
+        size = os.fstat(f.fileno()).st_size
         head = f.read(8)
         if len(head) < 8:
             _fail(path, f"the file has {size} bytes, too short for the 8-byte header length; it is truncated or not safetensors")
@@ -164,17 +385,23 @@ def read_header(path) -> SafetensorsHeader:
         if n > MAX_HEADER:
             _fail(path, f"the header claims {n} bytes, more than the format's limit of {MAX_HEADER}")
         raw = f.read(n)
+    if len(raw) < n:  # pragma: no cover - the file shrank while being read
+        _fail(path, f"the header claims {n} bytes but only {len(raw)} could be read; the file is truncated")
     try:
-        header = json.loads(raw.decode("utf-8"))
+        raw.decode("utf-8")
     except UnicodeDecodeError as err:
         _fail(path, f"the header is not UTF-8 text (byte {err.start}); the file is corrupt or not safetensors")
-    except json.JSONDecodeError as err:
-        _fail(path, f"the header is not valid JSON ({err.msg} at character {err.pos}); the file is corrupt")
+    try:
+        header = parse_json(path, raw, parse_int=_header_int)
+    except ModelFileError as err:
+        _fail(path, f"the header is {str(err)[len(str(path)) + 2:]}; the file is corrupt")
     if not isinstance(header, dict):
         _fail(path, f"the header must be a JSON object of tensors, got {type(header).__name__}")
-    metadata = header.pop("__metadata__", None) or {}
+    metadata = header.pop("__metadata__", None)
+    if metadata is None:
+        metadata = {}
     if not isinstance(metadata, dict) or not all(isinstance(v, str) for v in metadata.values()):
-        _fail(path, "the header's __metadata__ must map strings to strings")
+        _fail(path, f"the header's __metadata__ must map strings to strings, got {short_repr(metadata)}")
     entries = sorted((_parse_entry(path, k, v) for k, v in header.items()), key=lambda e: (e.start, e.end))
     data = size - 8 - n
     at = 0
@@ -267,7 +494,9 @@ def load_tensors(path, *, float_only: bool = True) -> tuple[dict[str, np.ndarray
                     out[e.name] = read_tensor_by_hand(path, e.name)
                 else:
                     out[e.name] = f.get_tensor(e.name)
-    except SafetensorError as err:  # pragma: no cover - read_header catches what we know of
+    except ModelFileError:
+        raise
+    except (SafetensorError, OSError, ValueError, TypeError) as err:  # pragma: no cover - read_header checks first
         _fail(path, f"the safetensors package refused the file: {err}")
     return out, header
 
