@@ -1129,6 +1129,9 @@ def load(directory) -> Model:
     if os.path.lexists(tok_path):
         open_regular_file(tok_path, max_bytes=MAX_JSON_BYTES, what=TOKENIZER_NAME).close()
         tokenizer = read_tokenizer(tok_path)
+        if tokenizer.n_vocab > config.vocab_size:
+            raise ModelFileError(f"{tok_path}: the tokenizer has {tokenizer.n_vocab} IDs but config vocab_size is "
+                                 f"{config.vocab_size}; IDs >= {config.vocab_size} would have no embedding row")
     tok_config = directory / TOKENIZER_CONFIG_NAME
     if os.path.lexists(tok_config):  # not used here, but a folder with a broken one is broken
         if not isinstance(_read_json(tok_config, max_bytes=MAX_CONFIG_BYTES), dict):

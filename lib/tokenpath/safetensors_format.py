@@ -129,17 +129,27 @@ def _fail(path, message: str):
     raise ModelFileError(f"{path}: {message}")
 
 
-_SHORT = reprlib.Repr()
+class _ShortRepr(reprlib.Repr):
+    def repr_int(self, x, level):
+        if abs(x) < 10**30:
+            return repr(x)
+        bits = x.bit_length()
+        if bits > 1_000_000:
+            return f"<an integer of {bits} bits>"
+        digits = int((bits - 1) * 0.30102999566398120) + 1  # without printing it: Python stops at 4300 digits
+        return f"<an integer of {digits + (abs(x) >= 10**digits)} digits>"
+
+
+_SHORT = _ShortRepr()
 _SHORT.maxlevel, _SHORT.maxlist, _SHORT.maxdict, _SHORT.maxstring, _SHORT.maxother = 3, 6, 4, 60, 60
-_SHORT.maxlong = 30
 
 
 def short_repr(value) -> str:
     """``repr(value)`` cut to a few dozen characters, for error messages about values
     read from a file (which may be huge or deeply nested).
 
-    >>> short_repr(list(range(100)))
-    '[0, 1, 2, 3, 4, 5, ...]'
+    >>> short_repr(list(range(100))), short_repr(10**5000)
+    ('[0, 1, 2, 3, 4, 5, ...]', '<an integer of 5001 digits>')
     """
     return _SHORT.repr(value)
 
@@ -195,11 +205,23 @@ def open_regular_file(path, *, max_bytes: int | None = None, what: str = "file")
 
 
 def _read_bounded(path, max_bytes: int, what: str) -> bytes:
+    chunks, total = [], 0
     with open_regular_file(path, max_bytes=max_bytes, what=what) as f:
-        raw = f.read(max_bytes + 1)  # a file that grows (or lies about its size) is cut off here
-    if len(raw) > max_bytes:
-        _fail(path, f"has more than the {max_bytes:,} bytes this reader accepts for a {what}")
-    return raw
+        want = os.fstat(f.fileno()).st_size + 1  # one more, to see a file that grew
+        while chunk := _read(path, f, want):  # a file that grows (or lies about its size) is cut off at the limit
+            chunks.append(chunk)
+            total += len(chunk)
+            if total > max_bytes:
+                _fail(path, f"has more than the {max_bytes:,} bytes this reader accepts for a {what}")
+            want = min(1 << 16, max_bytes + 1 - total)
+    return b"".join(chunks)
+
+
+def _read(path, f, n: int) -> bytes:
+    try:
+        return f.read(n)
+    except OSError as err:  # e.g. EIO from a special file that claims to be regular (/proc/self/mem)
+        _fail(path, f"cannot be read ({err.strerror or err})")
 
 
 class _JSONRefusal(Exception):
@@ -375,7 +397,7 @@ def read_header(path) -> SafetensorsHeader:
     path = Path(path)
     with open_regular_file(path, what="safetensors file") as f:
         size = os.fstat(f.fileno()).st_size
-        head = f.read(8)
+        head = _read(path, f, 8)
         if len(head) < 8:
             _fail(path, f"the file has {size} bytes, too short for the 8-byte header length; it is truncated or not safetensors")
         (n,) = struct.unpack("<Q", head)
@@ -384,7 +406,7 @@ def read_header(path) -> SafetensorsHeader:
                         "the file is truncated or not safetensors")
         if n > MAX_HEADER:
             _fail(path, f"the header claims {n} bytes, more than the format's limit of {MAX_HEADER}")
-        raw = f.read(n)
+        raw = _read(path, f, n)
     if len(raw) < n:  # pragma: no cover - the file shrank while being read
         _fail(path, f"the header claims {n} bytes but only {len(raw)} could be read; the file is truncated")
     try:
