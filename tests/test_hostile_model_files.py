@@ -440,6 +440,38 @@ def test_load_and_read_config_refuse_a_non_path_argument():
         M.load("no\x00where")
 
 
+def test_the_readers_and_writers_refuse_bad_arguments_by_name(tmp_path):
+    tiny = M.random_model(M.LlamaConfig(10, 8, 16, 1, 4, 2), seed=0)
+    for f in (S.read_header, S.raw_header, S.load_tensors, S.open_regular_file):
+        with pytest.raises(TypeError, match="path must be a path"):
+            f(b"w.safetensors")
+    with pytest.raises(TypeError, match="path must be a path"):
+        S.save_tensors(None, {"a": np.zeros(1, np.float32)})
+    with pytest.raises(TypeError, match="metadata must be a dict of str -> str"):
+        S.save_tensors(tmp_path / "w.safetensors", {"a": np.zeros(1, np.float32)}, {"format": 1})
+    with pytest.raises(TypeError, match="max_bytes must be a non-negative integer"):
+        S.read_json(tmp_path / "x.json", max_bytes="10")
+    with pytest.raises(TypeError, match="max_bytes must be a non-negative integer or None"):
+        S.open_regular_file(tmp_path, max_bytes=-1)
+    with pytest.raises(TypeError, match="raw must be bytes"):
+        S.parse_json("x.json", "{}")
+    with pytest.raises(TypeError, match="directory must be a path"):
+        M.save(5, tiny)
+    (tmp_path / "a-file").write_text("")
+    with pytest.raises(ValueError, match="exists and is not a directory"):
+        M.save(tmp_path / "a-file", tiny)
+    with pytest.raises(ValueError, match="dtype must be"):
+        M.save(tmp_path / "d", tiny, dtype=np.float32)
+    with pytest.raises(TypeError, match="name must be a tensor name"):
+        M.figure4_place(["model.norm.weight"])
+    with pytest.raises(TypeError, match="dtypes must be a mapping"):
+        M.Model(tiny.config, dict(tiny.tensors), dtypes=[1])
+    with pytest.raises(TypeError, match="vocab_size must be an integer"):
+        M.tiny_config(vocab_size="385")
+    with pytest.raises(TypeError, match="mixtral must be True or False"):
+        M.tiny_config(vocab_size=50, mixtral=np.ones(2))
+
+
 def test_every_valid_base_folder_loads_within_the_bounds(bases):
     for folder in bases.values():
         result, seconds, peak = _load_bounded(folder)

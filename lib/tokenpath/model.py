@@ -53,7 +53,8 @@ import numpy as np
 from . import bpe, decoder, embedding, gqa, norms
 from . import examples as ex
 from ._checks import as_float, as_int
-from .safetensors_format import ModelFileError, load_tensors, open_regular_file, read_json, save_tensors, short_repr
+from .safetensors_format import (ModelFileError, as_path, load_tensors, open_regular_file, read_json, save_tensors,
+                                 short_repr)
 
 __all__ = [
     "ARCHITECTURE",
@@ -349,19 +350,10 @@ def _read_json(path: Path, missing: str = "", *, max_bytes: int = MAX_JSON_BYTES
     return read_json(path, max_bytes=max_bytes, what=path.name)
 
 
-def _path_argument(name: str, value) -> Path:
-    if not isinstance(value, (str, os.PathLike)):
-        raise TypeError(f"{name} must be a path (str or os.PathLike), got {type(value).__name__}")
-    try:
-        return Path(value)
-    except TypeError as err:  # an os.PathLike that gives bytes
-        raise TypeError(f"{name} must be a path that gives text: {err}") from None
-
-
 def read_config(path) -> LlamaConfig:
     """Parse a ``config.json`` file (see :meth:`LlamaConfig.from_dict`): a
     :class:`LlamaConfig`, or a :class:`MixtralConfig` for a Mixtral file."""
-    path = _path_argument("path", path)
+    path = as_path("path", path)
     d = _read_json(path, f"; a model directory needs {CONFIG_NAME}", max_bytes=MAX_CONFIG_BYTES)
     return LlamaConfig.from_dict(d, source=str(path))
 
@@ -443,6 +435,8 @@ def figure4_place(name: str) -> str:
     >>> figure4_place("model.layers.1.self_attn.k_proj.weight")
     'layer 1: W_K: keys K = Norm(X) W_K, then RoPE'
     """
+    if not isinstance(name, str):
+        raise TypeError(f"name must be a tensor name (str), got {type(name).__name__}")
     if name in _PLACES:
         return _PLACES[name]
     m = re.fullmatch(r"model\.layers\.(\d+)\.(.+)", name)
@@ -584,6 +578,10 @@ class Model:
             raise TypeError(f"tokenizer must be a tokenpath.bpe.Tokenizer or None, got {type(tokenizer).__name__}")
         self.config = config
         self.tensors = MappingProxyType(_check_tensors(config, tensors, source))
+        if dtypes is not None and (not isinstance(dtypes, Mapping) or not all(
+                isinstance(k, str) and isinstance(v, str) for k, v in dtypes.items())):
+            raise TypeError(f"dtypes must be a mapping of tensor name -> dtype name (str -> str), got "
+                            f"{short_repr(dtypes)}")
         self.dtypes = MappingProxyType({k: _stored_dtype(k, dtypes or {}) for k in self.tensors})
         if tokenizer is not None and tokenizer.n_vocab > config.vocab_size:
             raise ModelFileError(f"{TOKENIZER_NAME}: the tokenizer has {tokenizer.n_vocab} IDs but config vocab_size "
@@ -914,6 +912,9 @@ def tiny_config(*, tied: bool = False, vocab_size: int | None = None, mixtral: b
     """
     if vocab_size is None:
         vocab_size = tiny_tokenizer().n_vocab
+    vocab_size = as_int("vocab_size", vocab_size, low=1)
+    if not isinstance(mixtral, bool):
+        raise TypeError(f"mixtral must be True or False, got {type(mixtral).__name__}")
     kw = dict(
         vocab_size=vocab_size, hidden_size=ex.MODEL_HIDDEN, intermediate_size=ex.MODEL_FF,
         num_hidden_layers=ex.MODEL_LAYERS, num_attention_heads=ex.MODEL_HEADS,
@@ -1119,7 +1120,7 @@ def load(directory) -> Model:
     >>> load(d).logits([1, 2]).shape
     (2, 10)
     """
-    directory = _path_argument("directory", directory)
+    directory = as_path("directory", directory)
     if not directory.is_dir():
         raise ModelFileError(f"{directory}: not a directory")
     config = read_config(directory / CONFIG_NAME)
@@ -1147,7 +1148,7 @@ def list_files(directory) -> list[tuple[str, int]]:
     >>> [name for name, _ in list_files(d)]
     ['config.json', 'model.safetensors']
     """
-    directory = _path_argument("directory", directory)
+    directory = as_path("directory", directory)
     if not directory.is_dir():
         raise ModelFileError(f"{directory}: not a directory")
     return sorted((p.name, p.stat().st_size) for p in directory.iterdir() if p.is_file())
@@ -1178,11 +1179,13 @@ def save(directory, model: Model, *, max_shard_size: int | None = None, dtype: s
     """
     if not isinstance(model, Model):
         raise TypeError(f"model must be a tokenpath.model.Model, got {type(model).__name__}")
-    if dtype not in ("float32", "float64", "float16"):
+    if not isinstance(dtype, str) or dtype not in ("float32", "float64", "float16"):
         raise ValueError(f"dtype must be 'float16', 'float32' or 'float64', got {dtype!r}")
     if max_shard_size is not None:
         max_shard_size = as_int("max_shard_size", max_shard_size, low=1)
-    directory = Path(directory)
+    directory = as_path("directory", directory)
+    if directory.exists() and not directory.is_dir():
+        raise ValueError(f"directory {str(directory)!r} exists and is not a directory")
     directory.mkdir(parents=True, exist_ok=True)
     for old in [directory / WEIGHTS_NAME, directory / INDEX_NAME, *directory.glob("model-*-of-*.safetensors")]:
         old.unlink(missing_ok=True)

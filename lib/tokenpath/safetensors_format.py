@@ -129,6 +129,22 @@ def _fail(path, message: str):
     raise ModelFileError(f"{path}: {message}")
 
 
+def as_path(name: str, value) -> Path:
+    """``value`` as a :class:`~pathlib.Path`, or a ``TypeError`` naming the argument.
+
+    >>> as_path("path", 5)
+    Traceback (most recent call last):
+    ...
+    TypeError: path must be a path (str or os.PathLike), got int
+    """
+    if not isinstance(value, (str, os.PathLike)):
+        raise TypeError(f"{name} must be a path (str or os.PathLike), got {type(value).__name__}")
+    try:
+        return Path(value)
+    except TypeError as err:  # an os.PathLike that gives bytes
+        raise TypeError(f"{name} must be a path that gives text: {err}") from None
+
+
 class _ShortRepr(reprlib.Repr):
     def repr_int(self, x, level):
         if abs(x) < 10**30:
@@ -172,7 +188,9 @@ def open_regular_file(path, *, max_bytes: int | None = None, what: str = "file")
     ...
     tokenpath.safetensors_format.ModelFileError: ...: is a directory, not a file
     """
-    path = Path(path)
+    path = as_path("path", path)
+    if max_bytes is not None and (isinstance(max_bytes, bool) or not isinstance(max_bytes, int) or max_bytes < 0):
+        raise TypeError(f"max_bytes must be a non-negative integer or None, got {short_repr(max_bytes)}")
     try:
         st = os.stat(path)
     except FileNotFoundError:
@@ -307,6 +325,8 @@ def parse_json(path, raw: bytes, *, max_depth: int = MAX_JSON_DEPTH, parse_int=_
     :class:`ModelFileError` naming the file: not UTF-8, not JSON, nested deeper than
     ``max_depth``, NaN or Infinity, a float that overflows, an integer of more than
     :data:`MAX_INT_DIGITS` digits, a key repeated in one object, a lone surrogate."""
+    if not isinstance(raw, (bytes, bytearray)):
+        raise TypeError(f"raw must be bytes, got {type(raw).__name__}")
     try:
         text = raw.decode("utf-8")
     except UnicodeDecodeError as err:
@@ -339,6 +359,9 @@ def read_json(path, *, max_bytes: int, what: str = "JSON file"):
     ...
     tokenpath.safetensors_format.ModelFileError: ...c.json: not valid JSON here: it has an integer of 50 digits (at most 40 are read) (field 'n')
     """
+    path = as_path("path", path)
+    if isinstance(max_bytes, bool) or not isinstance(max_bytes, int) or max_bytes < 0:
+        raise TypeError(f"max_bytes must be a non-negative integer, got {short_repr(max_bytes)}")
     return parse_json(path, _read_bounded(path, max_bytes, what))
 
 
@@ -394,7 +417,7 @@ def read_header(path) -> SafetensorsHeader:
     >>> h.tensors[0], h.data_start + h.tensors[0].end == h.file_size
     (TensorEntry(name='norm', dtype='F32', shape=(4,), start=0, end=16), True)
     """
-    path = Path(path)
+    path = as_path("path", path)
     with open_regular_file(path, what="safetensors file") as f:
         size = os.fstat(f.fileno()).st_size
         head = _read(path, f, 8)
@@ -453,7 +476,7 @@ def raw_header(path) -> tuple[bytes, int, str]:
     ('38 00 00 00 00 00 00 00', 56, '{"b":{"dtype":"F32","shape":[1],"data_of')
     """
     header = read_header(path)  # checks everything first
-    with open(path, "rb") as f:
+    with open_regular_file(path) as f:
         length_bytes = f.read(8)
         text = f.read(header.header_length).decode("utf-8")
     return length_bytes, header.header_length, text
@@ -479,7 +502,7 @@ def read_tensor_by_hand(path, name: str) -> np.ndarray:
     e = header.entry(name)
     if e.dtype not in FLOAT_DTYPES:
         _fail(path, f"tensor {name!r} has dtype {e.dtype}; this reader handles {sorted(FLOAT_DTYPES)}")
-    with open(path, "rb") as f:
+    with open_regular_file(path) as f:
         f.seek(header.data_start + e.start)
         raw = f.read(e.nbytes)
     if e.dtype == "BF16":
@@ -536,8 +559,12 @@ def save_tensors(path, tensors: dict, metadata: dict | None = None) -> None:
     """
     from safetensors.numpy import save_file
 
+    path = as_path("path", path)
     if not isinstance(tensors, dict) or not tensors:
         raise TypeError("tensors must be a non-empty dict of name -> numpy array")
+    if metadata is not None and (not isinstance(metadata, dict)
+                                 or not all(isinstance(k, str) and isinstance(v, str) for k, v in metadata.items())):
+        raise TypeError(f"metadata must be a dict of str -> str or None, got {short_repr(metadata)}")
     clean = {}
     for name, arr in tensors.items():
         if not isinstance(name, str):
