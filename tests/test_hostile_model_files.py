@@ -801,3 +801,30 @@ def test_a_special_file_that_claims_to_be_regular_but_cannot_be_read_is_named(ba
     (folder / M.WEIGHTS_NAME).symlink_to("/proc/self/mem")  # a regular file of size 0 that refuses reads
     err, seconds, _ = _load_bounded(folder)
     _assert_clear_refusal(folder, err, M.WEIGHTS_NAME, "cannot be read")
+
+
+def _sparse_weight_file(path: Path, shapes: dict[str, tuple[int, ...]]):
+    """A well-formed F32 safetensors file of the given shapes whose data is all holes
+    (zeros that take no disk): as large as it claims, yet cheap to make."""
+    header, at = {}, 0
+    for name, shape in shapes.items():
+        n = 4 * int(np.prod(shape, dtype=np.int64))
+        header[name] = {"dtype": "F32", "shape": list(shape), "data_offsets": [at, at + n]}
+        at += n
+    text = json.dumps(header).encode()
+    with open(path, "wb") as f:
+        f.write(struct.pack("<Q", len(text)) + text)
+        f.truncate(8 + len(text) + at)
+
+
+def test_weights_that_disagree_with_the_config_are_refused_before_any_is_read(bases, tmp_path):
+    """The headers are compared with config.json first: a 4 GiB embedding in a folder
+    whose config asks for 385 rows is refused without reading it."""
+    folder = _copy(bases["single"], tmp_path / "m")
+    shapes = M.tensor_shapes(M.read_config(folder / M.CONFIG_NAME))
+    shapes["model.embed_tokens.weight"] = (1 << 26, 16)
+    _sparse_weight_file(folder / M.WEIGHTS_NAME, shapes)
+    assert (folder / M.WEIGHTS_NAME).stat().st_size > 4 << 30
+    err, seconds, peak = _load_bounded(folder)
+    _assert_clear_refusal(folder, err, M.WEIGHTS_NAME, "'model.embed_tokens.weight' has shape [67108864, 16]")
+    assert seconds < MAX_SECONDS and peak < MAX_PEAK_BYTES

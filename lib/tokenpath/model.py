@@ -53,8 +53,8 @@ import numpy as np
 from . import bpe, decoder, embedding, gqa, norms
 from . import examples as ex
 from ._checks import as_float, as_int
-from .safetensors_format import (ModelFileError, as_path, load_tensors, open_regular_file, read_json, save_tensors,
-                                 short_repr)
+from .safetensors_format import (ModelFileError, SafetensorsHeader, as_path, check_float_dtypes, load_tensors,
+                                 open_regular_file, read_header, read_json, save_tensors, short_repr)
 
 __all__ = [
     "ARCHITECTURE",
@@ -786,8 +786,11 @@ def _stored_dtype(name: str, dtypes: Mapping[str, str]) -> str:
     return "F64"
 
 
-def _check_tensors(c: LlamaConfig, tensors: Mapping, source: str) -> dict[str, np.ndarray]:
-    """Match stored tensors against the names and shapes the config implies."""
+def _match_names_and_shapes(c: LlamaConfig, tensors: Mapping, source: str, *,
+                            compare_tied_head: bool = True) -> tuple[dict[str, tuple[int, ...]], dict]:
+    """Match tensors against the names and shapes the config implies, looking at
+    shapes only (and, with ``compare_tied_head``, at a stored head's numbers). Returns
+    the expected shapes and the tensors by name after fused experts are split."""
     if not isinstance(tensors, Mapping):
         raise TypeError(f"tensors must be a mapping of name -> array, got {type(tensors).__name__}")
     for k in tensors:
@@ -797,7 +800,7 @@ def _check_tensors(c: LlamaConfig, tensors: Mapping, source: str) -> dict[str, n
     if c.tie_word_embeddings and "lm_head.weight" in have:
         head = np.asarray(have.pop("lm_head.weight"))
         embed = have.get("model.embed_tokens.weight")
-        if embed is None or head.shape != np.shape(embed) or not np.array_equal(head, embed):
+        if embed is None or head.shape != np.shape(embed) or (compare_tied_head and not np.array_equal(head, embed)):
             raise ModelFileError(f"{source}: config.json says tie_word_embeddings=true, but lm_head.weight differs "
                                  "from model.embed_tokens.weight")
     # The expected names are listed one at a time and the first one missing stops the
@@ -830,14 +833,22 @@ def _check_tensors(c: LlamaConfig, tensors: Mapping, source: str) -> dict[str, n
         elif extra[0] == "lm_head.weight":  # pragma: no cover - handled above
             hint = ""
         raise ModelFileError(f"{source}: unexpected tensor {extra[0]!r} that config.json does not describe{hint}")
-    out = {}
     for name, shape in expected.items():
-        arr = np.asarray(have[name])
-        if arr.shape != shape:
+        if np.shape(have[name]) != shape:
             raise ModelFileError(
-                f"{source}: tensor {name!r} has shape {list(arr.shape)}, but config.json implies {list(shape)} = "
-                f"{_expected_shape_reason(name, c)}"
+                f"{source}: tensor {name!r} has shape {list(np.shape(have[name]))}, but config.json implies "
+                f"{list(shape)} = {_expected_shape_reason(name, c)}"
             )
+    return expected, have
+
+
+def _check_tensors(c: LlamaConfig, tensors: Mapping, source: str) -> dict[str, np.ndarray]:
+    """Match stored tensors against the names and shapes the config implies, and
+    keep them as read-only float64 if every number is finite."""
+    expected, have = _match_names_and_shapes(c, tensors, source)
+    out = {}
+    for name in expected:
+        arr = np.asarray(have[name])
         if not np.issubdtype(arr.dtype, np.floating):
             raise ModelFileError(f"{source}: tensor {name!r} has dtype {arr.dtype}; weights must be floating point")
         arr = arr.astype(np.float64)
@@ -1065,10 +1076,11 @@ def _shard_name_ok(fname) -> bool:
             and "\x00" not in fname and Path(fname).name == fname)
 
 
-def _load_weights(directory: Path) -> tuple[dict[str, np.ndarray], dict[str, str], str]:
-    """The tensors, their file dtypes and the file that lists them (the index, or the
-    single weight file). An index or weight file that exists in any form (a directory,
-    a pipe, a broken link) is read and refused by name, never passed over."""
+def _weight_files(directory: Path) -> tuple[list[Path], Path, dict | None]:
+    """The weight files to read, the file that lists them (the index, or the single
+    weight file) and the index's weight_map (None for a single file). An index or
+    weight file that exists in any form (a directory, a pipe, a broken link) is read
+    and refused by name, never passed over."""
     single, index = directory / WEIGHTS_NAME, directory / INDEX_NAME
     if os.path.lexists(index):
         idx = _read_json(index)
@@ -1081,27 +1093,37 @@ def _load_weights(directory: Path) -> tuple[dict[str, np.ndarray], dict[str, str
             if not _shard_name_ok(fname):
                 raise ModelFileError(f"{index}: weight_map[{short_repr(name)}] gives shard name {short_repr(fname)}, "
                                      "which must be a file name in the directory")
-        tensors, dtypes = {}, {}
+        files = []
         for fname in sorted(set(weight_map.values())):
-            shard = directory / fname
-            if not os.path.lexists(shard):
+            if not os.path.lexists(directory / fname):
                 raise ModelFileError(f"{index}: lists shard {fname!r}, which is not in the directory")
-            part, header = load_tensors(shard)
-            for e in header.tensors:
-                name = e.name
-                if weight_map.get(name) != fname:
-                    raise ModelFileError(f"{shard}: holds tensor {name!r}, which the index places in "
-                                         f"{short_repr(weight_map.get(name))}")
-                tensors[name] = part[name]
-                dtypes[name] = e.dtype
-        for name, fname in weight_map.items():
-            if name not in tensors:
-                raise ModelFileError(f"{index}: places tensor {name!r} in {fname!r}, but that shard does not hold it")
-        return tensors, dtypes, str(index)
+            files.append(directory / fname)
+        return files, index, weight_map
     if os.path.lexists(single):
-        tensors, header = load_tensors(single)
-        return tensors, {e.name: e.dtype for e in header.tensors}, str(single)
+        return [single], single, None
     raise ModelFileError(f"{directory}: has neither {WEIGHTS_NAME} nor {INDEX_NAME}")
+
+
+def _check_headers(config: LlamaConfig, headers: list[SafetensorsHeader], source: Path,
+                   weight_map: dict | None) -> None:
+    """Everything that can be checked from the headers alone, before a single weight is
+    read: each shard holds what the index places in it, every dtype is a float, and
+    the names and shapes are those the config implies (the config's numbers are
+    compared with the headers without listing more names than the headers hold)."""
+    entries = {}
+    for h in headers:
+        check_float_dtypes(h)
+        for e in h.tensors:
+            if weight_map is not None and weight_map.get(e.name) != Path(h.path).name:
+                raise ModelFileError(f"{h.path}: holds tensor {e.name!r}, which the index places in "
+                                     f"{short_repr(weight_map.get(e.name))}")
+            entries[e.name] = e
+    for name, fname in (weight_map or {}).items():
+        if name not in entries:
+            raise ModelFileError(f"{source}: places tensor {name!r} in {fname!r}, but that shard does not hold it")
+    no_bytes = np.zeros((), np.float32)  # every stand-in below is this one number, seen with another shape
+    _match_names_and_shapes(config, {n: np.broadcast_to(no_bytes, e.shape) for n, e in entries.items()}, str(source),
+                            compare_tied_head=False)
 
 
 def load(directory) -> Model:
@@ -1124,7 +1146,14 @@ def load(directory) -> Model:
     if not directory.is_dir():
         raise ModelFileError(f"{directory}: not a directory")
     config = read_config(directory / CONFIG_NAME)
-    tensors, dtypes, source = _load_weights(directory)
+    files, source, weight_map = _weight_files(directory)
+    headers = [read_header(f) for f in files]
+    _check_headers(config, headers, source, weight_map)
+    tensors, dtypes = {}, {}
+    for f in files:  # only now are the weights read
+        part, header = load_tensors(f)
+        tensors.update(part)
+        dtypes.update((e.name, e.dtype) for e in header.tensors)
     tokenizer = None
     tok_path = directory / TOKENIZER_NAME
     if os.path.lexists(tok_path):
@@ -1137,7 +1166,7 @@ def load(directory) -> Model:
     if os.path.lexists(tok_config):  # not used here, but a folder with a broken one is broken
         if not isinstance(_read_json(tok_config, max_bytes=MAX_CONFIG_BYTES), dict):
             raise ModelFileError(f"{tok_config}: must hold a JSON object")
-    return Model(config, tensors, tokenizer, dtypes=dtypes, source=source)
+    return Model(config, tensors, tokenizer, dtypes=dtypes, source=str(source))
 
 
 def list_files(directory) -> list[tuple[str, int]]:

@@ -510,6 +510,15 @@ def read_tensor_by_hand(path, name: str) -> np.ndarray:
     return np.frombuffer(raw, dtype=FLOAT_DTYPES[e.dtype]).reshape(e.shape).copy()
 
 
+def check_float_dtypes(header: SafetensorsHeader) -> None:
+    """Refuse, by tensor, a header with a dtype that is not a weight dtype here
+    (integers, booleans, 8-bit floats)."""
+    for e in header.tensors:
+        if e.dtype not in FLOAT_DTYPES:
+            _fail(header.path, f"tensor {e.name!r} has dtype {e.dtype}, which is not a supported weight dtype "
+                               f"({', '.join(FLOAT_DTYPES)})")
+
+
 def load_tensors(path, *, float_only: bool = True) -> tuple[dict[str, np.ndarray], SafetensorsHeader]:
     """Every tensor of one file, read through the ``safetensors`` package after the
     header has been checked by :func:`read_header`; bfloat16 widened to float32.
@@ -527,10 +536,7 @@ def load_tensors(path, *, float_only: bool = True) -> tuple[dict[str, np.ndarray
 
     header = read_header(path)
     if float_only:
-        for e in header.tensors:
-            if e.dtype not in FLOAT_DTYPES:
-                _fail(path, f"tensor {e.name!r} has dtype {e.dtype}, which is not a supported weight dtype "
-                            f"({', '.join(FLOAT_DTYPES)})")
+        check_float_dtypes(header)
     out = {}
     try:
         with safe_open(str(path), framework="numpy") as f:
