@@ -20,6 +20,12 @@ the byte counts. :func:`load_tensors` then reads the numbers through the
 ``safetensors`` package (``bfloat16``, which NumPy has no type for, is widened to
 ``float32`` here by hand), and :func:`read_tensor_by_hand` reads one tensor straight
 from the bytes, which the tests compare with the package.
+
+A model folder may come from anywhere, so every file of it is opened through
+:func:`open_regular_file` (a regular file of bounded size, never a directory, a pipe,
+a device or a broken link) and every JSON text in it, the header included, is parsed by
+:func:`parse_json` with bounded depth and number sizes. Whatever the package refuses,
+:func:`read_header` refuses too, with a :class:`ModelFileError` naming the file.
 """
 
 from __future__ import annotations
