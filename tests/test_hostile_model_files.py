@@ -828,3 +828,18 @@ def test_weights_that_disagree_with_the_config_are_refused_before_any_is_read(ba
     err, seconds, peak = _load_bounded(folder)
     _assert_clear_refusal(folder, err, M.WEIGHTS_NAME, "'model.embed_tokens.weight' has shape [67108864, 16]")
     assert seconds < MAX_SECONDS and peak < MAX_PEAK_BYTES
+
+
+def test_a_header_listing_tensors_out_of_data_order_is_read_like_the_package_reads_it(tmp_path):
+    """Entries may come in any order in the JSON; only their offsets must tile the data."""
+    safetensors = pytest.importorskip("safetensors")
+    a, b = np.arange(3, dtype=np.float32), np.arange(2, dtype=np.float32) + 10
+    header = {"b": {"dtype": "F32", "shape": [2], "data_offsets": [12, 20]},
+              "a": {"dtype": "F32", "shape": [3], "data_offsets": [0, 12]}}
+    path = tmp_path / "w.safetensors"
+    _write_header(path, json.dumps(header), a.tobytes() + b.tobytes())
+    tensors, h = S.load_tensors(path)
+    assert h.names == ["a", "b"]  # in the order of their bytes
+    with safetensors.safe_open(str(path), framework="numpy") as f:
+        for name in ("a", "b"):
+            np.testing.assert_array_equal(tensors[name], f.get_tensor(name))

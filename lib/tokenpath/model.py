@@ -576,12 +576,12 @@ class Model:
             raise TypeError(f"config must be a LlamaConfig, got {type(config).__name__}")
         if tokenizer is not None and not isinstance(tokenizer, bpe.Tokenizer):
             raise TypeError(f"tokenizer must be a tokenpath.bpe.Tokenizer or None, got {type(tokenizer).__name__}")
-        self.config = config
-        self.tensors = MappingProxyType(_check_tensors(config, tensors, source))
         if dtypes is not None and (not isinstance(dtypes, Mapping) or not all(
                 isinstance(k, str) and isinstance(v, str) for k, v in dtypes.items())):
             raise TypeError(f"dtypes must be a mapping of tensor name -> dtype name (str -> str), got "
                             f"{short_repr(dtypes)}")
+        self.config = config
+        self.tensors = MappingProxyType(_check_tensors(config, tensors, source))
         self.dtypes = MappingProxyType({k: _stored_dtype(k, dtypes or {}) for k in self.tensors})
         if tokenizer is not None and tokenizer.n_vocab > config.vocab_size:
             raise ModelFileError(f"{TOKENIZER_NAME}: the tokenizer has {tokenizer.n_vocab} IDs but config vocab_size "
