@@ -43,8 +43,8 @@ CHAT_TEMPLATE = (
     "{% for m in messages %}{{ '<|' + m['role'] + '|>' + m['content'] + '<|end|>' }}{% endfor %}"
     "{% if add_generation_prompt %}{{ '<|assistant|>' }}{% endif %}"
 )
-#: A BOS marker registered after the demo tokenizer's special tokens, for the post-processor tests.
-BOS = "<|begin|>"
+#: The BOS marker chapter 2 registers after the demo tokenizer's special tokens.
+BOS = ex.BOS_TOKEN
 
 
 @pytest.fixture(scope="module")
@@ -171,11 +171,18 @@ def hf_bos(tok):
                                    chat_template="{{ bos_token }}" + CHAT_TEMPLATE)
 
 
-def test_template_processing_post_processor_prepends_bos(tok, hf_bos):
+@pytest.fixture(scope="module")
+def with_bos(tok):
+    return tok.with_special_tokens([BOS]).with_template((BOS, "$A"))
+
+
+def test_template_processing_post_processor_prepends_bos_like_the_engine_template(tok, hf_bos, with_bos):
     bos = hf_bos.convert_tokens_to_ids(BOS)
-    text = ex.CHAT_MESSAGES[0]["content"]
-    assert hf_bos(text)["input_ids"] == [bos, *tok.encode(text)]
-    assert hf_bos(text, add_special_tokens=False)["input_ids"] == tok.encode(text)
+    assert bos == with_bos.special_tokens[BOS]
+    for text in (ex.CHAT_MESSAGES[0]["content"], ex.VOCAB_COMPARE_TEXT):
+        assert hf_bos(text)["input_ids"] == [bos, *tok.encode(text)] == with_bos.encode(text)
+        assert hf_bos(text, add_special_tokens=False)["input_ids"] == tok.encode(text) \
+            == with_bos.encode(text, add_special_tokens=False)
 
 
 def test_chat_template_that_writes_bos_then_default_tokenizer_call_gives_two_bos(hf_bos):
@@ -187,6 +194,14 @@ def test_chat_template_that_writes_bos_then_default_tokenizer_call_gives_two_bos
     assert hf_bos(text, add_special_tokens=False)["input_ids"].count(bos) == 1
     # tokenizing inside apply_chat_template passes add_special_tokens=False: one BOS
     assert hf_bos.apply_chat_template(list(ex.CHAT_MESSAGES))["input_ids"].count(bos) == 1
+
+
+def test_the_engine_gives_the_same_two_bos_for_a_rendered_string_that_starts_with_bos(tok, hf_bos, with_bos):
+    text = hf_bos.apply_chat_template(list(ex.CHAT_MESSAGES), tokenize=False)
+    assert text == BOS + bpe.render_chat(tok, ex.CHAT_MESSAGES).text
+    assert hf_bos(text)["input_ids"] == with_bos.encode(text, allowed_special="all")
+    assert hf_bos(text, add_special_tokens=False)["input_ids"] == with_bos.encode(
+        text, allowed_special="all", add_special_tokens=False)
 
 
 # ------------------------------------------------------------------ round trips, normalisation

@@ -38,6 +38,9 @@ ROUND_TRIP_TEXTS = ("The assistant said 猫!", "大语言模型 🙂")
 #: The registered markers of the book's demo tokenizer, in ID order.
 SPECIAL_TOKENS = ("<|endoftext|>", "<|system|>", "<|user|>", "<|assistant|>", "<|end|>")
 EOS_TOKEN = "<|endoftext|>"
+#: A beginning-of-sequence marker that chapter 2 registers after the demo's special tokens
+#: and adds with a post-processing template, the way Llama's tokenizers add theirs.
+BOS_TOKEN = "<|begin|>"
 #: A conversation whose user body contains the word "assistant".
 CHAT_MESSAGES = (
     {"role": "user", "content": "Who is the assistant here?"},
