@@ -71,7 +71,7 @@ def test_fig01_bottom_cat_bytes_split_and_decoded_from_the_engine(fig1):
 
 def test_fig01_panel_b_alone_draws_what_the_bottom_of_figure_1_draws(fig1):
     drawn, _ = fig1
-    panel = F.fig01_split()
+    panel = figures.show(1, panel="b")
     names = [n for n in panel.drawn.artists if n != "bottom.heading"]
     assert names and all(n in drawn.artists for n in names)
     assert all(panel.drawn.artists[n].get_text() == drawn.artists[n].get_text() for n in names
@@ -80,6 +80,15 @@ def test_fig01_panel_b_alone_draws_what_the_bottom_of_figure_1_draws(fig1):
     assert panel.caption.startswith("Figure 1 (b)") and panel.label == "fig01b"
     t = bpe.split_char(ex.FIG1_CHAR, ex.FIG1_SPLIT_AT)
     assert f"token 1 holds {t.first.joined.hex(' ').upper()}" in panel.alt
+
+
+def test_show_refuses_a_panel_no_figure_module_registers():
+    with pytest.raises(ValueError, match="panel must be one of the registered panels"):
+        figures.show(1, panel="z")
+    with pytest.raises(ValueError, match="panel must be one of the registered panels \\[\\] of figure 2"):
+        figures.show(2, panel="b")
+    with pytest.raises(TypeError, match="number must be an int"):
+        figures.show("1", panel="b")
 
 
 def test_fig02_id17_vocabularies_row_and_growth_from_the_engine(fig2):

@@ -18,7 +18,7 @@ from matplotlib.patches import Rectangle
 from .. import bpe
 from .. import examples as ex
 from ..bpe import IdCollision, ReplayState, SplitCharTrace, VocabGrowth
-from . import Drawn, FigureDisplay, register, style
+from . import Drawn, FigureDisplay, register, register_panel, style
 from ._draw import (
     BLOCKED_FACE,
     QUERY_FACE,
@@ -303,9 +303,10 @@ def _fig01_bottom_heading(split: SplitCharTrace) -> str:
     return f"(b) Decoding: the bytes of {split.char} split across two tokens"
 
 
+@register_panel(1, "b")
 def fig01_split() -> FigureDisplay:
-    """Figure 1's panel (b) alone, for chapter 2: the same drawing as the bottom of
-    figure 1, captioned as that panel.
+    """Figure 1's panel (b) alone, for chapter 2 (``show(1, panel="b")``): the same
+    drawing as the bottom of figure 1, captioned as that panel.
 
     >>> fig01_split().caption
     'Figure 1 (b) · the bytes of 猫 split across two tokens'
