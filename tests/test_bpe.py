@@ -60,14 +60,18 @@ def test_fig01_lowest_is_encodable_only_when_s_and_t_are_base_symbols():
     assert with_st.symbols == ("lo", "w", "e", "s", "t")
 
 
-def test_seed004_merges_lo_then_low_then_what_the_counts_give():
-    trace = bpe.teach_merges(ex.SEED004_TABLE, ex.SEED004_MERGES)
+def test_three_words_merge_lo_then_low_then_on_to_lowest_never_er_or_est():
+    trace = bpe.teach_merges(ex.THREE_WORD_TABLE, ex.THREE_WORD_MERGES)
     first = trace.steps[0]
     assert first.counts[("l", "o")] == first.counts[("o", "w")] == 3 and first.chosen == ("l", "o")
     assert trace.merges[:3] == [("l", "o"), ("lo", "w"), ("low", "e")]
     # from merge 4 every pair occurs once; a min_frequency of 2 stops after lowe
-    strict = bpe.teach_merges(ex.SEED004_TABLE, ex.SEED004_MERGES, min_frequency=2)
+    strict = bpe.teach_merges(ex.THREE_WORD_TABLE, ex.THREE_WORD_MERGES, min_frequency=2)
     assert strict.merges == trace.merges[:3] and "2" in strict.stopped
+    # accepting single occurrences, the last merge is lowes t -> lowest, and er / est never appear
+    assert trace.merges[3:] == [("lowe", "r"), ("lowe", "s"), ("lowes", "t")]
+    assert all(trace.segmentation(len(trace.merges))[w] == (w,) for w in ex.THREE_WORD_TABLE)
+    assert not {("e", "r"), ("e", "s"), ("es", "t")} & set(trace.merges)
 
 
 def test_teaching_segmentation_zero_is_characters_and_bad_step_is_refused():

@@ -69,6 +69,28 @@ def test_fig01_bottom_cat_bytes_split_and_decoded_from_the_engine(fig1):
     assert drawn.artists["replace[0]"].get_text() == "\N{REPLACEMENT CHARACTER}"
 
 
+def test_fig01_panel_b_alone_draws_what_the_bottom_of_figure_1_draws(fig1):
+    drawn, _ = fig1
+    panel = figures.show(1, panel="b")
+    names = [n for n in panel.drawn.artists if n != "bottom.heading"]
+    assert names and all(n in drawn.artists for n in names)
+    assert all(panel.drawn.artists[n].get_text() == drawn.artists[n].get_text() for n in names
+               if hasattr(drawn.artists[n], "get_text"))
+    assert panel.drawn.artists["bottom.heading"].get_text() == drawn.artists["bottom.heading"].get_text()
+    assert panel.caption.startswith("Figure 1 (b)") and panel.label == "fig01b"
+    t = bpe.split_char(ex.FIG1_CHAR, ex.FIG1_SPLIT_AT)
+    assert f"token 1 holds {t.first.joined.hex(' ').upper()}" in panel.alt
+
+
+def test_show_refuses_a_panel_no_figure_module_registers():
+    with pytest.raises(ValueError, match="panel must be one of the registered panels"):
+        figures.show(1, panel="z")
+    with pytest.raises(ValueError, match="panel must be one of the registered panels \\[\\] of figure 2"):
+        figures.show(2, panel="b")
+    with pytest.raises(TypeError, match="number must be an int"):
+        figures.show("1", panel="b")
+
+
 def test_fig02_id17_vocabularies_row_and_growth_from_the_engine(fig2):
     drawn, texts = fig2
     g = bpe.vocab_growth(ex.FIG2_VOCAB_OLD, ex.FIG2_VOCAB_NEW, ex.FIG2_WIDTH)

@@ -295,7 +295,7 @@ def _rewrite(path, change):
 @pytest.mark.parametrize("change, words", [
     (lambda d: d.__setitem__("normalizer", {"type": "NFC"}), "normalizer"),
     (lambda d: d["pre_tokenizer"].__setitem__("add_prefix_space", True), "pre_tokenizer"),
-    (lambda d: d["model"].__setitem__("type", "WordPiece"), "model type is 'WordPiece'"),
+    (lambda d: d["model"].__setitem__("type", "WordPiece"), "model.type is 'WordPiece'"),
     (lambda d: d["model"]["vocab"].update({"Ġ": 33, "!": 32}), "numbers 'Ġ' as 33"),
     (lambda d: d["model"]["merges"].__setitem__(0, ["Ġ"]), "merges\\[0\\]"),
     (lambda d: d["model"]["merges"].__setitem__(0, ["Ġ", "☃"]), "not a ByteLevel character"),

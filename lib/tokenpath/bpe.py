@@ -72,6 +72,7 @@ __all__ = [
     "EncodeWordTrace",
     "MergeStep",
     "TeachingTrace",
+    "TEMPLATE_TEXT",
     "Tokenizer",
     "apply_merge",
     "bytes_to_unicode",
@@ -138,6 +139,30 @@ def check_text(text, name: str = "text") -> str:
             "it has no UTF-8 bytes, so it cannot be tokenized"
         ) from None
     return text
+
+
+#: The template piece that stands for the encoded text (Hugging Face's ``$A``).
+TEMPLATE_TEXT = "$A"
+
+
+def _check_template(template, special_tokens: Mapping[str, int]) -> tuple[str, ...] | None:
+    """``template`` as a tuple of pieces, each ``"$A"`` (exactly once) or a registered
+    special token's name; ``None`` stays ``None``."""
+    if template is None:
+        return None
+    if isinstance(template, (str, bytes)) or not isinstance(template, Iterable):
+        raise TypeError("template must be a sequence of pieces such as ('<s>', '$A'), "
+                        f"got {'one string' if isinstance(template, str) else type(template).__name__}")
+    pieces = tuple(template)
+    for k, piece in enumerate(pieces):
+        if not isinstance(piece, str):
+            raise TypeError(f"template[{k}] must be '$A' or a special token's name, got {type(piece).__name__}")
+        if piece != TEMPLATE_TEXT and piece not in special_tokens:
+            raise ValueError(f"template[{k}] is {piece!r}, which is not a registered special token "
+                             f"(registered: {list(special_tokens)})")
+    if pieces.count(TEMPLATE_TEXT) != 1:
+        raise ValueError(f"template must hold '$A' (the encoded text) exactly once, got {pieces!r}")
+    return pieces
 
 
 def _check_tie_break(tie_break) -> str:
@@ -250,7 +275,9 @@ class DecodeTrace:
 
 class Tokenizer:
     """A trained byte-level BPE tokenizer: merge rules in rank order, the vocabulary
-    they build, and optional special tokens.
+    they build, optional special tokens, and an optional ``template`` that
+    :meth:`encode` wraps the IDs in (e.g. ``("<s>", "$A")`` adds BOS; see
+    :meth:`with_template`).
 
     >>> tok = train("low lower newer " * 10, 260)
     >>> tok.merges[:2]
@@ -260,7 +287,14 @@ class Tokenizer:
     """
 
     def __init__(self, merges: Iterable[tuple[bytes, bytes]], special_tokens: Iterable[str] = (),
-                 *, pattern: str = GPT2_PATTERN):
+                 *, pattern: str = GPT2_PATTERN, template: Sequence[str] | None = None):
+        if isinstance(merges, (str, bytes)) or not isinstance(merges, Iterable):
+            raise TypeError(f"merges must be a list of (bytes, bytes) pairs, got {type(merges).__name__}")
+        if isinstance(special_tokens, (str, bytes)) or not isinstance(special_tokens, Iterable):
+            raise TypeError("special_tokens must be a list of names, "
+                            f"got {'one string' if isinstance(special_tokens, str) else type(special_tokens).__name__}")
+        if not isinstance(pattern, str):
+            raise TypeError(f"pattern must be a str (a regex), got {type(pattern).__name__}")
         vocab: dict[int, bytes] = {b: bytes([b]) for b in range(256)}
         ids: dict[bytes, int] = {v: k for k, v in vocab.items()}
         ranks: dict[tuple[int, int], tuple[int, int]] = {}
@@ -285,12 +319,14 @@ class Tokenizer:
         self.pattern = pattern
         self._split = _split_words if pattern == GPT2_PATTERN else regex.compile(pattern).findall
         self.special_tokens: dict[str, int] = {}
-        for name in special_tokens:
+        for k, name in enumerate(special_tokens):
             if not isinstance(name, str) or not name:
                 raise TypeError(f"special_tokens must be non-empty strings, got {name!r}")
+            check_text(name, f"special_tokens[{k}]")
             if name not in self.special_tokens:
                 self.special_tokens[name] = len(vocab) + len(self.special_tokens)
         self._special_ids = {i: s for s, i in self.special_tokens.items()}
+        self.template: tuple[str, ...] | None = _check_template(template, self.special_tokens)
         self._cache: dict[str, tuple[int, ...]] = {}
 
     # ------------------------------------------------------------ construction
@@ -303,9 +339,28 @@ class Tokenizer:
         >>> tok.special_tokens
         {'<|user|>': 256, '<|end|>': 257}
         """
-        if isinstance(names, str):
-            raise TypeError("names must be a list of strings, not one string")
-        return Tokenizer(self.merges, [*self.special_tokens, *names], pattern=self.pattern)
+        if isinstance(names, (str, bytes)) or not isinstance(names, Iterable):
+            raise TypeError("names must be a list of strings, "
+                            f"not {'one string' if isinstance(names, str) else type(names).__name__}")
+        return Tokenizer(self.merges, [*self.special_tokens, *names], pattern=self.pattern,
+                         template=self.template)
+
+    def with_template(self, pieces: Sequence[str] | None) -> "Tokenizer":
+        """The same tokenizer with a post-processing template: what :meth:`encode` puts
+        around the encoded text. ``pieces`` is a sequence of ``"$A"`` (the encoded text,
+        exactly once) and names of registered special tokens, e.g. ``("<s>", "$A")``
+        to add BOS; ``None`` removes the template. This is the single-sequence form of
+        Hugging Face's ``TemplateProcessing`` post-processor.
+
+        >>> tok = Tokenizer([]).with_special_tokens(["<s>", "</s>"]).with_template(["<s>", "$A", "</s>"])
+        >>> tok.template, tok.encode("hi"), tok.encode("hi", add_special_tokens=False)
+        (('<s>', '$A', '</s>'), [256, 104, 105, 257], [104, 105])
+        >>> tok.with_template(["$A", "<unk>"])
+        Traceback (most recent call last):
+        ...
+        ValueError: template[1] is '<unk>', which is not a registered special token (registered: ['<s>', '</s>'])
+        """
+        return Tokenizer(self.merges, list(self.special_tokens), pattern=self.pattern, template=pieces)
 
     @property
     def n_vocab(self) -> int:
@@ -313,7 +368,9 @@ class Tokenizer:
         return len(self.vocab) + len(self.special_tokens)
 
     def __repr__(self) -> str:
-        return f"Tokenizer(merges={len(self.merges)}, vocab={len(self.vocab)}, special={len(self.special_tokens)})"
+        extra = "" if self.template is None else f", template={self.template!r}"
+        return (f"Tokenizer(merges={len(self.merges)}, vocab={len(self.vocab)}, "
+                f"special={len(self.special_tokens)}{extra})")
 
     # ---------------------------------------------------------------- encoding
 
@@ -361,8 +418,10 @@ class Tokenizer:
         return out
 
     def encode(self, text: str, *, allowed_special=frozenset(), disallowed_special="all",
-               use_cache: bool = True) -> list[int]:
-        """Encode ``text`` (tiktoken's rules for special tokens).
+               add_special_tokens: bool = True, use_cache: bool = True) -> list[int]:
+        """Encode ``text`` (tiktoken's rules for special tokens), then wrap the IDs in the
+        tokenizer's :attr:`template`, if it has one and ``add_special_tokens`` is true
+        (Hugging Face's default; :meth:`encode_ordinary` never wraps).
 
         A special token's spelling becomes its ID only if it is in ``allowed_special``
         (a set of names, or ``"all"``). By default every other special token is
@@ -379,10 +438,31 @@ class Tokenizer:
         Traceback (most recent call last):
         ...
         ValueError: text contains the special token '<|user|>' at index 0, which is disallowed; pass allowed_special={'<|user|>'} to encode it as the marker, or disallowed_special=() to encode it as ordinary text
+
+        With a template that adds BOS, the marker comes first unless
+        ``add_special_tokens=False``:
+
+        >>> bos = Tokenizer([], ["<s>"], template=("<s>", "$A"))
+        >>> bos.encode("hi"), bos.encode("hi", add_special_tokens=False), bos.encode_ordinary("hi")
+        ([256, 104, 105], [104, 105], [104, 105])
         """
         text = check_text(text)
+        if not isinstance(add_special_tokens, bool):
+            raise TypeError(f"add_special_tokens must be True or False, got {add_special_tokens!r}")
+        ids = self._encode_text(text, allowed_special, disallowed_special, use_cache)
+        if self.template is None or not add_special_tokens:
+            return ids
+        out: list[int] = []
+        for piece in self.template:
+            if piece == TEMPLATE_TEXT:
+                out.extend(ids)
+            else:
+                out.append(self.special_tokens[piece])
+        return out
+
+    def _encode_text(self, text: str, allowed_special, disallowed_special, use_cache: bool) -> list[int]:
         allowed = self._special_set("allowed_special", allowed_special)
-        if disallowed_special == "all":
+        if isinstance(disallowed_special, str) and disallowed_special == "all":
             disallowed = set(self.special_tokens) - allowed
         else:
             disallowed = self._special_set("disallowed_special", disallowed_special)
@@ -408,7 +488,7 @@ class Tokenizer:
         return out
 
     def _special_set(self, name: str, value) -> set[str]:
-        if value == "all":
+        if isinstance(value, str) and value == "all":
             return set(self.special_tokens)
         if isinstance(value, str):
             raise TypeError(f"{name} must be a set of special-token names or 'all', got the string {value!r}")
@@ -447,8 +527,10 @@ class Tokenizer:
                 continue
             try:
                 pieces.append(self.token_bytes(i))
-            except (TypeError, ValueError) as err:
-                raise type(err)(f"ids[{k}]: {err}") from None
+            except TypeError as err:
+                raise TypeError(f"ids[{k}]: {err}") from None
+            except ValueError as err:
+                raise ValueError(f"ids[{k}]: {err}") from None
         return pieces
 
     def decode_bytes(self, ids) -> bytes:

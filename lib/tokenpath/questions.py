@@ -8,7 +8,7 @@ chapter asks for its questions by its file name and grades the reader's answer i
 >>> quiz["gqa-head5"].check(1).status, quiz["gqa-head5"].check(0).status
 ('right', 'not yet')
 
-Each question follows the seed's style: its answer lies in one cell of a figure, one
+Each question has one shape: its answer lies in one cell of a figure, one
 path through it, or one operation.
 """
 
@@ -96,7 +96,7 @@ def bpe_merges() -> tuple[Question, ...]:
 
 def utf8_splits() -> tuple[Question, ...]:
     """Chapter 2: bytes per character, a role marker against the word, marker
-    injection, and the cost of a larger vocabulary."""
+    injection, the cost of a larger vocabulary, and the double BOS."""
     cat, smile = bpe.utf8_trace("猫").n_bytes, bpe.utf8_trace("🙂").n_bytes
     split = bpe.split_char(ex.FIG1_CHAR, ex.FIG1_SPLIT_AT)
     q1 = sequence("utf8-bytes", "How many UTF-8 bytes do 猫 and 🙂 have? Write [bytes of 猫, bytes of 🙂].",
@@ -130,7 +130,19 @@ def utf8_splits() -> tuple[Question, ...]:
                source="bpe.vocab_growth(FIG2_VOCAB_OLD, FIG2_VOCAB_NEW, FIG2_WIDTH).added_per_matrix",
                hint="a whole number (402653184 or \"402,653,184\")",
                why=f"{g.added_rows} new rows, each of width {g.width}: {g.added_rows} × {g.width} = {g.added_per_matrix:,}.")
-    return q1, q2, q3, q4
+    with_bos = tok.with_special_tokens([ex.BOS_TOKEN]).with_template((ex.BOS_TOKEN, "$A"))
+    bos = with_bos.special_tokens[ex.BOS_TOKEN]
+    rendered = ex.BOS_TOKEN + bpe.render_chat(tok, ex.CHAT_MESSAGES).text
+    ids = with_bos.encode(rendered, allowed_special="all")
+    leading = next(k for k, i in enumerate(ids) if i != bos)
+    q5 = exact("utf8-double-bos", "A chat template writes BOS at the start of its string, and the string is then "
+               "encoded by a tokenizer whose post-processor adds BOS, with the default add_special_tokens=True. "
+               "How many BOS tokens does the sequence start with?", leading,
+               source='with_bos.encode(BOS_TOKEN + chat.text, allowed_special="all")',
+               hint="a whole number",
+               why=(f"The template wrote one BOS ({bos}) and the post-processor put another in front of it. "
+                    "Encode a rendered template with add_special_tokens=False, or let the chat template tokenize."))
+    return q1, q2, q3, q4, q5
 
 
 # ----------------------------------------------------------- 03 embedding lookup

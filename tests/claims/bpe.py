@@ -8,6 +8,7 @@ One module, two chapters: ``Claim`` registers for 01_bpe_merges, ``Claim2`` for
 from __future__ import annotations
 
 from functools import cache, partial
+from pathlib import Path
 
 from tokenpath import bpe, fmt
 from tokenpath import examples as ex
@@ -23,6 +24,8 @@ Claim2 = partial(_Claim, chapter=CHAPTER2)
 NotClaim2 = partial(_NotClaim, chapter=CHAPTER2)
 
 
+CONSTRAINTS = Path(__file__).resolve().parents[2] / "constraints.txt"
+
 # ------------------------------------------------------------------ engine calls
 
 @cache
@@ -36,8 +39,8 @@ def start():
 
 
 @cache
-def seed004(min_frequency=1):
-    return bpe.teach_merges(ex.SEED004_TABLE, ex.SEED004_MERGES, min_frequency=min_frequency)
+def three_words(min_frequency=1):
+    return bpe.teach_merges(ex.THREE_WORD_TABLE, ex.THREE_WORD_MERGES, min_frequency=min_frequency)
 
 
 @cache
@@ -53,6 +56,39 @@ def split():
 @cache
 def growth():
     return bpe.vocab_growth(ex.FIG2_VOCAB_OLD, ex.FIG2_VOCAB_NEW, ex.FIG2_WIDTH)
+
+
+@cache
+def tok_hf_rule():
+    return bpe.train(ex.DEMO_CORPUS, ex.DEMO_VOCAB_SIZE, tie_break="hf")
+
+
+def _first_difference(a, b) -> int:
+    """How many leading merges two merge lists share."""
+    return next(k for k, (x, y) in enumerate(zip(a, b)) if x != y)
+
+
+def _pair_hex(pair) -> str:
+    return (pair[0] + pair[1]).hex(" ").upper()
+
+
+def pinned(package: str) -> str:
+    """The version of ``package`` pinned in constraints.txt (what the cross-checks run against)."""
+    for line in CONSTRAINTS.read_text().splitlines():
+        name, sep, version = line.partition("==")
+        if sep and name.strip().lower() == package.lower():
+            return version.strip()
+    raise LookupError(f"{package} is not pinned in {CONSTRAINTS}")
+
+
+@cache
+def typed_chat():
+    return bpe.render_chat(demo(), [{"role": "user", "content": ex.INJECTION}], add_generation_prompt=True)
+
+
+def _markers(ids) -> list[int]:
+    specials = set(demo().special_tokens.values())
+    return [i for i in ids if i in specials]
 
 
 def _terms(row) -> str:
@@ -96,14 +132,22 @@ CLAIMS: list[_Claim] = [
         "lowest", run().merges, run().alphabet + tuple(ex.FIG1_EXTRA_LETTERS)).symbols,
         text=("lo w e s t", _seg)),
     # -- the three-word textbook example ---------------------------------------------------
-    Claim("seed004.lo_ow", lambda: seed004().steps[0].counts[("l", "o")], exact="3"),
-    Claim("seed004.low_e", lambda: seed004().steps[2].count, exact="2"),
+    Claim("three_words.lo_ow", lambda: three_words().steps[0].counts[("l", "o")], exact="3"),
+    Claim("three_words.low_e", lambda: three_words().steps[2].count, exact="2"),
     # -- byte level, leading space, the cross-check ------------------------------------------
     Claim("bytes.base", lambda: len(bpe.Tokenizer([]).vocab), exact="256"),
     Claim("demo.assistant_pieces", lambda: len(demo().encode("assistant")), exact="7"),
     Claim("crosscheck.vocab", lambda: ex.CROSSCHECK_VOCAB_SIZE, exact="1024"),
     Claim("crosscheck.merges", lambda: ex.CROSSCHECK_VOCAB_SIZE - len(bpe.Tokenizer([]).vocab), exact="768"),
     Claim("demo.full_stop_bytes", lambda: bpe.utf8_trace("。"), text=("E3 80 82", lambda t: t.hex())),
+    Claim("demo.tie_rules_agree", lambda: _first_difference(tok_hf_rule().merges, demo().merges), exact="8"),
+    Claim("demo.ours_at_difference", lambda: demo().merges[_first_difference(tok_hf_rule().merges, demo().merges)],
+          text=("80 82", _pair_hex)),
+    Claim("demo.hf_at_difference", lambda: tok_hf_rule().merges[_first_difference(tok_hf_rule().merges, demo().merges)],
+          text=("E3 80", _pair_hex)),
+    # -- Sources: the library versions the book pins ---------------------------------------------
+    Claim("sources01.tokenizers", lambda: pinned("tokenizers"), text=("`tokenizers` 0.23.3", lambda v: f"`tokenizers` {v}")),
+    Claim("sources01.tiktoken", lambda: pinned("tiktoken"), text=("`tiktoken` 0.14.0", lambda v: f"`tiktoken` {v}")),
     Claim("demo.id_first", lambda: demo().encode("我喜欢 Transformer。")[0], exact="333"),
     Claim("demo.id_space", lambda: demo().encode("我喜欢 Transformer。")[1], exact="32"),
 ]
@@ -132,6 +176,15 @@ CLAIMS += [
     Claim2("chat.body_assistant", lambda: demo().encode(" assistant")[0], exact="279"),
     Claim2("chat.marker", lambda: demo().special_tokens["<|assistant|>"], exact="403"),
     Claim2("chat.typed_marker", lambda: len(demo().encode("<|assistant|>", disallowed_special=())), exact="11"),
+    Claim2("chat.markers_body_by_body", lambda: len(_markers(typed_chat().ids)), exact="3"),
+    Claim2("chat.markers_one_string", lambda: len(_markers(demo().encode(typed_chat().text, allowed_special="all"))),
+           exact="4"),
+    Claim2("roundtrip.emoji_tokens", lambda: len(demo().encode("🙂")), exact="4"),
+    # -- Sources: the library versions the book pins ---------------------------------------------
+    Claim2("sources02.tokenizers", lambda: pinned("tokenizers"), text=("`tokenizers` 0.23.3", lambda v: f"`tokenizers` {v}")),
+    Claim2("sources02.tiktoken", lambda: pinned("tiktoken"), text=("`tiktoken` 0.14.0", lambda v: f"`tiktoken` {v}")),
+    Claim2("sources02.transformers", lambda: pinned("transformers"),
+           text=("`transformers` 5.24.0", lambda v: f"`transformers` {v}")),
     # -- figure 2 ------------------------------------------------------------------------------
     Claim2("fig02.id", lambda: bpe.id_collision(ex.FIG2_ID, ex.FIG2_VOCAB_A, ex.FIG2_VOCAB_B, ex.FIG2_ROWS).token_id,
            exact="17"),
@@ -155,8 +208,19 @@ CLAIMS += [
 NOT_CLAIMS: list[_NotClaim] = [
     NotClaim("UTF-8", "the name of the encoding"),
     NotClaim("GPT-2", "the name of a model family"),
+    NotClaim("Llama 1", "the name of a model"),
+    NotClaim("Llama 2", "the name of a model"),
+    NotClaim("<0xE7>", "how Llama's vocabulary spells the byte token for E7"),
+    NotClaim("Schuster and Nakajima (2012)", "a citation"),
+    NotClaim("Kudo (2018)", "a citation"),
+    NotClaim("Kudo and Richardson (2018)", "a citation"),
+    NotClaim("Schuster and Nakajima, 2012", "a citation"),
+    NotClaim("Kudo, 2018", "a citation"),
+    NotClaim("Kudo and Richardson, 2018", "a citation"),
     NotClaim2("UTF-8", "the name of the encoding"),
     NotClaim2("U+FFFD", "the code point of the replacement character"),
     NotClaim2("token 1", "the label of the first token in Figure 1"),
     NotClaim2("token 2", "the label of the second token in Figure 1"),
+    NotClaim2("RFC 3629", "the number of the standard that defines UTF-8"),
+    NotClaim2("Llama 2", "the name of a model"),
 ]

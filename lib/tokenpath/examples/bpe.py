@@ -8,7 +8,7 @@ by hand; no real tokenizer is claimed to produce them.
 from __future__ import annotations
 
 # --- figure 1, top: a word-count table of characters ---------------------------------
-#: Training words and how often each occurs (the seed's table).
+#: Training words and how often each occurs.
 FIG1_TABLE = {"low": 5, "lower": 2, "newer": 6}
 #: Merges the figure and the slider replay.
 FIG1_MERGES = 3
@@ -17,10 +17,11 @@ FIG1_NEW_WORDS = ("lower", "lowest")
 #: Letters added to the base alphabet to show that `lowest` then becomes encodable.
 FIG1_EXTRA_LETTERS = "st"
 
-# --- seed 004's three-word example ----------------------------------------------------
-SEED004_TABLE = {"low": 1, "lower": 1, "lowest": 1}
+# --- a common three-word illustration (section 1.3) -------------------------------------
+#: low, lower and lowest, once each: often drawn as ending in low + est.
+THREE_WORD_TABLE = {"low": 1, "lower": 1, "lowest": 1}
 #: Merges the deterministic trainer is allowed (it stops earlier if no pair occurs twice).
-SEED004_MERGES = 6
+THREE_WORD_MERGES = 6
 
 # --- figure 1, bottom: a character whose bytes are split over two tokens --------------
 FIG1_CHAR = "猫"
@@ -30,10 +31,16 @@ FIG1_SPLIT_AT = 2
 # --- chapter 2: UTF-8 lengths ------------------------------------------------------------
 UTF8_EXAMPLES = ("a", "猫", "大语言模型", "🙂")
 
+#: Strings whose whole encode -> decode round trip the chapter checks (the emoji is byte tokens).
+ROUND_TRIP_TEXTS = ("The assistant said 猫!", "大语言模型 🙂")
+
 # --- special tokens and the chat template -------------------------------------------------
 #: The registered markers of the book's demo tokenizer, in ID order.
 SPECIAL_TOKENS = ("<|endoftext|>", "<|system|>", "<|user|>", "<|assistant|>", "<|end|>")
 EOS_TOKEN = "<|endoftext|>"
+#: A beginning-of-sequence marker that chapter 2 registers after the demo's special tokens
+#: and adds with a post-processing template, the way Llama's tokenizers add theirs.
+BOS_TOKEN = "<|begin|>"
 #: A conversation whose user body contains the word "assistant".
 CHAT_MESSAGES = (
     {"role": "user", "content": "Who is the assistant here?"},

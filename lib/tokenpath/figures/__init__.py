@@ -28,7 +28,8 @@ from matplotlib.figure import Figure
 
 from . import style
 
-__all__ = ["FIGURES", "Drawn", "FigureDisplay", "figure_bundle", "register", "registry", "render", "save", "show"]
+__all__ = ["FIGURES", "PANELS", "Drawn", "FigureDisplay", "figure_bundle", "register", "register_panel", "registry",
+           "render", "save", "show"]
 
 
 @dataclass
@@ -169,8 +170,32 @@ class FigureDisplay:
         return f"FigureDisplay(number={self.drawn.number}, caption={self.caption!r})"
 
 
-def show(number: int) -> FigureDisplay:
-    """Render figure ``number`` for a notebook cell (HTML image + alt text)."""
+#: Panels a chapter can show on their own, by (figure number, panel letter).
+PANELS: dict[tuple[int, str], Callable[[], FigureDisplay]] = {}
+
+
+def register_panel(number: int, panel: str):
+    """Decorator: record ``build() -> FigureDisplay`` as panel ``panel`` of figure ``number``
+    drawn alone (a later chapter that needs only that panel shows it with ``show(number, panel=…)``)."""
+
+    def wrap(build: Callable[[], FigureDisplay]) -> Callable[[], FigureDisplay]:
+        if (number, panel) in PANELS:
+            raise ValueError(f"panel {panel!r} of figure {number} is registered twice")
+        PANELS[(number, panel)] = build
+        return build
+
+    return wrap
+
+
+def show(number: int, *, panel: str | None = None) -> FigureDisplay:
+    """Render figure ``number`` for a notebook cell (HTML image + alt text), or only its
+    panel ``panel`` where the figure's module registers that panel."""
+    if panel is not None:
+        _spec(number)
+        if (number, panel) not in PANELS:
+            known = sorted(p for n, p in PANELS if n == number)
+            raise ValueError(f"panel must be one of the registered panels {known} of figure {number}, got {panel!r}")
+        return PANELS[(number, panel)]()
     drawn = render(number)
     display = FigureDisplay(drawn)
     style.close(drawn.figure)

@@ -18,7 +18,7 @@ from matplotlib.patches import Rectangle
 from .. import bpe
 from .. import examples as ex
 from ..bpe import IdCollision, ReplayState, SplitCharTrace, VocabGrowth
-from . import Drawn, register, style
+from . import Drawn, FigureDisplay, register, register_panel, style
 from ._draw import (
     BLOCKED_FACE,
     QUERY_FACE,
@@ -39,6 +39,7 @@ __all__ = [
     "build_fig01",
     "build_fig02",
     "describe_replay",
+    "fig01_split",
     "fig01_top",
     "pair_row_text",
     "draw_id_rows",
@@ -294,6 +295,34 @@ def fig01_top(step: int = 0) -> Drawn:
     return Drawn(1, _title(1), fig, _fig01_top_alt(state) + ".", art, state)
 
 
+#: Height of figure 1's panel (b) drawn on its own (chapter 2 shows only that panel).
+FIG1_BOTTOM = 2.2
+
+
+def _fig01_bottom_heading(split: SplitCharTrace) -> str:
+    return f"(b) Decoding: the bytes of {split.char} split across two tokens"
+
+
+@register_panel(1, "b")
+def fig01_split() -> FigureDisplay:
+    """Figure 1's panel (b) alone, for chapter 2 (``show(1, panel="b")``): the same
+    drawing as the bottom of figure 1, captioned as that panel.
+
+    >>> fig01_split().caption
+    'Figure 1 (b) · the bytes of 猫 split across two tokens'
+    """
+    split = bpe.split_char(ex.FIG1_CHAR, ex.FIG1_SPLIT_AT)
+    with style.book_style():
+        fig, ax = _canvas(style.WIDTH, FIG1_BOTTOM)
+        art = {"bottom.heading": _heading(ax, 0.15, 0.2, _fig01_bottom_heading(split))}
+        art.update(draw_split_char(ax, split, at=(0.05, 0.4)))
+    drawn = Drawn(1, _title(1), fig, f"Panel (b) of figure 1: {_fig1_bottom_alt(split)}.", art, split)
+    display = FigureDisplay(drawn, caption=f"Figure 1 (b) · the bytes of {split.char} split across two tokens",
+                            label="fig01b")
+    style.close(fig)
+    return display
+
+
 @register(1, "BPE learns merges from counts; bytes decode only when joined")
 def build_fig01() -> Drawn:
     state = bpe.merge_replay(0)
@@ -301,8 +330,7 @@ def build_fig01() -> Drawn:
     fig, ax = _canvas(style.WIDTH, 6.3)
     art = _draw_fig01_top(ax, state)
     ax.plot([0.1, style.WIDTH - 0.1], [4.05, 4.05], color=style.NEUTRAL, lw=0.6)
-    art["bottom.heading"] = _heading(ax, 0.15, 4.25,
-                                     f"(b) Decoding: the bytes of {split.char} split across two tokens")
+    art["bottom.heading"] = _heading(ax, 0.15, 4.25, _fig01_bottom_heading(split))
     art.update(draw_split_char(ax, split, at=(0.05, 4.45)))
     alt = f"Top, {_fig01_top_alt(state)}. Bottom, {_fig1_bottom_alt(split)}."
     return Drawn(1, _title(1), fig, alt, art, (state, split))
