@@ -29,10 +29,10 @@ def head(draw, rows=st.integers(1, 6)):
     return x, pos
 
 
-# ------------------------------------------------------------------ seed 004's example
+# ------------------------------------------------------ the four-wide worked example
 
 
-def test_seed004_frequencies_are_one_and_one_hundredth_and_angles_3_and_0_03():
+def test_four_wide_frequencies_are_one_and_one_hundredth_and_angles_3_and_0_03():
     theta = P.rope_frequencies(ex.ROPE_EXAMPLE_HEAD_DIM, ex.ROPE_EXAMPLE_BASE)
     angles = P.rope_angles([ex.ROPE_EXAMPLE_POSITION], ex.ROPE_EXAMPLE_HEAD_DIM, ex.ROPE_EXAMPLE_BASE)
     np.testing.assert_allclose(theta, [1.0, 0.01], rtol=1e-15)

@@ -54,7 +54,7 @@ FIG13_COLUMN = 2
 #: Cached positions already in the K/V cache, and new query rows in this block.
 FIG14_PAST, FIG14_NEW = 3, 2
 
-# --- packing and cross-attention (seed 004) ------------------------------------------
+# --- packing and cross-attention ------------------------------------------
 #: Three short documents packed into fixed blocks, each closed by EOS.
 PACKED_DOCUMENTS = ([3, 7, 3, 2], [7, 7], [2, 3, 3])
 PACK_BLOCK = 5
