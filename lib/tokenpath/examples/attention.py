@@ -45,7 +45,7 @@ FIG12_SEED = 0
 
 # --- figure 13: shift versus visibility ----------------------------------------------
 #: In the generation half of figure 13 the next token is drawn from the last row's
-#: distribution; the book takes the draw to be ID 2 (c), as the seed does.
+#: distribution; the book takes the draw to be ID 2 (c).
 FIG13_SAMPLED = 2
 #: The column of figure 13 that the text follows.
 FIG13_COLUMN = 2
