@@ -138,7 +138,8 @@ def utf8_splits() -> tuple[Question, ...]:
 
 def embedding_lookup() -> tuple[Question, ...]:
     """Chapter 3: one cell of the lookup, shift invariance of softmax, the tied
-    gradient, the FFN's hidden width (through the engine's public functions)."""
+    gradient, the FFN's hidden width, and the vocabulary matrices against a layer at
+    real scale (through the engine's public functions)."""
     from . import decoder as dec
     from . import embedding as em
 
@@ -177,7 +178,20 @@ def embedding_lookup() -> tuple[Question, ...]:
                "Give its width.", width,
                source="decoder.decoder_layer(X, embedding.teaching_layer()).shapes()", hint="a whole number",
                why=f"Only {name!r} has a last axis wider than d = {x.shape[-1]}: it has {width} features.")
-    return q1, q2, q3, q4, q5
+    real = em.parameter_count(ex.SCALE_VOCAB, ex.SCALE_D, ex.SCALE_D_FF, ex.SCALE_LAYERS)
+    bigger = {
+        "a": "the embedding and the output head together",
+        "b": "one decoder layer",
+        "c": "they store the same number",
+    }
+    key = "a" if real.vocab_matrices > real.layer else "b" if real.vocab_matrices < real.layer else "c"
+    q6 = choice("emb-scale", f"At V = {real.vocab:,}, d = {real.d}, d_ff = {real.d_ff}: which stores more numbers, the "
+                "embedding and the untied output head together, or one decoder layer?", bigger, key,
+                source="embedding.parameter_count(SCALE_VOCAB, SCALE_D, SCALE_D_FF, SCALE_LAYERS)",
+                why=(f"E and W_out store 2·V·d = {real.vocab_matrices:,}; one layer stores 2·d + 4·d² + 3·d·d_ff = "
+                     f"{real.layer:,}. Over all {real.layers} layers, though, the vocabulary matrices are only "
+                     f"{real.vocab_matrices / real.total:.1%} of the model."))
+    return q1, q2, q3, q4, q5, q6
 
 
 # ------------------------------------------------------------------ 04 attention
@@ -274,7 +288,7 @@ def attention() -> tuple[Question, ...]:
 
 def rope_discs() -> tuple[Question, ...]:
     """Chapter 5: the RoPE score at a distance, order blindness, a position past a
-    learned table, and the speed of two pairs."""
+    learned table, the speed of two pairs, and where ALiBi moves a row's weight."""
     disc = P.rope_disc(ex.FIG15_Q, ex.FIG15_K, ex.FIG15_OMEGA, 4)
     q1 = number("rope-score", "Figure 15: what does the score become at distance 4 with ω = π/2?", disc.dot,
                 tolerance=5e-3, source="position.rope_disc(FIG15_Q, FIG15_K, FIG15_OMEGA, 4).dot",
@@ -306,7 +320,17 @@ def rope_discs() -> tuple[Question, ...]:
                round(float(theta[0] / theta[1]), 9),
                source="position.rope_frequencies(ROPE_EXAMPLE_HEAD_DIM, ROPE_EXAMPLE_BASE)", hint="a whole number",
                why=f"The frequencies are θ = {fmt.vec(theta)}; each pair turns slower than the one before by the same factor.")
-    return q1, q2, q3, q4
+    slope = P.alibi_slopes(ex.ALIBI_HEADS)[0]
+    ali = P.alibi(ex.FIG8_Q, ex.FIG8_K, ex.FIG8_U, slope)
+    row = ex.FIG8_Q.shape[0] - 1
+    q5 = exact("rope-alibi", f"ALiBi with slope {fmt.frac(slope)} on the scores of Figure 8: which source does query "
+               f"row {row} read most?", int(ali.most_read[1][row]),
+               source=f"position.alibi(FIG8_Q, FIG8_K, FIG8_U, {fmt.frac(slope)}).most_read[1][{row}]",
+               hint="a source position (a whole number)",
+               why=(f"The bias {fmt.vec(ali.bias[row])} lowers far sources most: the weights "
+                    f"{fmt.vec(ali.plain.weights[row], 3)} become {fmt.vec(ali.biased.weights[row], 3)}, and the "
+                    f"most-read source moves from {ali.most_read[0][row]} to {ali.most_read[1][row]}."))
+    return q1, q2, q3, q4, q5
 
 
 # ---------------------------------------------------------------------- 06 GQA
