@@ -4,8 +4,9 @@
   embedding matrix ``E [V, d]``, not a quantity (ID 17 is not "9 more" than ID 8).
   It equals a one-hot row times ``E``, which nobody computes: it multiplies by
   ``V − 1`` zeros to copy one row.
-* **Output projection.** ``Z = H W_out`` with ``W_out [d, V]``, either its own matrix
-  (untied) or ``Eᵀ`` (tied: the same numbers serve as input rows and output columns).
+* **Output projection.** ``Z = RMSNorm(X_L) W_out``, ``X_L`` the last layer's output,
+  with ``W_out [d, V]`` either its own matrix (untied) or ``Eᵀ`` (tied: the same
+  numbers serve as input rows and output columns).
 * **Probabilities and sampling.** Softmax over the *vocabulary* (last) axis; a sampled
   ID goes back into the lookup as the next input. The hidden vector is never turned
   into a token by searching for its nearest embedding row.
