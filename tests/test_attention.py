@@ -59,6 +59,17 @@ def test_document_ids_and_mask_keep_packed_documents_apart():
     assert mask.any(axis=-1).all()
 
 
+@pytest.mark.parametrize("docs, block", [(ex.PACKED_DOCUMENTS, ex.PACK_BLOCK), ([[3, 7, 3], [2]], 2),
+                                          ([[1, 2, 3, 4, 5, 6]], 3), ([[1], [2], [3]], 2)])
+def test_continued_marks_exactly_the_blocks_whose_first_token_continues_a_document(docs, block):
+    p = A.pack_documents(docs, block, eos=ex.EOS, pad_id=ex.PAD)
+    stream = p.doc_ids.ravel()
+    for n in range(p.tokens.shape[0]):
+        start = n * block  # the first position of block n in the packed stream
+        mid = start > 0 and stream[start] >= 0 and stream[start - 1] == stream[start]
+        assert p.continued[n] == mid
+
+
 def test_document_ids_within_one_row_count_eos_before_position():
     assert A.document_ids([3, 9, 7, 9], eos=9).tolist() == [0, 0, 1, 1]
 

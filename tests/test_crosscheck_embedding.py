@@ -188,3 +188,25 @@ def test_expert_decoder_layer_matches_hf_mixtral_decoder_layer():
     ours = dec.decoder_layer(x, w)
     # the router's softmax and gates run in float32 in transformers, whatever the dtype
     np.testing.assert_allclose(ours.out, theirs.numpy(), rtol=1e-5, atol=1e-5)
+
+
+@pytest.mark.parametrize("vocab, d, d_ff, layers, tied", [
+    (ex.SCALE_VOCAB, ex.SCALE_D, ex.SCALE_D_FF, ex.SCALE_LAYERS, False),  # section 3.2's real scale
+    (ex.V, ex.D_MODEL, ex.D_FF, 1, True),  # the toy model, tied head
+])
+def test_parameter_count_matches_hf_llama_for_causal_lm(vocab, d, d_ff, layers, tied):
+    """Section 3.2's real-scale counts equal the numbers a LlamaForCausalLM of the same
+    shapes stores. Built on the meta device: shapes only, no memory, nothing downloaded."""
+    tf = pytest.importorskip("transformers", reason="needs transformers (crosscheck extra)")
+    config = tf.LlamaConfig(vocab_size=vocab, hidden_size=d, intermediate_size=d_ff, num_hidden_layers=layers,
+                            num_attention_heads=d // 128 if d >= 128 else ex.H, tie_word_embeddings=tied,
+                            attention_bias=False, mlp_bias=False)
+    config.num_key_value_heads = config.num_attention_heads  # multi-head attention, as chapter 3 counts it
+    with torch.device("meta"):
+        model = tf.LlamaForCausalLM(config)
+    ours = em.parameter_count(vocab, d, d_ff, layers, tied=tied)
+    assert sum(p.numel() for p in model.parameters()) == ours.total  # a tied head is one shared tensor
+    assert model.model.embed_tokens.weight.numel() == ours.embedding
+    assert sum(p.numel() for p in model.model.layers[0].parameters()) == ours.layer
+    assert model.model.norm.weight.numel() == ours.final_norm
+    assert (model.lm_head.weight is model.model.embed_tokens.weight) == tied

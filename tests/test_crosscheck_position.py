@@ -5,6 +5,10 @@ gives cos/sin for every position up to the config's ``max_position_embeddings`` 
 ``apply_rotary_pos_emb`` turns re-randomised queries and keys with them. The engine's
 rotate-half RoPE, with the base read from the same config, must agree. Llama computes
 its frequencies and angles in float32, hence the tolerance.
+
+ALiBi is checked against BLOOM's ``build_alibi_tensor``, which adds ``slope · j`` for
+key ``j`` instead of ``−slope · (i − j)``: the two differ by ``slope · i`` along each
+query row, which softmax ignores, so slopes and weights must agree.
 """
 
 from __future__ import annotations
@@ -88,3 +92,27 @@ def test_adjacent_pairing_matches_llama_only_after_the_permutation(config):
     adjacent = P.rope(x[..., np.argsort(order)], np.arange(t), base=rope_theta(config), pairing="adjacent")
     np.testing.assert_allclose(adjacent[..., order], hf.numpy(), atol=ATOL)
     assert not np.allclose(P.rope(x, np.arange(t), base=rope_theta(config), pairing="adjacent"), hf.numpy(), atol=0.1)
+
+
+# --------------------------------------------------------------------------- ALiBi
+
+bloom = pytest.importorskip("transformers.models.bloom.modeling_bloom")
+
+
+@pytest.mark.parametrize("heads", [1, 2, 4, 8, 16])
+def test_alibi_slopes_match_bloom(heads):
+    mask = torch.ones(1, 3)
+    theirs = bloom.build_alibi_tensor(mask, heads, torch.float64).reshape(heads, 3)[:, 1]  # slope · (j = 1)
+    np.testing.assert_allclose(P.alibi_slopes(heads), theirs.numpy(), rtol=1e-6)
+
+
+def test_alibi_weights_match_bloom_key_bias_under_the_causal_mask():
+    from tokenpath import examples as ex
+
+    heads, t = ex.ALIBI_HEADS, ex.FIG8_Q.shape[0]
+    key_bias = bloom.build_alibi_tensor(torch.ones(1, t), heads, torch.float64).reshape(heads, 1, t)
+    for h, slope in enumerate(P.alibi_slopes(heads)):
+        ours = P.alibi(ex.FIG8_Q, ex.FIG8_K, ex.FIG8_U, slope)
+        scores = torch.tensor(ours.plain.scores) + key_bias[h]
+        scores = scores.masked_fill(~torch.tensor(ours.plain.mask), float("-inf"))
+        np.testing.assert_allclose(ours.biased.weights, scores.softmax(dim=-1).numpy(), rtol=1e-6, atol=1e-7)

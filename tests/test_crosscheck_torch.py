@@ -33,8 +33,8 @@ def _random_bhtd(seed, b=2, h=3, t_q=5, t_k=5, d_h=4, d_v=4):
     )
 
 
-def seed_causal_attention(q, k, value):
-    """The seed's PyTorch snippet (section 3.4), verbatim in behaviour."""
+def snippet_causal_attention(q, k, value):
+    """Chapter 4's PyTorch snippet (section 4.4), verbatim in behaviour."""
     import math
 
     t = q.shape[-2]
@@ -90,9 +90,9 @@ def test_cross_attention_matches_sdpa_with_padding_mask():
     np.testing.assert_allclose(ours, theirs, rtol=RTOL, atol=ATOL)
 
 
-def test_seed_snippet_and_engine_agree_on_fig08_weights_and_output():
+def test_chapter4_snippet_and_engine_agree_on_fig08_weights_and_output():
     q, k, u = (x[None, None] for x in (ex.FIG8_Q, ex.FIG8_K, ex.FIG8_U))
-    out, weights = seed_causal_attention(_t(q), _t(k), _t(u))
+    out, weights = snippet_causal_attention(_t(q), _t(k), _t(u))
     trace = A.causal_attention(ex.FIG8_Q, ex.FIG8_K, ex.FIG8_U)
     np.testing.assert_allclose(weights.numpy()[0, 0], trace.weights, rtol=RTOL, atol=ATOL)
     np.testing.assert_allclose(out.numpy()[0, 0], trace.output, rtol=RTOL, atol=ATOL)

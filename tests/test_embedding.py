@@ -335,3 +335,32 @@ def test_generation_with_an_untied_head_uses_that_head():
     step = em.generate([3, 7, 3], 1, w_out=w_out, temperature=0.0)[0]
     np.testing.assert_allclose(step.logits, step.hidden @ w_out)
     assert step.sampled == int(np.argmax(step.hidden @ w_out))
+
+
+# ------------------------------------------------------------------------ real scale
+
+
+def test_parameter_count_of_one_layer_is_what_the_teaching_layer_stores():
+    c = em.parameter_count(ex.V, ex.D_MODEL, ex.D_FF, 1)
+    assert c.layer == em.teaching_layer().parameter_count
+    assert c.embedding == em.teaching_embedding().size
+
+
+@given(st.integers(1, 50_000), st.integers(1, 64), st.integers(1, 256), st.integers(0, 8), st.booleans())
+def test_parameter_count_adds_up_by_part(vocab, d, d_ff, layers, tied):
+    c = em.parameter_count(vocab, d, d_ff, layers, tied=tied)
+    assert c.total == c.embedding + c.head + layers * c.layer + d
+    assert c.head == (0 if tied else c.embedding)
+    # a layer grows with d², the vocabulary matrices with d: doubling d more than doubles a layer
+    assert em.parameter_count(vocab, 2 * d, d_ff, layers).layer > 2 * c.layer
+
+
+@pytest.mark.parametrize("kwargs, error, words", [
+    ({"vocab": 0, "d": 8, "d_ff": 24, "layers": 1}, ValueError, "vocab"),
+    ({"vocab": 10, "d": 8.5, "d_ff": 24, "layers": 1}, TypeError, "d"),
+    ({"vocab": 10, "d": 8, "d_ff": 24, "layers": -1}, ValueError, "layers"),
+    ({"vocab": 10, "d": 8, "d_ff": 24, "layers": 1, "tied": "yes"}, TypeError, "tied"),
+])
+def test_parameter_count_refuses_bad_shapes(kwargs, error, words):
+    with pytest.raises(error, match=words):
+        em.parameter_count(**kwargs)

@@ -29,10 +29,10 @@ def head(draw, rows=st.integers(1, 6)):
     return x, pos
 
 
-# ------------------------------------------------------------------ seed 004's example
+# ------------------------------------------------------ the four-wide worked example
 
 
-def test_seed004_frequencies_are_one_and_one_hundredth_and_angles_3_and_0_03():
+def test_four_wide_frequencies_are_one_and_one_hundredth_and_angles_3_and_0_03():
     theta = P.rope_frequencies(ex.ROPE_EXAMPLE_HEAD_DIM, ex.ROPE_EXAMPLE_BASE)
     angles = P.rope_angles([ex.ROPE_EXAMPLE_POSITION], ex.ROPE_EXAMPLE_HEAD_DIM, ex.ROPE_EXAMPLE_BASE)
     np.testing.assert_allclose(theta, [1.0, 0.01], rtol=1e-15)
@@ -280,3 +280,42 @@ def test_other_bad_arguments_name_themselves():
         P.order_blindness("abac", [0, 0, 1, 2], seed=0)
     with pytest.raises(ValueError, match="max_len must be >= 1"):
         P.position_table(0, 4, seed=0)
+
+
+# ------------------------------------------------------------------------------ ALiBi
+
+
+def test_alibi_bias_depends_on_the_distance_only_and_hides_nothing():
+    bias = P.alibi_bias(6, 0.25)
+    i, j = np.tril_indices(6)
+    assert np.array_equal(bias[i, j], -0.25 * (i - j))  # a function of i − j alone
+    assert not bias[np.triu_indices(6, 1)].any()  # the future is left to the causal mask
+
+
+def test_alibi_slopes_are_the_geometric_sequence_from_two_to_minus_eight_over_h():
+    for heads in (1, 2, 4, 8, 16):
+        s = P.alibi_slopes(heads)
+        assert s.size == heads and np.isclose(s[0], 2 ** (-8 / heads))
+        assert np.allclose(s[1:] / s[:-1], s[0])
+        assert np.isclose(s[-1], 2.0 ** -8)
+
+
+def test_alibi_keeps_rows_normalised_and_favours_nearer_sources():
+    t = P.alibi(ex.FIG8_Q, ex.FIG8_K, ex.FIG8_U, P.alibi_slopes(ex.ALIBI_HEADS)[0])
+    assert np.allclose(t.biased.weights.sum(axis=-1), 1)
+    assert not t.biased.weights[~t.plain.mask].any()
+    # a penalty that grows with distance moves weight towards the nearest sources
+    assert np.all(t.biased.weights[2, 1:] > t.plain.weights[2, 1:])
+    assert t.most_read[0][2] != t.most_read[1][2]
+
+
+@pytest.mark.parametrize("call, error, words", [
+    (lambda: P.alibi_slopes(6), ValueError, "power of two"),
+    (lambda: P.alibi_slopes(0), ValueError, "heads"),
+    (lambda: P.alibi_bias(3, 0.0), ValueError, "slope must be positive"),
+    (lambda: P.alibi_bias(0, 0.5), ValueError, "t"),
+    (lambda: P.alibi(np.ones((2, 3, 2)), np.ones((2, 3, 2)), np.ones((2, 3, 2)), 0.5), ValueError, "one head"),
+])
+def test_alibi_refuses_bad_input_with_a_message(call, error, words):
+    with pytest.raises(error, match=words):
+        call()

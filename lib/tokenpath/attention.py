@@ -1,6 +1,6 @@
 """Scaled dot-product attention, computed the way chapter 4 does it by hand.
 
-Conventions used everywhere in this module (the seed's table of axes):
+Conventions used everywhere in this module (the table of axes in chapter 4):
 
 * a score or weight matrix has rows = receiving (query) position ``i`` and
   columns = source (key) position ``j``;
@@ -188,6 +188,18 @@ class PackedBlocks:
     tokens: np.ndarray  # [N, L] token IDs; the tail of the last block is pad_id
     doc_ids: np.ndarray  # [N, L] document number of each position (pad positions: -1)
     valid: np.ndarray  # [N, L] False on padding
+
+    @property
+    def continued(self) -> np.ndarray:
+        """[N] True where a block starts in the middle of a document that an earlier
+        block began (its first position belongs to the document of the previous
+        block's last position).
+
+        >>> pack_documents([[3, 7, 3], [2]], block=2, eos=9, pad_id=0).continued.tolist()
+        [False, True, False]
+        """
+        starts = self.doc_ids[1:, 0]
+        return np.r_[False, (starts >= 0) & (starts == self.doc_ids[:-1, -1])]
 
     def mask(self) -> np.ndarray:
         """Causal ∧ padding ∧ document visibility, shape ``[N, L, L]``.
@@ -437,7 +449,7 @@ def causal_attention(query, key, value, *, past: int = 0) -> AttentionTrace:
 
     With ``past=0`` the mask is the square :func:`causal_mask`; with ``past=P`` the
     keys hold ``P`` cached positions followed by the ``T_q`` new ones and the mask is
-    :func:`cache_mask`. This is the NumPy twin of the seed's PyTorch
+    :func:`cache_mask`. This is the NumPy twin of chapter 4's PyTorch
     ``causal_attention`` (which covers only ``past=0``).
 
     >>> causal_attention(np.eye(2), np.eye(2), [[1.0], [3.0]]).output.ravel().round(4).tolist()

@@ -4,8 +4,9 @@
   embedding matrix ``E [V, d]``, not a quantity (ID 17 is not "9 more" than ID 8).
   It equals a one-hot row times ``E``, which nobody computes: it multiplies by
   ``V − 1`` zeros to copy one row.
-* **Output projection.** ``Z = H W_out`` with ``W_out [d, V]``, either its own matrix
-  (untied) or ``Eᵀ`` (tied: the same numbers serve as input rows and output columns).
+* **Output projection.** ``Z = RMSNorm(X_L) W_out``, ``X_L`` the last layer's output,
+  with ``W_out [d, V]`` either its own matrix (untied) or ``Eᵀ`` (tied: the same
+  numbers serve as input rows and output columns).
 * **Probabilities and sampling.** Softmax over the *vocabulary* (last) axis; a sampled
   ID goes back into the lookup as the next input. The hidden vector is never turned
   into a token by searching for its nearest embedding row.
@@ -13,7 +14,11 @@
   to a tied ``E``, split into what the input lookup sends (only rows that were read)
   and what the output classifier sends (every row).
 
-ID 0 is an ordinary ID here; nothing is padding unless a loss mask says so.
+* **Scale.** :func:`parameter_count` counts what a model of given shapes stores, so
+  the toy numbers can stand beside a real vocabulary and width.
+
+ID 0 is an ordinary ID here. No ID is padding by its value: a pipeline declares a
+padding ID and masks it twice, out of the loss and out of attention (chapter 4).
 """
 
 from __future__ import annotations
@@ -33,6 +38,7 @@ __all__ = [
     "GenerationStep",
     "LogitPanels",
     "LookupTrace",
+    "ParameterCount",
     "SamplingTrace",
     "TiedGradient",
     "batch_ids",
@@ -49,6 +55,7 @@ __all__ = [
     "lookup_trace",
     "next_token_probs",
     "one_hot",
+    "parameter_count",
     "sample_next",
     "sampling_trace",
     "seeded_embedding",
@@ -377,6 +384,55 @@ def logit_panels(temperature: float = ex.FIG5_TEMPERATURE) -> LogitPanels:
         shifted=sampling_trace(ex.FIG5_GAP + ex.FIG5_SHIFT, temperature),
         shift=ex.FIG5_SHIFT,
     )
+
+
+# ----------------------------------------------------------------------- real scale
+
+
+@dataclass(frozen=True)
+class ParameterCount:
+    """Numbers stored by a decoder of the chapter's structure (Figure 4: two RMSNorm
+    weights, W_Q, W_K, W_V, W_O of [d, d], a SwiGLU FFN of width d_ff), by part."""
+
+    vocab: int  # V
+    d: int  # width of the residual stream
+    d_ff: int  # width of the FFN's hidden layer
+    layers: int  # decoder layers stacked
+    tied: bool  # W_out = Eᵀ: the head stores nothing of its own
+    embedding: int  # E: V·d
+    head: int  # W_out: d·V, or 0 when tied
+    layer: int  # one decoder layer: 2·d + 4·d² + 3·d·d_ff
+    final_norm: int  # the RMSNorm weight before the head: d
+
+    @property
+    def vocab_matrices(self) -> int:
+        """E and W_out together."""
+        return self.embedding + self.head
+
+    @property
+    def all_layers(self) -> int:
+        return self.layers * self.layer
+
+    @property
+    def total(self) -> int:
+        return self.vocab_matrices + self.all_layers + self.final_norm
+
+
+def parameter_count(vocab: int, d: int, d_ff: int, layers: int, *, tied: bool = False) -> ParameterCount:
+    """Count the stored numbers of a decoder with the chapter's structure (multi-head
+    attention whose heads together are d wide).
+
+    >>> c = parameter_count(1000, 8, 24, 1)
+    >>> c.embedding, c.head, c.layer, c.total
+    (8000, 8000, 848, 16856)
+    """
+    vocab, d = as_int("vocab", vocab, low=1), as_int("d", d, low=1)
+    d_ff, layers = as_int("d_ff", d_ff, low=1), as_int("layers", layers, low=0)
+    if not isinstance(tied, (bool, np.bool_)):
+        raise TypeError(f"tied must be True or False, got {tied!r}")
+    layer = 2 * d + 4 * d * d + 3 * d * d_ff  # norms, W_Q W_K W_V W_O, W_gate W_up W_down
+    return ParameterCount(vocab, d, d_ff, layers, bool(tied), embedding=vocab * d,
+                          head=0 if tied else vocab * d, layer=layer, final_norm=d)
 
 
 # ---------------------------------------------------------------- the sampling loop

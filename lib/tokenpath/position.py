@@ -1,14 +1,17 @@
-"""Positions: why attention needs them, and three ways to supply them.
+"""Positions: why attention needs them, and four ways to supply them (chapter 5).
 
 Attention by itself compares contents only: reorder its inputs and, without a mask,
-its outputs are reordered the same way (:func:`order_blindness`). Three remedies:
+its outputs are reordered the same way (:func:`order_blindness`). Four remedies:
 
 * a **sinusoidal encoding** (:func:`sinusoidal`), a fixed vector per position added to
   the token embedding;
 * a **learned table** (:class:`PositionTable`), one trained row per position up to a
   maximum length, and nothing beyond it;
 * **rotary position embedding** (RoPE, :func:`rope`), which turns queries and keys
-  instead of adding anything.
+  instead of adding anything;
+* **ALiBi** (:func:`alibi_bias`), a fixed penalty on the attention scores that grows
+  with the distance between query and key, one slope per head
+  (:func:`alibi_slopes`).
 
 RoPE splits a query or key vector of width ``d_h`` into ``d_h / 2`` feature pairs and
 turns pair ``i`` at position ``p`` by the angle ``p · θ_i``, with frequencies
@@ -34,7 +37,7 @@ from dataclasses import dataclass
 import numpy as np
 
 from ._checks import as_float, as_float_array, as_int, as_int_array
-from .attention import AttentionTrace, attention
+from .attention import AttentionTrace, WeightedValuesTrace, attention, causal_attention, weighted_values
 from .examples import (
     FIG15_BASE,
     FIG15_DISTANCE,
@@ -51,9 +54,13 @@ from .examples import (
 
 __all__ = [
     "PAIRINGS",
+    "AlibiTrace",
     "Disc",
     "DistanceTrace",
     "Fig15Trace",
+    "alibi",
+    "alibi_bias",
+    "alibi_slopes",
     "OrderBlindness",
     "PairTrace",
     "PositionTable",
@@ -308,7 +315,7 @@ def pair_trace(index: int = FIG15_PAIR, base: float = FIG15_BASE, *, head_dim: i
 class Fig15Trace:
     """Everything figure 15 draws."""
 
-    discs: tuple  # (Disc, …) the seed's discs, distances FIG15_DISTANCES at FIG15_OMEGA
+    discs: tuple  # (Disc, …) panel (a)'s discs, distances FIG15_DISTANCES at FIG15_OMEGA
     live: DistanceTrace  # panel (b), the distance/frequency widget's default
     pair: PairTrace  # panel (c), the base/pair-index widget's default
 
@@ -433,3 +440,67 @@ def order_blindness(text: str, permutation, *, d_model: int = 8, d_head: int = 4
 
     x, x_re = table[ids], table[ids[perm]]
     return OrderBlindness(ids, perm, head(x, False), head(x_re, False), head(x, True), head(x_re, True))
+
+
+# ------------------------------------------------------------------------------ ALiBi
+
+
+def alibi_slopes(heads: int) -> np.ndarray:
+    """ALiBi's fixed slope of each head (Press et al., 2022): the geometric sequence
+    that starts at ``2^(−8/H)`` and has that same ratio, for ``H`` a power of two.
+
+    >>> alibi_slopes(8).tolist()
+    [0.5, 0.25, 0.125, 0.0625, 0.03125, 0.015625, 0.0078125, 0.00390625]
+    """
+    heads = as_int("heads", heads, low=1)
+    if heads & (heads - 1):
+        raise ValueError(f"heads must be a power of two (1, 2, 4, 8, …) for ALiBi's geometric slopes, got {heads}")
+    return 2.0 ** (-8.0 * np.arange(1, heads + 1) / heads)
+
+
+def alibi_bias(t: int, slope: float) -> np.ndarray:
+    """``[T, T]`` bias added to the scaled scores: ``−slope · (i − j)`` for a query at
+    ``i`` and a visible key at ``j ≤ i``, 0 on the future (which the causal mask hides).
+    It depends on the distance ``i − j`` only, and it is computed, not trained.
+
+    >>> alibi_bias(3, 0.5).tolist()
+    [[0.0, 0.0, 0.0], [-0.5, 0.0, 0.0], [-1.0, -0.5, 0.0]]
+    """
+    t = as_int("t", t, low=1)
+    slope = as_float("slope", slope)
+    if not slope > 0:
+        raise ValueError(f"slope must be positive, got {slope}")
+    i, j = np.arange(t)[:, None], np.arange(t)[None, :]
+    return np.where(j <= i, -slope * (i - j), 0.0) + 0.0  # + 0.0: no negative zeros on the diagonal
+
+
+@dataclass(frozen=True)
+class AlibiTrace:
+    """Causal attention over the same queries, keys and values, without and with
+    ALiBi's bias on the scaled scores."""
+
+    slope: float
+    bias: np.ndarray  # [T, T]  −slope·(i − j) on visible cells
+    plain: AttentionTrace  # no position signal
+    biased: WeightedValuesTrace  # scores + bias, the same causal mask
+
+    @property
+    def most_read(self) -> tuple[np.ndarray, np.ndarray]:
+        """The most-read source of each query row: (without, with the bias)."""
+        return self.plain.weights.argmax(axis=-1), self.biased.weights.argmax(axis=-1)
+
+
+def alibi(query, key, value, slope: float) -> AlibiTrace:
+    """One causal head without and with ALiBi. ``query``, ``key`` ``[T, d_h]``,
+    ``value`` ``[T, d_v]``.
+
+    >>> t = alibi(np.eye(2), np.eye(2), np.eye(2), 0.5)
+    >>> t.bias[1].tolist(), bool(np.allclose(t.biased.weights.sum(axis=-1), 1))
+    ([-0.5, 0.0], True)
+    """
+    plain = causal_attention(query, key, value)
+    if plain.scores.ndim != 2:
+        raise ValueError(f"query must be [T, d_h] (one head), got shape {plain.query.shape}")
+    bias = alibi_bias(plain.scores.shape[-1], slope)
+    biased = weighted_values(plain.scores + bias, plain.value, plain.mask)
+    return AlibiTrace(float(slope), bias, plain, biased)

@@ -150,7 +150,8 @@ def utf8_splits() -> tuple[Question, ...]:
 
 def embedding_lookup() -> tuple[Question, ...]:
     """Chapter 3: one cell of the lookup, shift invariance of softmax, the tied
-    gradient, the FFN's hidden width (through the engine's public functions)."""
+    gradient, the FFN's hidden width, and the vocabulary matrices against a layer at
+    real scale (through the engine's public functions)."""
     from . import decoder as dec
     from . import embedding as em
 
@@ -189,7 +190,20 @@ def embedding_lookup() -> tuple[Question, ...]:
                "Give its width.", width,
                source="decoder.decoder_layer(X, embedding.teaching_layer()).shapes()", hint="a whole number",
                why=f"Only {name!r} has a last axis wider than d = {x.shape[-1]}: it has {width} features.")
-    return q1, q2, q3, q4, q5
+    real = em.parameter_count(ex.SCALE_VOCAB, ex.SCALE_D, ex.SCALE_D_FF, ex.SCALE_LAYERS)
+    bigger = {
+        "a": "the embedding and the output head together",
+        "b": "one decoder layer",
+        "c": "they store the same number",
+    }
+    key = "a" if real.vocab_matrices > real.layer else "b" if real.vocab_matrices < real.layer else "c"
+    q6 = choice("emb-scale", f"At V = {real.vocab:,}, d = {real.d}, d_ff = {real.d_ff}: which stores more numbers, the "
+                "embedding and the untied output head together, or one decoder layer?", bigger, key,
+                source="embedding.parameter_count(SCALE_VOCAB, SCALE_D, SCALE_D_FF, SCALE_LAYERS)",
+                why=(f"E and W_out store 2·V·d = {real.vocab_matrices:,}; one layer stores 2·d + 4·d² + 3·d·d_ff = "
+                     f"{real.layer:,}. Over all {real.layers} layers, though, the vocabulary matrices are only "
+                     f"{real.vocab_matrices / real.total:.1%} of the model."))
+    return q1, q2, q3, q4, q5, q6
 
 
 # ------------------------------------------------------------------ 04 attention
@@ -197,7 +211,9 @@ def embedding_lookup() -> tuple[Question, ...]:
 
 def attention() -> tuple[Question, ...]:
     """Chapter 4: who reads whom, the shift against the mask, the cache's absolute
-    position, a small weight with a long value, and what a trained head's query reads."""
+    position, a small weight with a long value, what a trained head's query reads, and
+    one more cell each of figures 8, 13 and 14 (a weight, a target and the logit axis,
+    the history a misaligned cache mask loses)."""
     t8 = A.causal_attention(ex.FIG8_Q, ex.FIG8_K, ex.FIG8_U)
     reads = {
         "a": "query position 1 reads source position 0, with weight 1/3 of that one row",
@@ -241,7 +257,42 @@ def attention() -> tuple[Question, ...]:
                     + ("the token just before it" if source == line.query - 1 else f"{line.query - source} tokens back")
                     + ". Over the "
                     f"held-out text the head is {line.stats.describe(line.layer, line.head, line.share)}."))
-    return q1, q2, q3, q4, q5
+    a20 = t8.weights[2, 0]
+    q6 = exact("att-A20", "Figure 8: what is the weight A[2,0], with which query position 2 reads source position 0?",
+               a20, source="attention.causal_attention(FIG8_Q, FIG8_K, FIG8_U).weights[2, 0]",
+               hint='a fraction such as "1/3"',
+               why=(f"Row 2 sees all three sources; their exponentials are "
+                    f"{fmt.vec(t8.exp_scores[2], fractions=True)}, so the softmax over the row gives "
+                    f"{fmt.vec(t8.weights[2], fractions=True)}, and A[2,0] = {fmt.frac(a20)}."))
+    last = int(shift.inputs.size - 1)
+    q7 = exact("att-target", f"Figure 13: which token ID is the last position, t={last}, trained to predict?",
+               int(shift.targets[last]), source=f"attention.shift_vs_mask(TEXT, ...).targets[{last}]",
+               hint="a token ID (a whole number)",
+               why=(f"The targets are the inputs moved one step left with EOS appended: y = "
+                    f"{fmt.vec(shift.targets)}. The last position has no next input, so its target is the "
+                    f"appended EOS, ID {shift.targets[last]}."))
+    logit_shape = {"batch": ex.B, "positions": ex.T, "vocabulary": ex.V}  # logits Z: [B, T, V] (chapter 3)
+    kept = list(logit_shape)[-1]  # Z[0, 2, :] fixes the batch and the position, keeps the last axis
+    axes = {"a": "positions: one logit per position of the sequence",
+            "b": "vocabulary: one logit per candidate token ID",
+            "c": "batch: one logit per sequence",
+            "d": "features: the model width d"}
+    q8 = choice("att-axis", f"Figure 13: column t={col} is trained towards y[{col}]. Its logits Z[0,{col},:] "
+                f"(sequence 0, position {col}) run along which axis?", axes,
+                {"positions": "a", "vocabulary": "b", "batch": "c"}[kept],
+                source="logits shape [B, T, V] (examples.B, T, V); ':' keeps the last axis",
+                why=(f"Z has shape [B, T, V] = {fmt.vec(list(logit_shape.values()))}; fixing the sequence and the "
+                     f"position leaves the last axis, V = {ex.V} candidate IDs. The loss reads the entry of "
+                     f"ID y[{col}] = {shift.targets[col]} in it; the target is a label, not an input that is read."))
+    dropped = np.flatnonzero(cache.dropped[0])
+    q9 = set_of("att-cache-dropped", "Figure 14: which cached keys would the first new query row wrongly lose if its "
+                "local row number 0 were compared with the absolute key index?", dropped,
+                source=f"np.flatnonzero(attention.cache_masks({ex.FIG14_PAST}, {ex.FIG14_NEW}).dropped[0])",
+                hint="a set of key indices such as {0, 1}",
+                why=(f"The right mask lets local row 0, at absolute position {cache.past}, read keys "
+                     f"{fmt.vec(np.flatnonzero(cache.mask[0]))}; the local-index mask keeps only "
+                     f"{fmt.vec(np.flatnonzero(cache.wrong[0]))}, dropping {fmt.vec(dropped)} from the history."))
+    return q1, q2, q3, q4, q5, q6, q7, q8, q9
 
 
 # ---------------------------------------------------------------- 05 positions
@@ -249,7 +300,7 @@ def attention() -> tuple[Question, ...]:
 
 def rope_discs() -> tuple[Question, ...]:
     """Chapter 5: the RoPE score at a distance, order blindness, a position past a
-    learned table, and the speed of two pairs."""
+    learned table, the speed of two pairs, and where ALiBi moves a row's weight."""
     disc = P.rope_disc(ex.FIG15_Q, ex.FIG15_K, ex.FIG15_OMEGA, 4)
     q1 = number("rope-score", "Figure 15: what does the score become at distance 4 with ω = π/2?", disc.dot,
                 tolerance=5e-3, source="position.rope_disc(FIG15_Q, FIG15_K, FIG15_OMEGA, 4).dot",
@@ -276,11 +327,22 @@ def rope_discs() -> tuple[Question, ...]:
                 why=(f"The table {'refuses' if refused else 'accepts'} position 8. RoPE needs no row: the angle of pair "
                      "i is the position times θ_i, defined for every position."))
     theta = P.rope_frequencies(ex.ROPE_EXAMPLE_HEAD_DIM, ex.ROPE_EXAMPLE_BASE)
-    q4 = exact("rope-speed", "In seed 004's example, how many times faster does pair 0 turn than pair 1?",
+    q4 = exact("rope-speed", "In the four-wide example of section 5.4, how many times faster does pair 0 turn than "
+               "pair 1?",
                round(float(theta[0] / theta[1]), 9),
                source="position.rope_frequencies(ROPE_EXAMPLE_HEAD_DIM, ROPE_EXAMPLE_BASE)", hint="a whole number",
                why=f"The frequencies are θ = {fmt.vec(theta)}; each pair turns slower than the one before by the same factor.")
-    return q1, q2, q3, q4
+    slope = P.alibi_slopes(ex.ALIBI_HEADS)[0]
+    ali = P.alibi(ex.FIG8_Q, ex.FIG8_K, ex.FIG8_U, slope)
+    row = ex.FIG8_Q.shape[0] - 1
+    q5 = exact("rope-alibi", f"ALiBi with slope {fmt.frac(slope)} on the scores of Figure 8: which source does query "
+               f"row {row} read most?", int(ali.most_read[1][row]),
+               source=f"position.alibi(FIG8_Q, FIG8_K, FIG8_U, {fmt.frac(slope)}).most_read[1][{row}]",
+               hint="a source position (a whole number)",
+               why=(f"The bias {fmt.vec(ali.bias[row])} lowers far sources most: the weights "
+                    f"{fmt.vec(ali.plain.weights[row], 3)} become {fmt.vec(ali.biased.weights[row], 3)}, and the "
+                    f"most-read source moves from {ali.most_read[0][row]} to {ali.most_read[1][row]}."))
+    return q1, q2, q3, q4, q5
 
 
 # ---------------------------------------------------------------------- 06 GQA
@@ -599,7 +661,7 @@ def for_chapter(chapter: str) -> dict[str, Question]:
     in the order the chapter asks them.
 
     >>> list(for_chapter("04_attention"))
-    ['att-A10', 'att-reads', 'att-cache-row', 'att-longer', 'att-trained-read']
+    ['att-A10', 'att-reads', 'att-cache-row', 'att-longer', 'att-trained-read', 'att-A20', 'att-target', 'att-axis', 'att-cache-dropped']
     """
     if chapter not in CHAPTERS:
         raise ValueError(f"chapter must be one of {sorted(CHAPTERS)}, got {chapter!r}")

@@ -12,6 +12,7 @@ from tokenpath import fmt
 from tokenpath import trained as T
 
 from . import Claim as _Claim
+from .embedding import pinned
 from . import NotClaim as _NotClaim
 
 CHAPTER = "04_attention"
@@ -79,6 +80,29 @@ def _weighted_sum(trace, row) -> str:
     terms = " + ".join(f"{fmt.frac(w[j])}·{fmt.vec(u[j])}" for j in visible)
     parts = " + ".join(fmt.vec(c[j]) for j in visible)
     return f"{terms} = {parts} = {fmt.vec(trace.output[row])}"
+
+
+@cache
+def packed():
+    return A.pack_documents(ex.PACKED_DOCUMENTS, ex.PACK_BLOCK, eos=ex.EOS, pad_id=ex.PAD)
+
+
+def _block_with_two_documents() -> tuple[int, int, int]:
+    """The first block that begins a new document after an EOS inside it:
+    (block, document it starts with, document begun after the EOS)."""
+    p = packed()
+    for b in range(p.tokens.shape[0]):
+        docs = [d for d in dict.fromkeys(p.doc_ids[b].tolist()) if d >= 0]
+        if len(docs) == 2 and not p.continued[b]:
+            return b, docs[0], docs[1]
+    raise AssertionError("no block starts one document and begins another")
+
+
+def _continued_block() -> tuple[int, int]:
+    """(the first block that starts mid-document, that document)."""
+    p = packed()
+    b = int(np.flatnonzero(p.continued)[0])
+    return b, int(p.doc_ids[b, 0])
 
 
 # ------------------------------------------------- section 4.5: the trained model's heads
@@ -237,6 +261,19 @@ CLAIMS: list[_Claim] = [
           text=("0–3", _range_text)),
     Claim("fig14.row0_blocked", lambda: np.flatnonzero(~A.cache_mask(ex.FIG14_PAST, ex.FIG14_NEW)[0])[0],
           exact="4"),
+    # -- packed documents and padding ------------------------------------------------
+    Claim("pack.pad", lambda: ex.PAD, text=("PAD = 0", lambda v: f"PAD = {v}")),
+    Claim("pack.documents", lambda: len(ex.PACKED_DOCUMENTS),
+          text=("packs three short documents", lambda n: f"packs {['no', 'one', 'two', 'three', 'four'][n]} short documents")),
+    Claim("pack.two_documents", _block_with_two_documents,
+          text=("Block 1 starts with document 1 and begins document 2",
+                lambda t: f"Block {t[0]} starts with document {t[1]} and begins document {t[2]}")),
+    Claim("pack.continued", _continued_block,
+          text=("Document 2 does not fit, so block 2 starts in the middle of it",
+                lambda t: f"Document {t[1]} does not fit, so block {t[0]} starts in the middle of it")),
+    Claim("pack.padded_block", lambda: int(np.flatnonzero(~packed().valid.all(axis=1))[-1]),
+          text=("In block 2 the padded rows", lambda b: f"In block {b} the padded rows")),
+    Claim("src04.torch", lambda: pinned("torch"), text=("PyTorch 2.13.0", lambda v: f"PyTorch {v}")),
     # -- section 4.5 and figure 23: the trained model ----------------------------------
     Claim("sec45.layers", lambda: heads().shape[0], text=("4 layers", lambda n: f"{n} layers")),
     Claim("sec45.heads", lambda: heads().shape[1], text=("6 heads", lambda n: f"{n} heads")),
@@ -283,6 +320,8 @@ CLAIMS: list[_Claim] = [
 
 #: Digits in the prose that are not computed claims, each with its reason.
 NOT_CLAIMS: list[_NotClaim] = [
+    NotClaim("GPT-3", "a model's name"),
+    NotClaim("Llama 3", "a model's name"),
     NotClaim("dim=-1", "code: PyTorch's name for the last axis"),
     NotClaim("axis=-1", "code: NumPy's name for the last axis"),
     NotClaim("(0 when all the weight sits on one source", "the definition of entropy: a point mass has entropy 0"),

@@ -4,6 +4,7 @@ sampling and the two gradient paths of a tied matrix."""
 from __future__ import annotations
 
 from functools import cache, partial
+from pathlib import Path
 
 import numpy as np
 
@@ -21,6 +22,19 @@ NotClaim = partial(_NotClaim, chapter=CHAPTER)
 
 
 # ------------------------------------------------------------------ engine calls
+
+CONSTRAINTS = Path(__file__).resolve().parents[2] / "constraints.txt"
+
+
+def pinned(package: str) -> str:
+    """The version of ``package`` pinned in constraints.txt, which the cross-check tests
+    run against (a chapter's Sources name it)."""
+    for line in CONSTRAINTS.read_text().splitlines():
+        name, sep, version = line.partition("==")
+        if sep and name.strip().lower() == package.lower():
+            return version.strip()
+    raise LookupError(f"{package} is not pinned in {CONSTRAINTS}")
+
 
 @cache
 def fig03():
@@ -45,6 +59,16 @@ def fig05():
 @cache
 def fig06():
     return em.tied_gradient()
+
+
+@cache
+def real():
+    return em.parameter_count(ex.SCALE_VOCAB, ex.SCALE_D, ex.SCALE_D_FF, ex.SCALE_LAYERS)
+
+
+@cache
+def toy():
+    return em.parameter_count(ex.V, ex.D_MODEL, ex.D_FF, 1, tied=True)
 
 
 def _shape(s) -> str:
@@ -108,6 +132,33 @@ CLAIMS: list[_Claim] = [
     Claim("fig04.w_gate_shape", lambda: layer().w_gate.shape, text=("[8, 24]", _shape)),
     Claim("fig04.w_down_shape", lambda: layer().w_down.shape, text=("[24, 8]", _shape)),
     Claim("fig04.parameters", lambda: layer().parameter_count, exact="848"),
+    # -- real scale beside the toy shapes ---------------------------------------------
+    Claim("scale.vocab", lambda: real().vocab, text=("32,000 entries", lambda n: f"{n:,} entries")),
+    Claim("scale.width", lambda: real().d, text=("width 4096", lambda n: f"width {n}")),
+    Claim("scale.d_ff", lambda: real().d_ff, text=("FFN width 11,008", lambda n: f"FFN width {n:,}")),
+    Claim("scale.layers", lambda: real().layers, text=("32 layers", lambda n: f"{n} layers")),
+    Claim("scale.embedding", lambda: (real().vocab, real().d, real().embedding),
+          text=("32,000 × 4096 = 131,072,000", lambda t: f"{t[0]:,} × {t[1]} = {t[2]:,}")),
+    Claim("scale.untied", lambda: real().head == real().embedding,
+          text=("untied output head as many again", lambda b: "untied output head as many again" if b else "no")),
+    Claim("scale.vocab_matrices", lambda: real().vocab_matrices, text=("262,144,000", _thousands)),
+    Claim("scale.layer", lambda: real().layer, text=("202,383,360", _thousands)),
+    Claim("scale.vocab_exceeds_layer", lambda: real().vocab_matrices > real().layer,
+          text=("hold more than a whole layer", lambda b: "hold more than a whole layer" if b else "hold less")),
+    Claim("scale.all_layers", lambda: real().layers, text=("all 32 layers", lambda n: f"all {n} layers")),
+    Claim("scale.total", lambda: real().total, text=("6,738,415,616", _thousands)),
+    Claim("scale.share", lambda: real().vocab_matrices / real().total, text=("3.9%", lambda v: f"{v:.1%}")),
+    Claim("scale.toy_d", lambda: toy().d, text=("d = 8", lambda n: f"d = {n}")),
+    Claim("scale.toy_tied", lambda: toy().head, text=("a tied head", lambda n: "a tied head" if n == 0 else "untied")),
+    Claim("scale.toy_embedding", lambda: toy().embedding, text=("8,000", _thousands)),
+    Claim("scale.toy_ratio", lambda: toy().vocab_matrices / toy().layer, text=("9.4 times", lambda v: f"{v:.1f} times")),
+    Claim("scale.toy_layer", lambda: toy().layer, exact="848"),
+    # -- padding ------------------------------------------------------------------
+    Claim("ch03.pad", lambda: ex.PAD, text=("PAD = 0", lambda v: f"PAD = {v}")),
+    # -- sources ------------------------------------------------------------------
+    Claim("src03.torch", lambda: pinned("torch"), text=("PyTorch 2.13.0", lambda v: f"PyTorch {v}")),
+    Claim("src03.transformers", lambda: pinned("transformers"),
+          text=("transformers 5.24.0", lambda v: f"transformers {v}")),
     # -- figure 5 ------------------------------------------------------------------
     Claim("fig05.ids", lambda: ex.FIG5_IDS, text=("0 and 1", lambda v: " and ".join(map(str, v)))),
     Claim("fig05.id0", lambda: ex.FIG5_IDS[0], exact="0"),
@@ -144,4 +195,9 @@ NOT_CLAIMS: list[_NotClaim] = [
     NotClaim("sequence 1", "the name of the second sequence of the batch (its index b)"),
     NotClaim("float32", "a dtype name"),
     NotClaim("float64", "a dtype name"),
+    NotClaim("Llama 2 7B", "a model's name"),
+    NotClaim("Press and Wolf (2017)", "a citation"),
+    NotClaim("Loshchilov and Hutter (2019)", "a citation"),
+    NotClaim("Llama 2", "a model's name"),
+    NotClaim("d²", "a formula: a layer's matrices grow with the square of the width"),
 ]

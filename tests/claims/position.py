@@ -1,4 +1,5 @@
-"""Claims of chapter 05_rope_discs (figure 15, seed 004's RoPE example): positions."""
+"""Claims of chapter 05_rope_discs (figure 15, the four-wide RoPE example, order with
+and without RoPE, ALiBi): positions."""
 
 from __future__ import annotations
 
@@ -12,6 +13,7 @@ from tokenpath import fmt
 from tokenpath import position as P
 
 from . import Claim as _Claim
+from .embedding import pinned
 from . import NotClaim as _NotClaim
 
 CHAPTER = "05_rope_discs"
@@ -37,9 +39,19 @@ def _same_output_positions(o) -> np.ndarray:
 
 
 @cache
-def seed004():
+def four_wide():
     d, pos, base = ex.ROPE_EXAMPLE_HEAD_DIM, ex.ROPE_EXAMPLE_POSITION, ex.ROPE_EXAMPLE_BASE
     return P.rope_frequencies(d, base), P.rope_angles([pos], d, base)[0]
+
+
+@cache
+def ali():
+    return P.alibi(ex.FIG8_Q, ex.FIG8_K, ex.FIG8_U, P.alibi_slopes(ex.ALIBI_HEADS)[0])
+
+
+def _slopes(v) -> str:
+    """``1/2, 1/4, …, 1/256``: the first two slopes and the last."""
+    return ", ".join(fmt.frac(x, 1024) for x in (v[0], v[1])) + f", …, {fmt.frac(v[-1], 1024)}"
 
 
 def _and(values) -> str:
@@ -80,20 +92,20 @@ CLAIMS: list[_Claim] = [
     Claim("fig15c.base", lambda: fig15().pair.base, text=("base 10000", lambda v: f"base {fmt.num(v)}")),
     Claim("fig15c.pair", lambda: fig15().pair.index, text=("Pair 16", lambda v: f"Pair {v}")),
     Claim("fig15c.theta", lambda: fig15().pair.disc.omega, text=("1/100", _one_over)),
-    Claim("fig15c.same_speed_pair", lambda: np.flatnonzero(np.isclose(seed004()[0], fig15().pair.disc.omega)),
+    Claim("fig15c.same_speed_pair", lambda: np.flatnonzero(np.isclose(four_wide()[0], fig15().pair.disc.omega)),
           text=("pair 1 in the four-wide example", lambda v: f"pair {_and(v)} in the four-wide example")),
     Claim("fig15c.distance", lambda: fig15().pair.disc.distance, text=("distance 3", lambda v: f"distance {fmt.num(v)}")),
     Claim("fig15c.angle", lambda: fig15().pair.disc.angle, text=("0.03", lambda v: fmt.num(round(v, 12)))),
     Claim("fig15c.dot", lambda: fig15().pair.disc.dot, rounded=("0.9996", 4)),
     Claim("fig15c.first_theta", lambda: fig15().pair.frequencies[0],
           text=("from 1 (pair 0)", lambda v: f"from {fmt.num(v)} (pair 0)")),
-    # -- seed 004's worked example ------------------------------------------------
-    Claim("seed004.head_dim", lambda: ex.ROPE_EXAMPLE_HEAD_DIM, text=("head_dim = 4", lambda v: f"head_dim = {v}")),
-    Claim("seed004.position", lambda: ex.ROPE_EXAMPLE_POSITION, text=("pos = 3", lambda v: f"pos = {v}")),
-    Claim("seed004.position_words", lambda: ex.ROPE_EXAMPLE_POSITION,
+    # -- the four-wide worked example ----------------------------------------------
+    Claim("rope4.head_dim", lambda: ex.ROPE_EXAMPLE_HEAD_DIM, text=("head_dim = 4", lambda v: f"head_dim = {v}")),
+    Claim("rope4.position", lambda: ex.ROPE_EXAMPLE_POSITION, text=("pos = 3", lambda v: f"pos = {v}")),
+    Claim("rope4.position_words", lambda: ex.ROPE_EXAMPLE_POSITION,
           text=("at position 3", lambda v: f"at position {v}")),
-    Claim("seed004.base", lambda: ex.ROPE_EXAMPLE_BASE, text=("base = 10000", lambda v: f"base = {fmt.num(v)}")),
-    Claim("seed004.theta", lambda: seed004()[0], text=("θ₀ = 1, θ₁ = 1/100",
+    Claim("rope4.base", lambda: ex.ROPE_EXAMPLE_BASE, text=("base = 10000", lambda v: f"base = {fmt.num(v)}")),
+    Claim("rope4.theta", lambda: four_wide()[0], text=("θ₀ = 1, θ₁ = 1/100",
           lambda v: f"θ₀ = {fmt.num(v[0])}, θ₁ = {_one_over(v[1])}")),
     # -- order blindness, the learned table -----------------------------------------
     Claim("order.same_output", lambda: _same_output_positions(order()),
@@ -101,15 +113,34 @@ CLAIMS: list[_Claim] = [
     Claim("learned.rows", lambda: P.position_table(ex.LEARNED_MAX_LEN, 1, seed=0).max_len,
           text=("positions 0–7", lambda n: f"positions 0–{n - 1}")),
     Claim("learned.first_missing", lambda: ex.LEARNED_MAX_LEN, text=("position 8", lambda n: f"position {n}")),
-    Claim("seed004.angles", lambda: seed004()[1], text=("[3, 0.03]", fmt.vec)),
+    # -- order with RoPE ---------------------------------------------------------------
+    Claim("order.rotary_differs", lambda: (order().rotary_follows_order,
+                                           np.allclose(order().rotary.output[0], order().rotary.output[2])),
+          text=("the two a's at positions 0 and 2 now receive different outputs",
+                lambda t: "the two a's at positions 0 and 2 now receive different outputs" if t == (False, False)
+                else "unchanged")),
+    # -- ALiBi --------------------------------------------------------------------------
+    Claim("alibi.heads", lambda: ex.ALIBI_HEADS, text=("with 8 heads", lambda n: f"with {n} heads")),
+    Claim("alibi.slopes", lambda: P.alibi_slopes(ex.ALIBI_HEADS), text=("1/2, 1/4, …, 1/256", _slopes)),
+    Claim("alibi.first_slope", lambda: ali().slope, text=("slope, 1/2", lambda v: f"slope, {fmt.frac(v)}")),
+    Claim("alibi.row", lambda: ex.FIG8_Q.shape[0] - 1, text=("Row 2 gets", lambda r: f"Row {r} gets")),
+    Claim("alibi.question_slope", lambda: ali().slope,
+          text=("With ALiBi's slope 1/2", lambda v: f"With ALiBi's slope {fmt.frac(v)}")),
+    Claim("alibi.question_row", lambda: ex.FIG8_Q.shape[0] - 1,
+          text=("query row 2 read most", lambda r: f"query row {r} read most")),
+    Claim("alibi.bias_row2", lambda: ali().bias[2], text=("[−1, −0.5, 0]", lambda v: "[" + _listed(v) + "]")),
+    Claim("alibi.plain_row2", lambda: ali().plain.weights[2], exact="[1/2, 1/3, 1/6]"),
+    Claim("alibi.biased_row2", lambda: ali().biased.weights[2], rounded=("[0.333, 0.366, 0.302]", 3)),
+    Claim("alibi.most_read", lambda: (ali().most_read[0][2], ali().most_read[1][2]),
+          text=("from position 0 to position 1", lambda t: f"from position {t[0]} to position {t[1]}")),
+    Claim("src05.transformers", lambda: pinned("transformers"),
+          text=("transformers 5.24.0", lambda v: f"transformers {v}")),
+    Claim("rope4.angles", lambda: four_wide()[1], text=("[3, 0.03]", fmt.vec)),
 ]
 
 #: Digits in the prose that are not computed claims, each with its reason.
 NOT_CLAIMS: list[_NotClaim] = [
     NotClaim("GPT-2", "a model's name"),
-    NotClaim("Seed 004", "the name of a source document"),
-    NotClaim("seed 004", "the name of a source document"),
-    NotClaim("transformers 5", "a library's major version"),
     NotClaim("i + d_h/2", "an index formula: the partner of feature i in the rotate-half layout"),
     NotClaim("1/base", "a formula: the slowest frequency approaches one over the base"),
     NotClaim("distance 4", "the input of a question; the cell below it computes the answer"),

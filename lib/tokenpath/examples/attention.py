@@ -45,7 +45,7 @@ FIG12_SEED = 0
 
 # --- figure 13: shift versus visibility ----------------------------------------------
 #: In the generation half of figure 13 the next token is drawn from the last row's
-#: distribution; the book takes the draw to be ID 2 (c), as the seed does.
+#: distribution; the book takes the draw to be ID 2 (c).
 FIG13_SAMPLED = 2
 #: The column of figure 13 that the text follows.
 FIG13_COLUMN = 2
@@ -54,7 +54,7 @@ FIG13_COLUMN = 2
 #: Cached positions already in the K/V cache, and new query rows in this block.
 FIG14_PAST, FIG14_NEW = 3, 2
 
-# --- packing and cross-attention (seed 004) ------------------------------------------
+# --- packing and cross-attention ------------------------------------------
 #: Three short documents packed into fixed blocks, each closed by EOS.
 PACKED_DOCUMENTS = ([3, 7, 3, 2], [7, 7], [2, 3, 3])
 PACK_BLOCK = 5

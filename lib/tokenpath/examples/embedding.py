@@ -63,4 +63,16 @@ GENERATE_STEPS = 4
 GENERATE_SEED = 0
 GENERATE_TOP_K = 5
 
+
+# --- real scale beside the toy shapes ----------------------------------------------------
+#: A real vocabulary of 32,000 entries at the width 4096 of chapter 2's vocabulary
+#: arithmetic, with the FFN width and the depth that go with them: the published
+#: configuration of Llama 2 7B (its config.json's vocab_size, hidden_size,
+#: intermediate_size and num_hidden_layers; 32 heads of width 128, untied head). Not a
+#: teaching assignment but published shapes, used only for counting parameters.
+SCALE_VOCAB = 32_000
+SCALE_D = 4096
+SCALE_D_FF = 11_008
+SCALE_LAYERS = 32
+
 __all__ = [name for name in dir() if name.isupper()]

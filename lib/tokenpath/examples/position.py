@@ -1,5 +1,6 @@
-"""Teaching constants of chapter 05_rope_discs (figure 15, seed 004's RoPE example,
-the sinusoidal heat map, the learned table and the order-blindness demonstration).
+"""Teaching constants of chapter 05_rope_discs (figure 15, the four-wide RoPE example,
+the sinusoidal heat map, the learned table, the order-blindness demonstration and
+ALiBi).
 
 Teaching assignments, not any vendor's numbers; see :mod:`tokenpath.examples`.
 """
@@ -11,7 +12,7 @@ import math
 import numpy as np
 
 # --- figure 15: one feature pair turning at one frequency --------------------------
-#: The angle one feature pair turns per position step, rad/position (the seed's π/2).
+#: The angle one feature pair turns per position step, rad/position (π/2: a quarter turn).
 FIG15_OMEGA = math.pi / 2
 #: The query pair and the key pair before any rotation.
 FIG15_Q = np.array([1.0, 0.0])
@@ -25,8 +26,8 @@ FIG15_MAX_DISTANCE = 16
 
 # --- figure 15 (c): one pair of a wider head ------------------------------------------
 #: Head width, RoPE base, pair index and distance of panel (c): pair 16 of a 64-wide
-#: head turns at 10000^(−32/64) = 1/100 rad per position, the speed of pair 1 in seed
-#: 004's four-wide example.
+#: head turns at 10000^(−32/64) = 1/100 rad per position, the speed of pair 1 in the
+#: four-wide example.
 FIG15_HEAD_DIM = 64
 FIG15_BASE = 10000.0
 FIG15_PAIR = 16
@@ -34,7 +35,7 @@ FIG15_PAIR_DISTANCE = 3
 #: log₁₀ of the smallest and largest base panel (c)'s slider offers.
 FIG15_LOG_BASE_RANGE = (2.0, 6.0)
 
-# --- seed 004's worked example --------------------------------------------------------
+# --- the four-wide worked example --------------------------------------------------------
 #: head_dim = 4, a token at position 3, base 10000: θ = [1, 1/100], angles [3, 0.03].
 ROPE_EXAMPLE_HEAD_DIM = 4
 ROPE_EXAMPLE_POSITION = 3
@@ -53,5 +54,10 @@ LEARNED_SEED = 5
 ORDER_SEED = 15
 #: The reordering applied to "abac": new position p holds old position ORDER_PERMUTATION[p].
 ORDER_PERMUTATION = (3, 2, 1, 0)
+
+# --- ALiBi ------------------------------------------------------------------------------
+#: Heads whose slopes the chapter lists (ALiBi's geometric slopes 1/2 … 1/256); the
+#: first head's slope is applied to figure 8's scores.
+ALIBI_HEADS = 8
 
 __all__ = [name for name in dir() if name.isupper()]

@@ -500,7 +500,7 @@ def draw_output_matrix(ax, trace: att.AttentionTrace, *, at=(0.0, 0.0), cell=(0.
 @register(9, "Weights times values, summed over sources")
 def build_fig09() -> Drawn:
     trace = _fig8_trace()
-    row = trace.output.shape[0] - 1  # the seed follows the last query row
+    row = trace.output.shape[0] - 1  # the text follows the last query row
     fig, ax = _canvas(style.WIDTH, 3.3)
     art: dict[str, Artist] = {}
     art["heading.left"] = _heading(ax, 0.15, 0.22,

@@ -1,6 +1,6 @@
 """Figure 15: RoPE's discs, and the sinusoidal heat map of chapter 05.
 
-* Figure 15 (a) is the seed's picture: one feature pair turning at ω = π/2 per
+* Figure 15 (a) is the basic picture: one feature pair turning at ω = π/2 per
   position, the query pair q fixed pointing right and the key pair k turned by the
   relative distance n − m = 0, 1, 2; the score q·k′ reads 1, 0, −1.
 * (b) one disc at any distance and frequency, beside the pair's score against the
@@ -345,7 +345,7 @@ def build_fig15() -> Drawn:
 
     artists = {}
     tops = [fig_h - k * (row_h + g["row_gap"]) for k in range(3)]
-    # (a): the seed's three discs
+    # (a): the three discs
     y_disc = tops[0] - g["row_title"] - g["disc"]
     fig.text(g["left"] / g["width"], (tops[0] - 0.05) / fig_h,
              f"(a) one feature pair, ω = {omega_text(examples.FIG15_OMEGA)}: q fixed, k turned by (n − m)ω",
