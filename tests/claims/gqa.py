@@ -94,8 +94,8 @@ CLAIMS: list[_Claim] = [
     Claim("real.same_quarter", lambda: real().ratio == share().ratio,
           text=("the same quarter", lambda same: "the same quarter" if same else "another ratio")),
     # -- Sources: the versions the cross-checks run against -------------------------------
-    Claim("pin.transformers", lambda: "transformers", text=("`transformers` 5.24.0", pinned)),
-    Claim("pin.torch", lambda: "torch", text=("`torch` 2.13.0", pinned)),
+    Claim("gqa.pin.transformers", lambda: "transformers", text=("`transformers` 5.24.0", pinned)),
+    Claim("gqa.pin.torch", lambda: "torch", text=("`torch` 2.13.0", pinned)),
 ]
 
 NOT_CLAIMS: list[_NotClaim] = [
