@@ -60,6 +60,20 @@ def test_rms_norm_equals_llama_rmsnorm_with_a_random_weight_and_the_config_eps()
     assert not np.allclose(ours, norms.rms_norm(x, 1 + _np(hf.weight), eps=config.rms_norm_eps))
 
 
+def test_gemma_rmsnorm_multiplies_by_one_plus_its_weight_where_llama_uses_the_weight_itself():
+    """Chapter 7: "some other models, Gemma among them, ... multiply by 1 + w"."""
+    from transformers.models.gemma import modeling_gemma as mg
+
+    d = 8
+    gemma = _randomise(mg.GemmaRMSNorm(d, eps=1e-6), 3).double()
+    x = _x(4, (2, 3, d))
+    w = _np(gemma.weight)
+    theirs = _np(gemma(torch.from_numpy(x)))
+    np.testing.assert_allclose(norms.rms_norm(x, 1 + w, eps=1e-6), theirs, rtol=1e-6, atol=1e-7)
+    assert not np.allclose(norms.rms_norm(x, w, eps=1e-6), theirs, rtol=1e-3)
+    assert not mg.GemmaRMSNorm(d).weight.detach().any()  # its stored offset starts at zero: a scale of one
+
+
 def test_swiglu_equals_llama_mlp_with_transposed_weights():
     config = _config(d_ff=24)
     hf = _randomise(ml.LlamaMLP(config), 2).double()
@@ -90,6 +104,36 @@ def test_grouped_attention_equals_repeat_kv_then_causal_sdpa(n_kv_heads):
     # torch's own GQA path agrees too
     native = torch.nn.functional.scaled_dot_product_attention(tq, tk, tv, is_causal=True, enable_gqa=True)
     np.testing.assert_allclose(ours, _np(native), rtol=RTOL, atol=ATOL)
+
+
+def test_hugging_face_sdpa_path_groups_heads_without_repeat_kv_when_there_is_no_mask(monkeypatch):
+    """Chapter 6: the eager path calls repeat_kv; the SDPA path passes enable_gqa=True
+    instead where it can (here: no mask), so repeat_kv is never called there."""
+    from transformers.integrations import sdpa_attention as sa
+
+    calls = []
+
+    def counting(original):
+        def repeat(*args, **kwargs):
+            calls.append(original.__module__)
+            return original(*args, **kwargs)
+        return repeat
+
+    monkeypatch.setattr(sa, "repeat_kv", counting(sa.repeat_kv))
+    monkeypatch.setattr(ml, "repeat_kv", counting(ml.repeat_kv))
+    module = torch.nn.Module().eval()
+    module.num_key_value_groups, module.is_causal = 4, True
+    q, k, v = _x(5, (1, 8, 5, 4)), _x(6, (1, 2, 5, 4)), _x(7, (1, 2, 5, 4))
+    tq, tk, tv = (torch.from_numpy(a) for a in (q, k, v))
+    ours = gqa.grouped_attention(q, k, v, causal=True).output  # [B, Hq, T, d_h]
+    theirs, _ = sa.sdpa_attention_forward(module, tq, tk, tv, attention_mask=None)  # [B, T, Hq, d_h]
+    np.testing.assert_allclose(ours, _np(theirs).transpose(0, 2, 1, 3), rtol=RTOL, atol=ATOL)
+    assert calls == []
+    causal = torch.from_numpy(np.where(A.causal_mask(5), 0.0, -np.inf))[None, None]
+    eager, _ = ml.eager_attention_forward(module, tq, tk, tv, attention_mask=causal, scaling=0.5)
+    # the eager path takes its softmax in float32, hence single-precision tolerances
+    np.testing.assert_allclose(ours, _np(eager).transpose(0, 2, 1, 3), rtol=1e-6, atol=1e-6)
+    assert len(calls) == 2  # keys and values, each repeated
 
 
 def _engine_llama_attention(hf, x, base):

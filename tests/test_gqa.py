@@ -184,3 +184,39 @@ def test_kv_cache_size_checks_its_arguments():
         gqa.kv_cache_size(layers=0, requests=1, kv_heads=1, seq_len=1, head_dim=1)
     with pytest.raises(TypeError, match="head_dim"):
         gqa.kv_cache_size(layers=1, requests=1, kv_heads=1, seq_len=1, head_dim=1.5)
+
+
+def test_cache_bytes_equal_the_nbytes_of_the_cached_arrays_at_each_precision():
+    q, k, v = _qkv(7, b=2, h_q=4, h_kv=2, t=3, d_h=2)
+    t = gqa.grouped_attention(q, k, v, causal=True)
+    size = gqa.kv_cache_size(layers=1, requests=2, kv_heads=2, seq_len=3, head_dim=2)
+    for dtype in ("float64", "float32", "float16"):
+        stored = sum(np.asarray(c, dtype=dtype).nbytes for c in t.cache)
+        assert size.nbytes(dtype) == stored
+    # one more position adds per_position numbers
+    longer = gqa.kv_cache_size(layers=1, requests=2, kv_heads=2, seq_len=4, head_dim=2)
+    assert longer.elements - size.elements == size.per_position
+    assert longer.nbytes("bfloat16") - size.nbytes("bfloat16") == size.nbytes_per_position("bfloat16")
+
+
+def test_realistic_cache_grows_linearly_and_shrinks_by_hkv_over_hq():
+    real = gqa.head_sharing(32, 8, layers=32, seq_len=8192, head_dim=128)
+    assert real.cache.nbytes("bfloat16") == 8192 * real.cache.nbytes_per_position("bfloat16")
+    assert 4 * real.cache.nbytes("bfloat16") == real.mha_cache.nbytes("bfloat16")
+
+
+def test_cache_bytes_refuse_an_unknown_dtype_by_name():
+    size = gqa.kv_cache_size(layers=1, requests=1, kv_heads=1, seq_len=1, head_dim=1)
+    with pytest.raises(ValueError, match="dtype must be one of"):
+        size.nbytes("bf16")
+    with pytest.raises(ValueError, match="dtype"):
+        size.nbytes_per_position(2)
+
+
+def test_bytes_text_uses_the_largest_binary_unit_that_divides():
+    assert gqa.bytes_text(0) == "0 bytes"
+    assert gqa.bytes_text(1536) == "1,536 bytes"  # 1.5 KiB: no unit divides it
+    assert gqa.bytes_text(3 * 1024) == "3 KiB" and gqa.bytes_text(5 << 20) == "5 MiB"
+    assert gqa.bytes_text(2048 << 30) == "2,048 GiB" and gqa.bytes_text(1023) == "1,023 bytes"
+    with pytest.raises(ValueError, match="n"):
+        gqa.bytes_text(-1)

@@ -148,10 +148,10 @@ def test_capacity_drops_later_tokens_of_a_full_expert():
 
 
 def test_capacity_16_experts_of_100M_store_1_6B_and_run_200M():
-    c = moe.capacity(ex.MOE_EXPERTS, ex.MOE_EXPERT_PARAMS, ex.MOE_K)
+    c = moe.expert_parameters(ex.MOE_EXPERTS, ex.MOE_EXPERT_PARAMS, ex.MOE_K)
     assert c.stored == 1_600_000_000 and c.active == 200_000_000
     assert (moe.count_text(c.stored), moe.count_text(c.active)) == ("1.6B", "200M")
-    shared = moe.capacity(16, 100, 2, shared=50)
+    shared = moe.expert_parameters(16, 100, 2, shared=50)
     assert (shared.stored_total, shared.active_total) == (1650, 250)
 
 
@@ -245,7 +245,7 @@ def test_other_bad_arguments_are_refused_by_name():
     with pytest.raises(ValueError, match="capacity"):
         moe.route_batch(ex.FIG22_SCORES, 2, capacity=0)
     with pytest.raises(ValueError, match="k must"):
-        moe.capacity(4, 100, 5)
+        moe.expert_parameters(4, 100, 5)
     with pytest.raises(TypeError, match="delta"):
         moe.top1_boundary("0", ex.FIG21_OUTPUTS, ex.FIG21_TARGET)
     with pytest.raises(ValueError, match="delta"):

@@ -103,8 +103,8 @@ def test_fig22_batch_use_load_and_capacity_come_from_the_engine(drawn):
     assert [_text(d, f"used[{j}]") for j in range(4)] == ["yes"] * 4
     assert [_text(d, f"load[{j}]") for j in range(4)] == [str(v) for v in b.load]
     assert _text(d, "used.side") == "4 experts used"
-    c = moe.capacity(ex.MOE_EXPERTS, ex.MOE_EXPERT_PARAMS, ex.MOE_K)
-    assert _text(d, "capacity.stored") == (
+    c = moe.expert_parameters(ex.MOE_EXPERTS, ex.MOE_EXPERT_PARAMS, ex.MOE_K)
+    assert _text(d, "params.stored") == (
         f"stored: {c.n_experts} experts × 100M = 1.6B     run per token: {c.k} × 100M = 200M")
     assert "16 experts × 100M = 1.6B" in d.alt and "2 × 100M = 200M" in d.alt
 

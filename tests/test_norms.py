@@ -129,10 +129,10 @@ def test_silu_is_x_sigmoid_x_and_lets_small_negatives_through():
 def test_swiglu_widens_then_returns_to_the_residual_width():
     rng = np.random.default_rng(ex.FFN_SEED)
     x = rng.standard_normal((ex.B, ex.T, ex.D_MODEL))
-    wg, wu = rng.standard_normal((2, ex.D_MODEL, ex.FFN_D_FF))
-    wd = rng.standard_normal((ex.FFN_D_FF, ex.D_MODEL))
+    wg, wu = rng.standard_normal((2, ex.D_MODEL, ex.D_FF))
+    wd = rng.standard_normal((ex.D_FF, ex.D_MODEL))
     t = norms.swiglu_trace(x, wg, wu, wd)
-    assert t.gate_pre.shape == t.content.shape == (ex.B, ex.T, ex.FFN_D_FF)
+    assert t.gate_pre.shape == t.content.shape == (ex.B, ex.T, ex.D_FF)
     assert t.output.shape == x.shape
     np.testing.assert_allclose(t.output, (norms.silu(x @ wg) * (x @ wu)) @ wd, rtol=1e-12)
     np.testing.assert_array_equal(norms.swiglu(x, wg, wu, wd), t.output)

@@ -16,35 +16,37 @@ QUESTIONS = questions.for_chapter("08_moe_routing")
 
 #: For every question of the chapter: answers that are right, and answers that are not.
 RIGHT = {
-    "fig08-A10": [Fraction(1, 3), "1/3", " 1 / 3 ", 1 / 3, np.float64(1 / 3)],
-    "fig13-axis": ["b", "B", "(b)", "vocabulary: one logit per candidate token ID"],
-    "fig13-target": [2, "2", np.int64(2), 2.0, Fraction(2)],
-    "fig14-row0": [{0, 1, 2, 3}, [3, 2, 1, 0], range(4), (0, 1, 2, 3, 3), np.arange(4)],
+    "moe-k3-gate": [0.665, "0.6652", 0.66524, np.float64(0.665)],
+    "moe-top1-grad": [[0, 0], (0.0, 0.0), np.zeros(2)],
     "fig22-store": ["b", " b "],
+    "moe-dropped": [2, "2", np.int64(2), 2.0, Fraction(2)],
     "fig24-idle": [0, "0", np.int64(0)],
 }
 WRONG = {
-    "fig08-A10": [Fraction(2, 3), "1/2", 0.333, 1, 0],
-    "fig13-axis": ["a", "c", "d"],
-    "fig13-target": [3, 9, 7, "3"],
-    "fig14-row0": [{0}, {0, 1, 2, 3, 4}, [4], set(), range(3)],
+    "moe-k3-gate": [0.731, 0.5, 1, 0.2447],
+    "moe-top1-grad": [[0.144, -0.144], [1, 0], [-1.058, 1.058]],
     "fig22-store": ["a", "c", "d"],
+    "moe-dropped": [0, 1, 4, "1"],
     "fig24-idle": [1, 2, 3],
 }
 BAD_TYPES = [[1, 2], {"a": 1}, object(), "not an answer", True, float("nan"), 1 + 2j, b"1/3"]
 
 
-def test_the_chapter_asks_the_reading_questions_in_order():
-    assert list(QUESTIONS) == ["fig08-A10", "fig13-axis", "fig13-target", "fig14-row0", "fig22-store", "fig24-idle"]
+def test_the_chapter_asks_its_questions_in_order():
+    assert list(QUESTIONS) == ["moe-k3-gate", "moe-top1-grad", "fig22-store", "moe-dropped", "fig24-idle"]
     assert set(RIGHT) == set(QUESTIONS) == set(WRONG)
 
 
 def test_answers_are_computed_by_the_engine():
-    a8 = attention.causal_attention(ex.FIG8_Q, ex.FIG8_K, ex.FIG8_U)
-    assert QUESTIONS["fig08-A10"].answer == Fraction(1, 3) == Fraction(a8.weights[1, 0]).limit_denominator(100)
-    y = attention.shift_targets(ex.encode_chars(ex.TEXT), eos=ex.EOS)
-    assert QUESTIONS["fig13-target"].answer == y[2] == 2
-    assert QUESTIONS["fig14-row0"].answer == frozenset(np.flatnonzero(attention.cache_mask(3, 2)[0]).tolist())
+    k3 = moe.route(ex.FIG20_SCORES, ex.MOE_QUESTION_K)
+    assert QUESTIONS["moe-k3-gate"].answer == pytest.approx(k3.gates[0])
+    assert k3.gates[0] < moe.route(ex.FIG20_SCORES, ex.FIG20_K).gates[0]  # a larger set, a smaller gate
+    b21 = moe.top1_boundary(ex.FIG21_DELTA, ex.FIG21_OUTPUTS, ex.FIG21_TARGET)
+    np.testing.assert_array_equal(QUESTIONS["moe-top1-grad"].answer, b21.in_set.grad)
+    assert np.abs(b21.full.grad).max() > 0  # the full-softmax gate does pass a gradient
+    crowded = moe.route_batch(np.vstack([ex.FIG22_SCORES[0], ex.FIG22_CANDIDATES[0]]), ex.FIG22_K,
+                              capacity=ex.FIG22_CAPACITY)
+    assert QUESTIONS["moe-dropped"].answer == len(crowded.dropped) == crowded.load.sum() - crowded.kept_load.sum()
     assert moe.route_batch(ex.FIG22_SCORES, ex.FIG22_K).experts_used.size == 4 > ex.FIG22_K
 
 
@@ -106,24 +108,34 @@ def test_answers_that_fail_when_read_still_get_a_message(qid):
         assert result.status in ("can't read", "not yet"), result.text()
 
 
+def _a10():
+    """An exact-fraction question built the way the chapters build theirs: figure 8's
+    weight A[1,0] = 1/3, computed by the engine."""
+    a8 = attention.causal_attention(ex.FIG8_Q, ex.FIG8_K, ex.FIG8_U)
+    return selfcheck.exact("a10", "A[1,0]?", a8.weights[1, 0], source="attention.causal_attention(...)",
+                           why="row 1 is [1/3, 2/3]")
+
+
 def test_close_float_for_an_exact_fraction_asks_for_the_exact_value():
-    result = QUESTIONS["fig08-A10"].check(0.333)
+    q = _a10()
+    assert q.answer == Fraction(1, 3) and q.check(Fraction(1, 3)).correct and q.check(" 1 / 3 ").correct
+    result = q.check(0.333)
     assert result.status == "not yet" and "exact" in result.message
 
 
 def test_results_render_as_html_and_text_in_a_notebook():
-    result = QUESTIONS["fig08-A10"].check("1/3")
+    result = _a10().check("1/3")
     bundle = result._repr_mimebundle_()
     assert set(bundle) == {"text/html", "text/plain"}
     assert bundle["text/plain"] == str(result) == result.text()
-    assert "<code>fig08-A10</code>" in bundle["text/html"]
-    assert repr(result) == "Result('fig08-A10', 'right')"
-    q_bundle = QUESTIONS["fig13-axis"]._repr_mimebundle_()
-    assert "(b) vocabulary" in q_bundle["text/plain"] and "<li>" in q_bundle["text/html"]
+    assert "<code>a10</code>" in bundle["text/html"]
+    assert repr(result) == "Result('a10', 'right')"
+    q_bundle = QUESTIONS["fig22-store"]._repr_mimebundle_()
+    assert "(b) another token" in q_bundle["text/plain"] and "<li>" in q_bundle["text/html"]
 
 
 def test_html_escapes_what_the_reader_typed():
-    result = QUESTIONS["fig13-axis"].check("<script>")
+    result = QUESTIONS["fig22-store"].check("<script>")
     assert "<script>" not in result.html() and "&lt;script&gt;" in result.html()
 
 

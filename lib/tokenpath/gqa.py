@@ -11,7 +11,9 @@ attention (``Hkv = Hq``, every head has its own K/V) and multi-query attention
 Only K and V are shared. Every query head still has its own queries, its own scores
 and its own weights ``[T_q, T_k]``; the softmax is :func:`tokenpath.attention.attention`'s.
 What shrinks is the K/V cache, by the factor ``Hkv / Hq`` (the K/V body only: no
-allocator, workspace or latency is counted here).
+allocator, workspace or latency is counted here). :meth:`KVCacheSize.nbytes` turns the
+count into bytes at a stated storage precision, for the book's toy sizes and for a
+realistic configuration alike (chapter 6, section 6.3).
 
 Shapes follow Hugging Face: queries ``[B, Hq, T_q, d_h]``, keys and values
 ``[B, Hkv, T_k, d_h]``.
@@ -30,7 +32,9 @@ from .attention import attention, cache_mask
 __all__ = [
     "GroupedAttentionTrace",
     "HeadSharing",
+    "DTYPE_BYTES",
     "KVCacheSize",
+    "bytes_text",
     "group_size",
     "grouped_attention",
     "head_sharing",
@@ -196,6 +200,9 @@ def grouped_attention(query, key, value, mask=None, *, past=None, causal: bool =
 
 # ----------------------------------------------------------------- cache counting
 
+#: Bytes one stored number takes at each precision a cache is commonly kept in.
+DTYPE_BYTES = {"float64": 8, "float32": 4, "bfloat16": 2, "float16": 2, "int8": 1}
+
 
 @dataclass(frozen=True)
 class KVCacheSize:
@@ -219,6 +226,44 @@ class KVCacheSize:
     @property
     def elements(self) -> int:
         return int(np.prod(self.factors))
+
+    @property
+    def per_position(self) -> int:
+        """Numbers one more cached position adds: 2 × layers·requests × Hkv × d_h."""
+        return 2 * self.layers * self.requests * self.kv_heads * self.head_dim
+
+    def nbytes(self, dtype: str) -> int:
+        """Bytes of the K/V body with every number stored as ``dtype`` (a key of
+        :data:`DTYPE_BYTES`): the element count times the bytes per number.
+
+        >>> kv_cache_size(layers=1, requests=1, kv_heads=2, seq_len=3, head_dim=2).nbytes("bfloat16")
+        48
+        """
+        return self.elements * _dtype_bytes(dtype)
+
+    def nbytes_per_position(self, dtype: str) -> int:
+        """Bytes one more cached position adds, with every number stored as ``dtype``."""
+        return self.per_position * _dtype_bytes(dtype)
+
+
+def _dtype_bytes(dtype) -> int:
+    if not isinstance(dtype, str) or dtype not in DTYPE_BYTES:
+        raise ValueError(f"dtype must be one of {sorted(DTYPE_BYTES)}, got {dtype!r}")
+    return DTYPE_BYTES[dtype]
+
+
+def bytes_text(n: int) -> str:
+    """A byte count in binary units the way the prose writes it: the largest unit
+    (KiB = 1024 bytes, MiB, GiB) that divides it evenly, else plain bytes.
+
+    >>> bytes_text(131072), bytes_text(1073741824), bytes_text(1000)
+    ('128 KiB', '1 GiB', '1,000 bytes')
+    """
+    n = as_int("n", n, low=0)
+    for unit, size in (("GiB", 1 << 30), ("MiB", 1 << 20), ("KiB", 1 << 10)):
+        if n and n % size == 0:
+            return f"{n // size:,} {unit}"
+    return f"{n:,} bytes"
 
 
 def kv_cache_size(*, layers: int, requests: int, kv_heads: int, seq_len: int, head_dim: int) -> KVCacheSize:

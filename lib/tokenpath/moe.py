@@ -39,13 +39,13 @@ __all__ = [
     "GATES",
     "BatchRoute",
     "Boundary",
-    "Capacity",
+    "ExpertParameters",
     "Expert",
     "MoETrace",
     "Route",
     "RouterGradient",
     "Top1Curves",
-    "capacity",
+    "expert_parameters",
     "combine",
     "combine_table",
     "top1_curves",
@@ -431,9 +431,10 @@ def route_batch(scores, k: int, *, capacity: int | None = None, gate: str = "in_
 
 
 @dataclass(frozen=True)
-class Capacity:
+class ExpertParameters:
     """Parameter bookkeeping of an MoE: stored vs run per token. Element counts, not
-    latency, memory traffic or speed."""
+    latency, memory traffic or speed. (Not to be confused with an expert's *capacity*,
+    the most tokens it accepts from one batch: see :func:`route_batch`.)"""
 
     n_experts: int
     params_per_expert: int
@@ -459,10 +460,10 @@ class Capacity:
         return self.active + self.shared
 
 
-def capacity(n_experts: int, params_per_expert: int, k: int, *, shared: int = 0) -> Capacity:
-    """Total and per-token expert parameters.
+def expert_parameters(n_experts: int, params_per_expert: int, k: int, *, shared: int = 0) -> ExpertParameters:
+    """Total and per-token expert parameters (chapter 8, section 8.2).
 
-    >>> c = capacity(16, 100_000_000, 2)
+    >>> c = expert_parameters(16, 100_000_000, 2)
     >>> count_text(c.stored), count_text(c.active)
     ('1.6B', '200M')
     """
@@ -470,7 +471,7 @@ def capacity(n_experts: int, params_per_expert: int, k: int, *, shared: int = 0)
     params = as_int("params_per_expert", params_per_expert, low=1)
     k = _k(k, n_experts)
     shared = as_int("shared", shared, low=0)
-    return Capacity(n_experts, params, k, shared)
+    return ExpertParameters(n_experts, params, k, shared)
 
 
 def count_text(n) -> str:

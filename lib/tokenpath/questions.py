@@ -427,63 +427,36 @@ def rmsnorm_swiglu() -> tuple[Question, ...]:
 
 
 def moe_routing() -> tuple[Question, ...]:
-    """Chapter 8 (sections 8.5 and 8.6): figure 8's A[1,0], figure 13's candidate axis
-    and target, figure 14's first row, why figure 22 stores four experts, and the
-    trained model's least-loaded expert in figure 24's layer."""
+    """Chapter 8: a gate renormalised inside a set of three, the router's gradient at
+    top-1 with in-set gates, why figure 22 stores four experts, what a capacity of one
+    drops, and the trained model's least-loaded expert in figure 24's layer."""
     from . import moe
 
-    a8 = A.causal_attention(ex.FIG8_Q, ex.FIG8_K, ex.FIG8_U)
-    row1 = a8.weights[1, : 2]
-    q1 = exact(
-        "fig08-A10",
-        "Figure 8: what is the weight A[1,0]? (Row = the query position that reads, column = the source it reads.)",
-        a8.weights[1, 0],
-        source="attention.causal_attention(FIG8_Q, FIG8_K, FIG8_U).weights[1, 0]",
-        why=(f"Row 1 is query position 1 reading source position 0. Its visible scaled scores have "
-             f"exponentials {fmt.vec(a8.exp_scores[1, :2], fractions=True)}, so the softmax over the row gives "
-             f"{fmt.vec(row1, fractions=True)}. It is one position's reading weight, not a share of the batch."),
+    k3 = moe.route(ex.FIG20_SCORES, ex.MOE_QUESTION_K)
+    q1 = number(
+        "moe-k3-gate",
+        f"With the scores {fmt.vec(ex.FIG20_SCORES)} of Figure 20 and k = {ex.MOE_QUESTION_K}, what is the gate "
+        "of expert 0?",
+        k3.gates[0], tolerance=5e-4,
+        source=f"moe.route(FIG20_SCORES, {ex.MOE_QUESTION_K}).gates[0]",
+        hint="a number between 0 and 1",
+        why=(f"S = {{{', '.join(map(str, sorted(k3.chosen.tolist())))}}}; the denominator runs over S only: "
+             f"e^{fmt.num(k3.scores[0])}/({' + '.join(f'e^{fmt.num(k3.scores[i])}' for i in sorted(k3.chosen.tolist()))}) "
+             f"= {fmt.num(k3.gates[0], 4)}. With k = {ex.FIG20_K} it was "
+             f"{fmt.num(moe.route(ex.FIG20_SCORES, ex.FIG20_K).gates[0], 4)}: adding an expert to S shrinks every gate in it."),
     )
 
-    shape = {"batch": ex.B, "positions": ex.T, "vocabulary": ex.V}  # logits Z: [B, T, V]
-    sliced = list(shape)[-1]  # Z[0, 2, :] fixes the batch and the position, keeps the last axis
-    options = {"a": "positions: one logit per position of the sequence",
-               "b": "vocabulary: one logit per candidate token ID",
-               "c": "batch: one logit per sequence",
-               "d": "features: the model width d"}
-    key = {"positions": "a", "vocabulary": "b", "batch": "c"}[sliced]
-    q2 = choice(
-        "fig13-axis",
-        "Figure 13: the logits Z[0,2,:] (sequence 0, position 2) run along which axis?",
-        options, key,
-        source=f"logits shape [B, T, V] = {fmt.vec(list(shape.values()))} (examples.B, T, V); ':' keeps the last axis",
-        why=(f"Z has shape [B, T, V]; fixing sequence 0 and position 2 leaves the last axis, of size "
-             f"V = {ex.V}: one score per candidate token ID, which softmax turns into next-token probabilities."),
-    )
-
-    x = ex.encode_chars(ex.TEXT)
-    y = A.shift_targets(x, eos=ex.EOS)
-    q3 = exact(
-        "fig13-target",
-        "Figure 13: which token ID is position 2 trained to predict, y[2]?",
-        int(y[ex.FIG13_COLUMN]),
-        source='attention.shift_targets(encode_chars("abac"), eos=9)[2]',
-        hint="a token ID (a whole number)",
-        why=(f"The targets are the inputs shifted one step left with EOS appended: y = {fmt.vec(y)}. "
-             f"A correct target does not mean the model's most probable candidate is {y[ex.FIG13_COLUMN]}; "
-             "the loss measures how far it is from that."),
-    )
-
-    cache = A.cache_mask(ex.FIG14_PAST, ex.FIG14_NEW)
-    seen = np.flatnonzero(cache[0])
-    q4 = set_of(
-        "fig14-row0",
-        "Figure 14: which keys may the first new query row (local row 0) read?",
-        seen,
-        source=f"np.flatnonzero(attention.cache_mask({ex.FIG14_PAST}, {ex.FIG14_NEW})[0])",
-        hint="a set of key indices such as {0, 1}",
-        why=(f"Local row 0 sits at absolute position P + 0 = {ex.FIG14_PAST}, so it reads keys j ≤ "
-             f"{ex.FIG14_PAST} and blocks key {int(np.flatnonzero(~cache[0])[0])}, which is still in its "
-             "future. The local row index 0 is not absolute position 0."),
+    b21 = moe.top1_boundary(ex.FIG21_DELTA, ex.FIG21_OUTPUTS, ex.FIG21_TARGET)
+    q2 = vector(
+        "moe-top1-grad",
+        f"Figure 21, top-1 with the gate renormalised inside the chosen set: at δ = {fmt.num(ex.FIG21_DELTA)}, what "
+        "gradient does the task loss send to the two router scores?",
+        b21.in_set.grad, tolerance=5e-4,
+        source=f"moe.top1_boundary({fmt.num(ex.FIG21_DELTA)}, FIG21_OUTPUTS, FIG21_TARGET).in_set.grad",
+        hint="a list of two numbers such as [1, 2]",
+        why=(f"The only gate is renormalised over a set of one, so it is the constant {fmt.num(b21.gate_in_set)}: "
+             f"a constant passes no gradient. With the full-softmax gate the same loss gives "
+             f"{fmt.vec(np.round(b21.full.grad, 3))}."),
     )
 
     batch = moe.route_batch(ex.FIG22_SCORES, ex.FIG22_K)
@@ -494,7 +467,7 @@ def moe_routing() -> tuple[Question, ...]:
              "b": "another token can choose other experts: not executed is not the same as not stored",
              "c": "the gates of the chosen experts are computed from the unchosen experts' weights",
              "d": "they are spares that stand in when a chosen expert fails"}
-    q5 = choice(
+    q3 = choice(
         "fig22-store",
         f"Figure 22: every token runs only k = {batch.route.k} experts. Why store all {batch.route.n_experts}?",
         store, "b" if used.size > batch.route.k else "a",
@@ -504,12 +477,27 @@ def moe_routing() -> tuple[Question, ...]:
              "unchosen experts are not run for this token, and their gates are exactly 0."),
     )
 
+    crowded = moe.route_batch(np.vstack([ex.FIG22_SCORES[0], ex.FIG22_CANDIDATES[0]]), ex.FIG22_K,
+                              capacity=ex.FIG22_CAPACITY)
+    q4 = exact(
+        "moe-dropped",
+        f"Section 8.4: the second token has the scores {fmt.vec(ex.FIG22_CANDIDATES[0])} and every expert accepts "
+        f"at most {ex.FIG22_CAPACITY} token. How many (token, expert) assignments are dropped?",
+        len(crowded.dropped),
+        source=(f"moe.route_batch(np.vstack([FIG22_SCORES[0], FIG22_CANDIDATES[0]]), {ex.FIG22_K}, "
+                f"capacity={ex.FIG22_CAPACITY}).dropped"),
+        hint="a whole number",
+        why=(f"Both tokens choose experts {{{', '.join(map(str, sorted(crowded.route.chosen[0].tolist())))}}}, so "
+             f"each of them has a load of {int(crowded.load.max())}; token 0 comes first and fills them, and both "
+             f"of token 1's assignments are turned away: {crowded.dropped}."),
+    )
+
     from . import trained as T
 
     layer = ex.FIG24_LAYER
     stats = T.held_out_routing()
     idle = int(np.argmin(stats.load[layer]))
-    q6 = exact(
+    q5 = exact(
         "fig24-idle",
         f"Figure 24: over the whole held-out text, which expert of layer {layer} receives the fewest choices?",
         idle,
@@ -519,7 +507,7 @@ def moe_routing() -> tuple[Question, ...]:
              f"{1 / stats.load.shape[1]:.0%}. It is stored and loaded like the others, yet almost no held-out "
              "token runs it in this layer."),
     )
-    return q1, q2, q3, q4, q5, q6
+    return q1, q2, q3, q4, q5
 
 
 # ---------------------------------------------------------------- 09 model files

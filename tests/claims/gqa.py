@@ -5,7 +5,7 @@ from __future__ import annotations
 
 from functools import cache, partial
 
-from tokenpath import examples as ex
+from tokenpath import doctor, examples as ex
 from tokenpath import fmt, gqa
 
 from . import Claim as _Claim
@@ -20,6 +20,22 @@ NotClaim = partial(_NotClaim, chapter=CHAPTER)
 def share(n_kv_heads=ex.FIG16_N_KV_HEADS):
     return gqa.head_sharing(ex.FIG16_N_Q_HEADS, n_kv_heads, layers=ex.FIG16_LAYERS, requests=ex.FIG16_REQUESTS,
                             seq_len=ex.FIG16_SEQ_LEN, head_dim=ex.FIG16_HEAD_DIM)
+
+
+@cache
+def real():
+    """The K/V cache at a realistic size (section 6.3)."""
+    return gqa.head_sharing(ex.KV_REAL_N_Q_HEADS, ex.KV_REAL_N_KV_HEADS, layers=ex.KV_REAL_LAYERS,
+                            seq_len=ex.KV_REAL_SEQ_LEN, head_dim=ex.KV_REAL_HEAD_DIM)
+
+
+def pinned(package: str) -> str:
+    """The version of ``package`` that constraints.txt pins, as the Sources name it."""
+    return f"`{package}` {doctor.read_constraints()[0][package]}"
+
+
+def _thousands(n) -> str:
+    return f"{int(n):,}"
 
 
 def _product(size) -> str:
@@ -57,8 +73,39 @@ CLAIMS: list[_Claim] = [
     Claim("mqa.hkv", lambda: share(1).n_kv_heads, text=("Hkv = 1", lambda n: f"Hkv = {n}")),
     Claim("refused.hkv", lambda: None, text=("Hkv = 3", lambda _: _refused())),
     Claim("question.head", lambda: ex.GQA_QUESTION_HEAD, text=("query head 5", lambda h: f"query head {h}")),
+    # -- section 6.3: the cache at a realistic size ---------------------------------------
+    Claim("real.layers", lambda: real().cache.layers, text=("32 layers", lambda n: f"{n} layers")),
+    Claim("real.heads", lambda: (real().n_q_heads, real().n_kv_heads),
+          text=("32 query heads sharing 8 K/V heads", lambda h: f"{h[0]} query heads sharing {h[1]} K/V heads")),
+    Claim("real.d_h", lambda: real().cache.head_dim, text=("d_h = 128", lambda n: f"d_h = {n}")),
+    Claim("real.dtype_bytes", lambda: (ex.KV_REAL_DTYPE, gqa.DTYPE_BYTES[ex.KV_REAL_DTYPE]),
+          text=("bfloat16, at 2 bytes", lambda t: f"{t[0]}, at {t[1]} bytes")),
+    Claim("real.per_position", lambda: real().cache,
+          text=("2×32×8×128 = 65,536", lambda c: f"2×{c.layers}×{c.kv_heads}×{c.head_dim} = {c.per_position:,}")),
+    Claim("real.per_token_bytes", lambda: real().cache.nbytes_per_position(ex.KV_REAL_DTYPE),
+          text=("131,072 bytes or 128 KiB", lambda n: f"{n:,} bytes or {gqa.bytes_text(n)}")),
+    Claim("real.seq_len", lambda: real().cache.seq_len, text=("8,192 tokens", lambda n: f"{n:,} tokens")),
+    Claim("real.total", lambda: real().cache.nbytes(ex.KV_REAL_DTYPE),
+          text=("holds 1 GiB", lambda n: f"holds {gqa.bytes_text(n)}")),
+    Claim("real.mha_per_token", lambda: real().mha_cache.nbytes_per_position(ex.KV_REAL_DTYPE),
+          text=("512 KiB per token", lambda n: f"{gqa.bytes_text(n)} per token")),
+    Claim("real.mha_total", lambda: real().mha_cache.nbytes(ex.KV_REAL_DTYPE),
+          text=("4 GiB for the same context", lambda n: f"{gqa.bytes_text(n)} for the same context")),
+    Claim("real.same_quarter", lambda: real().ratio == share().ratio,
+          text=("the same quarter", lambda same: "the same quarter" if same else "another ratio")),
+    # -- Sources: the versions the cross-checks run against -------------------------------
+    Claim("gqa.pin.transformers", lambda: "transformers", text=("`transformers` 5.24.0", pinned)),
+    Claim("gqa.pin.torch", lambda: "torch", text=("`torch` 2.13.0", pinned)),
 ]
 
 NOT_CLAIMS: list[_NotClaim] = [
     NotClaim("Shazeer, 2019", "citation: the multi-query attention paper"),
+    NotClaim("Noam Shazeer (2019)", "citation: the multi-query attention paper"),
+    NotClaim("arXiv:1911.02150", "citation: the multi-query attention paper's arXiv identifier"),
+    NotClaim("Llama Team, 2024", "citation: the Llama 3 report"),
+    NotClaim("Llama Team, AI @ Meta (2024)", "citation: the Llama 3 report"),
+    NotClaim("arXiv:2407.21783", "citation: the Llama 3 report's arXiv identifier"),
+    NotClaim("Table 3", "citation: the table of the Llama 3 report that lists the model shapes"),
+    NotClaim("Llama 3", "the name of a model family"),
+    NotClaim("the 8B model", "the name of a Llama 3 model size"),
 ]

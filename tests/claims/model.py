@@ -16,6 +16,7 @@ from tokenpath import safetensors_format as S
 
 from . import Claim as _Claim
 from . import NotClaim as _NotClaim
+from .gqa import pinned
 
 CHAPTER = "09_model_files"
 Claim = partial(_Claim, chapter=CHAPTER)
@@ -123,8 +124,16 @@ CLAIMS: list[_Claim] = [
     Claim("st.N", lambda: raw()[1], exact="2088"),
     Claim("st.data_start", lambda: header().data_start, exact="2096"),
     Claim("st.f32_bytes", lambda: S.DTYPE_SIZES["F32"], exact="4"),
+    Claim("st.padding", lambda: raw(),
+          text=("ended the JSON with 1 space so that N is a multiple of 8",
+                lambda r: f"ended the JSON with {len(r[2]) - len(r[2].rstrip(' '))} space so that N is a multiple of "
+                          f"{8 if r[1] % 8 == 0 else '?'}")),
     Claim("st.embed_bytes", lambda: header().entry("model.embed_tokens.weight").nbytes, exact="24640"),
     # -- 9.3 names and shapes --------------------------------------------------------------
+    Claim("names.figure4_config", lambda: (ex.D_MODEL, ex.H, ex.D_FF),
+          text=("width d = 8 with H = 2 heads that each have their own keys and values and a SwiGLU width of 24",
+                lambda c: f"width d = {c[0]} with H = {c[1]} heads that each have their own keys and values and a "
+                          f"SwiGLU width of {c[2]}")),
     Claim("names.k_proj", lambda: _stored("model.layers.0.self_attn.k_proj.weight"), text=("[8, 16]", _shape)),
     Claim("names.q_proj", lambda: _stored("model.layers.0.self_attn.q_proj.weight"), text=("[16, 16]", _shape)),
     Claim("names.prompt_tokens", lambda: prompt_ids().size, exact="6"),
@@ -143,6 +152,18 @@ CLAIMS: list[_Claim] = [
     Claim("tok.byte_tokens", lambda: sum(len(v) == 1 for v in tiny().tokenizer.vocab.values()), exact="256"),
     Claim("tok.merges", lambda: len(tiny().tokenizer.merges), exact="128"),
     Claim("tok.wo_bytes", lambda: "我".encode("utf-8"), text=("E6 88 91", lambda b: b.hex(" ").upper())),
+    Claim("tok.transformer_bytes", lambda: len(ex.MODEL_PROMPT_WORD.encode("utf-8")),
+          text=("its 12 bytes", lambda n: f"its {n} bytes")),
+    Claim("tok.transformer_tokens", lambda: tiny().tokenizer.encode(ex.MODEL_PROMPT_WORD),
+          text=("only 2 tokens, \" Trans\" and \"former\"",
+                lambda ids: f"only {len(ids)} tokens, " + " and ".join(
+                    '"' + tiny().tokenizer.token_bytes(i).decode("utf-8") + '"' for i in ids))),
+    Claim("tok.transformer_byte_tokens", lambda: len(ex.MODEL_PROMPT_WORD.encode("utf-8")),
+          text=("byte by byte they would be 12", lambda n: f"byte by byte they would be {n}")),
+    Claim("tok.cat", lambda: ("猫", tiny().tokenizer.encode("猫")),
+          text=("猫, whose 3 bytes the corpus also repeats, is a single token",
+                lambda t: f"{t[0]}, whose {len(t[0].encode('utf-8'))} bytes the corpus also repeats, is "
+                          + ("a single token" if len(t[1]) == 1 else f"{len(t[1])} tokens"))),
     Claim("tok.first_id", lambda: prompt_ids()[0], exact="271"),
     Claim("tok.second_id", lambda: prompt_ids()[1], exact="341"),
     # -- 9.6 the forward pass ---------------------------------------------------------------
@@ -153,7 +174,6 @@ CLAIMS: list[_Claim] = [
     Claim("shard.first_name", lambda: shard_names()[0], text=("model-00001-of-00003.safetensors", str)),
     Claim("shard.limit", lambda: ex.MODEL_SHARD_BYTES, exact="32000"),
     # -- 9.9 the cross-check bounds (asserted by tests/test_crosscheck_model.py) -----------------
-    Claim("xcheck.tol", lambda: ex.MODEL_CROSSCHECK_TOL, text=("1e-4", _sci)),
     Claim("xcheck.measured", lambda: ex.MODEL_CROSSCHECK_MEASURED, text=("1e-5", _sci)),
     # -- 9.10 Mixtral -------------------------------------------------------------------------------
     Claim("mix.experts", lambda: mixtral().config.num_local_experts, exact="4"),
@@ -183,10 +203,20 @@ CLAIMS: list[_Claim] = [
           != sorted(mix_layer0().chosen_experts[0, 0].tolist()), text=("another pair", lambda v: "another pair" if v else "")),
     Claim("mix.gate_sum", lambda: mix_layer0().expert_gates[0].sum(-1).round(12).max(), exact="1"),
     Claim("mix.xcheck_V", lambda: ex.CROSSCHECK_SHAPES[0][0], exact="1000"),
+    # -- Sources: the versions the cross-checks run against ---------------------------------
+    Claim("model.pin.safetensors", lambda: "safetensors", text=("`safetensors` 0.8.0", pinned)),
+    Claim("model.pin.transformers", lambda: "transformers", text=("`transformers` 5.24.0", pinned)),
+    Claim("model.pin.tokenizers", lambda: "tokenizers", text=("`tokenizers` 0.23.3", pinned)),
+    Claim("model.pin.torch", lambda: "torch", text=("`torch` 2.13.0", pinned)),
 ]
 
 NOT_CLAIMS: list[_NotClaim] = [
     NotClaim("Transformers 5", "the major version of the transformers library, a name"),
     NotClaim("model.layers.0.", "a layer index inside a stored tensor name"),
     NotClaim("model.layers.1.", "a layer index inside a stored tensor name"),
+    NotClaim("64-bit floats", "the float width the engine computes in, a fact about its code"),
+    NotClaim("32-bit floats", "the float width of transformers' float32 reference, a fact about its code"),
+    NotClaim("32-bit ones", "the float width of transformers' float32 reference, a fact about its code"),
+    NotClaim("arXiv:2302.13971", "citation: the LLaMA paper's arXiv identifier"),
+    NotClaim("arXiv:2401.04088", "citation: the Mixtral paper's arXiv identifier"),
 ]

@@ -12,6 +12,7 @@ from tokenpath import trained as T
 
 from . import Claim as _Claim
 from . import NotClaim as _NotClaim
+from .gqa import pinned
 
 CHAPTER = "08_moe_routing"
 Claim = partial(_Claim, chapter=CHAPTER)
@@ -51,8 +52,8 @@ def crowded():
 
 
 @cache
-def capacity():
-    return moe.capacity(ex.MOE_EXPERTS, ex.MOE_EXPERT_PARAMS, ex.MOE_K)
+def params():
+    return moe.expert_parameters(ex.MOE_EXPERTS, ex.MOE_EXPERT_PARAMS, ex.MOE_K)
 
 
 def _v(v, digits=None) -> str:
@@ -141,12 +142,12 @@ CLAIMS: list[_Claim] = [
     Claim("fig20.output", lambda: fig20().output, full=("[2.075766, 2.462117]", 6)),
     Claim("fig20.full_softmax_gates", lambda: fig20_full().chosen_gates, rounded=("[0.644, 0.237]", 3)),
     Claim("fig20.full_softmax_sum", lambda: fig20_full().chosen_gates.sum(), rounded=("0.881", 3)),
-    # -- section 8.2: capacity arithmetic -------------------------------------------------
-    Claim("capacity.experts", lambda: capacity().n_experts, exact="16"),
-    Claim("capacity.per_expert", lambda: capacity().params_per_expert, text=("100M", moe.count_text)),
-    Claim("capacity.k", lambda: capacity().k, exact="2"),
-    Claim("capacity.stored", lambda: capacity().stored, text=("1.6B", moe.count_text)),
-    Claim("capacity.active", lambda: capacity().active, text=("200M", moe.count_text)),
+    # -- section 8.2: stored and active parameters -------------------------------------------------
+    Claim("params.experts", lambda: params().n_experts, exact="16"),
+    Claim("params.per_expert", lambda: params().params_per_expert, text=("100M", moe.count_text)),
+    Claim("params.k", lambda: params().k, exact="2"),
+    Claim("params.stored", lambda: params().stored, text=("1.6B", moe.count_text)),
+    Claim("params.active", lambda: params().active, text=("200M", moe.count_text)),
     # -- top-2 gradient inside a fixed set -------------------------------------------------
     Claim("top2.target", lambda: ex.FIG21_TARGET, text=("[0, 1]", _v)),
     Claim("top2.grad", lambda: top2_gradient().grad, text=("[−1.058, 1.058, 0, 0]", lambda g: _v(g, 3))),
@@ -207,6 +208,10 @@ CLAIMS: list[_Claim] = [
     Claim("route.low", lambda: ex.ROUTE_LINE_TOKENS[0], exact="6"),
     Claim("route.high", lambda: ex.ROUTE_LINE_TOKENS[1], exact="16"),
     Claim("route.lines", lambda: len(T.route_lines()), exact="24"),
+    # -- Check yourself ---------------------------------------------------------------------
+    Claim("moe.question_k", lambda: ex.MOE_QUESTION_K, text=("k = 3", lambda k: f"k = {k}")),
+    # -- Sources: the version the cross-checks run against -----------------------------------
+    Claim("moe.pin.transformers", lambda: "transformers", text=("`transformers` 5.24.0", pinned)),
 ]
 
 #: Digits in the prose that are not computed claims, each with its reason.
@@ -215,4 +220,6 @@ NOT_CLAIMS: list[_NotClaim] = [
     NotClaim("`1/3`", "how to type a fraction into an answer cell, not a value of this chapter"),
     NotClaim('`"1/3"`', "how to type a fraction into an answer cell, not a value of this chapter"),
     NotClaim("`{0, 1}`", "how to type a set into an answer cell, not a value of this chapter"),
+    NotClaim("William Fedus, Barret Zoph and Noam Shazeer (2022)", "citation: the Switch Transformer paper"),
+    NotClaim("arXiv:2401.04088", "citation: the Mixtral paper's arXiv identifier"),
 ]

@@ -10,6 +10,8 @@ import numpy as np
 from tokenpath import examples as ex
 from tokenpath import fmt, norms
 
+from .gqa import pinned
+
 from . import Claim as _Claim
 from . import NotClaim as _NotClaim
 
@@ -78,7 +80,7 @@ CLAIMS: list[_Claim] = [
                 lambda t: f"{_n(t.gate_pre)}·σ({_n(t.gate_pre)})·{_n(t.content)} ≈ {_n(t.product, 3)}")),
     Claim("silu.minus_one", lambda: norms.silu(-1.0), text=("SiLU(−1) = −0.2689", lambda v: f"SiLU({_n(-1)}) = {_n(v, 4)}")),
     Claim("ffn.d", lambda: ex.D_MODEL, text=("d = 8", lambda d: f"d = {d}")),
-    Claim("ffn.d_ff", lambda: ex.FFN_D_FF, text=("width of 16", lambda d: f"width of {d}")),
+    Claim("ffn.d_ff", lambda: ex.D_FF, text=("SwiGLU width of 24", lambda d: f"SwiGLU width of {d}")),
     # -- figure 18 ----------------------------------------------------------------------
     Claim("fig18.stream", lambda: residual().stream, text=("[1, 2]", _v)),
     Claim("fig18.update", lambda: residual().update, text=("[0.5, −1]", _v)),
@@ -86,11 +88,21 @@ CLAIMS: list[_Claim] = [
     Claim("fig18.feature0", lambda: 0, text=("1 + 0.5 = 1.5", _feature_sum)),
     Claim("fig18.feature1", lambda: 1, text=("2 + (−1) = 1", _feature_sum)),
     Claim("fig18.wrong_width", lambda: ex.FIG18_STREAM.size + 1, text=("width 3", lambda n: f"width {n}")),
+    # -- Sources: the versions the cross-checks run against -------------------------------
+    Claim("norms.pin.transformers", lambda: "transformers", text=("`transformers` 5.24.0", pinned)),
+    Claim("norms.pin.torch", lambda: "torch", text=("`torch` 2.13.0", pinned)),
 ]
 
 NOT_CLAIMS: list[_NotClaim] = [
     NotClaim("Zhang and Sennrich, 2019", "citation: the RMSNorm paper"),
+    NotClaim("Biao Zhang and Rico Sennrich (2019)", "citation: the RMSNorm paper"),
     NotClaim("Shazeer, 2020", "citation: GLU variants (SwiGLU)"),
+    NotClaim("Noam Shazeer (2020)", "citation: GLU variants (SwiGLU)"),
+    NotClaim("arXiv:2002.05202", "citation: the GLU variants paper's arXiv identifier"),
+    NotClaim("Jimmy Lei Ba, Jamie Ryan Kiros and Geoffrey E. Hinton (2016)", "citation: the LayerNorm paper"),
+    NotClaim("arXiv:1607.06450", "citation: the LayerNorm paper's arXiv identifier"),
+    NotClaim("Prajit Ramachandran, Barret Zoph and Quoc V. Le (2017)", "citation: the Swish paper"),
+    NotClaim("arXiv:1710.05941", "citation: the Swish paper's arXiv identifier"),
     NotClaim("1 + w", "names the other weight convention (scale by one plus the stored weight), not a number"),
     NotClaim("32-bit", "the float width Hugging Face's LlamaRMSNorm computes in, a fact about its code"),
     NotClaim("\\frac{1}{d}", "notation: the mean over d features"),

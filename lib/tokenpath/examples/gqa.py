@@ -19,6 +19,13 @@ GQA_BAD_KV_HEADS = 3
 #: The query head the chapter's first question follows.
 GQA_QUESTION_HEAD = 5
 
+#: A K/V cache at a realistic size (section 6.3): 32 layers, 32 query heads sharing 8
+#: K/V heads of width 128, stored in bfloat16, for one request of 8,192 tokens. These
+#: are the attention shapes the Llama 3 report gives for its 8B model; the count is
+#: the K/V body only.
+KV_REAL_LAYERS, KV_REAL_N_Q_HEADS, KV_REAL_N_KV_HEADS, KV_REAL_HEAD_DIM = 32, 32, 8, 128
+KV_REAL_SEQ_LEN, KV_REAL_DTYPE = 8192, "bfloat16"
+
 #: A small random GQA layer used in the chapter's cells: batch, positions, head width.
 GQA_B, GQA_T, GQA_D_HEAD = 1, 4, 2
 GQA_SEED = 6

@@ -10,7 +10,7 @@ from __future__ import annotations
 
 # --- the tokenizer ---------------------------------------------------------------------
 #: The corpus the directory's tokenizer is trained on: a few sentences about model
-#: files, with the seed's Chinese examples, repeated so that their pairs are frequent.
+#: files, with Chinese examples, repeated so that their pairs are frequent.
 MODEL_CORPUS = (
     "The model reads the file, and the tokenizer turns text into IDs. "
     "config.json describes the skeleton; model.safetensors stores the weights. "
@@ -22,8 +22,7 @@ MODEL_BPE_VOCAB = 384
 MODEL_EOS_TOKEN = "<|endoftext|>"
 
 # --- the skeleton (config.json) --------------------------------------------------------
-#: Width, layers, query heads, K/V heads, SwiGLU width: the issue's tiny shape (the
-#: seed's tiny random Llama also has width 16 and 2 layers).
+#: Width, layers, query heads, K/V heads, SwiGLU width of the chapter's tiny Llama.
 MODEL_HIDDEN = 16
 MODEL_LAYERS = 2
 MODEL_HEADS = 4
@@ -40,8 +39,10 @@ MODEL_EXPERTS = 4
 MODEL_EXPERTS_PER_TOKEN = 2
 
 # --- what the chapter does with it ------------------------------------------------------
-#: The sentence the chapter encodes and runs (seed 004's example).
+#: The sentence the chapter encodes and runs.
 MODEL_PROMPT = "我喜欢 Transformer。"
+#: The word of the prompt whose tokens the chapter counts, with its leading space.
+MODEL_PROMPT_WORD = " Transformer"
 #: A second sentence, to show that the same stored W_Q gives other queries.
 MODEL_OTHER_TEXT = "猫 is a cat."
 #: Sampling loop: steps, seed, temperature.
@@ -58,9 +59,9 @@ CROSSCHECK_SHAPES = (
     (301, 24, 3, 6, 1, 40, 8, 500.0),
 )
 
-#: The issue's acceptance bound on max |Δ| between the engine's logits and the float32
+#: The acceptance bound on max |Δ| between the engine's logits and the float32
 #: reference of transformers, and the tighter bound every measured maximum stays under
-#: (both asserted by tests/test_crosscheck_model.py).
+#: and the chapter states (both asserted by tests/test_crosscheck_model.py).
 MODEL_CROSSCHECK_TOL = 1e-4
 MODEL_CROSSCHECK_MEASURED = 1e-5
 

@@ -47,10 +47,12 @@ FIG22_CANDIDATES = np.array([[1.0, 2.0, -1.0, 0.0], [-1.0, 2.0, 1.0, 0.0], [-1.0
 #: A capacity limit: at most this many tokens per expert in one batch.
 FIG22_CAPACITY = 1
 
-# --- section 5.2: capacity arithmetic (an independent parameter setting) --------------
+# --- section 8.2: stored and active parameters (an independent setting) ---------------
 MOE_EXPERTS = 16
 MOE_EXPERT_PARAMS = 100_000_000
 MOE_K = 2
+#: The k of the chapter's first question: figure 20's scores with three experts chosen.
+MOE_QUESTION_K = 3
 
 # --- a small MoE layer with SwiGLU experts, for the chapter's forward pass -------------
 MOE_D, MOE_D_FF, MOE_N_EXPERTS, MOE_SEED = 4, 6, 4, 8

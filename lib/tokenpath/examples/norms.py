@@ -29,9 +29,9 @@ FIG17_GATE_RANGE = (-6.0, 6.0)
 FIG18_STREAM = np.array([1.0, 2.0])
 FIG18_UPDATE = np.array([0.5, -1.0])
 
-# --- the FFN widening d -> d_ff -> d (seed 004) ------------------------------------------
-#: Width of the intermediate features in the chapter's SwiGLU example (d = D_MODEL = 8).
-FFN_D_FF = 16
+# --- the FFN widening d -> d_ff -> d ---------------------------------------------------
+#: Seed of the random input and weights of the chapter's SwiGLU shape example, which
+#: uses the main configuration's width D_MODEL = 8 and SwiGLU width D_FF = 24 (figure 4).
 FFN_SEED = 7
 
 __all__ = [name for name in dir() if name.isupper()]

@@ -151,8 +151,8 @@ def fig22_trace(candidate: int = len(ex.FIG22_CANDIDATES) - 1) -> moe.BatchRoute
     return moe.route_batch(scores, ex.FIG22_K, capacity=ex.FIG22_CAPACITY)
 
 
-def _capacity() -> moe.Capacity:
-    return moe.capacity(ex.MOE_EXPERTS, ex.MOE_EXPERT_PARAMS, ex.MOE_K)
+def _expert_parameters() -> moe.ExpertParameters:
+    return moe.expert_parameters(ex.MOE_EXPERTS, ex.MOE_EXPERT_PARAMS, ex.MOE_K)
 
 
 # ======================================================================= fig 19
@@ -685,22 +685,22 @@ def update_fig22(artists: dict, trace: moe.BatchRoute) -> None:
 @register(22, "Per-token choice, batch use, and what is stored")
 def build_fig22() -> Drawn:
     trace = fig22_trace()
-    cap = _capacity()
+    cap = _expert_parameters()
     fig, ax = _canvas(style.WIDTH, 5.0)
     art: dict[str, Artist] = {}
     art["heading"] = _heading(ax, 0.15, 0.2, _fig22_heading(trace))
     art.update(draw_batch(ax, trace, at=(0.0, 0.45)))
     y = 4.0
     box_h = 0.85
-    art["capacity.box"] = _cell(ax, 0.15, y, style.WIDTH - 0.3, box_h, "", face=SUM_FACE, edge=style.NEUTRAL)[0]
-    art["capacity.head"] = _text(ax, 0.3, y + 0.18, "Capacity arithmetic (a separate parameter setting): "
-                                 "element counts, not latency", size=NOTE_SIZE, weight="bold")
+    art["params.box"] = _cell(ax, 0.15, y, style.WIDTH - 0.3, box_h, "", face=SUM_FACE, edge=style.NEUTRAL)[0]
+    art["params.head"] = _text(ax, 0.3, y + 0.18, "Stored and active parameters (a separate setting): "
+                               "element counts, not latency", size=NOTE_SIZE, weight="bold")
     p = moe.count_text(cap.params_per_expert)
-    art["capacity.stored"] = _text(
+    art["params.stored"] = _text(
         ax, 0.3, y + 0.45,
         f"stored: {cap.n_experts} experts × {p} = {moe.count_text(cap.stored)}     "
         f"run per token: {cap.k} × {p} = {moe.count_text(cap.active)}", size=NOTE_SIZE + 0.5)
-    art["capacity.shared"] = _text(ax, 0.3, y + 0.69, "plus shared parts stored once and run by every token: "
+    art["params.shared"] = _text(ax, 0.3, y + 0.69, "plus shared parts stored once and run by every token: "
                                    "attention, embeddings, router", size=SMALL_SIZE + 0.5, color="#333333")
     used = art["used.cell[0]"]
     n_e = trace.route.n_experts
