@@ -589,7 +589,7 @@ def trained_model() -> tuple[Question, ...]:
                 tolerance=0.005, source="count.experts / count.total", hint="a number between 0 and 1",
                 why=f"{count.layers} layers × {count.num_experts} experts × {count.per_expert:,} = {count.experts:,} "
                     f"of {count.total:,} stored numbers. With twice the experts and the same top-k, the stored "
-                    "share grows while the numbers a token uses stay the same.")
+                    "share grows while the numbers a token uses stay almost the same (only the routers grow).")
     record = T.read_training(folder)
     first = record["loss_curve"]["mean_train_loss"][0]
     gap = record["ln_vocab"] - first
@@ -597,7 +597,7 @@ def trained_model() -> tuple[Question, ...]:
                 tolerance=0.05, source='record["ln_vocab"] - record["loss_curve"]["mean_train_loss"][0]',
                 hint="a number of nats",
                 why=f"ln V = {record['ln_vocab']:.2f} and the first mean of ten steps is {first:.2f}: "
-                    "the model has already learned the commonest tokens within its first steps.")
+                    "within its first steps the model already starts to favour the commonest tokens.")
     tok = M.read_tokenizer(folder / "tokenizer.json")
     spaces, tabs = "        return self", "\t\treturn self"
     n_spaces, n_tabs = len(tok.encode(spaces)), len(tok.encode(tabs))
@@ -609,7 +609,9 @@ def trained_model() -> tuple[Question, ...]:
                 source="len(tok.encode(line)) for both lines",
                 why=f"{n_spaces} tokens with spaces, {n_tabs} with tabs"
                     + (": the merges were learned from the standard library, which indents with spaces, so runs "
-                       "of spaces became tokens and runs of tabs did not." if n_tabs > n_spaces else "."))
+                       "of spaces became tokens and runs of tabs did not; and after a tab the word has no space "
+                       "in front of it, so it is not the familiar token with a leading space."
+                       if n_tabs > n_spaces else "."))
     model = T.committed_model(folder)
     line = (folder / "held_out.txt").read_text(encoding="utf-8").splitlines()[ex.TRAINED_LINE_INDEX]
     trace = model.forward(model.encode(line))

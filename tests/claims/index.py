@@ -1,5 +1,6 @@
 """Claims of the guide (00_index) and the glossary (99_glossary): the running
-example's IDs, computed by the engine's encoder."""
+example's IDs, computed by the engine's encoder; the glossary states no number, only
+names and citations."""
 
 from __future__ import annotations
 
@@ -29,4 +30,11 @@ CLAIMS: list[_Claim] = [
 NOT_CLAIMS: list[_NotClaim] = [
     NotClaim("UTF-8", "the name of an encoding"),
     _NotClaim("UTF-8", "the name of an encoding", chapter="99_glossary"),
+    _NotClaim("GPT-2", "a model's name", chapter="99_glossary"),
+    _NotClaim("GPT-3", "a model's name", chapter="99_glossary"),
+    _NotClaim("Llama 3", "a model's name", chapter="99_glossary"),
+    _NotClaim("Kudo, 2018", "citation: the Unigram tokenizer paper", chapter="99_glossary"),
+    _NotClaim("Shazeer, 2019", "citation: the multi-query attention paper", chapter="99_glossary"),
+    _NotClaim("Shazeer, 2020", "citation: GLU variants (SwiGLU)", chapter="99_glossary"),
+    _NotClaim("Zhang and Sennrich, 2019", "citation: the RMSNorm paper", chapter="99_glossary"),
 ]

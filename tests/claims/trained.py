@@ -123,6 +123,8 @@ CLAIMS: list[_Claim] = [
     Claim("trained.active", lambda: count().active, text=("2,953,920", _thousands)),
     # -- 10.3 corpus and losses ------------------------------------------------------------
     Claim("trained.python", lambda: record()["python"], text=("3.11.7", str)),
+    Claim("trained.transformers", lambda: record()["transformers"], text=("5.24.0", str)),
+    Claim("trained.torch", lambda: record()["torch"], text=("2.13.0", str)),
     Claim("trained.files", lambda: record()["corpus"]["files"], exact="674"),
     Claim("trained.every", lambda: record()["corpus"]["held_out_every"], exact="20"),
     Claim("trained.held_files", lambda: record()["corpus"]["held_out_files"], exact="34"),
@@ -134,6 +136,7 @@ CLAIMS: list[_Claim] = [
     Claim("trained.lnV", lambda: math.log(config()["vocab_size"]), rounded=("7.62", 2)),
     Claim("trained.held", lambda: record()["held_out_loss"], rounded=("3.18", 2)),
     Claim("trained.perplexity", lambda: math.exp(record()["held_out_loss"]), rounded=("24", 0)),
+    Claim("trained.eval_tokens", lambda: record()["settings"]["eval_tokens"], text=("65,536", _thousands)),
     # -- 10.4 tokenizer ---------------------------------------------------------------------
     Claim("trained.init_tokens", lambda: len(tok().encode(ex.TRAINED_PROMPTS[0])), exact="5"),
     # -- 10.5 completions --------------------------------------------------------------------
@@ -167,8 +170,11 @@ CLAIMS: list[_Claim] = [
     Claim("trained.equals_experts_l0", lambda: experts_of("=", 0), text=("3 and 0", _one)),
     Claim("trained.equals_experts_l1", lambda: experts_of("=", 1), text=("1 and 2", _one)),
     Claim("trained.equals_experts_l2", lambda: experts_of("=", 2), text=("0 and 3", _one)),
-    # -- 10.7 routing over the whole held-out text ---------------------------------------------
+    Claim("trained.aux_coef", lambda: record()["settings"]["router_aux_loss_coef"], rounded=("0.02", 2)),
+    # -- 10.7 routing over the held-out sample ------------------------------------------------
     Claim("trained.context", lambda: config()["max_position_embeddings"], exact="256"),
+    Claim("trained.sample_bytes", lambda: (T.trained_folder() / T.HELD_OUT_NAME).stat().st_size,
+          text=("2,990", _thousands)),
     Claim("trained.held_tokens", lambda: routing().tokens, text=("1,142", _thousands)),
     Claim("trained.choices", lambda: routing().tokens * routing().top_k, text=("2,284", _thousands)),
     Claim("trained.pairs", lambda: routing().pairs, text=("1,141", _thousands)),
@@ -193,6 +199,7 @@ CLAIMS: list[_Claim] = [
 ]
 
 NOT_CLAIMS: list[_NotClaim] = [
+    NotClaim("arXiv:2401.04088", "the identifier of the cited Mixtral paper"),
     NotClaim("T = 1", "the temperature that leaves the logits as they are, a definition"),
     NotClaim("layer 0", "the index of the first layer, a name (its routing table is printed below it)"),
     NotClaim("layer 1", "the index of the second layer, a name (its row is printed in the load table)"),

@@ -1,0 +1,51 @@
+"""Cross-check what chapter 10 says about the load-balancing term its model was trained
+with: Hugging Face's Mixtral loss is the Switch Transformer's, E · Σ_e f_e · P_e, with
+f_e the share of top-k choices expert e received and P_e its mean router probability,
+and it pools the routers of all layers before taking the product, so layers that are
+uneven in opposite directions can cancel."""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+
+torch = pytest.importorskip(
+    "torch", reason="torch not installed: install the 'crosscheck' extra to compare with PyTorch"
+)
+mixtral = pytest.importorskip(
+    "transformers.models.mixtral.modeling_mixtral",
+    reason="transformers not installed: install the 'crosscheck' extra to compare with Hugging Face",
+)
+
+
+def switch_loss(logits: np.ndarray, k: int) -> float:
+    """E · Σ_e f_e · P_e over the rows of ``logits`` [N, E] (Fedus et al., eq. 4–6, top-k counts)."""
+    e = logits.shape[1]
+    p = np.exp(logits - logits.max(axis=1, keepdims=True))
+    p /= p.sum(axis=1, keepdims=True)
+    chosen = np.argsort(-p, axis=1, kind="stable")[:, :k]
+    f = np.bincount(chosen.ravel(), minlength=e) / len(logits)
+    return float(e * (f * p.mean(axis=0)).sum())
+
+
+def hf_loss(layers: list[np.ndarray], k: int) -> float:
+    gate_logits = tuple(torch.tensor(x, dtype=torch.float32) for x in layers)
+    return float(mixtral.load_balancing_loss_func(gate_logits, layers[0].shape[1], k))
+
+
+def test_hf_mixtral_balance_loss_is_the_switch_loss_of_one_layer():
+    rng = np.random.default_rng(0)
+    logits = rng.standard_normal((32, 4)) * 2
+    assert hf_loss([logits], 2) == pytest.approx(switch_loss(logits, 2), rel=1e-5)
+
+
+def test_hf_mixtral_balance_loss_pools_all_layers_before_the_product():
+    rng = np.random.default_rng(1)
+    first = rng.standard_normal((32, 4))
+    first[:, 0] += 4.0  # layer 0 prefers expert 0 …
+    second = rng.standard_normal((32, 4))
+    second[:, 3] += 4.0  # … layer 1 expert 3
+    pooled = switch_loss(np.concatenate([first, second]), 2)
+    per_layer_mean = (switch_loss(first, 2) + switch_loss(second, 2)) / 2
+    assert hf_loss([first, second], 2) == pytest.approx(pooled, rel=1e-5)
+    assert pooled < per_layer_mean - 0.1, "the two layers' opposite skews should partly cancel when pooled"
