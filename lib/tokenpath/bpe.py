@@ -49,7 +49,7 @@ from typing import Iterable, Mapping, Sequence
 
 import regex
 
-from ._checks import as_int
+from ._checks import as_bool, as_int, as_list
 
 __all__ = [
     "GPT2_PATTERN",
@@ -204,7 +204,7 @@ def _check_template(template, special_tokens: Mapping[str, int]) -> tuple[str, .
 
 
 def _check_tie_break(tie_break) -> str:
-    if tie_break not in TIE_BREAKS:
+    if not isinstance(tie_break, str) or tie_break not in TIE_BREAKS:
         raise ValueError(f"tie_break must be one of {TIE_BREAKS}, got {tie_break!r}")
     return tie_break
 
@@ -275,6 +275,8 @@ def pair_counts(words: Mapping[tuple, int]) -> Counter:
     >>> pair_counts({("l", "o", "w"): 5, ("l", "o"): 2})
     Counter({('l', 'o'): 7, ('o', 'w'): 5})
     """
+    if not isinstance(words, Mapping):
+        raise TypeError(f"words must be a mapping from a word's symbols to its count, got {type(words).__name__}")
     counts: Counter = Counter()
     for symbols, n in words.items():
         for pair in zip(symbols, symbols[1:]):
@@ -290,6 +292,9 @@ def apply_merge(symbols: Sequence, pair: tuple, new) -> tuple:
     >>> apply_merge(("a", "a", "a"), ("a", "a"), "aa")
     ('aa', 'a')
     """
+    symbols = tuple(as_list("symbols", symbols, "symbols"))
+    if not isinstance(pair, tuple) or len(pair) != 2:
+        raise TypeError(f"pair must be a tuple of two symbols, got {type(pair).__name__}")
     merged = _merge_list(symbols, *pair, new)
     return tuple(symbols if merged is None else merged)
 
@@ -884,6 +889,8 @@ def teach_merges(table: Mapping[str, int], n_merges: int, *, min_frequency: int 
         as_int(f"table[{w!r}]", n, low=1)
     n_merges = as_int("n_merges", n_merges, low=0)
     min_frequency = as_int("min_frequency", min_frequency, low=1)
+    if alphabet is not None and not isinstance(alphabet, str):
+        alphabet = as_list("alphabet", alphabet, "characters", item=_check_char)
     chars = sorted({c for w in table for c in w}) if alphabet is None else sorted(set(alphabet))
     start = {w: tuple(w) for w in table}
     seg = dict(start)
@@ -924,7 +931,9 @@ def encode_word(word: str, merges: Sequence[tuple[str, str]], alphabet: Iterable
     ('s', 't')
     """
     word = check_text(word, "word")
-    alphabet = set(alphabet)
+    merges = as_list("merges", merges, "(left, right) pairs of strings", item=_check_str_pair)
+    alphabet = set(alphabet if isinstance(alphabet, str) else
+                   as_list("alphabet", alphabet, "characters", item=_check_char))
     missing = tuple(sorted(set(word) - alphabet, key=word.index))
     if missing:
         return EncodeWordTrace(word, None, missing)
@@ -937,9 +946,21 @@ def merge_word(symbols: tuple, merges: Sequence[tuple]) -> tuple:
     >>> merge_word(tuple("newer"), [("e", "r"), ("w", "er")])
     ('n', 'e', 'wer')
     """
-    for a, b in merges:
+    symbols = tuple(as_list("symbols", symbols, "symbols"))
+    for a, b in as_list("merges", merges, "(left, right) pairs", item=_check_str_pair):
         symbols = apply_merge(symbols, (a, b), a + b)
     return symbols
+
+
+def _check_str_pair(k: int, pair) -> None:
+    if (not isinstance(pair, tuple) or len(pair) != 2
+            or not all(isinstance(p, (str, bytes)) for p in pair) or type(pair[0]) is not type(pair[1])):
+        raise TypeError(f"merges[{k}] must be a (left, right) pair of strings, got {type(pair).__name__}")
+
+
+def _check_char(k: int, char) -> None:
+    if not isinstance(char, str):
+        raise TypeError(f"alphabet[{k}] must be a character, got {type(char).__name__}")
 
 
 # ------------------------------------------------------------------ chat template
@@ -972,6 +993,10 @@ def render_chat(tokenizer: Tokenizer, messages: Sequence[Mapping[str, str]], *,
         raise TypeError(f"tokenizer must be a Tokenizer, got {type(tokenizer).__name__}")
     if isinstance(messages, (str, Mapping)):
         raise TypeError("messages must be a list of {'role': …, 'content': …} dicts")
+    messages = as_list("messages", messages, "{'role': …, 'content': …} dicts")
+    add_generation_prompt = as_bool("add_generation_prompt", add_generation_prompt)
+    if not isinstance(end, str):
+        raise TypeError(f"end must be a special token's name, got {type(end).__name__}")
     if end not in tokenizer.special_tokens:
         raise ValueError(f"end marker {end!r} is not a special token of this tokenizer")
     text, ids, pieces, markers = [], [], [], []
@@ -1023,6 +1048,8 @@ def normalize(text: str, *, nfkc: bool = True, lowercase: bool = False,
     'transformer'
     """
     text = check_text(text)
+    nfkc, lowercase = as_bool("nfkc", nfkc), as_bool("lowercase", lowercase)
+    strip_accents = as_bool("strip_accents", strip_accents)
     steps = [("input", text)]
     if nfkc:
         text = unicodedata.normalize("NFKC", text)
@@ -1229,6 +1256,10 @@ def chips_text(chips: Sequence[Chip]) -> str:
     140  '\ufffd'  8C
     171  '\ufffd'  AB
     """
+    chips = as_list("chips", chips, "Chip objects (from token_chips)")
+    for k, c in enumerate(chips):
+        if not isinstance(c, Chip):
+            raise TypeError(f"chips[{k}] must be a Chip (from token_chips), got {type(c).__name__}")
     return "\n".join(f"{c.token_id:>3}  {c.text!r:<14}  {c.data.hex(' ').upper()}" for c in chips)
 
 
@@ -1306,9 +1337,14 @@ def merge_replay(step: int, *, table: Mapping[str, int] | None = None, n_merges:
     """
     from . import examples as ex
 
+    if table is not None and not isinstance(table, Mapping):
+        raise TypeError(f"table must be a mapping word → count, got {type(table).__name__}")
     table = dict(ex.FIG1_TABLE if table is None else table)
     n_merges = ex.FIG1_MERGES if n_merges is None else as_int("n_merges", n_merges, low=1)
-    new_words = ex.FIG1_NEW_WORDS if new_words is None else tuple(new_words)
+    new_words = ex.FIG1_NEW_WORDS if new_words is None else tuple(
+        check_text(w, f"new_words[{k}]") for k, w in enumerate(as_list("new_words", new_words, "words")))
+    if extra_letters is not None and not isinstance(extra_letters, str):
+        raise TypeError(f"extra_letters must be a str of characters, got {type(extra_letters).__name__}")
     extra = ex.FIG1_EXTRA_LETTERS if extra_letters is None else extra_letters
     step = as_int("step", step, low=0, high=n_merges)
     run = _replay_run(tuple(table.items()), n_merges + 1)  # one more: the pair chosen next

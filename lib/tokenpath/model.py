@@ -973,10 +973,12 @@ def write_tokenizer(directory, tokenizer: bpe.Tokenizer, *, eos_token: str | Non
     """
     if not isinstance(tokenizer, bpe.Tokenizer):
         raise TypeError(f"tokenizer must be a tokenpath.bpe.Tokenizer, got {type(tokenizer).__name__}")
-    if eos_token is not None and eos_token not in tokenizer.special_tokens:
+    if eos_token is not None and (not isinstance(eos_token, str) or eos_token not in tokenizer.special_tokens):
         raise ValueError(f"eos_token {eos_token!r} is not a special token of this tokenizer "
                          f"(registered: {list(tokenizer.special_tokens)})")
     data = json.dumps(tokenizer_json(tokenizer), ensure_ascii=False, indent=1) + "\n"
+    if not isinstance(directory, (str, os.PathLike)):
+        raise TypeError(f"directory must be a path, got {type(directory).__name__}")
     directory = Path(directory)
     directory.mkdir(parents=True, exist_ok=True)
     path = directory / TOKENIZER_NAME

@@ -44,11 +44,12 @@ import re
 import reprlib
 from dataclasses import dataclass, field
 from fractions import Fraction
-from typing import Any, Callable
+from typing import Any, Callable, Mapping
 
 import numpy as np
 
 from . import fmt
+from ._checks import _asarray, as_float_array, as_list
 
 __all__ = ["KINDS", "Question", "Result", "choice", "exact", "number", "sequence", "set_of", "vector"]
 
@@ -361,12 +362,14 @@ def exact(id: str, prompt: str, answer, *, source: str, why: str,
     True
     """
     _check_common(id, prompt, source, why)
-    if isinstance(answer, bool):
-        raise TypeError("answer must be a number, got bool")
+    if isinstance(answer, bool) or not isinstance(answer, numbers.Real):
+        raise TypeError(f"answer must be a number, got {type(answer).__name__}")
     if isinstance(answer, (numbers.Integral, Fraction)):
         value = Fraction(answer)
     else:
         x = float(answer)
+        if not math.isfinite(x):
+            raise ValueError(f"answer must be finite, got {x}")
         value = Fraction(x).limit_denominator(1000)
         if abs(float(value) - x) > 1e-12 * max(1.0, abs(x)):
             raise ValueError(f"answer {x!r} is not a fraction with denominator <= 1000; use number()")
@@ -392,6 +395,8 @@ def number(id: str, prompt: str, answer, *, tolerance: float, source: str, why: 
     True
     """
     _check_common(id, prompt, source, why)
+    if isinstance(answer, bool) or not isinstance(answer, numbers.Real):
+        raise TypeError(f"answer must be a number, got {type(answer).__name__}")
     value = float(answer)
     if not math.isfinite(value):
         raise ValueError(f"answer must be finite, got {value}")
@@ -425,7 +430,7 @@ def vector(id: str, prompt: str, answer, *, tolerance: float, source: str, why: 
     True
     """
     _check_common(id, prompt, source, why)
-    value = np.asarray(answer, dtype=float)
+    value = as_float_array("answer", answer)
     if value.ndim != 1 or not np.all(np.isfinite(value)):
         raise ValueError(f"answer must be a finite 1-D vector, got shape {value.shape}")
     if isinstance(tolerance, bool) or not isinstance(tolerance, numbers.Real) or not tolerance > 0:
@@ -459,7 +464,7 @@ def set_of(id: str, prompt: str, answer, *, source: str, why: str,
     True
     """
     _check_common(id, prompt, source, why)
-    arr = np.asarray(answer)
+    arr = _asarray("answer", answer)
     if arr.ndim != 1 or not (np.issubdtype(arr.dtype, np.integer) or arr.size == 0):
         raise ValueError(f"answer must be a 1-D collection of integers, got {answer!r}")
     return Question(id, prompt, "set", frozenset(int(v) for v in arr), source, why, hint,
@@ -506,7 +511,7 @@ def sequence(id: str, prompt: str, answer, *, source: str, why: str,
     if isinstance(answer, (str, bytes)):
         raise ValueError(f"answer must be a list of whole numbers or strings, got {answer!r}")
     items = []
-    for v in answer:
+    for v in as_list("answer", answer, "whole numbers or strings"):
         if isinstance(v, str):
             items.append(v)
         elif isinstance(v, (numbers.Integral, np.integer)) and not isinstance(v, bool):
@@ -547,6 +552,10 @@ def choice(id: str, prompt: str, options, answer: str, *, source: str, why: str)
     (True, True, 'not yet')
     """
     _check_common(id, prompt, source, why)
+    if not isinstance(options, Mapping):
+        raise TypeError(f"options must be a mapping key → text, got {type(options).__name__}")
+    if not isinstance(answer, str):
+        raise TypeError(f"answer must be an option key, got {type(answer).__name__}")
     pairs = tuple((str(k).lower(), str(t)) for k, t in dict(options).items())
     if len(pairs) < 2:
         raise ValueError("options must offer at least two choices")
