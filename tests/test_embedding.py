@@ -249,7 +249,7 @@ def test_generation_top_k_only_samples_among_the_k_largest_logits():
 def test_generation_checks_its_prompt():
     with pytest.raises(ValueError, match="prompt must be a non-empty"):
         em.generate([[3, 7]], 1)
-    with pytest.raises(ValueError, match="ids must be row numbers"):
+    with pytest.raises(ValueError, match="prompt must be row numbers"):
         em.generate([1000], 1)
 
 
@@ -322,7 +322,7 @@ def test_cross_entropy_checks_targets_and_mask():
     z = np.zeros((4, 10))
     with pytest.raises(ValueError, match="targets must have shape"):
         em.cross_entropy(z, [1, 2])
-    with pytest.raises(ValueError, match="ids must be row numbers 0 … 9"):
+    with pytest.raises(ValueError, match="targets must be row numbers 0 … 9"):
         em.cross_entropy(z, [1, 2, 3, 10])
     with pytest.raises(ValueError, match="mask must be 0/1"):
         em.cross_entropy(z, [1, 2, 3, 4], [1, 2, 1, 1])

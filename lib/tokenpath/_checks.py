@@ -12,6 +12,27 @@ import numbers
 import numpy as np
 
 
+def _asarray(name: str, x) -> np.ndarray:
+    """``np.asarray(x)``, with numpy's own complaints about ragged nesting or
+    unconvertible items turned into an error naming ``name``.
+
+    >>> _asarray("q", [[1, 2], [3]])
+    Traceback (most recent call last):
+    ...
+    ValueError: q must be a rectangular array, but its nested lists have different lengths
+    """
+    if isinstance(x, np.ndarray):
+        return x
+    try:
+        return np.asarray(x)
+    except ValueError as err:
+        if "inhomogeneous" in str(err) or "sequence" in str(err):
+            raise ValueError(f"{name} must be a rectangular array, but its nested lists have different lengths") from None
+        raise ValueError(f"{name} cannot be read as an array ({err})") from None
+    except (TypeError, OverflowError) as err:
+        raise TypeError(f"{name} cannot be read as an array ({err})") from None
+
+
 def as_float_array(name: str, x, *, min_ndim: int = 0, ndim: int | None = None) -> np.ndarray:
     """Return ``x`` as a finite float64 array, or raise naming ``name``.
 
@@ -24,7 +45,7 @@ def as_float_array(name: str, x, *, min_ndim: int = 0, ndim: int | None = None) 
     """
     if isinstance(x, (str, bytes)) or x is None:
         raise TypeError(f"{name} must be a numeric array, got {type(x).__name__}")
-    arr = np.asarray(x)
+    arr = _asarray(name, x)
     if arr.dtype == object or not (
         np.issubdtype(arr.dtype, np.number) or np.issubdtype(arr.dtype, np.bool_)
     ):
@@ -44,13 +65,30 @@ def as_float_array(name: str, x, *, min_ndim: int = 0, ndim: int | None = None) 
     return arr
 
 
+def as_real_array(name: str, x) -> np.ndarray:
+    """Return ``x`` as a float64 array that may hold ``±inf`` or NaN (for callers that
+    give those a meaning, such as a softmax's ``-inf``), or raise naming ``name``.
+
+    >>> as_real_array("x", [0, float("-inf")]).tolist()
+    [0.0, -inf]
+    """
+    if isinstance(x, (str, bytes)) or x is None:
+        raise TypeError(f"{name} must be a numeric array, got {type(x).__name__}")
+    arr = _asarray(name, x)
+    if arr.dtype == object or np.issubdtype(arr.dtype, np.complexfloating) or not (
+        np.issubdtype(arr.dtype, np.number) or np.issubdtype(arr.dtype, np.bool_)
+    ):
+        raise TypeError(f"{name} must be a real numeric array, got dtype {arr.dtype}")
+    return arr.astype(np.float64)
+
+
 def as_bool_array(name: str, x) -> np.ndarray:
     """Return ``x`` as a boolean array; accept 0/1 integers but not other numbers.
 
     >>> as_bool_array("mask", [1, 0]).tolist()
     [True, False]
     """
-    arr = np.asarray(x)
+    arr = _asarray(name, x)
     if arr.dtype == np.bool_:
         return arr
     if np.issubdtype(arr.dtype, np.integer) and np.isin(arr, (0, 1)).all():
@@ -64,7 +102,7 @@ def as_int_array(name: str, x, *, ndim: int | None = None, low: int | None = Non
     >>> as_int_array("ids", [3, 7, 3, 2]).tolist()
     [3, 7, 3, 2]
     """
-    arr = np.asarray(x)
+    arr = _asarray(name, x)
     if arr.dtype == np.bool_ or not np.issubdtype(arr.dtype, np.integer):
         if arr.size == 0 and arr.dtype == np.float64:
             arr = arr.astype(np.int64)
@@ -75,6 +113,9 @@ def as_int_array(name: str, x, *, ndim: int | None = None, low: int | None = Non
     if low is not None and arr.size and arr.min() < low:
         raise ValueError(f"{name} must be >= {low}, got {arr.min()}")
     return arr.astype(np.int64)
+
+
+_INT64_MAX = 2**63 - 1
 
 
 def as_int(name: str, x, *, low: int | None = None, high: int | None = None) -> int:
@@ -90,6 +131,8 @@ def as_int(name: str, x, *, low: int | None = None, high: int | None = None) -> 
     if isinstance(x, bool) or not isinstance(x, numbers.Integral):
         raise TypeError(f"{name} must be an integer, got {type(x).__name__}")
     x = int(x)
+    if abs(x) > _INT64_MAX:  # numpy would fail on it with a message of its own
+        raise ValueError(f"{name} must fit in 64 bits, got an integer of {x.bit_length()} bits")
     if low is not None and x < low:
         raise ValueError(f"{name} must be >= {low}, got {x}")
     if high is not None and x > high:
@@ -107,3 +150,42 @@ def as_float(name: str, x, *, low: float | None = None) -> float:
     if low is not None and x < low:
         raise ValueError(f"{name} must be >= {low}, got {x}")
     return x
+
+
+def as_bool(name: str, x) -> bool:
+    """Return ``x`` if it is ``True`` or ``False`` (or a numpy bool), else raise naming ``name``.
+
+    >>> as_bool("lowercase", True)
+    True
+    >>> as_bool("lowercase", "yes")
+    Traceback (most recent call last):
+    ...
+    TypeError: lowercase must be True or False, got str
+    """
+    if isinstance(x, (bool, np.bool_)):
+        return bool(x)
+    raise TypeError(f"{name} must be True or False, got {type(x).__name__}")
+
+
+def as_list(name: str, x, what: str = "items", *, item=None) -> list:
+    """Return the items of a list-like ``x`` (not a string, bytes, mapping or scalar) as a
+    list, each checked by ``item(k, value)`` if given, or raise naming ``name``.
+
+    >>> as_list("merges", [("a", "b")])
+    [('a', 'b')]
+    >>> as_list("merges", 7, "pairs")
+    Traceback (most recent call last):
+    ...
+    TypeError: merges must be a list of pairs, got int
+    """
+    from collections.abc import Iterable, Mapping
+
+    if isinstance(x, (str, bytes, Mapping)) or not isinstance(x, Iterable):
+        raise TypeError(f"{name} must be a list of {what}, got {type(x).__name__}")
+    if isinstance(x, np.ndarray) and x.ndim != 1:
+        raise TypeError(f"{name} must be a list of {what}, got an array of shape {x.shape}")
+    out = list(x)
+    if item is not None:
+        for k, v in enumerate(out):
+            item(k, v)
+    return out

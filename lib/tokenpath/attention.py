@@ -21,7 +21,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from ._checks import as_bool_array, as_float, as_float_array, as_int, as_int_array
+from ._checks import as_bool_array, as_float, as_float_array, as_int, as_int_array, as_real_array
 from .examples import FIG11_SCORES, FIG11_U0, encode_chars
 
 __all__ = [
@@ -258,7 +258,10 @@ def softmax(x, axis: int = -1) -> np.ndarray:
     >>> softmax([np.log(3), 0.0]).round(6).tolist()
     [0.75, 0.25]
     """
-    arr = np.asarray(x, dtype=np.float64)
+    arr = as_real_array("x", x)
+    axis = as_int("axis", axis, low=-max(arr.ndim, 1), high=max(arr.ndim, 1) - 1)
+    if arr.size == 0:
+        raise ValueError(f"x must not be empty, got shape {arr.shape}")
     if np.isnan(arr).any() or np.isposinf(arr).any():
         raise ValueError("x must not contain NaN or +inf (use -inf to hide a source)")
     top = arr.max(axis=axis, keepdims=True)
@@ -474,7 +477,15 @@ def cross_attention(decoder_query, encoder_key, encoder_value, encoder_valid=Non
     >>> cross_attention(np.ones((2, 2)), np.ones((3, 2)), np.eye(3)).weights.shape
     (2, 3)
     """
-    mask = None if encoder_valid is None else padding_mask(encoder_valid)
+    decoder_query = as_float_array("decoder_query", decoder_query, min_ndim=2)
+    encoder_key = as_float_array("encoder_key", encoder_key, min_ndim=2)
+    encoder_value = as_float_array("encoder_value", encoder_value, min_ndim=2)
+    if encoder_value.shape[-2] != encoder_key.shape[-2]:
+        raise ValueError(f"encoder_value must have one row per row of encoder_key ({encoder_key.shape[-2]}) on "
+                         f"axis -2, got shape {encoder_value.shape}")
+    if encoder_valid is not None and as_bool_array("encoder_valid", encoder_valid).ndim < 1:
+        raise ValueError("encoder_valid must have a position axis, got a single value")
+    mask = None if encoder_valid is None else padding_mask(as_bool_array("encoder_valid", encoder_valid))
     return attention(decoder_query, encoder_key, encoder_value, mask)
 
 
@@ -513,6 +524,8 @@ def output_from_rounded_weights(trace: AttentionTrace, digits: int) -> np.ndarra
     [[1.34, 1.32]]
     """
     digits = as_int("digits", digits, low=0)
+    if not isinstance(trace, AttentionTrace):
+        raise TypeError(f"trace must be an AttentionTrace (from attention), got {type(trace).__name__}")
     return np.round(trace.weights, digits) @ trace.value
 
 

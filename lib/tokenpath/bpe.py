@@ -13,6 +13,12 @@ The symbols start as the 256 byte values, so every string can be encoded (no
 keeps a leading space with the word after it (``" world"``); merges never cross a
 word boundary.
 
+The pattern's classes of letters, numbers and whitespace come from the ``regex``
+module's Unicode tables, which are newer than tiktoken's and Hugging Face's: the
+code points listed in :data:`NEWER_UNICODE_WORD_CHARS` are letters or numbers here and
+not there, so text holding them may get other IDs than in those libraries; all other
+text is cut into the same words.
+
 IDs: 0–255 are the bytes themselves, 256 + k is the token made by merge k, and
 special tokens (``<|user|>`` …) come after the learned vocabulary.
 
@@ -43,10 +49,11 @@ from typing import Iterable, Mapping, Sequence
 
 import regex
 
-from ._checks import as_int
+from ._checks import as_bool, as_int, as_list
 
 __all__ = [
     "GPT2_PATTERN",
+    "NEWER_UNICODE_WORD_CHARS",
     "ChatTrace",
     "Chip",
     "IdCollision",
@@ -95,6 +102,37 @@ __all__ = [
 #: spaces leaves its last space to the word that follows).
 GPT2_PATTERN = r"""'s|'t|'re|'ve|'m|'ll|'d| ?\p{L}+| ?\p{N}+| ?[^\s\p{L}\p{N}]+|\s+(?!\S)|\s+"""
 _SPLIT = regex.compile(GPT2_PATTERN)
+
+#: Code points that :data:`GPT2_PATTERN` classes as letters (``"L"``) or numbers (``"N"``)
+#: here and as neither in tiktoken and Hugging Face ``tokenizers``, as inclusive ranges
+#: ``(first, last, class)``: 17,480 code points (17,144 letters, 336 numbers), among them
+#: CJK Extension J (U+323B0–U+33479). The ``regex`` module (2026.11.19) classes characters
+#: by Unicode 18.0, tiktoken 0.14 (the Rust ``regex-syntax`` 0.8.11 crate) and tokenizers
+#: 0.23 (Oniguruma) by Unicode 16.0 (Garay, new in 16.0, is letters to them; CJK
+#: Extension J, new in 17.0, is not). Every other code point falls in the same class
+#: (letter, number, whitespace, other) in all three (measured once over all of them), so
+#: text without these code points is cut into the same words; text with them may be cut
+#: differently and then get other IDs: with the merge ``'`` + ``s``, ``"\U000324bd's"``
+#: is ``[240, 178, 146, 189, <'s>]`` here and ``[240, 178, 146, 189, 39, 115]`` there.
+#: ``tests/test_crosscheck_unicode.py`` measures the list against both libraries, over
+#: every code point that is a letter or number here.
+NEWER_UNICODE_WORD_CHARS: tuple[tuple[int, int, str], ...] = (
+    (0x00558, 0x00558, 'L'), (0x0058B, 0x0058C, 'L'), (0x0088F, 0x0088F, 'L'), (0x00C5C, 0x00C5C, 'L'),
+    (0x00CDC, 0x00CDC, 'L'), (0x0208F, 0x0208F, 'L'), (0x0209D, 0x0209F, 'L'), (0x0A7CE, 0x0A7CF, 'L'),
+    (0x0A7D2, 0x0A7D2, 'L'), (0x0A7D4, 0x0A7D4, 'L'), (0x0A7DD, 0x0A7DD, 'L'), (0x0A7E2, 0x0A7E2, 'L'),
+    (0x0A7F1, 0x0A7F1, 'L'), (0x0AB6C, 0x0AB6D, 'L'), (0x107BB, 0x107BF, 'L'), (0x10940, 0x10959, 'L'),
+    (0x10EC5, 0x10EC7, 'L'), (0x10ED9, 0x10EEE, 'L'), (0x11B0A, 0x11B0A, 'L'), (0x11DB0, 0x11DDB, 'L'),
+    (0x11DE0, 0x11DE9, 'N'), (0x11DF1, 0x11DF1, 'L'), (0x1246F, 0x1246F, 'N'), (0x12475, 0x1247F, 'N'),
+    (0x12550, 0x12686, 'N'), (0x16EA0, 0x16EB8, 'L'), (0x16EBB, 0x16ED3, 'L'), (0x16FF2, 0x16FF3, 'L'),
+    (0x16FF4, 0x16FF6, 'N'), (0x187F8, 0x187FF, 'L'), (0x18CD6, 0x18CDA, 'L'), (0x18D09, 0x18D20, 'L'),
+    (0x18D80, 0x18DF2, 'L'), (0x18E00, 0x19191, 'L'), (0x191A0, 0x191D2, 'L'), (0x1B123, 0x1B128, 'L'),
+    (0x1B168, 0x1B168, 'L'), (0x1D6A6, 0x1D6A6, 'L'), (0x1DF1F, 0x1DF24, 'L'), (0x1DF2B, 0x1DF81, 'L'),
+    (0x1DF90, 0x1DF96, 'L'), (0x1DFCD, 0x1DFFF, 'L'), (0x1E6C0, 0x1E6DE, 'L'), (0x1E6E0, 0x1E6E2, 'L'),
+    (0x1E6E4, 0x1E6E5, 'L'), (0x1E6E7, 0x1E6ED, 'L'), (0x1E6F0, 0x1E6F4, 'L'), (0x1E6FE, 0x1E6FF, 'L'),
+    (0x2B73A, 0x2B73F, 'L'), (0x2B81E, 0x2B81E, 'L'), (0x2CEA2, 0x2CEAD, 'L'), (0x323B0, 0x33479, 'L'),
+    (0x3D000, 0x3FC3F, 'L'),
+)
+
 #: The same pattern for text that is pure ASCII, with the classes spelled out (and the
 #: contractions factored) for Python's ``re`` engine, which runs it about twice as fast. On ASCII, ``\s`` is these
 #: six characters, ``\p{L}`` is A–Z and a–z, ``\p{N}`` is 0–9 (a test checks all 128
@@ -166,7 +204,7 @@ def _check_template(template, special_tokens: Mapping[str, int]) -> tuple[str, .
 
 
 def _check_tie_break(tie_break) -> str:
-    if tie_break not in TIE_BREAKS:
+    if not isinstance(tie_break, str) or tie_break not in TIE_BREAKS:
         raise ValueError(f"tie_break must be one of {TIE_BREAKS}, got {tie_break!r}")
     return tie_break
 
@@ -237,6 +275,8 @@ def pair_counts(words: Mapping[tuple, int]) -> Counter:
     >>> pair_counts({("l", "o", "w"): 5, ("l", "o"): 2})
     Counter({('l', 'o'): 7, ('o', 'w'): 5})
     """
+    if not isinstance(words, Mapping):
+        raise TypeError(f"words must be a mapping from a word's symbols to its count, got {type(words).__name__}")
     counts: Counter = Counter()
     for symbols, n in words.items():
         for pair in zip(symbols, symbols[1:]):
@@ -252,6 +292,9 @@ def apply_merge(symbols: Sequence, pair: tuple, new) -> tuple:
     >>> apply_merge(("a", "a", "a"), ("a", "a"), "aa")
     ('aa', 'a')
     """
+    symbols = tuple(as_list("symbols", symbols, "symbols"))
+    if not isinstance(pair, tuple) or len(pair) != 2:
+        raise TypeError(f"pair must be a tuple of two symbols, got {type(pair).__name__}")
     merged = _merge_list(symbols, *pair, new)
     return tuple(symbols if merged is None else merged)
 
@@ -846,6 +889,8 @@ def teach_merges(table: Mapping[str, int], n_merges: int, *, min_frequency: int 
         as_int(f"table[{w!r}]", n, low=1)
     n_merges = as_int("n_merges", n_merges, low=0)
     min_frequency = as_int("min_frequency", min_frequency, low=1)
+    if alphabet is not None and not isinstance(alphabet, str):
+        alphabet = as_list("alphabet", alphabet, "characters", item=_check_char)
     chars = sorted({c for w in table for c in w}) if alphabet is None else sorted(set(alphabet))
     start = {w: tuple(w) for w in table}
     seg = dict(start)
@@ -886,7 +931,9 @@ def encode_word(word: str, merges: Sequence[tuple[str, str]], alphabet: Iterable
     ('s', 't')
     """
     word = check_text(word, "word")
-    alphabet = set(alphabet)
+    merges = as_list("merges", merges, "(left, right) pairs of strings", item=_check_str_pair)
+    alphabet = set(alphabet if isinstance(alphabet, str) else
+                   as_list("alphabet", alphabet, "characters", item=_check_char))
     missing = tuple(sorted(set(word) - alphabet, key=word.index))
     if missing:
         return EncodeWordTrace(word, None, missing)
@@ -899,9 +946,21 @@ def merge_word(symbols: tuple, merges: Sequence[tuple]) -> tuple:
     >>> merge_word(tuple("newer"), [("e", "r"), ("w", "er")])
     ('n', 'e', 'wer')
     """
-    for a, b in merges:
+    symbols = tuple(as_list("symbols", symbols, "symbols"))
+    for a, b in as_list("merges", merges, "(left, right) pairs", item=_check_str_pair):
         symbols = apply_merge(symbols, (a, b), a + b)
     return symbols
+
+
+def _check_str_pair(k: int, pair) -> None:
+    if (not isinstance(pair, tuple) or len(pair) != 2
+            or not all(isinstance(p, (str, bytes)) for p in pair) or type(pair[0]) is not type(pair[1])):
+        raise TypeError(f"merges[{k}] must be a (left, right) pair of strings, got {type(pair).__name__}")
+
+
+def _check_char(k: int, char) -> None:
+    if not isinstance(char, str):
+        raise TypeError(f"alphabet[{k}] must be a character, got {type(char).__name__}")
 
 
 # ------------------------------------------------------------------ chat template
@@ -934,6 +993,10 @@ def render_chat(tokenizer: Tokenizer, messages: Sequence[Mapping[str, str]], *,
         raise TypeError(f"tokenizer must be a Tokenizer, got {type(tokenizer).__name__}")
     if isinstance(messages, (str, Mapping)):
         raise TypeError("messages must be a list of {'role': …, 'content': …} dicts")
+    messages = as_list("messages", messages, "{'role': …, 'content': …} dicts")
+    add_generation_prompt = as_bool("add_generation_prompt", add_generation_prompt)
+    if not isinstance(end, str):
+        raise TypeError(f"end must be a special token's name, got {type(end).__name__}")
     if end not in tokenizer.special_tokens:
         raise ValueError(f"end marker {end!r} is not a special token of this tokenizer")
     text, ids, pieces, markers = [], [], [], []
@@ -985,6 +1048,8 @@ def normalize(text: str, *, nfkc: bool = True, lowercase: bool = False,
     'transformer'
     """
     text = check_text(text)
+    nfkc, lowercase = as_bool("nfkc", nfkc), as_bool("lowercase", lowercase)
+    strip_accents = as_bool("strip_accents", strip_accents)
     steps = [("input", text)]
     if nfkc:
         text = unicodedata.normalize("NFKC", text)
@@ -1191,6 +1256,10 @@ def chips_text(chips: Sequence[Chip]) -> str:
     140  '\ufffd'  8C
     171  '\ufffd'  AB
     """
+    chips = as_list("chips", chips, "Chip objects (from token_chips)")
+    for k, c in enumerate(chips):
+        if not isinstance(c, Chip):
+            raise TypeError(f"chips[{k}] must be a Chip (from token_chips), got {type(c).__name__}")
     return "\n".join(f"{c.token_id:>3}  {c.text!r:<14}  {c.data.hex(' ').upper()}" for c in chips)
 
 
@@ -1268,9 +1337,14 @@ def merge_replay(step: int, *, table: Mapping[str, int] | None = None, n_merges:
     """
     from . import examples as ex
 
+    if table is not None and not isinstance(table, Mapping):
+        raise TypeError(f"table must be a mapping word → count, got {type(table).__name__}")
     table = dict(ex.FIG1_TABLE if table is None else table)
     n_merges = ex.FIG1_MERGES if n_merges is None else as_int("n_merges", n_merges, low=1)
-    new_words = ex.FIG1_NEW_WORDS if new_words is None else tuple(new_words)
+    new_words = ex.FIG1_NEW_WORDS if new_words is None else tuple(
+        check_text(w, f"new_words[{k}]") for k, w in enumerate(as_list("new_words", new_words, "words")))
+    if extra_letters is not None and not isinstance(extra_letters, str):
+        raise TypeError(f"extra_letters must be a str of characters, got {type(extra_letters).__name__}")
     extra = ex.FIG1_EXTRA_LETTERS if extra_letters is None else extra_letters
     step = as_int("step", step, low=0, high=n_merges)
     run = _replay_run(tuple(table.items()), n_merges + 1)  # one more: the pair chosen next

@@ -114,7 +114,7 @@ def _table(table) -> np.ndarray:
     return e
 
 
-def check_ids(ids, vocab: int) -> np.ndarray:
+def check_ids(ids, vocab: int, *, name: str = "ids") -> np.ndarray:
     """``ids`` as an int64 array ``[T]`` or ``[B, T]`` of valid row numbers ``0 … vocab−1``.
 
     >>> check_ids([[0, 999]], 1000).tolist()       # ID 0 is an ordinary ID
@@ -124,15 +124,17 @@ def check_ids(ids, vocab: int) -> np.ndarray:
     ...
     ValueError: ids must be row numbers 0 … 999 of a 1000-row table; got 1000 at index (1,)
     """
+    if not isinstance(name, str):
+        raise TypeError(f"name must be the argument's name (a str), got {type(name).__name__}")
     vocab = as_int("vocab", vocab, low=1)
-    arr = as_int_array("ids", ids)
+    arr = as_int_array(name, ids)
     if arr.ndim not in (1, 2):
-        raise ValueError(f"ids must be [T] or [B, T] (one ID per position), got shape {list(arr.shape)}")
+        raise ValueError(f"{name} must be [T] or [B, T] (one ID per position), got shape {list(arr.shape)}")
     bad = np.argwhere((arr < 0) | (arr >= vocab))
     if bad.size:
         where = tuple(int(i) for i in bad[0])
         raise ValueError(
-            f"ids must be row numbers 0 … {vocab - 1} of a {vocab}-row table; got {arr[where]} at index {where}"
+            f"{name} must be row numbers 0 … {vocab - 1} of a {vocab}-row table; got {arr[where]} at index {where}"
         )
     return arr
 
@@ -275,7 +277,9 @@ def next_token_probs(z, *, temperature: float = 1.0, top_k: int | None = None) -
     >>> next_token_probs([1.0, 3.0, 2.0], top_k=1).tolist()
     [0.0, 1.0, 0.0]
     """
-    z = as_float_array("logits", z, min_ndim=1)
+    z = as_float_array("z (the logits)", z, min_ndim=1)
+    if z.shape[-1] == 0:
+        raise ValueError(f"z (the logits) must hold at least one logit, got shape {list(z.shape)}")
     temperature = as_float("temperature", temperature, low=0.0)
     v = z.shape[-1]
     if top_k is not None:
@@ -320,7 +324,9 @@ def sample_next(z, rng: np.random.Generator, *, temperature: float = 1.0, top_k:
     """
     if not isinstance(rng, np.random.Generator):
         raise TypeError(f"rng must be a numpy Generator (np.random.default_rng(seed)), got {type(rng).__name__}")
-    z = as_float_array("logits", z, ndim=1)
+    z = as_float_array("z (the logits)", z, ndim=1)
+    if z.shape[-1] == 0:
+        raise ValueError(f"z (the logits) must hold at least one logit, got shape {list(z.shape)}")
     p = next_token_probs(z, temperature=temperature, top_k=top_k)
     return int(draw_ids(p, [rng.random()])[0])
 
@@ -352,7 +358,9 @@ def sampling_trace(z, temperature: float = 1.0, *, draws: int = ex.FIG5_DRAWS, s
     >>> tr.probs.round(2).tolist(), int(tr.counts.sum())
     ([0.75, 0.25], 1000)
     """
-    z = as_float_array("logits", z, ndim=1)
+    z = as_float_array("z (the logits)", z, ndim=1)
+    if z.shape[-1] == 0:
+        raise ValueError(f"z (the logits) must hold at least one logit, got shape {list(z.shape)}")
     draws = as_int("draws", draws, low=1)
     seed = as_int("seed", seed, low=0)
     p = next_token_probs(z, temperature=temperature)
@@ -511,8 +519,10 @@ def generate(prompt, steps: int, *, table=None, layer: LayerWeights | None = Non
     else:
         e = teaching_embedding() if table is None else _table(table)
         layer = teaching_layer() if layer is None else layer
+        if not isinstance(layer, LayerWeights):
+            raise TypeError(f"layer must be a LayerWeights, got {type(layer).__name__}")
         w = tied_head(e) if w_out is None else as_float_array("w_out", w_out, ndim=2)
-        ids = check_ids(prompt, e.shape[0])
+        ids = check_ids(prompt, e.shape[0], name="prompt")
 
         def run(ids):
             x = lookup(e, ids)  # [T, d]: rows of E, never hidden vectors
@@ -556,8 +566,8 @@ def cross_entropy(z, targets, mask=None) -> CrossEntropyTrace:
     >>> round(tr.loss, 6), tr.d_logits.round(6).tolist()
     (0.287682, [[-0.25, 0.25]])
     """
-    z = as_float_array("logits", z, min_ndim=2)
-    y = check_ids(targets, z.shape[-1])
+    z = as_float_array("z (the logits)", z, min_ndim=2)
+    y = check_ids(targets, z.shape[-1], name="targets")
     if y.shape != z.shape[:-1]:
         raise ValueError(f"targets must have shape {list(z.shape[:-1])} (one per position of logits), got {list(y.shape)}")
     m = att.loss_mask(y) if mask is None else as_int_array("mask", mask)
@@ -639,6 +649,7 @@ def tied_loss(table, inputs, targets, mask=None) -> float:
     0.313262
     """
     e = _table(table)
+    inputs = check_ids(inputs, e.shape[0], name="inputs")
     return cross_entropy(logits(lookup(e, inputs), tied_head(e)), targets, mask).loss
 
 
@@ -652,8 +663,10 @@ def tied_gradient(table=None, inputs=None, targets=None, mask=None) -> TiedGradi
     """
     e = teaching_embedding() if table is None else _table(table)
     x = ex.encode_chars(ex.TEXT) if inputs is None else inputs
-    x = check_ids(x, e.shape[0])
-    y = att.shift_targets(x, eos=ex.EOS) if targets is None else check_ids(targets, e.shape[0])
+    x = check_ids(x, e.shape[0], name="inputs")
+    if x.shape[-1] == 0:
+        raise ValueError(f"inputs must hold at least one position, got shape {list(x.shape)}")
+    y = att.shift_targets(x, eos=ex.EOS) if targets is None else check_ids(targets, e.shape[0], name="targets")
     xs = lookup(e, x)  # [..., T, d]
     ce = cross_entropy(logits(xs, tied_head(e)), y, mask)
     dz = ce.d_logits  # [..., T, V]

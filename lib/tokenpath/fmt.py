@@ -9,14 +9,40 @@ and alt text, so the same value always reads the same way.
 
 from __future__ import annotations
 
+import numbers
 from fractions import Fraction
 
 import numpy as np
+
+from ._checks import as_bool, as_int, as_real_array
 
 __all__ = ["frac", "mat", "num", "print_options", "subscript", "vec"]
 
 MINUS = "\N{MINUS SIGN}"
 _SUBSCRIPT = str.maketrans("0123456789", "₀₁₂₃₄₅₆₇₈₉")
+
+
+def _number(name: str, x) -> float:
+    if isinstance(x, np.ndarray) and x.ndim == 0:
+        x = x.item()
+    if isinstance(x, (bool, np.bool_)) or not isinstance(x, numbers.Real):
+        raise TypeError(f"{name} must be a real number, got {type(x).__name__}")
+    return float(x)
+
+
+def _text(name: str, x) -> str:
+    if not isinstance(x, str):
+        raise TypeError(f"{name} must be a str, got {type(x).__name__}")
+    return x
+
+
+def _array(name: str, x, ndim: int) -> np.ndarray:
+    arr = as_real_array(name, x)
+    if arr.ndim != ndim:
+        raise ValueError(f"{name} must be {ndim}-D, got shape {arr.shape}")
+    if np.isnan(arr).any():
+        raise ValueError(f"{name} holds NaN: nothing in the book should print NaN")
+    return arr
 
 
 def num(x, digits: int | None = None, *, minus: str = "-", bare_ints: bool = False) -> str:
@@ -28,7 +54,9 @@ def num(x, digits: int | None = None, *, minus: str = "-", bare_ints: bool = Fal
     >>> num(1.0, 3, bare_ints=True), num(2.0281, 3, bare_ints=True)
     ('1', '2.028')
     """
-    x = float(x)
+    x = _number("x", x)
+    digits = None if digits is None else as_int("digits", digits, low=0, high=20)
+    minus, bare_ints = _text("minus", minus), as_bool("bare_ints", bare_ints)
     if bare_ints and x.is_integer():
         digits = None
     if not np.isfinite(x):
@@ -51,7 +79,11 @@ def frac(x, max_denominator: int = 64, *, minus: str = "-") -> str:
     >>> frac(1 / 3), frac(2.0), frac(11 / 6), frac(0.0)
     ('1/3', '2', '11/6', '0')
     """
-    x = float(x)
+    x = _number("x", x)
+    max_denominator = as_int("max_denominator", max_denominator, low=1)
+    minus = _text("minus", minus)
+    if not np.isfinite(x):
+        raise ValueError(f"x must be finite to be written as a fraction, got {x}")
     f = Fraction(x).limit_denominator(max_denominator)
     if abs(float(f) - x) > 1e-12 * max(1.0, abs(x)):
         raise ValueError(f"x={x!r} is not a fraction with denominator <= {max_denominator}")
@@ -67,9 +99,8 @@ def vec(
     >>> vec([0.669762, 0.330238], 3), vec([1.5, 1.0]), vec([1 / 3, 2 / 3, 0], fractions=True)
     ('[0.670, 0.330]', '[1.5, 1]', '[1/3, 2/3, 0]')
     """
-    arr = np.asarray(v, dtype=np.float64)
-    if arr.ndim != 1:
-        raise ValueError(f"v must be 1-D, got shape {arr.shape}")
+    arr = _array("v", v, 1)
+    fractions, sep = as_bool("fractions", fractions), _text("sep", sep)
     cell = frac if fractions else (lambda x: num(x, digits, bare_ints=bare_ints))
     return "[" + sep.join(cell(x) for x in arr) + "]"
 
@@ -82,9 +113,8 @@ def mat(
     >>> mat([[2, 0], [2 / 3, 2], [2, 2]], fractions=True)
     '[[2, 0], [2/3, 2], [2, 2]]'
     """
-    arr = np.asarray(m, dtype=np.float64)
-    if arr.ndim != 2:
-        raise ValueError(f"m must be 2-D, got shape {arr.shape}")
+    arr = _array("m", m, 2)
+    fractions, sep = as_bool("fractions", fractions), _text("sep", sep)
     return "[" + sep.join(
         vec(row, digits, fractions=fractions, sep=sep, bare_ints=bare_ints) for row in arr
     ) + "]"

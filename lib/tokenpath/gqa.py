@@ -75,7 +75,8 @@ def kv_groups(n_q_heads: int, n_kv_heads: int) -> np.ndarray:
     >>> kv_groups(4, 4).tolist(), kv_groups(4, 1).tolist()   # MHA and MQA
     ([0, 1, 2, 3], [0, 0, 0, 0])
     """
-    return np.arange(n_q_heads) // group_size(n_q_heads, n_kv_heads)
+    size = group_size(n_q_heads, n_kv_heads)  # checks both counts
+    return np.arange(n_q_heads) // size
 
 
 def repeat_kv(x, n_rep: int) -> np.ndarray:

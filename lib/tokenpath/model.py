@@ -39,6 +39,7 @@ in (:meth:`Model.layer_weights`) and nowhere else.
 
 from __future__ import annotations
 
+import functools
 import json
 import math
 import os
@@ -1033,10 +1034,12 @@ def write_tokenizer(directory, tokenizer: bpe.Tokenizer, *, eos_token: str | Non
     """
     if not isinstance(tokenizer, bpe.Tokenizer):
         raise TypeError(f"tokenizer must be a tokenpath.bpe.Tokenizer, got {type(tokenizer).__name__}")
-    if eos_token is not None and eos_token not in tokenizer.special_tokens:
+    if eos_token is not None and (not isinstance(eos_token, str) or eos_token not in tokenizer.special_tokens):
         raise ValueError(f"eos_token {eos_token!r} is not a special token of this tokenizer "
                          f"(registered: {list(tokenizer.special_tokens)})")
     data = json.dumps(tokenizer_json(tokenizer), ensure_ascii=False, indent=1) + "\n"
+    if not isinstance(directory, (str, os.PathLike)):
+        raise TypeError(f"directory must be a path, got {type(directory).__name__}")
     directory = Path(directory)
     directory.mkdir(parents=True, exist_ok=True)
     path = directory / TOKENIZER_NAME
@@ -1055,6 +1058,8 @@ TOKENIZER_MAX_BYTES = 32 << 20
 #: … and the most JSON arrays and objects it may hold (Llama 3's file has about 280,000).
 TOKENIZER_MAX_CONTAINERS = 2_000_000
 _MAX_INT_DIGITS = 20
+#: How much work (the sum of squared token lengths) checking ``ignore_merges`` may take.
+_IGNORE_MERGES_WORK = 20_000_000
 
 
 class _Refused(Exception):
@@ -1134,6 +1139,35 @@ _BYTE_LEVEL_FIELDS = ("type", "add_prefix_space", "trim_offsets", "use_regex")
 _ADDED_TOKEN_FIELDS = ("id", "content", "single_word", "lstrip", "rstrip", "normalized", "special")
 
 
+def _want(fail, field: str, value, kind, what: str):
+    """``value`` if it is a ``kind`` (a bool is not an int), else fail naming ``field``."""
+    if isinstance(value, bool) and kind is not bool or not isinstance(value, kind):
+        fail(field, f"is {_short(value)}; expected {what}")
+    return value
+
+
+def _known(fail, field: str, obj: dict, names: tuple[str, ...]) -> None:
+    """Fail on the first key of ``obj`` not in ``names``."""
+    extra = [k for k in obj if k not in names]
+    if extra:
+        fail(f"{field}.{extra[0]}" if field else extra[0],
+             "is a field this engine does not know; refused rather than ignored")
+
+
+def _byte_level(fail, field: str, value) -> bool:
+    """Whether ``value`` is a well-formed ``ByteLevel`` component (fail if it is one
+    with unknown, missing or mistyped fields)."""
+    if not isinstance(value, dict) or value.get("type") != "ByteLevel":
+        return False
+    _known(fail, field, value, _BYTE_LEVEL_FIELDS)
+    for key in _BYTE_LEVEL_FIELDS[1:]:
+        if key in value:
+            _want(fail, f"{field}.{key}", value[key], bool, "true or false")
+        elif key != "use_regex":  # Hugging Face requires these two and defaults use_regex to true
+            fail(f"{field}.{key}", "is missing")
+    return True
+
+
 def read_tokenizer(path) -> bpe.Tokenizer:
     """Read a byte-level BPE ``tokenizer.json`` back into the engine's tokenizer.
 
@@ -1169,16 +1203,9 @@ def read_tokenizer(path) -> bpe.Tokenizer:
     def fail(field: str, msg: str):
         raise ModelFileError(f"{path}: {field} {msg}")
 
-    def want(field: str, value, kind, what: str):
-        if isinstance(value, bool) and kind is not bool or not isinstance(value, kind):
-            fail(field, f"is {_short(value)}; expected {what}")
-        return value
-
-    def known(field: str, obj: dict, names: tuple[str, ...]):
-        extra = [k for k in obj if k not in names]
-        if extra:
-            fail(f"{field}.{extra[0]}" if field else extra[0],
-                 "is a field this engine does not know; refused rather than ignored")
+    want = functools.partial(_want, fail)
+    known = functools.partial(_known, fail)
+    byte_level = functools.partial(_byte_level, fail)
 
     known("", d, _TOKENIZER_FIELDS)
     for field in ("truncation", "padding"):
@@ -1194,15 +1221,6 @@ def read_tokenizer(path) -> bpe.Tokenizer:
     if d.get("normalizer") is not None:
         fail("normalizer", f"is {_short(d['normalizer'])}; this engine applies none (it must be null)")
 
-    def byte_level(field: str, value):
-        if not isinstance(value, dict) or value.get("type") != "ByteLevel":
-            return False
-        known(field, value, _BYTE_LEVEL_FIELDS)
-        for key in _BYTE_LEVEL_FIELDS[1:]:
-            if key in value:
-                want(f"{field}.{key}", value[key], bool, "true or false")
-        return True
-
     pre = d.get("pre_tokenizer")
     if not byte_level("pre_tokenizer", pre) or not pre.get("use_regex", True) or pre.get("add_prefix_space", True):
         fail("pre_tokenizer", f"is {_short(pre)}; expected ByteLevel with use_regex=true and add_prefix_space=false "
@@ -1215,7 +1233,7 @@ def read_tokenizer(path) -> bpe.Tokenizer:
     if dropout is not None and (isinstance(dropout, bool) or not isinstance(dropout, (int, float)) or dropout != 0):
         fail("model.dropout", f"is {_short(dropout)}; this engine applies no BPE dropout (it must be null or 0)")
     for field in ("continuing_subword_prefix", "end_of_word_suffix"):
-        if m.get(field) is not None:
+        if m.get(field) not in (None, ""):
             fail(f"model.{field}", f"is {_short(m[field])}; this engine's byte-level BPE marks no subwords "
                  "(it must be null)")
     if m.get("byte_fallback", False) is not False:
@@ -1244,6 +1262,9 @@ def read_tokenizer(path) -> bpe.Tokenizer:
     raw_merges = want("model.merges", m.get("merges", []), list, "a list of merges")
     merges, seen = [], {}
     for k, pair in enumerate(raw_merges):
+        if k and isinstance(pair, str) != isinstance(raw_merges[0], str):
+            fail(f"model.merges[{k}]", f"is {_short(pair)}, but model.merges[0] is {_short(raw_merges[0])}; "
+                 "a file writes every merge as \"a b\" or every merge as [\"a\", \"b\"]")
         parts = pair.split(" ") if isinstance(pair, str) else pair
         if not isinstance(parts, list) or len(parts) != 2:
             fail(f"model.merges[{k}]", f"is {_short(pair)}; expected two tokens, as \"a b\" or [\"a\", \"b\"]")
@@ -1293,11 +1314,21 @@ def read_tokenizer(path) -> bpe.Tokenizer:
         if tok.vocab.get(i) != data:
             fail("model.vocab", f"numbers {text!r} as {i}; the engine numbers bytes by value and then merges in "
                  f"rank order, which gives {ids_of.get(data)}")
+    base, n = len(tok.vocab), len(specials)
+    for i, s, k in sorted(specials, key=lambda t: t[2]):
+        if not base <= i < base + n:
+            fail(f"added_tokens[{k}].id", f"of added token {s!r} is {i}; the engine would give it "
+                 f"{tok.special_tokens[s]} (the {n} added tokens take the IDs {base} to {base + n - 1}, "
+                 "after the vocabulary)")
     for i, s, k in specials:
         if tok.special_tokens[s] != i:
             fail(f"added_tokens[{k}].id", f"of added token {s!r} is {i}; the engine would give it "
                  f"{tok.special_tokens[s]}")
     if ignore_merges:
+        work = sum(len(data) ** 2 for data in tok.vocab.values())
+        if work > _IGNORE_MERGES_WORK:
+            fail("model.ignore_merges", "is true, and the vocabulary's tokens are too long to check that every "
+                 "token is what its merges make (this engine always applies the merges); refused")
         for i, data in tok.vocab.items():
             if tok._bpe(data) != (i,):
                 fail("model.ignore_merges", f"is true, and the word {_token_text(data)!r} is then token {i} "
@@ -1314,22 +1345,18 @@ def _read_template(post, tok: bpe.Tokenizer, fail) -> tuple[str, ...] | None:
     if not isinstance(post, dict):
         fail("post_processor", f"is {_short(post)}; expected null, ByteLevel or TemplateProcessing")
     kind = post.get("type")
-    if kind == "ByteLevel":
-        extra = [k for k in post if k not in _BYTE_LEVEL_FIELDS]
-        if extra:
-            fail(f"post_processor.{extra[0]}", "is a field this engine does not know; refused rather than ignored")
+    if _byte_level(fail, "post_processor", post):
         return None
     if kind != "TemplateProcessing":
         fail("post_processor", f"has type {_short(kind)}; this engine implements only TemplateProcessing "
              "(and ByteLevel, which changes only offsets)")
-    extra = [k for k in post if k not in ("type", "single", "pair", "special_tokens")]
-    if extra:
-        fail(f"post_processor.{extra[0]}", "is a field this engine does not know; refused rather than ignored")
+    _known(fail, "post_processor", post, ("type", "single", "pair", "special_tokens"))
     single, table = post.get("single"), post.get("special_tokens", {})
     if not isinstance(single, list) or not single:
         fail("post_processor.single", f"is {_short(single)}; expected a list of pieces")
-    if "pair" in post and post["pair"] is not None and not isinstance(post["pair"], list):
-        fail("post_processor.pair", f"is {_short(post['pair'])}; expected a list of pieces")
+    if not isinstance(post.get("pair"), list):
+        fail("post_processor.pair", f"is {_short(post.get('pair'))}; expected a list of pieces (the engine "
+             "encodes no pairs, but Hugging Face requires the field)")
     if not isinstance(table, dict):
         fail("post_processor.special_tokens", f"is {_short(table)}; expected an object of name -> ids")
     pieces = []
@@ -1340,7 +1367,7 @@ def _read_template(post, tok: bpe.Tokenizer, fail) -> tuple[str, ...] | None:
         (kind, body), = item.items()
         if not isinstance(body, dict) or set(body) != {"id", "type_id"}:
             fail(field, f"is {_short(item)}; expected {{'id': …, 'type_id': 0}} inside {kind!r}")
-        if body["type_id"] != 0 or isinstance(body["type_id"], bool):
+        if type(body["type_id"]) is not int or body["type_id"] != 0:
             fail(f"{field}.{kind}.type_id", f"is {_short(body['type_id'])}; this engine has no type IDs "
                  "(it must be 0)")
         if kind == "Sequence":

@@ -91,7 +91,7 @@ def _k(k, n_experts: int) -> int:
 
 
 def _gate(gate) -> str:
-    if gate not in GATES:
+    if not isinstance(gate, str) or gate not in GATES:
         raise ValueError(f"gate must be one of {GATES}, got {gate!r}")
     return gate
 
@@ -629,6 +629,8 @@ def top1_curves(deltas) -> Top1Curves:
     ([1, 0, 0], [1.0, 1.0, 1.0], [0.881, 0.5, 0.881])
     """
     d = as_float_array("deltas", deltas, ndim=1)
+    if d.size == 0:
+        raise ValueError("deltas must hold at least one value")
     a = np.stack([d, -d], axis=-1)
     in_set = route(a, 1)
     full = route(a, 1, gate="full_softmax")

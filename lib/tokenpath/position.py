@@ -145,7 +145,7 @@ def rope(x, positions, *, base: float = 10000.0, pairing: str = "rotate_half") -
     [[0.540302305868, 0.841470984808]]
     """
     x = as_float_array("x", x, min_ndim=2)
-    if pairing not in PAIRINGS:
+    if not isinstance(pairing, str) or pairing not in PAIRINGS:
         raise ValueError(f"pairing must be one of {PAIRINGS}, got {pairing!r}")
     t, d = x.shape[-2:]
     if d % 2:
@@ -215,6 +215,9 @@ def relative_scores(query, key, query_positions, key_positions, *, base: float =
         raise ValueError(f"query and key must have the same head_dim, got {q.shape[1]} and {k.shape[1]}")
     m = as_float_array("query_positions", query_positions, ndim=1)
     n = as_float_array("key_positions", key_positions, ndim=1)
+    if m.size != q.shape[0] or n.size != k.shape[0]:
+        raise ValueError(f"query_positions and key_positions must give one position per row of query ({q.shape[0]}) "
+                         f"and key ({k.shape[0]}), got {m.size} and {n.size}")
     absolute = rope(q, m, base=base, pairing=pairing) @ rope(k, n, base=base, pairing=pairing).T
     relative = np.empty_like(absolute)
     for i, mi in enumerate(m):

@@ -17,7 +17,11 @@ choice     ``"b"`` (an option's key)                     the key of the right op
 ========== ============================================ ===============================
 
 ``question.check(answer)`` never raises for what a reader types: it returns a
-:class:`Result` that renders as HTML and as text in a notebook. ``None`` or ``...``
+:class:`Result` that renders as HTML and as text in a notebook. Answers are read with
+bounded work: a string of at most :data:`MAX_TEXT` characters, a decimal exponent of at
+most :data:`MAX_EXPONENT`, whole numbers of at most :data:`MAX_BITS` bits, collections
+of at most :data:`MAX_ITEMS` items (``range(10**18)`` or an endless generator is
+refused, not iterated); anything bigger gets a "can't read" message at once. ``None`` or ``...``
 (what a chapter leaves in the answer variable until the reader answers) gives a
 neutral prompt that reveals nothing; an answer of the wrong type gives a message that
 says what to write.
@@ -33,16 +37,19 @@ says what to write.
 from __future__ import annotations
 
 import html
+import itertools
 import math
 import numbers
 import re
+import reprlib
 from dataclasses import dataclass, field
 from fractions import Fraction
-from typing import Any, Callable
+from typing import Any, Callable, Mapping
 
 import numpy as np
 
 from . import fmt
+from ._checks import _asarray, as_float_array, as_list
 
 __all__ = ["KINDS", "Question", "Result", "choice", "exact", "number", "sequence", "set_of", "vector"]
 
@@ -52,8 +59,49 @@ STATUSES = ("right", "not yet", "unanswered", "can't read")
 _COLOURS = {"right": "#009E73", "not yet": "#E69F00", "unanswered": "#999999", "can't read": "#D55E00"}
 
 
+#: Bounds on what :meth:`Question.check` reads (see the module docstring).
+MAX_TEXT = 200
+MAX_EXPONENT = 400
+MAX_BITS = 4096
+MAX_ITEMS = 10_000
+
+_SHOW = reprlib.Repr()
+_SHOW.maxstring, _SHOW.maxother, _SHOW.maxlevel, _SHOW.maxlist, _SHOW.maxtuple = 40, 40, 2, 6, 6
+_SHOW.maxset = _SHOW.maxfrozenset = _SHOW.maxdict = 6
+_NUMBER = re.compile(r"[+-]?(?:\d+(?:\.\d*)?|\.\d+)(?:[eE](?P<exp>[+-]?\d+))?(?:/\d+)?")
+
+
 class _Unreadable(Exception):
     """The reader's answer cannot be read as the question's kind (carries the advice)."""
+
+
+def _show(x) -> str:
+    """A short repr of a reader's value for a message (long or nested values elided)."""
+    try:
+        return _SHOW.repr(x)
+    except Exception:  # a reader's object whose repr fails
+        return f"a {type(x).__name__}"
+
+
+def _items(x, what: str) -> list:
+    """The items of a reader's collection, at most :data:`MAX_ITEMS` of them."""
+    try:
+        n = len(x)
+    except Exception:  # no len (a generator), or one too big for an index
+        n = None
+    if n is not None and n > MAX_ITEMS:
+        raise _Unreadable(f"{what} has {n} items; an answer here has at most {MAX_ITEMS}")
+    items = list(itertools.islice(iter(x), MAX_ITEMS + 1))
+    if len(items) > MAX_ITEMS:
+        raise _Unreadable(f"{what} has more than {MAX_ITEMS} items; an answer here has at most {MAX_ITEMS}")
+    return items
+
+
+def _small_int(x) -> int:
+    v = int(x)
+    if v.bit_length() > MAX_BITS:
+        raise _Unreadable(f"a whole number of {v.bit_length()} bits is too large to be an answer here")
+    return v
 
 
 def _is_unanswered(answer) -> bool:
@@ -73,16 +121,25 @@ def _fraction(x) -> Fraction:
     """Read one exact number: int, Fraction, "a/b" or an integral/rational string."""
     if isinstance(x, bool):
         raise _Unreadable("True/False is not a number")
-    if isinstance(x, (numbers.Integral, Fraction)):
-        return Fraction(x)
+    if isinstance(x, numbers.Integral):
+        return Fraction(_small_int(x))
+    if isinstance(x, Fraction):
+        return Fraction(_small_int(x.numerator), _small_int(x.denominator))
     if isinstance(x, str):
+        if len(x) > MAX_TEXT:
+            raise _Unreadable(f"a string of {len(x)} characters is too long to be a number here")
         text = x.strip().replace("−", "-").replace(" ", "")
         if re.fullmatch(r"-?\d{1,3}(,\d{3})+", text):  # thousands separators: 402,653,184
             text = text.replace(",", "")
+        m = _NUMBER.fullmatch(text)
+        if m is None:
+            raise _Unreadable(f"the string {_show(x)} is not a number or fraction such as \"1/3\"")
+        if m["exp"] is not None and abs(int(m["exp"])) > MAX_EXPONENT:
+            raise _Unreadable(f"the exponent of {_show(x)} is beyond ±{MAX_EXPONENT}; write the number itself")
         try:
             return Fraction(text)
         except (ValueError, ZeroDivisionError):
-            raise _Unreadable(f"the string {x!r} is not a number or fraction such as \"1/3\"") from None
+            raise _Unreadable(f"the string {_show(x)} is not a number or fraction such as \"1/3\"") from None
     raise _Unreadable(f"{_type_name(x)} is not a single exact number")
 
 
@@ -91,15 +148,21 @@ def _real(x) -> float:
         raise _Unreadable("True/False is not a number")
     if isinstance(x, np.ndarray) and x.ndim == 0:
         x = x.item()
-    if isinstance(x, numbers.Real):
-        v = float(x)
-    elif isinstance(x, str):
-        try:
+    try:
+        if isinstance(x, (numbers.Integral, Fraction)):
             v = float(_fraction(x))
-        except _Unreadable:
-            raise _Unreadable(f"the string {x!r} is not a number") from None
-    else:
-        raise _Unreadable(f"{_type_name(x)} is not a single number")
+        elif isinstance(x, numbers.Real):
+            v = float(x)
+        elif isinstance(x, str):
+            try:
+                v = float(_fraction(x))
+            except _Unreadable as why:
+                raise _Unreadable(str(why).replace("is not a number or fraction such as \"1/3\"",
+                                                   "is not a number")) from None
+        else:
+            raise _Unreadable(f"{_type_name(x)} is not a single number")
+    except OverflowError:
+        raise _Unreadable(f"{_show(x)} is too large to be a finite number") from None
     if not math.isfinite(v):
         raise _Unreadable(f"{v} is not a finite number")
     return v
@@ -108,7 +171,7 @@ def _real(x) -> float:
 def _reals(x) -> np.ndarray:
     if isinstance(x, (str, bytes, dict, set, frozenset)) or not hasattr(x, "__iter__"):
         raise _Unreadable(f"{_type_name(x)} is not a list of numbers")
-    values = [_real(v) for v in x]
+    values = [_real(v) for v in _items(x, "the list")]
     return np.array(values, dtype=float)
 
 
@@ -116,10 +179,10 @@ def _ints(x) -> frozenset[int]:
     if isinstance(x, (str, bytes, dict)) or not hasattr(x, "__iter__"):
         raise _Unreadable(f"{_type_name(x)} is not a collection of whole numbers")
     out = set()
-    for v in x:
+    for v in _items(x, "the collection"):
         if isinstance(v, bool) or not isinstance(v, numbers.Integral):
-            raise _Unreadable(f"{v!r} is not a whole number")
-        out.add(int(v))
+            raise _Unreadable(f"{_show(v)} is not a whole number")
+        out.add(_small_int(v))
     return frozenset(out)
 
 
@@ -232,8 +295,13 @@ class Question:
             return Result(self, "can't read",
                           f"Could not read your answer: {why}. Write {self.hint}.", answer)
         except Exception as err:  # whatever a reader's object does, answer with a message
+            try:
+                said = str(err)
+            except Exception:
+                said = ""
+            said = said if len(said) <= 200 else said[:200] + " …"
             return Result(self, "can't read",
-                          f"Could not read your answer ({type(err).__name__}: {err}). Write {self.hint}.", answer)
+                          f"Could not read your answer ({type(err).__name__}: {said}). Write {self.hint}.", answer)
         return Result(self, status, message, answer)
 
     def text(self) -> str:
@@ -278,7 +346,7 @@ def _compare_exact(q: Question, answer) -> tuple[str, str]:
         return "not yet", f"{v!r} is not the value asked for."
     if isinstance(answer, np.integer):
         answer = int(answer)
-    value = _fraction(answer)
+    value = _fraction(answer)  # bounded: at most MAX_BITS bits each way
     shown = str(value.numerator) if value.denominator == 1 else f"{value.numerator}/{value.denominator}"
     if value == q.answer:
         return "right", f"Your answer {shown} is exactly right."
@@ -294,12 +362,14 @@ def exact(id: str, prompt: str, answer, *, source: str, why: str,
     True
     """
     _check_common(id, prompt, source, why)
-    if isinstance(answer, bool):
-        raise TypeError("answer must be a number, got bool")
+    if isinstance(answer, bool) or not isinstance(answer, numbers.Real):
+        raise TypeError(f"answer must be a number, got {type(answer).__name__}")
     if isinstance(answer, (numbers.Integral, Fraction)):
         value = Fraction(answer)
     else:
         x = float(answer)
+        if not math.isfinite(x):
+            raise ValueError(f"answer must be finite, got {x}")
         value = Fraction(x).limit_denominator(1000)
         if abs(float(value) - x) > 1e-12 * max(1.0, abs(x)):
             raise ValueError(f"answer {x!r} is not a fraction with denominator <= 1000; use number()")
@@ -325,6 +395,8 @@ def number(id: str, prompt: str, answer, *, tolerance: float, source: str, why: 
     True
     """
     _check_common(id, prompt, source, why)
+    if isinstance(answer, bool) or not isinstance(answer, numbers.Real):
+        raise TypeError(f"answer must be a number, got {type(answer).__name__}")
     value = float(answer)
     if not math.isfinite(value):
         raise ValueError(f"answer must be finite, got {value}")
@@ -358,7 +430,7 @@ def vector(id: str, prompt: str, answer, *, tolerance: float, source: str, why: 
     True
     """
     _check_common(id, prompt, source, why)
-    value = np.asarray(answer, dtype=float)
+    value = as_float_array("answer", answer)
     if value.ndim != 1 or not np.all(np.isfinite(value)):
         raise ValueError(f"answer must be a finite 1-D vector, got shape {value.shape}")
     if isinstance(tolerance, bool) or not isinstance(tolerance, numbers.Real) or not tolerance > 0:
@@ -392,7 +464,7 @@ def set_of(id: str, prompt: str, answer, *, source: str, why: str,
     True
     """
     _check_common(id, prompt, source, why)
-    arr = np.asarray(answer)
+    arr = _asarray("answer", answer)
     if arr.ndim != 1 or not (np.issubdtype(arr.dtype, np.integer) or arr.size == 0):
         raise ValueError(f"answer must be a 1-D collection of integers, got {answer!r}")
     return Question(id, prompt, "set", frozenset(int(v) for v in arr), source, why, hint,
@@ -406,17 +478,17 @@ def _item(x, like):
     """Read one item of a sequence as the type of the engine's item ``like``."""
     if isinstance(like, str):
         if not isinstance(x, str):
-            raise _Unreadable(f"{x!r} is not a string; write each piece in quotes")
+            raise _Unreadable(f"{_show(x)} is not a string; write each piece in quotes")
         return x
     if isinstance(x, bool) or not isinstance(x, numbers.Integral):
-        raise _Unreadable(f"{x!r} is not a whole number")
-    return int(x)
+        raise _Unreadable(f"{_show(x)} is not a whole number")
+    return _small_int(x)
 
 
 def _compare_sequence(q: Question, answer) -> tuple[str, str]:
     if isinstance(answer, (str, bytes, dict, set, frozenset)) or not hasattr(answer, "__iter__"):
         raise _Unreadable(f"{_type_name(answer)} is not a list; write the items in order, in [ ]")
-    given = list(answer)
+    given = _items(answer, "the list")
     if len(given) != len(q.answer):
         return "not yet", f"Your answer has {len(given)} item{'s' * (len(given) != 1)}; the sequence asked for has {len(q.answer)}."
     items = [_item(x, like) for x, like in zip(given, q.answer)]
@@ -439,7 +511,7 @@ def sequence(id: str, prompt: str, answer, *, source: str, why: str,
     if isinstance(answer, (str, bytes)):
         raise ValueError(f"answer must be a list of whole numbers or strings, got {answer!r}")
     items = []
-    for v in answer:
+    for v in as_list("answer", answer, "whole numbers or strings"):
         if isinstance(v, str):
             items.append(v)
         elif isinstance(v, (numbers.Integral, np.integer)) and not isinstance(v, bool):
@@ -458,12 +530,14 @@ def _compare_choice(q: Question, answer) -> tuple[str, str]:
     keys = [k for k, _ in q.options]
     if not isinstance(answer, str):
         raise _Unreadable(f"{_type_name(answer)} is not one of the option letters {', '.join(keys)}")
+    if len(answer) > max(MAX_TEXT, *(len(t) + 10 for _, t in q.options)):
+        raise _Unreadable(f"a string of {len(answer)} characters is not one of the option letters {', '.join(keys)}")
     key = answer.strip().strip("()").strip().lower()
     if key not in keys:
         texts = {t.strip().lower(): k for k, t in q.options}
         key = texts.get(answer.strip().lower(), key)
     if key not in keys:
-        raise _Unreadable(f"{answer!r} is not one of the option letters {', '.join(keys)}")
+        raise _Unreadable(f"{_show(answer)} is not one of the option letters {', '.join(keys)}")
     if key == q.answer:
         return "right", f"({key}) is right."
     return "not yet", f"({key}) is not the best answer."
@@ -478,6 +552,10 @@ def choice(id: str, prompt: str, options, answer: str, *, source: str, why: str)
     (True, True, 'not yet')
     """
     _check_common(id, prompt, source, why)
+    if not isinstance(options, Mapping):
+        raise TypeError(f"options must be a mapping key → text, got {type(options).__name__}")
+    if not isinstance(answer, str):
+        raise TypeError(f"answer must be an option key, got {type(answer).__name__}")
     pairs = tuple((str(k).lower(), str(t)) for k, t in dict(options).items())
     if len(pairs) < 2:
         raise ValueError("options must offer at least two choices")

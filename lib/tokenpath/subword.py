@@ -14,6 +14,7 @@ import math
 from dataclasses import dataclass
 from typing import Iterable, Mapping
 
+from ._checks import as_float, as_int, as_list
 from .bpe import check_text
 
 __all__ = ["UnigramTrace", "WordPieceTrace", "unigram_encode", "wordpiece_encode"]
@@ -30,6 +31,11 @@ class WordPieceTrace:
     tries: tuple[tuple[int, str, bool], ...]  #   (start, candidate, in vocab) in the order tried
 
 
+def _check_token(k: int, token) -> None:
+    if not isinstance(token, str):
+        raise TypeError(f"vocab[{k}] must be a token string, got {type(token).__name__}")
+
+
 def wordpiece_encode(word: str, vocab: Iterable[str], *, unk: str = "[UNK]",
                      prefix: str = "##", max_chars: int = 100) -> WordPieceTrace:
     """Greedy longest-match-first: from each start, try the longest substring first.
@@ -42,7 +48,10 @@ def wordpiece_encode(word: str, vocab: Iterable[str], *, unk: str = "[UNK]",
     word = check_text(word, "word")
     if not word or any(c.isspace() for c in word):
         raise ValueError(f"word must be one non-empty word without spaces, got {word!r}")
-    vocab = set(vocab)
+    vocab = set(as_list("vocab", vocab, "token strings", item=_check_token))
+    if not isinstance(unk, str) or not isinstance(prefix, str):
+        raise TypeError(f"unk and prefix must be strings, got {type(unk).__name__} and {type(prefix).__name__}")
+    max_chars = as_int("max_chars", max_chars, low=1)
     if unk not in vocab:
         raise ValueError(f"vocab must contain the unknown token {unk!r}")
     if len(word) > max_chars:
@@ -86,6 +95,7 @@ def unigram_encode(text: str, pieces: Mapping[str, float], *, unk: str = "<unk>"
     (('▁low', 'er'), -6.5)
     """
     text = check_text(text)
+    unk_score = as_float("unk_score", unk_score)
     if not isinstance(pieces, Mapping) or not pieces:
         raise TypeError("pieces must be a non-empty mapping piece → log-probability")
     for p, s in pieces.items():

@@ -1,0 +1,176 @@
+"""Feed bad inputs to every public engine function and sort the outcomes.
+
+The valid calls come from the engine's own doctests: they are run once with a profile
+hook that records the arguments of every call to a public function (the names in each
+topic module's ``__all__``). Then each recorded call is repeated with one argument at a
+time replaced by a bad value. An outcome is
+
+* ``clear``: a ``ValueError`` or ``TypeError`` (or a subclass such as ``ModelFileError``)
+  whose message names the replaced argument, or another argument of the function (a
+  bad value can break a relation: ``new must be >= old``), or, for a path, starts with
+  the path;
+* ``accepted``: the call returned (a bad value may be valid for some arguments, such as
+  an empty list of messages);
+* ``vague``: any other exception, or a ``ValueError``/``TypeError`` that does not name
+  the argument (numpy's own "inhomogeneous shape", an ``IndexError`` …).
+
+``tokenpath.trained`` is left out: it has no ``__all__`` and its doctests load the
+trained model, which takes seconds.
+"""
+
+from __future__ import annotations
+
+import doctest
+import importlib
+import inspect
+import re
+import signal
+import sys
+from collections import Counter
+from dataclasses import dataclass
+
+import numpy as np
+
+MODULES = ("attention", "bpe", "decoder", "embedding", "fmt", "gqa", "model", "moe", "norms", "position",
+           "safetensors_format", "selfcheck", "subword")
+
+
+def _ragged():
+    return [[1.0, 2.0], [3.0]]
+
+
+#: Bad values, each built afresh for every call (a function may not mutate its input,
+#: but a bug that did would otherwise leak into the next call).
+BAD = {
+    "None": lambda: None,
+    "str for number": lambda: "3",
+    "huge int": lambda: 10**30,
+    "bool": lambda: True,
+    "nan": lambda: float("nan"),
+    "inf": lambda: float("inf"),
+    "complex": lambda: 1 + 2j,
+    "ragged list": _ragged,
+    "ragged nested": lambda: [[[1.0, 2.0]], [[3.0]]],
+    "empty list": lambda: [],
+    "empty array": lambda: np.zeros((0,)),
+    "rank 5": lambda: np.zeros((2, 2, 2, 2, 2)),
+    "string array": lambda: np.array(["a", "b"]),
+    "nan array": lambda: np.array([1.0, np.nan]),
+    "object": lambda: object(),
+}
+
+
+@dataclass(frozen=True)
+class Call:
+    module: str
+    name: str
+    args: dict  # parameter name -> value, as recorded
+
+
+def public_functions() -> dict:
+    """code object -> (module name, function name, function) for every public function."""
+    out = {}
+    for m in MODULES:
+        mod = importlib.import_module(f"tokenpath.{m}")
+        for name in mod.__all__:
+            f = getattr(mod, name)
+            if inspect.isfunction(f) or hasattr(f, "__wrapped__"):
+                inner = inspect.unwrap(f)
+                if inspect.isfunction(inner):
+                    out[inner.__code__] = (m, name, f)
+    return out
+
+
+def recorded_calls(per_function: int = 2) -> list[Call]:
+    """Run every module's doctests and record up to ``per_function`` calls of each
+    public function (the first ones, in doctest order)."""
+    funcs = public_functions()
+    seen: dict = {}
+    calls: list[Call] = []
+
+    def hook(frame, event, arg):
+        if event != "call":
+            return
+        hit = funcs.get(frame.f_code)
+        if hit is None or seen.get(frame.f_code, 0) >= per_function:
+            return
+        m, name, f = hit
+        params = inspect.signature(inspect.unwrap(f)).parameters
+        values = {p: frame.f_locals[p] for p in params if p in frame.f_locals}
+        if any(params[p].kind in (inspect.Parameter.VAR_POSITIONAL, inspect.Parameter.VAR_KEYWORD)
+               for p in params):
+            return
+        seen[frame.f_code] = seen.get(frame.f_code, 0) + 1
+        calls.append(Call(m, name, values))
+
+    finder = doctest.DocTestFinder()
+    runner = doctest.DocTestRunner(optionflags=doctest.ELLIPSIS | doctest.NORMALIZE_WHITESPACE)
+    old = sys.getprofile()
+    sys.setprofile(hook)
+    try:
+        for m in MODULES:
+            for test in finder.find(importlib.import_module(f"tokenpath.{m}")):
+                runner.run(test, out=lambda s: None, clear_globs=False)  # recorded calls may use its names
+    finally:
+        sys.setprofile(old)
+    # functions no doctest calls: one call with every argument left at its default, if
+    # they all have one
+    for m, name, f in funcs.values():
+        if not any(c.module == m and c.name == name for c in calls):
+            calls.append(Call(m, name, {}))
+    return calls
+
+
+class _Slow(Exception):
+    pass
+
+
+def _alarm(signum, frame):
+    raise _Slow()
+
+
+def _names(msg: str, names) -> bool:
+    return any(re.search(rf"(?<![A-Za-z0-9_]){re.escape(n)}(?![A-Za-z0-9_])", msg) for n in names)
+
+
+def outcome(f, kwargs: dict, param: str, seconds: float = 2.0) -> tuple[str, str]:
+    """Call ``f(**kwargs)`` and sort what happens (see the module docstring)."""
+    old = signal.signal(signal.SIGALRM, _alarm)
+    signal.setitimer(signal.ITIMER_REAL, seconds)
+    try:
+        f(**kwargs)
+    except _Slow:
+        return "vague", f"no answer within {seconds} s"
+    except (ValueError, TypeError) as err:
+        msg = str(err)
+        value = kwargs[param]
+        if _names(msg, [param, *kwargs]) or (isinstance(value, str) and value and msg.startswith(value)):
+            return "clear", msg
+        return "vague", f"{type(err).__name__}: {msg}"
+    except Exception as err:  # noqa: BLE001 — sorting every failure is the point
+        return "vague", f"{type(err).__name__}: {err}"
+    finally:
+        signal.setitimer(signal.ITIMER_REAL, 0)
+        signal.signal(signal.SIGALRM, old)
+    return "accepted", ""
+
+
+def fuzz(calls: list[Call]) -> tuple[Counter, list[tuple[str, str, str, str]]]:
+    """Counts of each outcome, and every vague one as (function, argument, bad value, what happened)."""
+    funcs = {(m, n): f for m, n, f in public_functions().values()}
+    counts: Counter = Counter()
+    vague = []
+    for call in calls:
+        f = funcs[call.module, call.name]
+        params = inspect.signature(inspect.unwrap(f)).parameters
+        for param in params:
+            if param == "self":
+                continue
+            for bad_name, make in BAD.items():
+                kwargs = dict(call.args)
+                kwargs[param] = make()
+                kind, what = outcome(f, kwargs, param)
+                counts[kind] += 1
+                if kind == "vague":
+                    vague.append((f"{call.module}.{call.name}", param, bad_name, what[:200]))
+    return counts, vague
