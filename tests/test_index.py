@@ -3,8 +3,7 @@
 * The chapter map is computed by ``tokenpath.guide`` from the chapters' own code cells
   and covers every registered figure and slider.
 * Every glossary entry links to the section that defines it, and that chapter links
-  the term back to the entry (apart from the entries listed in ``NOT_YET_LINKED``);
-  every glossary link in any chapter names an entry.
+  the term back to the entry; every glossary link in any chapter names an entry.
 * Links are written for JupyterLab (``NN_name.ipynb#Heading-text``); the HTML edition
   rewrites each to the page and the id its renderer gives the same heading.
 """
@@ -123,45 +122,10 @@ def test_every_glossary_link_in_a_chapter_names_an_entry(stem):
     assert not unknown, f"{stem} links to glossary entries that do not exist: {unknown}"
 
 
-#: Entries whose defining chapter does not link the term to its entry yet, by chapter.
-#: When a chapter adds the link, delete the entry from this list; the test below then
-#: holds the chapter to it.
-NOT_YET_LINKED = {
-    "01_bpe_merges": {"Token", "Byte-level-BPE", "Byte-fallback", "WordPiece", "Unigram", "UNK",
-                      "Text-normalisation", "Pre-tokenisation", "Post-processor"},
-    "02_utf8_splits": {"BOS", "Chat-template"},
-    "03_embedding_lookup": {"Pre-norm", "Activation", "Softmax", "Temperature", "Greedy-decoding", "Top-k",
-                            "Tied-head", "EOS", "Cross-entropy", "Loss-mask"},
-    "04_attention": {"Query,-key-and-value", "Scaled-dot-product-attention", "Causal-mask", "PAD",
-                     "Padding-mask", "Document-mask", "Cross-attention"},
-    "05_rope_discs": {"Sinusoidal-position-encoding", "Learned-position-embedding", "ALiBi"},
-    "06_gqa": {"Grouped-query-attention", "Multi-query-attention"},
-    "07_rmsnorm_swiglu": {"RMSNorm", "Feed-forward-network", "SwiGLU", "SiLU", "Residual-connection"},
-    "08_moe_routing": {"Router", "MoE-gate", "Stored-parameters", "Expert-capacity", "Load-balancing"},
-    "09_model_files": {"Config", "Safetensors", "Shard"},
-}
-
-
-def test_the_not_yet_linked_list_names_entries_of_their_own_chapters():
-    found = entries()
-    wrong = []
-    for stem, anchors in NOT_YET_LINKED.items():
-        for anchor in sorted(anchors):
-            if anchor not in found:
-                wrong.append(f"{anchor} is not a glossary entry")
-                continue
-            defining = next(s for s, _ in LINK.findall(found[anchor]) if s != "99_glossary")
-            if defining != stem:
-                wrong.append(f"{anchor} is defined in {defining}, not in {stem}")
-    assert not wrong, "\n".join(wrong)
-
-
 def test_every_entry_is_linked_from_the_chapter_that_defines_it():
     missing = []
     for anchor, body in entries().items():
         stem = next(s for s, _ in LINK.findall(body) if s != "99_glossary")
-        if anchor in NOT_YET_LINKED.get(stem, ()):
-            continue
         if f"99_glossary.ipynb#{anchor})" not in (BOOK / f"{stem}.md").read_text(encoding="utf-8"):
             missing.append(f"{anchor} is defined in {stem} but not linked from it")
     assert not missing, "\n".join(missing)

@@ -4,7 +4,9 @@ recognises (figure, section or chapter numbers, heading numbers, citation years)
 phrase listed in NOT_CLAIMS with its reason.
 
 How a cell is read:
-1. fenced code listings and link targets are dropped (code and URLs, not prose);
+1. fenced code listings and link targets are dropped (code and URLs, not prose); a
+   fenced MyST directive that holds prose, such as ``{note}`` or ``{admonition}``,
+   keeps its body (and title) and loses only its fence lines and ``:option:`` lines;
 2. references are removed (``Figure 8``, ``figures 7–14``, ``section 4.2``, ``§4.2``,
    ``chapter 3``, a heading's own number, ``et al. (2017)``);
 3. every rendering of every claim of the chapter is removed, longest first, where it
@@ -26,7 +28,51 @@ from claims import claims_for, not_claims_for
 BOOK = Path(__file__).resolve().parents[1] / "book"
 CHAPTERS = sorted(p.stem for p in BOOK.glob("[0-9][0-9]_*.md"))
 
-FENCE = re.compile(r"^(```|~~~).*?^\1\s*$", re.S | re.M)
+FENCE_OPEN = re.compile(r"^(?P<fence>`{3,}|~{3,})\s*(?P<info>.*)$")
+#: Fenced directives whose body is code, not prose; any other ``{name}`` fence
+#: (note, tip, warning, admonition, dropdown …) is an aside and is scanned.
+CODE_DIRECTIVES = {"code-cell", "code", "code-block", "sourcecode", "literalinclude", "raw", "eval-rst"}
+DIRECTIVE_OPTION = re.compile(r"^\s*:[\w-]+:")
+
+
+def _is_code_fence(info: str) -> bool:
+    """A plain fence or one with a language (```python, ```text) is code; so is
+    ``{code-cell}``; a ``{note}``-style directive is prose."""
+    m = re.match(r"\{([\w-]+)\}", info)
+    return m is None or m.group(1) in CODE_DIRECTIVES
+
+
+def drop_code_fences(text: str) -> str:
+    """``text`` without its code listings; the bodies of prose directives stay.
+
+    A fence closes at a line of the same character, at least as long, with nothing
+    after it (CommonMark), so a four-backtick aside can hold a three-backtick listing.
+    """
+    lines = text.split("\n")
+    out: list[str] = []
+    k = 0
+    while k < len(lines):
+        m = FENCE_OPEN.match(lines[k])
+        if not m:
+            out.append(lines[k])
+            k += 1
+            continue
+        fence, info = m.group("fence"), m.group("info").strip()
+        end = next((j for j in range(k + 1, len(lines))
+                    if re.fullmatch(re.escape(fence[0]) + "{%d,}\\s*" % len(fence), lines[j])), len(lines))
+        body = lines[k + 1:end]
+        if _is_code_fence(info):
+            out.append(" ")
+        else:
+            title = re.sub(r"^\{[\w-]+\}", "", info).strip()
+            while body and DIRECTIVE_OPTION.match(body[0]):
+                body = body[1:]
+            out.append(title)
+            out.append(drop_code_fences("\n".join(body)))
+        k = end + 1
+    return "\n".join(out)
+
+
 LINK_TARGET = re.compile(r"\]\([^)]*\)")
 HTML_COMMENT = re.compile(r"<!--.*?-->", re.S)
 REFERENCES = [
@@ -50,7 +96,7 @@ def _remove_whole(text: str, phrase: str) -> str:
 
 def leftover_numbers(text: str, renderings: list[str], phrases: list[str]) -> list[str]:
     """Numbers in ``text`` not accounted for; each with a little context."""
-    text = FENCE.sub(" ", text)
+    text = drop_code_fences(text)
     text = HTML_COMMENT.sub(" ", text)
     text = LINK_TARGET.sub("]", text)
     for ref in REFERENCES:
@@ -75,6 +121,27 @@ def test_scanner_catches_an_unregistered_number_and_accepts_claims_and_reference
 def test_scanner_does_not_accept_a_claim_inside_a_longer_number():
     assert leftover_numbers("the weight is 0.6701", ["0.670"], [])
     assert leftover_numbers("value 40", ["4"], [])
+
+
+def test_scanner_skips_code_fences_of_every_kind():
+    listing = "Before.\n```python\nx = 41\n```\n```{code-cell} ipython3\n:tags: [x]\n\ny = 42\n```\n"
+    listing += "```\nplain 43\n```\n~~~text\nsin(44)\n~~~\nAfter."
+    assert leftover_numbers(listing, [], []) == []
+
+
+def test_scanner_reads_the_body_and_title_of_an_aside():
+    for fence in ("```{note}\nThe cache holds 45 rows.\n```",
+                  "```{admonition} Checked 46 times\n:class: dropdown\nNothing else.\n```",
+                  "````{tip}\nA listing inside:\n```python\nz = 47\n```\nand 48 in prose.\n````"):
+        left = leftover_numbers(fence, [], [])
+        assert len(left) == 1, (fence, left)
+    assert "45" in leftover_numbers("```{note}\nThe cache holds 45 rows.\n```", [], [])[0]
+    assert "46" in leftover_numbers("```{admonition} Checked 46 times\n:class: dropdown\nx\n```", [], [])[0]
+    assert leftover_numbers("```{warning}\n:name: w1\nfine\n```", [], []) == []
+
+
+def test_scanner_accepts_a_claim_inside_an_aside():
+    assert leftover_numbers("```{note}\nThe weight is 0.670.\n```", ["0.670"], []) == []
 
 
 @pytest.fixture(scope="module", params=CHAPTERS)

@@ -694,8 +694,8 @@ def line_tokens(folder=None) -> list[range]:
 
 def route_lines(folder=None, *, low: int = ex.ROUTE_LINE_TOKENS[0], high: int = ex.ROUTE_LINE_TOKENS[1]) -> tuple[int, ...]:
     """The held-out lines (0-based) whose routing chapter 8 offers: every line that is
-    code (not blank, not a comment) and has ``low`` to ``high`` tokens in the held-out
-    pass (:func:`line_tokens`).
+    neither blank nor a comment (a line starting with ``#``; docstring lines pass) and
+    has ``low`` to ``high`` tokens in the held-out pass (:func:`line_tokens`).
 
     >>> ex.FIG24_LINE in route_lines()
     True

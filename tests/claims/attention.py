@@ -279,6 +279,8 @@ CLAIMS: list[_Claim] = [
     Claim("sec45.heads", lambda: heads().shape[1], text=("6 heads", lambda n: f"{n} heads")),
     Claim("fig23.line", lambda: fig23().line, text=("line 61", lambda n: f"line {n}")),
     Claim("fig23.tokens", lambda: len(fig23().pieces), text=("30 tokens", lambda n: f"{n} tokens")),
+    Claim("sec45.sample_bytes", lambda: (T.trained_folder() / T.HELD_OUT_NAME).stat().st_size,
+          text=("2,990", lambda n: f"{n:,}")),
     Claim("sec45.held_tokens", lambda: heads().tokens, text=("1,142", lambda n: f"{n:,}")),
     Claim("sec45.window", lambda: T.committed_model().config.max_position_embeddings,
           text=("windows of 256", lambda n: f"windows of {n}")),

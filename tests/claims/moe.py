@@ -80,7 +80,7 @@ def _terms(f) -> str:
 
 @cache
 def held():
-    """Every layer's routing of the committed held-out text (one pass, cached by the engine)."""
+    """Every layer's routing of the committed held-out sample (one pass, cached by the engine)."""
     return T.held_out_routes()
 
 
@@ -173,6 +173,8 @@ CLAIMS: list[_Claim] = [
     Claim("fig22.capacity", lambda: crowded().capacity, exact="1"),
     # -- section 8.6 and figure 24: the trained model's routers on held-out text ----------
     Claim("route.layers", lambda: held().layers, exact="4"),
+    Claim("route.sample_bytes", lambda: (T.trained_folder() / T.HELD_OUT_NAME).stat().st_size,
+          text=("2,990", _thousands)),
     Claim("route.held_tokens", lambda: held().tokens, text=("1,142", _thousands)),
     Claim("route.choices", lambda: held().tokens * held().top_k, text=("2,284", _thousands)),
     Claim("route.pairs", lambda: held_stats().pairs, text=("1,141", _thousands)),

@@ -1,4 +1,4 @@
-"""Figure 24: routing of the book's trained model on a held-out line of code.
+"""Figure 24: routing of the book's trained model on a held-out line.
 
 Left, one row per token of the line: its text (a space drawn as ␣), and the router's
 probability for each expert (a softmax over all four experts, before the choice);
@@ -273,7 +273,7 @@ def build_fig24() -> Drawn:
     art.update(draw_layer_load(ax, trace))
     probs = "; ".join(f"{piece_text(p)} [{', '.join(f'{x:.2f}' for x in row)}]"
                       for p, row in zip(trace.pieces, trace.probs))
-    alt = ("A table with one row per token of a held-out line of Python and one column per expert, "
+    alt = ("A table with one row per token of a held-out line and one column per expert, "
            "holding each router probability, the two chosen experts green; beside it, bars of each "
            "expert's share of the layer's choices over the held-out text. " + describe_view(trace)
            + f" The router probabilities of experts 0 to {trace.probs.shape[1] - 1}, token by token: {probs}.")
