@@ -436,7 +436,7 @@ def test_load_and_read_config_refuse_a_non_path_argument():
         M.tensor_shapes({"vocab_size": 5})
     with pytest.raises(TypeError, match="keyed by tensor names"):
         M.Model(M.tiny_config(), {1: np.zeros(1)})
-    with pytest.raises(M.ModelFileError, match="not a directory"):
+    with pytest.raises(ValueError, match="directory 'no\\\\x00where' holds a NUL character"):
         M.load("no\x00where")
 
 
@@ -470,6 +470,48 @@ def test_the_readers_and_writers_refuse_bad_arguments_by_name(tmp_path):
         M.tiny_config(vocab_size="385")
     with pytest.raises(TypeError, match="mixtral must be True or False"):
         M.tiny_config(vocab_size=50, mixtral=np.ones(2))
+    for f in (M.tiny_config, M.tiny_model):
+        with pytest.raises(TypeError, match="tied must be True or False"):
+            f(tied=np.zeros(0))
+
+
+def test_paths_that_no_file_can_have_are_refused_by_argument(tmp_path):
+    """An empty path (which would quietly mean the current folder), a NUL character
+    or a lone surrogate: refused before the operating system sees them."""
+    readers = (S.read_header, S.raw_header, S.load_tensors, S.open_regular_file, M.read_config,
+               M.read_tokenizer, lambda p: S.read_json(p, max_bytes=10))
+    for bad, why in (("", "must not be empty"), ("w\x00.json", "holds a NUL character"),
+                     ("\ud800.json", "lone surrogate")):
+        for f in readers:
+            with pytest.raises(ValueError, match=f"path.*{why}"):
+                f(bad)
+        for f in (M.load, M.list_files, lambda d: M.write_tokenizer(d, M.tiny_tokenizer())):
+            with pytest.raises(ValueError, match=f"directory.*{why}"):
+                f(bad)
+        with pytest.raises(ValueError, match=f"path.*{why}"):
+            S.save_tensors(bad, {"a": np.zeros(1, np.float32)})
+
+
+def test_the_safetensors_helpers_refuse_bad_arguments_by_name(tmp_path):
+    p = tmp_path / "w.safetensors"
+    S.save_tensors(p, {"a": np.zeros(2, np.float32)})
+    with pytest.raises(ValueError, match="path .* is a directory"):
+        S.save_tensors(tmp_path, {"a": np.zeros(1, np.float32)})
+    with pytest.raises(ValueError, match="path .* cannot be written"):
+        S.save_tensors(tmp_path / "no" / "such" / "w.safetensors", {"a": np.zeros(1, np.float32)})
+    with pytest.raises(TypeError, match="name must be a tensor name"):
+        S.read_tensor_by_hand(p, None)
+    with pytest.raises(S.ModelFileError, match="no tensor named 'b'.*name must be one of \\['a'\\]"):
+        S.read_tensor_by_hand(p, "b")
+    with pytest.raises(TypeError, match="float_only must be True or False"):
+        S.load_tensors(p, float_only=np.ones(2))
+    with pytest.raises(TypeError, match="what must be a str"):
+        S.read_json(p, max_bytes=10, what=None)
+    with pytest.raises(TypeError, match="what must be a str"):
+        S.open_regular_file(p, what=3)
+    (tmp_path / "a-file").write_text("")
+    with pytest.raises(ValueError, match="directory .* cannot be created"):
+        M.write_tokenizer(tmp_path / "a-file" / "sub", M.tiny_tokenizer())
 
 
 def test_every_valid_base_folder_loads_within_the_bounds(bases):

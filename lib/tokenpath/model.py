@@ -924,11 +924,10 @@ def tiny_config(*, tied: bool = False, vocab_size: int | None = None, mixtral: b
     >>> tiny_config(mixtral=True).n_experts
     4
     """
+    _check_flags(tied=tied, mixtral=mixtral)
     if vocab_size is None:
         vocab_size = tiny_tokenizer().n_vocab
     vocab_size = as_int("vocab_size", vocab_size, low=1)
-    if not isinstance(mixtral, bool):
-        raise TypeError(f"mixtral must be True or False, got {type(mixtral).__name__}")
     kw = dict(
         vocab_size=vocab_size, hidden_size=ex.MODEL_HIDDEN, intermediate_size=ex.MODEL_FF,
         num_hidden_layers=ex.MODEL_LAYERS, num_attention_heads=ex.MODEL_HEADS,
@@ -941,6 +940,12 @@ def tiny_config(*, tied: bool = False, vocab_size: int | None = None, mixtral: b
     return LlamaConfig(**kw)
 
 
+def _check_flags(**flags) -> None:
+    for name, value in flags.items():
+        if not isinstance(value, bool):
+            raise TypeError(f"{name} must be True or False, got {type(value).__name__}")
+
+
 def tiny_model(*, tied: bool = False, seed: int = ex.MODEL_SEED, mixtral: bool = False) -> Model:
     """The chapter's tiny random Llama (or, with ``mixtral=True``, Mixtral) with its
     tokenizer, ready for :func:`save`.
@@ -948,6 +953,8 @@ def tiny_model(*, tied: bool = False, seed: int = ex.MODEL_SEED, mixtral: bool =
     >>> tiny_model().parameter_count, tiny_model(tied=True).parameter_count
     (17008, 10848)
     """
+    _check_flags(tied=tied, mixtral=mixtral)
+    seed = as_int("seed", seed, low=0)
     tok = tiny_tokenizer()
     return random_model(tiny_config(tied=tied, vocab_size=tok.n_vocab, mixtral=mixtral), seed=seed, tokenizer=tok)
 
@@ -1038,10 +1045,7 @@ def write_tokenizer(directory, tokenizer: bpe.Tokenizer, *, eos_token: str | Non
         raise ValueError(f"eos_token {eos_token!r} is not a special token of this tokenizer "
                          f"(registered: {list(tokenizer.special_tokens)})")
     data = json.dumps(tokenizer_json(tokenizer), ensure_ascii=False, indent=1) + "\n"
-    if not isinstance(directory, (str, os.PathLike)):
-        raise TypeError(f"directory must be a path, got {type(directory).__name__}")
-    directory = Path(directory)
-    directory.mkdir(parents=True, exist_ok=True)
+    directory = _writable_directory(directory)
     path = directory / TOKENIZER_NAME
     path.write_text(data, encoding="utf-8")
     cfg = {"tokenizer_class": "PreTrainedTokenizerFast", "add_bos_token": False, "add_eos_token": False,
@@ -1195,9 +1199,7 @@ def read_tokenizer(path) -> bpe.Tokenizer:
     ...
     tokenpath.safetensors_format.ModelFileError: .../tokenizer.json: model.dropout is 0.1; this engine applies no BPE dropout (it must be null or 0)
     """
-    if not isinstance(path, (str, os.PathLike)):
-        raise TypeError(f"path must be a path to tokenizer.json, got {type(path).__name__}")
-    path = Path(path)
+    path = as_path("path", path)
     d = _read_tokenizer_file(path)
 
     def fail(field: str, msg: str):
@@ -1521,6 +1523,18 @@ def _shards(names: list[str], sizes: dict[str, int], limit: int | None) -> list[
     return groups
 
 
+def _writable_directory(directory) -> Path:
+    """``directory`` as a Path, created if missing, or an error naming the argument."""
+    directory = as_path("directory", directory)
+    if directory.exists() and not directory.is_dir():
+        raise ValueError(f"directory {str(directory)!r} exists and is not a directory")
+    try:
+        directory.mkdir(parents=True, exist_ok=True)
+    except OSError as err:  # a parent that is a file, no permission, a read-only disk
+        raise ValueError(f"directory {str(directory)!r} cannot be created: {err.strerror or err}") from None
+    return directory
+
+
 def save(directory, model: Model, *, max_shard_size: int | None = None, dtype: str = "float32") -> Path:
     """Write ``model`` as a Hugging Face-layout directory: ``config.json``, the
     weights as ``model.safetensors`` (or, when ``max_shard_size`` bytes are exceeded,
@@ -1534,10 +1548,7 @@ def save(directory, model: Model, *, max_shard_size: int | None = None, dtype: s
         raise ValueError(f"dtype must be 'float16', 'float32' or 'float64', got {dtype!r}")
     if max_shard_size is not None:
         max_shard_size = as_int("max_shard_size", max_shard_size, low=1)
-    directory = as_path("directory", directory)
-    if directory.exists() and not directory.is_dir():
-        raise ValueError(f"directory {str(directory)!r} exists and is not a directory")
-    directory.mkdir(parents=True, exist_ok=True)
+    directory = _writable_directory(directory)
     for old in [directory / WEIGHTS_NAME, directory / INDEX_NAME, *directory.glob("model-*-of-*.safetensors")]:
         old.unlink(missing_ok=True)
     cfg = model.config.to_dict()

@@ -38,6 +38,7 @@ import re
 import reprlib
 import stat
 import struct
+import sys
 from dataclasses import dataclass, field
 from pathlib import Path
 
@@ -146,9 +147,21 @@ def as_path(name: str, value) -> Path:
     if not isinstance(value, (str, os.PathLike)):
         raise TypeError(f"{name} must be a path (str or os.PathLike), got {type(value).__name__}")
     try:
-        return Path(value)
-    except TypeError as err:  # an os.PathLike that gives bytes
+        text = os.fspath(value)
+    except TypeError as err:  # an os.PathLike whose __fspath__ fails
         raise TypeError(f"{name} must be a path that gives text: {err}") from None
+    if not isinstance(text, str):  # an os.PathLike that gives bytes
+        raise TypeError(f"{name} must be a path that gives text, got {type(text).__name__}")
+    if not text:
+        raise ValueError(f"{name} must not be empty (an empty path would mean the current folder)")
+    if "\x00" in text:
+        raise ValueError(f"{name} {short_repr(text)} holds a NUL character, which no file name can")
+    try:
+        text.encode(sys.getfilesystemencoding(), "surrogateescape")
+    except UnicodeEncodeError:
+        raise ValueError(f"{name} {short_repr(text)} holds a character that is not text (a lone surrogate), "
+                         "which no file name can") from None
+    return Path(text)
 
 
 class _ShortRepr(reprlib.Repr):
@@ -197,6 +210,7 @@ def open_regular_file(path, *, max_bytes: int | None = None, what: str = "file")
     path = as_path("path", path)
     if max_bytes is not None and (isinstance(max_bytes, bool) or not isinstance(max_bytes, int) or max_bytes < 0):
         raise TypeError(f"max_bytes must be a non-negative integer or None, got {short_repr(max_bytes)}")
+    _check_what(what)
     try:
         st = os.stat(path)
     except FileNotFoundError:
@@ -226,6 +240,11 @@ def open_regular_file(path, *, max_bytes: int | None = None, what: str = "file")
         f.close()
         _fail(path, "is not a regular file")
     return f
+
+
+def _check_what(what) -> None:
+    if not isinstance(what, str):
+        raise TypeError(f"what must be a str naming the kind of file (for messages), got {type(what).__name__}")
 
 
 def _read_bounded(path, max_bytes: int, what: str) -> bytes:
@@ -364,10 +383,14 @@ def read_json(path, *, max_bytes: int, what: str = "JSON file"):
     Traceback (most recent call last):
     ...
     tokenpath.safetensors_format.ModelFileError: ...c.json: not valid JSON here: it has an integer of 50 digits (at most 40 are read) (field 'n')
+    >>> _ = open(p, "w").write('{"n": 12}')
+    >>> read_json(p, max_bytes=1000)
+    {'n': 12}
     """
     path = as_path("path", path)
     if isinstance(max_bytes, bool) or not isinstance(max_bytes, int) or max_bytes < 0:
         raise TypeError(f"max_bytes must be a non-negative integer, got {short_repr(max_bytes)}")
+    _check_what(what)
     return parse_json(path, _read_bounded(path, max_bytes, what))
 
 
@@ -504,7 +527,12 @@ def read_tensor_by_hand(path, name: str) -> np.ndarray:
     >>> read_tensor_by_hand(p, "b").tolist()
     [[1.0, 0.0], [0.0, 1.0]]
     """
+    if not isinstance(name, str):
+        raise TypeError(f"name must be a tensor name (str), got {type(name).__name__}")
     header = read_header(path)
+    if name not in header.names:
+        _fail(path, f"no tensor named {short_repr(name)} in the header; name must be one of "
+                    f"{short_repr(header.names)}")
     e = header.entry(name)
     if e.dtype not in FLOAT_DTYPES:
         _fail(path, f"tensor {name!r} has dtype {e.dtype}; this reader handles {sorted(FLOAT_DTYPES)}")
@@ -540,6 +568,8 @@ def load_tensors(path, *, float_only: bool = True) -> tuple[dict[str, np.ndarray
     """
     from safetensors import SafetensorError, safe_open
 
+    if not isinstance(float_only, bool):
+        raise TypeError(f"float_only must be True or False, got {type(float_only).__name__}")
     header = read_header(path)
     if float_only:
         check_float_dtypes(header)
@@ -569,9 +599,12 @@ def save_tensors(path, tensors: dict, metadata: dict | None = None) -> None:
     ...
     TypeError: tensors['w'] must be float16, float32 or float64, got int64
     """
+    from safetensors import SafetensorError
     from safetensors.numpy import save_file
 
     path = as_path("path", path)
+    if path.is_dir():
+        raise ValueError(f"path {str(path)!r} is a directory; give the name of the file to write")
     if not isinstance(tensors, dict) or not tensors:
         raise TypeError("tensors must be a non-empty dict of name -> numpy array")
     if metadata is not None and (not isinstance(metadata, dict)
@@ -585,4 +618,7 @@ def save_tensors(path, tensors: dict, metadata: dict | None = None) -> None:
         if arr.dtype.newbyteorder("<") not in _NUMPY_TO_DTYPE:
             raise TypeError(f"tensors[{name!r}] must be float16, float32 or float64, got {arr.dtype}")
         clean[name] = np.ascontiguousarray(arr.astype(arr.dtype.newbyteorder("<")))
-    save_file(clean, str(path), metadata=metadata)
+    try:
+        save_file(clean, str(path), metadata=metadata)
+    except (SafetensorError, OSError) as err:  # a missing parent folder, no permission, a full disk
+        raise ValueError(f"path {str(path)!r} cannot be written: {err}") from None
