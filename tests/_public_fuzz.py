@@ -2,8 +2,12 @@
 
 The valid calls come from the engine's own doctests: they are run once with a profile
 hook that records the arguments of every call to a public function (the names in each
-topic module's ``__all__``). Then each recorded call is repeated with one argument at a
-time replaced by a bad value. An outcome is
+topic module's ``__all__``). Only recorded calls that succeed when repeated are kept: a
+doctest that shows an error (``read_json`` refusing a 50-digit number) would raise that
+same error whatever other argument is replaced, and the fuzzer would blame the replaced
+one. Then each kept call is repeated with one argument at a time replaced by a bad
+value (from ``BAD``, and for a file or folder argument also from ``BAD_PATH``). An
+outcome is
 
 * ``clear``: a ``ValueError`` or ``TypeError`` (or a subclass such as ``ModelFileError``)
   whose message names the replaced argument, or another argument of the function (a
@@ -14,8 +18,9 @@ time replaced by a bad value. An outcome is
 * ``vague``: any other exception, or a ``ValueError``/``TypeError`` that does not name
   the argument (numpy's own "inhomogeneous shape", an ``IndexError`` …).
 
-``tokenpath.trained`` is left out: it has no ``__all__`` and its doctests load the
-trained model, which takes seconds.
+``tokenpath.trained`` is left out: it has no ``__all__``, and its doctests, the only
+source of valid calls, load and run the trained model (about 7 s to record, against the
+1–2 s this whole fuzzer takes).
 """
 
 from __future__ import annotations
@@ -60,6 +65,18 @@ BAD = {
 }
 
 
+#: More bad values for an argument that names a file or folder: none of them can be
+#: one ("" would quietly mean the current folder; the operating system refuses the rest
+#: with its own messages).
+BAD_PATH = {
+    "empty path": lambda: "",
+    "NUL in path": lambda: "a\x00b",
+    "lone surrogate in path": lambda: "\ud800.json",
+    "bytes path": lambda: b"config.json",
+}
+PATH_PARAMS = ("path", "directory", "folder")
+
+
 @dataclass(frozen=True)
 class Call:
     module: str
@@ -81,9 +98,42 @@ def public_functions() -> dict:
     return out
 
 
+def invoke(f, args: dict):
+    """``f`` called with the recorded ``args`` (parameter name -> value); a ``*args``
+    parameter is recorded as the tuple of its values and passed by position, as are
+    the parameters before it."""
+    params = inspect.signature(inspect.unwrap(f)).parameters
+    var = any(p.kind is inspect.Parameter.VAR_POSITIONAL for p in params.values())
+    pos, kw = [], {}
+    for name, p in params.items():
+        if name not in args:
+            continue
+        if p.kind is inspect.Parameter.VAR_POSITIONAL:
+            pos.extend(args[name])
+        elif p.kind is inspect.Parameter.POSITIONAL_ONLY or (var and p.kind is inspect.Parameter.POSITIONAL_OR_KEYWORD):
+            pos.append(args[name])
+        else:
+            kw[name] = args[name]
+    return f(*pos, **kw)
+
+
+def _succeeds(f, args: dict) -> bool:
+    try:
+        invoke(f, args)
+    except Exception:  # noqa: BLE001 — any failure disqualifies the call as a starting point
+        return False
+    return True
+
+
 def recorded_calls(per_function: int = 2) -> list[Call]:
-    """Run every module's doctests and record up to ``per_function`` calls of each
-    public function (the first ones, in doctest order)."""
+    """Run every module's doctests, record up to ``per_function`` calls of each
+    public function (the first ones, in doctest order) and keep those that succeed
+    when repeated with the recorded arguments.
+
+    A doctest call that raises (an example of the error itself) is no starting
+    point: whatever argument is replaced, the intended error comes first and would
+    be counted against the replaced argument. Calls that succeed are what the fuzzer
+    varies, so every error it sorts is caused by the one replaced argument."""
     funcs = public_functions()
     seen: dict = {}
     calls: list[Call] = []
@@ -97,8 +147,7 @@ def recorded_calls(per_function: int = 2) -> list[Call]:
         m, name, f = hit
         params = inspect.signature(inspect.unwrap(f)).parameters
         values = {p: frame.f_locals[p] for p in params if p in frame.f_locals}
-        if any(params[p].kind in (inspect.Parameter.VAR_POSITIONAL, inspect.Parameter.VAR_KEYWORD)
-               for p in params):
+        if any(params[p].kind is inspect.Parameter.VAR_KEYWORD for p in params):
             return
         seen[frame.f_code] = seen.get(frame.f_code, 0) + 1
         calls.append(Call(m, name, values))
@@ -113,10 +162,16 @@ def recorded_calls(per_function: int = 2) -> list[Call]:
                 runner.run(test, out=lambda s: None, clear_globs=False)  # recorded calls may use its names
     finally:
         sys.setprofile(old)
+    by_name = {(m, name): f for m, name, f in funcs.values()}
+    calls = [call for call in calls if _succeeds(by_name[call.module, call.name], call.args)]
     # functions no doctest calls: one call with every argument left at its default, if
-    # they all have one
+    # they all have one (without, the call would fail for the missing argument whatever
+    # the bad value, and that failure would pass for a clear error)
     for m, name, f in funcs.values():
-        if not any(c.module == m and c.name == name for c in calls):
+        params = inspect.signature(inspect.unwrap(f)).parameters.values()
+        if (not any(c.module == m and c.name == name for c in calls)
+                and all(p.default is not inspect.Parameter.empty
+                        or p.kind in (inspect.Parameter.VAR_POSITIONAL, inspect.Parameter.VAR_KEYWORD) for p in params)):
             calls.append(Call(m, name, {}))
     return calls
 
@@ -134,11 +189,12 @@ def _names(msg: str, names) -> bool:
 
 
 def outcome(f, kwargs: dict, param: str, seconds: float = 2.0) -> tuple[str, str]:
-    """Call ``f(**kwargs)`` and sort what happens (see the module docstring)."""
+    """Call ``f`` with ``kwargs`` (see :func:`invoke`) and sort what happens (see the
+    module docstring)."""
     old = signal.signal(signal.SIGALRM, _alarm)
     signal.setitimer(signal.ITIMER_REAL, seconds)
     try:
-        f(**kwargs)
+        invoke(f, kwargs)
     except _Slow:
         return "vague", f"no answer within {seconds} s"
     except (ValueError, TypeError) as err:
@@ -166,9 +222,13 @@ def fuzz(calls: list[Call]) -> tuple[Counter, list[tuple[str, str, str, str]]]:
         for param in params:
             if param == "self":
                 continue
-            for bad_name, make in BAD.items():
+            bad = {**BAD, **BAD_PATH} if param in PATH_PARAMS else BAD
+            for bad_name, make in bad.items():
                 kwargs = dict(call.args)
-                kwargs[param] = make()
+                if params[param].kind is inspect.Parameter.VAR_POSITIONAL:  # one more value among the rest
+                    kwargs[param] = (*call.args.get(param, ()), make())
+                else:
+                    kwargs[param] = make()
                 kind, what = outcome(f, kwargs, param)
                 counts[kind] += 1
                 if kind == "vague":
