@@ -12,15 +12,19 @@ outcome is
 * ``clear``: a ``ValueError`` or ``TypeError`` (or a subclass such as ``ModelFileError``)
   whose message names the replaced argument, or another argument of the function (a
   bad value can break a relation: ``new must be >= old``), or, for a path, starts with
-  the path;
+  the path (as given or made absolute: a reader of a folder names the file in it that
+  is wrong);
 * ``accepted``: the call returned (a bad value may be valid for some arguments, such as
   an empty list of messages);
 * ``vague``: any other exception, or a ``ValueError``/``TypeError`` that does not name
   the argument (numpy's own "inhomogeneous shape", an ``IndexError`` …).
 
-``tokenpath.trained`` is left out: it has no ``__all__``, and its doctests, the only
-source of valid calls, load and run the trained model (about 7 s to record, against the
-1–2 s this whole fuzzer takes).
+``tokenpath.trained`` gets its valid calls from a table instead (:func:`trained_calls`):
+its doctests load and run the trained model (about 7 s to record, against the 1–2 s
+this whole fuzzer takes), while one small call of each function on the committed model,
+loaded once per process, reuses what the chapters' tests compute anyway (the model, the
+held-out pass and the greedy rows are cached per process). Every argument check in
+``trained`` runs before any forward pass, so a bad value costs no model time.
 """
 
 from __future__ import annotations
@@ -28,6 +32,7 @@ from __future__ import annotations
 import doctest
 import importlib
 import inspect
+import os
 import re
 import signal
 import sys
@@ -37,7 +42,9 @@ from dataclasses import dataclass
 import numpy as np
 
 MODULES = ("attention", "bpe", "decoder", "embedding", "fmt", "gqa", "model", "moe", "norms", "position",
-           "safetensors_format", "selfcheck", "subword")
+           "safetensors_format", "selfcheck", "subword", "trained")
+#: Modules whose valid calls are recorded from their doctests; the others have a table.
+DOCTEST_MODULES = tuple(m for m in MODULES if m != "trained")
 
 
 def _ragged():
@@ -84,10 +91,10 @@ class Call:
     args: dict  # parameter name -> value, as recorded
 
 
-def public_functions() -> dict:
+def public_functions(modules=MODULES) -> dict:
     """code object -> (module name, function name, function) for every public function."""
     out = {}
-    for m in MODULES:
+    for m in modules:
         mod = importlib.import_module(f"tokenpath.{m}")
         for name in mod.__all__:
             f = getattr(mod, name)
@@ -134,7 +141,7 @@ def recorded_calls(per_function: int = 2) -> list[Call]:
     point: whatever argument is replaced, the intended error comes first and would
     be counted against the replaced argument. Calls that succeed are what the fuzzer
     varies, so every error it sorts is caused by the one replaced argument."""
-    funcs = public_functions()
+    funcs = public_functions(DOCTEST_MODULES)
     seen: dict = {}
     calls: list[Call] = []
 
@@ -157,7 +164,7 @@ def recorded_calls(per_function: int = 2) -> list[Call]:
     old = sys.getprofile()
     sys.setprofile(hook)
     try:
-        for m in MODULES:
+        for m in DOCTEST_MODULES:
             for test in finder.find(importlib.import_module(f"tokenpath.{m}")):
                 runner.run(test, out=lambda s: None, clear_globs=False)  # recorded calls may use its names
     finally:
@@ -173,6 +180,62 @@ def recorded_calls(per_function: int = 2) -> list[Call]:
                 and all(p.default is not inspect.Parameter.empty
                         or p.kind in (inspect.Parameter.VAR_POSITIONAL, inspect.Parameter.VAR_KEYWORD) for p in params)):
             calls.append(Call(m, name, {}))
+    return calls
+
+
+def trained_calls() -> list[Call]:
+    """One valid call of every public function of ``tokenpath.trained``, on the committed
+    model (loaded once per process) and one short line run through it; the held-out
+    pass and the greedy rows are computed once per process and shared with the
+    chapters' tests. Each call is checked to succeed, as the recorded ones are."""
+    from matplotlib.figure import Figure
+
+    from tokenpath import trained as T
+    from tokenpath.examples import trained as ex
+
+    model = T.committed_model()
+    ids = model.encode("def f(x):")
+    trace = model.forward(ids)
+    pieces = [model.tokenizer.decode([int(i)]) for i in ids]
+    held = T.held_out_routes(model)
+    table = {
+        "trained_folder": {},
+        "read_training": {"folder": str(T.trained_folder())},
+        "read_samples": {"folder": str(T.trained_folder())},
+        "count_moe_parameters": {"folder": str(T.trained_folder())},
+        "draw_loss": {"ax": Figure().add_subplot(), "record": T.read_training()},
+        "loss_alt": {"record": T.read_training()},
+        "previous_token_weight": {"trace": trace},
+        "routing_rows": {"trace": trace, "pieces": pieces},
+        "attention_map": {"trace": trace, "pieces": pieces, "layer": 0, "head": 0},
+        "query_measures": {"weights": T.uniform_weights(3)},
+        "uniform_weights": {"t": 3},
+        "head_stats": {"traces": [trace]},
+        "committed_model": {"folder": None},
+        "held_out_windows": {"model": model, "folder": None},
+        "held_out_heads": {"model": model, "folder": None},
+        "line_attention": {"model": model, "folder": None, "line": ex.FIG23_LINE_INDEX, "layer": 0, "head": 0,
+                           "query": 1, "share": ex.FIG23_ROLE_SHARE},
+        "routing_stats": {"chosen": [[[0, 1], [1, 0], [2, 1]]], "num_experts": 3},
+        "held_out_routing": {"model": model, "folder": None},
+        "routes_of": {"traces": [trace], "pieces": pieces},
+        "held_out_routes": {"model": model, "folder": None},
+        "held_out_lines": {"folder": None},
+        "line_tokens": {"folder": None},
+        "route_lines": {"folder": None, "low": ex.ROUTE_LINE_TOKENS[0], "high": ex.ROUTE_LINE_TOKENS[1]},
+        "line_routing": {"line": ex.FIG24_LINE, "folder": None},
+        "routing_view": {"layer": 0, "line": ex.FIG24_LINE, "folder": None},
+        "text_agreement": {"routes": held},
+        "greedy_steps": {"prompt": 0, "folder": None},
+        "next_token": {"prompt": 0, "step": 0, "temperature": ex.TRAINED_TEMPERATURE, "top": ex.FIG25_TOP,
+                       "cover_share": ex.FIG25_COVER, "folder": None},
+        "pieces_of": {"ids": ids, "folder": None},
+    }
+    calls = [Call("trained", name, args) for name, args in table.items()]
+    funcs = {name: f for m, name, f in public_functions(("trained",)).values()}
+    failing = [c.name for c in calls if not _succeeds(funcs[c.name], c.args)]
+    if failing:
+        raise AssertionError(f"these valid calls of tokenpath.trained fail: {failing}")
     return calls
 
 
@@ -200,7 +263,8 @@ def outcome(f, kwargs: dict, param: str, seconds: float = 2.0) -> tuple[str, str
     except (ValueError, TypeError) as err:
         msg = str(err)
         value = kwargs[param]
-        if _names(msg, [param, *kwargs]) or (isinstance(value, str) and value and msg.startswith(value)):
+        if _names(msg, [param, *kwargs]) or (isinstance(value, str) and value
+                                             and msg.startswith((value, os.path.abspath(value)))):
             return "clear", msg
         return "vague", f"{type(err).__name__}: {msg}"
     except Exception as err:  # noqa: BLE001 — sorting every failure is the point

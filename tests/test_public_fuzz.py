@@ -7,9 +7,7 @@ from __future__ import annotations
 import warnings
 
 import pytest
-from _public_fuzz import fuzz, public_functions, recorded_calls
-
-# tokenpath.trained is not fuzzed: recording its doctests' calls alone takes about 7 s (they load and run the model).
+from _public_fuzz import fuzz, public_functions, recorded_calls, trained_calls
 
 
 @pytest.fixture(scope="module")
@@ -21,7 +19,7 @@ def outcomes(tmp_path_factory):
     try:
         with warnings.catch_warnings():
             warnings.simplefilter("ignore")
-            calls = recorded_calls(per_function=2)
+            calls = recorded_calls(per_function=2) + trained_calls()
             return calls, *fuzz(calls)
     finally:
         os.chdir(cwd)

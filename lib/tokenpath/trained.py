@@ -15,10 +15,43 @@ from __future__ import annotations
 import functools
 import json
 import math
+import stat
 from dataclasses import dataclass
 from pathlib import Path
 
 from .examples import trained as ex
+
+__all__ = [
+    "attention_map",
+    "committed_model",
+    "count_moe_parameters",
+    "draw_loss",
+    "greedy_steps",
+    "head_stats",
+    "held_out_heads",
+    "held_out_lines",
+    "held_out_routes",
+    "held_out_routing",
+    "held_out_windows",
+    "line_attention",
+    "line_routing",
+    "line_tokens",
+    "loss_alt",
+    "next_token",
+    "pieces_of",
+    "previous_token_weight",
+    "query_measures",
+    "read_samples",
+    "read_training",
+    "route_lines",
+    "routes_of",
+    "routing_rows",
+    "routing_stats",
+    "routing_view",
+    "text_agreement",
+    "trained_folder",
+    "uniform_weights",
+]
 
 FOLDER = Path(ex.TRAINED_FOLDER)
 TRAINING_NAME = "training.json"
@@ -32,16 +65,129 @@ def trained_folder() -> Path:
     return Path(__file__).resolve().parents[2] / FOLDER
 
 
+# ------------------------------------------------ checks of the arguments
+
+def _folder_path(folder) -> Path:
+    """``folder`` as a :class:`~pathlib.Path` (default: :func:`trained_folder`), if it
+    names an existing folder; otherwise an error naming ``folder``."""
+    import os
+
+    from .safetensors_format import as_path, short_repr
+
+    if folder is None:
+        return trained_folder()
+    path = as_path("folder", folder)
+    try:
+        st = os.stat(path)
+    except OSError as err:
+        raise ValueError(f"folder {short_repr(str(path))} must be a model folder, but it cannot be opened "
+                         f"({err.strerror})") from None
+    if not stat.S_ISDIR(st.st_mode):
+        raise ValueError(f"folder {short_repr(str(path))} must be a model folder (a directory), not a file")
+    return path
+
+
+def _read_text(folder: Path, name: str) -> str:
+    """The text of file ``name`` in ``folder`` (universal newlines, as ``Path.read_text``);
+    a missing or unreadable file is a ``ModelFileError`` naming it."""
+    import io
+
+    from .safetensors_format import open_regular_file
+
+    with open_regular_file(folder / name, what=name) as f:
+        return io.TextIOWrapper(f, encoding="utf-8").read()
+
+
+def _check_model(model) -> None:
+    from .model import Model
+
+    if model is not None and not isinstance(model, Model):
+        raise TypeError(f"model must be None or a tokenpath.model.Model (the folder's model), got {type(model).__name__}")
+
+
+def _check_texts(name: str, pieces) -> tuple[str, ...]:
+    """``pieces`` as a tuple of str (the tokens' texts), or an error naming ``name``."""
+    from ._checks import as_list
+
+    def item(k, v):
+        if not isinstance(v, str):
+            raise TypeError(f"{name}[{k}] must be a str (a token's text), got {type(v).__name__}")
+
+    return tuple(as_list(name, pieces, "token texts (str)", item=item))
+
+
+def _trace_layers(name: str, trace, field: str) -> list:
+    """The layers of forward trace ``trace`` after checking that each has ``field``
+    (``"weights"``: ``[1, H, T, T]``; ``"chosen_experts"``: ``[1, T, k]``; ``"moe"``: a
+    routed layer), or an error naming ``name``."""
+    import numpy as np
+
+    layers = getattr(trace, "layers", None)
+    if not isinstance(layers, (list, tuple)):
+        raise TypeError(f"{name} must be a forward trace (tokenpath.model.ForwardTrace), got {type(trace).__name__}")
+    if not layers:
+        raise ValueError(f"{name} must be a forward trace with at least one layer")
+    for i, layer in enumerate(layers):
+        if field == "moe":
+            route = getattr(getattr(layer, "moe", None), "route", None)
+            if route is None:
+                raise ValueError(f"{name} must come from a mixture-of-experts model (every layer routed); "
+                                 f"layer {i} is not")
+            continue
+        a = getattr(layer, field, None)
+        ndim = 4 if field == "weights" else 3
+        if not isinstance(a, np.ndarray) or a.ndim != ndim or a.shape[0] != 1:
+            shape = "[1, H, T, T]" if field == "weights" else "[1, T, k]"
+            raise TypeError(f"{name} must be a forward trace whose layers have {field} {shape} (batch of one); "
+                            f"layer {i} has {type(a).__name__ if not isinstance(a, np.ndarray) else a.shape}")
+        if field == "weights" and a.shape[-1] != a.shape[-2]:
+            raise ValueError(f"{name} must be a forward trace whose attention weights are [1, H, T, T]; "
+                             f"layer {i} has shape {a.shape}")
+    return list(layers)
+
+
+def _check_traces(name: str, traces, field: str) -> list:
+    """``traces`` (one forward trace or several) as a non-empty list, each checked."""
+    from ._checks import as_list
+
+    one = hasattr(traces, "layers")
+    out = [traces] if one else as_list(name, traces, "forward traces")
+    if not out:
+        raise ValueError(f"{name} must hold at least one forward trace")
+    for k, t in enumerate(out):
+        _trace_layers(name if one else f"{name}[{k}]", t, field)
+    return out
+
+
+def _check_record(record) -> None:
+    """``record`` must be a training record as ``training.json`` holds it."""
+    from ._checks import as_float, as_float_array, as_int
+
+    if not isinstance(record, dict):
+        raise TypeError(f"record must be a training record (the dict read from training.json), got {type(record).__name__}")
+    for key in ("loss_curve", "held_out_loss", "ln_vocab", "steps"):
+        if key not in record:
+            raise ValueError(f"record must have the field {key!r} of training.json")
+    curve = record["loss_curve"]
+    if not isinstance(curve, dict) or not {"every", "mean_train_loss"} <= set(curve):
+        raise ValueError("record['loss_curve'] must be a dict with 'every' and 'mean_train_loss'")
+    as_int("record['loss_curve']['every']", curve["every"], low=1)
+    ys = as_float_array("record['loss_curve']['mean_train_loss']", curve["mean_train_loss"], ndim=1)
+    if ys.size == 0:
+        raise ValueError("record['loss_curve']['mean_train_loss'] must hold at least one loss")
+    as_float("record['held_out_loss']", record["held_out_loss"])
+    as_float("record['ln_vocab']", record["ln_vocab"])
+    as_int("record['steps']", record["steps"], low=1)
+
+
 def read_training(folder=None) -> dict:
     """The committed training record (``training.json``)."""
-    folder = trained_folder() if folder is None else Path(folder)
-    return json.loads((folder / TRAINING_NAME).read_text(encoding="utf-8"))
+    return json.loads(_read_text(_folder_path(folder), TRAINING_NAME))
 
 
 def read_samples(folder=None) -> dict:
     """The completions the training script recorded (``samples.json``)."""
-    folder = trained_folder() if folder is None else Path(folder)
-    return json.loads((folder / SAMPLES_NAME).read_text(encoding="utf-8"))
+    return json.loads(_read_text(_folder_path(folder), SAMPLES_NAME))
 
 
 @dataclass(frozen=True)
@@ -78,8 +224,12 @@ def count_moe_parameters(folder=None) -> MoeCount:
     """
     from . import safetensors_format as S
 
-    folder = trained_folder() if folder is None else Path(folder)
-    cfg = json.loads((folder / "config.json").read_text(encoding="utf-8"))
+    folder = _folder_path(folder)
+    cfg = json.loads(_read_text(folder, "config.json"))
+    keys = ("num_hidden_layers", "num_local_experts", "num_experts_per_tok")
+    if not isinstance(cfg, dict) or not all(type(cfg.get(k)) is int and cfg[k] >= 1 for k in keys):
+        raise S.ModelFileError(f"{folder / 'config.json'}: must be a Mixtral config with positive integers "
+                               f"{', '.join(keys)}")
     sizes: dict[str, int] = {}
     for e in S.read_header(folder / "model.safetensors").tensors:
         sizes[e.name] = math.prod(e.shape)
@@ -99,6 +249,9 @@ def count_moe_parameters(folder=None) -> MoeCount:
 
 def draw_loss(ax, record: dict) -> dict:
     """The training-loss curve, the held-out loss and ln V on ``ax``; returns the artists."""
+    if not all(callable(getattr(ax, a, None)) for a in ("plot", "axhline", "set_xlim", "legend")):
+        raise TypeError(f"ax must be a matplotlib Axes, got {type(ax).__name__}")
+    _check_record(record)
     from .figures import style
 
     every = record["loss_curve"]["every"]
@@ -118,6 +271,8 @@ def draw_loss(ax, record: dict) -> dict:
 
 
 def loss_alt(record: dict) -> str:
+    """The alt text of the loss figure, from training record ``record``."""
+    _check_record(record)
     ys = record["loss_curve"]["mean_train_loss"]
     return (f"Training loss of the book's model over {record['steps']} steps, falling from {ys[0]:.2f} to "
             f"{ys[-1]:.2f} nats per token; held-out loss {record['held_out_loss']:.2f}; "
@@ -135,11 +290,17 @@ def previous_token_weight(trace):
     >>> previous_token_weight(NS(layers=[NS(weights=w)]))
     array([[1.]])
     """
+    _trace_layers("trace", trace, "weights")
     return head_stats(trace).previous
 
 
 def routing_rows(trace, pieces) -> list[tuple[str, ...]]:
     """One row per token: the token's text and, per layer, its chosen experts (best first)."""
+    layers = _trace_layers("trace", trace, "chosen_experts")
+    pieces = _check_texts("pieces", pieces)
+    if any(len(pieces) != layer.chosen_experts.shape[1] for layer in layers):
+        raise ValueError(f"pieces must have one text per token of trace ({layers[0].chosen_experts.shape[1]}), "
+                         f"got {len(pieces)}")
     return [(piece, *(" ".join(str(int(e)) for e in layer.chosen_experts[0, t]) for layer in trace.layers))
             for t, piece in enumerate(pieces)]
 
@@ -151,7 +312,7 @@ class LossFigure:
     title = "The book's model · training loss"
 
     def __init__(self, folder=None):
-        self.folder = trained_folder() if folder is None else Path(folder)
+        self.folder = _folder_path(folder)
         self.alt = loss_alt(read_training(self.folder))
 
     def _repr_mimebundle_(self, include=None, exclude=None):
@@ -201,10 +362,11 @@ def attention_map(trace, pieces, layer: int, head: int) -> AttentionMap:
     import numpy as np
     from ._checks import as_int
 
+    _trace_layers("trace", trace, "weights")
+    pieces = _check_texts("pieces", pieces)
     layer = as_int("layer", layer, low=0, high=len(trace.layers) - 1)
     w = trace.layers[layer].weights[0]  # [H, T, T]
     head = as_int("head", head, low=0, high=w.shape[0] - 1)
-    pieces = tuple(pieces)
     if len(pieces) != w.shape[-1]:
         raise ValueError(f"pieces must have one text per token ({w.shape[-1]}), got {len(pieces)}")
     weights = np.array(w[head], dtype=float)
@@ -330,9 +492,7 @@ def head_stats(traces) -> HeadStats:
     """
     import numpy as np
 
-    traces = [traces] if hasattr(traces, "layers") else list(traces)
-    if not traces:
-        raise ValueError("traces must hold at least one forward trace")
+    traces = _check_traces("traces", traces, "weights")
     weights = [np.stack([layer.weights[0] for layer in t.layers]) for t in traces]  # each [L, H, T, T]
     per_row = np.concatenate([query_measures(w) for w in weights], axis=-1)         # [4, L, H, rows]
     even = np.concatenate([query_measures(uniform_weights(w.shape[-1])) for w in weights], axis=-1)
@@ -343,7 +503,7 @@ def head_stats(traces) -> HeadStats:
 
 
 def _folder(folder) -> Path:
-    return (trained_folder() if folder is None else Path(folder)).resolve()
+    return _folder_path(folder).resolve()
 
 
 def committed_model(folder=None):
@@ -369,13 +529,14 @@ def held_out_windows(model=None, folder=None) -> tuple:
     The one held-out pass of the book: computed once per process, model and folder,
     and shared by the head measures (chapter 4) and the routing views (chapters 8, 10).
     ``model``, if given, must be the folder's model (it spares loading it again)."""
+    _check_model(model)
     folder = _folder(folder)
     return _held_out_windows(committed_model(folder) if model is None else model, folder)
 
 
 @functools.lru_cache(maxsize=2)
 def _held_out_windows(model, folder: Path) -> tuple:
-    ids = model.encode((folder / HELD_OUT_NAME).read_text(encoding="utf-8"))
+    ids = model.encode(_read_text(folder, HELD_OUT_NAME))
     n = model.config.max_position_embeddings
     return tuple(model.forward(ids[i: i + n]) for i in range(0, len(ids), n))
 
@@ -393,6 +554,7 @@ def held_out_heads(model=None, folder=None) -> HeadStats:
     >>> s.shape, s.rows == s.tokens - 5  # five windows of at most 256 tokens
     ((4, 6), True)
     """
+    _check_model(model)
     folder = _folder(folder)
     return _held_out_heads(committed_model(folder) if model is None else model, folder)
 
@@ -470,10 +632,14 @@ def line_attention(model=None, folder=None, *, line: int = ex.FIG23_LINE_INDEX, 
     """
     from ._checks import as_float, as_int
 
+    _check_model(model)
     share = as_float("share", share, low=0.5)
-    folder = trained_folder() if folder is None else Path(folder)
-    model = committed_model(folder) if model is None else model
     line = as_int("line", line, low=0)
+    for name, value in (("layer", layer), ("head", head), ("query", query)):
+        if value is not None:
+            as_int(name, value, low=0)
+    folder = _folder_path(folder)
+    model = committed_model(folder) if model is None else model
     text, pieces, weights = _line_weights(model, folder, line)
     stats = held_out_heads(model, folder)
     best = stats.strongest(ex.FIG23_DEFAULT_MEASURE)
@@ -490,7 +656,7 @@ def _line_weights(model, folder: Path, line: int):
     head's weights ``[L, H, T, T]`` (read-only), once per model and line."""
     import numpy as np
 
-    lines = (folder / HELD_OUT_NAME).read_text(encoding="utf-8").splitlines()
+    lines = _read_text(folder, HELD_OUT_NAME).splitlines()
     if line >= len(lines):
         raise ValueError(f"line must be below {len(lines)}, the held-out text's number of lines, got {line}")
     ids = model.encode(lines[line])
@@ -561,6 +727,7 @@ def held_out_routing(model=None, folder=None) -> RoutingStats:
     run in consecutive windows of ``max_position_embeddings`` tokens (the context it was
     trained on); neighbouring pairs are counted across window borders too. The forward
     passes run once per process (:func:`held_out_routes`)."""
+    _check_model(model)
     return held_out_routes(model, folder).stats()
 
 
@@ -615,10 +782,8 @@ def routes_of(traces, pieces) -> Routes:
     """
     import numpy as np
 
-    traces = list(traces)
-    if not traces:
-        raise ValueError("traces must hold at least one forward trace")
-    pieces = tuple(pieces)
+    traces = _check_traces("traces", traces, "moe")
+    pieces = _check_texts("pieces", pieces)
     n_layers = len(traces[0].layers)
     if any(len(t.layers) != n_layers for t in traces):
         raise ValueError("traces must all have the same number of layers")
@@ -648,6 +813,7 @@ def held_out_routes(model=None, folder=None) -> Routes:
 
     Computed once per process and folder from :func:`held_out_windows`; ``model``, if
     given, must be the folder's model (it spares loading it again)."""
+    _check_model(model)
     folder = _folder(folder)
     return _held_out_routes(committed_model(folder) if model is None else model, folder)
 
@@ -661,8 +827,7 @@ def _held_out_routes(model, folder: Path) -> Routes:
 
 def held_out_lines(folder=None) -> list[str]:
     """The lines of the committed held-out text (``held_out.txt``), without their ends."""
-    folder = trained_folder() if folder is None else Path(folder)
-    return (folder / HELD_OUT_NAME).read_text(encoding="utf-8").split("\n")
+    return _read_text(_folder_path(folder), HELD_OUT_NAME).split("\n")
 
 
 def line_tokens(folder=None) -> list[range]:
@@ -677,6 +842,7 @@ def line_tokens(folder=None) -> list[range]:
     """
     import numpy as np
 
+    folder = _folder_path(folder)
     held = held_out_routes(folder=folder)
     lines = held_out_lines(folder)
     if "".join(held.pieces) != "\n".join(lines):
@@ -704,6 +870,7 @@ def route_lines(folder=None, *, low: int = ex.ROUTE_LINE_TOKENS[0], high: int = 
 
     low = as_int("low", low, low=2)
     high = as_int("high", high, low=low)
+    folder = _folder_path(folder)
     spans = line_tokens(folder)
     return tuple(n for n, line in enumerate(held_out_lines(folder))
                  if line.strip() and not line.strip().startswith("#") and low <= len(spans[n]) <= high)
@@ -730,6 +897,8 @@ def line_routing(line: int, folder=None) -> LineRouting:
     """
     from ._checks import as_int
 
+    as_int("line", line, low=0)
+    folder = _folder_path(folder)
     lines = held_out_lines(folder)
     line = as_int("line", line, low=0, high=len(lines) - 1)
     span = line_tokens(folder)[line]
@@ -800,6 +969,9 @@ def routing_view(layer: int, line: int, folder=None) -> RoutingView:
     """
     from ._checks import as_int
 
+    as_int("layer", layer, low=0)
+    as_int("line", line, low=0)
+    folder = _folder_path(folder)
     held = held_out_routes(folder=folder)
     layer = as_int("layer", layer, low=0, high=held.layers - 1)
     lr = line_routing(line, folder)
@@ -970,12 +1142,13 @@ def next_token(prompt: int = 0, step: int = 0, temperature: float = ex.TRAINED_T
     prompt = as_int("prompt", prompt, low=0, high=len(ex.TRAINED_PROMPTS) - 1)
     step = as_int("step", step, low=0, high=ex.TRAINED_NEXT_STEPS)
     temperature = as_float("temperature", temperature, low=0.0)
-    folder = _folder(folder)
-    ids, pieces, rows = _greedy_rows(committed_model(folder), folder, prompt)
-    top = as_int("top", top, low=1, high=rows.shape[-1])
+    as_int("top", top, low=1)
     cover_share = as_float("cover_share", cover_share, low=0.0)
     if cover_share > 1.0:
         raise ValueError(f"cover_share must be at most 1, got {cover_share}")
+    folder = _folder(folder)
+    ids, pieces, rows = _greedy_rows(committed_model(folder), folder, prompt)
+    top = as_int("top", top, low=1, high=rows.shape[-1])
     n = len(ids) - ex.TRAINED_NEXT_STEPS + step                     # tokens the model has read
     logits = rows[step]                                             # [V]
     probs = next_token_probs(logits, temperature=temperature)
@@ -998,4 +1171,7 @@ def pieces_of(ids, folder=None) -> tuple[str, ...]:
     >>> "".join(pieces_of(committed_model().encode("def __init__(self")))
     'def __init__(self'
     """
+    from ._checks import as_int_array
+
+    as_int_array("ids", ids, ndim=1, low=0)
     return _pieces(committed_model(_folder(folder)), ids)
