@@ -39,7 +39,7 @@ PYTEST_ARGS  = tests lib --doctest-modules --ignore-glob='*/__main__.py' \
                --nbval --nbval-current-env --nbval-sanitize-with tests/nbval_sanitize.cfg \
                $(NOTEBOOKS)
 
-.PHONY: help venv lab test check-lab check-book figures sync book doctor bench model lock clean
+.PHONY: help venv lab test check-lab check-book figures fonts sync book doctor bench model lock clean
 
 help:
 	@echo "make lab       start JupyterLab on the first notebook"
@@ -48,7 +48,8 @@ help:
 	@echo "make figures   write figures/figNN.svg and .png (ONLY=\"7 8\" for a subset)"
 	@echo "make sync      sync book/*.md with notebooks/*.ipynb, then re-execute the notebooks"
 	@echo "make book      offline HTML edition in build/html/ (sliders work without a kernel)"
-	@echo "make check-book open the HTML edition from file:// in headless Chromium and move its sliders"
+	@echo "make check-book open the HTML edition from file:// in headless Chromium, desktop and phone"
+	@echo "make fonts     rebuild the HTML edition's font subsets (needs Debian's Noto CJK, emoji, DejaVu)"
 	@echo "make doctor    check this environment (versions, widget frontend, CJK font, kernel)"
 	@echo "make bench     run every script in benchmarks/"
 	@echo "make model     retrain the book's own model into models/stdlib-moe/ (PyTorch, CPU)"
@@ -89,8 +90,9 @@ check-lab:
 	@$(MAKE) --no-print-directory venv EXTRAS=$(EXTRAS),browser
 	$(PY) tests/lab_smoke.py
 
-# The HTML edition in a real browser, from file://: move every precomputed slider and
-# compare each frame with the figure code's rendering (tests/book_smoke.py).
+# The HTML edition in a real browser, from file://, at 1280 and 390 px: console, links,
+# overflow, search, glyphs, quizzes; every precomputed slider moved and each frame
+# compared with the figure code's rendering (tests/book_smoke.py).
 check-book: book
 	@$(MAKE) --no-print-directory venv EXTRAS=$(EXTRAS),browser
 	$(PY) tests/book_smoke.py
@@ -110,11 +112,19 @@ sync: $(STAMP)
 	$(PY) -m tokenpath._build execute "$${notebooks[@]}"; \
 	texts=(book/*.md); if [ $${#texts[@]} -gt 0 ]; then touch "$${texts[@]}"; fi
 
-# The HTML edition, built offline from the stored notebooks with precomputed sliders
-# (tokenpath/_book.py; README.md, "Reading the book as HTML").
+# The HTML edition, built offline by Sphinx (MyST-NB, sphinx-book-theme) from the stored
+# notebooks, with precomputed sliders and offline quizzes (tokenpath/_sphinx/; README.md,
+# "Reading the book as HTML"). Prints the size budgets and fails over them.
 book: $(STAMP)
-	@rm -rf build/html
-	$(PY) -m tokenpath._build book --out build/html $(NOTEBOOKS)
+	@rm -rf build/html build/html-doctrees
+	$(PY) -m tokenpath._build book --out build/html
+
+# The HTML edition's font subsets (tokenpath/_sphinx/fonts.py): every character of the
+# notebooks and questions outside Latin-1, cut from Debian's fonts-noto-cjk,
+# fonts-noto-color-emoji and fonts-dejavu-core. The subsets are committed, so `make
+# book` needs none of these packages.
+fonts: $(STAMP)
+	$(PY) -m tokenpath._sphinx.fonts $(NOTEBOOKS)
 
 # The environment doctor: versions, widget frontend, CJK font, the notebooks' kernel.
 doctor: $(STAMP)

@@ -1,40 +1,79 @@
-"""Read the HTML edition in a real browser from ``file://`` and move its sliders.
+"""Read the HTML edition in a real browser from ``file://``: every page, on a desktop and
+on a phone.
 
 ``make check-book`` runs this after ``make book`` (and CI, through ``.ci/run``). It opens
 every page of ``build/html/`` in headless Chromium (Debian's ``chromium``) straight from
-disk, with every request that is not a ``file:`` or ``data:`` URL refused and reported,
-and checks that
+disk, at 1280 px and at 390 px wide, with every request that is not a ``file:`` or
+``data:`` URL refused, and checks that
 
-1. the page has the sidebar with every chapter and working previous/next links, and
-   its math is MathML (no TeX source left);
-2. every precomputed slider, moved **with the keyboard** (focus the range input, Home,
-   then Right arrow step by step to the other end), changes the image, the readout and
-   the caption at every step; and each frame is byte for byte what the figure code
-   draws at that value (the widget's constructor from ``tokenpath.widgets.SLIDERS``,
-   ``update(value)``, ``png()``), with ``describe()`` as its caption;
-3. each slider has a visible label and an ``aria-valuetext`` that follows it, and its
-   caption (the image's text alternative) differs between the two ends of each slider.
+1. no page logs a console error or a script error, and no request fails or asks the
+   network;
+2. every link to a page of the edition names a file that exists, and every ``#anchor``
+   an id of its page;
+3. nothing is wider than a phone's screen (390 px): the page does not scroll sideways;
+4. no TeX is left as text, and formulas are MathML;
+5. search, from ``file://``, finds a glossary term and links to the glossary;
+6. every precomputed slider, moved **with the keyboard** (Home, then Right arrow to the
+   other end, each control in turn), changes its image, readout and caption; each frame
+   is, pixel for pixel, the figure code's rendering at those values (the widget from
+   ``tokenpath.widgets.SLIDERS`` moved with ``update``, cropped to the slider's box),
+   with ``describe()`` as its caption;
+7. a "Check yourself" reveal opens and shows the engine's answer;
+8. every character of every page's text has a glyph in the page's fonts
+   (:func:`tokenpath._sphinx.fonts.missing_glyphs`).
 
-Screenshots go to ``build/book-smoke/``. Exit status 0 when every check passes. Not part
+Screenshots of every page at both widths, of each slider at both ends and of a page in
+dark mode go to ``build/book-smoke/``. Exit status 0 when every check passes. Not part
 of ``make test``: it needs a browser.
 """
 
 from __future__ import annotations
 
 import argparse
-import base64
 import json
 import os
+import re
 import shutil
 import sys
 import time
 from pathlib import Path
+from urllib.parse import unquote, urlsplit
 
 ROOT = Path(__file__).resolve().parents[1]
 HTML = ROOT / "build" / "html"
 OUT = ROOT / "build" / "book-smoke"
 CHROMIUM_ARGS = ["--no-sandbox", "--disable-gpu", "--disable-background-networking", "--disable-component-update",
                  "--disable-sync", "--no-first-run", "--allow-file-access-from-files"]
+WIDTHS = {"desktop": (1280, 900), "phone": (390, 844)}
+SEARCH_TERM = "Residual stream"
+
+
+def ids_of(path: Path, cache: dict) -> set:
+    if path not in cache:
+        cache[path] = set(re.findall(r'\sid="([^"]+)"', path.read_text(encoding="utf-8")))
+    return cache[path]
+
+
+def superseded(request) -> bool:
+    """A frame's load that the browser cancelled because the slider moved on before it
+    finished (the file exists; the next frame replaced it)."""
+    path = Path(unquote(urlsplit(request.url).path))
+    return "ERR_ABORTED" in (request.failure or "") and path.is_file()
+
+
+def check_links(page, path: Path, cache: dict) -> list[str]:
+    problems = []
+    hrefs = page.locator("a[href]").evaluate_all("(links) => links.map(a => a.getAttribute('href'))")
+    for href in sorted(set(hrefs)):
+        parts = urlsplit(href)
+        if parts.scheme or href.startswith("//"):
+            continue  # the only absolute links are papers and code cited in Sources
+        target = (path.parent / unquote(parts.path)).resolve() if parts.path else path
+        if not target.exists():
+            problems.append(f"{path.name}: link to {href}, which does not exist")
+        elif parts.fragment and target.suffix == ".html" and unquote(parts.fragment) not in ids_of(target, cache):
+            problems.append(f"{path.name}: link to {href}, whose page has no id {parts.fragment!r}")
+    return problems
 
 
 def frame_state(box) -> dict:
@@ -42,25 +81,20 @@ def frame_state(box) -> dict:
         """(b) => ({positions: [...b.querySelectorAll('input[type=range]')].map(i => Number(i.value)),
                     src: b.querySelector('img.tp-frame').getAttribute('src'),
                     readouts: [...b.querySelectorAll('.tp-readout')].map(o => o.textContent),
-                    caption: b.querySelector('.tp-caption').textContent,
-                    valuetexts: [...b.querySelectorAll('input[type=range]')].map(i => i.getAttribute('aria-valuetext'))})"""
+                    caption: b.querySelector('.tp-caption').textContent})"""
     )
 
 
-def check_slider(page, box, label: str) -> list[str]:
-    from tokenpath import _book
+def check_slider(page, box, label: str, html: Path) -> list[str]:
+    import numpy as np
+
+    from tokenpath._sphinx import sliders
 
     problems = []
     call = json.loads(box.get_attribute("data-call"))
-    widget = _book.SliderCall(call["name"], tuple(call["args"]), tuple(call["kwargs"].items())).build()
-    sliders = _book.controls(widget)
-    grid = _book.frame_grid(sliders)
+    left, top, right, bottom = map(int, box.get_attribute("data-box").split(","))
+    widget = sliders.SliderCall(call["name"], tuple(call["args"]), tuple(call["kwargs"].items())).build()
     data = json.loads(box.locator("script.tp-frames").text_content())
-    if data["shape"] != [len(g) for g in grid]:
-        return [f"{label}: the page has {data['shape']} positions, {call['name']} gives {[len(g) for g in grid]}"]
-    labels = box.locator("label").all_text_contents()
-    if len(labels) != len(sliders) or not all(t.strip() for t in labels):
-        problems.append(f"{label}: expected {len(sliders)} labelled range inputs, found labels {labels}")
     box.scroll_into_view_if_needed()
     inputs = box.locator("input[type=range]")
     mismatched, visited = [], 0
@@ -69,60 +103,88 @@ def check_slider(page, box, label: str) -> list[str]:
         page.keyboard.press("Home")
         seen = [frame_state(box)]
         page.screenshot(path=str(OUT / f"{label}-{j + 1}-start.png"))
-        for _ in range(len(grid[j]) - 1):
+        for _ in range(data["shape"][j] - 1):
             page.keyboard.press("ArrowRight")
             seen.append(frame_state(box))
         page.screenshot(path=str(OUT / f"{label}-{j + 1}-end.png"))
         visited += len(seen)
         steps = [s["positions"][j] for s in seen]
-        if steps != list(range(len(grid[j]))):
-            problems.append(f"{label}: Home then Right arrow moved slider {j + 1} through {steps}, not 0…{len(grid[j]) - 1}")
-        if len(seen) > 1 and seen[0]["src"] == seen[-1]["src"]:
-            problems.append(f"{label}: slider {j + 1} moved end to end and the image stayed the same")
-        if len(seen) > 1 and seen[0]["caption"] == seen[-1]["caption"]:
-            problems.append(f"{label}: slider {j + 1} moved end to end and the caption (the text alternative) stayed the same")
+        if steps != list(range(data["shape"][j])):
+            problems.append(f"{label}: Home then Right arrow moved control {j + 1} through {steps}")
+        if len(seen) > 1 and (seen[0]["src"] == seen[-1]["src"] or seen[0]["caption"] == seen[-1]["caption"]):
+            problems.append(f"{label}: control {j + 1} moved end to end and the image or caption stayed the same")
         for s in seen:
-            values = [g[p] for g, p in zip(grid, s["positions"])]
-            _book.move(sliders, values)
-            if base64.b64decode(s["src"].split(",", 1)[1]) != widget.png():
+            k = 0
+            for pos, n in zip(s["positions"], data["shape"]):
+                k = k * n + pos
+            values = data["values"][k]
+            if not sliders.accepted(widget, values):
+                problems.append(f"{label}: a frame for {values}, which the engine or the controls refuse")
+                continue
+            expected = sliders.pixels(widget.png())[top:bottom, left:right]
+            shown = sliders.pixels((html / s["src"]).read_bytes())
+            if shown.shape != expected.shape or not np.array_equal(shown, expected):
                 mismatched.append(values)
             if s["caption"] != widget.describe():
                 problems.append(f"{label}: the caption at {values} is not describe() at those values")
-            expected = [_book._readout(sl, sl.value) for sl in sliders]
-            if s["readouts"] != expected or any(not t.endswith(f"= {e}") for t, e in zip(s["valuetexts"], expected)):
-                problems.append(f"{label}: at {values} the readouts are {s['readouts']}, expected {expected}")
+            if s["readouts"] != data["readouts"][k]:
+                problems.append(f"{label}: at {values} the readouts are {s['readouts']}")
     if mismatched:
-        problems.append(f"{label}: the frames at {mismatched[:5]} differ from {call['name']}'s rendering at those values")
-    print(f"{label}: {call['name']}, {len(sliders)} slider(s) moved end to end through {visited} positions; "
+        problems.append(f"{label}: the frames at {mismatched[:5]} differ from {call['name']}'s rendering")
+    print(f"  {label}: {call['name']}, {inputs.count()} control(s) moved end to end through {visited} states; "
           f"every frame equal to the figure code's: {not mismatched}")
     return problems
 
 
-def check_page(page, path: Path, chapters: list[Path], blocked: list[str]) -> list[str]:
+def check_page(page, path: Path, width: str, cache: dict, html: Path) -> list[str]:
     problems = []
     page.goto(path.as_uri())
     page.wait_for_load_state("load")
-    stem = path.stem
-    sidebar = page.locator("nav.tp-sidebar a")
-    hrefs = sidebar.evaluate_all("(links) => links.map(a => a.getAttribute('href'))")
-    missing = [c.name for c in chapters if c.name not in hrefs]
-    if missing:
-        problems.append(f"{stem}: the sidebar lacks {missing}")
-    for link in page.locator("nav.tp-pager a").evaluate_all("(links) => links.map(a => a.getAttribute('href'))"):
-        if not (path.parent / link).exists():
-            problems.append(f"{stem}: previous/next link to {link}, which does not exist")
+    page.screenshot(path=str(OUT / f"{path.stem}-{width}.png"))
+    overflow = page.evaluate("() => document.scrollingElement.scrollWidth - window.innerWidth")
+    if overflow > 1:
+        wide = page.evaluate("""() => [...document.querySelectorAll('.bd-article *')]
+            .filter(e => e.getBoundingClientRect().right > window.innerWidth + 1)
+            .slice(0, 3).map(e => e.tagName + '.' + e.className)""")
+        problems.append(f"{path.name} at {width}: the page scrolls sideways by {overflow} px ({wide})")
+    if width == "phone":
+        return problems
+    problems += check_links(page, path, cache)
     text = page.locator("main").inner_text()
     if "$$" in text or "\\frac" in text:
-        problems.append(f"{stem}: TeX source shown as text")
-    maths = page.locator("math").count()
+        problems.append(f"{path.name}: TeX source shown as text")
+    from tokenpath._sphinx import fonts
+
+    missing = fonts.missing_glyphs(page.evaluate("() => document.body.innerText") + " ".join(
+        page.locator("img[alt]").evaluate_all("(i) => i.map(x => x.alt)")))
+    if missing:
+        problems.append(f"{path.name}: characters without a glyph in the page's fonts: {''.join(sorted(missing))!r}")
     boxes = page.locator(".tp-slider")
-    print(f"{stem}: {maths} formulas as MathML, {boxes.count()} precomputed slider(s)")
+    quizzes = page.locator(".tp-quiz")
+    print(f"{path.name}: {page.locator('math').count()} formulas as MathML, {boxes.count()} slider(s), "
+          f"{quizzes.count()} question(s)")
     for n in range(boxes.count()):
-        problems += check_slider(page, boxes.nth(n), f"{stem}-slider{n + 1}")
-    if blocked:
-        problems.append(f"{stem}: the page asked the network for {blocked[:3]}")
-        blocked.clear()
+        problems += check_slider(page, boxes.nth(n), f"{path.stem}-slider{n + 1}", html)
+    if quizzes.count():
+        first = quizzes.first
+        first.locator("summary").click()
+        if not first.locator(".tp-answer").is_visible() or "Answer:" not in first.locator(".tp-answer").inner_text():
+            problems.append(f"{path.name}: the first question's reveal does not show the engine's answer")
     return problems
+
+
+def check_search(page, html: Path) -> list[str]:
+    page.goto((html / "search.html").as_uri() + "?q=" + SEARCH_TERM.replace(" ", "+"))
+    try:
+        page.wait_for_selector("#search-results li a", timeout=15000)
+    except Exception:
+        return [f"search for {SEARCH_TERM!r} from file:// shows no results"]
+    links = page.locator("#search-results li a").evaluate_all("(a) => a.map(x => x.getAttribute('href'))")
+    page.screenshot(path=str(OUT / "search.png"))
+    print(f"search for {SEARCH_TERM!r}: {len(links)} result(s)")
+    if not any("99_glossary" in h for h in links):
+        return [f"search for {SEARCH_TERM!r} does not list the glossary: {links[:5]}"]
+    return []
 
 
 def main(argv=None) -> int:
@@ -132,39 +194,61 @@ def main(argv=None) -> int:
     args = parser.parse_args(argv)
     if not Path(args.chromium).exists():
         raise SystemExit(f"no Chromium at {args.chromium}: install Debian's chromium or pass --chromium")
-    index = args.html / "index.html"
-    if not index.exists():
-        raise SystemExit(f"no {index}: run make book first")
+    html = args.html.resolve()
+    if not (html / "index.html").exists():
+        raise SystemExit(f"no {html / 'index.html'}: run make book first")
     from playwright.sync_api import sync_playwright
 
     shutil.rmtree(OUT, ignore_errors=True)
     OUT.mkdir(parents=True, exist_ok=True)
-    chapters = sorted(p for p in args.html.glob("*.html") if p.name != "index.html")
+    pages = sorted(html.glob("*.html"))
     problems: list[str] = []
-    blocked: list[str] = []
     started = time.monotonic()
+    cache: dict = {}
     with sync_playwright() as p:
         browser = p.chromium.launch(executable_path=args.chromium, args=CHROMIUM_ARGS)
-        page = browser.new_page(viewport={"width": 1300, "height": 1000})
+        for width, (w, h) in WIDTHS.items():
+            page = browser.new_page(viewport={"width": w, "height": h})
+            where = {"url": ""}
 
-        def route(r):
-            if r.request.url.startswith(("file:", "data:")):
-                r.continue_()
-            else:
-                blocked.append(r.request.url)
-                r.abort()
+            def route(r):
+                if r.request.url.startswith(("file:", "data:")):
+                    r.continue_()
+                else:
+                    problems.append(f"{where['url']}: asked the network for {r.request.url}")
+                    r.abort()
 
-        page.route("**/*", route)
-        page.on("pageerror", lambda exc: problems.append(f"a script error on the page: {exc}"))
-        for path in [index, *chapters]:
-            problems += check_page(page, path, chapters, blocked)
+            page.route("**/*", route)
+            page.on("framenavigated", lambda f: where.update(url=f.url) if f == f.page.main_frame else None)
+            page.on("pageerror", lambda exc: problems.append(f"{where['url']}: script error {exc}"))
+            page.on("console", lambda m: problems.append(f"{where['url']} ({width}): console {m.type}: {m.text}")
+                    if m.type == "error" else None)
+            page.on("requestfailed", lambda r: None if superseded(r) else problems.append(
+                f"{where['url']}: request failed {r.url} ({r.failure})"))
+            for path in pages:
+                problems += check_page(page, path, width, cache, html)
+            if width == "desktop":
+                problems += check_search(page, html)
+                page.emulate_media(color_scheme="dark")
+                page.goto((html / "05_rope_discs.html").as_uri())
+                page.wait_for_load_state("load")
+                page.screenshot(path=str(OUT / "dark-05_rope_discs.png"))
+                page.emulate_media(color_scheme="light")
+            if width == "phone":  # the README's picture: a chapter on a phone, in dark mode
+                page.emulate_media(color_scheme="dark")
+                page.goto((html / "05_rope_discs.html").as_uri() + "#figure-15-the-score-sees-only-the-distance")
+                page.wait_for_load_state("load")
+                page.screenshot(path=str(OUT / "dark-phone-05_rope_discs.png"))
+            page.close()
         browser.close()
     for problem in problems:
         print("FAIL:", problem)
     print("screenshots in", OUT.relative_to(ROOT) if OUT.is_relative_to(ROOT) else OUT)
     if not problems:
-        print(f"check-book: {len(chapters)} chapter page(s) from file://, every slider moved by keyboard end to end "
-              f"and every frame equal to the figure code's ({time.monotonic() - started:.0f} s)")
+        print(f"check-book: {len(pages)} pages from file:// at {' and '.join(f'{w} px' for w, _ in WIDTHS.values())}: "
+              f"no console errors or network requests, every link and anchor resolves, no sideways scrolling "
+              f"on a phone, search works, every slider moved and every frame equal to the figure code's, "
+              f"a quiz revealed, every character has a glyph ({time.monotonic() - started:.0f} s)")
     return 1 if problems else 0
 
 

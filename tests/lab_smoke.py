@@ -52,14 +52,14 @@ def widget_notebooks() -> list[tuple[Path, int]]:
     """``(notebook, sliders its code builds)`` for every notebook that has widgets."""
     import nbformat
 
-    from tokenpath import _book
+    from tokenpath._sphinx import sliders as _sliders
     from tokenpath.widgets import SLIDERS
 
     found = []
     for path in sorted((ROOT / "notebooks").glob("*.ipynb")):
         nb = nbformat.read(path, as_version=4)
         code = "\n".join(c.source for c in nb.cells if c.cell_type == "code")
-        sliders = sum(len(_book.slider_calls(c.source, set(SLIDERS), code)) for c in nb.cells if c.cell_type == "code")
+        sliders = sum(len(_sliders.slider_calls(c.source, set(SLIDERS), code)) for c in nb.cells if c.cell_type == "code")
         if sliders or WIDGET_WORDS.search(code):
             found.append((path, sliders))
     return found

@@ -15,7 +15,7 @@ from pathlib import Path
 
 import pytest
 
-from tokenpath import _book, guide
+from tokenpath import guide
 from tokenpath.figures import registry
 from tokenpath.widgets import SLIDERS
 
@@ -138,29 +138,14 @@ def test_the_guide_links_to_the_glossary():
 # ------------------------------------------------------------------ the HTML edition
 
 
-def test_the_html_edition_points_every_glossary_link_at_an_id_its_pages_have():
-    """Each link, rewritten the way the book builder rewrites it, names the id the
-    builder's markdown renderer gives the target heading."""
+def test_the_html_edition_anchors_every_linked_heading_where_jupyterlab_does():
+    """The HTML edition names a heading's anchor as JupyterLab does
+    (tokenpath._sphinx.heading_slug), so each link's fragment names a heading of its page."""
+    from tokenpath._sphinx import heading_slug
+
     pages = [*chapters(), "00_index", "99_glossary"]
     links = [link for page in pages for link in LINK.findall((BOOK / f"{page}.md").read_text(encoding="utf-8"))]
     assert links
-    for stem, fragment in links:
-        rewritten = _book.notebook_links_to_pages(f'<a href="{stem}.ipynb' + (f"#{fragment}" if fragment else "") + '">x</a>')
-        assert rewritten.startswith(f'<a href="{stem}.html')
-        if fragment:
-            heading = headings(stem)[fragment]
-            level = "#" * 3 if stem == "99_glossary" else "#" * 2
-            ids = re.findall(r'id="([^"]+)"', _book.render_markdown(f"{level} {heading}\n"))
-            assert rewritten == f'<a href="{stem}.html#{ids[0]}">x</a>', (stem, fragment)
-
-
-def test_links_that_are_not_notebooks_are_left_alone():
-    body = '<a href="https://example.org/a.ipynb">x</a> <a href="#local">y</a> <a href="sub/x.ipynb">z</a>'
-    assert _book.notebook_links_to_pages(body) == body
-
-
-def test_the_sidebar_numbers_chapters_by_their_files_and_lists_the_guide_pages_unnumbered():
-    pages = [_book.Chapter(Path(f"{stem}.ipynb"), stem) for stem in ("00_index", "01_a", "02_b", "99_glossary")]
-    html = _book.page(pages[1], pages, "", "t")
-    assert '<li class="tp-guide"><a href="00_index.html">' in html and '<li class="tp-guide"><a href="99_glossary.html">' in html
-    assert '<li value="1"><a href="01_a.html" aria-current="page">' in html and '<li value="2"><a href="02_b.html">' in html
+    missing = [f"{stem}#{fragment}" for stem, fragment in links
+               if fragment and fragment not in {heading_slug(h) for h in headings(stem).values()}]
+    assert not missing, f"links to headings that do not exist: {missing}"

@@ -4,7 +4,8 @@
 ``python -m tokenpath._build execute notebooks/*.ipynb``, which re-executes every
 notebook top to bottom in a fresh kernel and stores the outputs
 (:func:`execute_notebook`). ``make book`` calls ``python -m tokenpath._build book
---out build/html notebooks/*.ipynb`` (:mod:`tokenpath._book`).
+--out build/html``, which runs Sphinx on ``notebooks/`` with the configuration in
+:mod:`tokenpath._sphinx.conf` (:func:`build_book`).
 
 What is stored after execution, and why:
 
@@ -69,16 +70,35 @@ def execute_notebook(path: str | Path, *, timeout: int = 600, kernel_name: str =
     nbformat.write(nb, path)
 
 
+def build_book(out: str | Path = "build/html", *, source: str | Path = "notebooks", jobs: str = "auto") -> int:
+    """Build the HTML edition from the stored notebooks in ``source`` into ``out`` with
+    Sphinx (a fresh environment every time, doctrees beside ``out``); print the build
+    time and, from the extension, the size budgets. Returns Sphinx's exit status."""
+    import time
+
+    from sphinx.cmd.build import build_main
+
+    out, source = Path(out), Path(source)
+    if not source.is_dir():
+        raise ValueError(f"source must be a folder of notebooks, got {str(source)!r}")
+    conf = Path(__file__).with_name("_sphinx")
+    started = time.perf_counter()
+    status = build_main(["-b", "html", "-E", "-q", "-j", jobs, "-c", str(conf),
+                         "-d", str(out.parent / f"{out.name}-doctrees"), str(source), str(out)])
+    print(f"make book: Sphinx build {'finished' if status == 0 else 'FAILED'} in "
+          f"{time.perf_counter() - started:.0f} s; open {out / 'index.html'}")
+    return status
+
+
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(prog="python -m tokenpath._build", description=__doc__.splitlines()[0])
     sub = parser.add_subparsers(dest="command", required=True)
     run = sub.add_parser("execute", help="re-execute notebooks in place and store their outputs")
     run.add_argument("notebooks", nargs="*", type=Path)
-    book = sub.add_parser("book", help="write the HTML edition")
+    book = sub.add_parser("book", help="write the HTML edition (Sphinx)")
     book.add_argument("--out", type=Path, default=Path("build/html"))
-    book.add_argument("--max-frames", type=int, default=None,
-                      help="most precomputed frames per slider (default: the book's)")
-    book.add_argument("notebooks", nargs="*", type=Path)
+    book.add_argument("--source", type=Path, default=Path("notebooks"))
+    book.add_argument("--jobs", default="auto", help="Sphinx's -j (default: one process per CPU)")
     args = parser.parse_args(argv)
 
     if args.command == "execute":
@@ -89,12 +109,7 @@ def main(argv: list[str] | None = None) -> int:
             execute_notebook(path)
         return 0
 
-    from . import _book
-
-    options = {} if args.max_frames is None else {"max_frames": args.max_frames}
-    index = _book.build(args.notebooks, args.out, **options)
-    print("wrote", index)
-    return 0
+    return build_book(args.out, source=args.source, jobs=args.jobs)
 
 
 if __name__ == "__main__":

@@ -1,0 +1,81 @@
+"""The Sphinx extension of the HTML edition (``make book``; configuration in
+:mod:`tokenpath._sphinx.conf`).
+
+Sphinx, MyST-NB and sphinx-book-theme do the pages, navigation, search and themes;
+this package adds only what the book needs on top, each part in its own module:
+
+- math as MathML, converted from TeX at build time (:func:`tex`), so formulas are
+  typeset by the browser with no script and no CDN;
+- the table of contents in reading order and, on each page, how to open it as a
+  notebook and its ``.ipynb`` (:mod:`.pages`);
+- the glossary as a Sphinx glossary, Chinese marked ``lang="zh"`` (:mod:`.glossary`);
+- kernel-free sliders (:mod:`.sliders`) and offline "Check yourself" (:mod:`.quiz`);
+- the font subset for every non-Latin character (:mod:`.fonts`) and the size budgets
+  (:mod:`.pages`).
+"""
+
+from __future__ import annotations
+
+import re
+from pathlib import Path
+
+STATIC = Path(__file__).with_name("static")
+
+
+def heading_slug(text: str) -> str:
+    """A heading's anchor as JupyterLab writes it (the text, spaces as hyphens), which
+    is what the prose's notebook links use.
+
+    >>> heading_slug("4.2 Why divide by √d_h")
+    '4.2-Why-divide-by-√d_h'
+    """
+    return text.strip().replace(" ", "-")
+
+
+def tex(source: str, *, block: bool = False) -> str:
+    """TeX math to a MathML element (``display="block"`` for display math).
+
+    >>> tex("x^2")
+    '<math xmlns="http://www.w3.org/1998/Math/MathML" display="inline"><mrow><msup><mi>x</mi><mn>2</mn></msup></mrow></math>'
+    """
+    from latex2mathml.converter import convert
+
+    source = source.strip()
+    try:
+        mathml = convert(source, display="block" if block else "inline")
+    except Exception as exc:  # latex2mathml raises several exception types
+        raise ValueError(f"cannot convert this TeX to MathML ({type(exc).__name__}): {source!r}") from exc
+    unknown = re.findall(r">(\\[A-Za-z]+)<", mathml)
+    if unknown:
+        raise ValueError(f"cannot convert this TeX to MathML (unknown command {unknown[0]}): {source!r}")
+    return mathml
+
+
+def _visit_math(self, node):
+    from docutils import nodes
+
+    self.body.append(tex(node.astext()))
+    raise nodes.SkipNode
+
+
+def _visit_math_block(self, node):
+    from docutils import nodes
+
+    self.body.append(f'<div class="math-wrapper">{tex(node.astext(), block=True)}</div>')
+    raise nodes.SkipNode
+
+
+def setup(app):
+    from . import glossary, pages, quiz, sliders
+
+    app.add_html_math_renderer("mathml", (_visit_math, None), (_visit_math_block, None))
+    app.connect("builder-inited", _static)
+    for part in (pages, glossary, sliders, quiz):
+        part.setup(app)
+    return {"parallel_read_safe": True, "parallel_write_safe": True, "version": "1"}
+
+
+def _static(app):
+    app.config.html_static_path.append(str(STATIC))
+    app.add_css_file("tokenpath.css")
+    app.add_js_file("tokenpath.js", loading_method="defer")

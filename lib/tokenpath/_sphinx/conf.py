@@ -1,0 +1,58 @@
+"""Sphinx configuration of the HTML edition (``make book``; README, "Reading the book as
+HTML"). The source directory is ``notebooks/``: the stored notebooks are read as they
+are (MyST-NB, execution off), so every page shows the outputs ``make test`` checked.
+Everything the pages load ships in the build; nothing is fetched, at build time or
+when reading.
+"""
+
+project = "tokenpath"
+author = "tokenpath"
+copyright = "tokenpath authors"
+root_doc = "00_index"  # the guide is the landing page (index.html is a copy of it)
+language = "en"
+
+extensions = [
+    "myst_nb",
+    "sphinx_copybutton",
+    "sphinx_design",
+    "tokenpath._sphinx",  # MathML, glossary, sliders, quizzes, fonts, budgets
+]
+exclude_patterns = ["**.ipynb_checkpoints", ".jupyter-runtime"]
+
+# MyST-NB: read the stored outputs; never execute.
+nb_execution_mode = "off"
+nb_merge_streams = True
+nb_output_stderr = "show"
+myst_enable_extensions = ["dollarmath", "amsmath", "colon_fence", "deflist"]
+myst_dmath_double_inline = True
+myst_dmath_allow_space = True
+# Links in the prose are written for JupyterLab (``04_attention.ipynb#4.2-Why-…``):
+# its anchors are the heading text with spaces as hyphens, so MyST's are too.
+myst_heading_anchors = 4
+myst_heading_slug_func = "tokenpath._sphinx.heading_slug"
+
+# The theme, offline: its own files only, no analytics, no repository buttons.
+html_theme = "sphinx_book_theme"
+html_title = "tokenpath"
+html_static_path = []  # the extension adds its own static folder
+html_copy_source = False
+html_show_sourcelink = False
+html_last_updated_fmt = None
+html_context = {"default_mode": "auto"}
+html_theme_options = {
+    "home_page_in_toc": True,
+    "show_toc_level": 2,
+    "show_navbar_depth": 1,
+    "use_download_button": False,
+    "use_fullscreen_button": False,
+    "use_repository_button": False,
+    "navigation_with_keys": False,
+    "search_bar_text": "Search the book…",
+    "pygments_light_style": "default",
+    "pygments_dark_style": "monokai",
+}
+html_math_renderer = "mathml"
+copybutton_prompt_text = r">>> |\.\.\. "
+copybutton_prompt_is_regexp = True
+copybutton_exclude = ".linenos, .gp, .go"
+suppress_warnings = ["myst.header"]  # the glossary puts its entries (###) under the title

@@ -1,0 +1,146 @@
+"""The book around the chapters: the table of contents in reading order, on each page
+how to open it as a notebook (and its ``.ipynb``), ``index.html`` as the guide, and
+the size budgets that ``make book`` prints and enforces.
+
+The toctree is added to the guide's notebook as it is read (the stored notebook is not
+changed): the chapters in file-name order, numbered by their file name; the guide and
+the glossary unnumbered.
+"""
+
+from __future__ import annotations
+
+import json
+import re
+import shutil
+from pathlib import Path
+
+from docutils import nodes
+from sphinx.transforms import SphinxTransform
+
+#: The whole edition, and any one page with what it loads, at most this many bytes.
+TOTAL_BUDGET = 25 * 2**20
+PAGE_BUDGET = 4 * 2**20
+#: Where the notebooks are copied in the edition, for download.
+NOTEBOOKS = "_notebooks"
+
+
+def toc_entries(docnames, root: str, titles: dict[str, str]) -> list[str]:
+    """The toctree lines for every page except ``root``, in file-name order; a chapter
+    ``NN_name`` is shown as "NN · title".
+
+    >>> toc_entries(["00_index", "02_b", "01_a", "99_glossary"], "00_index", {"01_a": "A", "02_b": "B"})
+    ['1 · A <01_a>', '2 · B <02_b>', '99_glossary']
+    """
+    lines = []
+    for name in sorted(d for d in docnames if d != root):
+        head = name.split("_", 1)[0]
+        if head.isdigit() and name in titles and int(head) < 99:
+            lines.append(f"{int(head)} · {titles[name]} <{name}>")
+        else:
+            lines.append(name)
+    return lines
+
+
+def notebook_title(path: Path) -> str:
+    for cell in json.loads(path.read_text(encoding="utf-8"))["cells"]:
+        if cell["cell_type"] == "markdown":
+            for line in "".join(cell["source"]).splitlines():
+                if line.startswith("# "):
+                    return line[2:].strip()
+    return path.stem
+
+
+def _add_toctree(app, docname, source):
+    if docname != app.config.root_doc:
+        return
+    src = Path(app.srcdir)
+    names = [p.stem for p in src.glob("*.ipynb")]
+    titles = {n: notebook_title(src / f"{n}.ipynb") for n in names}
+    entries = "\n".join(toc_entries(names, docname, titles))
+    nb = json.loads(source[0])
+    nb["cells"].append({"cell_type": "markdown", "metadata": {}, "id": "tokenpath-toc",
+                        "source": f"```{{toctree}}\n:hidden:\n:maxdepth: 2\n\n{entries}\n```\n"})
+    source[0] = json.dumps(nb)
+
+
+class OpenAsNotebook(SphinxTransform):
+    """Under each page's title: how to open the page as a notebook, and its ``.ipynb``."""
+
+    default_priority = 900
+
+    def apply(self):
+        docname = self.env.docname
+        title = next(iter(self.document.findall(nodes.title)), None)
+        if title is None:
+            return
+        name = f"{Path(docname).name}.ipynb"
+        note = (f'<p class="tp-open">This page is a notebook: run <code>make lab</code> in the repository and '
+                f'open <code>notebooks/{name}</code> to run it, or download '
+                f'<a class="reference download" href="{NOTEBOOKS}/{name}" download>{name}</a>.</p>')
+        title.parent.insert(title.parent.index(title) + 1, nodes.raw("", note, format="html"))
+
+
+def _finish(app, exception):
+    if exception or app.builder.format != "html":
+        return
+    out = Path(app.outdir)
+    target = out / NOTEBOOKS
+    target.mkdir(exist_ok=True)
+    for nb in Path(app.srcdir).glob("*.ipynb"):
+        shutil.copyfile(nb, target / nb.name)
+    shutil.copyfile(out / f"{app.config.root_doc}.html", out / "index.html")
+    for source_map in out.glob("_static/**/*.map"):  # debugging aids of the theme's scripts
+        source_map.unlink()
+    report = budgets(out)
+    print(report.text)
+    if report.over:
+        raise SystemExit("make book: over the size budget: " + "; ".join(report.over))
+
+
+class Budget:
+    def __init__(self, total, pages, over, text):
+        self.total, self.pages, self.over, self.text = total, pages, over, text
+
+
+_REF = re.compile(r'(?:src|href)="([^"#?:]+)(?:[?#][^"]*)?"')
+
+
+def page_bytes(page: Path, out: Path, *, shared: bool = False) -> int:
+    """The bytes of ``page``: its HTML and every local file it refers to (images,
+    frames; each once). The theme's files, fonts and scripts in ``_static/``, loaded by
+    every page and cached after the first, count only with ``shared=True``."""
+    text = page.read_text(encoding="utf-8")
+    files = {page}
+    for ref in _REF.findall(text) + re.findall(r'"(_frames/[0-9a-f]+\.webp)"', text):
+        path = (page.parent / ref).resolve()
+        if path.is_file() and path.suffix not in (".html", ".ipynb") and (shared or "_static" not in path.parts):
+            files.add(path)
+    for css in [f for f in files if f.suffix == ".css"]:
+        for ref in re.findall(r"url\(['\"]?([^'\")#?]+)", css.read_text(encoding="utf-8", errors="replace")):
+            path = (css.parent / ref).resolve()
+            if path.is_file():
+                files.add(path)
+    return sum(f.stat().st_size for f in files)
+
+
+def budgets(out: Path) -> Budget:
+    total = sum(f.stat().st_size for f in out.rglob("*") if f.is_file() and ".doctrees" not in f.parts)
+    pages = {p.name: page_bytes(p, out) for p in sorted(out.glob("*.html"))}
+    over = []
+    if total > TOTAL_BUDGET:
+        over.append(f"the edition is {total / 2**20:.1f} MB > {TOTAL_BUDGET / 2**20:.0f} MB")
+    over += [f"{n} loads {b / 2**20:.1f} MB > {PAGE_BUDGET / 2**20:.0f} MB" for n, b in pages.items() if b > PAGE_BUDGET]
+    largest = max(pages, key=pages.get) if pages else "-"
+    theme = page_bytes(out / largest, out, shared=True) - pages[largest] if pages else 0
+    lines = [f"size budget: whole edition {total / 2**20:.1f} MB (at most {TOTAL_BUDGET / 2**20:.0f} MB); "
+             f"largest page {largest} {pages.get(largest, 0) / 2**20:.2f} MB with its images and frames "
+             f"(at most {PAGE_BUDGET / 2**20:.0f} MB), plus {theme / 2**20:.2f} MB of theme, scripts and fonts "
+             f"that every page shares"]
+    lines += [f"  {b / 2**20:6.2f} MB  {n}" for n, b in sorted(pages.items(), key=lambda t: -t[1])]
+    return Budget(total, pages, over, "\n".join(lines))
+
+
+def setup(app):
+    app.connect("source-read", _add_toctree)
+    app.add_transform(OpenAsNotebook)
+    app.connect("build-finished", _finish)

@@ -1,0 +1,350 @@
+"""Kernel-free sliders: precomputed frames where a notebook builds a slider widget.
+
+A code cell that calls a constructor registered in :data:`tokenpath.widgets.SLIDERS`
+(``widgets.rope_pair()``) gets, under its code, the widget drawn in advance: the
+constructor is called with the cell's literal arguments, the widget is moved with its
+own ``update`` over a grid of values (:func:`even_grid` per slider, every combination
+for several sliders) and each state's ``png()`` and ``describe()`` are kept.
+
+- **Only values the engine accepts**: a combination the widget's controls refuse or
+  clamp, or whose trace is the engine's refusal, gets no frame. When some combinations
+  are refused, the widget gets one slider over the accepted ones ("Hq = 8, Hkv = 4");
+  otherwise one slider per control.
+- **Only the panel that changes**: every frame is cropped to the box that holds all
+  pixels that differ between frames, so the image next to the slider is the part it
+  moves, and the full figure stays shown once, above, by the notebook.
+- **Small**: a frame is stored as a file named by its content (identical frames are
+  one file), as lossless WebP (measured: a third of the bytes of the same
+  pixels as PNG, and less than a 256-colour palette PNG, which is not lossless here).
+
+The browser test (``tests/book_smoke.py``) checks every frame against the figure code:
+the same widget moved to the same values, cropped to the same box, pixel for pixel.
+"""
+
+from __future__ import annotations
+
+import ast
+import hashlib
+import html
+import io
+import itertools
+import json
+import math
+from dataclasses import dataclass
+from pathlib import Path
+
+from docutils import nodes
+from sphinx.transforms import SphinxTransform
+
+#: At most this many positions of one slider (alone), and per slider of several.
+SINGLE, PER_SLIDER = 41, 17
+#: At most this many frames per widget.
+MOST_FRAMES = 100
+#: Pixels kept around the box of changing pixels.
+MARGIN = 6
+FRAMES = "_frames"
+SLIDER_CLASS = "tp-slider"
+
+
+@dataclass(frozen=True)
+class SliderCall:
+    """A call of a registered slider constructor found in a code cell."""
+
+    name: str
+    args: tuple = ()
+    kwargs: tuple = ()  # (key, value) pairs
+
+    def build(self):
+        from ..widgets import SLIDERS
+
+        return SLIDERS[self.name](*self.args, **dict(self.kwargs))
+
+
+def _imports(tree) -> tuple[set, dict]:
+    modules, functions = set(), {}
+    for node in ast.walk(tree):
+        if isinstance(node, ast.ImportFrom) and node.module == "tokenpath":
+            modules |= {a.asname or a.name for a in node.names if a.name == "widgets"}
+        elif isinstance(node, ast.ImportFrom) and node.module == "tokenpath.widgets":
+            functions |= {a.asname or a.name: a.name for a in node.names}
+        elif isinstance(node, ast.Import):
+            for a in node.names:
+                if a.name == "tokenpath.widgets" and a.asname:
+                    modules.add(a.asname)
+                elif a.name.startswith("tokenpath"):
+                    modules.add(f"{a.asname or 'tokenpath'}.widgets")
+    return modules, functions
+
+
+def _parse(source: str):
+    try:
+        return ast.parse("\n".join("" if l.lstrip().startswith(("%", "!")) else l for l in source.splitlines()))
+    except SyntaxError:
+        return None
+
+
+def slider_calls(source: str, names, context: str | None = None) -> list[SliderCall]:
+    """Calls of the slider constructors ``names`` in the Python ``source`` of a cell,
+    with their literal arguments, in source order; ``context`` (default ``source``) is
+    the notebook's code, whose imports say how ``tokenpath.widgets`` is named.
+
+    >>> code = "from tokenpath import widgets\\nw = widgets.rope_pair(3)\\nw"
+    >>> slider_calls(code, {"rope_pair"})
+    [SliderCall(name='rope_pair', args=(3,), kwargs=())]
+    >>> slider_calls("t = P.rope_pair(m)", {"rope_pair"}, context=code)
+    []
+    """
+    tree, where = _parse(source), _parse(source if context is None else context)
+    if tree is None or where is None:
+        return []
+    modules, functions = _imports(where)
+    found = []
+    for node in ast.walk(tree):
+        if not isinstance(node, ast.Call):
+            continue
+        func = node.func
+        if isinstance(func, ast.Attribute) and ast.unparse(func.value) in modules:
+            name = func.attr
+        elif isinstance(func, ast.Name) and func.id in functions:
+            name = functions[func.id]
+        else:
+            continue
+        if name not in names:
+            continue
+        try:
+            args = tuple(ast.literal_eval(a) for a in node.args)
+            kwargs = tuple((k.arg, ast.literal_eval(k.value)) for k in node.keywords)
+        except ValueError as exc:
+            raise ValueError(f"a slider cell must call {name} with literal arguments, "
+                             f"got {ast.unparse(node)!r}") from exc
+        found.append((node.lineno, node.col_offset, SliderCall(name, args, kwargs)))
+    return [call for *_, call in sorted(found, key=lambda t: t[:2])]
+
+
+def even_grid(low, high, step, default, most: int) -> list:
+    """At most ``most`` values of a slider over [low, high] in whole ``step``\\ s, evenly
+    spaced and through ``default``: every value when they fit, else every k-th value
+    counted from the default (k as small as fits).
+
+    >>> even_grid(0, 16, 1, 2, 41)[:4], len(even_grid(0, 16, 1, 2, 41))
+    ([0, 1, 2, 3], 17)
+    >>> even_grid(0, 10, 1, 3, 5)
+    [1, 3, 5, 7, 9]
+    >>> even_grid(0.0, 1.0, 0.125, 0.5, 3)
+    [0.125, 0.5, 0.875]
+    """
+    if most < 2:
+        raise ValueError(f"most must be at least 2, got {most}")
+    if not low <= default <= high:
+        raise ValueError(f"default must lie in [{low}, {high}], got {default}")
+    steps = round((high - low) / step)
+    at = round((default - low) / step)
+    integer = all(isinstance(v, int) for v in (low, step, default))
+    k = 1
+    while len(range(at % k, steps + 1, k)) > most:
+        k += 1
+    value = (lambda i: low + i * step) if integer else (lambda i: float(high if i == steps else low + i * step))
+    return [default if i == at else value(i) for i in range(at % k, steps + 1, k)]
+
+
+def slider_values(slider, most: int) -> list:
+    """:func:`even_grid` of an ipywidgets slider (a selection slider: its options)."""
+    if hasattr(slider, "options") and not hasattr(slider, "step"):
+        from ..widgets import _option_values
+
+        values = _option_values(slider)
+        at = values.index(slider.value)
+        k = max(1, math.ceil(len(values) / most))
+        return values[at % k::k]
+    if hasattr(slider, "base"):
+        exps = even_grid(slider.min, slider.max, slider.step, math.log(slider.value, slider.base), most)
+        return [slider.value if math.isclose(e, math.log(slider.value, slider.base)) else slider.base ** e
+                for e in exps]
+    return even_grid(slider.min, slider.max, slider.step, slider.value, most)
+
+
+def grids(sliders) -> list[list]:
+    """One grid per slider; with several sliders, the longest thinned until the
+    combinations are at most :data:`MOST_FRAMES`."""
+    caps = [SINGLE if len(sliders) == 1 else PER_SLIDER] * len(sliders)
+    values = [slider_values(s, c) for s, c in zip(sliders, caps)]
+    while math.prod(map(len, values)) > MOST_FRAMES:
+        k = max(range(len(values)), key=lambda i: len(values[i]))
+        caps[k] = len(values[k]) - 1
+        values[k] = slider_values(sliders[k], caps[k])
+    return values
+
+
+def accepted(widget, combo) -> bool:
+    """Move ``widget`` to ``combo``; whether its controls and the engine accept it (no
+    refusal, no clamping of a dependent slider)."""
+    value = combo[0] if len(combo) == 1 else tuple(combo)
+    try:
+        widget.update(value)
+    except ValueError:
+        return False
+    now = widget.value if len(combo) > 1 else (widget.value,)
+    same = all(a == b or (isinstance(a, float) and math.isclose(a, b, rel_tol=1e-9)) for a, b in zip(now, combo))
+    return same and type(widget.trace).__name__ != "Refused"
+
+
+def changing_box(images, margin: int = MARGIN) -> tuple[int, int, int, int]:
+    """The (left, top, right, bottom) box holding every pixel that differs between the
+    ``images`` (arrays of one shape), widened by ``margin``; the whole image if none does.
+
+    >>> import numpy as np
+    >>> a = np.zeros((10, 20, 3), np.uint8); b = a.copy(); b[4, 7] = 255
+    >>> changing_box([a, b], margin=1)
+    (6, 3, 9, 6)
+    """
+    import numpy as np
+
+    first = images[0]
+    diff = np.zeros(first.shape[:2], bool)
+    for im in images[1:]:
+        diff |= (im != first).any(axis=-1)
+    if not diff.any():
+        return 0, 0, first.shape[1], first.shape[0]
+    rows, cols = np.flatnonzero(diff.any(axis=1)), np.flatnonzero(diff.any(axis=0))
+    return (int(max(0, cols[0] - margin)), int(max(0, rows[0] - margin)),
+            int(min(first.shape[1], cols[-1] + 1 + margin)), int(min(first.shape[0], rows[-1] + 1 + margin)))
+
+
+def pixels(png: bytes):
+    """A PNG's pixels as an RGBA array."""
+    import numpy as np
+    from PIL import Image
+
+    return np.asarray(Image.open(io.BytesIO(png)).convert("RGBA"))
+
+
+def encode(rgba) -> bytes:
+    """Lossless WebP of an RGBA array (RGB when it is opaque): a third of the bytes of
+    the same pixels as PNG, decoded to exactly those pixels."""
+    import numpy as np
+    from PIL import Image
+
+    opaque = bool((rgba[..., 3] == 255).all())
+    image = Image.fromarray(np.ascontiguousarray(rgba[..., :3] if opaque else rgba))
+    buf = io.BytesIO()
+    image.save(buf, "WEBP", lossless=True, quality=80, method=4, exact=True)
+    return buf.getvalue()
+
+
+@dataclass
+class Frames:
+    call: SliderCall
+    labels: list  # one per range input
+    readouts: list  # per frame, one text per range input
+    captions: list
+    files: list  # per frame, the file name of its image
+    shape: list
+    start: list  # the default position of each range input
+    box: tuple
+    values: list  # per frame, the widget's value (for the browser test)
+
+
+def precompute(call: SliderCall, out: Path) -> Frames:
+    """Render the widget of ``call`` at every accepted combination of its grids, crop
+    to the changing box, write each distinct frame once into ``out``."""
+    from ..figures import style
+
+    widget = call.build()
+    sliders = list(widget.sliders)
+    start = tuple(s.value for s in sliders)
+    grid = grids(sliders)
+    combos, pngs, captions = [], [], []
+    for combo in itertools.product(*grid):
+        if accepted(widget, combo):
+            combos.append(combo)
+            pngs.append(widget.png())
+            captions.append(widget.describe())
+    accepted(widget, start)
+    style.close(widget.figure)
+    if start not in combos:
+        raise ValueError(f"{call.name}: its default {start} is not among the accepted frames")
+    images = [pixels(p) for p in pngs]
+    box = changing_box(images)
+    names = []
+    out.mkdir(parents=True, exist_ok=True)
+    for im in images:
+        data = encode(im[box[1]:box[3], box[0]:box[2]])
+        name = hashlib.sha1(data).hexdigest()[:16] + ".webp"
+        if not (out / name).exists():
+            (out / name).write_bytes(data)
+        names.append(name)
+    labels = [s.description or widget.name for s in sliders]
+    if len(combos) == math.prod(map(len, grid)):  # every combination: one slider each
+        readouts = [[_readout(s, v) for s, v in zip(sliders, c)] for c in combos]
+        shape, position = [len(g) for g in grid], [g.index(v) for g, v in zip(grid, start)]
+    else:  # some refused: one slider over the accepted combinations
+        readouts = [[", ".join(f"{l} = {_readout(s, v)}" for l, s, v in zip(labels, sliders, c))] for c in combos]
+        labels = [", ".join(labels)]
+        shape, position = [len(combos)], [combos.index(start)]
+    return Frames(call, labels, readouts, captions, names, shape, position, box, [list(c) for c in combos])
+
+
+def _readout(slider, value) -> str:
+    if hasattr(slider, "options") and not hasattr(slider, "step"):
+        return str(dict(zip(slider._options_values, slider._options_labels)).get(value, value))
+    fmt = getattr(slider, "readout_format", None)
+    try:
+        return format(value, fmt) if fmt else str(value)
+    except (TypeError, ValueError):
+        return str(value)
+
+
+def slider_html(frames: Frames, ident: str, prefix: str = "") -> str:
+    """The kernel-free widget: a labelled range input and readout per control, the
+    frame next to them and its caption; frames listed in a JSON script."""
+    k = 0
+    for pos, n in zip(frames.start, frames.shape):
+        k = k * n + pos
+    data = {"shape": frames.shape, "readouts": frames.readouts, "captions": frames.captions,
+            "files": [f"{prefix}{FRAMES}/{n}" for n in frames.files], "values": frames.values}
+    payload = json.dumps(data, ensure_ascii=False, separators=(",", ":")).replace("</", "<\\/")
+    call = {"name": frames.call.name, "args": list(frames.call.args), "kwargs": dict(frames.call.kwargs)}
+    rows = []
+    for j, (label, pos, n) in enumerate(zip(frames.labels, frames.start, frames.shape)):
+        text = html.escape(frames.readouts[k][j])
+        rows.append(f'<div class="tp-slider-row"><label for="{ident}-{j}">{html.escape(label)}</label>'
+                    f'<input type="range" id="{ident}-{j}" min="0" max="{n - 1}" step="1" value="{pos}" '
+                    f'aria-valuetext="{html.escape(label)} = {text}">'
+                    f'<output for="{ident}-{j}" class="tp-readout">{text}</output></div>')
+    total, distinct = len(frames.files), len(set(frames.files))
+    caption = html.escape(frames.captions[k], quote=True)
+    return (f'<div class="{SLIDER_CLASS}" id="{ident}" data-call="{html.escape(json.dumps(call), quote=True)}" '
+            f'data-box="{",".join(map(str, frames.box))}"><div class="tp-slider-controls">{"".join(rows)}</div>'
+            f'<img class="tp-frame" alt="{caption}" src="{data["files"][k]}">'
+            f'<p class="tp-caption" aria-live="polite">{caption}</p>'
+            f'<p class="tp-note">Precomputed: {total} states ({distinct} distinct images of the part that '
+            f'moves), drawn by <code>{html.escape(frames.call.name)}</code> when the book was built; '
+            f'the notebook computes every value.</p>'
+            f'<script type="application/json" class="tp-frames">{payload}</script></div>')
+
+
+class SliderTransform(SphinxTransform):
+    """Put each slider cell's precomputed widget under its code."""
+
+    default_priority = 870
+
+    def apply(self):
+        from ..widgets import SLIDERS
+
+        cells = [c for c in self.document.findall(nodes.container) if c.get("nb_element") == "cell_code"]
+        source = {id(c): next(iter(c.findall(nodes.literal_block)), None) for c in cells}
+        code = "\n".join(b.astext() for b in source.values() if b is not None)
+        out = Path(self.app.outdir) / FRAMES
+        count = 0
+        for cell in cells:
+            block = source[id(cell)]
+            calls = slider_calls(block.astext(), set(SLIDERS), code) if block is not None else []
+            for call in calls:
+                count += 1
+                frames = precompute(call, out)
+                markup = slider_html(frames, f"slider-{count}")
+                cell.append(nodes.raw("", markup, format="html"))
+
+
+def setup(app):
+    app.add_transform(SliderTransform)
