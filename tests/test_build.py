@@ -182,3 +182,20 @@ def test_a_page_s_budget_counts_its_frames_and_images_once(tmp_path):
     assert pages.page_bytes(page, tmp_path) == 1500 + page.stat().st_size
     report = pages.budgets(tmp_path)
     assert report.total == 1500 + page.stat().st_size and not report.over and "p.html" in report.text
+
+
+def test_a_stored_figure_becomes_a_lossless_file_named_by_its_content(tmp_path):
+    from tokenpath.figures import render, style
+
+    png = render(11).png(dpi=style.SCREEN_DPI)
+    name = pages.figure_file(png, tmp_path / pages.FIGURES)
+    assert name.startswith(f"{pages.FIGURES}/") and name.endswith(".webp")
+    assert np.array_equal(sliders.pixels((tmp_path / name).read_bytes()), sliders.pixels(png))
+    assert pages.figure_file(png, tmp_path / pages.FIGURES) == name and len(list((tmp_path / pages.FIGURES).iterdir())) == 1
+
+
+def test_plain_text_notation_becomes_math_outside_words():
+    from tokenpath._sphinx import notation_runs
+
+    assert notation_runs("W_Q and W_out, not my_var or x_changed") == [
+        ("W_{Q}", True), (" and ", False), ("W_{out}", True), (", not my_var or x_changed", False)]

@@ -51,6 +51,52 @@ def tex(source: str, *, block: bool = False) -> str:
     return mathml
 
 
+#: Notation written as plain text in the prose: a one-letter name with a short
+#: subscript (d_h, W_Q, d_ff, d_model), not inside a longer word.
+NOTATION = re.compile(r"(?<![\w.])([A-Za-z])_([A-Za-z0-9]{1,5})(?![\w(])")
+
+
+def notation_runs(text: str) -> list[tuple[str, bool]]:
+    """``text`` cut into (piece, is_notation) runs, notation as TeX.
+
+    >>> notation_runs("divide by √d_h, not d_model or add_special")
+    [('divide by √', False), ('d_{h}', True), (', not ', False), ('d_{model}', True), (' or add_special', False)]
+    """
+    out, at = [], 0
+    for m in NOTATION.finditer(text):
+        if m.start() > at:
+            out.append((text[at:m.start()], False))
+        out.append((f"{m.group(1)}_{{{m.group(2)}}}", True))
+        at = m.end()
+    if at < len(text):
+        out.append((text[at:], False))
+    return out
+
+
+class Notation:
+    """Typeset the prose's plain-text notation (d_h, W_Q) as math, outside code."""
+
+    @staticmethod
+    def apply_to(document) -> None:
+        from docutils import nodes
+
+        for text in list(document.findall(nodes.Text)):
+            parent = text.parent
+            if not isinstance(parent, (nodes.paragraph, nodes.emphasis, nodes.strong, nodes.reference,
+                                       nodes.list_item, nodes.entry)) or not NOTATION.search(str(text)):
+                continue
+            if any(isinstance(a, (nodes.literal_block, nodes.title, nodes.raw)) for a in _ancestors(parent)):
+                continue
+            parts = [nodes.math(p, p) if tex_ else nodes.Text(p) for p, tex_ in notation_runs(str(text))]
+            parent.replace(text, parts)
+
+
+def _ancestors(node):
+    while node is not None:
+        yield node
+        node = node.parent
+
+
 def _visit_math(self, node):
     from docutils import nodes
 
@@ -65,9 +111,14 @@ def _visit_math_block(self, node):
     raise nodes.SkipNode
 
 
+def _notation(app, doctree):
+    Notation.apply_to(doctree)
+
+
 def setup(app):
     from . import glossary, pages, quiz, sliders
 
+    app.connect("doctree-read", _notation)
     app.add_html_math_renderer("mathml", (_visit_math, None), (_visit_math_block, None))
     app.connect("builder-inited", _static)
     for part in (pages, glossary, sliders, quiz):

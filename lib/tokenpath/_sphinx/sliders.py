@@ -40,6 +40,8 @@ from sphinx.transforms import SphinxTransform
 SINGLE, PER_SLIDER = 41, 17
 #: At most this many frames per widget.
 MOST_FRAMES = 100
+#: Sliders with at most this many positions keep all of them while a longer one can be thinned.
+WHOLE = 8
 #: Pixels kept around the box of changing pixels.
 MARGIN = 6
 FRAMES = "_frames"
@@ -165,11 +167,16 @@ def slider_values(slider, most: int) -> list:
 
 def grids(sliders) -> list[list]:
     """One grid per slider; with several sliders, the longest thinned until the
-    combinations are at most :data:`MOST_FRAMES`."""
+    combinations are at most :data:`MOST_FRAMES` (a slider of at most :data:`WHOLE`
+    positions keeps them all while a longer one can be thinned)."""
     caps = [SINGLE if len(sliders) == 1 else PER_SLIDER] * len(sliders)
     values = [slider_values(s, c) for s, c in zip(sliders, caps)]
+    short = {i for i, v in enumerate(values) if len(v) <= WHOLE}
     while math.prod(map(len, values)) > MOST_FRAMES:
-        k = max(range(len(values)), key=lambda i: len(values[i]))
+        long = [i for i in range(len(values)) if i not in short and len(values[i]) > 2] or range(len(values))
+        k = max(long, key=lambda i: len(values[i]))
+        if len(values[k]) <= 1:
+            break
         caps[k] = len(values[k]) - 1
         values[k] = slider_values(sliders[k], caps[k])
     return values
