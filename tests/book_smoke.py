@@ -19,7 +19,8 @@ disk, at 1280 px and at 390 px wide, with every request that is not a ``file:`` 
    ``tokenpath.widgets.SLIDERS`` moved with ``update``, cropped to the slider's box),
    with ``describe()`` as its caption;
 7. a "Check yourself" reveal opens and shows the engine's answer;
-8. every character of every page's text has a glyph in the page's fonts
+8. printed (a chapter as PDF), no sidebar is shown and no code block is cut off;
+9. every character of every page's text has a glyph in the page's fonts
    (:func:`tokenpath._sphinx.fonts.missing_glyphs`).
 
 Screenshots of every page at both widths, of each slider at both ends and of a page in
@@ -173,6 +174,22 @@ def check_page(page, path: Path, width: str, cache: dict, html: Path) -> list[st
     return problems
 
 
+def check_print(page, path: Path) -> list[str]:
+    """Printed: no sidebars, and no code block cut off at its right edge."""
+    page.goto(path.as_uri())
+    page.emulate_media(media="print")
+    shown = page.evaluate("""() => [...document.querySelectorAll('.bd-sidebar-primary, .bd-sidebar-secondary')]
+        .filter(e => getComputedStyle(e).display !== 'none').length""")
+    clipped = page.evaluate("() => [...document.querySelectorAll('pre')].filter(p => p.scrollWidth > p.clientWidth + 1).length")
+    page.pdf(path=str(OUT / f"print-{path.stem}.pdf"))
+    page.emulate_media(media="screen")
+    problems = [f"{path.name} printed: a sidebar is printed"] if shown else []
+    if clipped:
+        problems.append(f"{path.name} printed: {clipped} code block(s) cut off at the right edge")
+    print(f"{path.name} printed: sidebars hidden {not shown}, code blocks cut off: {clipped}")
+    return problems
+
+
 def check_search(page, html: Path) -> list[str]:
     page.goto((html / "search.html").as_uri() + "?q=" + SEARCH_TERM.replace(" ", "+"))
     try:
@@ -229,6 +246,7 @@ def main(argv=None) -> int:
                 problems += check_page(page, path, width, cache, html)
             if width == "desktop":
                 problems += check_search(page, html)
+                problems += check_print(page, html / "05_rope_discs.html")
                 page.emulate_media(color_scheme="dark")
                 page.goto((html / "05_rope_discs.html").as_uri())
                 page.wait_for_load_state("load")

@@ -20,6 +20,9 @@ from sphinx.transforms import SphinxTransform
 CHECK = re.compile(r"""quiz\[["']([\w-]+)["']\]\.check\(""")
 BUILD = re.compile(r"""questions\.for_chapter\(["']([\w-]+)["']\)""")
 QUIZ_CLASS = "tp-quiz"
+#: Put before a page's first question: how the questions work here and in the notebook.
+NOTE = ('<p class="tp-quiz-note">In this edition, choose or write your answer, then open '
+        '"Show the engine\'s answer". In the notebook, the checker grades the answer you put into the cell.</p>')
 
 
 def quiz_html(question) -> str:
@@ -55,7 +58,7 @@ class QuizTransform(SphinxTransform):
     def apply(self):
         from .. import questions
 
-        quiz = None
+        quiz, first = None, True
         for cell in list(self.document.findall(nodes.container)):
             if cell.get("nb_element") != "cell_code":
                 continue
@@ -69,6 +72,8 @@ class QuizTransform(SphinxTransform):
                 if quiz is None:
                     raise ValueError(f"{self.env.docname}: quiz[{asked.group(1)!r}] is checked before a cell builds quiz")
                 markup = quiz_html(quiz[asked.group(1)])
+                if first:
+                    markup, first = NOTE + markup, False
                 cell.parent.replace(cell, nodes.raw("", markup, format="html"))
 
 
