@@ -30,6 +30,12 @@ excluded, and the loss on each stream). It prints the same as it goes. Training 
 one thread converts to ``make model``'s two idle cores by the ratio measured for the same
 configuration (``--threads 2`` on an idle machine); see the report of the run.
 
+``--time-steps N`` only times N steps of the given settings (CPU seconds of this
+process, which other jobs' load hardly changes) into ``build/explore/step_times.jsonl``;
+``--report NAME ...`` prints the logged curves with the training time converted to two
+idle cores (the committed run's seconds per step over the same settings' CPU seconds per
+step on one thread).
+
 This is a measurement, not a test: ``make test`` does not run it.
 """
 
@@ -118,9 +124,53 @@ def time_steps(s: T.Settings, n: int) -> int:
     total = sum(p.numel() for p in model.parameters())
     active = total - s.num_hidden_layers * (s.num_local_experts - s.num_experts_per_tok) * 3 * s.hidden_size \
         * s.intermediate_size
-    print(json.dumps({"kind": "step_time", "settings": T.recorded_settings(s), "cpu_s_per_step":
-                      round(statistics.median(per_step), 3), "params_total": total, "params_active": active}),
-          flush=True)
+    line = json.dumps({"kind": "step_time", "settings": T.recorded_settings(s), "cpu_s_per_step":
+                       round(statistics.median(per_step), 3), "params_total": total, "params_active": active})
+    print(line, flush=True)
+    path = ROOT / "build" / "explore" / "step_times.jsonl"
+    path.parent.mkdir(parents=True, exist_ok=True)
+    with path.open("a", encoding="utf-8") as f:
+        f.write(line + "\n")
+    return 0
+
+
+def report(names: list[str]) -> int:
+    """Print each named run's held-out curve beside its best table, with the training
+    CPU seconds converted to wall seconds on two idle cores: the committed run's
+    seconds per step there (``training.json``) over the committed recipe's CPU seconds
+    per step on one thread (the ``--time-steps`` record of the default settings in
+    ``build/explore/step_times.jsonl``), taken to hold for every configuration."""
+    from tokenpath import trained as R
+
+    rec = R.read_training()
+    two_core = rec["seconds_train"] / rec["steps"]
+    recipe = {k: v for k, v in T.recorded_settings(T.Settings(**EXPLORE_DEFAULTS)).items() if k != "eval_every"}
+    one_thread = None
+    times = ROOT / "build" / "explore" / "step_times.jsonl"
+    if times.exists():
+        for line in times.read_text().splitlines():
+            r = json.loads(line)
+            st = {k: v for k, v in r["settings"].items() if k not in ("steps", "eval_every")}
+            if st == {k: v for k, v in recipe.items() if k != "steps"}:
+                one_thread = r["cpu_s_per_step"]
+    factor = two_core / one_thread if one_thread else None
+    print(f"two idle cores: {two_core:.3f} s/step (committed run); one thread: {one_thread} CPU s/step "
+          f"(same settings); factor {factor and round(factor, 3)}")
+    for name in names:
+        recs = [json.loads(x) for x in (ROOT / "build" / "explore" / f"{name}.jsonl").read_text().splitlines()]
+        base = next(r for r in recs if r["kind"] == "baselines")["losses"]
+        streams = list(next(iter(base.values())))
+        best = {k: min(b[k] for b in base.values()) for k in streams}
+        print(f"\n{name}: best table " + ", ".join(f"{k} {v:.3f}" for k, v in best.items()))
+        print(f"{'step':>6} {'CPU s':>8} {'2-core s':>9} " + " ".join(f"{k:>13}" for k in streams)
+              + "   model - best table")
+        for r in recs:
+            if r["kind"] != "eval":
+                continue
+            conv = f"{r['cpu_seconds_train'] * factor:>9.0f}" if factor else f"{'?':>9}"
+            print(f"{r['step']:>6} {r['cpu_seconds_train']:>8.0f} {conv} "
+                  + " ".join(f"{r['losses'][k]:>13.3f}" for k in streams) + "   "
+                  + " ".join(f"{r['losses'][k] - best[k]:+.3f}" for k in streams))
     return 0
 
 
@@ -135,7 +185,10 @@ def main(argv=None) -> int:
         p.add_argument("--" + f.name.replace("_", "-"), dest=f.name, type=kind, default=default)
     p.add_argument("--time-steps", type=int, default=0,
                    help="only time this many training steps on random tokens (CPU seconds per step)")
+    p.add_argument("--report", nargs="+", metavar="NAME", help="print the curves of these runs' logs and stop")
     a = p.parse_args(argv)
+    if a.report:
+        return report(a.report)
     s = T.Settings(**{f.name: getattr(a, f.name) for f in fields(T.Settings)})
     if a.time_steps:
         return time_steps(s, a.time_steps)
