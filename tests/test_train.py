@@ -77,3 +77,33 @@ def test_counting_by_tensor_name_agrees_with_the_engine_counting_from_the_config
     c = R.count_moe_parameters(FOLDER)
     e = M.count_parameters(M.read_config(FOLDER / "config.json"))
     assert (c.total, c.active) == (e.total, e.active)
+
+
+def test_the_default_settings_are_recorded_with_the_committed_keys_only():
+    record = T.read_training(FOLDER)
+    assert list(T.recorded_settings(T.Settings())) == list(record["settings"])
+    assert T.recorded_settings(T.Settings(**record["settings"])) == record["settings"]
+
+
+def test_the_wsd_schedule_holds_the_peak_then_decays_linearly_to_the_floor():
+    s = T.Settings(steps=200, warmup=10, schedule="wsd")
+    lrs = [T.cosine_lr(i, s) for i in range(s.steps)]
+    start = s.steps - round(T.WSD_DECAY * s.steps)
+    assert all(lr == s.lr for lr in lrs[s.warmup:start + 1]) and lrs[-1] == pytest.approx(s.min_lr)
+    steps = [a - b for a, b in zip(lrs[start:], lrs[start + 1:])]
+    assert max(steps) == pytest.approx(min(steps))
+
+
+@pytest.mark.parametrize("kwargs, match", [
+    ({"split_rule": "random"}, "split_rule"),
+    ({"data_rule": "some"}, "data_rule"),
+    ({"schedule": "step"}, "schedule"),
+    ({"hidden_size": 100}, "hidden_size"),
+    ({"num_key_value_heads": 4}, "num_attention_heads"),
+    ({"num_experts_per_tok": 5}, "num_experts_per_tok"),
+    ({"steps": 0}, "steps"),
+    ({"vocab_size": 100}, "vocab_size"),
+])
+def test_bad_settings_name_the_setting(kwargs, match):
+    with pytest.raises(ValueError, match=match):
+        T.Settings(**kwargs)

@@ -13,16 +13,17 @@ imports ``torch`` and ``transformers`` (the crosscheck extra) when it is called.
 
 from __future__ import annotations
 
-import hashlib
 import json
 import math
 import platform
 import sysconfig
 import time
-from dataclasses import asdict, dataclass, field
+from dataclasses import asdict, dataclass, field, fields
 from pathlib import Path
 
 from . import bpe
+from . import corpus as C
+from .corpus import SKIP_PARTS, corpus_files, corpus_sha256, read_corpus  # noqa: F401 (re-exported)
 from .trained import (  # the reader's side of the model folder
     FOLDER,
     HELD_OUT_NAME,
@@ -34,11 +35,8 @@ from .trained import (  # the reader's side of the model folder
 )
 from .examples import trained as ex
 
-#: Folders of the standard library that are not read: the test suites (large and
-#: repetitive), IDLE, and third-party packages.
-SKIP_PARTS = frozenset({"test", "tests", "idlelib", "site-packages", "dist-packages", "__pycache__"})
-#: Every this-many-th file in sorted order is held out (file 0, 20, 40, …).
-HELD_OUT_EVERY = 20
+#: The committed model's split: every this-many-th file in sorted order is held out.
+HELD_OUT_EVERY = C.HELD_OUT_EVERY
 EOS = "<|endoftext|>"
 #: A held-out file whose opening is committed beside the model (``held_out.txt``), so the
 #: checks and the chapter evaluate on the same text on any interpreter.
@@ -76,37 +74,56 @@ class Settings:
     threads: int = 2
     eval_tokens: int = 65536
     curve_every: int = 10
+    # Options added after the committed run; their defaults are that run's choices, and
+    # training.json records one only when it differs from its default (LEGACY_FIELDS).
+    split_rule: str = "index"       # "index": every HELD_OUT_EVERY-th file; "hash": corpus.is_held_out
+    data_rule: str = "keep"         # "keep" generated data files in training; "drop" them (corpus.is_data)
+    schedule: str = "cosine"        # "cosine"; "wsd": warm-up, constant, linear decay over the last WSD_DECAY
+    eval_every: int = 0             # held-out loss every this many steps (0: only at the end)
+
+    def __post_init__(self):
+        for name, allowed in (("split_rule", ("index", "hash")), ("data_rule", ("keep", "drop")),
+                              ("schedule", ("cosine", "wsd"))):
+            if getattr(self, name) not in allowed:
+                raise ValueError(f"{name} must be one of {allowed}, got {getattr(self, name)!r}")
+        for name in ("vocab_size", "hidden_size", "intermediate_size", "num_hidden_layers",
+                     "num_attention_heads", "num_key_value_heads", "num_local_experts",
+                     "num_experts_per_tok", "seq_len", "batch_size", "steps", "threads", "curve_every"):
+            if not isinstance(getattr(self, name), int) or getattr(self, name) < 1:
+                raise ValueError(f"{name} must be a positive integer, got {getattr(self, name)!r}")
+        if self.hidden_size % self.num_attention_heads:
+            raise ValueError(f"hidden_size ({self.hidden_size}) must be a multiple of "
+                             f"num_attention_heads ({self.num_attention_heads})")
+        if self.num_attention_heads % self.num_key_value_heads:
+            raise ValueError(f"num_attention_heads ({self.num_attention_heads}) must be a multiple of "
+                             f"num_key_value_heads ({self.num_key_value_heads})")
+        if self.num_experts_per_tok > self.num_local_experts:
+            raise ValueError(f"num_experts_per_tok ({self.num_experts_per_tok}) must be <= "
+                             f"num_local_experts ({self.num_local_experts})")
+        if self.vocab_size < 257:
+            raise ValueError(f"vocab_size must be >= 257 (256 bytes and EOS), got {self.vocab_size}")
 
 
-def corpus_files(root=None) -> list[Path]:
-    """The standard library's ``.py`` files in sorted order, skipped folders left out.
+#: The settings of the committed run; the later options are written to training.json
+#: only when they differ from their defaults, so the default run's record is unchanged.
+LEGACY_FIELDS = ("vocab_size", "hidden_size", "intermediate_size", "num_hidden_layers", "num_attention_heads",
+                 "num_key_value_heads", "num_local_experts", "num_experts_per_tok", "rope_theta", "rms_norm_eps",
+                 "tie_word_embeddings", "router_aux_loss_coef", "seq_len", "batch_size", "steps", "warmup", "lr",
+                 "min_lr", "weight_decay", "seed", "threads", "eval_tokens", "curve_every")
+#: The share of the steps over which the "wsd" schedule decays linearly to ``min_lr``.
+WSD_DECAY = 0.2
 
-    >>> files = corpus_files(Path(__file__).parent)  # this package, a small tree
-    >>> files == sorted(files) and all(f.suffix == ".py" for f in files)
+
+def recorded_settings(s: Settings) -> dict:
+    """The settings as ``training.json`` records them.
+
+    >>> list(recorded_settings(Settings())) == list(LEGACY_FIELDS)
     True
+    >>> recorded_settings(Settings(schedule="wsd"))["schedule"]
+    'wsd'
     """
-    root = Path(root if root is not None else sysconfig.get_paths()["stdlib"])
-    return [p for p in sorted(root.rglob("*.py")) if not (SKIP_PARTS & set(p.relative_to(root).parts))]
-
-
-def read_corpus(files) -> list[str]:
-    """The files' texts (UTF-8; a file that does not decode is read with replacement)."""
-    return [Path(p).read_bytes().decode("utf-8", errors="replace") for p in files]
-
-
-def corpus_sha256(files, root=None) -> str:
-    """SHA-256 over every file's path (relative to the library) and bytes, in order.
-
-    >>> len(corpus_sha256([]))
-    64
-    """
-    root = Path(root if root is not None else sysconfig.get_paths()["stdlib"])
-    h = hashlib.sha256()
-    for p in files:
-        h.update(str(Path(p).relative_to(root)).encode() + b"\0")
-        data = Path(p).read_bytes()
-        h.update(len(data).to_bytes(8, "little") + data)
-    return h.hexdigest()
+    default = Settings()
+    return {k: v for k, v in asdict(s).items() if k in LEGACY_FIELDS or v != getattr(default, k)}
 
 
 def split(texts: list[str], every: int = HELD_OUT_EVERY) -> tuple[list[str], list[str]]:
@@ -162,14 +179,25 @@ def mixtral_config_dict(s: Settings) -> dict:
 
 
 def cosine_lr(step: int, s: Settings) -> float:
-    """Linear warm-up, then cosine decay from ``lr`` to ``min_lr`` at the last step.
+    """Linear warm-up, then cosine decay from ``lr`` to ``min_lr`` at the last step
+    (or, for ``s.schedule == "wsd"``, constant ``lr`` and a linear decay to ``min_lr``
+    over the last ``WSD_DECAY`` of the steps).
 
     >>> s = Settings(steps=100, warmup=10, lr=1.0, min_lr=0.0)
     >>> cosine_lr(0, s), cosine_lr(9, s), round(cosine_lr(99, s), 6)
     (0.1, 1.0, 0.0)
+    >>> w = Settings(steps=100, warmup=10, lr=1.0, min_lr=0.0, schedule="wsd")
+    >>> cosine_lr(50, w), cosine_lr(80, w), round(cosine_lr(99, w), 6)
+    (1.0, 1.0, 0.0)
     """
     if step < s.warmup:
         return s.lr * (step + 1) / s.warmup
+    if s.schedule == "wsd":
+        start = s.steps - max(1, round(WSD_DECAY * s.steps))
+        if step < start:
+            return s.lr
+        frac = (step - start) / max(1, s.steps - 1 - start)
+        return s.lr + (s.min_lr - s.lr) * frac
     frac = (step - s.warmup) / max(1, s.steps - 1 - s.warmup)
     return s.min_lr + 0.5 * (s.lr - s.min_lr) * (1 + math.cos(math.pi * frac))
 
@@ -201,30 +229,49 @@ def held_out_loss(model, ids, s: Settings) -> float:
     return total / (n * s.seq_len)
 
 
-def train_model(out=FOLDER, s: Settings = Settings(), *, progress: bool = True) -> dict:
-    """Train and write ``config.json``, ``model.safetensors``, ``tokenizer.json``,
-    ``training.json`` and the loss figure into ``out``. Returns the training record."""
+@dataclass(frozen=True)
+class Data:
+    """A run's text and tokens: the corpus with its flags, the tokenizer trained on the
+    training side, the training token stream and the held-out one."""
+
+    corpus: C.Corpus
+    tok: bpe.Tokenizer
+    train_ids: object       # numpy int64 array
+    held_ids: list
+    held_files: int
+
+
+def keep(f: C.CorpusFile, s: Settings) -> bool:
+    """Whether the run reads file ``f`` at all (the data rule)."""
+    return s.data_rule == "keep" or not f.data
+
+
+def prepare_data(s: Settings) -> Data:
+    """Read the corpus, split it by ``s.split_rule``, apply ``s.data_rule``, train the
+    tokenizer on the training texts and encode both sides."""
     import numpy as np
+
+    corpus = C.load(split=s.split_rule)
+    train_texts = [f.text for f in corpus.files if not f.held_out and keep(f, s)]
+    held_texts = [f.text for f in corpus.files if f.held_out and keep(f, s)]
+    tok = train_tokenizer(train_texts, s.vocab_size)
+    train_ids = np.asarray(token_stream(tok, train_texts), dtype=np.int64)
+    return Data(corpus, tok, train_ids, token_stream(tok, held_texts), len(held_texts))
+
+
+def train_loop(s: Settings, train_ids, *, on_eval=None, progress: bool = True):
+    """Train a fresh model on ``train_ids`` for ``s.steps`` steps; returns
+    ``(model, curve, seconds)`` with ``curve`` the mean training loss of every
+    ``s.curve_every`` steps. ``on_eval(step, model)`` is called after every
+    ``s.eval_every``-th step (when that is > 0) and after the last, under ``no_grad``
+    and in eval mode; it must not touch the model's weights. Seeds ``torch`` itself."""
     import torch
     import transformers
     from tqdm.auto import tqdm
 
-    from . import model as M
-
-    t0 = time.perf_counter()
-    out = Path(out)
     torch.manual_seed(s.seed)
     torch.set_num_threads(s.threads)
     torch.use_deterministic_algorithms(True)
-
-    files = corpus_files()
-    texts = read_corpus(files)
-    train_texts, held_texts = split(texts)
-    tok = train_tokenizer(train_texts, s.vocab_size)
-    train_ids = np.asarray(token_stream(tok, train_texts), dtype=np.int64)
-    held_ids = token_stream(tok, held_texts)
-    t_data = time.perf_counter() - t0
-
     cfg = transformers.MixtralConfig(**mixtral_config_dict(s))
     model = transformers.MixtralForCausalLM(cfg).float()
     model.train()
@@ -255,7 +302,35 @@ def train_model(out=FOLDER, s: Settings = Settings(), *, progress: bool = True) 
             curve.append(round(sum(window) / len(window), 4))
             window = []
             bar.set_postfix(loss=f"{curve[-1]:.3f}")
-    t_train = time.perf_counter() - t1
+        if on_eval is not None and ((s.eval_every and (step + 1) % s.eval_every == 0) or step + 1 == s.steps):
+            model.eval()
+            with torch.no_grad():
+                on_eval(step + 1, model)
+            model.train()
+    return model, curve, time.perf_counter() - t1
+
+
+def train_model(out=FOLDER, s: Settings = Settings(), *, progress: bool = True) -> dict:
+    """Train and write ``config.json``, ``model.safetensors``, ``tokenizer.json``,
+    ``training.json`` and the loss figure into ``out``. Returns the training record."""
+    import torch
+    import transformers
+
+    from . import model as M
+
+    t0 = time.perf_counter()
+    out = Path(out)
+    d = prepare_data(s)
+    tok, train_ids, held_ids = d.tok, d.train_ids, d.held_ids
+    t_data = time.perf_counter() - t0
+
+    evals = []
+
+    def on_eval(step, model):
+        if s.eval_every:
+            evals.append([step, round(held_out_loss(model, held_ids, s), 4)])
+
+    model, curve, t_train = train_loop(s, train_ids, on_eval=on_eval, progress=progress)
     model.eval()
     held = held_out_loss(model, held_ids, s)
 
@@ -269,11 +344,11 @@ def train_model(out=FOLDER, s: Settings = Settings(), *, progress: bool = True) 
         "python": platform.python_version(),
         "torch": torch.__version__.split("+")[0],
         "transformers": transformers.__version__,
-        "corpus": {"files": len(files), "held_out_files": len(held_texts), "held_out_every": HELD_OUT_EVERY,
-                   "skipped_folders": sorted(SKIP_PARTS), "sha256": corpus_sha256(files),
+        "corpus": {"files": len(d.corpus.files), "held_out_files": d.held_files, "held_out_every": HELD_OUT_EVERY,
+                   "skipped_folders": sorted(SKIP_PARTS), "sha256": d.corpus.sha256,
                    "train_tokens": int(len(train_ids)), "held_out_tokens": len(held_ids),
-                   "bytes": sum(len(t.encode()) for t in texts)},
-        "settings": asdict(s),
+                   "bytes": sum(len(f.text.encode()) for f in d.corpus.files)},
+        "settings": recorded_settings(s),
         "steps": s.steps,
         "tokens_seen": s.steps * s.batch_size * s.seq_len,
         "seconds_data": round(t_data, 1),
@@ -284,6 +359,8 @@ def train_model(out=FOLDER, s: Settings = Settings(), *, progress: bool = True) 
         "ln_vocab": round(math.log(s.vocab_size), 4),
         "loss_curve": {"every": s.curve_every, "mean_train_loss": curve},
     }
+    if s.eval_every:
+        record["held_out_curve"] = evals
     (out / TRAINING_NAME).write_text(json.dumps(record, indent=1) + "\n", encoding="utf-8")
     finish(out)
     return record
@@ -373,14 +450,17 @@ def main(argv=None) -> int:
 
     p = argparse.ArgumentParser(prog="python -m tokenpath._train", description=__doc__.split("\n\n")[0])
     p.add_argument("--out", default=str(FOLDER))
-    p.add_argument("--steps", type=int, default=Settings.steps)
+    for f in fields(Settings):  # every setting is an option; the defaults are the committed run's
+        kind = {"bool": lambda v: v.lower() in ("1", "true", "yes")}.get(type(f.default).__name__, type(f.default))
+        p.add_argument("--" + f.name.replace("_", "-"), dest=f.name, type=kind, default=f.default,
+                       help=f"default {f.default!r}")
     p.add_argument("--finish-only", action="store_true",
                    help="rewrite held_out.txt, samples.json and the loss figure of a trained folder")
     a = p.parse_args(argv)
     if a.finish_only:
         finish(a.out)
         return 0
-    rec = train_model(a.out, Settings(steps=a.steps))
+    rec = train_model(a.out, Settings(**{f.name: getattr(a, f.name) for f in fields(Settings)}))
     print(f"{rec['steps']} steps in {rec['seconds_total']:.0f} s; final train loss {rec['final_train_loss']:.3f}, "
           f"held-out loss {rec['held_out_loss']:.3f}, ln V {rec['ln_vocab']:.3f}")
     return 0
