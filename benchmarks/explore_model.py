@@ -3,8 +3,8 @@ its held-out loss measured during training, beside the n-gram baselines on the s
 
     .venv/bin/python benchmarks/explore_model.py NAME [--steps 2000 --hidden-size 256 ...]
 
-Without options (as ``make bench`` runs it) it trains the committed recipe's settings
-under the stated data rules: 600 steps, about 15 minutes on one idle thread.
+Without arguments (as ``make bench`` runs it) it trains nothing: it says how to start a
+run and reports the runs already logged in ``build/explore/``.
 
 Every setting of ``tokenpath._train.Settings`` is an option (``--hidden-size``,
 ``--num-hidden-layers``, ``--vocab-size``, ``--seq-len``, ``--batch-size``, ``--steps``,
@@ -186,9 +186,21 @@ def main(argv=None) -> int:
     p.add_argument("--time-steps", type=int, default=0,
                    help="only time this many training steps on random tokens (CPU seconds per step)")
     p.add_argument("--report", nargs="+", metavar="NAME", help="print the curves of these runs' logs and stop")
+    argv = sys.argv[1:] if argv is None else argv
     a = p.parse_args(argv)
     if a.report:
         return report(a.report)
+    if not argv:
+        # As `make bench` runs it: a training run takes many minutes, so only say how to
+        # start one and report the runs already logged.
+        logged = sorted(q.stem for q in (ROOT / "build" / "explore").glob("*.jsonl") if q.stem != "step_times")
+        print("explore_model: no run named; start one with `python benchmarks/explore_model.py NAME [--steps N ...]`")
+        return report(logged) if logged else 0
+    try:
+        import torch  # noqa: F401
+    except ImportError:
+        print("explore_model: it needs the crosscheck extra (PyTorch): make venv EXTRAS=dev,crosscheck")
+        return 1
     s = T.Settings(**{f.name: getattr(a, f.name) for f in fields(T.Settings)})
     if a.time_steps:
         return time_steps(s, a.time_steps)

@@ -62,9 +62,13 @@ def main(argv=None) -> int:
     p.add_argument("--threads", type=int, default=1)
     p.add_argument("--json", default=str(ROOT / "build" / "model_baselines.json"))
     a = p.parse_args(argv)
-
-    import torch
-    import transformers
+    try:
+        import torch
+        import transformers
+    except ImportError:
+        print("model_baselines: skipped, it needs the crosscheck extra (PyTorch and transformers):"
+              " make bench EXTRAS=dev,crosscheck")
+        return 0
 
     torch.set_num_threads(a.threads)
     folder = R.trained_folder()
