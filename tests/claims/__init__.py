@@ -29,9 +29,23 @@ from typing import Any, Callable
 
 import numpy as np
 
-from tokenpath import fmt
+from tokenpath import doctor, fmt
 
 __all__ = ["CLAIMS", "NOT_CLAIMS", "Claim", "NotClaim", "claims_for", "not_claims_for", "render"]
+
+
+def pinned(package: str) -> str:
+    """The version of ``package`` pinned in constraints.txt: what the cross-checks run
+    against, and what a chapter's Sources name."""
+    pins, _ = doctor.read_constraints()
+    if package not in pins:
+        raise LookupError(f"{package} is not pinned in constraints.txt")
+    return pins[package]
+
+
+def pinned_as_source(package: str) -> str:
+    """How a chapter's Sources write a pinned package: ```transformers` 5.24.0``."""
+    return f"`{package}` {pinned(package)}"
 
 
 def render(value, *, digits: int | None = None, fractions: bool = False) -> str:

@@ -12,7 +12,7 @@ from tokenpath import fmt
 from tokenpath import trained as T
 
 from . import Claim as _Claim
-from .embedding import pinned
+from . import pinned
 from . import NotClaim as _NotClaim
 
 CHAPTER = "04_attention"

@@ -8,12 +8,12 @@ One module, two chapters: ``Claim`` registers for 01_bpe_merges, ``Claim2`` for
 from __future__ import annotations
 
 from functools import cache, partial
-from pathlib import Path
 
 from tokenpath import bpe, fmt
 from tokenpath import examples as ex
 
 from . import Claim as _Claim
+from . import pinned
 from . import NotClaim as _NotClaim
 
 CHAPTER = "01_bpe_merges"
@@ -24,7 +24,6 @@ Claim2 = partial(_Claim, chapter=CHAPTER2)
 NotClaim2 = partial(_NotClaim, chapter=CHAPTER2)
 
 
-CONSTRAINTS = Path(__file__).resolve().parents[2] / "constraints.txt"
 
 # ------------------------------------------------------------------ engine calls
 
@@ -71,14 +70,6 @@ def _first_difference(a, b) -> int:
 def _pair_hex(pair) -> str:
     return (pair[0] + pair[1]).hex(" ").upper()
 
-
-def pinned(package: str) -> str:
-    """The version of ``package`` pinned in constraints.txt (what the cross-checks run against)."""
-    for line in CONSTRAINTS.read_text().splitlines():
-        name, sep, version = line.partition("==")
-        if sep and name.strip().lower() == package.lower():
-            return version.strip()
-    raise LookupError(f"{package} is not pinned in {CONSTRAINTS}")
 
 
 @cache

@@ -4,7 +4,6 @@ sampling and the two gradient paths of a tied matrix."""
 from __future__ import annotations
 
 from functools import cache, partial
-from pathlib import Path
 
 import numpy as np
 
@@ -14,6 +13,7 @@ from tokenpath import examples as ex
 from tokenpath import fmt
 
 from . import Claim as _Claim
+from . import pinned
 from . import NotClaim as _NotClaim
 
 CHAPTER = "03_embedding_lookup"
@@ -23,17 +23,7 @@ NotClaim = partial(_NotClaim, chapter=CHAPTER)
 
 # ------------------------------------------------------------------ engine calls
 
-CONSTRAINTS = Path(__file__).resolve().parents[2] / "constraints.txt"
 
-
-def pinned(package: str) -> str:
-    """The version of ``package`` pinned in constraints.txt, which the cross-check tests
-    run against (a chapter's Sources name it)."""
-    for line in CONSTRAINTS.read_text().splitlines():
-        name, sep, version = line.partition("==")
-        if sep and name.strip().lower() == package.lower():
-            return version.strip()
-    raise LookupError(f"{package} is not pinned in {CONSTRAINTS}")
 
 
 @cache

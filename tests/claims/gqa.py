@@ -5,10 +5,11 @@ from __future__ import annotations
 
 from functools import cache, partial
 
-from tokenpath import doctor, examples as ex
+from tokenpath import examples as ex
 from tokenpath import fmt, gqa
 
 from . import Claim as _Claim
+from . import pinned_as_source
 from . import NotClaim as _NotClaim
 
 CHAPTER = "06_gqa"
@@ -28,10 +29,6 @@ def real():
     return gqa.head_sharing(ex.KV_REAL_N_Q_HEADS, ex.KV_REAL_N_KV_HEADS, layers=ex.KV_REAL_LAYERS,
                             seq_len=ex.KV_REAL_SEQ_LEN, head_dim=ex.KV_REAL_HEAD_DIM)
 
-
-def pinned(package: str) -> str:
-    """The version of ``package`` that constraints.txt pins, as the Sources name it."""
-    return f"`{package}` {doctor.read_constraints()[0][package]}"
 
 
 def _thousands(n) -> str:
@@ -94,8 +91,8 @@ CLAIMS: list[_Claim] = [
     Claim("real.same_quarter", lambda: real().ratio == share().ratio,
           text=("the same quarter", lambda same: "the same quarter" if same else "another ratio")),
     # -- Sources: the versions the cross-checks run against -------------------------------
-    Claim("gqa.pin.transformers", lambda: "transformers", text=("`transformers` 5.24.0", pinned)),
-    Claim("gqa.pin.torch", lambda: "torch", text=("`torch` 2.13.0", pinned)),
+    Claim("gqa.pin.transformers", lambda: "transformers", text=("`transformers` 5.24.0", pinned_as_source)),
+    Claim("gqa.pin.torch", lambda: "torch", text=("`torch` 2.13.0", pinned_as_source)),
 ]
 
 NOT_CLAIMS: list[_NotClaim] = [

@@ -16,7 +16,7 @@ from tokenpath import safetensors_format as S
 
 from . import Claim as _Claim
 from . import NotClaim as _NotClaim
-from .gqa import pinned
+from . import pinned_as_source
 
 CHAPTER = "09_model_files"
 Claim = partial(_Claim, chapter=CHAPTER)
@@ -204,10 +204,10 @@ CLAIMS: list[_Claim] = [
     Claim("mix.gate_sum", lambda: mix_layer0().expert_gates[0].sum(-1).round(12).max(), exact="1"),
     Claim("mix.xcheck_V", lambda: ex.CROSSCHECK_SHAPES[0][0], exact="1000"),
     # -- Sources: the versions the cross-checks run against ---------------------------------
-    Claim("model.pin.safetensors", lambda: "safetensors", text=("`safetensors` 0.8.0", pinned)),
-    Claim("model.pin.transformers", lambda: "transformers", text=("`transformers` 5.24.0", pinned)),
-    Claim("model.pin.tokenizers", lambda: "tokenizers", text=("`tokenizers` 0.23.3", pinned)),
-    Claim("model.pin.torch", lambda: "torch", text=("`torch` 2.13.0", pinned)),
+    Claim("model.pin.safetensors", lambda: "safetensors", text=("`safetensors` 0.8.0", pinned_as_source)),
+    Claim("model.pin.transformers", lambda: "transformers", text=("`transformers` 5.24.0", pinned_as_source)),
+    Claim("model.pin.tokenizers", lambda: "tokenizers", text=("`tokenizers` 0.23.3", pinned_as_source)),
+    Claim("model.pin.torch", lambda: "torch", text=("`torch` 2.13.0", pinned_as_source)),
 ]
 
 NOT_CLAIMS: list[_NotClaim] = [

@@ -12,7 +12,7 @@ from tokenpath import trained as T
 
 from . import Claim as _Claim
 from . import NotClaim as _NotClaim
-from .gqa import pinned
+from . import pinned_as_source
 
 CHAPTER = "08_moe_routing"
 Claim = partial(_Claim, chapter=CHAPTER)
@@ -213,7 +213,7 @@ CLAIMS: list[_Claim] = [
     # -- Check yourself ---------------------------------------------------------------------
     Claim("moe.question_k", lambda: ex.MOE_QUESTION_K, text=("k = 3", lambda k: f"k = {k}")),
     # -- Sources: the version the cross-checks run against -----------------------------------
-    Claim("moe.pin.transformers", lambda: "transformers", text=("`transformers` 5.24.0", pinned)),
+    Claim("moe.pin.transformers", lambda: "transformers", text=("`transformers` 5.24.0", pinned_as_source)),
 ]
 
 #: Digits in the prose that are not computed claims, each with its reason.

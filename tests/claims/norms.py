@@ -10,7 +10,7 @@ import numpy as np
 from tokenpath import examples as ex
 from tokenpath import fmt, norms
 
-from .gqa import pinned
+from . import pinned_as_source
 
 from . import Claim as _Claim
 from . import NotClaim as _NotClaim
@@ -89,8 +89,8 @@ CLAIMS: list[_Claim] = [
     Claim("fig18.feature1", lambda: 1, text=("2 + (−1) = 1", _feature_sum)),
     Claim("fig18.wrong_width", lambda: ex.FIG18_STREAM.size + 1, text=("width 3", lambda n: f"width {n}")),
     # -- Sources: the versions the cross-checks run against -------------------------------
-    Claim("norms.pin.transformers", lambda: "transformers", text=("`transformers` 5.24.0", pinned)),
-    Claim("norms.pin.torch", lambda: "torch", text=("`torch` 2.13.0", pinned)),
+    Claim("norms.pin.transformers", lambda: "transformers", text=("`transformers` 5.24.0", pinned_as_source)),
+    Claim("norms.pin.torch", lambda: "torch", text=("`torch` 2.13.0", pinned_as_source)),
 ]
 
 NOT_CLAIMS: list[_NotClaim] = [

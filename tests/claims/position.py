@@ -13,7 +13,7 @@ from tokenpath import fmt
 from tokenpath import position as P
 
 from . import Claim as _Claim
-from .embedding import pinned
+from . import pinned
 from . import NotClaim as _NotClaim
 
 CHAPTER = "05_rope_discs"
