@@ -33,6 +33,7 @@ import doctest
 import importlib
 import inspect
 import os
+import pkgutil
 import re
 import signal
 import sys
@@ -41,8 +42,25 @@ from dataclasses import dataclass
 
 import numpy as np
 
-MODULES = ("attention", "bpe", "decoder", "embedding", "fmt", "gqa", "model", "moe", "norms", "position",
-           "safetensors_format", "selfcheck", "subword", "trained")
+TOP_MODULES = ("attention", "bpe", "decoder", "embedding", "fmt", "gqa", "model", "moe", "norms", "position",
+               "safefiles", "safetensors_format", "selfcheck", "subword", "trained")
+
+
+def _with_submodules(names):
+    """``names`` and, after a package, each of its public modules (``model.config`` …):
+    a package's doctests live in its modules, which the doctest finder does not reach
+    from the package, and each module's ``__all__`` is checked as well as the package's."""
+    out = []
+    for m in names:
+        out.append(m)
+        path = getattr(importlib.import_module(f"tokenpath.{m}"), "__path__", None)
+        if path is not None:
+            out += [f"{m}.{info.name}" for info in sorted(pkgutil.iter_modules(path), key=lambda i: i.name)
+                    if not info.name.startswith("_")]
+    return tuple(out)
+
+
+MODULES = _with_submodules(TOP_MODULES)
 #: Modules whose valid calls are recorded from their doctests; the others have a table.
 DOCTEST_MODULES = tuple(m for m in MODULES if m != "trained")
 
@@ -100,7 +118,8 @@ def public_functions(modules=MODULES) -> dict:
             f = getattr(mod, name)
             if inspect.isfunction(f) or hasattr(f, "__wrapped__"):
                 inner = inspect.unwrap(f)
-                if inspect.isfunction(inner):
+                # a name re-exported elsewhere (the package, a compatibility import) counts under the module defining it
+                if inspect.isfunction(inner) and (inner.__code__ not in out or inner.__module__ == f"tokenpath.{m}"):
                     out[inner.__code__] = (m, name, f)
     return out
 

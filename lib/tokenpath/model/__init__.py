@@ -1,0 +1,80 @@
+"""Real model files: a Hugging Face-layout Llama (or Mixtral) directory, written, read and run.
+
+A model directory is three kinds of file:
+
+* ``config.json`` describes the skeleton: vocabulary size, width, number of layers,
+  query and K/V heads, the SwiGLU width, RMSNorm's ε, the RoPE base, whether the
+  output head is tied to the embedding. It holds no weights.
+* ``model.safetensors`` (or several shards listed in ``model.safetensors.index.json``)
+  holds the parameters under names such as ``model.layers.0.self_attn.q_proj.weight``:
+  the projection matrices W_Q, W_K, W_V, never an input's Q, K, V, which are
+  activations computed afresh for every input.
+* ``tokenizer.json`` turns strings into IDs and back (Hugging Face's format; here the
+  engine's byte-level BPE of :mod:`tokenpath.bpe`).
+
+:func:`load` reads such a directory into a :class:`Model`; :meth:`Model.logits` runs
+the forward pass, composed from the engine's own pieces and nothing else:
+:func:`tokenpath.embedding.lookup`, one :func:`tokenpath.decoder.decoder_layer` per
+layer (RMSNorm, RoPE with the ``rotate_half`` pairing, grouped-query causal attention,
+SwiGLU, the residual adds), the final RMSNorm and the tied or untied head of
+:mod:`tokenpath.embedding`; :meth:`Model.generate` is
+:func:`tokenpath.embedding.generate`'s sampling loop run on it.
+
+A Mixtral directory (``MixtralForCausalLM``, :class:`MixtralConfig`) is the same
+skeleton with the dense SwiGLU of every layer replaced by a mixture of experts: a
+router ``block_sparse_moe.gate.weight`` ``[E, d]`` and ``E`` SwiGLU experts
+``block_sparse_moe.experts.{e}.w1/w3/w2`` (gate, up, down), of which each position
+runs the ``num_experts_per_tok`` best-scored ones (:mod:`tokenpath.moe`, gates
+renormalised over the chosen experts). Transformers 5 keeps the experts fused in
+memory (``mlp.experts.gate_up_proj [E, 2·d_ff, d]``, ``mlp.experts.down_proj``,
+``mlp.gate.weight``) but ``save_pretrained`` writes the per-expert names above;
+:func:`load` reads both, :func:`save` writes the per-expert names. :func:`save` writes a directory that
+``transformers`` opens; :func:`random_model` makes a tiny seeded one, since nothing
+here is downloaded.
+
+Hugging Face stores an ``nn.Linear`` weight as ``[d_out, d_in]``; the book computes
+``y = x @ W`` with ``W [d_in, d_out]``, so every projection is transposed on the way
+in (:meth:`Model.layer_weights`) and nowhere else.
+"""
+
+# The names of the modules below, where each is defined (and a few constants outside __all__).
+from ..safefiles import ModelFileError
+from .config import (ARCHITECTURE, CONFIG_NAME, INDEX_NAME, MAX_CONFIG_BYTES, MAX_JSON_BYTES, MIXTRAL_ARCHITECTURE,
+                     TOKENIZER_CONFIG_NAME, TOKENIZER_NAME, WEIGHTS_NAME, LlamaConfig, MixtralConfig, read_config)
+from .files import list_files, load, save
+from .forward import (ForwardTrace, GenerationTrace, Model, random_model, random_tensors, tiny_config, tiny_model,
+                      tiny_tokenizer)
+from .tensors import ParameterCount, count_parameters, figure4_place, tensor_shapes
+from .tokenizer_file import (TOKENIZER_MAX_BYTES, TOKENIZER_MAX_CONTAINERS, read_tokenizer, tokenizer_json,
+                             write_tokenizer)
+
+__all__ = [
+    "ARCHITECTURE",
+    "CONFIG_NAME",
+    "INDEX_NAME",
+    "TOKENIZER_NAME",
+    "WEIGHTS_NAME",
+    "ForwardTrace",
+    "GenerationTrace",
+    "LlamaConfig",
+    "MIXTRAL_ARCHITECTURE",
+    "MixtralConfig",
+    "Model",
+    "ModelFileError",
+    "ParameterCount",
+    "count_parameters",
+    "figure4_place",
+    "list_files",
+    "load",
+    "random_model",
+    "random_tensors",
+    "read_config",
+    "read_tokenizer",
+    "save",
+    "tiny_config",
+    "tiny_model",
+    "tiny_tokenizer",
+    "tensor_shapes",
+    "tokenizer_json",
+    "write_tokenizer",
+]
