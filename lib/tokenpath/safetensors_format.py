@@ -25,8 +25,8 @@ A model folder may come from anywhere, so every file of it is opened through
 :func:`tokenpath.safefiles.open_regular_file` (a regular file of bounded size, never a
 directory, a pipe, a device or a broken link) and every JSON text in it, the header
 included, is parsed by :func:`tokenpath.safefiles.parse_json` with bounded depth and
-number sizes. Whatever the package refuses,
-:func:`read_header` refuses too, with a :class:`ModelFileError` naming the file.
+number sizes. Whatever the package refuses, :func:`read_header` refuses too, with a
+:class:`ModelFileError` naming the file.
 """
 
 from __future__ import annotations
