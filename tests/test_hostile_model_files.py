@@ -455,6 +455,11 @@ def test_the_readers_and_writers_refuse_bad_arguments_by_name(tmp_path):
         S.open_regular_file(tmp_path, max_bytes=-1)
     with pytest.raises(TypeError, match="raw must be bytes"):
         S.parse_json("x.json", "{}")
+    for bad in ("3", -1, True):
+        with pytest.raises(TypeError, match="max_containers must be a non-negative integer or None"):
+            S.read_json(tmp_path / "x.json", max_bytes=10, max_containers=bad)
+        with pytest.raises(TypeError, match="max_containers must be a non-negative integer or None"):
+            S.parse_json("x.json", b"{}", max_containers=bad)
     with pytest.raises(TypeError, match="directory must be a path"):
         M.save(5, tiny)
     (tmp_path / "a-file").write_text("")
@@ -534,6 +539,10 @@ def test_the_json_reader_reads_plain_files_and_refuses_by_name(tmp_path):
         S.read_json(p, max_bytes=1000)
     p.write_text('"\\ud83d\\ude00"')  # a surrogate pair is one character, not a lone surrogate
     assert S.read_json(p, max_bytes=100) == "\U0001F600"
+    p.write_text('[[], {"a": []}, "[ and { in a string count too"]')
+    assert S.read_json(p, max_bytes=100, max_containers=6) == json.loads(p.read_text())  # inclusive
+    with pytest.raises(M.ModelFileError, match="x.json: not valid JSON here: it holds more than 5 arrays and objects"):
+        S.read_json(p, max_bytes=100, max_containers=5)
 
 
 # ------------------------------------------- the engine refuses what safetensors refuses

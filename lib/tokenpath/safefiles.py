@@ -239,13 +239,21 @@ def _check_nesting(path, value, max_depth: int, check_text: bool) -> None:
                             "escape (\\ud800–\\udfff), which is not text")
 
 
-def parse_json(path, raw: bytes, *, max_depth: int = MAX_JSON_DEPTH, parse_int=_parse_int):
+def parse_json(path, raw: bytes, *, max_depth: int = MAX_JSON_DEPTH, max_containers: int | None = None,
+               parse_int=_parse_int):
     """Parse ``raw`` (the bytes of ``path``) as UTF-8 JSON, or raise a
     :class:`ModelFileError` naming the file: not UTF-8, not JSON, nested deeper than
-    ``max_depth``, NaN or Infinity, a float that overflows, an integer of more than
-    :data:`MAX_INT_DIGITS` digits, a key repeated in one object, a lone surrogate."""
+    ``max_depth``, more than ``max_containers`` arrays and objects (if given: each costs
+    memory far beyond its two bytes of text), NaN or Infinity, a float that overflows,
+    an integer of more than :data:`MAX_INT_DIGITS` digits, a key repeated in one object,
+    a lone surrogate."""
     if not isinstance(raw, (bytes, bytearray)):
         raise TypeError(f"raw must be bytes, got {type(raw).__name__}")
+    _check_limit("max_containers", max_containers)
+    # counted before parsing, brackets inside strings too: an upper bound on what parsing would build
+    if max_containers is not None and raw.count(b"[") + raw.count(b"{") > max_containers:
+        _fail(path, f"not valid JSON here: it holds more than {max_containers:,} arrays and objects "
+                    "(brackets), more than this reader accepts")
     try:
         text = raw.decode("utf-8")
     except UnicodeDecodeError as err:
@@ -265,10 +273,15 @@ def parse_json(path, raw: bytes, *, max_depth: int = MAX_JSON_DEPTH, parse_int=_
     return value
 
 
-def read_json(path, *, max_bytes: int, what: str = "JSON file"):
+def _check_limit(name: str, value) -> None:
+    if value is not None and (isinstance(value, bool) or not isinstance(value, int) or value < 0):
+        raise TypeError(f"{name} must be a non-negative integer or None, got {short_repr(value)}")
+
+
+def read_json(path, *, max_bytes: int, what: str = "JSON file", max_containers: int | None = None):
     """The JSON value in ``path``, read through :func:`open_regular_file` (at most
-    ``max_bytes``) and :func:`parse_json`; every failure is a :class:`ModelFileError`
-    naming the file.
+    ``max_bytes``) and :func:`parse_json` (at most ``max_containers`` arrays and
+    objects, if given); every failure is a :class:`ModelFileError` naming the file.
 
     >>> import tempfile, os
     >>> p = os.path.join(tempfile.mkdtemp(), "c.json")
@@ -285,4 +298,5 @@ def read_json(path, *, max_bytes: int, what: str = "JSON file"):
     if isinstance(max_bytes, bool) or not isinstance(max_bytes, int) or max_bytes < 0:
         raise TypeError(f"max_bytes must be a non-negative integer, got {short_repr(max_bytes)}")
     _check_what(what)
-    return parse_json(path, _read_bounded(path, max_bytes, what))
+    _check_limit("max_containers", max_containers)
+    return parse_json(path, _read_bounded(path, max_bytes, what), max_containers=max_containers)

@@ -6,13 +6,10 @@ from __future__ import annotations
 
 import functools
 import json
-import os
-import reprlib
-import stat
 from pathlib import Path
 
 from .. import bpe
-from ..safefiles import ModelFileError, as_path
+from ..safefiles import ModelFileError, as_path, read_json, short_repr
 from .config import TOKENIZER_CONFIG_NAME, TOKENIZER_NAME, _writable_directory
 
 __all__ = [
@@ -121,77 +118,8 @@ def write_tokenizer(directory, tokenizer: bpe.Tokenizer, *, eos_token: str | Non
 TOKENIZER_MAX_BYTES = 32 << 20
 #: … and the most JSON arrays and objects it may hold (Llama 3's file has about 280,000).
 TOKENIZER_MAX_CONTAINERS = 2_000_000
-_MAX_INT_DIGITS = 20
 #: How much work (the sum of squared token lengths) checking ``ignore_merges`` may take.
 _IGNORE_MERGES_WORK = 20_000_000
-
-
-class _Refused(Exception):
-    """A value the tokenizer-file parser refuses (turned into a ModelFileError)."""
-
-
-def _json_int(text: str) -> int:
-    if len(text.lstrip("-")) > _MAX_INT_DIGITS:
-        raise _Refused(f"holds an integer of {len(text.lstrip('-'))} digits")
-    return int(text)
-
-
-def _json_constant(name: str):
-    raise _Refused(f"holds {name}, which is not JSON")
-
-
-def _json_object(pairs):
-    out = {}
-    for key, value in pairs:
-        if key in out:
-            raise _Refused(f"repeats the key {_short(key)} in one object")
-        out[key] = value
-    return out
-
-
-_SHORT = reprlib.Repr()
-_SHORT.maxstring, _SHORT.maxother, _SHORT.maxlevel = 60, 60, 3
-
-
-def _short(value) -> str:
-    """A bounded repr for messages (long, huge or deeply nested values are elided)."""
-    return _SHORT.repr(value)
-
-
-def _read_tokenizer_file(path: Path) -> dict:
-    """The JSON object in ``path``, read with bounded size, nesting and numbers."""
-    try:
-        st = os.stat(path)
-    except OSError as err:
-        raise ModelFileError(f"{path}: cannot be read ({err.strerror or err})") from None
-    if not stat.S_ISREG(st.st_mode):
-        raise ModelFileError(f"{path}: is not a regular file")
-    if st.st_size > TOKENIZER_MAX_BYTES:
-        raise ModelFileError(f"{path}: is {st.st_size} bytes; a tokenizer.json of more than "
-                             f"{TOKENIZER_MAX_BYTES} bytes is refused")
-    try:
-        with open(path, "rb") as f:
-            raw = f.read(TOKENIZER_MAX_BYTES + 1)
-    except OSError as err:
-        raise ModelFileError(f"{path}: cannot be read ({err.strerror or err})") from None
-    if len(raw) > TOKENIZER_MAX_BYTES:
-        raise ModelFileError(f"{path}: holds more than {TOKENIZER_MAX_BYTES} bytes; refused")
-    if raw.count(b"[") + raw.count(b"{") > TOKENIZER_MAX_CONTAINERS:
-        raise ModelFileError(f"{path}: holds more than {TOKENIZER_MAX_CONTAINERS} JSON arrays and objects; refused")
-    try:
-        text = raw.decode("utf-8")
-        d = json.loads(text, parse_int=_json_int, parse_constant=_json_constant, object_pairs_hook=_json_object)
-    except UnicodeDecodeError as err:
-        raise ModelFileError(f"{path}: is not UTF-8 text ({err.reason} at byte {err.start})") from None
-    except json.JSONDecodeError as err:
-        raise ModelFileError(f"{path}: not valid JSON ({err})") from None
-    except RecursionError:
-        raise ModelFileError(f"{path}: nests JSON arrays or objects too deeply") from None
-    except _Refused as err:
-        raise ModelFileError(f"{path}: {err}; refused") from None
-    if not isinstance(d, dict):
-        raise ModelFileError(f"{path}: holds a JSON {type(d).__name__}, not an object")
-    return d
 
 
 #: The fields of ``tokenizer.json`` the reader knows, and those of its ``model``.
@@ -206,7 +134,7 @@ _ADDED_TOKEN_FIELDS = ("id", "content", "single_word", "lstrip", "rstrip", "norm
 def _want(fail, field: str, value, kind, what: str):
     """``value`` if it is a ``kind`` (a bool is not an int), else fail naming ``field``."""
     if isinstance(value, bool) and kind is not bool or not isinstance(value, kind):
-        fail(field, f"is {_short(value)}; expected {what}")
+        fail(field, f"is {short_repr(value)}; expected {what}")
     return value
 
 
@@ -260,7 +188,9 @@ def read_tokenizer(path) -> bpe.Tokenizer:
     tokenpath.safefiles.ModelFileError: .../tokenizer.json: model.dropout is 0.1; this engine applies no BPE dropout (it must be null or 0)
     """
     path = as_path("path", path)
-    d = _read_tokenizer_file(path)
+    d = read_json(path, max_bytes=TOKENIZER_MAX_BYTES, what="tokenizer.json", max_containers=TOKENIZER_MAX_CONTAINERS)
+    if not isinstance(d, dict):
+        raise ModelFileError(f"{path}: holds a JSON {type(d).__name__}, not an object")
 
     def fail(field: str, msg: str):
         raise ModelFileError(f"{path}: {field} {msg}")
@@ -272,34 +202,34 @@ def read_tokenizer(path) -> bpe.Tokenizer:
     known("", d, _TOKENIZER_FIELDS)
     for field in ("truncation", "padding"):
         if d.get(field) is not None:
-            fail(field, f"is {_short(d[field])}; this engine neither truncates nor pads (it must be null)")
+            fail(field, f"is {short_repr(d[field])}; this engine neither truncates nor pads (it must be null)")
     m = d.get("model")
     if not isinstance(m, dict):
-        fail("model", f"is {_short(m)}; expected a BPE model object")
+        fail("model", f"is {short_repr(m)}; expected a BPE model object")
     if m.get("type", "BPE") != "BPE":
-        fail("model.type", f"is {_short(m.get('type'))}; this engine reads byte-level 'BPE' only")
+        fail("model.type", f"is {short_repr(m.get('type'))}; this engine reads byte-level 'BPE' only")
     known("model", m, _BPE_FIELDS)
 
     if d.get("normalizer") is not None:
-        fail("normalizer", f"is {_short(d['normalizer'])}; this engine applies none (it must be null)")
+        fail("normalizer", f"is {short_repr(d['normalizer'])}; this engine applies none (it must be null)")
 
     pre = d.get("pre_tokenizer")
     if not byte_level("pre_tokenizer", pre) or not pre.get("use_regex", True) or pre.get("add_prefix_space", True):
-        fail("pre_tokenizer", f"is {_short(pre)}; expected ByteLevel with use_regex=true and add_prefix_space=false "
-             "(the GPT-2 pattern on the text as given)")
+        fail("pre_tokenizer", f"is {short_repr(pre)}; expected ByteLevel with use_regex=true and "
+             "add_prefix_space=false (the GPT-2 pattern on the text as given)")
     if not byte_level("decoder", d.get("decoder")):
-        fail("decoder", f"is {_short(d.get('decoder'))}; expected ByteLevel (the engine decodes the tokens' bytes "
+        fail("decoder", f"is {short_repr(d.get('decoder'))}; expected ByteLevel (the engine decodes the tokens' bytes "
              "as UTF-8)")
 
     dropout = m.get("dropout")
     if dropout is not None and (isinstance(dropout, bool) or not isinstance(dropout, (int, float)) or dropout != 0):
-        fail("model.dropout", f"is {_short(dropout)}; this engine applies no BPE dropout (it must be null or 0)")
+        fail("model.dropout", f"is {short_repr(dropout)}; this engine applies no BPE dropout (it must be null or 0)")
     for field in ("continuing_subword_prefix", "end_of_word_suffix"):
         if m.get(field) not in (None, ""):
-            fail(f"model.{field}", f"is {_short(m[field])}; this engine's byte-level BPE marks no subwords "
+            fail(f"model.{field}", f"is {short_repr(m[field])}; this engine's byte-level BPE marks no subwords "
                  "(it must be null)")
     if m.get("byte_fallback", False) is not False:
-        fail("model.byte_fallback", f"is {_short(m['byte_fallback'])}; this engine has no <0x..> byte tokens "
+        fail("model.byte_fallback", f"is {short_repr(m['byte_fallback'])}; this engine has no <0x..> byte tokens "
              "(it must be false)")
     for field in ("unk_token",):
         if m.get(field) is not None:
@@ -312,12 +242,12 @@ def read_tokenizer(path) -> bpe.Tokenizer:
 
     def to_bytes(field: str, text) -> bytes:
         if not isinstance(text, str) or not text:
-            fail(field, f"is {_short(text)}; expected a non-empty token string")
+            fail(field, f"is {short_repr(text)}; expected a non-empty token string")
         out = bytearray()
         for ch in text:
             b = byte_of.get(ch)
             if b is None:
-                fail(field, f"token {_short(text)} holds {ch!r}, which is not a ByteLevel character")
+                fail(field, f"token {short_repr(text)} holds {ch!r}, which is not a ByteLevel character")
             out.append(b)
         return bytes(out)
 
@@ -325,11 +255,11 @@ def read_tokenizer(path) -> bpe.Tokenizer:
     merges, seen = [], {}
     for k, pair in enumerate(raw_merges):
         if k and isinstance(pair, str) != isinstance(raw_merges[0], str):
-            fail(f"model.merges[{k}]", f"is {_short(pair)}, but model.merges[0] is {_short(raw_merges[0])}; "
+            fail(f"model.merges[{k}]", f"is {short_repr(pair)}, but model.merges[0] is {short_repr(raw_merges[0])}; "
                  "a file writes every merge as \"a b\" or every merge as [\"a\", \"b\"]")
         parts = pair.split(" ") if isinstance(pair, str) else pair
         if not isinstance(parts, list) or len(parts) != 2:
-            fail(f"model.merges[{k}]", f"is {_short(pair)}; expected two tokens, as \"a b\" or [\"a\", \"b\"]")
+            fail(f"model.merges[{k}]", f"is {short_repr(pair)}; expected two tokens, as \"a b\" or [\"a\", \"b\"]")
         merge = (to_bytes(f"model.merges[{k}][0]", parts[0]), to_bytes(f"model.merges[{k}][1]", parts[1]))
         if merge in seen:
             fail(f"model.merges[{k}]", f"repeats model.merges[{seen[merge]}]; each merge has one rank")
@@ -350,7 +280,7 @@ def read_tokenizer(path) -> bpe.Tokenizer:
         want(f"{field}.content", t["content"], str, "the token's text")
         for key, default in (("single_word", False), ("lstrip", False), ("rstrip", False)):
             if want(f"{field}.{key}", t.get(key, default), bool, "true or false") is not default:
-                fail(f"{field}.{key}", f"is {_short(t[key])}; the engine matches a special token's exact "
+                fail(f"{field}.{key}", f"is {short_repr(t[key])}; the engine matches a special token's exact "
                      "spelling only (it must be false)")
         if "normalized" in t:
             want(f"{field}.normalized", t["normalized"], bool, "true or false")
@@ -360,7 +290,7 @@ def read_tokenizer(path) -> bpe.Tokenizer:
     specials.sort()
     names = [s for _, s, _ in specials]
     if len(set(names)) != len(names):
-        fail("added_tokens", f"lists {_short(next(s for s in names if names.count(s) > 1))} more than once")
+        fail("added_tokens", f"lists {short_repr(next(s for s in names if names.count(s) > 1))} more than once")
     try:
         tok = bpe.Tokenizer(merges, names)
     except (TypeError, ValueError) as err:
@@ -371,7 +301,7 @@ def read_tokenizer(path) -> bpe.Tokenizer:
         fail("model.vocab", f"has {len(vocab)} entries, but 256 bytes and {len(merges)} merges make {len(tok.vocab)}")
     ids_of = {data: i for i, data in tok.vocab.items()}
     for text, i in vocab.items():
-        want(f"model.vocab[{_short(text)}]", i, int, "an integer ID")
+        want(f"model.vocab[{short_repr(text)}]", i, int, "an integer ID")
         data = to_bytes("model.vocab", text)
         if tok.vocab.get(i) != data:
             fail("model.vocab", f"numbers {text!r} as {i}; the engine numbers bytes by value and then merges in "
@@ -405,47 +335,48 @@ def _read_template(post, tok: bpe.Tokenizer, fail) -> tuple[str, ...] | None:
     if post is None:
         return None
     if not isinstance(post, dict):
-        fail("post_processor", f"is {_short(post)}; expected null, ByteLevel or TemplateProcessing")
+        fail("post_processor", f"is {short_repr(post)}; expected null, ByteLevel or TemplateProcessing")
     kind = post.get("type")
     if _byte_level(fail, "post_processor", post):
         return None
     if kind != "TemplateProcessing":
-        fail("post_processor", f"has type {_short(kind)}; this engine implements only TemplateProcessing "
+        fail("post_processor", f"has type {short_repr(kind)}; this engine implements only TemplateProcessing "
              "(and ByteLevel, which changes only offsets)")
     _known(fail, "post_processor", post, ("type", "single", "pair", "special_tokens"))
     single, table = post.get("single"), post.get("special_tokens", {})
     if not isinstance(single, list) or not single:
-        fail("post_processor.single", f"is {_short(single)}; expected a list of pieces")
+        fail("post_processor.single", f"is {short_repr(single)}; expected a list of pieces")
     if not isinstance(post.get("pair"), list):
-        fail("post_processor.pair", f"is {_short(post.get('pair'))}; expected a list of pieces (the engine "
+        fail("post_processor.pair", f"is {short_repr(post.get('pair'))}; expected a list of pieces (the engine "
              "encodes no pairs, but Hugging Face requires the field)")
     if not isinstance(table, dict):
-        fail("post_processor.special_tokens", f"is {_short(table)}; expected an object of name -> ids")
+        fail("post_processor.special_tokens", f"is {short_repr(table)}; expected an object of name -> ids")
     pieces = []
     for k, item in enumerate(single):
         field = f"post_processor.single[{k}]"
         if not isinstance(item, dict) or len(item) != 1 or next(iter(item)) not in ("Sequence", "SpecialToken"):
-            fail(field, f"is {_short(item)}; expected {{'Sequence': …}} or {{'SpecialToken': …}}")
+            fail(field, f"is {short_repr(item)}; expected {{'Sequence': …}} or {{'SpecialToken': …}}")
         (kind, body), = item.items()
         if not isinstance(body, dict) or set(body) != {"id", "type_id"}:
-            fail(field, f"is {_short(item)}; expected {{'id': …, 'type_id': 0}} inside {kind!r}")
+            fail(field, f"is {short_repr(item)}; expected {{'id': …, 'type_id': 0}} inside {kind!r}")
         if type(body["type_id"]) is not int or body["type_id"] != 0:
-            fail(f"{field}.{kind}.type_id", f"is {_short(body['type_id'])}; this engine has no type IDs "
+            fail(f"{field}.{kind}.type_id", f"is {short_repr(body['type_id'])}; this engine has no type IDs "
                  "(it must be 0)")
         if kind == "Sequence":
             if body["id"] != "A":
-                fail(f"{field}.Sequence.id", f"is {_short(body['id'])}; a single sequence is 'A'")
+                fail(f"{field}.Sequence.id", f"is {short_repr(body['id'])}; a single sequence is 'A'")
             pieces.append(bpe.TEMPLATE_TEXT)
             continue
         name = body["id"]
         entry = table.get(name) if isinstance(name, str) else None
         if entry is None:
-            fail(f"{field}.SpecialToken.id", f"is {_short(name)}, which post_processor.special_tokens does not list")
+            fail(f"{field}.SpecialToken.id",
+                 f"is {short_repr(name)}, which post_processor.special_tokens does not list")
         if name not in tok.special_tokens:
-            fail(f"{field}.SpecialToken.id", f"is {_short(name)}, which is not an added token")
+            fail(f"{field}.SpecialToken.id", f"is {short_repr(name)}, which is not an added token")
         want_entry = {"id": name, "ids": [tok.special_tokens[name]], "tokens": [name]}
         if entry != want_entry:
-            fail(f"post_processor.special_tokens[{name!r}]", f"is {_short(entry)}; the engine's is {want_entry}")
+            fail(f"post_processor.special_tokens[{name!r}]", f"is {short_repr(entry)}; the engine's is {want_entry}")
         pieces.append(name)
     if pieces.count(bpe.TEMPLATE_TEXT) != 1:
         fail("post_processor.single", "must hold the sequence 'A' exactly once")
