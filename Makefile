@@ -49,7 +49,7 @@ help:
 	@echo "make sync      sync book/*.md with notebooks/*.ipynb, then re-execute the notebooks"
 	@echo "make book      offline HTML edition in build/html/ (sliders work without a kernel)"
 	@echo "make check-book open the HTML edition from file:// in headless Chromium, desktop and phone"
-	@echo "make fonts     rebuild the HTML edition's font subsets (needs Debian's Noto CJK, emoji, DejaVu)"
+	@echo "make fonts     rebuild the HTML edition's font subsets (needs Debian's Noto CJK, emoji, core)"
 	@echo "make doctor    check this environment (versions, widget frontend, CJK font, kernel)"
 	@echo "make bench     run every script in benchmarks/"
 	@echo "make model     retrain the book's own model into models/stdlib-moe/ (PyTorch, CPU)"
@@ -120,9 +120,9 @@ book: $(STAMP)
 	$(PY) -m tokenpath._build book --out build/html
 
 # The HTML edition's font subsets (tokenpath/_sphinx/fonts.py): every character of the
-# notebooks and questions outside Latin-1, cut from Debian's fonts-noto-cjk,
-# fonts-noto-color-emoji and fonts-dejavu-core. The subsets are committed, so `make
-# book` needs none of these packages.
+# notebooks and questions outside Latin-1, cut from OFL fonts in Debian's fonts-noto-cjk,
+# fonts-noto-color-emoji and fonts-noto-core, byte for byte the same on every run. The
+# subsets are committed, so `make book` needs none of these packages.
 fonts: $(STAMP)
 	$(PY) -m tokenpath._sphinx.fonts $(NOTEBOOKS)
 

@@ -14,10 +14,11 @@ disk, at 1280 px and at 390 px wide, with every request that is not a ``file:`` 
 4. no TeX is left as text, and formulas are MathML;
 5. search, from ``file://``, finds a glossary term and links to the glossary;
 6. every precomputed slider, moved **with the keyboard** (Home, then Right arrow to the
-   other end, each control in turn), changes its image, readout and caption; each frame
-   is, pixel for pixel, the figure code's rendering at those values (the widget from
-   ``tokenpath.widgets.SLIDERS`` moved with ``update``, cropped to the slider's box),
-   with ``describe()`` as its caption;
+   other end, each control in turn), changes its image, readout and caption, and shows
+   the frame (and the strips laid over it) its data names for those positions; every
+   frame, with its strips, is pixel for pixel the figure code's rendering at its values
+   (the widget from ``tokenpath.widgets.SLIDERS`` moved with ``update``, cropped to the
+   slider's box), with ``describe()`` as its caption;
 7. a "Check yourself" reveal opens and shows the engine's answer;
 8. printed (a chapter as PDF), no sidebar is shown and no code block is cut off;
 9. every character of every page's text has a glyph in the page's fonts
@@ -81,9 +82,25 @@ def frame_state(box) -> dict:
     return box.evaluate(
         """(b) => ({positions: [...b.querySelectorAll('input[type=range]')].map(i => Number(i.value)),
                     src: b.querySelector('img.tp-frame').getAttribute('src'),
+                    patches: [...b.querySelectorAll('img.tp-patch')].map(i => [i.getAttribute('src'),
+                              i.style.left, i.style.top, i.style.width]),
                     readouts: [...b.querySelectorAll('.tp-readout')].map(o => o.textContent),
                     caption: b.querySelector('.tp-caption').textContent})"""
     )
+
+
+def patch_srcs(data, k: int) -> list[str]:
+    """The files of the strips laid over frame ``k``."""
+    return [data["patch_files"][p[0]] for p in data["patches"][k]]
+
+
+def placed(shown, data, k: int) -> bool:
+    """Whether the strips ``shown`` over frame ``k`` sit where its data says (left, top
+    and width as percentages of the frame, to 0.01 %)."""
+    width, height = data["size"]
+    want = [(100 * x / width, 100 * y / height, 100 * w / width) for _, x, y, w, _ in data["patches"][k]]
+    got = [tuple(float(v.rstrip("%")) for v in p[1:]) for p in shown]
+    return len(got) == len(want) and all(abs(a - b) < 0.01 for g, w in zip(got, want) for a, b in zip(g, w))
 
 
 def check_slider(page, box, label: str, html: Path) -> list[str]:
@@ -112,28 +129,41 @@ def check_slider(page, box, label: str, html: Path) -> list[str]:
         steps = [s["positions"][j] for s in seen]
         if steps != list(range(data["shape"][j])):
             problems.append(f"{label}: Home then Right arrow moved control {j + 1} through {steps}")
-        if len(seen) > 1 and (seen[0]["src"] == seen[-1]["src"] or seen[0]["caption"] == seen[-1]["caption"]):
+        first, last = seen[0], seen[-1]
+        if len(seen) > 1 and ((first["src"], first["patches"]) == (last["src"], last["patches"])
+                              or first["caption"] == last["caption"]):
             problems.append(f"{label}: control {j + 1} moved end to end and the image or caption stayed the same")
         for s in seen:
             k = 0
             for pos, n in zip(s["positions"], data["shape"]):
                 k = k * n + pos
-            values = data["values"][k]
-            if not sliders.accepted(widget, values):
-                problems.append(f"{label}: a frame for {values}, which the engine or the controls refuse")
-                continue
-            expected = sliders.pixels(widget.png())[top:bottom, left:right]
-            shown = sliders.pixels((html / s["src"]).read_bytes())
-            if shown.shape != expected.shape or not np.array_equal(shown, expected):
-                mismatched.append(values)
-            if s["caption"] != widget.describe():
-                problems.append(f"{label}: the caption at {values} is not describe() at those values")
+            if s["src"] != data["files"][k] or [p[0] for p in s["patches"]] != patch_srcs(data, k):
+                problems.append(f"{label}: at {data['values'][k]} the page shows {s['src']} and strips "
+                                f"{[p[0] for p in s['patches']]}, not its frame's")
+            if s["caption"] != data["captions"][k]:
+                problems.append(f"{label}: the caption at {data['values'][k]} is not its frame's")
             if s["readouts"] != data["readouts"][k]:
-                problems.append(f"{label}: at {values} the readouts are {s['readouts']}")
+                problems.append(f"{label}: at {data['values'][k]} the readouts are {s['readouts']}")
+            if s["patches"] and not placed(s["patches"], data, k):
+                problems.append(f"{label}: at {data['values'][k]} the strips are not where the frame has them")
+    for k, values in enumerate(data["values"]):  # every frame, moved to or not
+        if not sliders.accepted(widget, values):
+            problems.append(f"{label}: a frame for {values}, which the engine or the controls refuse")
+            continue
+        expected = sliders.pixels(widget.png())[top:bottom, left:right]
+        shown = sliders.compose(sliders.pixels((html / data["files"][k]).read_bytes()),
+                                [(x, y, sliders.pixels((html / data["patch_files"][i]).read_bytes()))
+                                 for i, x, y, w, h in data["patches"][k]])
+        if shown.shape != expected.shape or not np.array_equal(shown, expected):
+            mismatched.append(values)
+        if data["captions"][k] != widget.describe():
+            problems.append(f"{label}: the caption at {values} is not describe() at those values")
     if mismatched:
         problems.append(f"{label}: the frames at {mismatched[:5]} differ from {call['name']}'s rendering")
+    strips = len(data["patch_files"])
     print(f"  {label}: {call['name']}, {inputs.count()} control(s) moved end to end through {visited} states; "
-          f"every frame equal to the figure code's: {not mismatched}")
+          f"all {len(data['values'])} frames" + (f" (with {strips} strips laid over them)" if strips else "")
+          + f" equal to the figure code's: {not mismatched}")
     return problems
 
 

@@ -86,7 +86,34 @@ def test_grids_thin_the_longest_slider_until_the_combinations_fit():
     assert len(g[1]) == 4 and len(g[0]) * 4 <= sliders.MOST_FRAMES and g[0][0] == 0
 
 
+def test_the_last_slider_keeps_every_position_when_drawn_as_patches():
+    sliders_ = [ipywidgets.IntSlider(value=1, min=0, max=3), ipywidgets.IntSlider(value=2, min=0, max=5),
+                ipywidgets.IntSlider(value=29, min=0, max=29)]
+    plain = sliders.grids(sliders_)
+    g, layered = sliders.layered_grids(sliders_)
+    assert len(plain[-1]) < 30, "without patches the last slider is thinned"
+    assert layered and g == [list(range(4)), list(range(6)), list(range(30))]
+    assert sliders.layered_grids(sliders_[:1]) == (sliders.grids(sliders_[:1]), False)
+    long_first = [ipywidgets.IntSlider(value=1, min=0, max=20), sliders_[-1]]
+    assert sliders.layered_grids(long_first) == (sliders.grids(long_first), False), "only short choices first"
+
+
 # ------------------------------------------------------------------ frames
+
+
+def test_patches_laid_over_the_base_give_the_frame():
+    rng = np.random.default_rng(1)
+    base = rng.integers(0, 256, (60, 50, 4), dtype=np.uint8)
+    frame = base.copy()
+    frame[3:6, 10:20] = 0
+    frame[40, 2] = 1
+    frame[44, 45] = 2
+    strips = sliders.patches(frame, base)
+    assert len(strips) == 2, "rows far apart are separate strips, rows close together one"
+    assert sum(w * h for _, _, w, h in strips) < base.shape[0] * base.shape[1] / 4
+    layers = [(x, y, frame[y:y + h, x:x + w]) for x, y, w, h in strips]
+    assert np.array_equal(sliders.compose(base, layers), frame)
+    assert sliders.patches(base, base) == []
 
 
 def test_the_changing_box_holds_every_changed_pixel():

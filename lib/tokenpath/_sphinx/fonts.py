@@ -14,15 +14,15 @@ fontTools from fonts under the SIL Open Font License (``static/fonts/OFL.txt``):
 - ``TokenpathBook-CJK.woff``: Noto Sans CJK SC (Chinese, full-width forms, and the Greek
   letters, arrows and mathematical symbols it has);
 - ``TokenpathBook-Emoji.ttf``: Noto Color Emoji (colour bitmaps, CBDT);
-- ``TokenpathBook-Math.woff``: the italic letters MathML draws, from DejaVu Math TeX
-  Gyre (DejaVu's licence, see ``static/fonts/LICENSE-DejaVu.txt``);
-- ``TokenpathBook-Symbols.woff``: the characters neither has, from DejaVu Sans (free
-  licence, see ``static/fonts/LICENSE-DejaVu.txt``).
+- ``TokenpathBook-Symbols.woff``: the characters Noto Sans CJK lacks, from Noto Sans
+  (the GPT-2 byte letters, modifier and subscript letters, the replacement character);
+- ``TokenpathBook-Math.woff``: the italic letters MathML draws, and any symbol the others
+  lack (⊤), from Noto Sans Math.
 
 The files are committed, so ``make book`` needs no font package. ``make fonts``
-regenerates them; it needs Debian's ``fonts-noto-cjk``, ``fonts-noto-color-emoji``,
-``fonts-dejavu-core`` and ``fonts-dejavu-extra`` (``apt-get install``), and fails naming any character that no
-source font has.
+regenerates them, byte for byte; it needs Debian's ``fonts-noto-cjk``,
+``fonts-noto-color-emoji`` and ``fonts-noto-core`` (``apt-get install``), and fails
+naming any character that no source font has.
 """
 
 from __future__ import annotations
@@ -35,11 +35,12 @@ from functools import lru_cache
 from pathlib import Path
 
 FONTS = Path(__file__).with_name("static") / "fonts"
+PACKAGES = "fonts-noto-cjk, fonts-noto-color-emoji and fonts-noto-core"
 SOURCES = {  # each character goes to the first that :func:`fits` and has it
     "Emoji": ("/usr/share/fonts/truetype/noto/NotoColorEmoji.ttf", None, None),
-    "Math": ("/usr/share/fonts/truetype/dejavu/DejaVuMathTeXGyre.ttf", None, "woff"),
     "CJK": ("/usr/share/fonts/opentype/noto/NotoSansCJK-Regular.ttc", 2, "woff"),  # face 2: SC
-    "Symbols": ("/usr/share/fonts/truetype/dejavu/DejaVuSans.ttf", None, "woff"),
+    "Symbols": ("/usr/share/fonts/truetype/noto/NotoSans-Regular.ttf", None, "woff"),
+    "Math": ("/usr/share/fonts/truetype/noto/NotoSansMath-Regular.ttf", None, "woff"),
 }
 #: Characters a page shows that the notebooks do not spell: the typographer's quotes,
 #: and the italic letters MathML draws for a one-letter identifier (<mi>x</mi>).
@@ -49,13 +50,13 @@ SHOWN = ("‘’“”" + "".join(chr(c) for c in range(0x1D434, 0x1D468) if c !
 
 def fits(name: str, ch: str) -> bool:
     """Which subset a character may go to: emoji to Emoji, mathematical letters to
-    Math, anything else to CJK or Symbols."""
+    Math, anything else to CJK, Symbols or (last) Math."""
     o = ord(ch)
     if name == "Emoji":
         return o >= 0x1F000
     if name == "Math":
-        return 0x1D400 <= o <= 0x1D7FF or o == 0x210E
-    return o < 0x1D400
+        return o < 0x1F000
+    return o < 0x1D400 and o != 0x210E
 
 
 def latin_fallback(ch: str) -> bool:
@@ -176,8 +177,7 @@ def build(notebooks, dest: Path = FONTS) -> dict[str, str]:
     left = list(wanted)
     for name, (path, index, flavor) in SOURCES.items():
         if not Path(path).exists():
-            raise SystemExit(f"make fonts: no {path}; install Debian's fonts-noto-cjk, fonts-noto-color-emoji, "
-                             "fonts-dejavu-core and fonts-dejavu-extra")
+            raise SystemExit(f"make fonts: no {path}; install Debian's {PACKAGES}")
         font = TTCollection(path).fonts[index] if index is not None else TTFont(path)
         cmap = font["cmap"].getBestCmap()
         take = [c for c in left if ord(c) in cmap and fits(name, c)]

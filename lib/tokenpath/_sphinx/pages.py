@@ -166,10 +166,12 @@ def budgets(out: Path) -> Budget:
     over += [f"{n} loads {b / 2**20:.1f} MB > {PAGE_BUDGET / 2**20:.0f} MB" for n, b in pages.items() if b > PAGE_BUDGET]
     largest = max(pages, key=pages.get) if pages else "-"
     theme = page_bytes(out / largest, out, shared=True) - pages[largest] if pages else 0
+    static = sum(f.stat().st_size for f in (out / "_static").rglob("*") if f.is_file())
     lines = [f"size budget: whole edition {total / 2**20:.1f} MB (at most {TOTAL_BUDGET / 2**20:.0f} MB); "
              f"largest page {largest} {pages.get(largest, 0) / 2**20:.2f} MB with its images and frames "
              f"(at most {PAGE_BUDGET / 2**20:.0f} MB), plus {theme / 2**20:.2f} MB of theme, scripts and fonts "
-             f"that every page shares"]
+             f"that every page loads and shares ({static / 2**20:.2f} MB in all in _static/), so "
+             f"{(pages.get(largest, 0) + theme) / 2**20:.2f} MB when it is the first page opened"]
     lines += [f"  {b / 2**20:6.2f} MB  {n}" for n, b in sorted(pages.items(), key=lambda t: -t[1])]
     return Budget(total, pages, over, "\n".join(lines))
 

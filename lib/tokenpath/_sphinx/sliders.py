@@ -16,9 +16,17 @@ for several sliders) and each state's ``png()`` and ``describe()`` are kept.
 - **Small**: a frame is stored as a file named by its content (identical frames are
   one file), as lossless WebP (measured: a third of the bytes of the same
   pixels as PNG, and less than a 256-colour palette PNG, which is not lossless here).
+- **Every position of the last control, drawn as patches**: when the combinations
+  would be too many (:data:`MOST_FRAMES`) for the last control to keep all its
+  positions and the others are short choices (chapter 4's layer and head, then the
+  query row: 720 states), the other controls' combinations get whole frames, drawn at the last control's default, and each
+  position of the last control only the strips of rows that differ from that frame
+  (:func:`patches`), laid over it in the page. Chapter 4's query row is then its row
+  panel and the outline on the map, a small part of the figure's bytes.
 
-The browser test (``tests/book_smoke.py``) checks every frame against the figure code:
-the same widget moved to the same values, cropped to the same box, pixel for pixel.
+The browser test (``tests/book_smoke.py``) checks every frame, with its patches laid
+over it, against the figure code: the same widget moved to the same values, cropped to
+the same box, pixel for pixel.
 """
 
 from __future__ import annotations
@@ -44,6 +52,8 @@ MOST_FRAMES = 100
 WHOLE = 8
 #: Pixels kept around the box of changing pixels.
 MARGIN = 6
+#: Rows of differing pixels at most this far apart are one patch.
+PATCH_GAP = 8
 FRAMES = "_frames"
 SLIDER_CLASS = "tp-slider"
 
@@ -182,6 +192,55 @@ def grids(sliders) -> list[list]:
     return values
 
 
+def layered_grids(sliders) -> tuple[list[list], bool]:
+    """:func:`grids`, or, when they would thin the last of several sliders while the
+    others are choices of at most :data:`WHOLE` positions each (a layer, a head),
+    every position of the others and of the last slider (up to :data:`SINGLE`): then
+    the last slider is drawn as patches over the others' frames (``True``)."""
+    values = grids(sliders)
+    if len(sliders) < 2:
+        return values, False
+    last = slider_values(sliders[-1], SINGLE)
+    others = [slider_values(s, SINGLE) for s in sliders[:-1]]
+    if (len(values[-1]) >= len(last) or any(len(v) > WHOLE for v in others)
+            or math.prod(map(len, others)) > MOST_FRAMES):
+        return values, False
+    return others + [last], True
+
+
+def patches(image, base) -> list[tuple[int, int, int, int]]:
+    """The (x, y, width, height) strips of ``image`` that differ from ``base``: runs of
+    differing rows (at most :data:`PATCH_GAP` apart), each as wide as its differences.
+    Laid over ``base``, they give ``image`` exactly.
+
+    >>> import numpy as np
+    >>> a = np.zeros((40, 20, 3), np.uint8); b = a.copy(); b[2, 3] = b[5, 9] = b[30, 1] = 9
+    >>> patches(b, a)
+    [(3, 2, 7, 4), (1, 30, 1, 1)]
+    """
+    import numpy as np
+
+    diff = (image != base).any(axis=-1)
+    rows = np.flatnonzero(diff.any(axis=1))
+    found, start = [], None
+    for i, r in enumerate(rows):
+        if start is None:
+            start = r
+        if i + 1 == len(rows) or rows[i + 1] - r > PATCH_GAP:
+            cols = np.flatnonzero(diff[start:r + 1].any(axis=0))
+            found.append((int(cols[0]), int(start), int(cols[-1] - cols[0] + 1), int(r + 1 - start)))
+            start = None
+    return found
+
+
+def compose(base, layers) -> "np.ndarray":
+    """``base`` with each (x, y, pixels) of ``layers`` laid over it."""
+    out = base.copy()
+    for x, y, im in layers:
+        out[y:y + im.shape[0], x:x + im.shape[1]] = im
+    return out
+
+
 def accepted(widget, combo) -> bool:
     """Move ``widget`` to ``combo``; whether its controls and the engine accept it (no
     refusal, no clamping of a dependent slider)."""
@@ -197,7 +256,8 @@ def accepted(widget, combo) -> bool:
 
 def changing_box(images, margin: int = MARGIN) -> tuple[int, int, int, int]:
     """The (left, top, right, bottom) box holding every pixel that differs between the
-    ``images`` (arrays of one shape), widened by ``margin``; the whole image if none does.
+    ``images`` (arrays of one shape, or PNG bytes), widened by ``margin``; the whole
+    image if none does.
 
     >>> import numpy as np
     >>> a = np.zeros((10, 20, 3), np.uint8); b = a.copy(); b[4, 7] = 255
@@ -206,10 +266,13 @@ def changing_box(images, margin: int = MARGIN) -> tuple[int, int, int, int]:
     """
     import numpy as np
 
-    first = images[0]
+    def load(im):
+        return pixels(im) if isinstance(im, bytes) else im
+
+    first = load(images[0])
     diff = np.zeros(first.shape[:2], bool)
     for im in images[1:]:
-        diff |= (im != first).any(axis=-1)
+        diff |= (load(im) != first).any(axis=-1)
     if not diff.any():
         return 0, 0, first.shape[1], first.shape[0]
     rows, cols = np.flatnonzero(diff.any(axis=1)), np.flatnonzero(diff.any(axis=0))
@@ -249,6 +312,15 @@ class Frames:
     start: list  # the default position of each range input
     box: tuple
     values: list  # per frame, the widget's value (for the browser test)
+    patches: list = None  # per frame, (file, x, y, width, height) laid over its frame
+
+
+def _store(out: Path, rgba) -> str:
+    data = encode(rgba)
+    name = hashlib.sha1(data).hexdigest()[:16] + ".webp"
+    if not (out / name).exists():
+        (out / name).write_bytes(data)
+    return name
 
 
 def precompute(call: SliderCall, out: Path) -> Frames:
@@ -259,7 +331,7 @@ def precompute(call: SliderCall, out: Path) -> Frames:
     widget = call.build()
     sliders = list(widget.sliders)
     start = tuple(s.value for s in sliders)
-    grid = grids(sliders)
+    grid, layered = layered_grids(sliders)
     combos, pngs, captions = [], [], []
     for combo in itertools.product(*grid):
         if accepted(widget, combo):
@@ -270,16 +342,23 @@ def precompute(call: SliderCall, out: Path) -> Frames:
     style.close(widget.figure)
     if start not in combos:
         raise ValueError(f"{call.name}: its default {start} is not among the accepted frames")
-    images = [pixels(p) for p in pngs]
-    box = changing_box(images)
-    names = []
+    box = changing_box(pngs)
+
+    def crop(i):
+        return pixels(pngs[i])[box[1]:box[3], box[0]:box[2]]
+
     out.mkdir(parents=True, exist_ok=True)
-    for im in images:
-        data = encode(im[box[1]:box[3], box[0]:box[2]])
-        name = hashlib.sha1(data).hexdigest()[:16] + ".webp"
-        if not (out / name).exists():
-            (out / name).write_bytes(data)
-        names.append(name)
+    at = {c: i for i, c in enumerate(combos)}
+    # a frame's base: itself, or (drawn as patches) the frame at the last control's default
+    bases = [at.get(c[:-1] + start[-1:], i) if layered else i for i, c in enumerate(combos)]
+    base_images = {b: crop(b) for b in sorted(set(bases))}
+    names, laid = [], []
+    for i in range(len(combos)):
+        base = base_images[bases[i]]
+        names.append(_store(out, base))
+        im = crop(i) if bases[i] != i else base
+        laid.append([(_store(out, im[y:y + h, x:x + w]), x, y, w, h)
+                     for x, y, w, h in (patches(im, base) if bases[i] != i else [])])
     labels = [s.description or widget.name for s in sliders]
     if len(combos) == math.prod(map(len, grid)):  # every combination: one slider each
         readouts = [[_readout(s, v) for s, v in zip(sliders, c)] for c in combos]
@@ -288,7 +367,7 @@ def precompute(call: SliderCall, out: Path) -> Frames:
         readouts = [[", ".join(f"{l} = {_readout(s, v)}" for l, s, v in zip(labels, sliders, c))] for c in combos]
         labels = [", ".join(labels)]
         shape, position = [len(combos)], [combos.index(start)]
-    return Frames(call, labels, readouts, captions, names, shape, position, box, [list(c) for c in combos])
+    return Frames(call, labels, readouts, captions, names, shape, position, box, [list(c) for c in combos], laid)
 
 
 def _readout(slider, value) -> str:
@@ -307,8 +386,14 @@ def slider_html(frames: Frames, ident: str, prefix: str = "") -> str:
     k = 0
     for pos, n in zip(frames.start, frames.shape):
         k = k * n + pos
+    laid = frames.patches or [[] for _ in frames.files]
+    patch_files = sorted({p[0] for ps in laid for p in ps})
+    index = {n: i for i, n in enumerate(patch_files)}
+    width, height = frames.box[2] - frames.box[0], frames.box[3] - frames.box[1]
     data = {"shape": frames.shape, "readouts": frames.readouts, "captions": frames.captions,
-            "files": [f"{prefix}{FRAMES}/{n}" for n in frames.files], "values": frames.values}
+            "files": [f"{prefix}{FRAMES}/{n}" for n in frames.files], "values": frames.values,
+            "size": [width, height], "patch_files": [f"{prefix}{FRAMES}/{n}" for n in patch_files],
+            "patches": [[[index[n], x, y, w, h] for n, x, y, w, h in ps] for ps in laid]}
     payload = json.dumps(data, ensure_ascii=False, separators=(",", ":")).replace("</", "<\\/")
     call = {"name": frames.call.name, "args": list(frames.call.args), "kwargs": dict(frames.call.kwargs)}
     rows = []
@@ -318,14 +403,21 @@ def slider_html(frames: Frames, ident: str, prefix: str = "") -> str:
                     f'<input type="range" id="{ident}-{j}" min="0" max="{n - 1}" step="1" value="{pos}" '
                     f'aria-valuetext="{html.escape(label)} = {text}">'
                     f'<output for="{ident}-{j}" class="tp-readout">{text}</output></div>')
-    total, distinct = len(frames.files), len(set(frames.files))
+    total = len(frames.files)
+    distinct = len(set(frames.files))
+    overlays = "".join(
+        f'<img class="tp-patch" alt="" src="{data["patch_files"][i]}" style="left:{100 * x / width:.4f}%;'
+        f'top:{100 * y / height:.4f}%;width:{100 * w / width:.4f}%">' for i, x, y, w, h in data["patches"][k])
+    how = (f"{distinct} distinct images of the part that moves" if not patch_files else
+           f"{distinct} images of the part that moves and {len(patch_files)} strips laid over them "
+           f"for the {html.escape(frames.labels[-1])}")
     caption = html.escape(frames.captions[k], quote=True)
     return (f'<div class="{SLIDER_CLASS}" id="{ident}" data-call="{html.escape(json.dumps(call), quote=True)}" '
             f'data-box="{",".join(map(str, frames.box))}"><div class="tp-slider-controls">{"".join(rows)}</div>'
-            f'<img class="tp-frame" alt="{caption}" src="{data["files"][k]}">'
+            f'<div class="tp-frame-stack"><img class="tp-frame" alt="{caption}" src="{data["files"][k]}">'
+            f'{overlays}</div>'
             f'<p class="tp-caption" aria-live="polite">{caption}</p>'
-            f'<p class="tp-note">Precomputed: {total} states ({distinct} distinct images of the part that '
-            f'moves), drawn by <code>{html.escape(frames.call.name)}</code> when the book was built; '
+            f'<p class="tp-note">Precomputed: {total} states ({how}), drawn by <code>{html.escape(frames.call.name)}</code> when the book was built; '
             f'the notebook computes every value.</p>'
             f'<script type="application/json" class="tp-frames">{payload}</script></div>')
 

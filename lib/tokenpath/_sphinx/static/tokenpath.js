@@ -12,6 +12,18 @@
       var k = 0;
       inputs.forEach(function (input, j) { k = k * data.shape[j] + Number(input.value); });
       image.src = data.files[k];
+      // the strips that differ from this frame (the last control's position), laid over it
+      box.querySelectorAll("img.tp-patch").forEach(function (old) { old.remove(); });
+      (data.patches ? data.patches[k] : []).forEach(function (p) {
+        var strip = document.createElement("img");
+        strip.className = "tp-patch";
+        strip.alt = "";
+        strip.src = data.patch_files[p[0]];
+        strip.style.left = (100 * p[1] / data.size[0]) + "%";
+        strip.style.top = (100 * p[2] / data.size[1]) + "%";
+        strip.style.width = (100 * p[3] / data.size[0]) + "%";
+        image.parentNode.appendChild(strip);
+      });
       image.alt = data.captions[k];
       caption.textContent = data.captions[k];
       inputs.forEach(function (input, j) {
