@@ -25,8 +25,10 @@ from pathlib import Path
 import numpy as np
 import pytest
 from hypothesis import HealthCheck, given, settings
+
 from hypothesis import strategies as st
 
+from _fuzz_budget import examples
 from tokenpath import model as M
 from tokenpath import safetensors_format as S
 
@@ -685,7 +687,7 @@ def _totals(counts: collections.Counter, *parts: int) -> collections.Counter:
     return out
 
 
-@settings(max_examples=250, derandomize=True, deadline=None, database=None,
+@settings(max_examples=examples(120), derandomize=True, deadline=None, database=None,
           suppress_health_check=[HealthCheck.function_scoped_fixture, HealthCheck.too_slow])
 @given(mutation=_file_mutation())
 def test_whatever_the_safetensors_package_refuses_the_engine_refuses(tmp_path, weight_file_bytes, mutation):
@@ -811,7 +813,7 @@ def _corrupt(folder: Path, corruption) -> str:
 FUZZ = collections.Counter()
 
 
-@settings(max_examples=160, derandomize=True, deadline=None, database=None,
+@settings(max_examples=examples(120), derandomize=True, deadline=None, database=None,
           suppress_health_check=[HealthCheck.function_scoped_fixture, HealthCheck.too_slow])
 @given(base=st.sampled_from(["single", "sharded", "mixtral"]), corruption=_folder_corruption())
 def test_any_corrupted_folder_loads_or_is_refused_clearly_fast_and_in_bounded_memory(bases, tmp_path, base,

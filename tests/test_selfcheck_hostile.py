@@ -11,8 +11,10 @@ from fractions import Fraction
 import numpy as np
 import pytest
 from hypothesis import given, settings
+
 from hypothesis import strategies as st
 
+from _fuzz_budget import examples
 from tokenpath import questions, selfcheck
 
 #: One question of every kind the chapters use.
@@ -116,7 +118,7 @@ ANSWERS = st.recursive(
 )
 
 
-@settings(max_examples=200, deadline=None, derandomize=True)
+@settings(max_examples=examples(100), deadline=None, derandomize=True)
 @given(kind=st.sampled_from(list(QUESTIONS)), answer=ANSWERS)
 def test_fuzzed_answers_never_raise_and_return_at_once(kind, answer):
     start = time.perf_counter()

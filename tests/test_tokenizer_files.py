@@ -11,8 +11,10 @@ import time
 
 import pytest
 from hypothesis import HealthCheck, given, settings
+
 from hypothesis import strategies as st
 
+from _fuzz_budget import examples
 from tokenpath import bpe
 from tokenpath import model as M
 
@@ -294,7 +296,7 @@ def mutate(good: dict, data) -> dict:
     return d
 
 
-@settings(max_examples=300, deadline=None, derandomize=True,
+@settings(max_examples=examples(150), deadline=None, derandomize=True,
           suppress_health_check=[HealthCheck.function_scoped_fixture, HealthCheck.too_slow])
 @given(data=st.data())
 def test_fuzzed_tokenizer_json_reads_or_is_one_clear_error(tmp_path, good, data):
