@@ -142,6 +142,10 @@ CLAIMS: list[_Claim] = [
 NOT_CLAIMS: list[_NotClaim] = [
     NotClaim("GPT-2", "a model's name"),
     NotClaim("i + d_h/2", "an index formula: the partner of feature i in the rotate-half layout"),
+    NotClaim("2i+1", "an index formula: the odd feature of pair i"),
+    NotClaim("-2i/d_h", "an exponent: pair i's frequency falls as base to the power −2i/d_h"),
+    NotClaim("2i/d_{model}", "an exponent: feature pair i's wavelength grows as base to the power 2i/d_model"),
+    NotClaim("2i", "an index formula: the even feature of pair i"),
     NotClaim("1/base", "a formula: the slowest frequency approaches one over the base"),
     NotClaim("distance 4", "the input of a question; the cell below it computes the answer"),
 ]
