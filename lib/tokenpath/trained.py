@@ -72,7 +72,7 @@ def _folder_path(folder) -> Path:
     names an existing folder; otherwise an error naming ``folder``."""
     import os
 
-    from .safetensors_format import as_path, short_repr
+    from .safefiles import as_path, short_repr
 
     if folder is None:
         return trained_folder()
@@ -92,7 +92,7 @@ def _read_text(folder: Path, name: str) -> str:
     a missing or unreadable file is a ``ModelFileError`` naming it."""
     import io
 
-    from .safetensors_format import open_regular_file
+    from .safefiles import open_regular_file
 
     with open_regular_file(folder / name, what=name) as f:
         return io.TextIOWrapper(f, encoding="utf-8").read()
