@@ -1,7 +1,7 @@
 """Speed of the BPE engine beside the production tokenizers, measured in one run.
 
 Corpus: the first MiB of the running interpreter's standard-library ``.py`` files
-(``tokenpath.bpe.stdlib_corpus``), the same corpus the cross-checks use.
+(``tokenpath.lessons.bpe.stdlib_corpus``), the same corpus the cross-checks use.
 
 * Training to 1024 tokens (768 merges, min_frequency 2, HF tie rule):
   ``bpe.train`` (incremental) vs ``bpe.train_naive`` (recounts every step) vs Hugging
@@ -28,6 +28,7 @@ import time
 
 from tokenpath import bpe
 from tokenpath import examples as ex
+from tokenpath.lessons import bpe as lesson1
 
 VOCAB_SIZE = ex.CROSSCHECK_VOCAB_SIZE
 
@@ -70,7 +71,7 @@ def main(argv=None) -> int:
     import tiktoken
     import tokenizers
 
-    text = bpe.stdlib_corpus()
+    text = lesson1.stdlib_corpus()
     size = len(text.encode("utf-8"))
     print(f"corpus: {size:,} bytes of stdlib .py files; Python {platform.python_version()}, "
           f"{os.cpu_count()} CPUs, tokenizers {tokenizers.__version__}, tiktoken {tiktoken.__version__}")

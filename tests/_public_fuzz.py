@@ -42,7 +42,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
-TOP_MODULES = ("attention", "bpe", "decoder", "embedding", "fmt", "gqa", "model", "moe", "norms", "position",
+TOP_MODULES = ("attention", "bpe", "decoder", "embedding", "fmt", "gqa", "lessons", "model", "moe", "norms", "position",
                "safefiles", "safetensors_format", "selfcheck", "subword", "trained")
 
 

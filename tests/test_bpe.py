@@ -13,7 +13,10 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from tokenpath import bpe, subword
+from tokenpath.bpe import pretokenizer as pretok
 from tokenpath import examples as ex
+from tokenpath.lessons import bpe as lesson1
+from tokenpath.lessons import utf8 as lesson2
 
 SMALL = ("low lower newer lowest " * 6 + "def return(self): 猫猫 大语言模型 🙂🙂\n" * 5
          + "the the assistant assistant\t\t  spaces   here\n" * 4)
@@ -28,45 +31,45 @@ def tok():
 
 
 def test_fig01_first_counts_are_er_8_we_8_lo_7_ow_7():
-    first = bpe.teach_merges(ex.FIG1_TABLE, 1).steps[0]
+    first = lesson1.teach_merges(ex.FIG1_TABLE, 1).steps[0]
     assert {p: first.counts[p] for p in [("e", "r"), ("w", "e"), ("l", "o"), ("o", "w")]} == {
         ("e", "r"): 8, ("w", "e"): 8, ("l", "o"): 7, ("o", "w"): 7}
 
 
 def test_fig01_tie_between_er_and_we_goes_to_the_smallest_pair_er():
-    first = bpe.teach_merges(ex.FIG1_TABLE, 1).steps[0]
+    first = lesson1.teach_merges(ex.FIG1_TABLE, 1).steps[0]
     assert first.tied == (("e", "r"), ("w", "e")) and first.chosen == ("e", "r")
 
 
 def test_fig01_merge_order_is_er_then_w_er_then_lo_and_lower_becomes_lo_wer():
-    trace = bpe.teach_merges(ex.FIG1_TABLE, ex.FIG1_MERGES)
+    trace = lesson1.teach_merges(ex.FIG1_TABLE, ex.FIG1_MERGES)
     assert trace.merges == [("e", "r"), ("w", "er"), ("l", "o")]
     assert trace.steps[1].count == 8 and trace.steps[2].count == 7
     assert trace.segmentation(3)["lower"] == ("lo", "wer")
-    assert bpe.encode_word("lower", trace.merges, trace.alphabet).symbols == ("lo", "wer")
+    assert lesson1.encode_word("lower", trace.merges, trace.alphabet).symbols == ("lo", "wer")
 
 
 def test_fig01_after_er_and_wer_lo_at_7_beats_every_other_pair():
-    third = bpe.teach_merges(ex.FIG1_TABLE, 3).steps[2]
+    third = lesson1.teach_merges(ex.FIG1_TABLE, 3).steps[2]
     assert third.chosen == ("l", "o")
     assert all(c < 7 for p, c in third.counts.items() if p != ("l", "o"))
 
 
 def test_fig01_lowest_is_encodable_only_when_s_and_t_are_base_symbols():
-    trace = bpe.teach_merges(ex.FIG1_TABLE, 3)
-    without = bpe.encode_word("lowest", trace.merges, trace.alphabet)
+    trace = lesson1.teach_merges(ex.FIG1_TABLE, 3)
+    without = lesson1.encode_word("lowest", trace.merges, trace.alphabet)
     assert without.symbols is None and without.missing == ("s", "t")
-    with_st = bpe.encode_word("lowest", trace.merges, trace.alphabet + tuple(ex.FIG1_EXTRA_LETTERS))
+    with_st = lesson1.encode_word("lowest", trace.merges, trace.alphabet + tuple(ex.FIG1_EXTRA_LETTERS))
     assert with_st.symbols == ("lo", "w", "e", "s", "t")
 
 
 def test_three_words_merge_lo_then_low_then_on_to_lowest_never_er_or_est():
-    trace = bpe.teach_merges(ex.THREE_WORD_TABLE, ex.THREE_WORD_MERGES)
+    trace = lesson1.teach_merges(ex.THREE_WORD_TABLE, ex.THREE_WORD_MERGES)
     first = trace.steps[0]
     assert first.counts[("l", "o")] == first.counts[("o", "w")] == 3 and first.chosen == ("l", "o")
     assert trace.merges[:3] == [("l", "o"), ("lo", "w"), ("low", "e")]
     # from merge 4 every pair occurs once; a min_frequency of 2 stops after lowe
-    strict = bpe.teach_merges(ex.THREE_WORD_TABLE, ex.THREE_WORD_MERGES, min_frequency=2)
+    strict = lesson1.teach_merges(ex.THREE_WORD_TABLE, ex.THREE_WORD_MERGES, min_frequency=2)
     assert strict.merges == trace.merges[:3] and "2" in strict.stopped
     # accepting single occurrences, the last merge is lowes t -> lowest, and er / est never appear
     assert trace.merges[3:] == [("lowe", "r"), ("lowe", "s"), ("lowes", "t")]
@@ -75,7 +78,7 @@ def test_three_words_merge_lo_then_low_then_on_to_lowest_never_er_or_est():
 
 
 def test_teaching_segmentation_zero_is_characters_and_bad_step_is_refused():
-    trace = bpe.teach_merges(ex.FIG1_TABLE, 2)
+    trace = lesson1.teach_merges(ex.FIG1_TABLE, 2)
     assert trace.segmentation(0)["low"] == ("l", "o", "w")
     with pytest.raises(ValueError, match="after"):
         trace.segmentation(3)
@@ -85,13 +88,13 @@ def test_teaching_segmentation_zero_is_characters_and_bad_step_is_refused():
 
 
 def test_fig01_cat_is_e7_8c_ab_split_into_e7_8c_and_ab():
-    t = bpe.split_char(ex.FIG1_CHAR, ex.FIG1_SPLIT_AT)
+    t = lesson2.split_char(ex.FIG1_CHAR, ex.FIG1_SPLIT_AT)
     assert t.code == bytes.fromhex("E78CAB")
     assert t.first.joined == bytes.fromhex("E78C") and t.second.joined == bytes.fromhex("AB")
 
 
 def test_fig01_each_half_fails_strictly_and_replaces_and_joined_gives_cat():
-    t = bpe.split_char(ex.FIG1_CHAR, ex.FIG1_SPLIT_AT)
+    t = lesson2.split_char(ex.FIG1_CHAR, ex.FIG1_SPLIT_AT)
     for half in (t.first, t.second):
         assert half.strict is None and "not valid UTF-8" in half.error
         assert half.replaced == "\N{REPLACEMENT CHARACTER}"
@@ -141,7 +144,7 @@ def test_tie_break_hf_uses_hugging_faces_byte_order():
 
 def test_pretokenizer_keeps_a_leading_space_with_the_word():
     assert bpe.pretokenize("hello world  again") == ["hello", " world", " ", " again"]
-    trace = bpe.pretokenize_trace("我喜欢 Transformer。")
+    trace = lesson1.pretokenize_trace("我喜欢 Transformer。")
     assert trace.words == ("我喜欢", " Transformer", "。") and trace.n_bytes == (9, 12, 3)
 
 
@@ -158,13 +161,13 @@ def test_ascii_fast_path_classes_match_the_unicode_pattern_on_all_128_characters
 @given(st.text(alphabet=st.characters(max_codepoint=127), max_size=60)
        | st.text(alphabet="ab 1'\t\n.  srvlmdte", max_size=60))
 def test_ascii_fast_path_splits_exactly_like_the_gpt2_pattern(text):
-    assert bpe._SPLIT_ASCII.findall(text) == bpe._SPLIT.findall(text)
+    assert pretok._SPLIT_ASCII.findall(text) == pretok._SPLIT.findall(text)
 
 
 @settings(max_examples=100)
 @given(st.text(alphabet=st.characters(max_codepoint=127), max_size=60) | st.text(alphabet="ab 猫\n's", max_size=40))
 def test_corpus_words_count_the_pretokenised_words_as_bytes(text):
-    words, counts = bpe._corpus_words(text)
+    words, counts = pretok._distinct_words(text)
     assert {bytes(w): n for w, n in zip(words, counts)} == dict(bpe.word_counts(text))
 
 
@@ -203,7 +206,7 @@ def test_allowed_marker_becomes_its_id(tok):
 
 
 def test_chat_template_body_word_assistant_and_role_marker_are_different_ids(tok):
-    chat = bpe.render_chat(tok, ex.CHAT_MESSAGES)
+    chat = lesson2.render_chat(tok, ex.CHAT_MESSAGES)
     marker = tok.special_tokens["<|assistant|>"]
     body = tok.encode(" assistant")
     assert marker in chat.ids and marker not in body
@@ -212,7 +215,7 @@ def test_chat_template_body_word_assistant_and_role_marker_are_different_ids(tok
 
 
 def test_chat_template_keeps_an_injected_marker_as_text(tok):
-    chat = bpe.render_chat(tok, [{"role": "user", "content": ex.INJECTION}], add_generation_prompt=True)
+    chat = lesson2.render_chat(tok, [{"role": "user", "content": ex.INJECTION}], add_generation_prompt=True)
     markers = [chat.ids[i] for i in chat.marker_positions]
     assert markers == [tok.special_tokens[m] for m in ("<|user|>", "<|end|>", "<|assistant|>")]
     assert sum(i in tok.special_tokens.values() for i in chat.ids) == 3
@@ -254,32 +257,32 @@ def test_decode_of_encode_is_the_identity_no_special_id_unless_allowed_and_cache
 
 
 def test_utf8_lengths_of_ascii_cat_llm_and_emoji():
-    assert [bpe.utf8_trace(s).n_bytes for s in ex.UTF8_EXAMPLES] == [1, 3, 15, 4]
-    assert bpe.utf8_trace("猫").hex() == "E7 8C AB"
+    assert [lesson2.utf8_trace(s).n_bytes for s in ex.UTF8_EXAMPLES] == [1, 3, 15, 4]
+    assert lesson2.utf8_trace("猫").hex() == "E7 8C AB"
 
 
 def test_fig02_32k_to_128k_at_4096_adds_402653184_per_matrix():
-    g = bpe.vocab_growth(ex.FIG2_VOCAB_OLD, ex.FIG2_VOCAB_NEW, ex.FIG2_WIDTH)
+    g = lesson2.vocab_growth(ex.FIG2_VOCAB_OLD, ex.FIG2_VOCAB_NEW, ex.FIG2_WIDTH)
     assert g.added_rows == 96 * 1024 and g.added_per_matrix == 402_653_184
 
 
 def test_fig02_one_id_reads_one_row_whichever_vocabulary_made_it():
-    c = bpe.id_collision(ex.FIG2_ID, ex.FIG2_VOCAB_A, ex.FIG2_VOCAB_B, ex.FIG2_ROWS)
+    c = lesson2.id_collision(ex.FIG2_ID, ex.FIG2_VOCAB_A, ex.FIG2_VOCAB_B, ex.FIG2_ROWS)
     assert (c.token_a, c.token_b, c.row) == ("猫", "return", ex.FIG2_ROWS[17])
 
 
 def test_demo_tokenizer_is_deterministic_and_round_trips_the_demo_text():
     a = bpe.train(ex.DEMO_CORPUS, ex.DEMO_VOCAB_SIZE)
-    assert a.merges == bpe.demo_tokenizer().merges
-    chips = bpe.token_chips(ex.DEMO_TEXT)
+    assert a.merges == lesson1.demo_tokenizer().merges
+    chips = lesson2.token_chips(ex.DEMO_TEXT)
     assert b"".join(c.data for c in chips).decode() == ex.DEMO_TEXT
 
 
 def test_normalize_nfkc_and_case_fold_for_an_uncased_model():
-    t = bpe.normalize("Ｔｈｅ ﬁle Café", lowercase=True, strip_accents=True)
+    t = lesson1.normalize("Ｔｈｅ ﬁle Café", lowercase=True, strip_accents=True)
     assert [name for name, _ in t.steps] == ["input", "NFKC", "case fold", "strip accents"]
     assert t.text == "the file cafe"
-    assert bpe.normalize("Ａ").text == "A"
+    assert lesson1.normalize("Ａ").text == "A"
 
 
 # ------------------------------------------------------------ WordPiece and Unigram
@@ -326,22 +329,22 @@ def test_unigram_viterbi_finds_the_best_total_log_probability():
     (lambda: bpe.Tokenizer([]).with_special_tokens("<|x|>"), TypeError, "names"),
     (lambda: bpe.Tokenizer([]).encode("x", allowed_special={"<|x|>"}), ValueError, "unregistered"),
     (lambda: bpe.Tokenizer([]).encode("x", allowed_special="<|x|>"), TypeError, "allowed_special"),
-    (lambda: bpe.teach_merges({}, 1), TypeError, "table"),
-    (lambda: bpe.teach_merges({"low": 0}, 1), ValueError, "table\\['low'\\]"),
-    (lambda: bpe.teach_merges({"low": 1}, -1), ValueError, "n_merges"),
-    (lambda: bpe.split_char("ab", 1), ValueError, "one character"),
-    (lambda: bpe.split_char("a", 1), ValueError, "single byte"),
-    (lambda: bpe.split_char("猫", 3), ValueError, "at must be <= 2"),
-    (lambda: bpe.vocab_growth(10, 5, 4), ValueError, "new must be >= 10"),
-    (lambda: bpe.id_collision(99, ex.FIG2_VOCAB_A, ex.FIG2_VOCAB_B, ex.FIG2_ROWS), ValueError, "vocab_a"),
-    (lambda: bpe.render_chat(bpe.demo_tokenizer(), [{"role": "robot", "content": "x"}]), ValueError, "robot"),
-    (lambda: bpe.render_chat(bpe.demo_tokenizer(), {"role": "user", "content": "x"}), TypeError, "messages"),
-    (lambda: bpe.render_chat(bpe.demo_tokenizer(), [{"role": "user"}]), TypeError, r"messages\[0\]"),
+    (lambda: lesson1.teach_merges({}, 1), TypeError, "table"),
+    (lambda: lesson1.teach_merges({"low": 0}, 1), ValueError, "table\\['low'\\]"),
+    (lambda: lesson1.teach_merges({"low": 1}, -1), ValueError, "n_merges"),
+    (lambda: lesson2.split_char("ab", 1), ValueError, "one character"),
+    (lambda: lesson2.split_char("a", 1), ValueError, "single byte"),
+    (lambda: lesson2.split_char("猫", 3), ValueError, "at must be <= 2"),
+    (lambda: lesson2.vocab_growth(10, 5, 4), ValueError, "new must be >= 10"),
+    (lambda: lesson2.id_collision(99, ex.FIG2_VOCAB_A, ex.FIG2_VOCAB_B, ex.FIG2_ROWS), ValueError, "vocab_a"),
+    (lambda: lesson2.render_chat(lesson1.demo_tokenizer(), [{"role": "robot", "content": "x"}]), ValueError, "robot"),
+    (lambda: lesson2.render_chat(lesson1.demo_tokenizer(), {"role": "user", "content": "x"}), TypeError, "messages"),
+    (lambda: lesson2.render_chat(lesson1.demo_tokenizer(), [{"role": "user"}]), TypeError, r"messages\[0\]"),
     (lambda: subword.wordpiece_encode("two words", ex.WORDPIECE_VOCAB), ValueError, "word"),
     (lambda: subword.wordpiece_encode("low", ["low"]), ValueError, "UNK"),
     (lambda: subword.unigram_encode("low", {"low": 0.5}), ValueError, "log-probability"),
     (lambda: subword.unigram_encode("low", {}), TypeError, "pieces"),
-    (lambda: bpe.token_chips("x", tokenizer="gpt2"), TypeError, "tokenizer"),
+    (lambda: lesson2.token_chips("x", tokenizer="gpt2"), TypeError, "tokenizer"),
 ])
 def test_bad_input_is_refused_with_a_message_naming_it(call, error, match):
     with pytest.raises(error, match=match):

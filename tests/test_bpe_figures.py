@@ -11,11 +11,13 @@ from __future__ import annotations
 import pytest
 from matplotlib.text import Text
 
-from tokenpath import bpe, figures
+from tokenpath import figures
 from tokenpath import examples as ex
 from tokenpath.figures import bpe as F
 from tokenpath.figures import style
 from tokenpath.figures._fonts import missing_glyphs
+from tokenpath.lessons import bpe as lesson1
+from tokenpath.lessons import utf8 as lesson2
 
 from test_figures import rendered  # the session's one render of each figure
 
@@ -37,11 +39,11 @@ def fig2():
 
 def test_fig01_top_shows_er_8_we_8_lo_7_ow_7_and_the_tie_to_er(fig1):
     drawn, texts = fig1
-    first = bpe.teach_merges(ex.FIG1_TABLE, 1).steps[0]
+    first = lesson1.teach_merges(ex.FIG1_TABLE, 1).steps[0]
     for pair in [("e", "r"), ("w", "e"), ("l", "o"), ("o", "w")]:
         assert f"{' '.join(pair)} = {first.counts[pair]}" in drawn.alt
     rows = [drawn.artists[f"pair[{r}]"].get_text() for r in range(F.PAIR_ROWS)]
-    state = bpe.merge_replay(0)
+    state = lesson1.merge_replay(0)
     assert all(drawn.startswith(F.pair_row_text(r)) for drawn, r in zip(rows, state.rows))
     assert [r.split("=")[1].split()[0] for r in rows[:4]] == ["8", "8", "7", "7"]
     assert rows[0].endswith("◀ merge") and rows[1].endswith("◀ tie")
@@ -51,7 +53,7 @@ def test_fig01_top_shows_er_8_we_8_lo_7_ow_7_and_the_tie_to_er(fig1):
 
 def test_fig01_top_merge_order_and_lower_as_lo_wer(fig1):
     drawn, texts = fig1
-    merges = bpe.teach_merges(ex.FIG1_TABLE, ex.FIG1_MERGES).merges
+    merges = lesson1.teach_merges(ex.FIG1_TABLE, ex.FIG1_MERGES).merges
     assert [drawn.artists[f"merge[{k}]"].get_text().split("→")[0].split(".")[1].strip() for k in range(3)] == [
         " ".join(p) for p in merges]
     assert "e r (8) → w er (8) → l o (7)" in drawn.alt
@@ -61,7 +63,7 @@ def test_fig01_top_merge_order_and_lower_as_lo_wer(fig1):
 
 def test_fig01_bottom_cat_bytes_split_and_decoded_from_the_engine(fig1):
     drawn, texts = fig1
-    t = bpe.split_char(ex.FIG1_CHAR, ex.FIG1_SPLIT_AT)
+    t = lesson2.split_char(ex.FIG1_CHAR, ex.FIG1_SPLIT_AT)
     assert [drawn.artists[f"byte[{k}]"].get_text() for k in range(3)] == ["E7", "8C", "AB"]
     assert "猫 is UTF-8 E7 8C AB; token 1 holds E7 8C, token 2 holds AB" in drawn.alt
     assert drawn.artists["strict[0]"].get_text() == f"error: {t.first.reason}"
@@ -78,7 +80,7 @@ def test_fig01_panel_b_alone_draws_what_the_bottom_of_figure_1_draws(fig1):
                if hasattr(drawn.artists[n], "get_text"))
     assert panel.drawn.artists["bottom.heading"].get_text() == drawn.artists["bottom.heading"].get_text()
     assert panel.caption.startswith("Figure 1 (b)") and panel.label == "fig01b"
-    t = bpe.split_char(ex.FIG1_CHAR, ex.FIG1_SPLIT_AT)
+    t = lesson2.split_char(ex.FIG1_CHAR, ex.FIG1_SPLIT_AT)
     assert f"token 1 holds {t.first.joined.hex(' ').upper()}" in panel.alt
 
 
@@ -93,11 +95,11 @@ def test_show_refuses_a_panel_no_figure_module_registers():
 
 def test_fig02_id17_vocabularies_row_and_growth_from_the_engine(fig2):
     drawn, texts = fig2
-    g = bpe.vocab_growth(ex.FIG2_VOCAB_OLD, ex.FIG2_VOCAB_NEW, ex.FIG2_WIDTH)
+    g = lesson2.vocab_growth(ex.FIG2_VOCAB_OLD, ex.FIG2_VOCAB_NEW, ex.FIG2_WIDTH)
     assert f"{g.added_per_matrix:,}" == "402,653,184"
     assert "adds 96K × 4096 = 402,653,184 parameters per matrix (1K = 1024)" in drawn.alt
     assert drawn.artists["A[17]"].get_text() == "17 → 猫" and drawn.artists["B[17]"].get_text() == "17 → return"
-    tok = bpe.demo_tokenizer()
+    tok = lesson1.demo_tokenizer()
     assert f"role marker <|assistant|> is ID {tok.special_tokens['<|assistant|>']}" in drawn.alt
     assert f"' assistant' is ID {tok.encode(' assistant')[0]}" in drawn.alt
 
@@ -105,10 +107,10 @@ def test_fig02_id17_vocabularies_row_and_growth_from_the_engine(fig2):
 def test_replay_update_matches_a_fresh_draw_at_every_step():
     for step in range(ex.FIG1_MERGES + 1):
         fig, ax = F._canvas(style.WIDTH, 4.0)
-        fresh = F.draw_replay(ax, bpe.merge_replay(step))
+        fresh = F.draw_replay(ax, lesson1.merge_replay(step))
         fig2, ax2 = F._canvas(style.WIDTH, 4.0)
-        moved = F.draw_replay(ax2, bpe.merge_replay(0))
-        F.update_replay(moved, bpe.merge_replay(step))
+        moved = F.draw_replay(ax2, lesson1.merge_replay(0))
+        F.update_replay(moved, lesson1.merge_replay(step))
         for name, artist in fresh.items():
             if isinstance(artist, Text):
                 assert moved[name].get_text() == artist.get_text(), (step, name)
@@ -119,11 +121,11 @@ def test_replay_update_matches_a_fresh_draw_at_every_step():
 def test_figure_helpers_refuse_the_wrong_trace():
     fig, ax = F._canvas(2, 2)
     with pytest.raises(TypeError, match="state"):
-        F.draw_replay(ax, bpe.split_char("猫", 2))
+        F.draw_replay(ax, lesson2.split_char("猫", 2))
     with pytest.raises(TypeError, match="trace"):
-        F.draw_split_char(ax, bpe.merge_replay(0))
+        F.draw_split_char(ax, lesson1.merge_replay(0))
     with pytest.raises(TypeError, match="ax"):
-        F.draw_vocab_growth("ax", bpe.vocab_growth(1, 2, 3))
+        F.draw_vocab_growth("ax", lesson2.vocab_growth(1, 2, 3))
     style.close(fig)
 
 

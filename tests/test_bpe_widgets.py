@@ -9,10 +9,12 @@ from __future__ import annotations
 
 import pytest
 
-from tokenpath import bpe, widgets
+from tokenpath import widgets
 from tokenpath import examples as ex
 from tokenpath.figures import bpe as F
 from tokenpath.figures import style
+from tokenpath.lessons import bpe as lesson1
+from tokenpath.lessons import utf8 as lesson2
 
 from _widget_fixtures import widget_fixture
 
@@ -33,7 +35,7 @@ def test_merge_steps_moves_segmentation_counts_and_next_merge(steps):
     try:
         for k in range(ex.FIG1_MERGES + 1):
             steps.update(k)
-            state = bpe.merge_replay(k)
+            state = lesson1.merge_replay(k)
             assert steps.trace == state
             for w, symbols in state.segmentation.items():
                 assert steps.artists[f"seg[{w}]"].get_text() == " ".join(symbols)
@@ -67,9 +69,9 @@ def test_merge_steps_refuses_bad_steps_by_name(steps, bad, error):
 
 def test_token_box_default_matches_the_printout_and_shows_chips():
     box = widgets.token_box()
-    chips = bpe.token_chips(ex.DEMO_TEXT)
+    chips = lesson2.token_chips(ex.DEMO_TEXT)
     assert box.matches_static_printout()
-    assert box.describe().splitlines()[1:] == bpe.chips_text(chips).splitlines()
+    assert box.describe().splitlines()[1:] == lesson2.chips_text(chips).splitlines()
     assert box.view.value.count('class="tp-chip"') == len(chips)
     assert "猫" in box.view.value and "E7 8C AB" in box.view.value
 
@@ -79,8 +81,8 @@ def test_token_box_updates_as_the_reader_types():
     box.input.value = "大语言模型 🙂 <|assistant|>"
     assert not box.matches_static_printout()
     ids = [c.token_id for c in box.chips]
-    assert ids == bpe.demo_tokenizer().encode(box.input.value, disallowed_special=())
-    assert bpe.demo_tokenizer().special_tokens["<|assistant|>"] not in ids
+    assert ids == lesson1.demo_tokenizer().encode(box.input.value, disallowed_special=())
+    assert lesson1.demo_tokenizer().special_tokens["<|assistant|>"] not in ids
     assert "<|" not in box.view.value and "&lt;" in box.view.value  # escaped, shown as text
     assert box.summary.value.startswith(f"{len(box.input.value)} characters")
     box.update(ex.DEMO_TEXT)

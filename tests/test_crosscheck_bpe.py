@@ -21,6 +21,7 @@ import pytest
 
 from tokenpath import bpe
 from tokenpath import examples as ex
+from tokenpath.lessons import bpe as lesson1
 
 tokenizers = pytest.importorskip("tokenizers", reason="needs the crosscheck extra (HF tokenizers)")
 tiktoken = pytest.importorskip("tiktoken", reason="needs the crosscheck extra (tiktoken)")
@@ -30,7 +31,7 @@ VOCAB_SIZE = ex.CROSSCHECK_VOCAB_SIZE
 
 @pytest.fixture(scope="module")
 def corpus():
-    text = bpe.stdlib_corpus()
+    text = lesson1.stdlib_corpus()
     if len(text.encode("utf-8")) < (1 << 20) - 3:  # at most a cut character short of a MiB
         pytest.skip("this interpreter ships less than a MiB of standard-library .py source")
     return text

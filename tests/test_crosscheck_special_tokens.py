@@ -30,6 +30,8 @@ import pytest
 
 from tokenpath import bpe, subword
 from tokenpath import examples as ex
+from tokenpath.lessons import bpe as lesson1
+from tokenpath.lessons import utf8 as lesson2
 
 tokenizers = pytest.importorskip("tokenizers", reason="needs the crosscheck extra (HF tokenizers)")
 tiktoken = pytest.importorskip("tiktoken", reason="needs the crosscheck extra (tiktoken)")
@@ -49,7 +51,7 @@ BOS = ex.BOS_TOKEN
 
 @pytest.fixture(scope="module")
 def tok():
-    return bpe.demo_tokenizer()
+    return lesson1.demo_tokenizer()
 
 
 def _hf_core(tok: bpe.Tokenizer, extra_special=()) -> Tokenizer:
@@ -79,7 +81,7 @@ def hf(tok):
 
 @pytest.fixture(scope="module")
 def typed(tok):
-    return bpe.render_chat(tok, [{"role": "user", "content": ex.INJECTION}], add_generation_prompt=True)
+    return lesson2.render_chat(tok, [{"role": "user", "content": ex.INJECTION}], add_generation_prompt=True)
 
 
 def _markers(ids, tok) -> list[int]:
@@ -150,7 +152,7 @@ def test_bodies_encoded_alone_with_split_special_tokens_rebuild_the_engine_ids(t
         ids.append(tok.special_tokens[f"<|{msg['role']}|>"])
         ids += hf(msg["content"], add_special_tokens=False, split_special_tokens=True)["input_ids"]
         ids.append(tok.special_tokens["<|end|>"])
-    assert ids == list(bpe.render_chat(tok, ex.CHAT_MESSAGES).ids)
+    assert ids == list(lesson2.render_chat(tok, ex.CHAT_MESSAGES).ids)
 
 
 def test_split_special_tokens_on_the_whole_rendered_string_loses_the_template_markers_too(tok, hf, typed):
@@ -198,7 +200,7 @@ def test_chat_template_that_writes_bos_then_default_tokenizer_call_gives_two_bos
 
 def test_the_engine_gives_the_same_two_bos_for_a_rendered_string_that_starts_with_bos(tok, hf_bos, with_bos):
     text = hf_bos.apply_chat_template(list(ex.CHAT_MESSAGES), tokenize=False)
-    assert text == BOS + bpe.render_chat(tok, ex.CHAT_MESSAGES).text
+    assert text == BOS + lesson2.render_chat(tok, ex.CHAT_MESSAGES).text
     assert hf_bos(text)["input_ids"] == with_bos.encode(text, allowed_special="all")
     assert hf_bos(text, add_special_tokens=False)["input_ids"] == with_bos.encode(
         text, allowed_special="all", add_special_tokens=False)
@@ -224,7 +226,7 @@ def _bert_uncased(vocab) -> Tokenizer:
 
 def test_bert_uncased_normaliser_lowercases_and_strips_accents_as_the_engine_does():
     text = "Café Déjà Vu"
-    ours = bpe.normalize(text, nfkc=False, lowercase=True, strip_accents=True).text
+    ours = lesson1.normalize(text, nfkc=False, lowercase=True, strip_accents=True).text
     assert normalizers.BertNormalizer(lowercase=True, strip_accents=True).normalize_str(text) == ours
     assert ours.isascii() and ours == ours.lower() and len(ours) == len(text)
     wp = _bert_uncased(["[UNK]", "cafe"])
@@ -233,7 +235,7 @@ def test_bert_uncased_normaliser_lowercases_and_strips_accents_as_the_engine_doe
 
 def test_nfkc_turns_full_width_letters_and_ligatures_into_plain_forms_as_the_engine_does():
     text = "Ｔｈｅ ﬁle"
-    plain = bpe.normalize(text).text
+    plain = lesson1.normalize(text).text
     assert normalizers.NFKC().normalize_str(text) == plain
     assert plain.isascii() and len(plain) == len(text) + 1  # the ligature becomes two letters
 

@@ -90,13 +90,15 @@ def test_right_answers_are_right_and_wrong_ones_not_yet(qid):
 
 
 def test_answers_come_from_the_engine():
-    from tokenpath import bpe, gqa, norms
+    from tokenpath import gqa, norms
     from tokenpath import examples as ex
+    from tokenpath.lessons import bpe as lesson1
+    from tokenpath.lessons import utf8 as lesson2
 
-    assert QUESTIONS["utf8-growth"].answer == bpe.vocab_growth(ex.FIG2_VOCAB_OLD, ex.FIG2_VOCAB_NEW, ex.FIG2_WIDTH).added_per_matrix
+    assert QUESTIONS["utf8-growth"].answer == lesson2.vocab_growth(ex.FIG2_VOCAB_OLD, ex.FIG2_VOCAB_NEW, ex.FIG2_WIDTH).added_per_matrix
     assert QUESTIONS["gqa-head5"].answer == gqa.kv_groups(ex.FIG16_N_Q_HEADS, ex.FIG16_N_KV_HEADS)[ex.GQA_QUESTION_HEAD]
     np.testing.assert_allclose(QUESTIONS["norm-rms"].answer, norms.rms_norm(ex.FIG17_SCALE * ex.FIG17_X))
-    assert QUESTIONS["bpe-lower"].answer == tuple(bpe.teach_merges(ex.FIG1_TABLE, ex.FIG1_MERGES).segmentation(3)["lower"])
+    assert QUESTIONS["bpe-lower"].answer == tuple(lesson1.teach_merges(ex.FIG1_TABLE, ex.FIG1_MERGES).segmentation(3)["lower"])
 
 
 def test_sequence_questions_need_the_items_in_order_and_of_the_right_kind():

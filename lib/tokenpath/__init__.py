@@ -3,7 +3,8 @@
 The engine behind the book. Topic modules, one per chapter (``tokenpath.bpe``,
 ``tokenpath.embedding``, ``tokenpath.attention``, ``tokenpath.position``,
 ``tokenpath.gqa``, ``tokenpath.norms``, ``tokenpath.moe``, ``tokenpath.model`` …), are
-pure NumPy functions that return small frozen trace objects; ``tokenpath.figures`` draws those traces;
+pure NumPy functions that return small frozen trace objects; ``tokenpath.lessons`` holds
+each chapter's worked examples and demos; ``tokenpath.figures`` draws those traces;
 ``tokenpath.widgets`` wires sliders to them; ``tokenpath.examples`` holds the teaching
 constants.
 """

@@ -23,8 +23,10 @@ from typing import Callable
 import numpy as np
 
 from . import attention as A
-from . import bpe, fmt, gqa, norms
+from . import fmt, gqa, norms
 from . import examples as ex
+from .lessons import bpe as lesson1
+from .lessons import utf8 as lesson2
 from . import position as P
 from .selfcheck import Question, choice, exact, number, sequence, set_of, vector
 
@@ -41,7 +43,7 @@ def _letter(options: dict, text: str) -> str:
 
 def bpe_merges() -> tuple[Question, ...]:
     """Chapter 1: the tie rule, the third merge, an unencodable word, the space."""
-    run = bpe.teach_merges(ex.FIG1_TABLE, ex.FIG1_MERGES)
+    run = lesson1.teach_merges(ex.FIG1_TABLE, ex.FIG1_MERGES)
     first, third = run.steps[0], run.steps[2]
     a, b = (" ".join(p) for p in first.tied[:2])
     rule = {
@@ -52,21 +54,21 @@ def bpe_merges() -> tuple[Question, ...]:
     }
     key = "a" if first.chosen == min(first.tied) else "b" if first.chosen == max(first.tied) else "c"
     q1 = choice("bpe-tie", "Figure 1: which of the tied pairs is merged first, and by what rule?", rule, key,
-                source="bpe.teach_merges(FIG1_TABLE, FIG1_MERGES).steps[0].chosen",
+                source="lessons.bpe.teach_merges(FIG1_TABLE, FIG1_MERGES).steps[0].chosen",
                 why=(f"Tied pairs: {', '.join(' '.join(p) for p in first.tied)}; the engine breaks a tie by the "
                      f"smaller pair, so '{' '.join(first.chosen)}' is merged first."))
     others = max(c for p, c in third.counts.items() if p != third.chosen)
     q2 = exact("bpe-third-count", f"After two merges, how often is '{' '.join(third.chosen)}' counted in the table?",
-               third.count, source="bpe.teach_merges(FIG1_TABLE, FIG1_MERGES).steps[2].count",
+               third.count, source="lessons.bpe.teach_merges(FIG1_TABLE, FIG1_MERGES).steps[2].count",
                hint="a whole number",
                why=f"It is the most frequent pair at step 3: {third.count} against at most {others} for any other pair.")
     lower = run.segmentation(3)["lower"]
     q3 = sequence("bpe-lower", "After three merges, which pieces is 'lower' cut into?", lower,
-                  source='bpe.teach_merges(FIG1_TABLE, FIG1_MERGES).segmentation(3)["lower"]',
+                  source='lessons.bpe.teach_merges(FIG1_TABLE, FIG1_MERGES).segmentation(3)["lower"]',
                   hint='a list of strings in order, such as ["l", "ow"]',
                   why="Each merge joins a pair wherever it occurs; three merges leave 'lower' as "
                       + " + ".join(repr(p) for p in lower) + ".")
-    missing = bpe.encode_word("lowest", run.merges, run.alphabet).missing
+    missing = lesson1.encode_word("lowest", run.merges, run.alphabet).missing
     why_not = {
         "a": "the merge list is too short: one more merge would encode it",
         "b": f"{' and '.join(missing)} are not base symbols of the table, so no merge can produce them",
@@ -74,10 +76,10 @@ def bpe_merges() -> tuple[Question, ...]:
         "d": "the word is not in the table, and only table words can be encoded",
     }
     q4 = choice("bpe-lowest", "Why can the table's merges not encode 'lowest'?", why_not, "b" if missing else "a",
-                source='bpe.encode_word("lowest", run.merges, run.alphabet).missing',
+                source='lessons.bpe.encode_word("lowest", run.merges, run.alphabet).missing',
                 why=(f"The encoder reports the missing base symbols {list(missing)}. Adding them to the alphabet "
                      "(or starting from bytes, as a byte-level tokenizer does) fixes it without a new merge."))
-    tok = bpe.demo_tokenizer()
+    tok = lesson1.demo_tokenizer()
     plain, spaced = tok.encode("the"), tok.encode(" the")
     space = {
         "a": "the leading space is part of the token, so \" the\" is a vocabulary entry of its own",
@@ -86,7 +88,7 @@ def bpe_merges() -> tuple[Question, ...]:
         "d": "they get the same IDs; only their printing differs",
     }
     q5 = choice("bpe-space", 'Why do "the" and " the" get different IDs?', space,
-                "a" if plain != spaced else "d", source='bpe.demo_tokenizer().encode("the"), .encode(" the")',
+                "a" if plain != spaced else "d", source='lessons.bpe.demo_tokenizer().encode("the"), .encode(" the")',
                 why=f'"the" -> {plain}, " the" -> {spaced}: the space belongs to the word that follows it.')
     return q1, q2, q3, q4, q5
 
@@ -97,14 +99,14 @@ def bpe_merges() -> tuple[Question, ...]:
 def utf8_splits() -> tuple[Question, ...]:
     """Chapter 2: bytes per character, a role marker against the word, marker
     injection, the cost of a larger vocabulary, and the double BOS."""
-    cat, smile = bpe.utf8_trace("猫").n_bytes, bpe.utf8_trace("🙂").n_bytes
-    split = bpe.split_char(ex.FIG1_CHAR, ex.FIG1_SPLIT_AT)
+    cat, smile = lesson2.utf8_trace("猫").n_bytes, lesson2.utf8_trace("🙂").n_bytes
+    split = lesson2.split_char(ex.FIG1_CHAR, ex.FIG1_SPLIT_AT)
     q1 = sequence("utf8-bytes", "How many UTF-8 bytes do 猫 and 🙂 have? Write [bytes of 猫, bytes of 🙂].",
-                  [cat, smile], source='bpe.utf8_trace("猫").n_bytes, bpe.utf8_trace("🙂").n_bytes',
+                  [cat, smile], source='lessons.utf8.utf8_trace("猫").n_bytes, lessons.utf8.utf8_trace("🙂").n_bytes',
                   hint="a list of two whole numbers", why=(
                       "UTF-8 spends one to four bytes per character. A token that ends inside a character "
                       f"cannot be decoded alone: {split.first.reason}."))
-    tok = bpe.demo_tokenizer()
+    tok = lesson1.demo_tokenizer()
     word, marker = tok.encode(" assistant"), tok.special_tokens["<|assistant|>"]
     q2 = sequence("utf8-assistant", 'Which ID is " assistant" in the user\'s message, and which is the role marker? '
                   "Write [word ID, marker ID].", [*word, marker],
@@ -124,15 +126,15 @@ def utf8_splits() -> tuple[Question, ...]:
                 source="set(tok.encode(INJECTION, disallowed_special=())) & set(tok.special_tokens.values())",
                 why=("Bodies are encoded as ordinary text, so the special IDs they produce form the set "
                      f"{leaked or '{}'}. Plain encode refuses the spelling unless told how to treat it."))
-    g = bpe.vocab_growth(ex.FIG2_VOCAB_OLD, ex.FIG2_VOCAB_NEW, ex.FIG2_WIDTH)
+    g = lesson2.vocab_growth(ex.FIG2_VOCAB_OLD, ex.FIG2_VOCAB_NEW, ex.FIG2_WIDTH)
     q4 = exact("utf8-growth", "How many parameters does growing the vocabulary from 32K to 128K add to one "
                "matrix of width 4096?", g.added_per_matrix,
-               source="bpe.vocab_growth(FIG2_VOCAB_OLD, FIG2_VOCAB_NEW, FIG2_WIDTH).added_per_matrix",
+               source="lessons.utf8.vocab_growth(FIG2_VOCAB_OLD, FIG2_VOCAB_NEW, FIG2_WIDTH).added_per_matrix",
                hint="a whole number (402653184 or \"402,653,184\")",
                why=f"{g.added_rows} new rows, each of width {g.width}: {g.added_rows} × {g.width} = {g.added_per_matrix:,}.")
     with_bos = tok.with_special_tokens([ex.BOS_TOKEN]).with_template((ex.BOS_TOKEN, "$A"))
     bos = with_bos.special_tokens[ex.BOS_TOKEN]
-    rendered = ex.BOS_TOKEN + bpe.render_chat(tok, ex.CHAT_MESSAGES).text
+    rendered = ex.BOS_TOKEN + lesson2.render_chat(tok, ex.CHAT_MESSAGES).text
     ids = with_bos.encode(rendered, allowed_special="all")
     leading = next(k for k, i in enumerate(ids) if i != bos)
     q5 = exact("utf8-double-bos", "A chat template writes BOS at the start of its string, and the string is then "

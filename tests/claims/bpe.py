@@ -11,6 +11,8 @@ from functools import cache, partial
 
 from tokenpath import bpe, fmt
 from tokenpath import examples as ex
+from tokenpath.lessons import bpe as lesson1
+from tokenpath.lessons import utf8 as lesson2
 
 from . import Claim as _Claim
 from . import pinned
@@ -29,32 +31,32 @@ NotClaim2 = partial(_NotClaim, chapter=CHAPTER2)
 
 @cache
 def run():
-    return bpe.teach_merges(ex.FIG1_TABLE, ex.FIG1_MERGES)
+    return lesson1.teach_merges(ex.FIG1_TABLE, ex.FIG1_MERGES)
 
 
 @cache
 def start():
-    return {r.pair: r for r in bpe.merge_replay(0).rows}
+    return {r.pair: r for r in lesson1.merge_replay(0).rows}
 
 
 @cache
 def three_words(min_frequency=1):
-    return bpe.teach_merges(ex.THREE_WORD_TABLE, ex.THREE_WORD_MERGES, min_frequency=min_frequency)
+    return lesson1.teach_merges(ex.THREE_WORD_TABLE, ex.THREE_WORD_MERGES, min_frequency=min_frequency)
 
 
 @cache
 def demo():
-    return bpe.demo_tokenizer()
+    return lesson1.demo_tokenizer()
 
 
 @cache
 def split():
-    return bpe.split_char(ex.FIG1_CHAR, ex.FIG1_SPLIT_AT)
+    return lesson2.split_char(ex.FIG1_CHAR, ex.FIG1_SPLIT_AT)
 
 
 @cache
 def growth():
-    return bpe.vocab_growth(ex.FIG2_VOCAB_OLD, ex.FIG2_VOCAB_NEW, ex.FIG2_WIDTH)
+    return lesson2.vocab_growth(ex.FIG2_VOCAB_OLD, ex.FIG2_VOCAB_NEW, ex.FIG2_WIDTH)
 
 
 @cache
@@ -74,7 +76,7 @@ def _pair_hex(pair) -> str:
 
 @cache
 def typed_chat():
-    return bpe.render_chat(demo(), [{"role": "user", "content": ex.INJECTION}], add_generation_prompt=True)
+    return lesson2.render_chat(demo(), [{"role": "user", "content": ex.INJECTION}], add_generation_prompt=True)
 
 
 def _markers(ids) -> list[int]:
@@ -117,9 +119,9 @@ CLAIMS: list[_Claim] = [
     Claim("fig01.merge_order", lambda: run().merges,
           text=("e r → w er → l o", lambda ms: " → ".join(" ".join(m) for m in ms))),
     Claim("fig01.merges", lambda: ex.FIG1_MERGES, exact="3"),
-    Claim("fig01.lower", lambda: bpe.encode_word("lower", run().merges, run().alphabet).symbols,
+    Claim("fig01.lower", lambda: lesson1.encode_word("lower", run().merges, run().alphabet).symbols,
           text=("lo wer", _seg)),
-    Claim("fig01.lowest_with_st", lambda: bpe.encode_word(
+    Claim("fig01.lowest_with_st", lambda: lesson1.encode_word(
         "lowest", run().merges, run().alphabet + tuple(ex.FIG1_EXTRA_LETTERS)).symbols,
         text=("lo w e s t", _seg)),
     # -- the three-word textbook example ---------------------------------------------------
@@ -130,7 +132,7 @@ CLAIMS: list[_Claim] = [
     Claim("demo.assistant_pieces", lambda: len(demo().encode("assistant")), exact="7"),
     Claim("crosscheck.vocab", lambda: ex.CROSSCHECK_VOCAB_SIZE, exact="1024"),
     Claim("crosscheck.merges", lambda: ex.CROSSCHECK_VOCAB_SIZE - len(bpe.Tokenizer([]).vocab), exact="768"),
-    Claim("demo.full_stop_bytes", lambda: bpe.utf8_trace("。"), text=("E3 80 82", lambda t: t.hex())),
+    Claim("demo.full_stop_bytes", lambda: lesson2.utf8_trace("。"), text=("E3 80 82", lambda t: t.hex())),
     Claim("demo.tie_rules_agree", lambda: _first_difference(tok_hf_rule().merges, demo().merges), exact="8"),
     Claim("demo.ours_at_difference", lambda: demo().merges[_first_difference(tok_hf_rule().merges, demo().merges)],
           text=("80 82", _pair_hex)),
@@ -148,7 +150,7 @@ def _row(row) -> str:
 
 
 def _n_bytes(text):
-    return bpe.utf8_trace(text).n_bytes
+    return lesson2.utf8_trace(text).n_bytes
 
 
 CLAIMS += [
@@ -177,9 +179,9 @@ CLAIMS += [
     Claim2("sources02.transformers", lambda: pinned("transformers"),
            text=("`transformers` 5.24.0", lambda v: f"`transformers` {v}")),
     # -- figure 2 ------------------------------------------------------------------------------
-    Claim2("fig02.id", lambda: bpe.id_collision(ex.FIG2_ID, ex.FIG2_VOCAB_A, ex.FIG2_VOCAB_B, ex.FIG2_ROWS).token_id,
+    Claim2("fig02.id", lambda: lesson2.id_collision(ex.FIG2_ID, ex.FIG2_VOCAB_A, ex.FIG2_VOCAB_B, ex.FIG2_ROWS).token_id,
            exact="17"),
-    Claim2("fig02.row", lambda: bpe.id_collision(ex.FIG2_ID, ex.FIG2_VOCAB_A, ex.FIG2_VOCAB_B, ex.FIG2_ROWS).row,
+    Claim2("fig02.row", lambda: lesson2.id_collision(ex.FIG2_ID, ex.FIG2_VOCAB_A, ex.FIG2_VOCAB_B, ex.FIG2_ROWS).row,
            text=("[0.2, 0.7, −0.3, 0]", _row)),
     Claim2("fig02.kilo", lambda: ex.KILO, text=("1K = 1024", lambda k: f"1K = {k}")),
     Claim2("fig02.old", lambda: growth().old, text=("32K", _kilo)),

@@ -15,9 +15,11 @@ from __future__ import annotations
 from matplotlib.artist import Artist
 from matplotlib.patches import Rectangle
 
-from .. import bpe
 from .. import examples as ex
-from ..bpe import IdCollision, ReplayState, SplitCharTrace, VocabGrowth
+from ..lessons import bpe as lesson1
+from ..lessons import utf8 as lesson2
+from ..lessons.bpe import ReplayState
+from ..lessons.utf8 import IdCollision, SplitCharTrace, VocabGrowth
 from . import Drawn, FigureDisplay, register, register_panel, style
 from ._draw import (
     BLOCKED_FACE,
@@ -169,7 +171,7 @@ def update_replay(artists: dict, state: ReplayState) -> None:
 def pair_row_text(row) -> str:
     """One row of the pair-count table: the pair, each word's share, the total.
 
-    >>> pair_row_text(bpe.PairRow(("e", "r"), 8, (0, 2, 6)))
+    >>> pair_row_text(lesson1.PairRow(("e", "r"), 8, (0, 2, 6)))
     'e r     0 + 2 + 6  = 8'
     """
     return f"{_pair(row.pair):<7} {' + '.join(str(t) for t in row.terms):<10} = {row.count}"
@@ -288,7 +290,7 @@ def _fig01_top_alt(state: ReplayState) -> str:
 def fig01_top(step: int = 0) -> Drawn:
     """Figure 1's training panel alone, at ``step`` merges: the canvas of the
     merge-step slider. At step 0 its pixels are the top rows of figure 1."""
-    state = bpe.merge_replay(step)
+    state = lesson1.merge_replay(step)
     with style.book_style():
         fig, ax = _canvas(style.WIDTH, FIG1_TOP)
         art = draw_replay(ax, state, at=FIG1_REPLAY_AT)
@@ -311,7 +313,7 @@ def fig01_split() -> FigureDisplay:
     >>> fig01_split().caption
     'Figure 1 (b) · the bytes of 猫 split across two tokens'
     """
-    split = bpe.split_char(ex.FIG1_CHAR, ex.FIG1_SPLIT_AT)
+    split = lesson2.split_char(ex.FIG1_CHAR, ex.FIG1_SPLIT_AT)
     with style.book_style():
         fig, ax = _canvas(style.WIDTH, FIG1_BOTTOM)
         art = {"bottom.heading": _heading(ax, 0.15, 0.2, _fig01_bottom_heading(split))}
@@ -325,8 +327,8 @@ def fig01_split() -> FigureDisplay:
 
 @register(1, "BPE learns merges from counts; bytes decode only when joined")
 def build_fig01() -> Drawn:
-    state = bpe.merge_replay(0)
-    split = bpe.split_char(ex.FIG1_CHAR, ex.FIG1_SPLIT_AT)
+    state = lesson1.merge_replay(0)
+    split = lesson2.split_char(ex.FIG1_CHAR, ex.FIG1_SPLIT_AT)
     fig, ax = _canvas(style.WIDTH, 6.3)
     art = _draw_fig01_top(ax, state)
     ax.plot([0.1, style.WIDTH - 0.1], [4.05, 4.05], color=style.NEUTRAL, lw=0.6)
@@ -411,9 +413,9 @@ def draw_vocab_growth(ax, trace: VocabGrowth, *, at=(0.0, 0.0), length: float = 
 
 @register(2, "An ID means something only with its own vocabulary")
 def build_fig02() -> Drawn:
-    coll = bpe.id_collision(ex.FIG2_ID, ex.FIG2_VOCAB_A, ex.FIG2_VOCAB_B, ex.FIG2_ROWS)
-    growth = bpe.vocab_growth(ex.FIG2_VOCAB_OLD, ex.FIG2_VOCAB_NEW, ex.FIG2_WIDTH)
-    tok = bpe.demo_tokenizer()
+    coll = lesson2.id_collision(ex.FIG2_ID, ex.FIG2_VOCAB_A, ex.FIG2_VOCAB_B, ex.FIG2_ROWS)
+    growth = lesson2.vocab_growth(ex.FIG2_VOCAB_OLD, ex.FIG2_VOCAB_NEW, ex.FIG2_WIDTH)
+    tok = lesson1.demo_tokenizer()
     body = tok.encode(" assistant")
     marker = tok.special_tokens["<|assistant|>"]
     typed = tok.encode("<|assistant|>", disallowed_special=())

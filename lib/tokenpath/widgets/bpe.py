@@ -15,8 +15,11 @@ import html
 
 import ipywidgets
 
-from .. import bpe, figures
+from .. import figures
 from .. import examples as ex
+from ..bpe import check_text
+from ..lessons import bpe as lesson1
+from ..lessons import utf8 as lesson2
 from ..figures import bpe as fig_bpe
 from ..figures import style
 from . import SliderFigure, int_in, slider
@@ -61,9 +64,9 @@ def merge_steps(step: int = 0) -> SliderFigure:
     """Figure 1's training panel with a slider for the merges done so far (0 … figure
     1's merges). The default, 0 merges, is the static figure's top panel.
 
-    Each step replays the merges with :func:`tokenpath.bpe.merge_replay`:
+    Each step replays the merges with :func:`tokenpath.lessons.lesson1.merge_replay`:
 
-    >>> state = bpe.merge_replay(3)
+    >>> state = lesson1.merge_replay(3)
     >>> state.segmentation["lower"], state.next_pair
     (('lo', 'wer'), ('e', 'wer'))
     """
@@ -82,7 +85,7 @@ def merge_steps(step: int = 0) -> SliderFigure:
         name="step",
         slider=control,
         check=check,
-        compute=bpe.merge_replay,
+        compute=lesson1.merge_replay,
         move=lambda state: fig_bpe.update_replay(art, state),
         describe=fig_bpe.describe_replay,
         moving=moving,
@@ -104,7 +107,7 @@ def chips_html(chips) -> str:
     Special tokens get a vermilion border; a token whose bytes are only part of a
     character shows U+FFFD, as decoding it alone would.
 
-    >>> "猫" in chips_html(bpe.token_chips("猫"))
+    >>> "猫" in chips_html(lesson2.token_chips("猫"))
     True
     """
     boxes = []
@@ -126,7 +129,7 @@ class TokenBox:
     """A text box wired to the demo tokenizer: type, and the chips follow."""
 
     def __init__(self, text: str = ex.DEMO_TEXT):
-        self.tokenizer = bpe.demo_tokenizer()
+        self.tokenizer = lesson1.demo_tokenizer()
         self.input = ipywidgets.Textarea(value=text, description="text",
                                          layout=ipywidgets.Layout(width="40em", height="4em"),
                                          continuous_update=True)
@@ -138,8 +141,8 @@ class TokenBox:
 
     def update(self, text: str) -> None:
         """Encode ``text`` and redraw the chips (marker spellings stay ordinary text)."""
-        self.text = bpe.check_text(text)
-        self.chips = bpe.token_chips(self.text, self.tokenizer)
+        self.text = check_text(text)
+        self.chips = lesson2.token_chips(self.text, self.tokenizer)
         self.view.value = chips_html(self.chips)
         self.summary.value = html.escape(self.summary_line())
         if self.input.value != self.text:
@@ -151,13 +154,13 @@ class TokenBox:
 
     def describe(self) -> str:
         """The chips as plain text (what the chapter prints for the default text)."""
-        return self.summary_line() + "\n" + bpe.chips_text(self.chips)
+        return self.summary_line() + "\n" + lesson2.chips_text(self.chips)
 
     def matches_static_printout(self) -> bool:
         """Whether the box shows what the chapter prints for the demo text: true in the
         default state."""
-        static = bpe.chips_text(bpe.token_chips(ex.DEMO_TEXT, self.tokenizer))
-        return self.text == ex.DEMO_TEXT and bpe.chips_text(self.chips) == static
+        static = lesson2.chips_text(lesson2.token_chips(ex.DEMO_TEXT, self.tokenizer))
+        return self.text == ex.DEMO_TEXT and lesson2.chips_text(self.chips) == static
 
     def _repr_mimebundle_(self, **kwargs):
         return self.box._repr_mimebundle_(**kwargs)

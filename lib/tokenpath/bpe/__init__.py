@@ -1,0 +1,54 @@
+"""Byte-level BPE: learn merge rules from a corpus, then encode and decode with them.
+
+Two phases that must not be confused:
+
+* **training** counts adjacent symbol pairs over a corpus, merges the most frequent
+  pair into a new symbol, records that merge rule, and repeats until the vocabulary
+  has the size asked for (:mod:`.trainer`);
+* **encoding** applies the recorded rules, lowest rank first, to new text. Nothing is
+  learned while encoding (:mod:`.tokenizer`).
+
+The symbols start as the 256 byte values, so every string can be encoded (no
+``[UNK]``). Text is first cut into "words" by the GPT-2 pre-tokenisation regex
+(:mod:`.pretokenizer`), and merges never cross a word boundary. Both phases share the
+two primitives of :mod:`.pairs`; :mod:`.symbols` writes the byte symbols the way the
+file formats do. Chapters 1 and 2 teach this package; their worked examples and traces
+live in :mod:`tokenpath.lessons.bpe` and :mod:`tokenpath.lessons.utf8`.
+
+Reading order: ``pretokenizer`` → ``pairs`` → ``tokenizer`` → ``symbols`` → ``trainer``.
+"""
+
+from __future__ import annotations
+
+from ._checks import check_text
+from .pairs import apply_merge, pair_counts
+from .pretokenizer import GPT2_PATTERN, NEWER_UNICODE_WORD_CHARS, pretokenize, word_counts
+from .symbols import bytes_to_unicode, hf_symbol_order
+from .tokenizer import TEMPLATE_TEXT, Tokenizer
+from .trainer import TIE_BREAKS, train, train_naive
+
+__all__ = [
+    "GPT2_PATTERN",
+    "NEWER_UNICODE_WORD_CHARS",
+    "TEMPLATE_TEXT",
+    "TIE_BREAKS",
+    "Tokenizer",
+    "apply_merge",
+    "bytes_to_unicode",
+    "check_text",
+    "hf_symbol_order",
+    "pair_counts",
+    "pretokenize",
+    "train",
+    "train_naive",
+    "word_counts",
+]
+
+
+def __getattr__(name):  # transitional: the chapters' lesson names, until the chapters import them from lessons
+    from ..lessons import bpe as _lesson1, utf8 as _lesson2
+
+    for module in (_lesson1, _lesson2):
+        if name in module.__all__:
+            return getattr(module, name)
+    raise AttributeError(f"module 'tokenpath.bpe' has no attribute {name!r}")

@@ -1,0 +1,276 @@
+"""The tokenizer: merge rules applied to new text, and IDs turned back into text.
+
+Encoding learns nothing. It cuts the text into words (:mod:`.pretokenizer`), starts each
+word from its UTF-8 bytes, and merges the adjacent pair with the lowest rank (the
+earliest learned rule) until no rule applies. IDs: 0–255 are the bytes themselves,
+256 + k is the token made by merge k, and special tokens (``<|user|>`` …) come after
+the learned vocabulary. A special token's spelling becomes its ID only when the caller
+allows it (tiktoken's rules); a ``template`` adds markers around every encoded text
+(Hugging Face's post-processor).
+
+Decoding joins the tokens' bytes first and decodes UTF-8 once, because a token can end
+inside a character (chapter 2).
+"""
+
+from __future__ import annotations
+
+from typing import Iterable, Sequence
+
+import regex
+
+from .._checks import as_int
+from ._checks import (TEMPLATE_TEXT, check_errors, check_flag, check_merges, check_name_list, check_names,
+                      check_pattern, check_template, check_text, refuse_disallowed, special_sets)
+from .pairs import _merge_list
+from .pretokenizer import GPT2_PATTERN, _split_words
+
+__all__ = ["TEMPLATE_TEXT", "Tokenizer"]
+
+
+def _utf8_error(pieces: Sequence[bytes], err: UnicodeDecodeError) -> str:
+    """The message for bytes that are not valid UTF-8: which bytes, where, in which token."""
+    data = err.object
+    bad = data[err.start:err.end]
+    ends, token = 0, 0  # which token holds the first offending byte
+    for k, p in enumerate(pieces):
+        ends += len(p)
+        if ends > err.start:
+            token = k
+            break
+    return (
+        f"bytes {bad.hex(' ').upper()} at byte {err.start} (token {token}) are not valid UTF-8: "
+        f"{err.reason}; decode the tokens together with their neighbours, or pass errors='replace'"
+    )
+
+
+class Tokenizer:
+    """A trained byte-level BPE tokenizer: merge rules in rank order, the vocabulary
+    they build, optional special tokens, and an optional ``template`` that
+    :meth:`encode` wraps the IDs in (e.g. ``("<s>", "$A")`` adds BOS; see
+    :meth:`with_template`).
+
+    >>> tok = Tokenizer([(b"e", b"r"), (b"l", b"o"), (b"lo", b"w"), (b" ", b"low"), (b" low", b"er")])
+    >>> tok.encode(" lower"), tok.vocab[260]
+    ([260], b' lower')
+    >>> tok.decode(tok.encode(" lower"))
+    ' lower'
+    """
+
+    def __init__(self, merges: Iterable[tuple[bytes, bytes]], special_tokens: Iterable[str] = (),
+                 *, pattern: str = GPT2_PATTERN, template: Sequence[str] | None = None):
+        merges, names = check_merges(merges), check_names("special_tokens", special_tokens)
+        self.pattern = check_pattern(pattern)
+        self.merges: list[tuple[bytes, bytes]] = merges
+        self.vocab: dict[int, bytes] = {b: bytes([b]) for b in range(256)}  # ID → its bytes
+        self._ids: dict[bytes, int] = {v: k for k, v in self.vocab.items()}  # bytes → ID
+        self._ranks: dict[tuple[int, int], tuple[int, int]] = {}  # (left, right) → (rank, new ID)
+        for rank, (a, b) in enumerate(merges):
+            if a + b not in self._ids:  # a later rule may make the same bytes again
+                self._ids[a + b] = len(self.vocab)
+                self.vocab[len(self.vocab)] = a + b
+            self._ranks.setdefault((self._ids[a], self._ids[b]), (rank, self._ids[a + b]))
+        self.special_tokens: dict[str, int] = {s: len(self.vocab) + k for k, s in enumerate(dict.fromkeys(names))}
+        self._special_ids = {i: s for s, i in self.special_tokens.items()}
+        self.template: tuple[str, ...] | None = check_template(template, self.special_tokens)
+        self._split = _split_words if pattern == GPT2_PATTERN else regex.compile(pattern).findall
+        self._cache: dict[str, tuple[int, ...]] = {}
+
+    # ------------------------------------------------------------ construction
+
+    def with_special_tokens(self, names: Iterable[str]) -> "Tokenizer":
+        """The same merges with ``names`` registered as special tokens (IDs after the
+        vocabulary, in the order given).
+
+        >>> tok = Tokenizer([]).with_special_tokens(["<|user|>", "<|end|>"])
+        >>> tok.special_tokens
+        {'<|user|>': 256, '<|end|>': 257}
+        """
+        names = check_name_list("names", names)  # the constructor checks each name
+        return Tokenizer(self.merges, [*self.special_tokens, *names], pattern=self.pattern,
+                         template=self.template)
+
+    def with_template(self, pieces: Sequence[str] | None) -> "Tokenizer":
+        """The same tokenizer with a post-processing template: what :meth:`encode` puts
+        around the encoded text. ``pieces`` is a sequence of ``"$A"`` (the encoded text,
+        exactly once) and names of registered special tokens, e.g. ``("<s>", "$A")``
+        to add BOS; ``None`` removes the template. This is the single-sequence form of
+        Hugging Face's ``TemplateProcessing`` post-processor.
+
+        >>> tok = Tokenizer([]).with_special_tokens(["<s>", "</s>"]).with_template(["<s>", "$A", "</s>"])
+        >>> tok.template, tok.encode("hi"), tok.encode("hi", add_special_tokens=False)
+        (('<s>', '$A', '</s>'), [256, 104, 105, 257], [104, 105])
+        >>> tok.with_template(["$A", "<unk>"])
+        Traceback (most recent call last):
+        ...
+        ValueError: template[1] is '<unk>', which is not a registered special token (registered: ['<s>', '</s>'])
+        """
+        return Tokenizer(self.merges, list(self.special_tokens), pattern=self.pattern, template=pieces)
+
+    @property
+    def n_vocab(self) -> int:
+        """Every ID this tokenizer can emit: learned tokens plus special tokens."""
+        return len(self.vocab) + len(self.special_tokens)
+
+    def __repr__(self) -> str:
+        extra = "" if self.template is None else f", template={self.template!r}"
+        return (f"Tokenizer(merges={len(self.merges)}, vocab={len(self.vocab)}, "
+                f"special={len(self.special_tokens)}{extra})")
+
+    # ---------------------------------------------------------------- encoding
+
+    def _bpe(self, data: bytes) -> tuple[int, ...]:
+        """One word's bytes → IDs: merge the lowest-rank pair present, until none is."""
+        symbols = list(data)
+        ranks = self._ranks
+        while len(symbols) > 1:
+            best, best_pair = None, None
+            for pair in zip(symbols, symbols[1:]):
+                r = ranks.get(pair)
+                if r is not None and (best is None or r < best):
+                    best, best_pair = r, pair
+            if best is None:
+                break
+            symbols = _merge_list(symbols, *best_pair, best[1])
+        return tuple(symbols)
+
+    def encode_word(self, word: str, *, use_cache: bool = True) -> tuple[int, ...]:
+        """One pre-tokenised word → IDs, merging the lowest-rank pair first.
+
+        >>> tok = Tokenizer([(b"e", b"r"), (b"w", b"er")])
+        >>> tok.encode_word("wer"), tok.vocab[257]
+        ((257,), b'wer')
+        """
+        if use_cache:
+            hit = self._cache.get(word)
+            if hit is not None:
+                return hit
+        ids = self._bpe(word.encode("utf-8"))
+        if use_cache:
+            self._cache[word] = ids
+        return ids
+
+    def encode_ordinary(self, text: str, *, use_cache: bool = True) -> list[int]:
+        """Encode ``text`` with every character treated as ordinary text (no special
+        tokens are recognised at all).
+
+        >>> Tokenizer([]).encode_ordinary("hi")
+        [104, 105]
+        """
+        text = check_text(text)
+        out: list[int] = []
+        for word in self._split(text):
+            out.extend(self.encode_word(word, use_cache=use_cache))
+        return out
+
+    def encode(self, text: str, *, allowed_special=frozenset(), disallowed_special="all",
+               add_special_tokens: bool = True, use_cache: bool = True) -> list[int]:
+        """Encode ``text`` (tiktoken's rules for special tokens), then wrap the IDs in the
+        tokenizer's :attr:`template`, if it has one and ``add_special_tokens`` is true
+        (Hugging Face's default; :meth:`encode_ordinary` never wraps).
+
+        A special token's spelling becomes its ID only if it is in ``allowed_special``
+        (a set of names, or ``"all"``). By default every other special token is
+        *disallowed*: text that contains its spelling is refused, because user text must
+        never turn into a protocol marker. Pass ``disallowed_special=()`` to encode such
+        spellings as ordinary text instead.
+
+        >>> tok = Tokenizer([]).with_special_tokens(["<|user|>"])
+        >>> tok.encode("<|user|>", allowed_special={"<|user|>"})
+        [256]
+        >>> len(tok.encode("<|user|>", disallowed_special=()))
+        8
+        >>> tok.encode("<|user|>")
+        Traceback (most recent call last):
+        ...
+        ValueError: text contains the special token '<|user|>' at index 0, which is disallowed; pass allowed_special={'<|user|>'} to encode it as the marker, or disallowed_special=() to encode it as ordinary text
+
+        With a template that adds BOS, the marker comes first unless
+        ``add_special_tokens=False``:
+
+        >>> bos = Tokenizer([], ["<s>"], template=("<s>", "$A"))
+        >>> bos.encode("hi"), bos.encode("hi", add_special_tokens=False), bos.encode_ordinary("hi")
+        ([256, 104, 105], [104, 105], [104, 105])
+        """
+        text, wrap = check_text(text), check_flag("add_special_tokens", add_special_tokens)
+        allowed, disallowed = special_sets(allowed_special, disallowed_special, self.special_tokens)
+        refuse_disallowed(text, disallowed)  # user text never turns into a marker unasked
+        ids: list[int] = []
+        if allowed:  # cut at each allowed marker: its ID, and the text between as ordinary text
+            markers, start = "|".join(map(regex.escape, sorted(allowed, key=len, reverse=True))), 0
+            for m in regex.finditer(markers, text):
+                ids += self.encode_ordinary(text[start:m.start()], use_cache=use_cache)
+                ids.append(self.special_tokens[m.group()])
+                start = m.end()
+            text = text[start:]
+        ids += self.encode_ordinary(text, use_cache=use_cache)
+        if self.template is None or not wrap:
+            return ids
+        return [i for piece in self.template  # the post-processor: "$A" is the encoded text
+                for i in (ids if piece == TEMPLATE_TEXT else [self.special_tokens[piece]])]
+
+    # ---------------------------------------------------------------- decoding
+
+    def token_bytes(self, token_id) -> bytes:
+        """The bytes one ID stands for (a special token's spelling for a marker).
+
+        >>> Tokenizer([]).token_bytes(0xE7)
+        b'\\xe7'
+        """
+        token_id = as_int("token_id", token_id)
+        if token_id in self.vocab:
+            return self.vocab[token_id]
+        if token_id in self._special_ids:
+            return self._special_ids[token_id].encode("utf-8")
+        raise ValueError(f"token_id {token_id} is not in this tokenizer (valid IDs are 0 to {self.n_vocab - 1})")
+
+    def _pieces(self, ids) -> list[bytes]:
+        """The bytes of each ID, with an error that names the first bad ID's index."""
+        if isinstance(ids, (str, bytes)) or not isinstance(ids, Iterable):
+            raise TypeError(f"ids must be a sequence of integers, got {type(ids).__name__}")
+        vocab, pieces = self.vocab, []
+        for k, i in enumerate(ids):
+            hit = vocab.get(i) if type(i) is int else None  # fast path: an ordinary ID
+            if hit is not None:
+                pieces.append(hit)
+                continue
+            try:
+                pieces.append(self.token_bytes(i))
+            except TypeError as err:
+                raise TypeError(f"ids[{k}]: {err}") from None
+            except ValueError as err:
+                raise ValueError(f"ids[{k}]: {err}") from None
+        return pieces
+
+    def decode_bytes(self, ids) -> bytes:
+        """The bytes of ``ids`` joined in order (no UTF-8 decoding yet).
+
+        >>> Tokenizer([]).decode_bytes([0xE7, 0x8C])
+        b'\\xe7\\x8c'
+        """
+        return b"".join(self._pieces(ids))
+
+    def decode(self, ids, errors: str = "strict") -> str:
+        """Join the tokens' bytes, then decode them as UTF-8.
+
+        ``errors="strict"`` raises a ``ValueError`` naming the bytes that are not valid
+        UTF-8 and where they sit; ``errors="replace"`` writes U+FFFD in their place.
+
+        >>> tok = Tokenizer([])
+        >>> tok.decode([0xE7, 0x8C, 0xAB])
+        '猫'
+        >>> tok.decode([0xE7, 0x8C], errors="replace")
+        '�'
+        >>> tok.decode([0xAB])
+        Traceback (most recent call last):
+        ...
+        ValueError: bytes AB at byte 0 (token 0) are not valid UTF-8: invalid start byte; decode the tokens together with their neighbours, or pass errors='replace'
+        """
+        errors = check_errors(errors)
+        pieces = self._pieces(ids)
+        data = b"".join(pieces)
+        if errors == "replace":
+            return data.decode("utf-8", errors="replace")
+        try:
+            return data.decode("utf-8")
+        except UnicodeDecodeError as err:
+            raise ValueError(_utf8_error(pieces, err)) from None
