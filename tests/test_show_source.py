@@ -40,9 +40,10 @@ def shown_in_chapters() -> list[tuple[str, str, object]]:
 SHOWN = shown_in_chapters()
 
 
-def test_chapter_one_shows_the_engines_training_loop():
+def test_chapters_one_and_two_show_the_engines_training_loop_and_encoder():
     shown = {(chapter, obj.__qualname__) for chapter, _, obj in SHOWN}
     assert ("01_bpe_merges", "train_naive") in shown
+    assert ("02_utf8_splits", "Tokenizer.encode") in shown
 
 
 @pytest.mark.parametrize("chapter,arg,obj", SHOWN, ids=[f"{c}:{a}" for c, a, _ in SHOWN])

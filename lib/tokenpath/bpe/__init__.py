@@ -44,11 +44,3 @@ __all__ = [
     "word_counts",
 ]
 
-
-def __getattr__(name):  # transitional: the chapters' lesson names, until the chapters import them from lessons
-    from ..lessons import bpe as _lesson1, utf8 as _lesson2
-
-    for module in (_lesson1, _lesson2):
-        if name in module.__all__:
-            return getattr(module, name)
-    raise AttributeError(f"module 'tokenpath.bpe' has no attribute {name!r}")
