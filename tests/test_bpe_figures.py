@@ -16,6 +16,7 @@ from tokenpath import examples as ex
 from tokenpath.figures import bpe as F
 from tokenpath.figures import style
 from tokenpath.figures._fonts import missing_glyphs
+from tokenpath.figures.draw import new_canvas
 
 from test_figures import rendered  # the session's one render of each figure
 
@@ -104,9 +105,9 @@ def test_fig02_id17_vocabularies_row_and_growth_from_the_engine(fig2):
 
 def test_replay_update_matches_a_fresh_draw_at_every_step():
     for step in range(ex.FIG1_MERGES + 1):
-        fig, ax = F._canvas(style.WIDTH, 4.0)
+        fig, ax = new_canvas(style.WIDTH, 4.0)
         fresh = F.draw_replay(ax, bpe.merge_replay(step))
-        fig2, ax2 = F._canvas(style.WIDTH, 4.0)
+        fig2, ax2 = new_canvas(style.WIDTH, 4.0)
         moved = F.draw_replay(ax2, bpe.merge_replay(0))
         F.update_replay(moved, bpe.merge_replay(step))
         for name, artist in fresh.items():
@@ -117,7 +118,7 @@ def test_replay_update_matches_a_fresh_draw_at_every_step():
 
 
 def test_figure_helpers_refuse_the_wrong_trace():
-    fig, ax = F._canvas(2, 2)
+    fig, ax = new_canvas(2, 2)
     with pytest.raises(TypeError, match="state"):
         F.draw_replay(ax, bpe.split_char("猫", 2))
     with pytest.raises(TypeError, match="trace"):
