@@ -1,6 +1,6 @@
 """Widgets built once per test session and shared by the widget test modules.
 
-Building a widget draws its figure three times (see ``tokenpath.widgets._Renderer``),
+Building a widget draws its figure three times (see ``tokenpath.widgets.render.Renderer``),
 so each registered widget is built once, by :func:`built`; a test that moves one takes
 it through :func:`widget_fixture`, which puts it back in its default state afterwards.
 The static figures' PNGs at screen resolution are rendered once each (:func:`static`).
@@ -14,6 +14,7 @@ import pytest
 
 from tokenpath import widgets
 from tokenpath.figures import style
+from tokenpath.widgets.slider import static_png
 
 #: Each built widget's default value (its state when built).
 DEFAULTS: dict = {}
@@ -30,7 +31,7 @@ def built(name: str):
 def static(number: int) -> bytes:
     """Figure ``number`` at screen resolution, as ``figures/figNN.png`` is drawn: the
     PNG ``matches_static_figure()`` compares with, rendered once per session."""
-    return widgets._static_png(number)
+    return static_png(number)
 
 
 def full_draw(w) -> bytes:

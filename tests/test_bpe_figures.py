@@ -18,6 +18,7 @@ from tokenpath.figures import style
 from tokenpath.figures._fonts import missing_glyphs
 from tokenpath.lessons import bpe as lesson1
 from tokenpath.lessons import utf8 as lesson2
+from tokenpath.figures.draw import new_canvas
 
 from test_figures import rendered  # the session's one render of each figure
 
@@ -106,9 +107,9 @@ def test_fig02_id17_vocabularies_row_and_growth_from_the_engine(fig2):
 
 def test_replay_update_matches_a_fresh_draw_at_every_step():
     for step in range(ex.FIG1_MERGES + 1):
-        fig, ax = F._canvas(style.WIDTH, 4.0)
+        fig, ax = new_canvas(style.WIDTH, 4.0)
         fresh = F.draw_replay(ax, lesson1.merge_replay(step))
-        fig2, ax2 = F._canvas(style.WIDTH, 4.0)
+        fig2, ax2 = new_canvas(style.WIDTH, 4.0)
         moved = F.draw_replay(ax2, lesson1.merge_replay(0))
         F.update_replay(moved, lesson1.merge_replay(step))
         for name, artist in fresh.items():
@@ -119,7 +120,7 @@ def test_replay_update_matches_a_fresh_draw_at_every_step():
 
 
 def test_figure_helpers_refuse_the_wrong_trace():
-    fig, ax = F._canvas(2, 2)
+    fig, ax = new_canvas(2, 2)
     with pytest.raises(TypeError, match="state"):
         F.draw_replay(ax, lesson2.split_char("猫", 2))
     with pytest.raises(TypeError, match="trace"):

@@ -52,9 +52,9 @@ def test_merge_steps_partial_render_equals_a_fresh_top_panel(steps):
     try:
         steps.update(2)
         fresh = F.fig01_top(2)
-        from tokenpath.widgets import _Renderer
+        from tokenpath.widgets.render import Renderer
 
-        assert steps.png() == _Renderer(fresh.figure, [([], "figure")]).png()  # drawn in full
+        assert steps.png() == Renderer(fresh.figure, [([], "figure")]).png()  # drawn in full
         style.close(fresh.figure)
     finally:
         steps.update(0)

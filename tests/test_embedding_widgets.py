@@ -22,7 +22,7 @@ def test_both_widgets_are_registered_sliders():
 
 
 def test_defaults_are_the_static_figures():
-    # (matches_static_figure() makes the same comparison; the notebook prints it)
+    # (matches_static_figure() makes the same comparison)
     t, p = built("temperature_sampling"), built("lookup_cell")
     assert t.value == ex.FIG5_TEMPERATURE and t.png() == static(5)
     assert p.value == ex.FIG3_CELL and p.trace.cell == ex.FIG3_CELL and p.png() == static(3)

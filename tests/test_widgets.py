@@ -11,7 +11,10 @@ numbers, and refuse bad slider values by name.
 
 from __future__ import annotations
 
+import html
 import math
+import re
+from pathlib import Path
 
 import numpy as np
 import pytest
@@ -23,6 +26,7 @@ from tokenpath.figures import style
 from _widget_fixtures import DEFAULTS, built, full_draw, static, widget_fixture
 
 M_SMALL, M_LARGE = examples.FIG11_M_SMALL, examples.FIG11_M_LARGE
+BOOK = Path(__file__).resolve().parents[1] / "book"
 
 
 magnitude_widget = widget_fixture("value_magnitude")
@@ -313,10 +317,26 @@ def test_every_widget_is_registered_once_by_its_constructor_name():
 
 
 @pytest.mark.parametrize("name", WIDGETS)
-def test_default_state_is_the_static_figure(name):
+def test_default_state_is_the_static_figure_and_its_caption_describes_the_engine_trace(name):
+    """What a reader sees before touching a slider: the static figure, pixel for pixel
+    at screen resolution, and under it the words for the trace the engine computes for
+    the default value (not only the trace the figure was built with)."""
     w = built(name)
     assert w.drawn.number == FIGURE[name]
     assert w.matches_static_figure()
+    if name != "merge_steps":  # figure 1's top panel alone: the top rows of the static figure
+        assert w.png() == static(FIGURE[name])
+    assert w.describe() and w.describe() == w._describe(w._compute(w.value))
+    assert html.escape(w.describe()) in w.caption.value
+
+
+def test_chapter_pages_leave_the_default_state_check_to_the_suite():
+    """A self-check cell ("default state is Figure N: True") is a test, not reading: the
+    test above makes it for every widget, so no chapter page prints it."""
+    pages = sorted(BOOK.glob("*.md"))
+    assert pages, f"no chapter pages in {BOOK}"
+    checking = [p.name for p in pages if re.search(r"\.matches_static_\w+\(", p.read_text(encoding="utf-8"))]
+    assert not checking, f"these pages still print a widget's self-check: {checking}"
 
 
 def _move_every_slider_far(w) -> None:

@@ -30,9 +30,9 @@ from ._checks import as_bool_array, as_float_array, as_int
 from .attention import attention, cache_mask
 
 __all__ = [
+    "DTYPE_BYTES",
     "GroupedAttentionTrace",
     "HeadSharing",
-    "DTYPE_BYTES",
     "KVCacheSize",
     "bytes_text",
     "group_size",

@@ -51,8 +51,8 @@ __all__ = [
     "load_tensors",
     "open_regular_file",
     "raw_header",
-    "read_json",
     "read_header",
+    "read_json",
     "read_tensor_by_hand",
     "save_tensors",
 ]

@@ -209,11 +209,12 @@ def _load() -> None:
     """Import every figure module of this package (once), so their builders register.
 
     A figure module is any module here whose name does not start with an underscore,
-    other than :mod:`.style`; a new chapter's figures only need a new module.
+    other than :mod:`.style` and :mod:`.draw` (what figures draw with); a new chapter's
+    figures only need a new module.
     """
     global _loaded
     if not _loaded:
         _loaded = True
         for info in sorted(pkgutil.iter_modules(__path__), key=lambda m: m.name):
-            if not info.name.startswith("_") and info.name != "style":
+            if not info.name.startswith("_") and info.name not in ("draw", "style"):
                 importlib.import_module(f"{__name__}.{info.name}")

@@ -1,7 +1,7 @@
 """Figures 7–10, 13 and 14: causal attention followed by hand.
 
 Every figure here is laid out on one "canvas" axes whose data units are inches (y grows
-downwards; the canvas, cells, arrows and faces come from :mod:`._draw`, which every
+downwards; the canvas, cells, arrows and faces come from :mod:`.draw`, which every
 chapter's figures share). Each ``draw_*`` helper takes that ``Axes`` plus a trace, draws
 at a given position and returns the artists it made, keyed by name (``"S[1,0]"``,
 ``"A.colsum[0]"`` …), so a widget can update a number in place.
@@ -32,7 +32,7 @@ from ..attention import (
 from .. import fmt
 from ..fmt import subscript
 from . import Drawn, register, style
-from ._draw import (
+from .draw import (
     ACCENT_FACE,
     BLOCKED_FACE,
     CACHE_FACE,
@@ -48,18 +48,18 @@ from ._draw import (
     SUM_FACE,
     VALUE_FACE,
     VISIBLE_FACE,
-    _arrow,
-    _canvas,
-    _cell,
-    _check_at,
-    _check_ax,
-    _check_trace,
-    _heading,
-    _outline,
-    _swatch,
-    _text,
-    _tint,
-    _title,
+    add_arrow,
+    add_cell,
+    add_heading,
+    add_outline,
+    add_swatch,
+    add_text,
+    check_at,
+    check_ax,
+    check_trace,
+    figure_title,
+    new_canvas,
+    tint,
 )
 
 __all__ = [
@@ -120,19 +120,19 @@ def _axis_labels(ax, x0, y0, w, h, *, rows: int, cols: int, row_labels, col_labe
     """Indices beside a grid plus the two axis titles."""
     art: dict[str, Artist] = {}
     for j, lab in enumerate(col_labels):
-        art[f"{name}.col[{j}]"] = _text(ax, x0 + (j + 0.5) * w, y0 - 0.13, lab, ha="center",
-                                        va="bottom", size=LABEL_SIZE)
+        art[f"{name}.col[{j}]"] = add_text(ax, x0 + (j + 0.5) * w, y0 - 0.13, lab, ha="center",
+                                           va="bottom", size=LABEL_SIZE)
     for i, lab in enumerate(row_labels):
-        art[f"{name}.row[{i}]"] = _text(ax, x0 - 0.1, y0 + (i + 0.5) * h, lab, ha="right",
-                                        size=LABEL_SIZE)
+        art[f"{name}.row[{i}]"] = add_text(ax, x0 - 0.1, y0 + (i + 0.5) * h, lab, ha="right",
+                                           size=LABEL_SIZE)
     if col_title:
-        art[f"{name}.col_title"] = _text(ax, x0 + cols * w / 2, y0 - 0.42, col_title,
-                                         ha="center", va="bottom", size=LABEL_SIZE,
-                                         style="italic")
+        art[f"{name}.col_title"] = add_text(ax, x0 + cols * w / 2, y0 - 0.42, col_title,
+                                            ha="center", va="bottom", size=LABEL_SIZE,
+                                            style="italic")
     if row_title:
-        art[f"{name}.row_title"] = _text(ax, x0 - 0.62, y0 + rows * h / 2, row_title,
-                                         ha="center", size=LABEL_SIZE, rotation=90,
-                                         style="italic")
+        art[f"{name}.row_title"] = add_text(ax, x0 - 0.62, y0 + rows * h / 2, row_title,
+                                            ha="center", size=LABEL_SIZE, rotation=90,
+                                            style="italic")
     return art
 
 
@@ -143,9 +143,9 @@ def draw_read_paths(ax, trace: ReadPaths, *, at=(0.0, 0.0), pitch: float = 1.3) 
     """Tokens along the bottom, the followed query above; value paths from every visible
     source rise to the query, the path from a hidden source stops at a red mask line.
     The visibility row ``mask[query]`` sits under the tokens, column-aligned."""
-    ax = _check_ax(ax)
-    trace = _check_trace(trace, ReadPaths)
-    x0, y0 = _check_at(at)
+    ax = check_ax(ax)
+    trace = check_trace(trace, ReadPaths)
+    x0, y0 = check_at(at)
     art: dict[str, Artist] = {}
     t = trace.ids.size
     q = trace.query
@@ -159,37 +159,37 @@ def draw_read_paths(ax, trace: ReadPaths, *, at=(0.0, 0.0), pitch: float = 1.3) 
 
     # query box (receiving position) with its output cells
     qx = centers[q]
-    art["query"] = _cell(ax, qx - 0.9, y_q, 1.8, 0.62, "", face=QUERY_FACE, edge=style.QUERY,
-                         lw=1.6)[0]
-    art["query.label"] = _text(ax, qx, y_q + 0.19, f"query i = {_i(q)} (receiving)", ha="center",
-                               size=NOTE_SIZE, weight="bold")
+    art["query"] = add_cell(ax, qx - 0.9, y_q, 1.8, 0.62, "", face=QUERY_FACE, edge=style.QUERY,
+                            lw=1.6)[0]
+    art["query.label"] = add_text(ax, qx, y_q + 0.19, f"query i = {_i(q)} (receiving)", ha="center",
+                                  size=NOTE_SIZE, weight="bold")
     ox = qx - n_feat * uw / 2
     for f in range(n_feat):
-        _cell(ax, ox + f * uw, y_q + 0.33, uw, 0.18, face=VALUE_FACE, edge=style.VALUE, lw=0.8)
-    art["query.output"] = _text(ax, ox - 0.08, y_q + 0.42, "o" + subscript(q), ha="right",
-                                size=NOTE_SIZE)
+        add_cell(ax, ox + f * uw, y_q + 0.33, uw, 0.18, face=VALUE_FACE, edge=style.VALUE, lw=0.8)
+    art["query.output"] = add_text(ax, ox - 0.08, y_q + 0.42, "o" + subscript(q), ha="right",
+                                   size=NOTE_SIZE)
 
     # tokens (sources), each with a sketched value vector
     for j in range(t):
         cx = centers[j]
         face = VISIBLE_FACE if row[j] else "white"
         edge = style.VISIBLE if row[j] else style.NEUTRAL
-        art[f"token[{j}]"] = _cell(ax, cx - bw / 2, y_tok, bw, bh, "", face=face, edge=edge,
-                                   lw=1.2)[0]
-        art[f"char[{j}]"] = _text(ax, cx, y_tok + 0.22, trace.text[j], ha="center", size=14,
-                                  weight="bold", color=style.INK if row[j] else style.NEUTRAL)
-        art[f"id[{j}]"] = _text(ax, cx, y_tok + 0.48, f"ID {_i(trace.ids[j])}", ha="center",
-                                size=SMALL_SIZE + 0.5,
-                                color=style.INK if row[j] else style.NEUTRAL)
-        art[f"pos[{j}]"] = _text(ax, cx, y_tok + bh + 0.16, _i(j), ha="center", size=LABEL_SIZE)
+        art[f"token[{j}]"] = add_cell(ax, cx - bw / 2, y_tok, bw, bh, "", face=face, edge=edge,
+                                      lw=1.2)[0]
+        art[f"char[{j}]"] = add_text(ax, cx, y_tok + 0.22, trace.text[j], ha="center", size=14,
+                                     weight="bold", color=style.INK if row[j] else style.NEUTRAL)
+        art[f"id[{j}]"] = add_text(ax, cx, y_tok + 0.48, f"ID {_i(trace.ids[j])}", ha="center",
+                                   size=SMALL_SIZE + 0.5,
+                                   color=style.INK if row[j] else style.NEUTRAL)
+        art[f"pos[{j}]"] = add_text(ax, cx, y_tok + bh + 0.16, _i(j), ha="center", size=LABEL_SIZE)
         vx = cx - n_feat * uw / 2
         vy = y_tok - uh - 0.06
         for f in range(n_feat):
-            _cell(ax, vx + f * uw, vy, uw, uh,
-                  face=VALUE_FACE if row[j] else style.LIGHT,
-                  edge=style.VALUE if row[j] else style.NEUTRAL, lw=0.8)
-        art[f"value[{j}]"] = _text(ax, vx + n_feat * uw + 0.06, vy + uh / 2, "u" + subscript(j),
-                                   size=NOTE_SIZE, color=style.INK if row[j] else style.NEUTRAL)
+            add_cell(ax, vx + f * uw, vy, uw, uh,
+                     face=VALUE_FACE if row[j] else style.LIGHT,
+                     edge=style.VALUE if row[j] else style.NEUTRAL, lw=0.8)
+        art[f"value[{j}]"] = add_text(ax, vx + n_feat * uw + 0.06, vy + uh / 2, "u" + subscript(j),
+                                      size=NOTE_SIZE, color=style.INK if row[j] else style.NEUTRAL)
 
     # paths: visible sources reach the query; hidden ones stop at the mask line
     top_of_values = y_tok - uh - 0.08
@@ -200,9 +200,9 @@ def draw_read_paths(ax, trace: ReadPaths, *, at=(0.0, 0.0), pitch: float = 1.3) 
         start = (centers[j], top_of_values)
         end = (qx + (j - q) * 0.32, q_bottom)
         if row[j]:
-            art[f"path[{j}]"] = _arrow(ax, start, end, color=style.VALUE, lw=2.2,
-                                       rad=0.0 if j == q else (0.12 if j < q else -0.12),
-                                       mutation=16)
+            art[f"path[{j}]"] = add_arrow(ax, start, end, color=style.VALUE, lw=2.2,
+                                          rad=0.0 if j == q else (0.12 if j < q else -0.12),
+                                          mutation=16)
         else:
             # stop just beyond the mask line
             sx, sy = start
@@ -210,36 +210,36 @@ def draw_read_paths(ax, trace: ReadPaths, *, at=(0.0, 0.0), pitch: float = 1.3) 
             stop_x = wall_x + 0.07
             frac_ = (sx - stop_x) / (sx - ex_)
             stop = (stop_x, sy + (ey - sy) * frac_)
-            art[f"path[{j}]"] = _arrow(ax, start, stop, color=style.NEUTRAL, lw=2.0, style_="-",
-                                       ls=(0, (4, 2.5)))
+            art[f"path[{j}]"] = add_arrow(ax, start, stop, color=style.NEUTRAL, lw=2.0, style_="-",
+                                          ls=(0, (4, 2.5)))
     if hidden and wall_x is not None:
         art["mask.line"] = ax.plot([wall_x, wall_x], [y_q + 0.72, top_of_values + 0.08],
                                    color=style.BLOCKED, lw=3.2, solid_capstyle="butt", zorder=5)[0]
-        art["mask.label"] = _text(ax, qx + 1.0, y_q + 0.31,
-                                  f"mask: j > {_i(q)}\nscore {NEG_INF}, weight 0",
-                                  size=NOTE_SIZE, color=style.BLOCKED, linespacing=1.35)
-    art["paths.label"] = _text(ax, centers[0] - 0.45, y_q + 0.95, "value paths\n(content, not gradients)",
-                               size=SMALL_SIZE + 0.5, color=style.VALUE, va="center")
+        art["mask.label"] = add_text(ax, qx + 1.0, y_q + 0.31,
+                                     f"mask: j > {_i(q)}\nscore {NEG_INF}, weight 0",
+                                     size=NOTE_SIZE, color=style.BLOCKED, linespacing=1.35)
+    art["paths.label"] = add_text(ax, centers[0] - 0.45, y_q + 0.95, "value paths\n(content, not gradients)",
+                                  size=SMALL_SIZE + 0.5, color=style.VALUE, va="center")
 
     # visibility row, aligned with the tokens
     y_vis = y_tok + bh + 0.5
     for j in range(t):
-        art[f"vis[{j}]"] = _cell(ax, centers[j] - 0.25, y_vis, 0.5, 0.36, fmt.num(int(row[j])),
-                                 face=VISIBLE_FACE if row[j] else BLOCKED_FACE)[1]
-    art["vis.label"] = _text(ax, centers[0] - 0.45, y_vis + 0.18,
-                             f"visible to i = {_i(q)}\ncausal_mask({_i(t)})[{_i(q)}]", ha="right",
-                             size=NOTE_SIZE, linespacing=1.3)
-    art["pos.label"] = _text(ax, centers[0] - 0.45, y_tok + bh + 0.16, "key j (source)",
-                             ha="right", size=NOTE_SIZE, style="italic")
-    art["tokens.label"] = _text(ax, centers[0] - 0.45, y_tok + bh / 2, "token", ha="right",
-                                size=NOTE_SIZE)
+        art[f"vis[{j}]"] = add_cell(ax, centers[j] - 0.25, y_vis, 0.5, 0.36, fmt.num(int(row[j])),
+                                    face=VISIBLE_FACE if row[j] else BLOCKED_FACE)[1]
+    art["vis.label"] = add_text(ax, centers[0] - 0.45, y_vis + 0.18,
+                                f"visible to i = {_i(q)}\ncausal_mask({_i(t)})[{_i(q)}]", ha="right",
+                                size=NOTE_SIZE, linespacing=1.3)
+    art["pos.label"] = add_text(ax, centers[0] - 0.45, y_tok + bh + 0.16, "key j (source)",
+                                ha="right", size=NOTE_SIZE, style="italic")
+    art["tokens.label"] = add_text(ax, centers[0] - 0.45, y_tok + bh / 2, "token", ha="right",
+                                   size=NOTE_SIZE)
     return art
 
 
 @register(7, "Reading values through the causal mask")
 def build_fig07() -> Drawn:
     trace = read_paths(ex.TEXT, ex.FIG7_RECEIVER)
-    fig, ax = _canvas(style.WIDTH, 3.55)
+    fig, ax = new_canvas(style.WIDTH, 3.55)
     art = draw_read_paths(ax, trace, at=(1.575, 0.05), pitch=1.25)
     seen = [j for j in range(trace.ids.size) if trace.row[j]]
     hidden = [j for j in range(trace.ids.size) if not trace.row[j]]
@@ -250,7 +250,7 @@ def build_fig07() -> Drawn:
         f"position {', '.join(_i(j) for j in hidden)} stops at a red mask line. Visibility row "
         f"for i = {_i(trace.query)}: {fmt.vec(trace.row)}."
     )
-    return Drawn(7, _title(7), fig, alt, art, trace)
+    return Drawn(7, figure_title(7), fig, alt, art, trace)
 
 
 # =========================================================================== fig 8
@@ -270,9 +270,9 @@ def draw_scores(ax, trace: att.AttentionTrace, *, at=(0.0, 0.0), cell=(0.95, 0.6
     smaller, ``exp`` of it; hidden (future) cells show −∞ and exp 0. Rows are the
     receiving query ``i``, columns the source key ``j``. ``focus=(i, j)`` outlines
     one cell in the query colour."""
-    ax = _check_ax(ax)
-    trace = _check_2d(_check_trace(trace, att.AttentionTrace))
-    x0, y0 = _check_at(at)
+    ax = check_ax(ax)
+    trace = _check_2d(check_trace(trace, att.AttentionTrace))
+    x0, y0 = check_at(at)
     w, h = cell
     tq, tk = trace.scores.shape
     art = _axis_labels(ax, x0, y0, w, h, rows=tq, cols=tk,
@@ -284,17 +284,17 @@ def draw_scores(ax, trace: att.AttentionTrace, *, at=(0.0, 0.0), cell=(0.95, 0.6
     for i in range(tq):
         for j in range(tk):
             vis = bool(trace.mask[i, j])
-            rect, txt = _cell(ax, x0 + j * w, y0 + i * h, w, h,
-                              _score(shown[i, j], digits) if vis else NEG_INF,
-                              face=VISIBLE_FACE if vis else BLOCKED_FACE, dy=-0.08)
+            rect, txt = add_cell(ax, x0 + j * w, y0 + i * h, w, h,
+                                 _score(shown[i, j], digits) if vis else NEG_INF,
+                                 face=VISIBLE_FACE if vis else BLOCKED_FACE, dy=-0.08)
             art[f"S.cell[{i},{j}]"] = rect
             art[f"S[{i},{j}]"] = txt
-            art[f"exp[{i},{j}]"] = _text(ax, x0 + (j + 0.5) * w, y0 + (i + 0.5) * h + 0.17,
-                                         f"exp = {_exp(expo[i, j])}", ha="center",
-                                         size=SMALL_SIZE, color="#333333")
+            art[f"exp[{i},{j}]"] = add_text(ax, x0 + (j + 0.5) * w, y0 + (i + 0.5) * h + 0.17,
+                                            f"exp = {_exp(expo[i, j])}", ha="center",
+                                            size=SMALL_SIZE, color="#333333")
     if focus is not None:
         fi, fj = focus
-        art["S.focus"] = _outline(ax, x0 + fj * w, y0 + fi * h, w, h, lw=2.6, pad=0.015)
+        art["S.focus"] = add_outline(ax, x0 + fj * w, y0 + fi * h, w, h, lw=2.6, pad=0.015)
     return art
 
 
@@ -303,9 +303,9 @@ def draw_weights(ax, trace: att.AttentionTrace, *, at=(0.0, 0.0), cell=(0.95, 0.
     """The weight matrix ``A`` of one head as exact fractions, shaded by weight; with
     ``sums`` a row-sum column (each 1: softmax ran over sources) and a column-sum
     row (not normalised)."""
-    ax = _check_ax(ax)
-    trace = _check_2d(_check_trace(trace, att.AttentionTrace))
-    x0, y0 = _check_at(at)
+    ax = check_ax(ax)
+    trace = _check_2d(check_trace(trace, att.AttentionTrace))
+    x0, y0 = check_at(at)
     w, h = cell
     a = trace.weights
     tq, tk = a.shape
@@ -316,24 +316,24 @@ def draw_weights(ax, trace: att.AttentionTrace, *, at=(0.0, 0.0), cell=(0.95, 0.
     for i in range(tq):
         for j in range(tk):
             vis = bool(trace.mask[i, j])
-            face = _tint(style.VISIBLE, 0.85 - 0.45 * float(a[i, j])) if vis else BLOCKED_FACE
-            rect, txt = _cell(ax, x0 + j * w, y0 + i * h, w, h, fmt.frac(a[i, j]), face=face)
+            face = tint(style.VISIBLE, 0.85 - 0.45 * float(a[i, j])) if vis else BLOCKED_FACE
+            rect, txt = add_cell(ax, x0 + j * w, y0 + i * h, w, h, fmt.frac(a[i, j]), face=face)
             art[f"A.cell[{i},{j}]"] = rect
             art[f"A[{i},{j}]"] = txt
     if sums:
         gap = 0.22
         sx = x0 + tk * w + gap
-        art["A.rowsum.title"] = _text(ax, sx + w / 2, y0 - 0.13, "row sum", ha="center",
-                                      va="bottom", size=LABEL_SIZE, weight="bold")
+        art["A.rowsum.title"] = add_text(ax, sx + w / 2, y0 - 0.13, "row sum", ha="center",
+                                         va="bottom", size=LABEL_SIZE, weight="bold")
         for i, v in enumerate(a.sum(axis=-1)):
-            art[f"A.rowsum[{i}]"] = _cell(ax, sx, y0 + i * h, w, h, fmt.frac(v), face=SUM_FACE,
-                                          weight="bold")[1]
+            art[f"A.rowsum[{i}]"] = add_cell(ax, sx, y0 + i * h, w, h, fmt.frac(v), face=SUM_FACE,
+                                             weight="bold")[1]
         sy = y0 + tq * h + gap
-        art["A.colsum.title"] = _text(ax, x0 - 0.1, sy + h / 2, "column sum", ha="right",
-                                      size=LABEL_SIZE, weight="bold")
+        art["A.colsum.title"] = add_text(ax, x0 - 0.1, sy + h / 2, "column sum", ha="right",
+                                         size=LABEL_SIZE, weight="bold")
         for j, v in enumerate(a.sum(axis=-2)):
-            art[f"A.colsum[{j}]"] = _cell(ax, x0 + j * w, sy, w, h, fmt.frac(v), face=SUM_FACE,
-                                          weight="bold")[1]
+            art[f"A.colsum[{j}]"] = add_cell(ax, x0 + j * w, sy, w, h, fmt.frac(v), face=SUM_FACE,
+                                             weight="bold")[1]
     return art
 
 
@@ -346,50 +346,50 @@ def build_fig08() -> Drawn:
     trace = _fig8_trace()
     d_h = trace.query.shape[-1]
     a = trace.weights
-    fig, ax = _canvas(style.WIDTH, 6.3)
+    fig, ax = new_canvas(style.WIDTH, 6.3)
     gx, cell = 1.55, (0.9, 0.52)
     tq, tk = a.shape
     focus = _score_first_zero(trace)
     art: dict[str, Artist] = {}
 
     sy = 0.9
-    art["S.heading"] = _heading(ax, 0.15, 0.2,
-                                f"Scaled scores S = QKᵀ/√{_i(d_h)}, future keys masked")
+    art["S.heading"] = add_heading(ax, 0.15, 0.2,
+                                   f"Scaled scores S = QKᵀ/√{_i(d_h)}, future keys masked")
     art.update(draw_scores(ax, trace, at=(gx, sy), cell=cell, focus=focus))
     nx = gx + tk * cell[0] + 0.45
-    art["S.key.visible"] = _swatch(ax, nx, sy + 0.22, "visible source j ≤ i:\nscore kept",
-                                   face=VISIBLE_FACE)[1]
-    art["S.key.blocked"] = _swatch(ax, nx, sy + 0.78,
-                                   f"future source j > i:\n{NEG_INF} → exp = 0, weight 0",
-                                   face=BLOCKED_FACE)[1]
+    art["S.key.visible"] = add_swatch(ax, nx, sy + 0.22, "visible source j ≤ i:\nscore kept",
+                                      face=VISIBLE_FACE)[1]
+    art["S.key.blocked"] = add_swatch(ax, nx, sy + 0.78,
+                                      f"future source j > i:\n{NEG_INF} → exp = 0, weight 0",
+                                      face=BLOCKED_FACE)[1]
     if focus is not None:
         fi, fj = focus
         s_f = _score(trace.scores[fi, fj])
         e_f = _exp(trace.exp_scores[fi, fj])
-        art["S.key.focus"] = _swatch(ax, nx, sy + 1.34,
-                                     f"S[{_i(fi)},{_i(fj)}] = {s_f} is visible:\n"
-                                     f"exp({s_f}) = {e_f}, not hidden",
-                                     face="white", edge=style.QUERY, lw=2.4)[1]
+        art["S.key.focus"] = add_swatch(ax, nx, sy + 1.34,
+                                        f"S[{_i(fi)},{_i(fj)}] = {s_f} is visible:\n"
+                                        f"exp({s_f}) = {e_f}, not hidden",
+                                        face="white", edge=style.QUERY, lw=2.4)[1]
 
     # softmax arrow between the panels
     mid = gx + tk * cell[0] / 2
     top = sy + tq * cell[1]
-    art["softmax.arrow"] = _arrow(ax, (mid, top + 0.1), (mid, top + 0.45), lw=1.6, mutation=14)
-    art["softmax.label"] = _text(ax, mid + 0.15, top + 0.27,
-                                 "softmax along each row (over sources j, the last axis)",
-                                 size=NOTE_SIZE)
+    art["softmax.arrow"] = add_arrow(ax, (mid, top + 0.1), (mid, top + 0.45), lw=1.6, mutation=14)
+    art["softmax.label"] = add_text(ax, mid + 0.15, top + 0.27,
+                                    "softmax along each row (over sources j, the last axis)",
+                                    size=NOTE_SIZE)
 
     ay = top + 1.4
-    art["A.heading"] = _heading(ax, 0.15, ay - 0.7, "Weights A = softmax(S), as fractions")
+    art["A.heading"] = add_heading(ax, 0.15, ay - 0.7, "Weights A = softmax(S), as fractions")
     art.update(draw_weights(ax, trace, at=(gx, ay), cell=cell))
     notes_x = gx + (tk + 1) * cell[0] + 0.22 + 0.18
-    art["A.note.rows"] = _text(ax, notes_x, ay + tq * cell[1] / 2,
-                               f"each row sums to {_same_or_list(a.sum(axis=-1))}:\n"
-                               "normalised over j", size=NOTE_SIZE)
+    art["A.note.rows"] = add_text(ax, notes_x, ay + tq * cell[1] / 2,
+                                  f"each row sums to {_same_or_list(a.sum(axis=-1))}:\n"
+                                  "normalised over j", size=NOTE_SIZE)
     ones = [j for j, v in enumerate(a.sum(axis=-2)) if abs(v - 1.0) < 1e-12]
     coincidence = (f"\nsum 1 in column j = {_i(ones[0])} is a coincidence" if ones else "")
-    art["A.note.cols"] = _text(ax, gx + tk * cell[0] + 0.2, ay + tq * cell[1] + 0.22 + cell[1] / 2,
-                               "columns are not normalised;" + coincidence, size=NOTE_SIZE)
+    art["A.note.cols"] = add_text(ax, gx + tk * cell[0] + 0.2, ay + tq * cell[1] + 0.22 + cell[1] / 2,
+                                  "columns are not normalised;" + coincidence, size=NOTE_SIZE)
     alt = (
         f"Scaled scores S = {_fmt_scores(trace)} with future cells masked to {NEG_INF}"
         + (f" (S[{_i(focus[0])},{_i(focus[1])}] = {_score(trace.scores[focus])} is "
@@ -397,7 +397,7 @@ def build_fig08() -> Drawn:
         + f"; softmax along each row gives A = {fmt.mat(a, fractions=True)}; rows sum to "
         f"{_same_or_list(a.sum(axis=-1))}; column sums {fmt.vec(a.sum(axis=-2), fractions=True)}."
     )
-    return Drawn(8, _title(8), fig, alt, art, trace)
+    return Drawn(8, figure_title(8), fig, alt, art, trace)
 
 
 def _fmt_scores(trace: att.AttentionTrace, digits: int = 4) -> str:
@@ -424,9 +424,9 @@ def draw_weighted_sum(ax, trace: att.AttentionTrace, row: int, *, at=(0.0, 0.0),
     """One output row as a hand calculation: for each visible source ``j`` the weight
     ``A[row, j]`` times the value row ``U[j, :]`` gives a contribution; the
     contributions are summed over ``j`` into ``o_row``. Fractions where exact."""
-    ax = _check_ax(ax)
-    trace = _check_2d(_check_trace(trace, att.AttentionTrace))
-    x0, y0 = _check_at(at)
+    ax = check_ax(ax)
+    trace = _check_2d(check_trace(trace, att.AttentionTrace))
+    x0, y0 = check_at(at)
     tq, tk = trace.weights.shape
     if isinstance(row, bool) or not isinstance(row, (int, np.integer)) or not 0 <= row < tq:
         raise ValueError(f"row must be a query index in [0, {tq - 1}], got {row!r}")
@@ -440,36 +440,36 @@ def draw_weighted_sum(ax, trace: att.AttentionTrace, row: int, *, at=(0.0, 0.0),
     xs_c = xs_u + d_v * w + 0.45  # contribution columns
     r = subscript(row)
     art: dict[str, Artist] = {}
-    art["head.weight"] = _text(ax, xs_w + w / 2, y0 - 0.18, f"a{r}ⱼ", ha="center",
-                               size=LABEL_SIZE, weight="bold")
-    art["head.value"] = _text(ax, xs_u + d_v * w / 2, y0 - 0.18, "value uⱼ", ha="center",
-                              size=LABEL_SIZE, weight="bold")
-    art["head.contrib"] = _text(ax, xs_c + d_v * w / 2, y0 - 0.18, f"a{r}ⱼ uⱼ", ha="center",
-                                size=LABEL_SIZE, weight="bold")
+    art["head.weight"] = add_text(ax, xs_w + w / 2, y0 - 0.18, f"a{r}ⱼ", ha="center",
+                                  size=LABEL_SIZE, weight="bold")
+    art["head.value"] = add_text(ax, xs_u + d_v * w / 2, y0 - 0.18, "value uⱼ", ha="center",
+                                 size=LABEL_SIZE, weight="bold")
+    art["head.contrib"] = add_text(ax, xs_c + d_v * w / 2, y0 - 0.18, f"a{r}ⱼ uⱼ", ha="center",
+                                   size=LABEL_SIZE, weight="bold")
     for k, j in enumerate(sources):
         y = y0 + k * pitch
-        art[f"src[{j}]"] = _text(ax, x0 + 0.4, y + h / 2, f"j = {_i(j)}", ha="right",
-                                 size=LABEL_SIZE)
-        art[f"w[{j}]"] = _cell(ax, xs_w, y, w, h, fmt.frac(trace.weights[row, j]),
-                               face=VISIBLE_FACE)[1]
-        _text(ax, xs_w + w + 0.225, y + h / 2, "×", ha="center", size=CELL_SIZE)
+        art[f"src[{j}]"] = add_text(ax, x0 + 0.4, y + h / 2, f"j = {_i(j)}", ha="right",
+                                    size=LABEL_SIZE)
+        art[f"w[{j}]"] = add_cell(ax, xs_w, y, w, h, fmt.frac(trace.weights[row, j]),
+                                  face=VISIBLE_FACE)[1]
+        add_text(ax, xs_w + w + 0.225, y + h / 2, "×", ha="center", size=CELL_SIZE)
         for f in range(d_v):
-            art[f"u[{j},{f}]"] = _cell(ax, xs_u + f * w, y, w, h, fmt.frac(trace.value[j, f]),
-                                       face=VALUE_FACE)[1]
-        _text(ax, xs_u + d_v * w + 0.225, y + h / 2, "=", ha="center", size=CELL_SIZE)
+            art[f"u[{j},{f}]"] = add_cell(ax, xs_u + f * w, y, w, h, fmt.frac(trace.value[j, f]),
+                                          face=VALUE_FACE)[1]
+        add_text(ax, xs_u + d_v * w + 0.225, y + h / 2, "=", ha="center", size=CELL_SIZE)
         for f in range(d_v):
-            art[f"c[{j},{f}]"] = _cell(ax, xs_c + f * w, y, w, h, fmt.frac(contrib[j, f]),
-                                       face=VALUE_FACE)[1]
+            art[f"c[{j},{f}]"] = add_cell(ax, xs_c + f * w, y, w, h, fmt.frac(contrib[j, f]),
+                                          face=VALUE_FACE)[1]
     y_rule = y0 + len(sources) * pitch - (pitch - h) / 2 + 0.02
     art["rule"] = ax.plot([xs_c - 0.05, xs_c + d_v * w + 0.05], [y_rule, y_rule],
                           color=style.INK, lw=1.4)[0]
     y_out = y_rule + 0.14
-    art["sum.label"] = _text(ax, xs_c - 0.12, y_out + h / 2, f"sum over j:  o{r} =", ha="right",
-                             size=NOTE_SIZE + 0.5)
+    art["sum.label"] = add_text(ax, xs_c - 0.12, y_out + h / 2, f"sum over j:  o{r} =", ha="right",
+                                size=NOTE_SIZE + 0.5)
     for f in range(d_v):
-        art[f"o[{f}]"] = _cell(ax, xs_c + f * w, y_out, w, h, fmt.frac(out[f]), face=QUERY_FACE,
-                               weight="bold")[1]
-    art["o.outline"] = _outline(ax, xs_c, y_out, d_v * w, h)
+        art[f"o[{f}]"] = add_cell(ax, xs_c + f * w, y_out, w, h, fmt.frac(out[f]), face=QUERY_FACE,
+                                  weight="bold")[1]
+    art["o.outline"] = add_outline(ax, xs_c, y_out, d_v * w, h)
     return art
 
 
@@ -477,9 +477,9 @@ def draw_output_matrix(ax, trace: att.AttentionTrace, *, at=(0.0, 0.0), cell=(0.
                        highlight: int | None = None) -> dict[str, Artist]:
     """``O = A U`` with rows = query ``i`` and columns = value features, fractions where
     exact; ``highlight`` outlines one row in the query colour."""
-    ax = _check_ax(ax)
-    trace = _check_2d(_check_trace(trace, att.AttentionTrace))
-    x0, y0 = _check_at(at)
+    ax = check_ax(ax)
+    trace = _check_2d(check_trace(trace, att.AttentionTrace))
+    x0, y0 = check_at(at)
     w, h = cell
     o = trace.output
     tq, d_v = o.shape
@@ -490,10 +490,10 @@ def draw_output_matrix(ax, trace: att.AttentionTrace, *, at=(0.0, 0.0), cell=(0.
     for i in range(tq):
         for f in range(d_v):
             face = QUERY_FACE if i == highlight else VALUE_FACE
-            art[f"O[{i},{f}]"] = _cell(ax, x0 + f * w, y0 + i * h, w, h, fmt.frac(o[i, f]),
-                                       face=face, weight="bold" if i == highlight else "normal")[1]
+            art[f"O[{i},{f}]"] = add_cell(ax, x0 + f * w, y0 + i * h, w, h, fmt.frac(o[i, f]),
+                                          face=face, weight="bold" if i == highlight else "normal")[1]
     if highlight is not None:
-        art["O.outline"] = _outline(ax, x0, y0 + highlight * h, d_v * w, h)
+        art["O.outline"] = add_outline(ax, x0, y0 + highlight * h, d_v * w, h)
     return art
 
 
@@ -501,17 +501,17 @@ def draw_output_matrix(ax, trace: att.AttentionTrace, *, at=(0.0, 0.0), cell=(0.
 def build_fig09() -> Drawn:
     trace = _fig8_trace()
     row = trace.output.shape[0] - 1  # the text follows the last query row
-    fig, ax = _canvas(style.WIDTH, 3.3)
+    fig, ax = new_canvas(style.WIDTH, 3.3)
     art: dict[str, Artist] = {}
-    art["heading.left"] = _heading(ax, 0.15, 0.22,
-                                   f"Row i = {_i(row)}: weight × value, summed over j")
+    art["heading.left"] = add_heading(ax, 0.15, 0.22,
+                                      f"Row i = {_i(row)}: weight × value, summed over j")
     art.update(draw_weighted_sum(ax, trace, row, at=(0.15, 0.85)))
     ox = 5.35
     shape = fmt.vec(trace.output.shape)
-    art["heading.right"] = _heading(ax, ox - 0.55, 0.22, f"O = AU, shape {shape}")
+    art["heading.right"] = add_heading(ax, ox - 0.55, 0.22, f"O = AU, shape {shape}")
     art.update(draw_output_matrix(ax, trace, at=(ox, 1.0), highlight=row))
-    art["O.note"] = _text(ax, ox + trace.output.shape[1] * 0.31, 1.0 + 3 * 0.46 + 0.3,
-                          "features, not token IDs", ha="center", size=NOTE_SIZE, style="italic")
+    art["O.note"] = add_text(ax, ox + trace.output.shape[1] * 0.31, 1.0 + 3 * 0.46 + 0.3,
+                             "features, not token IDs", ha="center", size=NOTE_SIZE, style="italic")
     terms = " + ".join(
         f"{fmt.frac(trace.weights[row, j])}{fmt.vec(trace.value[j], fractions=True)}"
         for j in range(trace.weights.shape[1]) if trace.mask[row, j])
@@ -522,7 +522,7 @@ def build_fig09() -> Drawn:
         f"{terms} = {parts} = {fmt.vec(trace.output[row], fractions=True)}. The whole output is "
         f"O = {fmt.mat(trace.output, fractions=True)}, shape {shape}."
     )
-    return Drawn(9, _title(9), fig, alt, art, trace)
+    return Drawn(9, figure_title(9), fig, alt, art, trace)
 
 
 # ========================================================================== fig 10
@@ -533,9 +533,9 @@ def draw_two_sources(ax, trace: TwoSources, *, at=(0.0, 0.0), col: float = 1.45,
     """Figure 10's table: one column per source, rows top → bottom = key, scaled score,
     exp, weight, value; the output sits below, first from rounded weights, then at
     full precision."""
-    ax = _check_ax(ax)
-    trace = _check_trace(trace, TwoSources)
-    x0, y0 = _check_at(at)
+    ax = check_ax(ax)
+    trace = check_trace(trace, TwoSources)
+    x0, y0 = check_at(at)
     t = trace.attention
     k = t.weights.shape[-1]
     d_h = t.query.shape[-1]
@@ -546,10 +546,10 @@ def draw_two_sources(ax, trace: TwoSources, *, at=(0.0, 0.0), col: float = 1.45,
     sx = cx[-1] + col + 0.3  # sum column
     art: dict[str, Artist] = {}
     for j in range(k):
-        art[f"head[{j}]"] = _text(ax, cx[j] + col / 2, y0, f"source j = {_i(j)}", ha="center",
-                                  size=LABEL_SIZE, weight="bold")
-    art["head.sum"] = _text(ax, sx + 0.4, y0, "sum over j", ha="center", size=LABEL_SIZE,
-                            weight="bold")
+        art[f"head[{j}]"] = add_text(ax, cx[j] + col / 2, y0, f"source j = {_i(j)}", ha="center",
+                                     size=LABEL_SIZE, weight="bold")
+    art["head.sum"] = add_text(ax, sx + 0.4, y0, "sum over j", ha="center", size=LABEL_SIZE,
+                               weight="bold")
     expo = t.exp_scores[0]
     rows = [
         ("key", "key kⱼ", [fmt.vec(t.key[j]) for j in range(k)], "white", None, h),
@@ -563,33 +563,33 @@ def draw_two_sources(ax, trace: TwoSources, *, at=(0.0, 0.0), col: float = 1.45,
     ]
     y = y0 + 0.25
     for name, label, cells, face, total, rh in rows:
-        art[f"{name}.label"] = _text(ax, cx[0] - 0.15, y + rh / 2, label, ha="right",
-                                     size=NOTE_SIZE + 0.5)
+        art[f"{name}.label"] = add_text(ax, cx[0] - 0.15, y + rh / 2, label, ha="right",
+                                        size=NOTE_SIZE + 0.5)
         lift = -0.08 if name == "weight" else 0.0
         for j in range(k):
-            art[f"{name}[{j}]"] = _cell(ax, cx[j], y, col, rh, cells[j], face=face, dy=lift)[1]
+            art[f"{name}[{j}]"] = add_cell(ax, cx[j], y, col, rh, cells[j], face=face, dy=lift)[1]
             if name == "weight":
-                art[f"weight.full[{j}]"] = _text(
+                art[f"weight.full[{j}]"] = add_text(
                     ax, cx[j] + col / 2, y + rh / 2 + 0.14,
                     f"full precision {fmt.num(t.weights[0, j], full)}", ha="center",
                     size=SMALL_SIZE, color="#333333")
         if total is not None:
-            art[f"{name}.sum"] = _cell(ax, sx, y, 0.8, rh, total, face=SUM_FACE)[1]
+            art[f"{name}.sum"] = add_cell(ax, sx, y, 0.8, rh, total, face=SUM_FACE)[1]
         y += rh + gap
     # output
     y += 0.1
     span = cx[-1] + col - cx[0]
-    art["out.label"] = _text(ax, cx[0] - 0.15, y + h / 2, "output o = Σⱼ aⱼuⱼ", ha="right",
-                             size=NOTE_SIZE + 0.5, weight="bold")
-    art["out"] = _cell(ax, cx[0], y, span, h, fmt.vec(trace.rounded_output[0], digits),
-                       face=QUERY_FACE, weight="bold")[1]
-    art["out.outline"] = _outline(ax, cx[0], y, span, h)
-    art["out.note"] = _text(ax, sx - 0.05, y + h / 2,
-                            f"weights rounded to\n{_i(digits)} decimals first", size=SMALL_SIZE + 0.5)
-    art["out.full"] = _text(ax, cx[0] + span / 2, y + h + 0.22,
-                            f"≈ {fmt.vec(t.output[0], full)} at full precision: "
-                            "rounding order, not another algorithm",
-                            ha="center", size=NOTE_SIZE)
+    art["out.label"] = add_text(ax, cx[0] - 0.15, y + h / 2, "output o = Σⱼ aⱼuⱼ", ha="right",
+                                size=NOTE_SIZE + 0.5, weight="bold")
+    art["out"] = add_cell(ax, cx[0], y, span, h, fmt.vec(trace.rounded_output[0], digits),
+                          face=QUERY_FACE, weight="bold")[1]
+    art["out.outline"] = add_outline(ax, cx[0], y, span, h)
+    art["out.note"] = add_text(ax, sx - 0.05, y + h / 2,
+                               f"weights rounded to\n{_i(digits)} decimals first", size=SMALL_SIZE + 0.5)
+    art["out.full"] = add_text(ax, cx[0] + span / 2, y + h + 0.22,
+                               f"≈ {fmt.vec(t.output[0], full)} at full precision: "
+                               "rounding order, not another algorithm",
+                               ha="center", size=NOTE_SIZE)
     return art
 
 
@@ -599,10 +599,10 @@ def build_fig10() -> Drawn:
     t = trace.attention
     digits = trace.digits
     full = digits + 3
-    fig, ax = _canvas(style.WIDTH, 4.72)
+    fig, ax = new_canvas(style.WIDTH, 4.72)
     art: dict[str, Artist] = {}
-    art["heading"] = _heading(ax, 0.15, 0.22,
-                              f"One query q = {fmt.vec(t.query[0])}, two sources, no projections")
+    art["heading"] = add_heading(ax, 0.15, 0.22,
+                                 f"One query q = {fmt.vec(t.query[0])}, two sources, no projections")
     art.update(draw_two_sources(ax, trace, at=(0.0, 0.62)))
     alt = (
         f"Query q = {fmt.vec(t.query[0])} against keys {fmt.vec(t.key[0])} and "
@@ -612,7 +612,7 @@ def build_fig10() -> Drawn:
         f"{fmt.vec(t.value[1])} the output is {fmt.vec(trace.rounded_output[0], digits)} from "
         f"the rounded weights and ≈ {fmt.vec(t.output[0], full)} at full precision."
     )
-    return Drawn(10, _title(10), fig, alt, art, trace)
+    return Drawn(10, figure_title(10), fig, alt, art, trace)
 
 
 # ========================================================================== fig 13
@@ -622,47 +622,47 @@ def draw_shift(ax, trace: ShiftVsMask, *, at=(0.0, 0.0), cell=(0.62, 0.44),
                eos: int | None = None) -> dict[str, Artist]:
     """Rule 1: input row ``x``, target row ``y`` with diagonal arrows ``x[t+1] → y[t]``
     (the last target is EOS), and the loss mask; the followed column is outlined."""
-    ax = _check_ax(ax)
-    trace = _check_trace(trace, ShiftVsMask)
-    x0, y0 = _check_at(at)
+    ax = check_ax(ax)
+    trace = check_trace(trace, ShiftVsMask)
+    x0, y0 = check_at(at)
     w, h = cell
     t_len = trace.inputs.size
     c = trace.column
     art: dict[str, Artist] = {}
     y_x, y_y, y_l = y0, y0 + h + 0.5, y0 + 2 * h + 0.5 + 0.22
     for t in range(t_len):
-        art[f"t[{t}]"] = _text(ax, x0 + (t + 0.5) * w, y_x - 0.13, f"t = {_i(t)}", ha="center",
-                               va="bottom", size=LABEL_SIZE)
-        art[f"x[{t}]"] = _cell(ax, x0 + t * w, y_x, w, h, _i(trace.inputs[t]), face="white")[1]
-        art[f"y[{t}]"] = _cell(ax, x0 + t * w, y_y, w, h, _i(trace.targets[t]),
-                               face=ACCENT_FACE)[1]
-        art[f"loss[{t}]"] = _cell(ax, x0 + t * w, y_l, w, h, _i(trace.loss_mask[t]),
-                                  face=SUM_FACE)[1]
+        art[f"t[{t}]"] = add_text(ax, x0 + (t + 0.5) * w, y_x - 0.13, f"t = {_i(t)}", ha="center",
+                                  va="bottom", size=LABEL_SIZE)
+        art[f"x[{t}]"] = add_cell(ax, x0 + t * w, y_x, w, h, _i(trace.inputs[t]), face="white")[1]
+        art[f"y[{t}]"] = add_cell(ax, x0 + t * w, y_y, w, h, _i(trace.targets[t]),
+                                  face=ACCENT_FACE)[1]
+        art[f"loss[{t}]"] = add_cell(ax, x0 + t * w, y_l, w, h, _i(trace.loss_mask[t]),
+                                     face=SUM_FACE)[1]
     for t in range(t_len):
         src = (x0 + (t + 1.5) * w, y_x + h + 0.03)
         dst = (x0 + (t + 0.5) * w, y_y - 0.03)
-        art[f"shift[{t}]"] = _arrow(ax, src, dst, color=style.ACCENT, lw=1.8, mutation=13,
-                                    ls="-" if t + 1 < t_len else (0, (3, 2)))
-    art["eos.tag"] = _cell(ax, x0 + t_len * w + 0.06, y_x + 0.04, w - 0.12, h - 0.08,
-                           "EOS" if eos is None else f"EOS {_i(eos)}", face="white",
-                           edge=style.ACCENT, size=SMALL_SIZE + 0.5, color=style.ACCENT)[1]
-    art["eos.tag.note"] = _text(ax, x0 + (t_len + 0.5) * w, y_x - 0.13, "appended",
-                                ha="center", va="bottom", size=SMALL_SIZE, color=style.ACCENT)
+        art[f"shift[{t}]"] = add_arrow(ax, src, dst, color=style.ACCENT, lw=1.8, mutation=13,
+                                       ls="-" if t + 1 < t_len else (0, (3, 2)))
+    art["eos.tag"] = add_cell(ax, x0 + t_len * w + 0.06, y_x + 0.04, w - 0.12, h - 0.08,
+                              "EOS" if eos is None else f"EOS {_i(eos)}", face="white",
+                              edge=style.ACCENT, size=SMALL_SIZE + 0.5, color=style.ACCENT)[1]
+    art["eos.tag.note"] = add_text(ax, x0 + (t_len + 0.5) * w, y_x - 0.13, "appended",
+                                   ha="center", va="bottom", size=SMALL_SIZE, color=style.ACCENT)
     labels = (("input x", y_x), ("target y\n(x shifted left)", y_y),
               ("loss mask\n(targets that count)", y_l))
     for k, (lab, yy) in enumerate(labels):
-        art[f"label[{k}]"] = _text(ax, x0 - 0.12, yy + h / 2, lab, ha="right", size=NOTE_SIZE,
-                                   linespacing=1.25)
-    art["column.outline"] = _outline(ax, x0 + c * w, y_x, w, y_l + h - y_x)
+        art[f"label[{k}]"] = add_text(ax, x0 - 0.12, yy + h / 2, lab, ha="right", size=NOTE_SIZE,
+                                      linespacing=1.25)
+    art["column.outline"] = add_outline(ax, x0 + c * w, y_x, w, y_l + h - y_x)
     return art
 
 
 def draw_visibility(ax, trace: ShiftVsMask, *, at=(0.0, 0.0), cell=(0.5, 0.38)) -> dict[str, Artist]:
     """Rule 2: the ``[T, T]`` causal visibility (1 = query ``t`` reads key ``j``), row
     ``column`` outlined; keys are labelled with their input IDs."""
-    ax = _check_ax(ax)
-    trace = _check_trace(trace, ShiftVsMask)
-    x0, y0 = _check_at(at)
+    ax = check_ax(ax)
+    trace = check_trace(trace, ShiftVsMask)
+    x0, y0 = check_at(at)
     w, h = cell
     m = trace.visibility
     n = m.shape[0]
@@ -673,36 +673,36 @@ def draw_visibility(ax, trace: ShiftVsMask, *, at=(0.0, 0.0), cell=(0.5, 0.38)) 
     for i in range(n):
         for j in range(n):
             vis = bool(m[i, j])
-            art[f"M[{i},{j}]"] = _cell(ax, x0 + j * w, y0 + i * h, w, h, _i(int(vis)),
-                                       face=VISIBLE_FACE if vis else BLOCKED_FACE)[1]
-    art["M.outline"] = _outline(ax, x0, y0 + trace.column * h, n * w, h)
+            art[f"M[{i},{j}]"] = add_cell(ax, x0 + j * w, y0 + i * h, w, h, _i(int(vis)),
+                                          face=VISIBLE_FACE if vis else BLOCKED_FACE)[1]
+    art["M.outline"] = add_outline(ax, x0, y0 + trace.column * h, n * w, h)
     return art
 
 
 def draw_generation(ax, trace: ShiftVsMask, *, at=(0.0, 0.0), cell=(0.42, 0.4)) -> dict[str, Artist]:
     """One generation step: the prefix, the sampled ID, the longer sequence."""
-    ax = _check_ax(ax)
-    trace = _check_trace(trace, ShiftVsMask)
-    x0, y0 = _check_at(at)
+    ax = check_ax(ax)
+    trace = check_trace(trace, ShiftVsMask)
+    x0, y0 = check_at(at)
     w, h = cell
     art: dict[str, Artist] = {}
     for k, v in enumerate(trace.prefix):
-        art[f"prefix[{k}]"] = _cell(ax, x0 + k * w, y0, w, h, _i(v), face="white")[1]
-    art["prefix.label"] = _text(ax, x0 + trace.prefix.size * w + 0.1, y0 + h / 2, "known so far",
-                                size=SMALL_SIZE + 0.5)
+        art[f"prefix[{k}]"] = add_cell(ax, x0 + k * w, y0, w, h, _i(v), face="white")[1]
+    art["prefix.label"] = add_text(ax, x0 + trace.prefix.size * w + 0.1, y0 + h / 2, "known so far",
+                                   size=SMALL_SIZE + 0.5)
     y1 = y0 + h + 0.75
     mid_x = x0 + (trace.prefix.size - 0.5) * w
-    art["step.arrow"] = _arrow(ax, (mid_x, y0 + h + 0.06), (mid_x + 0.5 * w, y1 - 0.06), lw=1.5)
-    art["step.label"] = _text(ax, mid_x + 0.5 * w + 0.15, y0 + h + 0.37,
-                              f"sample {_i(trace.sampled)} from the\nlast row's distribution",
-                              size=SMALL_SIZE + 0.5)
+    art["step.arrow"] = add_arrow(ax, (mid_x, y0 + h + 0.06), (mid_x + 0.5 * w, y1 - 0.06), lw=1.5)
+    art["step.label"] = add_text(ax, mid_x + 0.5 * w + 0.15, y0 + h + 0.37,
+                                 f"sample {_i(trace.sampled)} from the\nlast row's distribution",
+                                 size=SMALL_SIZE + 0.5)
     for k, v in enumerate(trace.generated):
         new = k == trace.generated.size - 1
-        art[f"gen[{k}]"] = _cell(ax, x0 + k * w, y1, w, h, _i(v),
-                                 face=ACCENT_FACE if new else "white",
-                                 weight="bold" if new else "normal")[1]
-    art["gen.label"] = _text(ax, x0 + trace.generated.size * w + 0.1, y1 + h / 2, "appended",
-                             size=SMALL_SIZE + 0.5)
+        art[f"gen[{k}]"] = add_cell(ax, x0 + k * w, y1, w, h, _i(v),
+                                    face=ACCENT_FACE if new else "white",
+                                    weight="bold" if new else "normal")[1]
+    art["gen.label"] = add_text(ax, x0 + trace.generated.size * w + 0.1, y1 + h / 2, "appended",
+                                size=SMALL_SIZE + 0.5)
     return art
 
 
@@ -710,27 +710,27 @@ def draw_generation(ax, trace: ShiftVsMask, *, at=(0.0, 0.0), cell=(0.42, 0.4)) 
 def build_fig13() -> Drawn:
     trace = shift_vs_mask(ex.TEXT, eos=ex.EOS, column=ex.FIG13_COLUMN, sampled=ex.FIG13_SAMPLED)
     x, y, c = trace.inputs, trace.targets, trace.column
-    fig, ax = _canvas(style.WIDTH, 6.0)
+    fig, ax = new_canvas(style.WIDTH, 6.0)
     art: dict[str, Artist] = {}
     gx = 1.75
-    art["head.shift"] = _heading(ax, 0.15, 0.22, "Rule 1 · shift: which token each position predicts")
+    art["head.shift"] = add_heading(ax, 0.15, 0.22, "Rule 1 · shift: which token each position predicts")
     art.update(draw_shift(ax, trace, at=(gx, 0.82)))
     nx = gx + (x.size + 1) * 0.62 + 0.35
-    art["note.column"] = _text(
+    art["note.column"] = add_text(
         ax, nx, 1.75,
         f"column t = {_i(c)}:\ninput x[{_i(c)}] = {_i(x[c])}\ntarget y[{_i(c)}] = {_i(y[c])},\n"
         "used only by the loss", size=NOTE_SIZE, linespacing=1.35)
 
-    art["head.mask"] = _heading(ax, 0.15, 3.42, "Rule 2 · mask: whom each query reads")
+    art["head.mask"] = add_heading(ax, 0.15, 3.42, "Rule 2 · mask: whom each query reads")
     my = 4.12
     art.update(draw_visibility(ax, trace, at=(1.3, my)))
     after = x[c + 1] if c + 1 < x.size else None
     reads = (f"row t = {_i(c)} reads x[0:{_i(c + 1)}] = {fmt.vec(trace.reads)}"
              + (f", not x[{_i(c + 1)}] = {_i(after)}" if after is not None else ""))
-    art["note.reads"] = _text(ax, 0.15, my + x.size * 0.38 + 0.27, reads, size=NOTE_SIZE)
+    art["note.reads"] = add_text(ax, 0.15, my + x.size * 0.38 + 0.27, reads, size=NOTE_SIZE)
 
     gen_x = 4.1
-    art["head.gen"] = _heading(ax, gen_x - 0.15, 3.42, "Generation: one token per step")
+    art["head.gen"] = add_heading(ax, gen_x - 0.15, 3.42, "Generation: one token per step")
     art.update(draw_generation(ax, trace, at=(gen_x, my)))
     alt = (
         f"Input x = {fmt.vec(x)} and targets y = {fmt.vec(y)} (x shifted left, EOS "
@@ -741,7 +741,7 @@ def build_fig13() -> Drawn:
         f"visibility is lower-triangular. Generating from {fmt.vec(trace.prefix)} and sampling "
         f"{_i(trace.sampled)} gives {fmt.vec(trace.generated)}."
     )
-    return Drawn(13, _title(13), fig, alt, art, trace)
+    return Drawn(13, figure_title(13), fig, alt, art, trace)
 
 
 # ========================================================================== fig 14
@@ -752,9 +752,9 @@ def draw_cache_mask(ax, trace: CacheMasks, *, wrong: bool = False, at=(0.0, 0.0)
     """The additive ``[new, past + new]`` mask (0 = read, −∞ = blocked) with a band that
     tells cached keys from this block's keys. With ``wrong=True`` it draws the
     misaligned mask and hatches the cells it wrongly drops."""
-    ax = _check_ax(ax)
-    trace = _check_trace(trace, CacheMasks)
-    x0, y0 = _check_at(at)
+    ax = check_ax(ax)
+    trace = check_trace(trace, CacheMasks)
+    x0, y0 = check_at(at)
     w, h = cell
     m = trace.wrong if wrong else trace.mask
     n, k = m.shape
@@ -762,27 +762,27 @@ def draw_cache_mask(ax, trace: CacheMasks, *, wrong: bool = False, at=(0.0, 0.0)
     art: dict[str, Artist] = {}
     band_y, band_h = y0 - 0.95, 0.26
     if p:
-        art["band.cache"] = _cell(ax, x0, band_y, p * w, band_h, f"cached (P = {_i(p)})",
-                                  face=CACHE_FACE, edge=style.CACHE, size=SMALL_SIZE + 0.5)[1]
-    art["band.block"] = _cell(ax, x0 + p * w, band_y, (k - p) * w, band_h, "this block",
-                              face=QUERY_FACE, edge=style.QUERY, size=SMALL_SIZE + 0.5)[1]
+        art["band.cache"] = add_cell(ax, x0, band_y, p * w, band_h, f"cached (P = {_i(p)})",
+                                     face=CACHE_FACE, edge=style.CACHE, size=SMALL_SIZE + 0.5)[1]
+    art["band.block"] = add_cell(ax, x0 + p * w, band_y, (k - p) * w, band_h, "this block",
+                                 face=QUERY_FACE, edge=style.QUERY, size=SMALL_SIZE + 0.5)[1]
     for j in range(k):
-        art[f"col[{j}]"] = _text(ax, x0 + (j + 0.5) * w, y0 - 0.1, _i(j), ha="center",
-                                 va="bottom", size=LABEL_SIZE)
+        art[f"col[{j}]"] = add_text(ax, x0 + (j + 0.5) * w, y0 - 0.1, _i(j), ha="center",
+                                    va="bottom", size=LABEL_SIZE)
     for r in range(n):
         lab = f"r = {_i(r)}" + (f" (i = {_i(p + r)})" if row_positions else "")
-        art[f"row[{r}]"] = _text(ax, x0 - 0.1, y0 + (r + 0.5) * h, lab, ha="right",
-                                 size=LABEL_SIZE)
+        art[f"row[{r}]"] = add_text(ax, x0 - 0.1, y0 + (r + 0.5) * h, lab, ha="right",
+                                    size=LABEL_SIZE)
     zero = fmt.num(0.0)
     for r in range(n):
         for j in range(k):
             vis = bool(m[r, j])
             bad = wrong and bool(trace.dropped[r, j])
-            rect, txt = _cell(ax, x0 + j * w, y0 + r * h, w, h, zero if vis else NEG_INF,
-                              face=VISIBLE_FACE if vis else BLOCKED_FACE,
-                              edge=style.BLOCKED if bad else style.INK, lw=1.6 if bad else 0.8,
-                              hatch="///" if bad else None, hatchcolor=DROPPED_HATCH,
-                              size=CELL_SIZE - 1)
+            rect, txt = add_cell(ax, x0 + j * w, y0 + r * h, w, h, zero if vis else NEG_INF,
+                                 face=VISIBLE_FACE if vis else BLOCKED_FACE,
+                                 edge=style.BLOCKED if bad else style.INK, lw=1.6 if bad else 0.8,
+                                 hatch="///" if bad else None, hatchcolor=DROPPED_HATCH,
+                                 size=CELL_SIZE - 1)
             art[f"cell[{r},{j}]"] = rect
             art[f"M[{r},{j}]"] = txt
     if p:
@@ -806,20 +806,20 @@ def build_fig14() -> Drawn:
     trace = cache_masks(ex.FIG14_PAST, ex.FIG14_NEW)
     m, p = trace.mask, trace.past
     n, k = m.shape
-    fig, ax = _canvas(style.WIDTH, 3.3)
+    fig, ax = new_canvas(style.WIDTH, 3.3)
     art: dict[str, Artist] = {}
     lx, rx, gy = 1.3, 4.55, 1.45
-    art["head.right"] = _heading(ax, 0.15, 0.2, "Correct: row r is position i = P + r")
-    art["head.wrong"] = _heading(ax, rx - 0.65, 0.2, "Wrong: row r compared with key j")
+    art["head.right"] = add_heading(ax, 0.15, 0.2, "Correct: row r is position i = P + r")
+    art["head.wrong"] = add_heading(ax, rx - 0.65, 0.2, "Wrong: row r compared with key j")
     for key, val in draw_cache_mask(ax, trace, at=(lx, gy)).items():
         art[f"right.{key}"] = val
     for key, val in draw_cache_mask(ax, trace, wrong=True, at=(rx, gy),
                                     row_positions=False).items():
         art[f"wrong.{key}"] = val
-    art["keys.title"] = _text(ax, lx + k * 0.46 / 2, gy - 0.5, "key j (absolute position)",
-                              ha="center", size=LABEL_SIZE, style="italic")
-    art["keys.title.wrong"] = _text(ax, rx + k * 0.46 / 2, gy - 0.5, "key j (absolute position)",
-                                    ha="center", size=LABEL_SIZE, style="italic")
+    art["keys.title"] = add_text(ax, lx + k * 0.46 / 2, gy - 0.5, "key j (absolute position)",
+                                 ha="center", size=LABEL_SIZE, style="italic")
+    art["keys.title.wrong"] = add_text(ax, rx + k * 0.46 / 2, gy - 0.5, "key j (absolute position)",
+                                       ha="center", size=LABEL_SIZE, style="italic")
     ny = gy + n * 0.46 + 0.3
     lines = []
     for r in range(n):
@@ -830,14 +830,14 @@ def build_fig14() -> Drawn:
         else:
             lines.append(f"row {_i(r)} reads all {_i(k)} keys")
     lines.append(f"mask shape {fmt.vec(m.shape)}: 0 = read, {NEG_INF} = blocked")
-    art["note.right"] = _text(ax, 0.15, ny, "\n".join(lines), va="top", size=NOTE_SIZE,
-                              linespacing=1.4)
+    art["note.right"] = add_text(ax, 0.15, ny, "\n".join(lines), va="top", size=NOTE_SIZE,
+                                 linespacing=1.4)
     dropped = int(trace.dropped.sum())
-    art["note.wrong"] = _swatch(ax, rx - 0.65, ny + 0.14,
-                                f"{_i(dropped)} cells wrongly dropped: the local row\n"
-                                "index is not the absolute position", face=BLOCKED_FACE,
-                                edge=style.BLOCKED, hatch="///", hatchcolor=DROPPED_HATCH,
-                                lw=1.6)[1]
+    art["note.wrong"] = add_swatch(ax, rx - 0.65, ny + 0.14,
+                                   f"{_i(dropped)} cells wrongly dropped: the local row\n"
+                                   "index is not the absolute position", face=BLOCKED_FACE,
+                                   edge=style.BLOCKED, hatch="///", hatchcolor=DROPPED_HATCH,
+                                   lw=1.6)[1]
     wrong_rows = "; ".join(
         f"row {_i(r)} keeps {fmt.vec([j for j in range(k) if trace.wrong[r, j]])}" for r in range(n))
     alt = (
@@ -847,4 +847,4 @@ def build_fig14() -> Drawn:
         f"{fmt.vec(m.shape)}: " + "; ".join(lines[:n]) + ". Comparing the local row index with "
         f"the key index instead ({wrong_rows}) wrongly drops {_i(dropped)} cells of history."
     )
-    return Drawn(14, _title(14), fig, alt, art, trace)
+    return Drawn(14, figure_title(14), fig, alt, art, trace)

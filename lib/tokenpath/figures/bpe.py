@@ -21,33 +21,33 @@ from ..lessons import utf8 as lesson2
 from ..lessons.bpe import ReplayState
 from ..lessons.utf8 import IdCollision, SplitCharTrace, VocabGrowth
 from . import Drawn, FigureDisplay, register, register_panel, style
-from ._draw import (
+from .draw import (
     BLOCKED_FACE,
     QUERY_FACE,
     VALUE_FACE,
     VISIBLE_FACE,
-    _arrow,
-    _canvas,
-    _cell,
-    _check_at,
-    _check_ax,
-    _check_trace,
-    _heading,
-    _text,
-    _title,
+    add_arrow,
+    add_cell,
+    add_heading,
+    add_text,
+    check_at,
+    check_ax,
+    check_trace,
+    figure_title,
+    new_canvas,
 )
 
 __all__ = [
     "build_fig01",
     "build_fig02",
     "describe_replay",
-    "fig01_split",
-    "fig01_top",
-    "pair_row_text",
     "draw_id_rows",
     "draw_replay",
     "draw_split_char",
     "draw_vocab_growth",
+    "fig01_split",
+    "fig01_top",
+    "pair_row_text",
     "replay_alt",
     "update_replay",
 ]
@@ -81,50 +81,50 @@ def draw_replay(ax, state: ReplayState, *, at=(0.0, 0.0)) -> dict[str, Artist]:
     """Figure 1 (top): the word-count table with each word's symbols after
     ``state.step`` merges, the weighted pair counts of that segmentation (each word's
     share, then the total), the pair merged next, and the merge order of the run."""
-    ax = _check_ax(ax)
-    state = _check_trace(state, ReplayState, "state")
-    x0, y0 = _check_at(at)
+    ax = check_ax(ax)
+    state = check_trace(state, ReplayState, "state")
+    x0, y0 = check_at(at)
     art: dict[str, Artist] = {}
     words = list(state.table)
 
-    art["heading"] = _heading(ax, x0 + 0.1, y0 + 0.05,
-                              "(a) Training: count weighted pairs, merge the largest")
-    art["step"] = _text(ax, x0 + 6.8, y0 + 0.05, "", ha="right", size=NOTE + 1, color=style.QUERY,
-                        weight="bold")
+    art["heading"] = add_heading(ax, x0 + 0.1, y0 + 0.05,
+                                 "(a) Training: count weighted pairs, merge the largest")
+    art["step"] = add_text(ax, x0 + 6.8, y0 + 0.05, "", ha="right", size=NOTE + 1, color=style.QUERY,
+                           weight="bold")
     # --- word-count table
     ty = y0 + 0.5
-    _text(ax, x0 + 0.1, ty, "word", size=SMALL, style="italic")
-    _text(ax, x0 + 0.95, ty, "count", size=SMALL, style="italic")
-    art["symbols.title"] = _text(ax, x0 + 1.55, ty, "symbols", size=SMALL, style="italic")
+    add_text(ax, x0 + 0.1, ty, "word", size=SMALL, style="italic")
+    add_text(ax, x0 + 0.95, ty, "count", size=SMALL, style="italic")
+    art["symbols.title"] = add_text(ax, x0 + 1.55, ty, "symbols", size=SMALL, style="italic")
     for r, w in enumerate(words):
         y = ty + 0.34 * (r + 1)
-        _text(ax, x0 + 0.1, y, w, size=NOTE + 1, family=MONO)
-        _text(ax, x0 + 0.95, y, f"×{state.table[w]}", size=NOTE + 1)
-        art[f"seg[{w}]"] = _text(ax, x0 + 1.55, y, "", size=NOTE + 1, family=MONO, weight="bold")
+        add_text(ax, x0 + 0.1, y, w, size=NOTE + 1, family=MONO)
+        add_text(ax, x0 + 0.95, y, f"×{state.table[w]}", size=NOTE + 1)
+        art[f"seg[{w}]"] = add_text(ax, x0 + 1.55, y, "", size=NOTE + 1, family=MONO, weight="bold")
 
     # --- pair counts: one monospace line per row (pair, each word's share, total), one
     # filled box for the pair merged next and one outline around the pairs tied with it
     # (tied rows are adjacent, as rows are sorted by count, then pair): few artists, so a
     # slider step stays fast
     px = x0 + 3.15
-    _text(ax, px, ty, "pair", size=SMALL, style="italic")
-    _text(ax, px + 0.68, ty, "per word: " + " + ".join(words), size=SMALL, style="italic")
+    add_text(ax, px, ty, "pair", size=SMALL, style="italic")
+    add_text(ax, px + 0.68, ty, "per word: " + " + ".join(words), size=SMALL, style="italic")
     art["chosen.box"] = ax.add_patch(Rectangle((px - 0.08, 0), 3.75, ROW_H, facecolor=QUERY_FACE,
                                                edgecolor="none", zorder=1))
     art["tied.box"] = ax.add_patch(Rectangle((px - 0.08, 0), 3.75, ROW_H, facecolor="none",
                                              edgecolor=style.QUERY, linewidth=1.2, zorder=1))
     for r in range(PAIR_ROWS):
-        art[f"pair[{r}]"] = _text(ax, px, _row_y(ty, r), "", size=NOTE + 1, family=MONO)
-    art["tie"] = _text(ax, px, _row_y(ty, PAIR_ROWS) + 0.05, "", size=NOTE, color=style.INK)
+        art[f"pair[{r}]"] = add_text(ax, px, _row_y(ty, r), "", size=NOTE + 1, family=MONO)
+    art["tie"] = add_text(ax, px, _row_y(ty, PAIR_ROWS) + 0.05, "", size=NOTE, color=style.INK)
 
     # --- merge order of the whole run (static), with a pointer at the next merge
     my = ty + 0.34 * (len(words) + 1) + 0.12
-    _text(ax, x0 + 0.1, my, "merge order", size=SMALL, style="italic")
+    add_text(ax, x0 + 0.1, my, "merge order", size=SMALL, style="italic")
     for k, s in enumerate(state.learned):
-        art[f"merge[{k}]"] = _text(ax, x0 + 0.1, my + 0.27 * (k + 1),
-                                   f"{k + 1}.  {_pair(s.chosen)} → {''.join(s.chosen)}   ({s.count})",
-                                   size=NOTE + 0.5, family=MONO)
-    art["pointer"] = _text(ax, x0 + 2.1, my, "", size=SMALL, color=style.QUERY, weight="bold")
+        art[f"merge[{k}]"] = add_text(ax, x0 + 0.1, my + 0.27 * (k + 1),
+                                      f"{k + 1}.  {_pair(s.chosen)} → {''.join(s.chosen)}   ({s.count})",
+                                      size=NOTE + 0.5, family=MONO)
+    art["pointer"] = add_text(ax, x0 + 2.1, my, "", size=SMALL, color=style.QUERY, weight="bold")
     update_replay(art, state)
     return art
 
@@ -135,7 +135,7 @@ def _row_y(top: float, r: int) -> float:
 
 def update_replay(artists: dict, state: ReplayState) -> None:
     """Move the replay panel's artists to ``state`` (text, highlights, pointer)."""
-    state = _check_trace(state, ReplayState, "state")
+    state = check_trace(state, ReplayState, "state")
     if len(state.rows) > PAIR_ROWS:
         raise ValueError(f"state has {len(state.rows)} pairs; the panel draws at most {PAIR_ROWS}")
     n = len(state.learned)
@@ -195,21 +195,21 @@ def describe_replay(state: ReplayState) -> str:
 def draw_split_char(ax, trace: SplitCharTrace, *, at=(0.0, 0.0)) -> dict[str, Artist]:
     """Figure 1 (bottom): a character's UTF-8 bytes split over two tokens; each token
     decoded alone fails (strict) or gives U+FFFD (replace); joined they decode."""
-    ax = _check_ax(ax)
-    trace = _check_trace(trace, SplitCharTrace)
-    x0, y0 = _check_at(at)
+    ax = check_ax(ax)
+    trace = check_trace(trace, SplitCharTrace)
+    x0, y0 = check_at(at)
     art: dict[str, Artist] = {}
     cw, ch = 0.62, 0.44
     bx, by = x0 + 0.35, y0 + 0.75
-    art["char"] = _text(ax, bx + 1.5 * cw, y0 + 0.25, f"{trace.char} = UTF-8 {_hex(trace.code)}",
-                        ha="center", size=NOTE + 2)
+    art["char"] = add_text(ax, bx + 1.5 * cw, y0 + 0.25, f"{trace.char} = UTF-8 {_hex(trace.code)}",
+                           ha="center", size=NOTE + 2)
     k = 0
     for t, token in enumerate((trace.first, trace.second)):
         data = token.joined
         start = k
         for b in data:
-            art[f"byte[{k}]"] = _cell(ax, bx + k * cw, by, cw, ch, f"{b:02X}", face=QUERY_FACE,
-                                      edge=style.QUERY, size=NOTE + 2)[1]
+            art[f"byte[{k}]"] = add_cell(ax, bx + k * cw, by, cw, ch, f"{b:02X}", face=QUERY_FACE,
+                                         edge=style.QUERY, size=NOTE + 2)[1]
             art[f"byte[{k}]"].set_family(MONO)
             k += 1
         # a bracket under the bytes of this token
@@ -217,29 +217,29 @@ def draw_split_char(ax, trace: SplitCharTrace, *, at=(0.0, 0.0)) -> dict[str, Ar
         yb = by + ch + 0.1
         ax.plot([left, left, right, right], [yb - 0.04, yb + 0.04, yb + 0.04, yb - 0.04],
                 color=style.QUERY, lw=1.4)
-        art[f"token[{t}]"] = _text(ax, (left + right) / 2, yb + 0.2, f"token {t + 1}", ha="center",
-                                   size=NOTE, color=style.INK)
+        art[f"token[{t}]"] = add_text(ax, (left + right) / 2, yb + 0.2, f"token {t + 1}", ha="center",
+                                      size=NOTE, color=style.INK)
     rx = x0 + 2.6
     rows = [
         ("token 1 alone", trace.first),
         ("token 2 alone", trace.second),
         ("tokens 1 + 2", trace.joined),
     ]
-    _text(ax, rx + 1.65, y0 + 0.25, "strict", size=SMALL, style="italic")
-    _text(ax, rx + 3.65, y0 + 0.25, "replace", size=SMALL, style="italic")
+    add_text(ax, rx + 1.65, y0 + 0.25, "strict", size=SMALL, style="italic")
+    add_text(ax, rx + 3.65, y0 + 0.25, "replace", size=SMALL, style="italic")
     for r, (label, dec) in enumerate(rows):
         y = y0 + 0.6 + 0.42 * r
-        _text(ax, rx, y, f"{label}", size=NOTE)
-        _text(ax, rx + 0.95, y, _hex(dec.joined), size=NOTE, family=MONO)
+        add_text(ax, rx, y, f"{label}", size=NOTE)
+        add_text(ax, rx + 0.95, y, _hex(dec.joined), size=NOTE, family=MONO)
         ok = dec.strict is not None
-        art[f"strict[{r}]"] = _cell(ax, rx + 1.65, y - 0.16, 1.9, 0.32,
-                                    dec.strict if ok else f"error: {dec.reason}",
-                                    face=VALUE_FACE if ok else BLOCKED_FACE,
-                                    edge=style.VALUE if ok else style.BLOCKED,
-                                    size=NOTE + (2 if ok else -0.5))[1]
-        art[f"replace[{r}]"] = _cell(ax, rx + 3.65, y - 0.16, 0.55, 0.32, dec.replaced,
-                                     face=VALUE_FACE if ok else "white",
-                                     edge=style.VALUE if ok else style.NEUTRAL, size=NOTE + 2)[1]
+        art[f"strict[{r}]"] = add_cell(ax, rx + 1.65, y - 0.16, 1.9, 0.32,
+                                       dec.strict if ok else f"error: {dec.reason}",
+                                       face=VALUE_FACE if ok else BLOCKED_FACE,
+                                       edge=style.VALUE if ok else style.BLOCKED,
+                                       size=NOTE + (2 if ok else -0.5))[1]
+        art[f"replace[{r}]"] = add_cell(ax, rx + 3.65, y - 0.16, 0.55, 0.32, dec.replaced,
+                                        face=VALUE_FACE if ok else "white",
+                                        edge=style.VALUE if ok else style.NEUTRAL, size=NOTE + 2)[1]
     return art
 
 
@@ -264,15 +264,15 @@ def _draw_fig01_top(ax, state: ReplayState) -> dict[str, Artist]:
     y_enc = 3.2
     lower, lowest = state.encoded
     _, lowest_st = state.encoded_extra
-    art["encode.heading"] = _text(ax, 0.15, y_enc, f"encoding new words with the {len(state.learned)} merges:",
-                                  size=SMALL, style="italic")
-    art["encode.lower"] = _text(ax, 0.15, y_enc + 0.3, f"{lower.word} → {_symbols(lower.symbols)}",
-                                size=NOTE + 0.5, family=MONO)
-    art["encode.lowest"] = _text(
+    art["encode.heading"] = add_text(ax, 0.15, y_enc, f"encoding new words with the {len(state.learned)} merges:",
+                                     size=SMALL, style="italic")
+    art["encode.lower"] = add_text(ax, 0.15, y_enc + 0.3, f"{lower.word} → {_symbols(lower.symbols)}",
+                                   size=NOTE + 0.5, family=MONO)
+    art["encode.lowest"] = add_text(
         ax, 2.0, y_enc + 0.3,
         f"{lowest.word}: {' and '.join(lowest.missing)} are not base symbols → cannot be encoded",
         size=NOTE + 0.5, family=MONO)
-    art["encode.lowest_st"] = _text(
+    art["encode.lowest_st"] = add_text(
         ax, 2.0, y_enc + 0.58,
         f"{lowest_st.word}, with {' and '.join(lowest.missing)} as base symbols → {_symbols(lowest_st.symbols)}",
         size=NOTE + 0.5, family=MONO)
@@ -292,9 +292,9 @@ def fig01_top(step: int = 0) -> Drawn:
     merge-step slider. At step 0 its pixels are the top rows of figure 1."""
     state = lesson1.merge_replay(step)
     with style.book_style():
-        fig, ax = _canvas(style.WIDTH, FIG1_TOP)
+        fig, ax = new_canvas(style.WIDTH, FIG1_TOP)
         art = draw_replay(ax, state, at=FIG1_REPLAY_AT)
-    return Drawn(1, _title(1), fig, _fig01_top_alt(state) + ".", art, state)
+    return Drawn(1, figure_title(1), fig, _fig01_top_alt(state) + ".", art, state)
 
 
 #: Height of figure 1's panel (b) drawn on its own (chapter 2 shows only that panel).
@@ -315,10 +315,10 @@ def fig01_split() -> FigureDisplay:
     """
     split = lesson2.split_char(ex.FIG1_CHAR, ex.FIG1_SPLIT_AT)
     with style.book_style():
-        fig, ax = _canvas(style.WIDTH, FIG1_BOTTOM)
-        art = {"bottom.heading": _heading(ax, 0.15, 0.2, _fig01_bottom_heading(split))}
+        fig, ax = new_canvas(style.WIDTH, FIG1_BOTTOM)
+        art = {"bottom.heading": add_heading(ax, 0.15, 0.2, _fig01_bottom_heading(split))}
         art.update(draw_split_char(ax, split, at=(0.05, 0.4)))
-    drawn = Drawn(1, _title(1), fig, f"Panel (b) of figure 1: {_fig1_bottom_alt(split)}.", art, split)
+    drawn = Drawn(1, figure_title(1), fig, f"Panel (b) of figure 1: {_fig1_bottom_alt(split)}.", art, split)
     display = FigureDisplay(drawn, caption=f"Figure 1 (b) · the bytes of {split.char} split across two tokens",
                             label="fig01b")
     style.close(fig)
@@ -329,13 +329,13 @@ def fig01_split() -> FigureDisplay:
 def build_fig01() -> Drawn:
     state = lesson1.merge_replay(0)
     split = lesson2.split_char(ex.FIG1_CHAR, ex.FIG1_SPLIT_AT)
-    fig, ax = _canvas(style.WIDTH, 6.3)
+    fig, ax = new_canvas(style.WIDTH, 6.3)
     art = _draw_fig01_top(ax, state)
     ax.plot([0.1, style.WIDTH - 0.1], [4.05, 4.05], color=style.NEUTRAL, lw=0.6)
-    art["bottom.heading"] = _heading(ax, 0.15, 4.25, _fig01_bottom_heading(split))
+    art["bottom.heading"] = add_heading(ax, 0.15, 4.25, _fig01_bottom_heading(split))
     art.update(draw_split_char(ax, split, at=(0.05, 4.45)))
     alt = f"Top, {_fig01_top_alt(state)}. Bottom, {_fig1_bottom_alt(split)}."
-    return Drawn(1, _title(1), fig, alt, art, (state, split))
+    return Drawn(1, figure_title(1), fig, alt, art, (state, split))
 
 
 # =========================================================================== figure 2
@@ -343,41 +343,41 @@ def build_fig01() -> Drawn:
 
 def draw_id_rows(ax, trace: IdCollision, vocab_a, vocab_b, rows, *, at=(0.0, 0.0)) -> dict[str, Artist]:
     """Two vocabularies side by side, both pointing one ID at the same embedding row."""
-    ax = _check_ax(ax)
-    trace = _check_trace(trace, IdCollision)
-    x0, y0 = _check_at(at)
+    ax = check_ax(ax)
+    trace = check_trace(trace, IdCollision)
+    x0, y0 = check_at(at)
     art: dict[str, Artist] = {}
     ids = sorted(rows)
     cw, ch = 0.5, 0.32
     ex_, ey = x0 + 2.55, y0 + 0.55  # embedding block
     width = len(rows[ids[0]])
-    art["E.title"] = _text(ax, ex_ + width * cw / 2, y0 + 0.2, f"embedding E (rows {ids[0]}–{ids[-1]} shown)",
-                           ha="center", size=SMALL, style="italic")
+    art["E.title"] = add_text(ax, ex_ + width * cw / 2, y0 + 0.2, f"embedding E (rows {ids[0]}–{ids[-1]} shown)",
+                              ha="center", size=SMALL, style="italic")
     for r, i in enumerate(ids):
         y = ey + r * ch
         hit = i == trace.token_id
-        _text(ax, ex_ - 0.08, y + ch / 2, f"{i}", ha="right", size=SMALL)
+        add_text(ax, ex_ - 0.08, y + ch / 2, f"{i}", ha="right", size=SMALL)
         for f, v in enumerate(rows[i]):
-            art[f"E[{i},{f}]"] = _cell(ax, ex_ + f * cw, y, cw, ch, bpe_num(v),
-                                       face=VISIBLE_FACE if hit else "white",
-                                       edge=style.VISIBLE if hit else style.NEUTRAL, size=SMALL)[1]
+            art[f"E[{i},{f}]"] = add_cell(ax, ex_ + f * cw, y, cw, ch, bpe_num(v),
+                                          face=VISIBLE_FACE if hit else "white",
+                                          edge=style.VISIBLE if hit else style.NEUTRAL, size=SMALL)[1]
     for side, (name, vocab, x) in enumerate((("tokenizer A", vocab_a, x0 + 0.1),
                                              ("tokenizer B", vocab_b, x0 + 5.1))):
-        _text(ax, x + 0.55, y0 + 0.2, name, ha="center", size=SMALL, style="italic")
+        add_text(ax, x + 0.55, y0 + 0.2, name, ha="center", size=SMALL, style="italic")
         for r, i in enumerate(ids):
             y = ey + r * ch
             hit = i == trace.token_id
-            art[f"{'AB'[side]}[{i}]"] = _cell(ax, x, y, 1.1, ch, f"{i} → {vocab[i]}",
-                                              face=QUERY_FACE if hit else "white",
-                                              edge=style.QUERY if hit else style.NEUTRAL, size=SMALL)[1]
+            art[f"{'AB'[side]}[{i}]"] = add_cell(ax, x, y, 1.1, ch, f"{i} → {vocab[i]}",
+                                                 face=QUERY_FACE if hit else "white",
+                                                 edge=style.QUERY if hit else style.NEUTRAL, size=SMALL)[1]
     r17 = ids.index(trace.token_id)
     yy = ey + r17 * ch + ch / 2
-    art["arrow.A"] = _arrow(ax, (x0 + 1.22, yy), (ex_ - 0.3, yy), color=style.VISIBLE)
-    art["arrow.B"] = _arrow(ax, (x0 + 5.02, yy), (ex_ + width * cw + 0.05, yy), color=style.VISIBLE)
-    art["note"] = _text(ax, x0 + 3.55, ey + len(ids) * ch + 0.25,
-                        f"{trace.token_a} and {trace.token_b} both become ID {trace.token_id} and read the same row "
-                        f"[{', '.join(bpe_num(v) for v in trace.row)}]",
-                        ha="center", size=NOTE)
+    art["arrow.A"] = add_arrow(ax, (x0 + 1.22, yy), (ex_ - 0.3, yy), color=style.VISIBLE)
+    art["arrow.B"] = add_arrow(ax, (x0 + 5.02, yy), (ex_ + width * cw + 0.05, yy), color=style.VISIBLE)
+    art["note"] = add_text(ax, x0 + 3.55, ey + len(ids) * ch + 0.25,
+                           f"{trace.token_a} and {trace.token_b} both become ID {trace.token_id} and read the same row "
+                           f"[{', '.join(bpe_num(v) for v in trace.row)}]",
+                           ha="center", size=NOTE)
     return art
 
 
@@ -390,9 +390,9 @@ def bpe_num(v: float) -> str:
 
 def draw_vocab_growth(ax, trace: VocabGrowth, *, at=(0.0, 0.0), length: float = 4.6) -> dict[str, Artist]:
     """Two bars, rows of a [vocab, width] matrix before and after; the added part hatched."""
-    ax = _check_ax(ax)
-    trace = _check_trace(trace, VocabGrowth)
-    x0, y0 = _check_at(at)
+    ax = check_ax(ax)
+    trace = check_trace(trace, VocabGrowth)
+    x0, y0 = check_at(at)
     art: dict[str, Artist] = {}
     k = ex.KILO
     scale = length / trace.new
@@ -404,10 +404,10 @@ def draw_vocab_growth(ax, trace: VocabGrowth, *, at=(0.0, 0.0), length: float = 
         if rows > trace.old:
             ax.add_patch(Rectangle((x0 + 1.3 + trace.old * scale, y), (rows - trace.old) * scale, 0.24,
                                    facecolor="white", edgecolor=style.QUERY, hatch="///", lw=0.8))
-        art[f"bar[{r}]"] = _text(ax, x0 + 1.2, y + 0.12, label, ha="right", size=SMALL)
-    art["added"] = _text(ax, x0 + 1.3, y0 + 0.35 + 0.5,
-                         f"+{trace.added_rows // k}K rows × {trace.width} = {trace.added_per_matrix:,} "
-                         "parameters per matrix (1K = 1024)", size=NOTE)
+        art[f"bar[{r}]"] = add_text(ax, x0 + 1.2, y + 0.12, label, ha="right", size=SMALL)
+    art["added"] = add_text(ax, x0 + 1.3, y0 + 0.35 + 0.5,
+                            f"+{trace.added_rows // k}K rows × {trace.width} = {trace.added_per_matrix:,} "
+                            "parameters per matrix (1K = 1024)", size=NOTE)
     return art
 
 
@@ -419,12 +419,12 @@ def build_fig02() -> Drawn:
     body = tok.encode(" assistant")
     marker = tok.special_tokens["<|assistant|>"]
     typed = tok.encode("<|assistant|>", disallowed_special=())
-    fig, ax = _canvas(style.WIDTH, 5.6)
+    fig, ax = new_canvas(style.WIDTH, 5.6)
     art: dict[str, Artist] = {}
-    art["a.heading"] = _heading(ax, 0.15, 0.2, f"(a) ID {coll.token_id} in two vocabularies, one embedding")
+    art["a.heading"] = add_heading(ax, 0.15, 0.2, f"(a) ID {coll.token_id} in two vocabularies, one embedding")
     art.update(draw_id_rows(ax, coll, ex.FIG2_VOCAB_A, ex.FIG2_VOCAB_B, ex.FIG2_ROWS, at=(0.1, 0.35)))
 
-    art["b.heading"] = _heading(ax, 0.15, 2.85, "(b) Body text and role marker are different IDs")
+    art["b.heading"] = add_heading(ax, 0.15, 2.85, "(b) Body text and role marker are different IDs")
     lines = [
         (f'body word " assistant" → {", ".join(map(str, body))}  (ordinary text)', VALUE_FACE, style.VALUE),
         (f"role marker <|assistant|> → {marker}  (special token, inserted by the template)",
@@ -433,9 +433,9 @@ def build_fig02() -> Drawn:
          BLOCKED_FACE, style.BLOCKED),
     ]
     for r, (s, face, edge) in enumerate(lines):
-        art[f"b.line[{r}]"] = _cell(ax, 0.3, 3.1 + 0.36 * r, 6.4, 0.3, s, face=face, edge=edge, size=NOTE)[1]
+        art[f"b.line[{r}]"] = add_cell(ax, 0.3, 3.1 + 0.36 * r, 6.4, 0.3, s, face=face, edge=edge, size=NOTE)[1]
 
-    art["c.heading"] = _heading(ax, 0.15, 4.35, "(c) A bigger vocabulary adds rows to E and to the LM head")
+    art["c.heading"] = add_heading(ax, 0.15, 4.35, "(c) A bigger vocabulary adds rows to E and to the LM head")
     art.update(draw_vocab_growth(ax, growth, at=(0.1, 4.55)))
     k = ex.KILO
     alt = (f"Tokenizer A maps {coll.token_a} to ID {coll.token_id}, tokenizer B maps {coll.token_b} to ID "
@@ -445,4 +445,4 @@ def build_fig02() -> Drawn:
            f"spelling typed into a message becomes {len(typed)} ordinary IDs. Growing the vocabulary from "
            f"{growth.old // k}K to {growth.new // k}K at width {growth.width} adds {growth.added_rows // k}K × "
            f"{growth.width} = {growth.added_per_matrix:,} parameters per matrix (1K = 1024).")
-    return Drawn(2, _title(2), fig, alt, art, (coll, growth))
+    return Drawn(2, figure_title(2), fig, alt, art, (coll, growth))

@@ -26,7 +26,7 @@ from .. import fmt
 from ..decoder import LayerTrace
 from ..embedding import LogitPanels, LookupTrace, SamplingTrace, TiedGradient
 from . import Drawn, register, style
-from ._draw import (
+from .draw import (
     ACCENT_FACE,
     CACHE_FACE,
     LABEL_SIZE,
@@ -35,15 +35,15 @@ from ._draw import (
     SMALL_SIZE,
     VALUE_FACE,
     VISIBLE_FACE,
-    _arrow,
-    _canvas,
-    _cell,
-    _check_ax,
-    _check_trace,
-    _heading,
-    _outline,
-    _text,
-    _title,
+    add_arrow,
+    add_cell,
+    add_heading,
+    add_outline,
+    add_text,
+    check_ax,
+    check_trace,
+    figure_title,
+    new_canvas,
 )
 
 __all__ = [
@@ -109,8 +109,8 @@ def draw_lookup(ax, trace: LookupTrace) -> dict[str, Artist]:
     highlights of the followed cell; returns the artists, the moving ones under
     ``focus.*`` and ``s.same[b,t]``/``X.same[b,t]`` (dashed marks on the other
     positions that hold the followed ID)."""
-    ax = _check_ax(ax)
-    trace = _check_trace(trace, LookupTrace)
+    ax = check_ax(ax)
+    trace = check_trace(trace, LookupTrace)
     g = _F3
     art: dict[str, Artist] = {}
     s, e, x = trace.ids, trace.table, trace.x
@@ -120,43 +120,43 @@ def draw_lookup(ax, trace: LookupTrace) -> dict[str, Artist]:
     # --- s [B, T] --------------------------------------------------------------
     sx, sy = g["s_at"]
     sw, sh = g["s_cell"]
-    art["s.heading"] = _heading(ax, 0.1, 0.22, f"IDs s {_shape(s.shape)}")
-    _text(ax, 0.1, 0.5, "row = sequence b, column = position t", size=SMALL_SIZE, color="#333333")
+    art["s.heading"] = add_heading(ax, 0.1, 0.22, f"IDs s {_shape(s.shape)}")
+    add_text(ax, 0.1, 0.5, "row = sequence b, column = position t", size=SMALL_SIZE, color="#333333")
     for t in range(n_t):
-        _text(ax, sx + (t + 0.5) * sw, sy - 0.1, f"t={t}", ha="center", va="bottom", size=LABEL_SIZE)
+        add_text(ax, sx + (t + 0.5) * sw, sy - 0.1, f"t={t}", ha="center", va="bottom", size=LABEL_SIZE)
     for b in range(n_b):
-        _text(ax, sx - 0.08, sy + (b + 0.5) * sh, f"b={b}", ha="right", size=LABEL_SIZE)
+        add_text(ax, sx - 0.08, sy + (b + 0.5) * sh, f"b={b}", ha="right", size=LABEL_SIZE)
         for t in range(n_t):
-            _cell(ax, sx + t * sw, sy + b * sh, sw, sh, str(int(s[b, t])), size=11)
+            add_cell(ax, sx + t * sw, sy + b * sh, sw, sh, str(int(s[b, t])), size=11)
             # marks a position holding the followed ID (moved by update_lookup)
             same = Rectangle((sx + t * sw + 0.035, sy + b * sh + 0.035), sw - 0.07, sh - 0.07,
                              facecolor="none", edgecolor=style.QUERY, linewidth=1.3,
                              linestyle=(0, (3, 2)), zorder=6)
             ax.add_patch(same)
             art[f"s.same[{b},{t}]"] = same
-    _text(ax, 0.1, sy + n_b * sh + 0.32,
-          f"sequence 0 = \"{ex.TEXT}\", sequence 1 = \"{ex.SECOND_TEXT}\"\n"
-          f"(teaching IDs a=3, b=7, c=2)", size=SMALL_SIZE, linespacing=1.35)
+    add_text(ax, 0.1, sy + n_b * sh + 0.32,
+             f"sequence 0 = \"{ex.TEXT}\", sequence 1 = \"{ex.SECOND_TEXT}\"\n"
+             f"(teaching IDs a=3, b=7, c=2)", size=SMALL_SIZE, linespacing=1.35)
 
     # --- E [V, d] ----------------------------------------------------------------
     ex_, ey = g["e_at"]
     ew, eh = g["e_cell"]
     n_rows = ex.FIG3_ROWS_SHOWN
-    art["E.heading"] = _heading(ax, ex_ - 0.55, 0.22, f"Embedding E {_shape(e.shape)} (parameters)")
-    _text(ax, ex_ - 0.55, 0.5, "row = ID, column = feature f; one table for both sequences",
-          size=SMALL_SIZE, color="#333333")
+    art["E.heading"] = add_heading(ax, ex_ - 0.55, 0.22, f"Embedding E {_shape(e.shape)} (parameters)")
+    add_text(ax, ex_ - 0.55, 0.5, "row = ID, column = feature f; one table for both sequences",
+             size=SMALL_SIZE, color="#333333")
     for f in range(d):
-        _text(ax, ex_ + (f + 0.5) * ew, ey - 0.08, f"f={f}", ha="center", va="bottom", size=SMALL_SIZE)
+        add_text(ax, ex_ + (f + 0.5) * ew, ey - 0.08, f"f={f}", ha="center", va="bottom", size=SMALL_SIZE)
     rows = list(range(n_rows)) + [None, v - 1]
     for slot, row in enumerate(rows):
         y = ey + slot * eh
         if row is None:
-            _text(ax, ex_ - 0.1, y + eh / 2, "⋮", ha="right", size=LABEL_SIZE)
-            _text(ax, ex_ + d * ew / 2, y + eh / 2, "⋮", ha="center", size=LABEL_SIZE)
+            add_text(ax, ex_ - 0.1, y + eh / 2, "⋮", ha="right", size=LABEL_SIZE)
+            add_text(ax, ex_ + d * ew / 2, y + eh / 2, "⋮", ha="center", size=LABEL_SIZE)
             continue
-        _text(ax, ex_ - 0.1, y + eh / 2, str(row), ha="right", size=SMALL_SIZE)
+        add_text(ax, ex_ - 0.1, y + eh / 2, str(row), ha="right", size=SMALL_SIZE)
         for f in range(d):
-            _cell(ax, ex_ + f * ew, y, ew, eh, _e(e[row, f]), size=SMALL_SIZE, lw=0.5)
+            add_cell(ax, ex_ + f * ew, y, ew, eh, _e(e[row, f]), size=SMALL_SIZE, lw=0.5)
 
     # --- X [B, T, d], one grid per sequence -----------------------------------------
     xw, xh = g["x_cell"]
@@ -164,37 +164,37 @@ def draw_lookup(ax, trace: LookupTrace) -> dict[str, Artist]:
                                fontsize=11, weight="bold", va="center", linespacing=1.25)
     for b in range(n_b):
         gx, gy = g["x_at"][b]
-        _text(ax, gx + d * xw / 2, gy - 0.12, f"X[{b}]: sequence {b}, row = position t",
-              ha="center", va="bottom", size=SMALL_SIZE)
+        add_text(ax, gx + d * xw / 2, gy - 0.12, f"X[{b}]: sequence {b}, row = position t",
+                 ha="center", va="bottom", size=SMALL_SIZE)
         for t in range(n_t):
-            _text(ax, gx - 0.08, gy + (t + 0.5) * xh, f"t={t}", ha="right", size=SMALL_SIZE)
+            add_text(ax, gx - 0.08, gy + (t + 0.5) * xh, f"t={t}", ha="right", size=SMALL_SIZE)
             for f in range(d):
-                _cell(ax, gx + f * xw, gy + t * xh, xw, xh, _e(x[b, t, f]), size=SMALL_SIZE - 0.5, lw=0.5)
+                add_cell(ax, gx + f * xw, gy + t * xh, xw, xh, _e(x[b, t, f]), size=SMALL_SIZE - 0.5, lw=0.5)
             same = Rectangle((gx - 0.02, gy + t * xh + 0.02), d * xw + 0.04, xh - 0.04, facecolor="none",
                              edgecolor=style.QUERY, linewidth=1.3, linestyle=(0, (3, 2)), zorder=6)
             ax.add_patch(same)
             art[f"X.same[{b},{t}]"] = same
 
     # --- the followed cell -------------------------------------------------------------
-    art["focus.s"] = _outline(ax, 0, 0, sw, sh, lw=2.6, pad=0.02, zorder=7)
-    art["focus.E.row"] = _outline(ax, 0, 0, d * ew, eh, color=style.VISIBLE, lw=2.0, pad=0.015, zorder=7)
-    art["focus.E.cell"] = _outline(ax, 0, 0, ew, eh, lw=2.4, pad=0.0, zorder=8)
-    art["focus.X.row"] = _outline(ax, 0, 0, d * xw, xh, color=style.VISIBLE, lw=2.0, pad=0.015, zorder=7)
-    art["focus.X.cell"] = _outline(ax, 0, 0, xw, xh, lw=2.4, pad=0.0, zorder=8)
-    art["focus.arrow.read"] = _arrow(ax, (0, 0), (1, 1), color=style.VISIBLE, lw=1.8, mutation=14,
-                                     zorder=7, rad=-0.15)
-    art["focus.arrow.copy"] = _arrow(ax, (0, 0), (1, 1), color=style.VISIBLE, lw=1.8, mutation=14,
-                                     zorder=7, rad=0.0)
-    art["focus.caption"] = _text(ax, 0.1, g["caption_y"], "", size=NOTE_SIZE, zorder=7)
-    art["same.note"] = _text(ax, 0.1, g["same_y"], "dashed: every other position holding the same ID "
-                             "starts from the same row", size=NOTE_SIZE, color="#333333")
+    art["focus.s"] = add_outline(ax, 0, 0, sw, sh, lw=2.6, pad=0.02, zorder=7)
+    art["focus.E.row"] = add_outline(ax, 0, 0, d * ew, eh, color=style.VISIBLE, lw=2.0, pad=0.015, zorder=7)
+    art["focus.E.cell"] = add_outline(ax, 0, 0, ew, eh, lw=2.4, pad=0.0, zorder=8)
+    art["focus.X.row"] = add_outline(ax, 0, 0, d * xw, xh, color=style.VISIBLE, lw=2.0, pad=0.015, zorder=7)
+    art["focus.X.cell"] = add_outline(ax, 0, 0, xw, xh, lw=2.4, pad=0.0, zorder=8)
+    art["focus.arrow.read"] = add_arrow(ax, (0, 0), (1, 1), color=style.VISIBLE, lw=1.8, mutation=14,
+                                        zorder=7, rad=-0.15)
+    art["focus.arrow.copy"] = add_arrow(ax, (0, 0), (1, 1), color=style.VISIBLE, lw=1.8, mutation=14,
+                                        zorder=7, rad=0.0)
+    art["focus.caption"] = add_text(ax, 0.1, g["caption_y"], "", size=NOTE_SIZE, zorder=7)
+    art["same.note"] = add_text(ax, 0.1, g["same_y"], "dashed: every other position holding the same ID "
+                                "starts from the same row", size=NOTE_SIZE, color="#333333")
     update_lookup(art, trace)
     return art
 
 
 def update_lookup(art: dict, trace: LookupTrace) -> None:
     """Move figure 3's highlights to ``trace.cell`` (in place)."""
-    trace = _check_trace(trace, LookupTrace)
+    trace = check_trace(trace, LookupTrace)
     g = _F3
     b, t, f = trace.cell
     row = trace.row_id
@@ -231,7 +231,7 @@ def describe_lookup(trace: LookupTrace) -> str:
     >>> print(describe_lookup(em.lookup_trace((0, 2, 0))))
     s[0,2] = 3, so X[0,2,:] = E[3,:] = [0.2, −0.1, 0.4, 0, −0.1, 0.3, −0.3, −0.1] and X[0,2,0] = E[3,0] = 0.2. ID 3 also sits at positions (0, 0), (1, 2) of the batch: those positions start from the same row.
     """
-    trace = _check_trace(trace, LookupTrace)
+    trace = check_trace(trace, LookupTrace)
     b, t, f = trace.cell
     row = trace.row_id
     others = [f"({p}, {q})" for p, q in trace.same_id.tolist() if (p, q) != (b, t)]
@@ -246,7 +246,7 @@ def describe_lookup(trace: LookupTrace) -> str:
 @register(3, "From IDs to rows of the embedding")
 def build_fig03() -> Drawn:
     trace = em.lookup_trace(ex.FIG3_CELL)
-    fig, ax = _canvas(style.WIDTH, _F3["height"])
+    fig, ax = new_canvas(style.WIDTH, _F3["height"])
     art = draw_lookup(ax, trace)
     b, t, f = trace.cell
     alt = (
@@ -255,7 +255,7 @@ def build_fig03() -> Drawn:
         f"looked-up X {_shape(trace.x.shape)}. " + describe_lookup(trace)
         + " Both sequences read the same table."
     )
-    return Drawn(3, _title(3), fig, alt, art, trace)
+    return Drawn(3, figure_title(3), fig, alt, art, trace)
 
 
 # =========================================================================== fig 4
@@ -265,8 +265,8 @@ def draw_layer(ax, trace: LayerTrace) -> dict[str, Artist]:
     """One pre-norm decoder layer as a column of steps, each labelled with the shape of
     what it produces (from ``trace.shapes()``); the blue bypass keeps X for the first
     add, the orange bypass keeps Y for the second; RoPE turns Q and K, not U."""
-    ax = _check_ax(ax)
-    trace = _check_trace(trace, LayerTrace)
+    ax = check_ax(ax)
+    trace = check_trace(trace, LayerTrace)
     sh = trace.shapes()
     art: dict[str, Artist] = {}
     cx, bw, bh = 3.0, 2.7, 0.42  # centre of the main column, box width and height
@@ -275,7 +275,7 @@ def draw_layer(ax, trace: LayerTrace) -> dict[str, Artist]:
     tops: dict[str, float] = {}
 
     def down(y0, y1):
-        return _arrow(ax, (cx, y0), (cx, y1), lw=1.2, mutation=10)
+        return add_arrow(ax, (cx, y0), (cx, y1), lw=1.2, mutation=10)
 
     def column(y, rows):
         """Boxes top to bottom, an arrow into each but the first, the shape of each
@@ -285,8 +285,8 @@ def draw_layer(ax, trace: LayerTrace) -> dict[str, Artist]:
                 down(y, y + gap)
                 y += gap
             tops[name] = y
-            art[name] = _cell(ax, cx - bw / 2, y, bw, bh, text, face=face, edge=edge, size=NOTE_SIZE)[1]
-            art[f"shape.{name}"] = _text(ax, shape_x, y + bh / 2, f"{label} {_shape(sh[key])}", size=NOTE_SIZE)
+            art[name] = add_cell(ax, cx - bw / 2, y, bw, bh, text, face=face, edge=edge, size=NOTE_SIZE)[1]
+            art[f"shape.{name}"] = add_text(ax, shape_x, y + bh / 2, f"{label} {_shape(sh[key])}", size=NOTE_SIZE)
             y += bh
         return y
 
@@ -302,22 +302,22 @@ def draw_layer(ax, trace: LayerTrace) -> dict[str, Artist]:
     xs = [cx - bw / 2 + qw / 2 + k * (bw - qw) / 2 for k in range(3)]
     for xk, (name, label, face) in zip(xs, (("Q", "Q = ·W_Q", white), ("K", "K = ·W_K", white),
                                             ("U", "U = ·W_V", VALUE_FACE))):
-        art[f"proj.{name}"] = _cell(ax, xk - qw / 2, y_proj, qw, bh, label, face=face, size=SMALL_SIZE)[1]
-    art["shape.qkv"] = _text(ax, shape_x, y_proj + bh / 2, f"Q, K, U {_shape(sh['q'])}", size=NOTE_SIZE)
-    art["shape.qkv_axes"] = _text(ax, shape_x, y_proj + bh / 2 + 0.24, "= [B, H, T, d_h]", size=SMALL_SIZE,
-                                  color="#333333")
+        art[f"proj.{name}"] = add_cell(ax, xk - qw / 2, y_proj, qw, bh, label, face=face, size=SMALL_SIZE)[1]
+    art["shape.qkv"] = add_text(ax, shape_x, y_proj + bh / 2, f"Q, K, U {_shape(sh['q'])}", size=NOTE_SIZE)
+    art["shape.qkv_axes"] = add_text(ax, shape_x, y_proj + bh / 2 + 0.24, "= [B, H, T, d_h]", size=SMALL_SIZE,
+                                     color="#333333")
     y_rope = y_proj + bh + gap
-    art["rope"] = _cell(ax, cx - bw / 2, y_rope, (bw - qw) / 2 + qw, bh, "RoPE turns Q and K", face=ACCENT_FACE,
-                        edge=style.ACCENT, size=SMALL_SIZE)[1]
-    art["rope.not_U"] = _text(ax, xs[2] + 0.2, y_rope + bh / 2, "U: no\nrotation", ha="left", size=SMALL_SIZE,
-                              color=style.VALUE, linespacing=1.1)
-    art["shape.rope"] = _text(ax, shape_x, y_rope + bh / 2, f"rotated Q, K {_shape(sh['q_rot'])}", size=NOTE_SIZE)
+    art["rope"] = add_cell(ax, cx - bw / 2, y_rope, (bw - qw) / 2 + qw, bh, "RoPE turns Q and K", face=ACCENT_FACE,
+                           edge=style.ACCENT, size=SMALL_SIZE)[1]
+    art["rope.not_U"] = add_text(ax, xs[2] + 0.2, y_rope + bh / 2, "U: no\nrotation", ha="left", size=SMALL_SIZE,
+                                 color=style.VALUE, linespacing=1.1)
+    art["shape.rope"] = add_text(ax, shape_x, y_rope + bh / 2, f"rotated Q, K {_shape(sh['q_rot'])}", size=NOTE_SIZE)
     for xk in xs[:2]:  # Q and K go through RoPE; U goes straight to attention
-        _arrow(ax, (xk, y_proj + bh), (xk, y_rope), lw=1.2, mutation=10)
+        add_arrow(ax, (xk, y_proj + bh), (xk, y_rope), lw=1.2, mutation=10)
     y = y_rope + bh
     down(y, y + gap)
-    art["value.path"] = _arrow(ax, (xs[2], y_proj + bh), (xs[2] - 0.05, y + gap), color=style.VALUE, lw=1.4,
-                               mutation=10, rad=-0.25)
+    art["value.path"] = add_arrow(ax, (xs[2], y_proj + bh), (xs[2] - 0.05, y + gap), color=style.VALUE, lw=1.4,
+                                  mutation=10, rad=-0.25)
     column(y + gap, [
         ("attn", "causal softmax over sources, then · U", "weights", "weights", white, ink),
         ("merge", "concatenate heads, then · W_O", "attn_out", "attention update", white, ink),
@@ -328,8 +328,8 @@ def draw_layer(ax, trace: LayerTrace) -> dict[str, Artist]:
         ("Xp", "X′ = Y + FFN update", "out", "X′", QUERY_FACE, style.QUERY),
     ])
     art["shape.attn"].set_y(tops["attn"] + bh / 2 - 0.1)
-    art["shape.heads"] = _text(ax, shape_x, tops["attn"] + bh / 2 + 0.17,
-                               f"per-head output {_shape(sh['heads_out'])}", size=NOTE_SIZE)
+    art["shape.heads"] = add_text(ax, shape_x, tops["attn"] + bh / 2 + 0.17,
+                                  f"per-head output {_shape(sh['heads_out'])}", size=NOTE_SIZE)
     y_x, y_add1, y_y, y_add2 = tops["X"], tops["Y"], tops["Y"], tops["Xp"]
 
     # the two bypasses, left of the column
@@ -341,21 +341,21 @@ def draw_layer(ax, trace: LayerTrace) -> dict[str, Artist]:
         y_from, y_to = y0 + 0.7 * bh, y1 + 0.3 * bh
         pts = [(left, y_from), (xo, y_from), (xo, y_to)]
         art[name] = ax.plot(*zip(*pts), color=color, lw=2.2, solid_capstyle="butt", zorder=1)[0]
-        art[f"{name}.arrow"] = _arrow(ax, (xo, y_to), (left, y_to), color=color, lw=2.2, mutation=12)
-        art[f"{name}.label"] = _text(ax, xo - 0.08, (y0 + y1) / 2 + bh / 2, label, ha="right", size=SMALL_SIZE,
-                                     color=color, rotation=90, va="center")
-    art["note.attn"] = _text(ax, 0.1, y_add1 - 1.6, "attention:\nmixes\npositions", size=SMALL_SIZE,
-                             color="#333333", linespacing=1.2)
-    art["note.ffn"] = _text(ax, 0.1, y_add2 - 1.3, "FFN: each\nposition\non its own", size=SMALL_SIZE,
-                            color="#333333", linespacing=1.2)
-    art["shape.heading"] = _text(ax, shape_x, 0.18, "shape of the result", size=NOTE_SIZE, weight="bold")
+        art[f"{name}.arrow"] = add_arrow(ax, (xo, y_to), (left, y_to), color=color, lw=2.2, mutation=12)
+        art[f"{name}.label"] = add_text(ax, xo - 0.08, (y0 + y1) / 2 + bh / 2, label, ha="right", size=SMALL_SIZE,
+                                        color=color, rotation=90, va="center")
+    art["note.attn"] = add_text(ax, 0.1, y_add1 - 1.6, "attention:\nmixes\npositions", size=SMALL_SIZE,
+                                color="#333333", linespacing=1.2)
+    art["note.ffn"] = add_text(ax, 0.1, y_add2 - 1.3, "FFN: each\nposition\non its own", size=SMALL_SIZE,
+                               color="#333333", linespacing=1.2)
+    art["shape.heading"] = add_text(ax, shape_x, 0.18, "shape of the result", size=NOTE_SIZE, weight="bold")
     return art
 
 
 @register(4, "One pre-norm decoder layer")
 def build_fig04() -> Drawn:
     trace = em.layer_trace()
-    fig, ax = _canvas(style.WIDTH, 7.05)
+    fig, ax = new_canvas(style.WIDTH, 7.05)
     art = draw_layer(ax, trace)
     sh = trace.shapes()
     alt = (
@@ -366,7 +366,7 @@ def build_fig04() -> Drawn:
         f"W_down → X′ = Y + update {_shape(sh['out'])} (orange bypass keeps Y). X, Y and X′ all have "
         f"shape {_shape(sh['out'])}."
     )
-    return Drawn(4, _title(4), fig, alt, art, trace)
+    return Drawn(4, figure_title(4), fig, alt, art, trace)
 
 
 # =========================================================================== fig 5
@@ -374,8 +374,8 @@ def build_fig04() -> Drawn:
 
 def draw_probability_bars(ax, trace: SamplingTrace, *, title: str) -> dict[str, Artist]:
     """Two probability bars (IDs 0 and 1) with their values, the logits under the axis."""
-    ax = _check_ax(ax)
-    trace = _check_trace(trace, SamplingTrace)
+    ax = check_ax(ax)
+    trace = check_trace(trace, SamplingTrace)
     ids = np.arange(trace.probs.size)
     art: dict[str, Artist] = {}
     art["bars"] = ax.bar(ids, trace.probs, width=0.6, color=[style.VISIBLE, style.CACHE][: ids.size] * 1,
@@ -415,8 +415,8 @@ def _update_bars(art: dict, trace: SamplingTrace) -> None:
 
 def draw_sampling(ax, trace: SamplingTrace) -> dict[str, Artist]:
     """Counts of the seeded draws per ID, on a fixed 0 … n scale."""
-    ax = _check_ax(ax)
-    trace = _check_trace(trace, SamplingTrace)
+    ax = check_ax(ax)
+    trace = check_trace(trace, SamplingTrace)
     ids = np.arange(trace.probs.size)
     n = trace.draws.size
     art: dict[str, Artist] = {}
@@ -447,7 +447,7 @@ def _tau(trace: SamplingTrace) -> str:
 
 def update_sampling(art: dict, trace: SamplingTrace) -> None:
     """Move figure 5's bottom row (``sample.*``) to ``trace`` (a new temperature)."""
-    trace = _check_trace(trace, SamplingTrace)
+    trace = check_trace(trace, SamplingTrace)
     probs = {k[len("sample.probs."):]: v for k, v in art.items() if k.startswith("sample.probs.")}
     counts = {k[len("sample.counts."):]: v for k, v in art.items() if k.startswith("sample.counts.")}
     _update_bars(probs, trace)
@@ -465,7 +465,7 @@ def describe_sampling(trace: SamplingTrace) -> str:
     >>> print(describe_sampling(em.sampling_trace(ex.FIG5_GAP, 1.0)))
     At τ = 1 the logits [log 3, 0] give the probabilities [0.75, 0.25]; 1,000 seeded draws picked ID 0 752 times and ID 1 248 times. The drawn ID goes back into the lookup as the next input.
     """
-    trace = _check_trace(trace, SamplingTrace)
+    trace = check_trace(trace, SamplingTrace)
     counts = " and ".join(f"ID {i} {int(c)} times" for i, c in enumerate(trace.counts))
     return (
         f"At {_tau(trace)} the {_logit_text(trace.logits)} give the probabilities "
@@ -524,7 +524,7 @@ def build_fig05() -> Drawn:
         f"logits [log 3, 0] give {fmt.vec(panels.gap.probs, 2)}; adding {_n(panels.shift)} to both "
         f"logits gives {fmt.vec(panels.shifted.probs, 2)} again. Below: " + describe_sampling(sample)
     )
-    return Drawn(5, _title(5), fig, alt, art, panels)
+    return Drawn(5, figure_title(5), fig, alt, art, panels)
 
 
 # =========================================================================== fig 6
@@ -533,8 +533,8 @@ def build_fig05() -> Drawn:
 def draw_gradient_rows(ax, trace: TiedGradient, rows: int) -> dict[str, Artist]:
     """‖∂L/∂E[v]‖ for rows ``0 … rows−1``, input path beside output path, log scale;
     a row with exactly zero gradient on a path is marked 0 at the axis."""
-    ax = _check_ax(ax)
-    trace = _check_trace(trace, TiedGradient)
+    ax = check_ax(ax)
+    trace = check_trace(trace, TiedGradient)
     v = np.arange(rows)
     ni, no = trace.norms_input[:rows], trace.norms_output[:rows]
     floor = 10.0 ** np.floor(np.log10(no[no > 0].min() / 3))
@@ -591,4 +591,4 @@ def build_fig06() -> Drawn:
         f"{', '.join(map(str, ri))} ({ri.size} of {v:,}); the output classifier sends gradient to "
         f"{ro.size:,} of {v:,} rows, largest at the target rows {', '.join(map(str, sorted(set(y.tolist()))))}."
     )
-    return Drawn(6, _title(6), fig, alt, art, trace)
+    return Drawn(6, figure_title(6), fig, alt, art, trace)

@@ -20,17 +20,17 @@ from .. import examples as ex
 from .. import fmt
 from ..gqa import HeadSharing, KVCacheSize, head_sharing
 from . import Drawn, register, style
-from ._draw import (
+from .draw import (
     CACHE_FACE,
     NOTE_SIZE,
     QUERY_FACE,
     SMALL_SIZE,
-    _canvas,
-    _cell,
-    _check_ax,
-    _heading,
-    _text,
-    _title,
+    add_cell,
+    add_heading,
+    add_text,
+    check_ax,
+    figure_title,
+    new_canvas,
 )
 
 __all__ = [
@@ -94,31 +94,31 @@ def _slots(n: int) -> list[tuple[float, float]]:
 
 def draw_head_sharing(ax, trace: HeadSharing | Refused, *, pool: int = ex.GQA_MAX_HEADS) -> dict[str, Artist]:
     """Draw ``pool`` query boxes, K/V boxes and links, then place them for ``trace``."""
-    ax = _check_ax(ax)
+    ax = check_ax(ax)
     art: dict[str, Artist] = {}
-    art["label.q"] = _text(ax, X0 - 0.12, Y_Q + H_BOX / 2, "query heads\n(own Q, own weights)",
-                           ha="right", size=NOTE_SIZE, linespacing=1.3)
-    art["label.kv"] = _text(ax, X0 - 0.12, Y_KV + H_BOX / 2, "K/V heads\n(each cached once)",
-                            ha="right", size=NOTE_SIZE, linespacing=1.3)
+    art["label.q"] = add_text(ax, X0 - 0.12, Y_Q + H_BOX / 2, "query heads\n(own Q, own weights)",
+                              ha="right", size=NOTE_SIZE, linespacing=1.3)
+    art["label.kv"] = add_text(ax, X0 - 0.12, Y_KV + H_BOX / 2, "K/V heads\n(each cached once)",
+                               ha="right", size=NOTE_SIZE, linespacing=1.3)
     for h in range(pool):
-        art[f"q.box[{h}]"] = _cell(ax, X0, Y_Q, 0.3, H_BOX, "", face=QUERY_FACE, edge=style.QUERY, lw=1.2)[0]
+        art[f"q.box[{h}]"] = add_cell(ax, X0, Y_Q, 0.3, H_BOX, "", face=QUERY_FACE, edge=style.QUERY, lw=1.2)[0]
         art[f"link[{h}]"] = ax.plot([0, 0], [Y_Q + H_BOX, Y_KV], color=style.VALUE, lw=1.5, zorder=1)[0]
     for g in range(pool):
-        art[f"kv.box[{g}]"], art[f"kv.text[{g}]"] = _cell(ax, X0, Y_KV, 0.3, H_BOX, "", face=CACHE_FACE,
-                                                          edge=style.CACHE, lw=1.4, size=SMALL_SIZE + 1)
+        art[f"kv.box[{g}]"], art[f"kv.text[{g}]"] = add_cell(ax, X0, Y_KV, 0.3, H_BOX, "", face=CACHE_FACE,
+                                                             edge=style.CACHE, lw=1.4, size=SMALL_SIZE + 1)
     # one label for the whole row (a text per box would cost a slider step dearly)
-    art["q.range"] = _text(ax, (X0 + X1) / 2, Y_Q - 0.16, "", ha="center", size=NOTE_SIZE)
-    art["refusal"] = _text(ax, (X0 + X1) / 2, Y_KV + H_BOX / 2, "", ha="center", size=NOTE_SIZE,
-                           color=style.BLOCKED, wrap=False)
+    art["q.range"] = add_text(ax, (X0 + X1) / 2, Y_Q - 0.16, "", ha="center", size=NOTE_SIZE)
+    art["refusal"] = add_text(ax, (X0 + X1) / 2, Y_KV + H_BOX / 2, "", ha="center", size=NOTE_SIZE,
+                              color=style.BLOCKED, wrap=False)
     rows = ("shapes", "K/V cache with Hkv heads", "one K/V head per query head", "ratio (K/V body only)")
     for k, (name, label) in enumerate(zip(("shapes", "cache", "mha", "ratio"), rows)):
         y = 2.95 + 0.3 * k
         bold = "bold" if name == "ratio" else "normal"
-        art[f"{name}.label"] = _text(ax, 0.15, y, label, size=NOTE_SIZE + 0.5, weight=bold)
-        art[name] = _text(ax, VALUE_X, y, "", size=NOTE_SIZE + 0.5, weight=bold)
+        art[f"{name}.label"] = add_text(ax, 0.15, y, label, size=NOTE_SIZE + 0.5, weight=bold)
+        art[name] = add_text(ax, VALUE_X, y, "", size=NOTE_SIZE + 0.5, weight=bold)
     if isinstance(trace, HeadSharing):
         c = trace.cache
-        art["cache.note"] = _text(
+        art["cache.note"] = add_text(
             ax, 0.15, 2.95 + 0.3 * 4,
             f"counted for {fmt.num(c.layers)} layer, {fmt.num(c.requests)} request, S = {fmt.num(c.seq_len)} "
             f"cached positions, d_h = {fmt.num(c.head_dim)}; no allocator, workspace or latency",
@@ -227,16 +227,16 @@ def describe_head_sharing(trace: HeadSharing | Refused) -> str:
 @register(16, "Grouped-query attention: query heads share K/V heads")
 def build_fig16() -> Drawn:
     trace = head_sharing_or_refusal(ex.FIG16_N_Q_HEADS, ex.FIG16_N_KV_HEADS)
-    fig, ax = _canvas(style.WIDTH, 4.3)
+    fig, ax = new_canvas(style.WIDTH, 4.3)
     art: dict[str, Artist] = {}
-    art["heading"] = _heading(ax, 0.15, 0.25, "Each K/V head is stored once and read by a group of query heads")
+    art["heading"] = add_heading(ax, 0.15, 0.25, "Each K/V head is stored once and read by a group of query heads")
     art.update(draw_head_sharing(ax, trace))
-    art["note"] = _text(ax, 0.15, 2.58, "The two rows are two kinds of head and the map between them, "
-                        "not two time steps.", size=SMALL_SIZE + 0.5, color="#333333", style="italic")
+    art["note"] = add_text(ax, 0.15, 2.58, "The two rows are two kinds of head and the map between them, "
+                           "not two time steps.", size=SMALL_SIZE + 0.5, color="#333333", style="italic")
     reads = "; ".join(
         f"{_group_label(g, trace.readers(g), 2.0).split(' · read by ')[1]} read "
         f"{_group_label(g, trace.readers(g), 1.0)}" for g in range(trace.n_kv_heads))
     alt = (f"Two rows of boxes: {trace.n_q_heads} query heads above, {trace.n_kv_heads} K/V heads below, "
            f"each K/V head linked to the {trace.group_size} query heads that read it ({reads}). "
            + describe_head_sharing(trace))
-    return Drawn(16, _title(16), fig, alt, art, trace)
+    return Drawn(16, figure_title(16), fig, alt, art, trace)

@@ -22,22 +22,22 @@ from .. import examples as ex
 from .. import fmt, moe
 from ..fmt import subscript
 from . import FIGURES, Drawn, register, style
-from ._draw import (
+from .draw import (
     ACCENT_FACE,
     BLOCKED_FACE,
     QUERY_FACE,
     SUM_FACE,
     VALUE_FACE,
     VISIBLE_FACE,
-    _arrow,
-    _canvas,
-    _cell,
-    _check_at,
-    _check_ax,
-    _check_trace,
-    _heading,
-    _outline,
-    _text,
+    add_arrow,
+    add_cell,
+    add_heading,
+    add_outline,
+    add_text,
+    check_at,
+    check_ax,
+    check_trace,
+    new_canvas,
 )
 
 __all__ = [
@@ -162,9 +162,9 @@ def draw_dispatch(ax, trace: moe.MoETrace, *, at=(0.0, 0.0), d: int = 4) -> dict
     """One token ``x``, the router, the experts stacked by ID, the paths of the chosen
     experts (green) to the weighted sum and the output ``o`` of the same width ``d``.
     Unchosen experts are grey and no path passes through them."""
-    ax = _check_ax(ax)
-    trace = _check_trace(trace, moe.MoETrace)
-    x0, y0 = _check_at(at)
+    ax = check_ax(ax)
+    trace = check_trace(trace, moe.MoETrace)
+    x0, y0 = check_at(at)
     r = trace.route
     n = r.n_experts
     art: dict[str, Artist] = {}
@@ -175,53 +175,53 @@ def draw_dispatch(ax, trace: moe.MoETrace, *, at=(0.0, 0.0), d: int = 4) -> dict
 
     def vector(x, name, label, face, edge):
         for f in range(d):
-            _cell(ax, x, mid - d * cw / 2 + f * cw, cw, cw, face=face, edge=edge, lw=0.8)
-        art[name] = _text(ax, x + cw / 2, mid + d * cw / 2 + 0.2, label, ha="center", size=NOTE_SIZE,
-                          linespacing=1.25, va="top")
+            add_cell(ax, x, mid - d * cw / 2 + f * cw, cw, cw, face=face, edge=edge, lw=0.8)
+        art[name] = add_text(ax, x + cw / 2, mid + d * cw / 2 + 0.2, label, ha="center", size=NOTE_SIZE,
+                             linespacing=1.25, va="top")
 
     vector(x0 + 0.2, "x", f"x\n[d = {d}]", "white", style.INK)
     rx, rw, rh = x0 + 0.8, 1.3, 0.9
-    art["router"] = _cell(ax, rx, mid - rh / 2, rw, rh, "", face=SUM_FACE)[0]
-    art["router.label"] = _text(ax, rx + rw / 2, mid - 0.2, "router", ha="center", size=NOTE_SIZE + 1,
-                                weight="bold")
-    art["router.formula"] = _text(ax, rx + rw / 2, mid + 0.05, "a = x·Wᵣ", ha="center", size=NOTE_SIZE)
-    art["router.top"] = _text(ax, rx + rw / 2, mid + 0.28, f"top-{r.k} of {n}", ha="center",
-                              size=NOTE_SIZE)
-    _arrow(ax, (x0 + 0.2 + cw + 0.05, mid), (rx - 0.03, mid), lw=1.2, mutation=10)
-    art["scores"] = _text(ax, rx + rw / 2, mid + rh / 2 + 0.15, f"a = {_v(r.scores)}", ha="center",
-                          va="top", size=SMALL_SIZE + 0.5)
+    art["router"] = add_cell(ax, rx, mid - rh / 2, rw, rh, "", face=SUM_FACE)[0]
+    art["router.label"] = add_text(ax, rx + rw / 2, mid - 0.2, "router", ha="center", size=NOTE_SIZE + 1,
+                                   weight="bold")
+    art["router.formula"] = add_text(ax, rx + rw / 2, mid + 0.05, "a = x·Wᵣ", ha="center", size=NOTE_SIZE)
+    art["router.top"] = add_text(ax, rx + rw / 2, mid + 0.28, f"top-{r.k} of {n}", ha="center",
+                                 size=NOTE_SIZE)
+    add_arrow(ax, (x0 + 0.2 + cw + 0.05, mid), (rx - 0.03, mid), lw=1.2, mutation=10)
+    art["scores"] = add_text(ax, rx + rw / 2, mid + rh / 2 + 0.15, f"a = {_v(r.scores)}", ha="center",
+                             va="top", size=SMALL_SIZE + 0.5)
 
     ex_x, ew = x0 + 2.75, 1.45
     sx, sy = x0 + 5.45, mid
     for i in range(n):
         y = top + i * pitch
         on = bool(r.mask[i])
-        box = _cell(ax, ex_x, y, ew, eh, "", face=VALUE_FACE if on else LIGHT_FACE,
-                    edge=style.VALUE if on else style.NEUTRAL, lw=1.6 if on else 0.8,
-                    hatch=HATCHES[i % len(HATCHES)], hatchcolor="#FFFFFF" if on else "#DADADA")[0]
+        box = add_cell(ax, ex_x, y, ew, eh, "", face=VALUE_FACE if on else LIGHT_FACE,
+                       edge=style.VALUE if on else style.NEUTRAL, lw=1.6 if on else 0.8,
+                       hatch=HATCHES[i % len(HATCHES)], hatchcolor="#FFFFFF" if on else "#DADADA")[0]
         art[f"expert[{i}]"] = box
         label = f"expert {i}" + ("" if on else "  (stored, not run)")
-        art[f"expert[{i}].label"] = _text(
+        art[f"expert[{i}].label"] = add_text(
             ax, ex_x + 0.1, y + eh / 2, label, size=NOTE_SIZE, weight="bold" if on else "normal",
             color=style.INK if on else style.NEUTRAL,
             bbox=dict(boxstyle="square,pad=0.08", facecolor=VALUE_FACE if on else LIGHT_FACE, edgecolor="none"),
         )
         if on:
-            art[f"path.in[{i}]"] = _arrow(ax, (rx + rw + 0.03, mid), (ex_x - 0.03, y + eh / 2),
-                                          color=style.VALUE, lw=2.2, mutation=14)
-            art[f"path.out[{i}]"] = _arrow(ax, (ex_x + ew + 0.03, y + eh / 2), (sx - 0.22, sy),
-                                           color=style.VALUE, lw=2.2, mutation=14)
+            art[f"path.in[{i}]"] = add_arrow(ax, (rx + rw + 0.03, mid), (ex_x - 0.03, y + eh / 2),
+                                             color=style.VALUE, lw=2.2, mutation=14)
+            art[f"path.out[{i}]"] = add_arrow(ax, (ex_x + ew + 0.03, y + eh / 2), (sx - 0.22, sy),
+                                              color=style.VALUE, lw=2.2, mutation=14)
             # the gate sits on its path, a third of the way to the sum
             gx = ex_x + ew + 0.03 + (sx - 0.22 - ex_x - ew) * 0.4
             gy = y + eh / 2 + (sy - y - eh / 2) * 0.4
-            art[f"gate[{i}]"] = _text(ax, gx, gy, f"g{_sub(i)} = {_n(r.gates[i], 3)}", ha="center",
-                                      size=SMALL_SIZE + 0.5, color=style.VALUE, weight="bold", zorder=6,
-                                      bbox=dict(boxstyle="round,pad=0.15", facecolor="white",
-                                                edgecolor=style.VALUE, linewidth=0.8))
+            art[f"gate[{i}]"] = add_text(ax, gx, gy, f"g{_sub(i)} = {_n(r.gates[i], 3)}", ha="center",
+                                         size=SMALL_SIZE + 0.5, color=style.VALUE, weight="bold", zorder=6,
+                                         bbox=dict(boxstyle="round,pad=0.15", facecolor="white",
+                                                   edgecolor=style.VALUE, linewidth=0.8))
     art["sum"] = Circle((sx, sy), 0.2, facecolor=SUM_FACE, edgecolor=style.INK, linewidth=1.0, zorder=5)
     ax.add_patch(art["sum"])
-    art["sum.label"] = _text(ax, sx, sy, "Σ", ha="center", size=NOTE_SIZE + 3, zorder=6)
-    _arrow(ax, (sx + 0.22, sy), (x0 + 6.3, sy), lw=1.2, mutation=10)
+    art["sum.label"] = add_text(ax, sx, sy, "Σ", ha="center", size=NOTE_SIZE + 3, zorder=6)
+    add_arrow(ax, (sx + 0.22, sy), (x0 + 6.3, sy), lw=1.2, mutation=10)
     vector(x0 + 6.35, "o", f"o\n[d = {d}]\nsame width", QUERY_FACE, style.QUERY)
     return art
 
@@ -230,14 +230,14 @@ def draw_dispatch(ax, trace: moe.MoETrace, *, at=(0.0, 0.0), d: int = 4) -> dict
 def build_fig19() -> Drawn:
     trace = fig20_trace()
     r = trace.route
-    fig, ax = _canvas(style.WIDTH, 3.55)
+    fig, ax = new_canvas(style.WIDTH, 3.55)
     art: dict[str, Artist] = {}
-    art["heading"] = _heading(ax, 0.15, 0.2,
-                              f"{r.n_experts} experts are stored; this token runs the top {r.k}")
+    art["heading"] = add_heading(ax, 0.15, 0.2,
+                                 f"{r.n_experts} experts are stored; this token runs the top {r.k}")
     art.update(draw_dispatch(ax, trace, at=(0.1, 0.42)))
-    art["note"] = _text(ax, 0.15, 3.3,
-                        "Patterns tell subnetworks apart; they are not proven specialties "
-                        "(no \"code expert\" without evidence).", size=SMALL_SIZE + 0.5, color="#333333")
+    art["note"] = add_text(ax, 0.15, 3.3,
+                           "Patterns tell subnetworks apart; they are not proven specialties "
+                           "(no \"code expert\" without evidence).", size=SMALL_SIZE + 0.5, color="#333333")
     chosen = ", ".join(str(int(i)) for i in r.chosen)
     gates = ", ".join(f"g{_sub(i)} = {_n(r.gates[i], 3)}" for i in r.chosen)
     alt = (
@@ -276,38 +276,38 @@ def draw_routing_table(ax, trace: moe.MoETrace, *, at=(0.0, 0.0), digits: int = 
     the trace's experts are hidden), rows for scores, the chosen set, exp, the in-set
     gates (with full precision), the full-softmax alternative, the outputs of the
     chosen experts and their weighted contributions, then the combined output."""
-    ax = _check_ax(ax)
-    trace = _check_trace(trace, moe.MoETrace)
-    x0, y0 = _check_at(at)
+    ax = check_ax(ax)
+    trace = check_trace(trace, moe.MoETrace)
+    x0, y0 = check_at(at)
     if trace.route.n_experts > columns:
         raise ValueError(f"trace has {trace.route.n_experts} experts, more than columns={columns}")
     g = _table_geometry((x0, y0))
     art: dict[str, Artist] = {}
-    art["head.label"] = _text(ax, g["label_x"], g["y"] - 0.18, "expert ID", ha="right",
-                              size=NOTE_SIZE, style="italic")
+    art["head.label"] = add_text(ax, g["label_x"], g["y"] - 0.18, "expert ID", ha="right",
+                                 size=NOTE_SIZE, style="italic")
     for j in range(columns):
-        art[f"head[{j}]"] = _text(ax, g["cx"] + j * g["pitch"] + g["col"] / 2, g["y"] - 0.18, str(j),
-                                  ha="center", size=NOTE_SIZE + 0.5, weight="bold")
+        art[f"head[{j}]"] = add_text(ax, g["cx"] + j * g["pitch"] + g["col"] / 2, g["y"] - 0.18, str(j),
+                                     ha="center", size=NOTE_SIZE + 0.5, weight="bold")
     for r_, (key, label) in enumerate(_ROWS):
         y = g["y"] + r_ * (g["row"] + g["gap"])
-        art[f"{key}.label"] = _text(ax, g["label_x"], y + g["row"] / 2, label, ha="right", size=NOTE_SIZE)
+        art[f"{key}.label"] = add_text(ax, g["label_x"], y + g["row"] / 2, label, ha="right", size=NOTE_SIZE)
         for j in range(columns):
-            rect, txt = _cell(ax, g["cx"] + j * g["pitch"], y, g["col"], g["row"], "",
-                              size={"out": SMALL_SIZE + 0.5, "contrib": SMALL_SIZE - 1}.get(key, CELL_SIZE))
+            rect, txt = add_cell(ax, g["cx"] + j * g["pitch"], y, g["col"], g["row"], "",
+                                 size={"out": SMALL_SIZE + 0.5, "contrib": SMALL_SIZE - 1}.get(key, CELL_SIZE))
             art[f"{key}.cell[{j}]"] = rect
             art[f"{key}[{j}]"] = txt
             if key == "gate":
                 txt.set_y(y + g["row"] / 2 - 0.07)
-                art[f"gate.full[{j}]"] = _text(ax, g["cx"] + j * g["pitch"] + g["col"] / 2, y + g["row"] / 2 + 0.12,
-                                               "", ha="center", size=SMALL_SIZE - 1, color="#333333")
+                art[f"gate.full[{j}]"] = add_text(ax, g["cx"] + j * g["pitch"] + g["col"] / 2, y + g["row"] / 2 + 0.12,
+                                                  "", ha="center", size=SMALL_SIZE - 1, color="#333333")
     y_out = g["y"] + len(_ROWS) * (g["row"] + g["gap"]) + 0.12
-    art["out.sum"] = _text(ax, x0 + 0.15, y_out + 0.14, "", size=NOTE_SIZE + 1, weight="bold")
-    art["out.full"] = _text(ax, x0 + 0.15, y_out + 0.46, "", size=NOTE_SIZE)
-    art["out.note"] = _text(ax, x0 + 0.15, y_out + 0.76, "", size=SMALL_SIZE + 0.5, color="#333333")
+    art["out.sum"] = add_text(ax, x0 + 0.15, y_out + 0.14, "", size=NOTE_SIZE + 1, weight="bold")
+    art["out.full"] = add_text(ax, x0 + 0.15, y_out + 0.46, "", size=NOTE_SIZE)
+    art["out.note"] = add_text(ax, x0 + 0.15, y_out + 0.76, "", size=SMALL_SIZE + 0.5, color="#333333")
     # what does not depend on the routing is drawn once (a widget step redraws less text)
-    art["out.static"] = _text(ax, x0 + 0.15, y_out + 1.0,
-                              "Rounding order, not another algorithm. Columns are expert IDs; "
-                              "the entries of o are features.", size=SMALL_SIZE + 0.5, color="#333333")
+    art["out.static"] = add_text(ax, x0 + 0.15, y_out + 1.0,
+                                 "Rounding order, not another algorithm. Columns are expert IDs; "
+                                 "the entries of o are features.", size=SMALL_SIZE + 0.5, color="#333333")
     update_routing_table(art, trace, digits=digits)
     return art
 
@@ -315,7 +315,7 @@ def draw_routing_table(ax, trace: moe.MoETrace, *, at=(0.0, 0.0), digits: int = 
 def update_routing_table(artists: dict, trace: moe.MoETrace, *, digits: int = ex.FIG20_DIGITS) -> None:
     """Move :func:`draw_routing_table`'s artists to ``trace`` in place (gates shown to
     ``digits`` places and to ``digits + 3`` at full precision)."""
-    trace = _check_trace(trace, moe.MoETrace)
+    trace = check_trace(trace, moe.MoETrace)
     r = trace.route
     n = r.n_experts
     columns = sum(1 for key in artists if key.startswith("head["))
@@ -369,7 +369,7 @@ def describe_routing(trace: moe.MoETrace, digits: int = ex.FIG20_DIGITS) -> str:
     >>> print(describe_routing(fig20_trace()))
     4 experts, k = 2: scores [2, 1, 0, −1] choose S = {0, 1}. In-set gates [0.731, 0.269, 0, 0] (full precision [0.731059, 0.268941]); full-softmax probabilities [0.644, 0.237, 0.087, 0.032]. Outputs F₀ = [1, 3], F₁ = [5, 1] combine to o = [2.076, 2.462] from the rounded gates, ≈ [2.075766, 2.462117] at full precision.
     """
-    trace = _check_trace(trace, moe.MoETrace)
+    trace = check_trace(trace, moe.MoETrace)
     r = trace.route
     outs = ", ".join(f"F{_sub(i)} = {_v(f)}" for i, f in zip(r.chosen, trace.expert_outputs))
     return (
@@ -384,11 +384,11 @@ def describe_routing(trace: moe.MoETrace, digits: int = ex.FIG20_DIGITS) -> str:
 @register(20, "Top-2 routing: choose, renormalise inside the set, combine")
 def build_fig20() -> Drawn:
     trace = fig20_trace()
-    fig, ax = _canvas(style.WIDTH, 5.85)
+    fig, ax = new_canvas(style.WIDTH, 5.85)
     art: dict[str, Artist] = {}
-    art["heading"] = _heading(ax, 0.15, 0.2, _fig20_heading(trace))
-    art["heading.rest"] = _heading(ax, FIG20_HEADING_SPLIT, 0.2,
-                                   "gates renormalised inside S, unchosen gates exactly 0")
+    art["heading"] = add_heading(ax, 0.15, 0.2, _fig20_heading(trace))
+    art["heading.rest"] = add_heading(ax, FIG20_HEADING_SPLIT, 0.2,
+                                      "gates renormalised inside S, unchosen gates exactly 0")
     art.update(draw_routing_table(ax, trace, at=(0.0, 0.45)))
     alt = "A table with one column per expert ID. " + describe_routing(trace)
     return Drawn(20, _title(20), fig, alt, art, trace)
@@ -419,8 +419,8 @@ def draw_boundary(fig, trace: moe.Boundary, curves: moe.Top1Curves) -> dict[str,
     each expert runs, (b) the chosen expert's gate, in-set (constantly 1) and
     full-softmax, and a ledger of the choice, the gates and the router gradients at the
     trace's δ."""
-    trace = _check_trace(trace, moe.Boundary)
-    curves = _check_trace(curves, moe.Top1Curves, "curves")
+    trace = check_trace(trace, moe.Boundary)
+    curves = check_trace(curves, moe.Top1Curves, "curves")
     lo, hi = float(curves.delta[0]), float(curves.delta[-1])
     ax_a = fig.add_axes((0.09, 0.55, 0.5, 0.36))
     ax_g = fig.add_axes((0.09, 0.13, 0.5, 0.36), sharex=ax_a)
@@ -489,7 +489,7 @@ def draw_boundary(fig, trace: moe.Boundary, curves: moe.Top1Curves) -> dict[str,
 
 def update_boundary(artists: dict, trace: moe.Boundary) -> None:
     """Move figure 21's δ-dependent artists to ``trace`` in place."""
-    trace = _check_trace(trace, moe.Boundary)
+    trace = check_trace(trace, moe.Boundary)
     c = trace.chosen
     dlt = trace.delta
     for key in ("now.a", "now.g"):
@@ -532,7 +532,7 @@ def describe_boundary(trace: moe.Boundary) -> str:
     >>> print(describe_boundary(fig21_trace()))
     δ = 0.5: scores a = [0.5, −0.5], expert 0 runs. In-set gate 1, router gradient [0, 0] (finite differences [0, 0]); full-softmax gate 0.731, router gradient [0.144, −0.144] (finite differences [0.144, −0.144]).
     """
-    trace = _check_trace(trace, moe.Boundary)
+    trace = check_trace(trace, moe.Boundary)
     tie = " (a tie, settled by the lower ID)" if trace.scores[0] == trace.scores[1] else ""
     if trace.in_set.set_fixed and trace.full.set_fixed:
         fd_in = f" (finite differences {_v(trace.in_set.fd_grad, 3)})"
@@ -585,41 +585,41 @@ def draw_batch(ax, trace: moe.BatchRoute, *, at=(0.0, 0.0)) -> dict[str, Artist]
     """Figure 22's routing record: one row per token (column = expert ID; a green cell
     = the token runs that expert, with its gate g; the score a is in every cell), then the
     batch's use of each expert, the load, and what the capacity limit keeps."""
-    ax = _check_ax(ax)
-    trace = _check_trace(trace, moe.BatchRoute)
+    ax = check_ax(ax)
+    trace = check_trace(trace, moe.BatchRoute)
     if trace.route.scores.shape[0] != 2:
         raise ValueError(f"trace must route two tokens, got {trace.route.scores.shape[0]}")
-    x0, y0 = _check_at(at)
+    x0, y0 = check_at(at)
     g = _batch_geometry((x0, y0))
     n_e = trace.route.n_experts
     art: dict[str, Artist] = {}
-    art["head.label"] = _text(ax, g["label_x"], g["y"] - 0.18, "expert ID", ha="right", size=NOTE_SIZE,
-                              style="italic")
+    art["head.label"] = add_text(ax, g["label_x"], g["y"] - 0.18, "expert ID", ha="right", size=NOTE_SIZE,
+                                 style="italic")
     for j in range(n_e):
-        art[f"head[{j}]"] = _text(ax, g["cx"] + j * g["pitch"] + g["col"] / 2, g["y"] - 0.18, str(j),
-                                  ha="center", size=NOTE_SIZE + 0.5, weight="bold")
+        art[f"head[{j}]"] = add_text(ax, g["cx"] + j * g["pitch"] + g["col"] / 2, g["y"] - 0.18, str(j),
+                                     ha="center", size=NOTE_SIZE + 0.5, weight="bold")
     labels = {"token[0]": "token 0", "token[1]": "token 1", "used": "batch uses?",
               "load": "load (tokens)", "kept": f"kept, capacity {trace.capacity}"}
     side_x = g["cx"] + (n_e - 1) * g["pitch"] + g["col"] + 0.15
     for r_, key in enumerate(_BATCH_ROWS):
         y = g["y"] + r_ * (g["row"] + g["gap"]) + (0.18 if r_ >= 2 else 0.0)
-        art[f"{key}.label"] = _text(ax, g["label_x"], y + g["row"] / 2, labels[key], ha="right", size=NOTE_SIZE)
+        art[f"{key}.label"] = add_text(ax, g["label_x"], y + g["row"] / 2, labels[key], ha="right", size=NOTE_SIZE)
         for j in range(n_e):
-            rect, txt = _cell(ax, g["cx"] + j * g["pitch"], y, g["col"], g["row"], "", size=CELL_SIZE - 0.5,
-                              dy=-0.07 if key.startswith("token") else 0.0)
+            rect, txt = add_cell(ax, g["cx"] + j * g["pitch"], y, g["col"], g["row"], "", size=CELL_SIZE - 0.5,
+                                 dy=-0.07 if key.startswith("token") else 0.0)
             art[f"{key}.cell[{j}]"] = rect
             art[f"{key}[{j}]"] = txt
             if key.startswith("token"):
-                art[f"{key}.score[{j}]"] = _text(ax, g["cx"] + j * g["pitch"] + g["col"] / 2, y + g["row"] / 2 + 0.13,
-                                                 "", ha="center", size=SMALL_SIZE - 0.5, color="#333333")
-        art[f"{key}.side"] = _text(ax, side_x, y + g["row"] / 2, "", size=NOTE_SIZE, linespacing=1.15)
+                art[f"{key}.score[{j}]"] = add_text(ax, g["cx"] + j * g["pitch"] + g["col"] / 2, y + g["row"] / 2 + 0.13,
+                                                    "", ha="center", size=SMALL_SIZE - 0.5, color="#333333")
+        art[f"{key}.side"] = add_text(ax, side_x, y + g["row"] / 2, "", size=NOTE_SIZE, linespacing=1.15)
     update_batch(art, trace)
     return art
 
 
 def update_batch(artists: dict, trace: moe.BatchRoute) -> None:
     """Move :func:`draw_batch`'s artists to ``trace`` in place."""
-    trace = _check_trace(trace, moe.BatchRoute)
+    trace = check_trace(trace, moe.BatchRoute)
     r = trace.route
     n_e = r.n_experts
     for n in range(2):
@@ -656,7 +656,7 @@ def describe_batch(trace: moe.BatchRoute) -> str:
     >>> print(describe_batch(fig22_trace()))
     Token 0 (scores [2, 1, 0, −1]) runs experts {0, 1}; token 1 (scores [−1, 0, 1, 2]) runs experts {2, 3}. Each runs k = 2, and the batch uses 4 experts: {0, 1, 2, 3}. Load per expert [1, 1, 1, 1]; with a capacity of 1 token per expert nothing is dropped.
     """
-    trace = _check_trace(trace, moe.BatchRoute)
+    trace = check_trace(trace, moe.BatchRoute)
     r = trace.route
     tokens = "; ".join(f"token {n} (scores {_v(r.scores[n])}) runs experts {_ids(r.chosen[n])}"
                        for n in range(r.scores.shape[0]))
@@ -686,27 +686,27 @@ def update_fig22(artists: dict, trace: moe.BatchRoute) -> None:
 def build_fig22() -> Drawn:
     trace = fig22_trace()
     cap = _expert_parameters()
-    fig, ax = _canvas(style.WIDTH, 5.0)
+    fig, ax = new_canvas(style.WIDTH, 5.0)
     art: dict[str, Artist] = {}
-    art["heading"] = _heading(ax, 0.15, 0.2, _fig22_heading(trace))
+    art["heading"] = add_heading(ax, 0.15, 0.2, _fig22_heading(trace))
     art.update(draw_batch(ax, trace, at=(0.0, 0.45)))
     y = 4.0
     box_h = 0.85
-    art["params.box"] = _cell(ax, 0.15, y, style.WIDTH - 0.3, box_h, "", face=SUM_FACE, edge=style.NEUTRAL)[0]
-    art["params.head"] = _text(ax, 0.3, y + 0.18, "Stored and active parameters (a separate setting): "
-                               "element counts, not latency", size=NOTE_SIZE, weight="bold")
+    art["params.box"] = add_cell(ax, 0.15, y, style.WIDTH - 0.3, box_h, "", face=SUM_FACE, edge=style.NEUTRAL)[0]
+    art["params.head"] = add_text(ax, 0.3, y + 0.18, "Stored and active parameters (a separate setting): "
+                                  "element counts, not latency", size=NOTE_SIZE, weight="bold")
     p = moe.count_text(cap.params_per_expert)
-    art["params.stored"] = _text(
+    art["params.stored"] = add_text(
         ax, 0.3, y + 0.45,
         f"stored: {cap.n_experts} experts × {p} = {moe.count_text(cap.stored)}     "
         f"run per token: {cap.k} × {p} = {moe.count_text(cap.active)}", size=NOTE_SIZE + 0.5)
-    art["params.shared"] = _text(ax, 0.3, y + 0.69, "plus shared parts stored once and run by every token: "
+    art["params.shared"] = add_text(ax, 0.3, y + 0.69, "plus shared parts stored once and run by every token: "
                                    "attention, embeddings, router", size=SMALL_SIZE + 0.5, color="#333333")
     used = art["used.cell[0]"]
     n_e = trace.route.n_experts
     last = art[f"used.cell[{n_e - 1}]"]
-    art["outline.used"] = _outline(ax, used.get_x(), used.get_y(), last.get_x() + last.get_width() - used.get_x(),
-                                   used.get_height(), color=style.QUERY, lw=1.8)
+    art["outline.used"] = add_outline(ax, used.get_x(), used.get_y(), last.get_x() + last.get_width() - used.get_x(),
+                                      used.get_height(), color=style.QUERY, lw=1.8)
     alt = (
         "A routing record with one row per token and one column per expert ID; a cell says whether "
         "the token runs that expert. " + describe_batch(trace)

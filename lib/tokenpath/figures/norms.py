@@ -24,17 +24,17 @@ from .. import examples as ex
 from .. import fmt
 from ..norms import GateTrace, NormComparison, ResidualTrace, compare_norms, gate_trace, residual_trace, silu
 from . import Drawn, register, style
-from ._draw import (
+from .draw import (
     NOTE_SIZE,
     SMALL_SIZE,
     VALUE_FACE,
     VISIBLE_FACE,
-    _arrow,
-    _canvas,
-    _cell,
-    _heading,
-    _text,
-    _title,
+    add_arrow,
+    add_cell,
+    add_heading,
+    add_text,
+    figure_title,
+    new_canvas,
 )
 
 __all__ = [
@@ -116,15 +116,15 @@ def draw_norms(fig, canvas, trace: NormComparison, *, at=(0.0, 0.0)) -> dict[str
     # a key instead of labels that chase the arrows (a slider step redraws less)
     for k, (name, text, colour) in enumerate((("x", "x", style.INK), ("rms", "RMSNorm(x)", style.QUERY),
                                               ("ln", "LayerNorm(x)", style.ACCENT))):
-        art[f"key.{name}"] = _text(canvas, x0 + 0.15, y0 + 0.3 + 0.24 * k, "→ " + text, size=SMALL_SIZE,
-                                   color=colour, weight="bold")
-    art["note"] = _text(canvas, x0 + 0.15, y0 + 1.12, "γ = [1, 1]\nε ignored", size=SMALL_SIZE,
-                        color="#333333", va="top", linespacing=1.4)
+        art[f"key.{name}"] = add_text(canvas, x0 + 0.15, y0 + 0.3 + 0.24 * k, "→ " + text, size=SMALL_SIZE,
+                                      color=colour, weight="bold")
+    art["note"] = add_text(canvas, x0 + 0.15, y0 + 1.12, "γ = [1, 1]\nε ignored", size=SMALL_SIZE,
+                           color="#333333", va="top", linespacing=1.4)
     ly = y0 + PLOT_H + 0.45
     for k, (colour, weight, text) in enumerate(_NORM_LEDGER):
         size = LEDGER_SIZE - (0.5 if text else 0.0)
-        art[f"ledger[{k}]"] = _text(canvas, x0 + 0.15, ly + LEDGER_STEP * k, text, size=size,
-                                    color=colour, weight=weight)
+        art[f"ledger[{k}]"] = add_text(canvas, x0 + 0.15, ly + LEDGER_STEP * k, text, size=size,
+                                       color=colour, weight=weight)
     update_norms(art, trace)
     return art
 
@@ -214,10 +214,10 @@ def draw_gate(fig, canvas, trace: GateTrace, *, at=(0.0, 0.0)) -> dict[str, Arti
     static = {2: f"content c = x·W_up = {_n(float(trace.content))}",
               4: "    a scale, not an on/off switch; negatives damped"}
     for k in range(5):
-        art[f"ledger[{k}]"] = _text(canvas, x0 + 0.15, ly + LEDGER_STEP * k, static.get(k, ""),
-                                    size=LEDGER_SIZE - (0.5 if k == 4 else 0.0),
-                                    weight="bold" if k == 3 else "normal",
-                                    color=style.QUERY if k == 3 else style.INK)
+        art[f"ledger[{k}]"] = add_text(canvas, x0 + 0.15, ly + LEDGER_STEP * k, static.get(k, ""),
+                                       size=LEDGER_SIZE - (0.5 if k == 4 else 0.0),
+                                       weight="bold" if k == 3 else "normal",
+                                       color=style.QUERY if k == 3 else style.INK)
     update_gate(art, trace)
     return art
 
@@ -252,17 +252,17 @@ def describe_gate(trace: GateTrace) -> str:
 def build_fig17() -> Drawn:
     norms_trace = compare_norms(ex.FIG17_X, eps=ex.FIG17_EPS)
     gate = gate_trace(ex.FIG17_GATE_PRE, ex.FIG17_CONTENT)
-    fig, canvas = _canvas(WIDTH, HEIGHT)
+    fig, canvas = new_canvas(WIDTH, HEIGHT)
     art: dict[str, Artist] = {}
-    art["a.heading"] = _heading(canvas, 0.15, 0.22, "(a) RMSNorm over one position's features", size=10)
-    art["b.heading"] = _heading(canvas, 3.68, 0.22, "(b) a SwiGLU gate, on its own", size=10)
+    art["a.heading"] = add_heading(canvas, 0.15, 0.22, "(a) RMSNorm over one position's features", size=10)
+    art["b.heading"] = add_heading(canvas, 3.68, 0.22, "(b) a SwiGLU gate, on its own", size=10)
     for k, v in draw_norms(fig, canvas, norms_trace, at=(0.0, 0.42)).items():
         art[f"a.{k}"] = v
     for k, v in draw_gate(fig, canvas, gate, at=(3.6, 0.42)).items():
         art[f"b.{k}"] = v
     alt = ("Panel (a): " + describe_norms(norms_trace) + " The RMSNorm output lies on the dashed circle "
            "of root-mean-square 1, along x. Panel (b), an independent example: " + describe_gate(gate))
-    return Drawn(17, _title(17), fig, alt, art, (norms_trace, gate))
+    return Drawn(17, figure_title(17), fig, alt, art, (norms_trace, gate))
 
 
 # ========================================================================== fig 18
@@ -286,47 +286,47 @@ def draw_residual(ax, trace: ResidualTrace, *, at=(0.0, 0.0), cell=(0.6, 0.42)) 
     px, py = x0 + 4.35, sy + h / 2
     ox = px + 0.55
     for f in range(d):
-        art[f"x[{f}]"] = _cell(ax, sx + f * w, sy, w, h, _n(trace.stream[f]), face=VISIBLE_FACE,
-                               edge=style.VISIBLE)[1]
-        art[f"update[{f}]"] = _cell(ax, ux + f * w - w * d / 2, uy, w, h, _n(trace.update[f]),
-                                    face=VALUE_FACE, edge=style.VALUE)[1]
-        art[f"out[{f}]"] = _cell(ax, ox + f * w, sy, w, h, _n(trace.output[f]), face="white",
-                                 edge=style.INK, lw=1.4, weight="bold")[1]
-        art[f"col[{f}]"] = _text(ax, sx + (f + 0.5) * w, sy + h + 0.15, f"f = {f}", ha="center",
-                                 size=SMALL_SIZE)
-        art[f"out.col[{f}]"] = _text(ax, ox + (f + 0.5) * w, sy + h + 0.15, f"f = {f}", ha="center",
-                                     size=SMALL_SIZE)
-    art["x.label"] = _text(ax, sx, sy - 0.17, "stream x", size=NOTE_SIZE, color=style.VISIBLE, weight="bold")
-    art["out.label"] = _text(ax, ox, sy - 0.17, "x + update", size=NOTE_SIZE, weight="bold")
-    art["sub"] = _cell(ax, sx + 0.1, uy - 0.02, 1.75, h + 0.04, "sub-layer\n(attention or FFN)",
-                       face=VALUE_FACE, edge=style.VALUE, size=SMALL_SIZE)[1]
-    art["update.label"] = _text(ax, ux - w * d / 2, uy - 0.17, "update", size=NOTE_SIZE,
-                                color=style.VALUE, weight="bold")
-    art["to.sub"] = _arrow(ax, (sx + 0.45, sy - 0.3), (sx + 0.45, uy + h + 0.04), color=style.VALUE, lw=1.4)
-    art["sub.to.update"] = _arrow(ax, (sx + 1.87, uy + h / 2), (ux - w * d / 2 - 0.04, uy + h / 2),
-                                  color=style.VALUE, lw=1.4)
-    art["update.to.plus"] = _arrow(ax, (ux + 0.1, uy + h + 0.04), (px, py - 0.2), color=style.VALUE, lw=1.6)
-    art["bypass"] = _arrow(ax, (sx + d * w + 0.04, py), (px - 0.19, py), color=style.VISIBLE, lw=2.6)
+        art[f"x[{f}]"] = add_cell(ax, sx + f * w, sy, w, h, _n(trace.stream[f]), face=VISIBLE_FACE,
+                                  edge=style.VISIBLE)[1]
+        art[f"update[{f}]"] = add_cell(ax, ux + f * w - w * d / 2, uy, w, h, _n(trace.update[f]),
+                                       face=VALUE_FACE, edge=style.VALUE)[1]
+        art[f"out[{f}]"] = add_cell(ax, ox + f * w, sy, w, h, _n(trace.output[f]), face="white",
+                                    edge=style.INK, lw=1.4, weight="bold")[1]
+        art[f"col[{f}]"] = add_text(ax, sx + (f + 0.5) * w, sy + h + 0.15, f"f = {f}", ha="center",
+                                    size=SMALL_SIZE)
+        art[f"out.col[{f}]"] = add_text(ax, ox + (f + 0.5) * w, sy + h + 0.15, f"f = {f}", ha="center",
+                                        size=SMALL_SIZE)
+    art["x.label"] = add_text(ax, sx, sy - 0.17, "stream x", size=NOTE_SIZE, color=style.VISIBLE, weight="bold")
+    art["out.label"] = add_text(ax, ox, sy - 0.17, "x + update", size=NOTE_SIZE, weight="bold")
+    art["sub"] = add_cell(ax, sx + 0.1, uy - 0.02, 1.75, h + 0.04, "sub-layer\n(attention or FFN)",
+                          face=VALUE_FACE, edge=style.VALUE, size=SMALL_SIZE)[1]
+    art["update.label"] = add_text(ax, ux - w * d / 2, uy - 0.17, "update", size=NOTE_SIZE,
+                                   color=style.VALUE, weight="bold")
+    art["to.sub"] = add_arrow(ax, (sx + 0.45, sy - 0.3), (sx + 0.45, uy + h + 0.04), color=style.VALUE, lw=1.4)
+    art["sub.to.update"] = add_arrow(ax, (sx + 1.87, uy + h / 2), (ux - w * d / 2 - 0.04, uy + h / 2),
+                                     color=style.VALUE, lw=1.4)
+    art["update.to.plus"] = add_arrow(ax, (ux + 0.1, uy + h + 0.04), (px, py - 0.2), color=style.VALUE, lw=1.6)
+    art["bypass"] = add_arrow(ax, (sx + d * w + 0.04, py), (px - 0.19, py), color=style.VISIBLE, lw=2.6)
     art["plus"] = ax.add_patch(Circle((px, py), 0.17, facecolor="white", edgecolor=style.INK, lw=1.4, zorder=5))
-    art["plus.text"] = _text(ax, px, py, "+", ha="center", size=13, weight="bold", zorder=6)
-    art["plus.to.out"] = _arrow(ax, (px + 0.19, py), (ox - 0.04, py), color=style.INK, lw=1.4)
+    art["plus.text"] = add_text(ax, px, py, "+", ha="center", size=13, weight="bold", zorder=6)
+    art["plus.to.out"] = add_arrow(ax, (px + 0.19, py), (ox - 0.04, py), color=style.INK, lw=1.4)
     for f in range(d):
-        art[f"sum[{f}]"] = _text(ax, x0 + 0.15, y0 + 2.38 + 0.3 * f, _feature_sum(trace, f),
-                                 size=NOTE_SIZE + 0.5)
-    art["note"] = _text(ax, x0 + 3.2, y0 + 2.53,
-                        f"same position, same width d = {d}:\nadded feature by feature, not concatenated",
-                        size=NOTE_SIZE, color="#333333", linespacing=1.35)
+        art[f"sum[{f}]"] = add_text(ax, x0 + 0.15, y0 + 2.38 + 0.3 * f, _feature_sum(trace, f),
+                                    size=NOTE_SIZE + 0.5)
+    art["note"] = add_text(ax, x0 + 3.2, y0 + 2.53,
+                           f"same position, same width d = {d}:\nadded feature by feature, not concatenated",
+                           size=NOTE_SIZE, color="#333333", linespacing=1.35)
     return art
 
 
 @register(18, "The residual add: same width, feature by feature")
 def build_fig18() -> Drawn:
     trace = residual_trace(ex.FIG18_STREAM, ex.FIG18_UPDATE)
-    fig, ax = _canvas(WIDTH, 3.3)
-    art = {"heading": _heading(ax, 0.15, 0.22, "The sub-layer's update is added back onto the stream")}
+    fig, ax = new_canvas(WIDTH, 3.3)
+    art = {"heading": add_heading(ax, 0.15, 0.22, "The sub-layer's update is added back onto the stream")}
     art.update(draw_residual(ax, trace, at=(0.0, 0.48)))
     sums = "; ".join(_feature_sum(trace, f) for f in range(trace.stream.size))
     alt = (f"The residual stream x = {_v(trace.stream)} goes straight to a plus sign, where the sub-layer's "
            f"update {_v(trace.update)} joins it: {_v(trace.stream)} + {_v(trace.update)} = "
            f"{_v(trace.output)} ({sums}). Same position, same width, no concatenation.")
-    return Drawn(18, _title(18), fig, alt, art, trace)
+    return Drawn(18, figure_title(18), fig, alt, art, trace)

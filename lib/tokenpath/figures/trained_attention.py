@@ -24,7 +24,14 @@ from matplotlib.patches import Rectangle
 from .. import examples as ex
 from .. import trained as T
 from . import Drawn, register, style
-from ._draw import _canvas, _check_ax, _check_trace, _swatch, _text, _tint
+from .draw import (
+    add_swatch as _swatch,
+    add_text as _text,
+    check_ax as _check_ax,
+    check_trace as _check_trace,
+    new_canvas as _canvas,
+    tint as _tint,
+)
 
 __all__ = [
     "build_fig23",

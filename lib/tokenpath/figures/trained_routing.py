@@ -24,7 +24,17 @@ from .. import examples as ex
 from .. import trained as T
 from . import FIGURES, Drawn, register, style
 from .trained_attention import short as piece_text  # a token's text, spaces visible
-from ._draw import VALUE_FACE, _canvas, _cell, _check_at, _check_ax, _check_trace, _heading, _text, _tint
+from .draw import (
+    VALUE_FACE,
+    add_cell as _cell,
+    add_heading as _heading,
+    add_text as _text,
+    check_at as _check_at,
+    check_ax as _check_ax,
+    check_trace as _check_trace,
+    new_canvas as _canvas,
+    tint as _tint,
+)
 
 __all__ = [
     "MAX_ROWS",

@@ -23,7 +23,7 @@ from matplotlib.transforms import blended_transform_factory
 from .. import examples as ex
 from .. import trained as T
 from . import Drawn, register, style
-from ._draw import _canvas, _check_ax, _check_trace, _text
+from .draw import add_text as _text, check_ax as _check_ax, check_trace as _check_trace, new_canvas as _canvas
 from .trained_attention import short
 
 __all__ = ["build_fig25", "describe_next_token", "draw_candidates", "draw_next_notes", "short", "update_next_token"]

@@ -16,11 +16,11 @@ __all__ = [
     "ARCHITECTURE",
     "CONFIG_NAME",
     "INDEX_NAME",
-    "LlamaConfig",
     "MIXTRAL_ARCHITECTURE",
-    "MixtralConfig",
     "TOKENIZER_NAME",
     "WEIGHTS_NAME",
+    "LlamaConfig",
+    "MixtralConfig",
     "read_config",
 ]
 

@@ -1,0 +1,189 @@
+"""Drawing primitives shared by every chapter's figures.
+
+Figures are laid out on one "canvas" axes whose data units are inches (y grows
+downwards), so a cell, a label and a font size keep their proportions at the book's
+7-inch width. This module holds what every figure module draws with: the canvas
+(:func:`new_canvas`), boxed cells, text and headings, arrows, outlines and swatches
+(``add_*``: each adds its artists to an ``Axes`` and returns them), the tinted faces
+that carry the book-wide colour meanings of :mod:`tokenpath.figures.style`, the text
+sizes, and the argument checks the ``draw_*`` helpers share (``check_*``). It draws no
+figure of its own.
+
+>>> fig, ax = new_canvas(2.0, 1.0)
+>>> rect, label = add_cell(ax, 0.1, 0.1, 0.4, 0.3, "3", face=VISIBLE_FACE)
+>>> label.get_text(), rect.get_width()
+('3', 0.4)
+>>> style.close(fig)
+"""
+
+from __future__ import annotations
+
+import numpy as np
+from matplotlib.axes import Axes
+from matplotlib.colors import to_hex, to_rgb
+from matplotlib.patches import FancyArrowPatch, FancyBboxPatch, Rectangle
+
+from .. import fmt
+from . import FIGURES, style
+
+__all__ = [
+    "ACCENT_FACE",
+    "BLOCKED_FACE",
+    "CACHE_FACE",
+    "CELL_SIZE",
+    "DROPPED_HATCH",
+    "HEAD_SIZE",
+    "LABEL_SIZE",
+    "MINUS",
+    "NEG_INF",
+    "NOTE_SIZE",
+    "QUERY_FACE",
+    "SMALL_SIZE",
+    "SUM_FACE",
+    "VALUE_FACE",
+    "VISIBLE_FACE",
+    "add_arrow",
+    "add_cell",
+    "add_heading",
+    "add_outline",
+    "add_swatch",
+    "add_text",
+    "check_at",
+    "check_ax",
+    "check_trace",
+    "figure_title",
+    "new_canvas",
+    "tint",
+]
+
+MINUS = fmt.MINUS
+
+#: How a hidden source's score is written: the mask adds −∞.
+NEG_INF = fmt.num(-np.inf, minus=MINUS)
+
+CELL_SIZE = 11.5  # numbers inside cells
+
+LABEL_SIZE = 9.5  # row/column indices
+
+NOTE_SIZE = 9  # explanations beside a panel
+
+SMALL_SIZE = 8  # second lines inside cells
+
+HEAD_SIZE = 11  # panel headings
+
+
+def tint(color: str, amount: float) -> str:
+    """``color`` mixed with white (``amount`` = share of white).
+
+    >>> tint("#000000", 0.5)
+    '#808080'
+    """
+    rgb = np.asarray(to_rgb(color))
+    return to_hex((1.0 - amount) * rgb + amount)
+
+
+VISIBLE_FACE = tint(style.VISIBLE, 0.72)
+
+BLOCKED_FACE = tint(style.BLOCKED, 0.72)
+
+VALUE_FACE = tint(style.VALUE, 0.70)
+
+QUERY_FACE = tint(style.QUERY, 0.65)
+
+CACHE_FACE = tint(style.CACHE, 0.55)
+
+ACCENT_FACE = tint(style.ACCENT, 0.65)
+
+SUM_FACE = "#F4F4F4"
+
+DROPPED_HATCH = tint(style.BLOCKED, 0.35)
+
+
+def figure_title(number: int) -> str:
+    """The title figure ``number`` is registered with."""
+    return FIGURES[number].title
+
+
+def new_canvas(width: float, height: float):
+    """A figure with one axes in inch units, origin top-left, nothing drawn."""
+    fig = style.new_figure(width, height)
+    ax = fig.add_axes((0.0, 0.0, 1.0, 1.0))
+    ax.set_xlim(0.0, width)
+    ax.set_ylim(height, 0.0)
+    ax.set_axis_off()
+    return fig, ax
+
+
+def check_ax(ax) -> Axes:
+    """``ax``, if it is a matplotlib ``Axes``; else a ``TypeError`` naming ``ax``."""
+    if not isinstance(ax, Axes):
+        raise TypeError(f"ax must be a matplotlib Axes, got {type(ax).__name__}")
+    return ax
+
+
+def check_at(at) -> tuple[float, float]:
+    """``at`` as an ``(x, y)`` pair of floats (inches); else a ``TypeError`` naming ``at``."""
+    try:
+        x, y = (float(v) for v in at)
+    except (TypeError, ValueError):
+        raise TypeError(f"at must be an (x, y) pair of numbers in inches, got {at!r}") from None
+    return x, y
+
+
+def check_trace(trace, cls, name: str = "trace"):
+    """``trace``, if it is a ``cls``; else a ``TypeError`` naming ``name``."""
+    if not isinstance(trace, cls):
+        raise TypeError(f"{name} must be a {cls.__name__}, got {type(trace).__name__}")
+    return trace
+
+
+def add_cell(ax, x, y, w, h, text="", *, face="white", edge=style.INK, lw=0.8, size=CELL_SIZE,
+             color=style.INK, weight="normal", hatch=None, hatchcolor=None, zorder=2, dy=0.0):
+    """A ``w`` × ``h`` box with its top-left corner at (``x``, ``y``) and ``text``
+    centred in it: returns ``(rectangle, text)``."""
+    rect = Rectangle((x, y), w, h, facecolor=face, edgecolor=edge, linewidth=lw, hatch=hatch,
+                     hatchcolor=hatchcolor or edge, zorder=zorder)
+    ax.add_patch(rect)
+    txt = ax.text(x + w / 2, y + h / 2 + dy, text, ha="center", va="center", fontsize=size,
+                  color=color, weight=weight, zorder=zorder + 1)
+    return rect, txt
+
+
+def add_text(ax, x, y, s, *, size=NOTE_SIZE, ha="left", va="center", color=style.INK, **kw):
+    """A note ``s`` at (``x``, ``y``), left-aligned and vertically centred by default."""
+    return ax.text(x, y, s, fontsize=size, ha=ha, va=va, color=color, **kw)
+
+
+def add_heading(ax, x, y, s, *, ha="left", size=HEAD_SIZE):
+    """A panel heading ``s`` in bold at (``x``, ``y``)."""
+    return ax.text(x, y, s, fontsize=size, ha=ha, va="center", weight="bold", color=style.INK)
+
+
+def add_arrow(ax, start, end, *, color=style.INK, lw=1.4, style_="-|>", rad=0.0, ls="-",
+              mutation=12, zorder=4, shrink=0.0):
+    """An arrow from ``start`` to ``end`` (bent by ``rad``, as matplotlib's ``arc3``)."""
+    arrow = FancyArrowPatch(start, end, arrowstyle=style_, mutation_scale=mutation, color=color,
+                            linewidth=lw, linestyle=ls, connectionstyle=f"arc3,rad={rad}",
+                            shrinkA=shrink, shrinkB=shrink, zorder=zorder)
+    ax.add_patch(arrow)
+    return arrow
+
+
+def add_outline(ax, x, y, w, h, *, color=style.QUERY, lw=2.4, pad=0.035, zorder=6):
+    """A rounded outline around the ``w`` × ``h`` box at (``x``, ``y``), ``pad`` outside it."""
+    box = FancyBboxPatch((x - pad, y - pad), w + 2 * pad, h + 2 * pad,
+                         boxstyle="round,pad=0,rounding_size=0.05", facecolor="none",
+                         edgecolor=color, linewidth=lw, zorder=zorder)
+    ax.add_patch(box)
+    return box
+
+
+def add_swatch(ax, x, y, text, *, face, edge=style.INK, hatch=None, hatchcolor=None,
+               size=NOTE_SIZE, w=0.22, h=0.16, lw=0.8):
+    """A legend entry: a small box in ``face`` centred on height ``y``, ``text`` to its
+    right; returns ``(rectangle, text)``."""
+    rect = Rectangle((x, y - h / 2), w, h, facecolor=face, edgecolor=edge, linewidth=lw,
+                     hatch=hatch, hatchcolor=hatchcolor or edge, zorder=2)
+    ax.add_patch(rect)
+    label = add_text(ax, x + w + 0.08, y, text, size=size)
+    return rect, label
