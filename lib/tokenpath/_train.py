@@ -24,16 +24,8 @@ from pathlib import Path
 from . import bpe
 from . import corpus as C
 from .corpus import SKIP_PARTS, corpus_files, corpus_sha256, read_corpus  # noqa: F401 (re-exported)
-from .trained import (  # the reader's side of the model folder
-    FOLDER,
-    HELD_OUT_NAME,
-    LOSS_FIGURE,
-    SAMPLES_NAME,
-    TRAINING_NAME,
-    draw_loss,
-    read_training,
-)
 from .examples import trained as ex
+from .trained import FOLDER, HELD_OUT_NAME, SAMPLES_NAME, TRAINING_NAME, read_training  # the reader's side
 
 #: The committed model's split: every this-many-th file in sorted order is held out.
 HELD_OUT_EVERY = C.HELD_OUT_EVERY
@@ -233,6 +225,22 @@ def model_loss(model, win) -> float:
     return total / win[:, 1:].numel()
 
 
+def window_losses(model, win) -> list[float]:
+    """The mean next-token cross-entropy (nats) of the PyTorch ``model`` on each window
+    of ``win`` on its own: :func:`model_loss` window by window."""
+    import torch
+
+    win = torch.as_tensor(win)
+    out = []
+    with torch.no_grad():
+        for i in range(0, len(win), 16):
+            chunk = win[i:i + 16]
+            logits = model(chunk[:, :-1]).logits
+            ce = torch.nn.functional.cross_entropy(logits.transpose(1, 2), chunk[:, 1:], reduction="none")
+            out.extend(round(v, 5) for v in ce.double().mean(dim=1).tolist())
+    return out
+
+
 #: The evaluation streams, in the order training.json lists them.
 STREAMS = ("stdlib code", "stdlib data", "outside code")
 
@@ -342,7 +350,8 @@ def train_loop(s: Settings, train_ids, *, on_eval=None, progress: bool = True):
 
 def train_model(out=FOLDER, s: Settings = Settings(), *, progress: bool = True) -> dict:
     """Train and write ``config.json``, ``model.safetensors``, ``tokenizer.json``,
-    ``training.json`` and the loss figure into ``out``. Returns the training record."""
+    ``training.json`` and the finishing files (:func:`finish`) into ``out``. Returns
+    the training record."""
     import torch
     import transformers
 
@@ -462,35 +471,31 @@ def write_samples(folder=FOLDER) -> dict:
     return record
 
 
+#: Files of older folders that the finishing step no longer writes (removed if present).
+RETIRED = ("held_out.txt", "loss.png", "loss.svg")
+
+
 def finish(folder=FOLDER) -> None:
-    """The files written after training: the held-out sample, the completions, the figure."""
+    """The files written after training: the held-out sample, the completions and the
+    measurements (``evaluation.json``). Each depends only on the weights, the
+    tokenizer, ``training.json`` and the interpreter's standard library."""
+    import torch
+    import transformers
+
+    from . import _evaluate  # it imports this module (the streams and the settings)
+
     folder = Path(folder)
     rule = read_training(folder)["settings"]["split_rule"]
     sample = {"rule": f"from each held-out file of code, up to {HELD_OUT_CHARS} characters of whole lines "
                       "from its first top-level def or class line",
               "files": held_out_sample(C.load(split=rule))}
-    (folder / "held_out.json").write_text(json.dumps(sample, indent=1, ensure_ascii=False) + "\n",
-                                          encoding="utf-8")
-    (folder / HELD_OUT_NAME).unlink(missing_ok=True)
+    (folder / HELD_OUT_NAME).write_text(json.dumps(sample, indent=1, ensure_ascii=False) + "\n", encoding="utf-8")
+    for name in RETIRED:
+        (folder / name).unlink(missing_ok=True)
     write_samples(folder)
-    write_loss_figure(folder)
-
-
-def write_loss_figure(folder=FOLDER) -> list[Path]:
-    """``loss.png`` and ``loss.svg`` drawn from ``training.json`` (deterministic)."""
-    from .figures import style
-
-    folder = Path(folder)
-    record = read_training(folder)
-    fig = style.new_figure(style.WIDTH, 3.0)
-    ax = fig.subplots()
-    draw_loss(ax, record)
-    fig.tight_layout()
-    paths = [folder / f"{LOSS_FIGURE}.png", folder / f"{LOSS_FIGURE}.svg"]
-    paths[0].write_bytes(style.png_bytes(fig))
-    paths[1].write_bytes(style.svg_bytes(fig))
-    style.close(fig)
-    return paths
+    model = transformers.AutoModelForCausalLM.from_pretrained(folder).float().eval()
+    torch.set_num_threads(read_training(folder)["settings"]["threads"])
+    _evaluate.write_evaluation(folder, lambda win: window_losses(model, win))
 
 
 def main(argv=None) -> int:
@@ -503,7 +508,7 @@ def main(argv=None) -> int:
         p.add_argument("--" + f.name.replace("_", "-"), dest=f.name, type=kind, default=f.default,
                        help=f"default {f.default!r}")
     p.add_argument("--finish-only", action="store_true",
-                   help="rewrite held_out.txt, samples.json and the loss figure of a trained folder")
+                   help="rewrite held_out.json, samples.json and evaluation.json of a trained folder")
     a = p.parse_args(argv)
     if a.finish_only:
         finish(a.out)
