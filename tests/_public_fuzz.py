@@ -207,8 +207,6 @@ def trained_calls() -> list[Call]:
     model (loaded once per process) and one short line run through it; the held-out
     pass and the greedy rows are computed once per process and shared with the
     chapters' tests. Each call is checked to succeed, as the recorded ones are."""
-    from matplotlib.figure import Figure
-
     from tokenpath import trained as T
     from tokenpath.examples import trained as ex
 
@@ -222,8 +220,17 @@ def trained_calls() -> list[Call]:
         "read_training": {"folder": str(T.trained_folder())},
         "read_samples": {"folder": str(T.trained_folder())},
         "count_moe_parameters": {"folder": str(T.trained_folder())},
-        "draw_loss": {"ax": Figure().add_subplot(), "record": T.read_training()},
-        "loss_alt": {"record": T.read_training()},
+        "read_evaluation": {"folder": str(T.trained_folder())},
+        "held_out_sample": {"folder": None},
+        "held_out_text": {"folder": None},
+        "example_lines": {"folder": None},
+        "example_line": {"folder": None},
+        "line_source": {"line": 0, "folder": None},
+        "sample_pass": {"model": model, "folder": None},
+        "induction_scores": {"model": model, "runs": T.repeated_tokens(model.config.vocab_size, sequences=1, length=3)},
+        "zero_head": {"weights": model.layer_weights(0), "head": 0},
+        "drop_expert": {"weights": model.layer_weights(0), "expert": 0},
+        "ablated": {"model": model, "kind": "head", "layer": 0, "index": 0},
         "previous_token_weight": {"trace": trace},
         "routing_rows": {"trace": trace, "pieces": pieces},
         "attention_map": {"trace": trace, "pieces": pieces, "layer": 0, "head": 0},
@@ -231,10 +238,9 @@ def trained_calls() -> list[Call]:
         "uniform_weights": {"t": 3},
         "head_stats": {"traces": [trace]},
         "committed_model": {"folder": None},
-        "held_out_windows": {"model": model, "folder": None},
         "held_out_heads": {"model": model, "folder": None},
-        "line_attention": {"model": model, "folder": None, "line": ex.FIG23_LINE_INDEX, "layer": 0, "head": 0,
-                           "query": 1, "share": ex.FIG23_ROLE_SHARE},
+        "line_attention": {"model": model, "folder": None, "line": T.example_line(), "layer": 0, "head": 0,
+                           "query": 1, "share": ex.HEAD_ROLE_SHARE},
         "routing_stats": {"chosen": [[[0, 1], [1, 0], [2, 1]]], "num_experts": 3},
         "held_out_routing": {"model": model, "folder": None},
         "routes_of": {"traces": [trace], "pieces": pieces},
@@ -242,12 +248,12 @@ def trained_calls() -> list[Call]:
         "held_out_lines": {"folder": None},
         "line_tokens": {"folder": None},
         "route_lines": {"folder": None, "low": ex.ROUTE_LINE_TOKENS[0], "high": ex.ROUTE_LINE_TOKENS[1]},
-        "line_routing": {"line": ex.FIG24_LINE, "folder": None},
-        "routing_view": {"layer": 0, "line": ex.FIG24_LINE, "folder": None},
+        "line_routing": {"line": T.example_line(), "folder": None},
+        "routing_view": {"layer": 0, "line": T.example_line(), "folder": None},
         "text_agreement": {"routes": held},
         "greedy_steps": {"prompt": 0, "folder": None},
-        "next_token": {"prompt": 0, "step": 0, "temperature": ex.TRAINED_TEMPERATURE, "top": ex.FIG25_TOP,
-                       "cover_share": ex.FIG25_COVER, "folder": None},
+        "next_token": {"prompt": 0, "step": 0, "temperature": ex.TRAINED_TEMPERATURE, "top": ex.NEXT_TOP,
+                       "cover_share": ex.NEXT_COVER, "folder": None},
         "pieces_of": {"ids": ids, "folder": None},
     }
     calls = [Call("trained", name, args) for name, args in table.items()]

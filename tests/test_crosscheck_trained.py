@@ -3,7 +3,7 @@
 downloaded: the folder is read as it is committed.
 
 * ``MixtralForCausalLM`` loads the folder, and its held-out loss on the committed
-  held-out text is far below the uniform guess ln V.
+  held-out sample is far below the uniform guess ln V.
 * ``tokenizers`` on the folder's ``tokenizer.json`` gives the engine's IDs.
 * Greedy completion is deterministic and gives the committed completions; sampling
   with the committed seed and temperature gives the committed samples.
@@ -19,6 +19,7 @@ import pytest
 from tokenpath import _train as T
 from tokenpath import examples as ex
 from tokenpath import model as M
+from tokenpath import trained as R
 
 transformers = pytest.importorskip("transformers", reason="needs the crosscheck extra (transformers)")
 torch = pytest.importorskip("torch", reason="needs the crosscheck extra (torch)")
@@ -42,7 +43,7 @@ def tok():
 
 @pytest.fixture(scope="module")
 def held_ids(tok):
-    return tok.encode((FOLDER / T.HELD_OUT_NAME).read_text(encoding="utf-8"))
+    return tok.encode(R.held_out_text(FOLDER))
 
 
 @pytest.fixture(scope="module")
@@ -77,7 +78,7 @@ def test_held_out_loss_is_far_below_ln_v(hf, held_ids):
 
 def test_tokenizers_on_the_folder_gives_the_engine_ids(tok, held_ids):
     hf_tok = tokenizers.Tokenizer.from_file(str(FOLDER / M.TOKENIZER_NAME))
-    text = (FOLDER / T.HELD_OUT_NAME).read_text(encoding="utf-8")
+    text = R.held_out_text(FOLDER)
     assert hf_tok.encode(text).ids == held_ids
     for prompt in T.PROMPTS:
         assert hf_tok.encode(prompt).ids == tok.encode(prompt)
@@ -145,12 +146,12 @@ def test_engine_greedy_generation_gives_the_same_tokens_as_transformers(engine, 
 
 
 def _line_ids(tok):
-    line = (FOLDER / T.HELD_OUT_NAME).read_text(encoding="utf-8").splitlines()[ex.TRAINED_LINE_INDEX]
+    line = R.held_out_lines(FOLDER)[R.example_line(FOLDER)]
     return tok.encode(line)
 
 
 def test_engine_attention_weights_and_router_choices_on_the_chapter_line_equal_transformers(engine, tok):
-    """The tables of section 10.6: per-head attention weights and each layer's top-2 experts."""
+    """The line of sections 10.7 and 10.8: per-head attention weights and each layer's top-2 experts."""
     ids = _line_ids(tok)
     ref = transformers.AutoModelForCausalLM.from_pretrained(FOLDER, attn_implementation="eager").float().eval()
     with torch.no_grad():

@@ -1,6 +1,6 @@
-"""Cross-check section 4.5's per-head measures with Hugging Face ``transformers`` (the
+"""Cross-check section 10.7's per-head measures with Hugging Face ``transformers`` (the
 crosscheck extra): ``MixtralForCausalLM`` reads the committed folder, runs the held-out
-text in the same windows of its context, and returns every head's attention weights;
+sample in the same windows of its context, and returns every head's attention weights;
 the measures computed from those weights equal the engine's (tokenpath.trained).
 Nothing is trained or downloaded."""
 
@@ -26,12 +26,13 @@ def hf_stats():
     folder = T.trained_folder()
     hf = transformers.AutoModelForCausalLM.from_pretrained(folder, attn_implementation="eager").float().eval()
     engine = T.committed_model()
-    ids = engine.encode((folder / T.HELD_OUT_NAME).read_text(encoding="utf-8"))
-    n = hf.config.max_position_embeddings
+    ids, _, spans = T.file_windows(engine, T.held_out_sample(folder))  # every file on its own, in windows
     windows = []
     with torch.no_grad():
-        for i in range(0, len(ids), n):
-            out = hf(torch.from_numpy(np.asarray(ids[i: i + n], dtype=np.int64))[None], output_attentions=True)
+        for a, b in spans:
+            if b - a < 2:
+                continue
+            out = hf(torch.from_numpy(np.asarray(ids[a:b], dtype=np.int64))[None], output_attentions=True)
             windows.append(np.stack([a[0].double().numpy() for a in out.attentions]))  # [L, H, T, T]
     per_row = np.concatenate([T.query_measures(w) for w in windows], axis=-1)  # [4, L, H, rows]
     return per_row.mean(axis=-1), per_row.shape[-1]
@@ -44,7 +45,7 @@ def test_transformers_weights_give_the_engines_per_head_measures(hf_stats):
     for name, hf_mean in zip(T.HEAD_MEASURES, means):
         np.testing.assert_allclose(stats.measure(name), hf_mean, atol=TOL, err_msg=name)
     # and so the same heads are named
-    share = ex.FIG23_ROLE_SHARE
+    share = ex.HEAD_ROLE_SHARE
     for role in T.MEASURE_NAMES:
         hf_heads = [tuple(int(i) for i in lh) for lh in np.argwhere(means[T.HEAD_MEASURES.index(role)] > share)]
         assert hf_heads == stats.heads(role, share)

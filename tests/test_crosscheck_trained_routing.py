@@ -1,5 +1,5 @@
-"""Cross-check chapter 8's view of the committed model's routers against Hugging Face
-``transformers`` (the crosscheck extra): over the whole held-out text, run in the same
+"""Cross-check section 10.8's view of the committed model's routers against Hugging Face
+``transformers`` (the crosscheck extra): over the whole held-out sample, run in the same
 windows, ``MixtralForCausalLM``'s router logits give the engine's router probabilities
 (a softmax over all experts), its top-2 and its renormalised gates."""
 
@@ -22,12 +22,11 @@ def test_held_out_router_probabilities_choices_and_gates_equal_transformers():
     folder = T.trained_folder()
     hf = transformers.AutoModelForCausalLM.from_pretrained(folder).float().eval()
     held = T.held_out_routes()
-    ids = T.committed_model().encode((folder / T.HELD_OUT_NAME).read_text(encoding="utf-8"))
-    n = hf.config.max_position_embeddings
+    ids, _, spans = T.file_windows(T.committed_model(), T.held_out_sample(folder))  # every file on its own
     logits = []  # per window: [L, T_window, E]
     with torch.no_grad():
-        for i in range(0, len(ids), n):
-            out = hf(torch.from_numpy(np.asarray(ids[i: i + n], dtype=np.int64))[None], output_router_logits=True)
+        for a, b in spans:
+            out = hf(torch.from_numpy(np.asarray(ids[a:b], dtype=np.int64))[None], output_router_logits=True)
             logits.append(np.stack([r.reshape(-1, hf.config.num_local_experts).double().numpy()
                                     for r in out.router_logits]))
     probs = torch.softmax(torch.from_numpy(np.concatenate(logits, axis=1)), dim=-1).numpy()  # [L, T, E]

@@ -27,7 +27,7 @@ RIGHT = {
     "utf8-growth": [402653184, "402,653,184", 402_653_184.0], "utf8-double-bos": [2, "2"],
     "emb-row": [7], "emb-same-row": [3], "emb-shift": ["a"], "emb-tied": ["a"], "emb-wide": [24, "24"],
     "emb-scale": ["a", "A"],
-    "att-A10": ["a"], "att-reads": [{0, 1, 2}, range(3)], "att-cache-row": [3], "att-longer": [1], "att-trained-read": [28, "28"],
+    "att-A10": ["a"], "att-reads": [{0, 1, 2}, range(3)], "att-cache-row": [3], "att-longer": [1],
     "att-A20": ["1/2", 0.5], "att-target": [9, "9"], "att-axis": ["b"], "att-cache-dropped": [{1, 2, 3}, [3, 2, 1]],
     "rope-score": [1, 1.0, 0.999], "rope-swap": ["b"], "rope-pos8": [[8, 0.08]], "rope-speed": [100],
     "rope-alibi": [1, "1"],
@@ -36,8 +36,8 @@ RIGHT = {
     "norm-add": ["a"],
     "files-data-start": [2096], "files-tied": ["a"], "files-tied-count": [6160], "files-kproj": [[16, 16]],
     "files-kv4-count": [17520], "files-layers": ["a"], "files-partial": [{2, 3, 4}],
-    "trained-expert-share": [0.749, "0.75"], "trained-first-gap": [0.26, 0.2603], "trained-tabs": ["b"],
-    "trained-prev-head": [2], "trained-load": [[9, 5, 18, 28]],
+    "trained-expert-share": [0.685, "0.685"], "trained-first-gap": [0.15, 0.1477], "trained-tabs": ["b"],
+    "trained-head-read": [10, "10"], "trained-prev-head": [2], "trained-load": [[5, 4, 8, 7]], "trained-idle": [1, "1"],
 }
 WRONG = {
     "bpe-tie": ["b", "c"], "bpe-third-count": [8, 6], "bpe-lower": [["low", "er"], ["lo", "w", "er"]],
@@ -46,7 +46,7 @@ WRONG = {
     "utf8-growth": [98304, "402653185"], "utf8-double-bos": [1, 0],
     "emb-row": [3], "emb-same-row": [2], "emb-shift": ["d"], "emb-tied": ["b"], "emb-wide": [8],
     "emb-scale": ["b", "c"],
-    "att-A10": ["c"], "att-reads": [{0, 1, 2, 3}], "att-cache-row": [0], "att-longer": [0], "att-trained-read": [29, 27],
+    "att-A10": ["c"], "att-reads": [{0, 1, 2, 3}], "att-cache-row": [0], "att-longer": [0],
     "att-A20": ["1/3", "1/6"], "att-target": [2, 0], "att-axis": ["a", "d"], "att-cache-dropped": [{0}, {4}, {0, 1, 2, 3}],
     "rope-score": [-1, 0], "rope-swap": ["a"], "rope-pos8": [[0, 0], [8]], "rope-speed": [10, 2],
     "rope-alibi": [0, 2],
@@ -56,7 +56,8 @@ WRONG = {
     "files-data-start": [2088, 8], "files-tied": ["b"], "files-tied-count": [0], "files-kproj": [[8, 16]],
     "files-kv4-count": [17264], "files-layers": ["b", "d"], "files-partial": [{2}, {0, 1, 2, 3, 4}],
     "trained-expert-share": [0.5, 1], "trained-first-gap": [1.0, 7.62], "trained-tabs": ["a", "c"],
-    "trained-prev-head": [0], "trained-load": [[15, 15, 15, 15], [28, 18, 5, 9]],
+    "trained-head-read": [11, 0], "trained-prev-head": [0], "trained-load": [[6, 6, 6, 6], [7, 8, 4, 5]],
+    "trained-idle": [0, 2, 3],
 }
 OWN = {qid for ch, qs in ALL.items() if ch != "08_moe_routing" for qid in qs}
 

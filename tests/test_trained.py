@@ -20,7 +20,7 @@ def engine():
 
 @pytest.fixture(scope="module")
 def line(engine):
-    text = (T.trained_folder() / T.HELD_OUT_NAME).read_text(encoding="utf-8").splitlines()[ex.TRAINED_LINE_INDEX]
+    text = T.held_out_lines()[T.example_line()]
     ids = engine.encode(text)
     return engine.forward(ids), [engine.tokenizer.decode([int(i)]) for i in ids]
 
@@ -83,8 +83,7 @@ def test_routing_stats_refuses_bad_input():
 
 def test_held_out_routing_covers_every_held_out_token_in_windows(engine):
     s = T.held_out_routing(engine)
-    text = (T.trained_folder() / T.HELD_OUT_NAME).read_text(encoding="utf-8")
-    assert s.tokens == len(engine.encode(text))
+    assert s.tokens == sum(len(engine.encode(f.text)) for f in T.held_out_sample())  # each file on its own
     assert s.tokens > engine.config.max_position_embeddings  # really more than one window
     assert s.load.shape == (engine.config.num_hidden_layers, engine.config.num_local_experts)
     assert s.load.sum(axis=-1).tolist() == [s.tokens * s.top_k] * s.load.shape[0]

@@ -68,9 +68,12 @@ def test_query_measures_and_uniform_weights_refuse_bad_input():
 
 def test_held_out_measures_cover_every_held_out_token_and_are_computed_once(stats):
     model = T.committed_model()
-    text = (T.trained_folder() / T.HELD_OUT_NAME).read_text(encoding="utf-8")
-    windows = -(-stats.tokens // model.config.max_position_embeddings)
-    assert stats.tokens == len(model.encode(text)) and stats.rows == stats.tokens - windows
+    files = T.held_out_sample()
+    n = model.config.max_position_embeddings
+    sizes = [len(model.encode(f.text)) for f in files]  # every file encoded on its own
+    windows = sum(-(-size // n) for size in sizes)
+    assert stats.tokens == sum(sizes) and stats.rows == stats.tokens - windows
+    assert stats.tokens >= 20_000 and len(files) >= 10  # a sample spread over files, not one preamble
     assert stats.shape == (model.config.num_hidden_layers, model.config.num_attention_heads)
     assert T.held_out_heads() is stats and T.held_out_heads(model) is stats
     assert not stats.previous.flags.writeable
@@ -88,7 +91,7 @@ def test_previous_token_weight_is_the_previous_measure_of_one_trace(line):
 
 
 def test_roles_follow_the_share_and_each_head_has_at_most_one(stats):
-    share = ex.FIG23_ROLE_SHARE
+    share = ex.HEAD_ROLE_SHARE
     named = {role: stats.heads(role, share) for role in (*T.MEASURE_NAMES, None)}
     assert sum(len(v) for v in named.values()) == stats.previous.size
     for role, lhs in named.items():
@@ -112,8 +115,8 @@ def test_roles_refuse_bad_layer_head_share_and_measure(stats):
 
 
 def test_line_attention_defaults_to_the_strongest_previous_token_head_and_the_last_query(line, stats):
-    assert (line.layer, line.head) == stats.strongest(ex.FIG23_DEFAULT_MEASURE)
-    assert line.query == len(line.pieces) - 1 and line.line == ex.FIG23_LINE_INDEX
+    assert (line.layer, line.head) == stats.strongest(ex.HEAD_DEFAULT_MEASURE)
+    assert line.query == len(line.pieces) - 1 and line.line == T.example_line()
     np.testing.assert_array_equal(line.map.weights, line.weights[line.layer, line.head])
     assert line.row.sum() == pytest.approx(1.0) and line.role == "previous"
 
@@ -141,7 +144,7 @@ def test_line_attention_refuses_a_bad_line_and_share():
 # ------------------------------------------------------------------ figure 23
 
 
-def test_fig23_draws_the_engine_trace_and_its_alt_names_the_numbers():
+def test_attention_figure_draws_the_engine_trace_and_its_alt_names_the_numbers():
     drawn = built("line_heads").drawn
     trace = drawn.trace
     art = drawn.artists
@@ -173,7 +176,7 @@ def test_draw_helpers_check_their_arguments(line):
 def test_widget_default_is_the_static_figure_23():
     w = built("line_heads")
     assert w.value == (2, 1, 29) and w.value._fields == ("layer", "head", "query")
-    assert w.png() == static(23)
+    assert w.png() == static(fa.NUMBER)
 
 
 def test_every_state_visited_is_a_full_draw(heads_widget):

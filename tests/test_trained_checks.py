@@ -9,6 +9,7 @@ import json
 import pytest
 
 from tokenpath import trained as T
+from tokenpath.figures import trained_loss as FL
 from tokenpath.safetensors_format import ModelFileError
 
 
@@ -27,7 +28,7 @@ def test_a_folder_that_is_missing_or_a_file_is_named(fn, tmp_path):
 def test_a_folder_without_the_file_names_the_file(tmp_path):
     with pytest.raises(ModelFileError, match=r"training\.json: no such file"):
         T.read_training(tmp_path)
-    with pytest.raises(ModelFileError, match=r"held_out\.txt: no such file"):
+    with pytest.raises(ModelFileError, match=r"held_out\.json: no such file"):
         T.held_out_lines(tmp_path)
 
 
@@ -42,7 +43,7 @@ def test_read_training_is_the_committed_file():
     assert T.read_training() == json.loads(raw)
 
 
-@pytest.mark.parametrize("fn", [T.held_out_windows, T.held_out_heads, T.held_out_routes, T.held_out_routing,
+@pytest.mark.parametrize("fn", [T.sample_pass, T.held_out_heads, T.held_out_routes, T.held_out_routing,
                                 T.line_attention])
 def test_model_must_be_a_model(fn):
     source = T.read_training  # any object that is not a Model: a function, a str
@@ -83,6 +84,18 @@ def test_a_record_must_be_a_training_record():
     for bad in (None, [], {}, {**record, "held_out_loss": float("nan")},
                 {**record, "loss_curve": {"every": 10, "mean_train_loss": []}}):
         with pytest.raises((TypeError, ValueError), match=r"^record"):
-            T.loss_alt(bad)
-    with pytest.raises(TypeError, match=r"^ax must be a matplotlib Axes"):
-        T.draw_loss(None, record)
+            FL.loss_alt(bad, T.read_evaluation())
+    with pytest.raises(TypeError, match=r"^ax"):
+        FL.draw_loss(None, record, T.read_evaluation())
+    with pytest.raises(TypeError, match=r"^evaluation"):
+        FL.best_baselines([])
+
+
+def test_the_held_out_sample_and_the_measurements_are_checked_on_reading(tmp_path):
+    (tmp_path / T.HELD_OUT_NAME).write_text(json.dumps({"rule": "r", "files": [{"path": "a.py", "line": 0,
+                                                                               "text": "x\n"}]}))
+    with pytest.raises(ModelFileError, match=r"held_out\.json: files\[0\]\.line"):
+        T.held_out_sample(tmp_path)
+    (tmp_path / T.EVALUATION_NAME).write_text(json.dumps({"streams": {}}))
+    with pytest.raises(ModelFileError, match=r"evaluation\.json: must be an object"):
+        T.read_evaluation(tmp_path)

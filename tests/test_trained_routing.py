@@ -51,9 +51,9 @@ def test_router_probabilities_sum_to_one_and_the_chosen_are_the_most_probable(he
 
 
 def test_line_routing_is_the_held_out_pass_at_the_tokens_that_start_in_the_line(held):
-    lr = T.line_routing(ex.FIG24_LINE)
-    text = T.held_out_lines()[ex.FIG24_LINE]
-    span = T.line_tokens()[ex.FIG24_LINE]
+    lr = T.line_routing(T.example_line())
+    text = T.held_out_lines()[T.example_line()]
+    span = T.line_tokens()[T.example_line()]
     assert lr.text == text and lr.start == span.start
     cut = slice(span.start, span.stop)
     np.testing.assert_array_equal(lr.routes.chosen, held.chosen[:, cut])
@@ -81,17 +81,20 @@ def test_offered_lines_follow_the_stated_rule():
         code = line.strip()
         wanted = bool(code) and not code.startswith("#") and low <= len(spans[n]) <= high
         assert (n in offered) == wanted, n
-    assert ex.FIG24_LINE in offered
+    assert T.example_line() in offered
+    assert set(T.example_lines()) <= set(offered)
+    assert len({T.line_source(n)[0] for n in T.example_lines()}) == len(T.example_lines())  # one line per file
 
 
 def test_routing_view_picks_the_layer_of_the_line_and_of_the_held_out_text(held):
-    v = T.routing_view(2, ex.FIG24_LINE)
-    lr = T.line_routing(ex.FIG24_LINE)
+    v = T.routing_view(2, T.example_line())
+    lr = T.line_routing(T.example_line())
     assert v.pieces == lr.routes.pieces and v.text == lr.text
     np.testing.assert_array_equal(v.chosen, lr.routes.chosen[2])
-    np.testing.assert_array_equal(v.load, held.stats().load[2])
-    assert v.changes == held.stats().changes[2] and v.pairs == held.tokens - 1
-    assert v.scale == pytest.approx(held.stats().load_share.max())
+    stats = T.held_out_routing()
+    np.testing.assert_array_equal(v.load, stats.load[2])
+    assert v.changes == stats.changes[2] and v.pairs == held.tokens - 1
+    assert v.scale == pytest.approx(stats.load_share.max())
     sets = np.sort(v.chosen, axis=-1)
     assert v.line_changes == sum(tuple(a) != tuple(b) for a, b in zip(sets[1:], sets[:-1]))
 
@@ -114,9 +117,9 @@ def test_held_out_text_agreement_is_a_share_for_every_layer(held):
 
 
 @pytest.mark.parametrize("call, error, name", [
-    (lambda: T.routing_view(4, ex.FIG24_LINE), ValueError, "layer"),
-    (lambda: T.routing_view(-1, ex.FIG24_LINE), ValueError, "layer"),
-    (lambda: T.routing_view(1.0, ex.FIG24_LINE), TypeError, "layer"),
+    (lambda: T.routing_view(4, T.example_line()), ValueError, "layer"),
+    (lambda: T.routing_view(-1, T.example_line()), ValueError, "layer"),
+    (lambda: T.routing_view(1.0, T.example_line()), TypeError, "layer"),
     (lambda: T.routing_view(0, 10_000), ValueError, "line"),
     (lambda: T.routing_view(0, "61"), TypeError, "line"),
     (lambda: T.line_routing(T.held_out_lines().index("")), ValueError, "blank"),
@@ -137,14 +140,14 @@ def test_text_agreement_needs_a_repeated_text():
         T.text_agreement(r)
 
 
-# ------------------------------------------------------------------ figure 24
+# ------------------------------------------------------------------ the routing figure
 
 
-def test_fig24_shows_the_view_of_the_engine():
+def test_routing_figure_shows_the_view_of_the_engine():
     drawn = static_drawn()
     v = drawn.trace
     art = drawn.artists
-    assert (v.layer, v.line) == (ex.FIG24_LAYER, ex.FIG24_LINE)
+    assert (v.layer, v.line) == (ex.ROUTE_LAYER, T.example_line())
     for t, piece in enumerate(v.pieces):
         assert art[f"pos[{t}]"].get_text() == str(t)
         assert art[f"piece[{t}]"].get_text() == fr.piece_text(piece)
@@ -166,7 +169,7 @@ def test_fig24_shows_the_view_of_the_engine():
 def static_drawn():
     from tokenpath import figures
 
-    return figures.render(24)
+    return figures.render(fr.NUMBER)
 
 
 def test_update_refuses_a_line_longer_than_the_table():
@@ -178,7 +181,7 @@ def test_update_refuses_a_line_longer_than_the_table():
     with pytest.raises(ValueError, match="trace must have at most"):
         fr.update_line_routing(drawn.artists, long)
     with pytest.raises(TypeError, match="trace"):
-        fr.update_fig24(drawn.artists, "view")
+        fr.update_routing(drawn.artists, "view")
 
 
 # ------------------------------------------------------------------ the widget
@@ -186,12 +189,12 @@ def test_update_refuses_a_line_longer_than_the_table():
 
 def test_widget_default_is_the_static_figure():
     w = built("trained_routing")
-    assert w.value == (ex.FIG24_LAYER, T.route_lines().index(ex.FIG24_LINE))
-    assert w.png() == static(24) and w.matches_static_figure()
+    assert w.value == (ex.ROUTE_LAYER, T.example_lines().index(T.example_line()))
+    assert w.png() == static(fr.NUMBER) and w.matches_static_figure()
 
 
 def test_every_state_is_a_full_draw_and_follows_the_engine(routing):
-    lines = T.route_lines()
+    lines = T.example_lines()
     lengths = [len(T.line_routing(n).routes.pieces) for n in lines]
     shortest, longest = int(np.argmin(lengths)), int(np.argmax(lengths))
     for state in ((0, shortest), (3, longest), (3, shortest), {"layer": 1}, (2, 0)):
@@ -215,4 +218,4 @@ def test_widget_refuses_bad_values_by_name(routing, bad, error, name):
 
 def test_constructor_checks_its_arguments():
     with pytest.raises(ValueError, match="line"):
-        widgets.trained_routing(line=len(T.route_lines()))
+        widgets.trained_routing(line=len(T.example_lines()))

@@ -55,13 +55,13 @@ def test_probabilities_are_the_books_temperature_softmax_and_the_numbers_follow_
     t = default
     np.testing.assert_array_equal(t.probs, next_token_probs(t.logits, temperature=ex.TRAINED_TEMPERATURE))
     np.testing.assert_array_equal(t.probs_t1, next_token_probs(t.logits))
-    assert t.top.size == ex.FIG25_TOP and t.top[0] == np.argmax(t.logits)
-    assert np.all(np.diff(t.logits[t.top]) <= 0) and t.logits[t.top[-1]] >= np.sort(t.logits)[-ex.FIG25_TOP]
+    assert t.top.size == ex.NEXT_TOP and t.top[0] == np.argmax(t.logits)
+    assert np.all(np.diff(t.logits[t.top]) <= 0) and t.logits[t.top[-1]] >= np.sort(t.logits)[-ex.NEXT_TOP]
     assert t.greedy_prob == t.probs.max()
     assert t.entropy == pytest.approx(-(t.probs * np.log(t.probs)).sum())
     assert t.outside == pytest.approx(1 - t.probs[t.top].sum(), abs=1e-12)
     mass = np.sort(t.probs)[::-1].cumsum()
-    assert mass[t.cover - 1] >= ex.FIG25_COVER > (mass[t.cover - 2] if t.cover > 1 else 0)
+    assert mass[t.cover - 1] >= ex.NEXT_COVER > (mass[t.cover - 2] if t.cover > 1 else 0)
     assert not t.probs.flags.writeable and not t.logits.flags.writeable
 
 
@@ -89,11 +89,11 @@ def test_next_token_refuses_bad_values_by_name(kwargs, error, name):
 # ------------------------------------------------------------------ figure 25
 
 
-def test_fig25_draws_the_engine_trace_and_its_alt_names_the_numbers(default):
+def test_next_token_figure_draws_the_engine_trace_and_its_alt_names_the_numbers(default):
     drawn = built("next_token").drawn
     t, art = drawn.trace, drawn.artists
     assert (t.prompt, t.step, t.temperature) == DEFAULT
-    k = ex.FIG25_TOP
+    k = ex.NEXT_TOP
     assert [art[f"bar[{r}]"].get_xdata()[1] for r in range(k)] == pytest.approx(t.probs[t.top].tolist())
     assert [art[f"t1[{r}]"].get_xdata()[0] for r in range(k)] == pytest.approx(t.probs_t1[t.top].tolist())
     assert art["value[1]"].get_text() == f"{t.top_probs[1]:.2f}"
@@ -124,7 +124,7 @@ def test_draw_helpers_check_their_arguments(default):
 def test_widget_default_is_the_static_figure_25():
     w = built("next_token")
     assert w.value == DEFAULT and w.value._fields == ("prompt", "step", "temperature")
-    assert w.png() == static(25)
+    assert w.png() == static(fs.NUMBER)
 
 
 def test_every_state_visited_is_a_full_draw(next_widget):

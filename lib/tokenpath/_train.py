@@ -24,23 +24,14 @@ from pathlib import Path
 from . import bpe
 from . import corpus as C
 from .corpus import SKIP_PARTS, corpus_files, corpus_sha256, read_corpus  # noqa: F401 (re-exported)
-from .trained import (  # the reader's side of the model folder
-    FOLDER,
-    HELD_OUT_NAME,
-    LOSS_FIGURE,
-    SAMPLES_NAME,
-    TRAINING_NAME,
-    draw_loss,
-    read_training,
-)
 from .examples import trained as ex
+from .trained import FOLDER, HELD_OUT_NAME, SAMPLES_NAME, TRAINING_NAME, read_training  # the reader's side
 
 #: The committed model's split: every this-many-th file in sorted order is held out.
 HELD_OUT_EVERY = C.HELD_OUT_EVERY
 EOS = "<|endoftext|>"
-#: A held-out file whose opening is committed beside the model (``held_out.txt``), so the
-#: checks and the chapter evaluate on the same text on any interpreter.
-HELD_OUT_FILE = "fractions.py"
+#: Characters taken from each held-out file of code for the committed sample
+#: (``held_out.json``), so the checks and the chapters measure the same text on any interpreter.
 HELD_OUT_CHARS = 3000
 PROMPTS = ex.TRAINED_PROMPTS
 NEW_TOKENS = ex.TRAINED_NEW_TOKENS
@@ -52,10 +43,10 @@ class Settings:
     """Every choice of a training run (written to ``training.json``)."""
 
     vocab_size: int = 2048          # 256 bytes + merges + the EOS token
-    hidden_size: int = 192
-    intermediate_size: int = 384    # per expert
+    hidden_size: int = 128
+    intermediate_size: int = 256    # per expert
     num_hidden_layers: int = 4
-    num_attention_heads: int = 6
+    num_attention_heads: int = 4
     num_key_value_heads: int = 2
     num_local_experts: int = 4
     num_experts_per_tok: int = 2
@@ -65,21 +56,19 @@ class Settings:
     router_aux_loss_coef: float = 0.02
     seq_len: int = 256
     batch_size: int = 16
-    steps: int = 600
+    steps: int = 4000
     warmup: int = 30
     lr: float = 3e-3
     min_lr: float = 3e-4
     weight_decay: float = 0.1
     seed: int = 0
     threads: int = 2
-    eval_tokens: int = 65536
+    eval_tokens: int = 32768        # targets per evaluation stream, in windows spread over its files
     curve_every: int = 10
-    # Options added after the committed run; their defaults are that run's choices, and
-    # training.json records one only when it differs from its default (LEGACY_FIELDS).
-    split_rule: str = "index"       # "index": every HELD_OUT_EVERY-th file; "hash": corpus.is_held_out
-    data_rule: str = "keep"         # "keep" generated data files in training; "drop" them (corpus.is_data)
+    split_rule: str = "hash"        # "hash": corpus.is_held_out; "index": every HELD_OUT_EVERY-th file
+    data_rule: str = "drop"         # "drop" generated data files from training (corpus.is_data); "keep" them
     schedule: str = "cosine"        # "cosine"; "wsd": warm-up, constant, linear decay over the last WSD_DECAY
-    eval_every: int = 0             # held-out loss every this many steps (0: only at the end)
+    eval_every: int = 250           # held-out losses every this many steps (0: only at the end)
 
     def __post_init__(self):
         for name, allowed in (("split_rule", ("index", "hash")), ("data_rule", ("keep", "drop")),
@@ -104,26 +93,17 @@ class Settings:
             raise ValueError(f"vocab_size must be >= 257 (256 bytes and EOS), got {self.vocab_size}")
 
 
-#: The settings of the committed run; the later options are written to training.json
-#: only when they differ from their defaults, so the default run's record is unchanged.
-LEGACY_FIELDS = ("vocab_size", "hidden_size", "intermediate_size", "num_hidden_layers", "num_attention_heads",
-                 "num_key_value_heads", "num_local_experts", "num_experts_per_tok", "rope_theta", "rms_norm_eps",
-                 "tie_word_embeddings", "router_aux_loss_coef", "seq_len", "batch_size", "steps", "warmup", "lr",
-                 "min_lr", "weight_decay", "seed", "threads", "eval_tokens", "curve_every")
 #: The share of the steps over which the "wsd" schedule decays linearly to ``min_lr``.
 WSD_DECAY = 0.2
 
 
 def recorded_settings(s: Settings) -> dict:
-    """The settings as ``training.json`` records them.
+    """The settings as ``training.json`` records them: every field, in order.
 
-    >>> list(recorded_settings(Settings())) == list(LEGACY_FIELDS)
-    True
-    >>> recorded_settings(Settings(schedule="wsd"))["schedule"]
-    'wsd'
+    >>> list(recorded_settings(Settings()))[:2]
+    ['vocab_size', 'hidden_size']
     """
-    default = Settings()
-    return {k: v for k, v in asdict(s).items() if k in LEGACY_FIELDS or v != getattr(default, k)}
+    return asdict(s)
 
 
 def split(texts: list[str], every: int = HELD_OUT_EVERY) -> tuple[list[str], list[str]]:
@@ -211,22 +191,80 @@ def batch_starts(n_tokens: int, s: Settings, step: int):
     return rng.integers(0, n_tokens - s.seq_len - 1, size=s.batch_size)
 
 
-def held_out_loss(model, ids, s: Settings) -> float:
-    """Mean next-token cross-entropy (nats) over non-overlapping ``seq_len`` windows of
-    the first ``eval_tokens`` held-out tokens."""
+def windows(ids, seq_len: int, limit: int):
+    """Windows of ``seq_len + 1`` tokens of the stream ``ids`` (window ``j`` starts at
+    ``j * seq_len``), every ``k``-th one so that about ``limit`` targets remain, spread
+    over the whole stream (so over all its files). Shape (windows, seq_len + 1).
+
+    >>> windows(list(range(10)), 2, 4).tolist()
+    [[0, 1, 2], [4, 5, 6]]
+    """
+    import numpy as np
+
+    ids = np.asarray(ids, dtype=np.int64)
+    n = (len(ids) - 1) // seq_len
+    if n < 1:
+        raise ValueError(f"ids must hold more than seq_len ({seq_len}) tokens, got {len(ids)}")
+    k = max(1, -(-n * seq_len // limit))
+    return np.stack([ids[j * seq_len: j * seq_len + seq_len + 1] for j in range(0, n, k)])
+
+
+def model_loss(model, win) -> float:
+    """Mean next-token cross-entropy (nats) of the PyTorch ``model`` on every target of
+    every window of ``win`` (each window alone, from its own first token)."""
     import torch
 
-    ids = torch.tensor(ids[: s.eval_tokens + 1])
-    n = (len(ids) - 1) // s.seq_len
-    x = ids[: n * s.seq_len].view(n, s.seq_len)
-    y = ids[1: n * s.seq_len + 1].view(n, s.seq_len)
+    win = torch.as_tensor(win)
     total = 0.0
     with torch.no_grad():
-        for i in range(0, n, 32):
-            logits = model(x[i:i + 32]).logits
+        for i in range(0, len(win), 16):
+            chunk = win[i:i + 16]
+            logits = model(chunk[:, :-1]).logits
             total += torch.nn.functional.cross_entropy(
-                logits.reshape(-1, logits.shape[-1]), y[i:i + 32].reshape(-1), reduction="sum").item()
-    return total / (n * s.seq_len)
+                logits.reshape(-1, logits.shape[-1]), chunk[:, 1:].reshape(-1), reduction="sum").item()
+    return total / win[:, 1:].numel()
+
+
+def window_losses(model, win) -> list[float]:
+    """The mean next-token cross-entropy (nats) of the PyTorch ``model`` on each window
+    of ``win`` on its own: :func:`model_loss` window by window."""
+    import torch
+
+    win = torch.as_tensor(win)
+    out = []
+    with torch.no_grad():
+        for i in range(0, len(win), 16):
+            chunk = win[i:i + 16]
+            logits = model(chunk[:, :-1]).logits
+            ce = torch.nn.functional.cross_entropy(logits.transpose(1, 2), chunk[:, 1:], reduction="none")
+            out.extend(round(v, 5) for v in ce.double().mean(dim=1).tolist())
+    return out
+
+
+#: The evaluation streams, in the order training.json lists them.
+STREAMS = ("stdlib code", "stdlib data", "outside code")
+
+
+def eval_streams(d: "Data", s: Settings) -> tuple[dict, dict]:
+    """({stream: its evaluation windows}, a description of each stream): the held-out
+    ordinary code, the held-out generated data files, and the sources of the outside
+    packages (:data:`tokenpath.corpus.OUTSIDE_PACKAGES`), each cut by :func:`windows`
+    to about ``s.eval_tokens`` targets."""
+    files = d.corpus.files
+    versions, outside, outside_bytes = C.outside_texts()
+    code = [f for f in files if f.held_out and not f.data]
+    data = [f for f in files if f.held_out and f.data]
+    streams, info = {}, {}
+    for name, texts, n_files, n_bytes in (
+            ("stdlib code", [f.text for f in code], len(code), sum(f.n_bytes for f in code)),
+            ("stdlib data", [f.text for f in data], len(data), sum(f.n_bytes for f in data)),
+            ("outside code", outside, len(outside), outside_bytes)):
+        ids = token_stream(d.tok, texts)
+        streams[name] = windows(ids, s.seq_len, s.eval_tokens)
+        info[name] = {"files": n_files, "bytes": n_bytes, "tokens": len(ids),
+                      "eval_tokens": int(streams[name][:, 1:].size)}
+    info["outside code"]["packages"] = versions
+    return streams, info
 
 
 @dataclass(frozen=True)
@@ -312,7 +350,8 @@ def train_loop(s: Settings, train_ids, *, on_eval=None, progress: bool = True):
 
 def train_model(out=FOLDER, s: Settings = Settings(), *, progress: bool = True) -> dict:
     """Train and write ``config.json``, ``model.safetensors``, ``tokenizer.json``,
-    ``training.json`` and the loss figure into ``out``. Returns the training record."""
+    ``training.json`` and the finishing files (:func:`finish`) into ``out``. Returns
+    the training record."""
     import torch
     import transformers
 
@@ -321,33 +360,38 @@ def train_model(out=FOLDER, s: Settings = Settings(), *, progress: bool = True) 
     t0 = time.perf_counter()
     out = Path(out)
     d = prepare_data(s)
-    tok, train_ids, held_ids = d.tok, d.train_ids, d.held_ids
+    streams, info = eval_streams(d, s)
     t_data = time.perf_counter() - t0
 
     evals = []
 
     def on_eval(step, model):
-        if s.eval_every:
-            evals.append([step, round(held_out_loss(model, held_ids, s), 4)])
+        evals.append([step, {k: round(model_loss(model, v), 4) for k, v in streams.items()}])
 
-    model, curve, t_train = train_loop(s, train_ids, on_eval=on_eval, progress=progress)
+    model, curve, t_train = train_loop(s, d.train_ids, on_eval=on_eval, progress=progress)
     model.eval()
-    held = held_out_loss(model, held_ids, s)
 
     out.mkdir(parents=True, exist_ok=True)
     model.config.output_router_logits = False
     model.save_pretrained(out)
-    M.write_tokenizer(out, tok, eos_token=EOS)
+    M.write_tokenizer(out, d.tok, eos_token=EOS)
     for extra in ("generation_config.json",):
         (out / extra).unlink(missing_ok=True)
+    final = evals[-1][1]
+    files = d.corpus.files
     record = {
         "python": platform.python_version(),
         "torch": torch.__version__.split("+")[0],
         "transformers": transformers.__version__,
-        "corpus": {"files": len(d.corpus.files), "held_out_files": d.held_files, "held_out_every": HELD_OUT_EVERY,
+        "corpus": {"files": len(files), "split_rule": s.split_rule, "data_rule": s.data_rule,
+                   "held_out_mod": C.HELD_OUT_MOD, "held_out_every": HELD_OUT_EVERY,
+                   "data_files": sum(f.data for f in files),
+                   "train_files": sum(not f.held_out and keep(f, s) for f in files),
+                   "held_out_files": sum(f.held_out for f in files),
                    "skipped_folders": sorted(SKIP_PARTS), "sha256": d.corpus.sha256,
-                   "train_tokens": int(len(train_ids)), "held_out_tokens": len(held_ids),
-                   "bytes": sum(len(f.text.encode()) for f in d.corpus.files)},
+                   "train_tokens": int(len(d.train_ids)), "held_out_tokens": len(d.held_ids),
+                   "bytes": sum(f.n_bytes for f in files)},
+        "streams": info,
         "settings": recorded_settings(s),
         "steps": s.steps,
         "tokens_seen": s.steps * s.batch_size * s.seq_len,
@@ -355,27 +399,34 @@ def train_model(out=FOLDER, s: Settings = Settings(), *, progress: bool = True) 
         "seconds_train": round(t_train, 1),
         "seconds_total": round(time.perf_counter() - t0, 1),
         "final_train_loss": curve[-1],
-        "held_out_loss": round(held, 4),
+        "held_out_loss": final["stdlib code"],
+        "held_out": final,
         "ln_vocab": round(math.log(s.vocab_size), 4),
         "loss_curve": {"every": s.curve_every, "mean_train_loss": curve},
+        "held_out_curve": evals,
     }
-    if s.eval_every:
-        record["held_out_curve"] = evals
     (out / TRAINING_NAME).write_text(json.dumps(record, indent=1) + "\n", encoding="utf-8")
     finish(out)
     return record
 
 
-def held_out_sample(files, root=None) -> str:
-    """The first ``HELD_OUT_CHARS`` characters of ``HELD_OUT_FILE``, cut at a line end.
-    The file must be in the held-out slice."""
-    root = Path(root if root is not None else sysconfig.get_paths()["stdlib"])
-    names = [str(Path(p).relative_to(root)) for p in files]
-    i = names.index(HELD_OUT_FILE)
-    if i % HELD_OUT_EVERY != 0:
-        raise ValueError(f"{HELD_OUT_FILE} is not in the held-out slice")
-    text = read_corpus([files[i]])[0][:HELD_OUT_CHARS]
-    return text[: text.rfind("\n") + 1]
+def held_out_sample(corpus: C.Corpus, chars: int = HELD_OUT_CHARS) -> list[dict]:
+    """The held-out sample the chapters measure heads and routes on: from every held-out
+    file of ordinary code (sorted by path), up to ``chars`` characters of whole lines
+    starting at its first top-level ``def`` or ``class`` line (so past the licence,
+    imports and module docstring), or at its start when it has none. Each entry is
+    ``{"path", "line", "text"}`` with ``line`` the 1-based line the excerpt starts at."""
+    out = []
+    for f in corpus.files:
+        if not f.held_out or f.data:
+            continue
+        lines = f.text.splitlines(keepends=True)
+        start = next((i for i, ln in enumerate(lines) if ln.startswith(("def ", "class "))), 0)
+        text = "".join(lines[start:])[:chars]
+        text = text[: text.rfind("\n") + 1]
+        if text.strip():
+            out.append({"path": f.relpath, "line": start + 1, "text": text})
+    return out
 
 
 def complete(model, ids: list[int], n: int, *, temperature: float = 0.0, seed: int = 0) -> list[int]:
@@ -420,29 +471,31 @@ def write_samples(folder=FOLDER) -> dict:
     return record
 
 
+#: Files of older folders that the finishing step no longer writes (removed if present).
+RETIRED = ("held_out.txt", "loss.png", "loss.svg")
+
+
 def finish(folder=FOLDER) -> None:
-    """The files written after training: the held-out sample, the completions, the figure."""
+    """The files written after training: the held-out sample, the completions and the
+    measurements (``evaluation.json``). Each depends only on the weights, the
+    tokenizer, ``training.json`` and the interpreter's standard library."""
+    import torch
+    import transformers
+
+    from . import _evaluate  # it imports this module (the streams and the settings)
+
     folder = Path(folder)
-    (folder / HELD_OUT_NAME).write_text(held_out_sample(corpus_files()), encoding="utf-8")
+    rule = read_training(folder)["settings"]["split_rule"]
+    sample = {"rule": f"from each held-out file of code, up to {HELD_OUT_CHARS} characters of whole lines "
+                      "from its first top-level def or class line",
+              "files": held_out_sample(C.load(split=rule))}
+    (folder / HELD_OUT_NAME).write_text(json.dumps(sample, indent=1, ensure_ascii=False) + "\n", encoding="utf-8")
+    for name in RETIRED:
+        (folder / name).unlink(missing_ok=True)
     write_samples(folder)
-    write_loss_figure(folder)
-
-
-def write_loss_figure(folder=FOLDER) -> list[Path]:
-    """``loss.png`` and ``loss.svg`` drawn from ``training.json`` (deterministic)."""
-    from .figures import style
-
-    folder = Path(folder)
-    record = read_training(folder)
-    fig = style.new_figure(style.WIDTH, 3.0)
-    ax = fig.subplots()
-    draw_loss(ax, record)
-    fig.tight_layout()
-    paths = [folder / f"{LOSS_FIGURE}.png", folder / f"{LOSS_FIGURE}.svg"]
-    paths[0].write_bytes(style.png_bytes(fig))
-    paths[1].write_bytes(style.svg_bytes(fig))
-    style.close(fig)
-    return paths
+    model = transformers.AutoModelForCausalLM.from_pretrained(folder).float().eval()
+    torch.set_num_threads(read_training(folder)["settings"]["threads"])
+    _evaluate.write_evaluation(folder, lambda win: window_losses(model, win))
 
 
 def main(argv=None) -> int:
@@ -455,7 +508,7 @@ def main(argv=None) -> int:
         p.add_argument("--" + f.name.replace("_", "-"), dest=f.name, type=kind, default=f.default,
                        help=f"default {f.default!r}")
     p.add_argument("--finish-only", action="store_true",
-                   help="rewrite held_out.txt, samples.json and the loss figure of a trained folder")
+                   help="rewrite held_out.json, samples.json and evaluation.json of a trained folder")
     a = p.parse_args(argv)
     if a.finish_only:
         finish(a.out)

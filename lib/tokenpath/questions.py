@@ -15,6 +15,7 @@ path through it, or one operation.
 from __future__ import annotations
 
 import dataclasses
+import importlib
 import json
 import tempfile
 from pathlib import Path
@@ -213,8 +214,7 @@ def embedding_lookup() -> tuple[Question, ...]:
 
 def attention() -> tuple[Question, ...]:
     """Chapter 4: who reads whom, the shift against the mask, the cache's absolute
-    position, a small weight with a long value, what a trained head's query reads, and
-    one more cell each of figures 8, 13 and 14 (a weight, a target and the logit axis,
+    position, a small weight with a long value, and one more cell each of figures 8, 13 and 14 (a weight, a target and the logit axis,
     the history a misaligned cache mask loses)."""
     t8 = A.causal_attention(ex.FIG8_Q, ex.FIG8_K, ex.FIG8_U)
     reads = {
@@ -248,17 +248,6 @@ def attention() -> tuple[Question, ...]:
                hint="a source index, 0 or 1",
                why=(f"The contributions have lengths {fmt.vec(big.lengths)}: source {longer} has the smaller weight "
                     f"{fmt.num(big.weights[longer])} but the much longer value."))
-    from . import trained as T
-
-    line = T.line_attention()
-    source, piece, weight = line.map.top_sources(line.query, k=1)[0]
-    q5 = exact("att-trained-read", f"Figure 23: in layer {line.layer}, head {line.head}, which source position does "
-               f"the line's last token (position {line.query}) read most?", source,
-               source="T.line_attention().map.top_sources(query, k=1)", hint="a position (a whole number)",
-               why=(f"Its row puts {weight:.2f} on position {source} ({piece!r}), "
-                    + ("the token just before it" if source == line.query - 1 else f"{line.query - source} tokens back")
-                    + ". Over the "
-                    f"held-out text the head is {line.stats.describe(line.layer, line.head, line.share)}."))
     a20 = t8.weights[2, 0]
     q6 = exact("att-A20", "Figure 8: what is the weight A[2,0], with which query position 2 reads source position 0?",
                a20, source="attention.causal_attention(FIG8_Q, FIG8_K, FIG8_U).weights[2, 0]",
@@ -294,7 +283,7 @@ def attention() -> tuple[Question, ...]:
                 why=(f"The right mask lets local row 0, at absolute position {cache.past}, read keys "
                      f"{fmt.vec(np.flatnonzero(cache.mask[0]))}; the local-index mask keeps only "
                      f"{fmt.vec(np.flatnonzero(cache.wrong[0]))}, dropping {fmt.vec(dropped)} from the history."))
-    return q1, q2, q3, q4, q5, q6, q7, q8, q9
+    return q1, q2, q3, q4, q6, q7, q8, q9
 
 
 # ---------------------------------------------------------------- 05 positions
@@ -430,8 +419,8 @@ def rmsnorm_swiglu() -> tuple[Question, ...]:
 
 def moe_routing() -> tuple[Question, ...]:
     """Chapter 8: a gate renormalised inside a set of three, the router's gradient at
-    top-1 with in-set gates, why figure 22 stores four experts, what a capacity of one
-    drops, and the trained model's least-loaded expert in figure 24's layer."""
+    top-1 with in-set gates, why figure 22 stores four experts and what a capacity of
+    one drops."""
     from . import moe
 
     k3 = moe.route(ex.FIG20_SCORES, ex.MOE_QUESTION_K)
@@ -494,22 +483,7 @@ def moe_routing() -> tuple[Question, ...]:
              f"of token 1's assignments are turned away: {crowded.dropped}."),
     )
 
-    from . import trained as T
-
-    layer = ex.FIG24_LAYER
-    stats = T.held_out_routing()
-    idle = int(np.argmin(stats.load[layer]))
-    q5 = exact(
-        "fig24-idle",
-        f"Figure 24: over the whole held-out text, which expert of layer {layer} receives the fewest choices?",
-        idle,
-        source=f"T.held_out_routing().load[{layer}].argmin()", hint="an expert index (a whole number)",
-        why=(f"Expert {idle} receives {stats.load[layer, idle]:,} of the {stats.tokens * stats.top_k:,} choices "
-             f"({stats.load_share[layer, idle]:.0%}); an even split would give each expert "
-             f"{1 / stats.load.shape[1]:.0%}. It is stored and loaded like the others, yet almost no held-out "
-             "token runs it in this layer."),
-    )
-    return q1, q2, q3, q4, q5
+    return q1, q2, q3, q4
 
 
 # ---------------------------------------------------------------- 09 model files
@@ -580,9 +554,11 @@ def model_files() -> tuple[Question, ...]:
 
 def trained_model() -> tuple[Question, ...]:
     """Chapter 10: the experts' share of the stored parameters, the first loss against
-    ln V, spaces against tabs, the most previous-token-like head, one line's expert load."""
-    from . import trained as T
+    ln V, spaces against tabs, what the named head's query reads, the most
+    previous-token-like head of the last layer, one line's expert load, and the
+    least-loaded expert of the routing figure's layer."""
     from . import model as M
+    from . import trained as T
 
     folder = T.trained_folder()
     count = T.count_moe_parameters(folder)
@@ -614,23 +590,50 @@ def trained_model() -> tuple[Question, ...]:
                        "of spaces became tokens and runs of tabs did not; and after a tab the word has no space "
                        "in front of it, so it is not the familiar token with a leading space."
                        if n_tabs > n_spaces else "."))
+    fig = figure_number("trained_attention")
+    line = T.line_attention()
+    source, piece, weight = line.map.top_sources(line.query, k=1)[0]
+    q4 = exact("trained-head-read", f"Figure {fig}: in layer {line.layer}, head {line.head}, which source position "
+               f"does the line's last token (position {line.query}) read most?", source,
+               source="T.line_attention().map.top_sources(query, k=1)", hint="a position (a whole number)",
+               why=(f"Its row puts {weight:.2f} on position {source} ({piece!r}), "
+                    + ("the token just before it" if source == line.query - 1 else f"{line.query - source} tokens back")
+                    + ". Over the held-out sample the head is "
+                    f"{line.stats.describe(line.layer, line.head, line.share)}."))
     model = T.committed_model(folder)
-    line = (folder / "held_out.txt").read_text(encoding="utf-8").splitlines()[ex.TRAINED_LINE_INDEX]
-    trace = model.forward(model.encode(line))
+    trace = model.forward(model.encode(T.held_out_lines(folder)[T.example_line(folder)]))
     prev = T.previous_token_weight(trace)
     head = int(np.argmax(prev[-1]))
-    q4 = exact("trained-prev-head", "Which head of the last layer puts the most weight on the previous token?",
+    q5 = exact("trained-prev-head", "Which head of the last layer puts the most weight on the previous token?",
                head, source="int(np.argmax(T.previous_token_weight(trace)[-1]))", hint="a head index (0, 1, …)",
                why=f"Its mean weight on the previous token is {prev[-1, head]:.2f}, the largest of "
                    f"{fmt.vec(np.round(prev[-1], 2))}.")
     chosen = trace.layers[0].chosen_experts
     load = np.bincount(np.asarray(chosen).ravel(), minlength=count.num_experts).tolist()
-    q5 = sequence("trained-load", "How often was each expert of layer 0 chosen over the whole line (expert 0 first)?",
+    q6 = sequence("trained-load", "How often was each expert of layer 0 chosen over the whole line (expert 0 first)?",
                   load, source="np.bincount(trace.layers[0].chosen_experts.ravel(), minlength=4)",
                   hint="a list of counts, such as [1, 2, 3, 4]",
                   why=f"{sum(load)} choices: {chosen.shape[1]} tokens × top-{count.top_k}. An even load would give "
                       f"each expert {sum(load) / count.num_experts:g}.")
-    return q1, q2, q3, q4, q5
+    layer = ex.ROUTE_LAYER
+    stats = T.held_out_routing()
+    idle = int(np.argmin(stats.load[layer]))
+    q7 = exact(
+        "trained-idle",
+        f"Figure {figure_number('trained_routing')}: over the whole held-out sample, which expert of layer {layer} "
+        "receives the fewest choices?", idle,
+        source=f"T.held_out_routing().load[{layer}].argmin()", hint="an expert index (a whole number)",
+        why=(f"Expert {idle} receives {stats.load[layer, idle]:,} of the {stats.tokens * stats.top_k:,} choices "
+             f"({stats.load_share[layer, idle]:.0%}); an even split would give each expert "
+             f"{1 / stats.load.shape[1]:.0%}. It is stored and loaded like the others all the same: any token "
+             "may choose it."),
+    )
+    return q1, q2, q3, q4, q5, q6, q7
+
+
+def figure_number(module: str) -> int:
+    """The book's number of the figure drawn by ``tokenpath.figures.<module>``."""
+    return importlib.import_module(f"tokenpath.figures.{module}").NUMBER
 
 
 #: Each chapter's question builder, by the chapter's file name.
@@ -653,7 +656,7 @@ def for_chapter(chapter: str) -> dict[str, Question]:
     in the order the chapter asks them.
 
     >>> list(for_chapter("04_attention"))
-    ['att-A10', 'att-reads', 'att-cache-row', 'att-longer', 'att-trained-read', 'att-A20', 'att-target', 'att-axis', 'att-cache-dropped']
+    ['att-A10', 'att-reads', 'att-cache-row', 'att-longer', 'att-A20', 'att-target', 'att-axis', 'att-cache-dropped']
     """
     if chapter not in CHAPTERS:
         raise ValueError(f"chapter must be one of {sorted(CHAPTERS)}, got {chapter!r}")

@@ -9,7 +9,6 @@ import numpy as np
 from tokenpath import attention as A
 from tokenpath import examples as ex
 from tokenpath import fmt
-from tokenpath import trained as T
 
 from . import Claim as _Claim
 from . import pinned
@@ -103,66 +102,6 @@ def _continued_block() -> tuple[int, int]:
     p = packed()
     b = int(np.flatnonzero(p.continued)[0])
     return b, int(p.doc_ids[b, 0])
-
-
-# ------------------------------------------------- section 4.5: the trained model's heads
-
-SHARE = ex.FIG23_ROLE_SHARE
-POSITIONS = tuple(T.MEASURE_NAMES)  # the three weight measures: previous, itself, first
-
-
-@cache
-def heads():
-    """Per-head measures of the committed model over its held-out text."""
-    return T.held_out_heads()
-
-
-@cache
-def fig23():
-    return T.line_attention()
-
-
-def _named(role):
-    return heads().heads(role, SHARE)
-
-
-def _unnamed_share(layer, head) -> float:
-    """The largest mean weight an unnamed head puts on one of the three positions."""
-    return max(float(heads().measure(n)[layer, head]) for n in POSITIONS)
-
-
-def _near_miss(name):
-    """The unnamed head with the largest mean of measure ``name``."""
-    return max(_named(None), key=lambda lh: heads().measure(name)[lh])
-
-
-def _others():
-    """The unnamed heads other than the two near misses."""
-    near = {_near_miss("previous"), _near_miss("itself")}
-    return [lh for lh in _named(None) if lh not in near]
-
-
-def _head_text(lh) -> str:
-    return f"layer {lh[0]}, head {lh[1]}"
-
-
-def _heads_of_one_layer(lhs) -> str:
-    """``[(0, 0), …, (0, 3)]`` → ``4 heads of layer 0 (heads 0–3)``."""
-    layers = {l for l, _ in lhs}
-    if len(layers) != 1:
-        raise ValueError(f"the heads are in several layers: {lhs}")
-    hs = [h for _, h in lhs]
-    if hs != list(range(hs[0], hs[-1] + 1)):
-        raise ValueError(f"the heads are not consecutive: {hs}")
-    return f"{len(hs)} heads of layer {layers.pop()} (heads {hs[0]}–{hs[-1]})"
-
-
-def _span(values) -> str:
-    return f"{min(values):.2f} to {max(values):.2f}"
-
-
-def _between(values) -> str:
-    return f"between {min(values):.2f} and {max(values):.2f}"
 
 
 # ------------------------------------------------------------------------ claims
@@ -274,50 +213,6 @@ CLAIMS: list[_Claim] = [
     Claim("pack.padded_block", lambda: int(np.flatnonzero(~packed().valid.all(axis=1))[-1]),
           text=("In block 2 the padded rows", lambda b: f"In block {b} the padded rows")),
     Claim("src04.torch", lambda: pinned("torch"), text=("PyTorch 2.13.0", lambda v: f"PyTorch {v}")),
-    # -- section 4.5 and figure 23: the trained model ----------------------------------
-    Claim("sec45.layers", lambda: heads().shape[0], text=("4 layers", lambda n: f"{n} layers")),
-    Claim("sec45.heads", lambda: heads().shape[1], text=("6 heads", lambda n: f"{n} heads")),
-    Claim("fig23.line", lambda: fig23().line, text=("line 61", lambda n: f"line {n}")),
-    Claim("fig23.tokens", lambda: len(fig23().pieces), text=("30 tokens", lambda n: f"{n} tokens")),
-    Claim("sec45.sample_bytes", lambda: (T.trained_folder() / T.HELD_OUT_NAME).stat().st_size,
-          text=("2,990", lambda n: f"{n:,}")),
-    Claim("sec45.held_tokens", lambda: heads().tokens, text=("1,142", lambda n: f"{n:,}")),
-    Claim("sec45.window", lambda: T.committed_model().config.max_position_embeddings,
-          text=("windows of 256", lambda n: f"windows of {n}")),
-    Claim("sec45.rows", lambda: heads().rows, text=("1,137", lambda n: f"{n:,}")),
-    Claim("sec45.even_position", lambda: heads().uniform[:3],
-          text=("0.02 on each of the three positions",
-                lambda v: f"{fmt.num(v[0], 2)} on each of the three positions" if len(set(np.round(v, 2))) == 1
-                else "unequal")),
-    Claim("sec45.even_entropy", lambda: heads().uniform[3], rounded=("4.50", 2)),
-    Claim("sec45.self_heads", lambda: _named("itself"),
-          text=("4 heads of layer 0 (heads 0–3)", _heads_of_one_layer)),
-    Claim("sec45.self_share", lambda: [heads().itself[lh] for lh in _named("itself")],
-          text=("0.58 to 0.75", _span)),
-    Claim("sec45.prev_heads", lambda: len(_named("previous")), text=("One head", lambda n: f"{'One' if n == 1 else n} head")),
-    Claim("sec45.prev_head", lambda: _named("previous")[0], text=("layer 2, head 1", _head_text)),
-    Claim("sec45.prev_share", lambda: heads().previous[_named("previous")[0]], rounded=("0.63", 2)),
-    Claim("sec45.even_previous", lambda: heads().uniform[0], rounded=("0.02", 2)),
-    Claim("sec45.near_prev_head", lambda: _near_miss("previous"), text=("layer 2, head 0", _head_text)),
-    Claim("sec45.near_prev_share", lambda: heads().previous[_near_miss("previous")], rounded=("0.493", 3)),
-    Claim("sec45.near_self_head", lambda: _near_miss("itself"), text=("layer 0, head 5", _head_text)),
-    Claim("sec45.near_self_share", lambda: heads().itself[_near_miss("itself")], rounded=("0.495", 3)),
-    Claim("sec45.first_max", lambda: heads().first.max(), rounded=("0.03", 2)),
-    Claim("sec45.first_heads", lambda: len(_named("first")), text=("none is named after it",
-                                                                      lambda n: "none is named after it" if n == 0 else f"{n}")),
-    Claim("sec45.unnamed", lambda: len(_named(None)), text=("remaining 19 heads", lambda n: f"remaining {n} heads")),
-    Claim("sec45.unnamed_all", lambda: len(_named(None)), text=("all 19", lambda n: f"all {n}")),
-    Claim("sec45.others_share", lambda: max(_unnamed_share(*lh) for lh in _others()), rounded=("0.40", 2)),
-    Claim("sec45.unnamed_entropy", lambda: [heads().entropy[lh] for lh in _named(None)],
-          text=("between 0.68 and 2.44", _between)),
-    Claim("fig23.last_token", lambda: fig23().pieces[fig23().query], text=("`):`", lambda p: f"`{p}`")),
-    Claim("fig23.last_is_query", lambda: fig23().query == len(fig23().pieces) - 1,
-          text=("the line's last token", lambda b: "the line's last token" if b else "another token")),
-    Claim("fig23.top_weight", lambda: fig23().map.top_sources(fig23().query, k=1)[0][2], rounded=("0.86", 2)),
-    Claim("fig23.top_source", lambda: fig23().map.top_sources(fig23().query, k=1)[0],
-          text=("`True`, the token just before it",
-                lambda top: f"`{top[1]}`, the token just before it" if top[0] == fig23().query - 1
-                else f"`{top[1]}`, position {top[0]}")),
 ]
 
 #: Digits in the prose that are not computed claims, each with its reason.
@@ -326,5 +221,4 @@ NOT_CLAIMS: list[_NotClaim] = [
     NotClaim("Llama 3", "a model's name"),
     NotClaim("dim=-1", "code: PyTorch's name for the last axis"),
     NotClaim("axis=-1", "code: NumPy's name for the last axis"),
-    NotClaim("(0 when all the weight sits on one source", "the definition of entropy: a point mass has entropy 0"),
 ]

@@ -8,7 +8,6 @@ import numpy as np
 
 from tokenpath import examples as ex
 from tokenpath import fmt, moe
-from tokenpath import trained as T
 
 from . import Claim as _Claim
 from . import NotClaim as _NotClaim
@@ -76,48 +75,6 @@ def _terms(f) -> str:
     return f"g₀·{fmt.num(f[0])} + g₁·{fmt.num(f[1])}"
 
 
-# ----------------------------------------------- section 8.6: the trained model's routers
-
-@cache
-def held():
-    """Every layer's routing of the committed held-out sample (one pass, cached by the engine)."""
-    return T.held_out_routes()
-
-
-@cache
-def held_stats():
-    return held().stats()
-
-
-@cache
-def agreement():
-    return T.text_agreement(held())
-
-
-def view():
-    return T.routing_view(ex.FIG24_LAYER, ex.FIG24_LINE)
-
-
-def _thousands(v) -> str:
-    return f"{int(v):,}"
-
-
-def _percent(v) -> str:
-    return f"{100 * float(v):.0f}"
-
-
-def _piece_experts(piece: str, occurrence: int) -> np.ndarray:
-    """The chosen experts (a set) of the ``occurrence``-th ``piece`` of figure 24's line."""
-    v = view()
-    at = [t for t, p in enumerate(v.pieces) if p == piece][occurrence]
-    return v.chosen[at]
-
-
-def _idlest():
-    """(layer, expert) with the fewest held-out choices."""
-    return np.unravel_index(int(held_stats().load.argmin()), held_stats().load.shape)
-
-
 # ------------------------------------------------------------------------ claims
 
 CLAIMS: list[_Claim] = [
@@ -171,45 +128,6 @@ CLAIMS: list[_Claim] = [
     Claim("fig22.candidate_scores", lambda: ex.FIG22_CANDIDATES[0], text=("[1, 2, −1, 0]", _v)),
     Claim("fig22.crowded_load", lambda: crowded().load.max(), exact="2"),
     Claim("fig22.capacity", lambda: crowded().capacity, exact="1"),
-    # -- section 8.6 and figure 24: the trained model's routers on held-out text ----------
-    Claim("route.layers", lambda: held().layers, exact="4"),
-    Claim("route.sample_bytes", lambda: (T.trained_folder() / T.HELD_OUT_NAME).stat().st_size,
-          text=("2,990", _thousands)),
-    Claim("route.held_tokens", lambda: held().tokens, text=("1,142", _thousands)),
-    Claim("route.choices", lambda: held().tokens * held().top_k, text=("2,284", _thousands)),
-    Claim("route.pairs", lambda: held_stats().pairs, text=("1,141", _thousands)),
-    Claim("fig24.layer", lambda: ex.FIG24_LAYER, exact="1"),
-    Claim("fig24.line", lambda: ex.FIG24_LINE, exact="72"),
-    Claim("fig24.tokens", lambda: len(view().pieces), exact="16"),
-    Claim("fig24.first_probs", lambda: view().probs[0][np.sort(view().chosen[0])],
-          rounded=("[0.92, 0.04]", 2)),
-    Claim("fig24.first_gates", lambda: view().gates[0], rounded=("[0.959, 0.041]", 3)),
-    Claim("fig24.ra_experts", lambda: _piece_experts("ra", 0), text=("1 and 2", _pair)),
-    Claim("fig24.ction_first", lambda: _piece_experts("ction", 0), text=("{1, 2}", _set)),
-    Claim("fig24.ction_second", lambda: _piece_experts("ction", 1), text=("{1, 3}", _set)),
-    Claim("fig24.line_changes", lambda: view().line_changes, exact="7"),
-    Claim("fig24.line_pairs", lambda: len(view().pieces) - 1, exact="15"),
-    Claim("route.even_share", lambda: 1 / held().num_experts, text=("25", _percent)),
-    Claim("route.idle_layer", lambda: _idlest()[0], exact="1"),
-    Claim("route.idle_expert", lambda: _idlest()[1], exact="0"),
-    Claim("route.idle_load", lambda: held_stats().load[_idlest()], exact="62"),
-    Claim("route.idle_share", lambda: held_stats().load_share[_idlest()], text=("3", _percent)),
-    Claim("route.busy_expert", lambda: int(held_stats().load[_idlest()[0]].argmax()), exact="1"),
-    Claim("route.busy_load", lambda: held_stats().load[_idlest()[0]].max(), text=("1,023", _thousands)),
-    Claim("route.busy_share", lambda: held_stats().load_share[_idlest()[0]].max(), text=("45", _percent)),
-    Claim("route.change_min", lambda: held_stats().change_rate.min(), text=("50", _percent)),
-    Claim("route.change_max", lambda: held_stats().change_rate.max(), text=("64", _percent)),
-    Claim("route.repeated_texts", lambda: agreement().texts, exact="172"),
-    Claim("route.same_text_pairs", lambda: agreement().same_text_pairs, text=("4,903", _thousands)),
-    Claim("route.same_text_most", lambda: agreement().same_text.max(), text=("91", _percent)),
-    Claim("route.same_text_most_layer", lambda: int(agreement().same_text.argmax()), exact="0"),
-    Claim("route.same_text_least", lambda: agreement().same_text.min(), text=("71", _percent)),
-    Claim("route.same_text_least_layer", lambda: int(agreement().same_text.argmin()), exact="3"),
-    Claim("route.any_pair_min", lambda: agreement().any_pair.min(), text=("28", _percent)),
-    Claim("route.any_pair_max", lambda: agreement().any_pair.max(), text=("40", _percent)),
-    Claim("route.low", lambda: ex.ROUTE_LINE_TOKENS[0], exact="6"),
-    Claim("route.high", lambda: ex.ROUTE_LINE_TOKENS[1], exact="16"),
-    Claim("route.lines", lambda: len(T.route_lines()), exact="24"),
     # -- Check yourself ---------------------------------------------------------------------
     Claim("moe.question_k", lambda: ex.MOE_QUESTION_K, text=("k = 3", lambda k: f"k = {k}")),
     # -- Sources: the version the cross-checks run against -----------------------------------

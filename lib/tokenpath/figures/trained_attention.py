@@ -1,4 +1,4 @@
-"""Figure 23: the attention of one head of the book's trained model on a held-out line.
+"""The attention of one head of the book's trained model on a held-out line.
 
 Three panels, all drawn from :func:`tokenpath.trained.line_attention`: the ``[T, T]``
 weights of the picked head (query rows, source columns, the future masked), the picked
@@ -34,7 +34,8 @@ from .draw import (
 )
 
 __all__ = [
-    "build_fig23",
+    "NUMBER",
+    "build_line_attention",
     "describe_line_attention",
     "draw_head_notes",
     "draw_query_row",
@@ -121,7 +122,7 @@ def draw_query_row(ax, trace: T.LineAttention) -> dict[str, Artist]:
     ax.tick_params(axis="x", length=0, pad=3)
     art: dict[str, Artist] = {"bars": bars, "future": future}
     art["title"] = ax.set_title("", loc="left", fontsize=NOTE_SIZE + 0.5, fontweight="bold")
-    for k in range(ex.FIG23_TOP_SOURCES):
+    for k in range(ex.HEAD_TOP_SOURCES):
         art[f"top[{k}]"] = ax.text(0.0, 0.0, "", ha="center", va="bottom", fontsize=NOTE_SIZE - 1.5)
     for name, spine in ax.spines.items():
         art[f"spine.{name}"] = spine  # drawn over the bars' edges: they move with them
@@ -137,10 +138,10 @@ def _move_row(art: dict, trace: T.LineAttention) -> None:
     art["future"].set_x(q + 0.5)
     art["future"].set_width(t - 1 - q)
     art["title"].set_text(f"row {q}: what {_quoted(trace, q)} reads")
-    for k, (s, _, w) in enumerate(trace.map.top_sources(q, k=ex.FIG23_TOP_SOURCES)):
+    for k, (s, _, w) in enumerate(trace.map.top_sources(q, k=ex.HEAD_TOP_SOURCES)):
         art[f"top[{k}]"].set_position((s, w + 0.02))
         art[f"top[{k}]"].set_text(f"{w:.2f}")
-    for k in range(min(q + 1, ex.FIG23_TOP_SOURCES), ex.FIG23_TOP_SOURCES):
+    for k in range(min(q + 1, ex.HEAD_TOP_SOURCES), ex.HEAD_TOP_SOURCES):
         art[f"top[{k}]"].set_text("")
 
 
@@ -207,7 +208,7 @@ def update_line_attention(artists: dict, trace: T.LineAttention) -> None:
 def describe_line_attention(trace: T.LineAttention) -> str:
     """The picked head and query in words, with the numbers the figure shows."""
     q = trace.query
-    top = ", ".join(f"{w:.2f} on {_quoted(trace, s)} ({s})" for s, _, w in trace.map.top_sources(q, k=ex.FIG23_TOP_SOURCES))
+    top = ", ".join(f"{w:.2f} on {_quoted(trace, s)} ({s})" for s, _, w in trace.map.top_sources(q, k=ex.HEAD_TOP_SOURCES))
     return (f"Layer {trace.layer}, head {trace.head}, query {q} {_quoted(trace, q)} of held-out line {trace.line}: "
             f"{top}. Over the held-out text this head is "
             + trace.stats.describe(trace.layer, trace.head, trace.share) + ".")
@@ -215,7 +216,7 @@ def describe_line_attention(trace: T.LineAttention) -> str:
 
 # ---------------------------------------------------------------------- figure 23
 
-#: Figure 23's panels in inches from the top left: (left, top, width, height).
+#: The figure's panels in inches from the top left: (left, top, width, height).
 _MAP = (1.05, 0.62, 3.75, 3.55)
 _ROW = (1.05, 4.55, 3.75, 1.15)
 _NOTES = (5.0, 0.3, 2.0, 4.4)
@@ -227,8 +228,12 @@ def _axes(fig, box):
     return fig.add_axes((left / style.WIDTH, 1 - (top + h) / _HEIGHT, w / style.WIDTH, h / _HEIGHT))
 
 
-@register(23, "Attention of a trained head on a held-out line")
-def build_fig23() -> Drawn:
+#: The figure's number in the book (chapter 10, after the next-token view).
+NUMBER = 25
+
+
+@register(NUMBER, "Attention of a trained head on a held-out line")
+def build_line_attention() -> Drawn:
     trace = T.line_attention()
     fig, canvas = _canvas(style.WIDTH, _HEIGHT)
     canvas.set_zorder(-1)
@@ -256,7 +261,7 @@ def build_fig23() -> Drawn:
         f"line {trace.line} ({trace.text.strip()!r}, {len(trace.pieces)} tokens) as a {len(trace.pieces)}×"
         f"{len(trace.pieces)} heat map, query rows against source columns, the future masked. Query {q} "
         f"{_quoted(trace, q)} puts " + ", ".join(f"{w:.2f} on {_quoted(trace, s)} (position {s})"
-                                                 for s, _, w in trace.map.top_sources(q, k=ex.FIG23_TOP_SOURCES))
+                                                 for s, _, w in trace.map.top_sources(q, k=ex.HEAD_TOP_SOURCES))
         + ". Over the held-out text this head is " + trace.stats.describe(trace.layer, trace.head, trace.share)
         + ". Its mean weights on the previous token, the token itself and the first token are "
         + ", ".join(f"{trace.stats.measure(n)[trace.layer, trace.head]:.2f}" for n in T.MEASURE_NAMES)
@@ -264,4 +269,4 @@ def build_fig23() -> Drawn:
         + "would give " + ", ".join(f"{v:.2f}" for v in trace.stats.uniform[:3])
         + f" and {trace.stats.uniform[3]:.2f} nats."
     )
-    return Drawn(23, "Attention of a trained head on a held-out line", fig, alt, art, trace)
+    return Drawn(NUMBER, "Attention of a trained head on a held-out line", fig, alt, art, trace)

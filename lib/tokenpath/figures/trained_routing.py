@@ -1,4 +1,4 @@
-"""Figure 24: routing of the book's trained model on a held-out line.
+"""Routing of the book's trained model on a held-out line.
 
 Left, one row per token of the line: its text (a space drawn as ␣), and the router's
 probability for each expert (a softmax over all four experts, before the choice);
@@ -38,17 +38,18 @@ from .draw import (
 
 __all__ = [
     "MAX_ROWS",
-    "build_fig24",
+    "NUMBER",
+    "build_routing",
     "describe_view",
     "draw_layer_load",
     "draw_line_routing",
-    "fig24_trace",
     "piece_text",
     "prob_text",
+    "routing_trace",
     "row_text",
-    "update_fig24",
     "update_layer_load",
     "update_line_routing",
+    "update_routing",
 ]
 
 #: Rows of the token table: the longest line the chapter offers.
@@ -120,8 +121,8 @@ def _count(n: int) -> str:
     return f"{int(n):,}"
 
 
-def fig24_trace(layer: int = ex.FIG24_LAYER, line: int = ex.FIG24_LINE) -> T.RoutingView:
-    """Figure 24's trace: :func:`tokenpath.trained.routing_view` of ``layer`` and held-out
+def routing_trace(layer: int = ex.ROUTE_LAYER, line: int | None = None) -> T.RoutingView:
+    """The routing figure's trace: :func:`tokenpath.trained.routing_view` of ``layer`` and held-out
     line ``line`` (0-based)."""
     return T.routing_view(layer, line)
 
@@ -244,11 +245,11 @@ def update_layer_load(artists: dict, trace: T.RoutingView) -> None:
     artists["line.changes"].set_text(f"this line: {trace.line_changes} of {len(trace.pieces) - 1}")
 
 
-# ======================================================================= figure 24
+# ======================================================================= the figure
 
 
 def describe_view(trace: T.RoutingView) -> str:
-    """Figure 24's state in words, every number from ``trace``."""
+    """The routing figure's state in words, every number from ``trace``."""
     trace = _check_trace(trace, T.RoutingView)
     tokens = "; ".join(f"{piece_text(p)} {' and '.join(str(int(e)) for e in c)}"
                        for p, c in zip(trace.pieces, trace.chosen))
@@ -264,16 +265,20 @@ def describe_view(trace: T.RoutingView) -> str:
     )
 
 
-def update_fig24(artists: dict, trace: T.RoutingView) -> None:
-    """Move all of figure 24 to ``trace`` in place."""
+def update_routing(artists: dict, trace: T.RoutingView) -> None:
+    """Move the whole routing figure to ``trace`` in place."""
     update_line_routing(artists, trace)
     update_layer_load(artists, trace)
     artists["state"].set_text(_state_text(trace))
 
 
-@register(24, "Routing of a held-out line in the trained model")
-def build_fig24() -> Drawn:
-    trace = fig24_trace()
+#: The figure's number in the book (chapter 10, after the attention view).
+NUMBER = 26
+
+
+@register(NUMBER, "Routing of a held-out line in the trained model")
+def build_routing() -> Drawn:
+    trace = routing_trace()
     height = TABLE_Y + MAX_ROWS * ROW + 0.35
     fig, ax = _canvas(FIG_WIDTH, height)
     art: dict[str, Artist] = {}
@@ -287,4 +292,4 @@ def build_fig24() -> Drawn:
            "holding each router probability, the two chosen experts green; beside it, bars of each "
            "expert's share of the layer's choices over the held-out text. " + describe_view(trace)
            + f" The router probabilities of experts 0 to {trace.probs.shape[1] - 1}, token by token: {probs}.")
-    return Drawn(24, _title(24), fig, alt, art, trace)
+    return Drawn(NUMBER, _title(NUMBER), fig, alt, art, trace)

@@ -1,4 +1,4 @@
-"""Figure 25: the next-token distribution of the book's trained model after a prompt.
+"""The next-token distribution of the book's trained model after a prompt.
 
 Drawn from :func:`tokenpath.trained.next_token`: the candidates with the largest logits
 as bars of softmax(logits / T), best first, with the T = 1 probability of each marked by
@@ -26,7 +26,7 @@ from . import Drawn, register, style
 from .draw import add_text as _text, check_ax as _check_ax, check_trace as _check_trace, new_canvas as _canvas
 from .trained_attention import short
 
-__all__ = ["build_fig25", "describe_next_token", "draw_candidates", "draw_next_notes", "short", "update_next_token"]
+__all__ = ["NUMBER", "build_next_token", "describe_next_token", "draw_candidates", "draw_next_notes", "short", "update_next_token"]
 
 NOTE_SIZE = 8.5
 TICK_SIZE = 8
@@ -151,7 +151,7 @@ def describe_next_token(trace: T.NextToken) -> str:
             f"{trace.top.size}.")
 
 
-# ---------------------------------------------------------------------- figure 25
+# ---------------------------------------------------------------------- the figure
 
 _HEIGHT = 4.3
 #: The bars' axes in inches from the top left: (left, top, width, height).
@@ -160,8 +160,12 @@ BARS = (1.45, 0.95, 3.0, 2.85)
 NOTES_X, NOTES_Y = 4.65, 0.9
 
 
-@register(25, "The trained model's next-token distribution")
-def build_fig25() -> Drawn:
+#: The figure's number in the book (chapter 10, after the loss figure).
+NUMBER = 24
+
+
+@register(NUMBER, "The trained model's next-token distribution")
+def build_next_token() -> Drawn:
     trace = T.next_token()
     fig, canvas = _canvas(style.WIDTH, _HEIGHT)
     canvas.set_zorder(-1)
@@ -180,4 +184,4 @@ def build_fig25() -> Drawn:
            f"“{short(trace.top_pieces[0])}” with probability {trace.greedy_prob:.2f}; the entropy of the whole "
            f"distribution over {trace.probs.size:,} tokens is {trace.entropy:.2f} nats; {trace.cover:,} tokens "
            f"hold {100 * trace.cover_share:.0f} % of the mass; {trace.outside:.2f} lies outside the bars.")
-    return Drawn(25, "The trained model's next-token distribution", fig, alt, art, trace)
+    return Drawn(NUMBER, "The trained model's next-token distribution", fig, alt, art, trace)

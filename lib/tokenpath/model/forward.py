@@ -4,6 +4,7 @@ from the engine's own pieces, and generation), its traces, and seeded random mod
 
 from __future__ import annotations
 
+import dataclasses
 import math
 from dataclasses import dataclass
 from types import MappingProxyType
@@ -141,13 +142,16 @@ class Model:
         else:
             ffn = dict(gate_proj=t[p + "mlp.gate_proj.weight"], up_proj=t[p + "mlp.up_proj.weight"],
                        down_proj=t[p + "mlp.down_proj.weight"])
-        return decoder.LayerWeights.from_linear(
+        w = decoder.LayerWeights.from_linear(
             attn_norm=t[p + "input_layernorm.weight"], q_proj=t[p + "self_attn.q_proj.weight"],
             k_proj=t[p + "self_attn.k_proj.weight"], v_proj=t[p + "self_attn.v_proj.weight"],
             o_proj=t[p + "self_attn.o_proj.weight"], ffn_norm=t[p + "post_attention_layernorm.weight"],
             heads=c.num_attention_heads, kv_heads=c.num_key_value_heads, rope_base=c.rope_theta,
             eps=c.rms_norm_eps, **ffn,
         )
+        # the transposed views are strided; contiguous copies let NumPy hand every product to BLAS
+        return dataclasses.replace(w, **{f.name: np.ascontiguousarray(getattr(w, f.name)) for f in dataclasses.fields(w)
+                                         if isinstance(getattr(w, f.name), np.ndarray)})
 
     @property
     def parameter_count(self) -> int:
@@ -166,8 +170,12 @@ class Model:
             raise ValueError(f"ids must be a non-empty 1-D sequence [T], got shape {list(ids.shape)}")
         return ids
 
-    def forward(self, ids) -> ForwardTrace:
+    def forward(self, ids, *, replace: Mapping[int, decoder.LayerWeights] | None = None) -> ForwardTrace:
         """Run the whole model on one sequence ``ids [T]`` and keep every step.
+
+        ``replace`` maps layer indices to other weights for those layers (an ablation:
+        a head's output rows of W_O zeroed, an expert removed from a router); the
+        model's own weights are never changed.
 
         >>> m = random_model(LlamaConfig(10, 8, 16, 2, 4, 2), seed=0)
         >>> tr = m.forward([3, 7, 3, 2]); len(tr.layers), tr.logits.shape
@@ -175,14 +183,29 @@ class Model:
         """
         ids = self._ids(ids)
         c = self.config
+        replace = self._replacements(replace)
         x = embedding.lookup(self.embedding, ids)  # [T, d]
         layers, h = [], x[None]  # a batch of one sequence: [1, T, d]
         for i in range(c.num_hidden_layers):
-            layers.append(decoder.decoder_layer(h, self.layer_weights(i)))
+            layers.append(decoder.decoder_layer(h, replace.get(i) or self.layer_weights(i)))
             h = layers[-1].out
         final = norms.rms_norm(h[0], self.tensors["model.norm.weight"], eps=c.rms_norm_eps)
         z = embedding.logits(final, self.w_out)  # [T, V]
         return ForwardTrace(ids=ids, x=x, layers=tuple(layers), final=final, logits=z)
+
+    def _replacements(self, replace) -> dict[int, decoder.LayerWeights]:
+        if replace is None:
+            return {}
+        if not isinstance(replace, Mapping):
+            raise TypeError(f"replace must be a mapping of layer index -> LayerWeights, got {type(replace).__name__}")
+        out = {}
+        for i, w in replace.items():
+            i = as_int("replace's layer index", i, low=0, high=self.config.num_hidden_layers - 1)
+            if not isinstance(w, decoder.LayerWeights) or w.d != self.config.hidden_size:
+                raise TypeError(f"replace[{i}] must be a LayerWeights of width {self.config.hidden_size}, "
+                                f"got {type(w).__name__}")
+            out[i] = w
+        return out
 
     def logits(self, ids) -> np.ndarray:
         """Logits ``[T, V]`` for a 1-D sequence of IDs (row t scores the next ID).

@@ -1,5 +1,5 @@
 """Widget of chapter 04_attention, section 4.5: layer, head and query position of
-figure 23 (the attention of the book's trained model on a held-out line).
+the attention figure (the attention of the book's trained model on a held-out line).
 
 The forward pass over the line runs once, when the figure is built; every head's
 weights are in its trace, so moving a slider only picks another ``[T, T]`` map and
@@ -16,7 +16,7 @@ from . import Controls, SliderFigure, slider
 
 __all__ = ["line_heads"]
 
-#: Figure 23's artists that move with the layer, the head or the query (a key ending in
+#: The attention figure's artists that move with the layer, the head or the query (a key ending in
 #: ``[`` or ``.`` names every artist it starts); the rest of the figure is drawn once.
 _MOVING = ("image", "outline", "map.title", "bars", "future", "top[", "spine.", "title",
            "notes.values", "notes.role")
@@ -29,7 +29,7 @@ def _members(art: dict, keys) -> list:
 
 @slider
 def line_heads(layer: int | None = None, head: int | None = None, query: int | None = None) -> SliderFigure:
-    """Figure 23 with sliders for the layer, the head and the query position: the map,
+    """The attention figure with sliders for the layer, the head and the query position: the map,
     the query's row and the head's held-out measures follow. The default (the head with
     the largest mean weight on the previous token, the line's last token) is the static
     figure.
@@ -41,7 +41,7 @@ def line_heads(layer: int | None = None, head: int | None = None, query: int | N
     >>> t.role, t.pieces[3]
     ('itself', 'new')
     """
-    drawn = figures.render(23)
+    drawn = figures.render(fa.NUMBER)
     trace = drawn.trace
     art = drawn.artists
     n_layers, n_heads = trace.stats.shape

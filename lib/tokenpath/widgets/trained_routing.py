@@ -1,5 +1,5 @@
 """Widget of chapter 08_moe_routing: the trained model's routing of a held-out line
-(figure 24), with sliders for the layer and the line.
+(its figure in chapter 10), with sliders for the layer and the line.
 
 The forward passes run when the widget is built (every offered line once, and the
 held-out text once, all cached by :mod:`tokenpath.trained`); a step only picks a
@@ -28,31 +28,31 @@ def _rows(ax, top: float, bottom: float, left: float, right: float):
 
 
 @slider
-def trained_routing(layer: int = ex.FIG24_LAYER, line: int | None = None) -> SliderFigure:
-    """Figure 24 with sliders for the layer and the line (the position of a held-out
-    line among those :func:`tokenpath.trained.route_lines` offers). The default, layer
-    :data:`~tokenpath.examples.FIG24_LAYER` of line :data:`~tokenpath.examples.FIG24_LINE`,
-    is the static figure.
+def trained_routing(layer: int = ex.ROUTE_LAYER, line: int | None = None) -> SliderFigure:
+    """The routing figure with sliders for the layer and the line (the position of a held-out
+    line among those :func:`tokenpath.trained.example_lines` offers, one per file). The
+    default, layer :data:`~tokenpath.examples.ROUTE_LAYER` of the first of them, is the
+    static figure.
 
     Each state shows :func:`tokenpath.trained.routing_view`, e.g.
 
-    >>> v = T.routing_view(0, T.route_lines()[0])
-    >>> v.layer, v.line == T.route_lines()[0]
+    >>> v = T.routing_view(0, T.example_lines()[0])
+    >>> v.layer, v.line == T.example_lines()[0]
     (0, True)
     """
-    lines = T.route_lines()
+    lines = T.example_lines()
     n_layers = T.held_out_routes().layers
-    default_line = lines.index(ex.FIG24_LINE)
+    default_line = lines.index(T.example_line())
     layout = ipywidgets.Layout(width="22em")
     controls = Controls({
-        "layer": ipywidgets.IntSlider(value=ex.FIG24_LAYER, min=0, max=n_layers - 1, step=1, description="layer",
+        "layer": ipywidgets.IntSlider(value=ex.ROUTE_LAYER, min=0, max=n_layers - 1, step=1, description="layer",
                                       continuous_update=True, layout=layout),
         "line": ipywidgets.IntSlider(value=default_line, min=0, max=len(lines) - 1, step=1, description="line",
                                      continuous_update=True, layout=layout),
     }, horizontal=True)
     wanted = controls.check({"layer": layer, "line": default_line if line is None else line})
     views = {(l, n): T.routing_view(l, lines[n]) for l in range(n_layers) for n in range(len(lines))}
-    drawn = figures.render(24)
+    drawn = figures.render(fr.NUMBER)
     art = drawn.artists
     ax = art["heading"].axes
     n_e = drawn.trace.probs.shape[1]
@@ -81,7 +81,7 @@ def trained_routing(layer: int = ex.FIG24_LAYER, line: int | None = None) -> Sli
         name="trained_routing",
         slider=controls,
         compute=lambda v: views[(v.layer, v.line)],
-        move=lambda trace: fr.update_fig24(art, trace),
+        move=lambda trace: fr.update_routing(art, trace),
         describe=fr.describe_view,
         groups=groups,
         trace=drawn.trace,

@@ -1,5 +1,5 @@
 """Widget of chapter 10_trained_model, section 10.5: prompt, greedy step and temperature
-of figure 25 (the trained model's next-token distribution).
+of the trained model's next-token figure (the trained model's next-token distribution).
 
 Each prompt's forward pass runs once, the first time the prompt is shown
 (:func:`tokenpath.trained.next_token` caches it with the logits of every step); a step of
@@ -22,7 +22,7 @@ __all__ = ["next_token"]
 
 
 def _groups(art: dict, k: int) -> list:
-    """Figure 25's moving artists in regions of their own, each redrawn only when it
+    """The next-token figure's moving artists in regions of their own, each redrawn only when it
     changed: a temperature step leaves the context and the token texts alone. Regions
     are canvas rectangles in inches (y down), computed once the canvas exists."""
     canvas = art["context"].axes
@@ -47,7 +47,7 @@ def _groups(art: dict, k: int) -> list:
 
 @slider
 def next_token(prompt: int = 0, step: int = 0, temperature: float = ex.TRAINED_TEMPERATURE) -> SliderFigure:
-    """Figure 25 with sliders for the prompt (an index into
+    """The next-token figure with sliders for the prompt (an index into
     :data:`~tokenpath.examples.TRAINED_PROMPTS`), the greedy step (how many of the greedy
     completion's tokens follow the prompt) and the temperature T. The default, prompt 0,
     step 0, T = :data:`~tokenpath.examples.TRAINED_TEMPERATURE`, is the static figure.
@@ -58,7 +58,7 @@ def next_token(prompt: int = 0, step: int = 0, temperature: float = ex.TRAINED_T
     >>> int(t.ids[-1]) == T.greedy_steps(0)[0]
     True
     """
-    low, high = ex.FIG25_TEMPERATURE_RANGE
+    low, high = ex.NEXT_TEMPERATURE_RANGE
     layout = ipywidgets.Layout(width="20em")
     controls = Controls({
         "prompt": ipywidgets.IntSlider(value=0, min=0, max=len(ex.TRAINED_PROMPTS) - 1, step=1,
@@ -70,7 +70,7 @@ def next_token(prompt: int = 0, step: int = 0, temperature: float = ex.TRAINED_T
                                               layout=layout),
     }, horizontal=True)
     wanted = controls.check({"prompt": prompt, "step": step, "temperature": temperature})
-    drawn = figures.render(25)
+    drawn = figures.render(fs.NUMBER)
     art = drawn.artists
     widget = SliderFigure(
         drawn,

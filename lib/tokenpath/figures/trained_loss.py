@@ -1,0 +1,90 @@
+"""The book's model learning: the training loss over the steps, the held-out loss of
+every evaluation stream measured during training (points), and for each stream the best
+count-based table on the same tokens (a dashed line of the stream's colour).
+
+Drawn from the committed ``training.json`` (``loss_curve``, ``held_out_curve``) and
+``evaluation.json`` (the n-gram baselines per stream); nothing is recomputed here.
+"""
+
+from __future__ import annotations
+
+import math
+
+from matplotlib.artist import Artist
+
+from .. import trained as T
+from . import Drawn, register, style
+from ._draw import _check_ax
+
+__all__ = ["STREAM_COLOURS", "best_baselines", "build_training_loss", "draw_loss", "loss_alt"]
+
+#: One colour per evaluation stream (points and the stream's baseline line).
+STREAM_COLOURS = {"stdlib code": style.VISIBLE, "stdlib data": style.NEUTRAL, "outside code": style.QUERY}
+#: The baselines, in the order evaluation.json lists them.
+BASELINES = ("unigram", "bigram", "trigram")
+NUMBER = 23
+TITLE = "The book's model learning: training loss, held-out loss per stream, n-gram baselines"
+
+
+def best_baselines(evaluation: dict) -> dict[str, tuple[str, float]]:
+    """{stream: (name, loss) of its best n-gram table} from ``evaluation.json``."""
+    if not isinstance(evaluation, dict) or not isinstance(evaluation.get("streams"), dict):
+        raise TypeError("evaluation must be the dict read from evaluation.json (with 'streams')")
+    return {name: min(((b, row[b]) for b in BASELINES), key=lambda t: t[1])
+            for name, row in evaluation["streams"].items()}
+
+
+def draw_loss(ax, record: dict, evaluation: dict) -> dict[str, Artist]:
+    """The training curve, the held-out points per stream and each stream's best table
+    on ``ax``; returns the artists by name."""
+    ax = _check_ax(ax)
+    T.check_record(record)
+    best = best_baselines(evaluation)
+    every = record["loss_curve"]["every"]
+    ys = record["loss_curve"]["mean_train_loss"]
+    xs = [every * (i + 1) for i in range(len(ys))]
+    art: dict[str, Artist] = {}
+    (art["train"],) = ax.plot(xs, ys, color=style.INK, lw=1.0, alpha=0.55,
+                              label=f"training loss (mean of {every} steps)")
+    steps = [row[0] for row in record["held_out_curve"]]
+    for name, colour in STREAM_COLOURS.items():
+        if name not in best:
+            continue
+        held = [row[1][name] for row in record["held_out_curve"]]
+        (art[f"held {name}"],) = ax.plot(steps, held, ls="none", marker="o", ms=3.5, color=colour,
+                                         label=f"held-out: {name}")
+        table, value = best[name]
+        art[f"best {name}"] = ax.axhline(value, color=colour, lw=1.0, ls="--",
+                                         label=f"best n-gram ({table}) on {name}: {value:.2f}")
+    ax.set_xlabel("training step")
+    ax.set_ylabel("cross-entropy (nats per token)")
+    top = max(max(ys[: max(1, len(ys) // 20)]), max(v for _, v in best.values()))
+    ax.set_ylim(0, math.ceil(min(top, record["ln_vocab"])) + 0.5)
+    ax.set_xlim(0, record["steps"])
+    ax.legend(loc="upper right", frameon=False, fontsize=7.5)
+    return art
+
+
+def loss_alt(record: dict, evaluation: dict) -> str:
+    """The alt text of the loss figure, from the training record and the measurements."""
+    T.check_record(record)
+    best = best_baselines(evaluation)
+    ys = record["loss_curve"]["mean_train_loss"]
+    last = record["held_out_curve"][-1][1]
+    per_stream = "; ".join(f"{name} {last[name]:.2f} against the best n-gram table ({best[name][0]}) "
+                           f"{best[name][1]:.2f}" for name in STREAM_COLOURS if name in last and name in best)
+    return (f"Training loss of the book's model (the mean of every {record['loss_curve']['every']} steps) over "
+            f"{record['steps']} steps, falling from {ys[0]:.2f} to "
+            f"{ys[-1]:.2f} nats per token, with the held-out loss of three streams measured every "
+            f"{record['held_out_curve'][0][0]} steps as points. After the last step: {per_stream}.")
+
+
+@register(NUMBER, TITLE)
+def build_training_loss() -> Drawn:
+    record, evaluation = T.read_training(), T.read_evaluation()
+    fig = style.new_figure(style.WIDTH, 3.4)
+    ax = fig.subplots()
+    art = draw_loss(ax, record, evaluation)
+    fig.tight_layout()
+    trace = {"record": record, "baselines": best_baselines(evaluation)}
+    return Drawn(NUMBER, TITLE, fig, loss_alt(record, evaluation), art, trace)
