@@ -705,3 +705,6 @@ __all__ += ["trained_routing"]
 from .trained_sampling import next_token  # noqa: E402
 
 __all__ += ["next_token"]
+from .ownline import own_line  # noqa: E402
+
+__all__ += ["own_line"]
