@@ -265,6 +265,10 @@ def test_widget_refuses_a_non_str_with_the_message(widget):
     assert widget.error.startswith("line must be a str")
 
 
+def test_whitespace_of_tokens_is_made_visible():
+    assert W._shown(" \tx\n<") == "␣⇥x↵&lt;"
+
+
 def test_widget_escapes_what_is_typed(widget):
     widget.input.value = "s = '<script>alert(1)</script>' & \"x\""
     view = widget.html()

@@ -75,8 +75,9 @@ def _band_label(k: int, edges=ex.OWNLINE_SURPRISAL_EDGES) -> str:
 
 
 def _shown(piece: str) -> str:
-    """A token's text as HTML, its whitespace made visible (␣ space, ⇥ tab, as chapter 2's box)."""
-    return html.escape(piece.replace(" ", "␣").replace("\t", "⇥"))
+    """A token's text as HTML, its whitespace made visible as in chapter 2's box (␣ space,
+    ⇥ tab, ↵ line break: a candidate next token may hold one)."""
+    return html.escape(piece.replace(" ", "␣").replace("\t", "⇥").replace("\r", "␍").replace("\n", "↵"))
 
 
 def _nats(x: float) -> str:
@@ -100,7 +101,7 @@ def _line_chips(trace, position: int) -> str:
     chips = []
     for t, (piece, s) in enumerate(zip(trace.pieces, trace.surprisal)):
         outline = f"2px solid {COLOURS['QUERY']}" if t == position else f"1px solid {COLOURS['NEUTRAL']}"
-        title = f"token {t}: {piece!r}, surprisal {_nats(s)} nats"
+        title = f"token {t}: {piece!r}, " + (f"surprisal {s:.2f} nats" if math.isfinite(s) else "the first: no surprisal")
         chips.append(
             f'<span title="{html.escape(title)}" style="display:inline-block;margin:1px;padding:1px 3px;'
             f'border:{outline};background:{surprisal_colour(s)};text-align:center">'
