@@ -12,7 +12,8 @@ download), and checks that
    sliders its code builds are on the page;
 3. every slider (each of a widget's sliders, when it has several), moved **with the
    keyboard** from one end of its range to the other (focus its handle, Home, then End),
-   changes both the image the kernel sends back and the slider's readout. Other widgets
+   changes both the image the kernel sends back (or the HTML view, for a widget drawn as
+   HTML) and the slider's readout. Other widgets
    (a text box, a button) are left alone.
 
 Screenshots go to ``build/lab-smoke/`` (one before and after each slider move per
@@ -101,8 +102,14 @@ def idle(page, seconds: float = 180) -> None:
 
 
 def state(out, slider) -> tuple[str | None, str]:
-    """The output's image and the slider's own readout."""
-    return out.locator("img").first.get_attribute("src"), slider.locator(".widget-readout").first.text_content().strip()
+    """The output's image (for a widget drawn as HTML, such as chapter 10's typed line:
+    its last HTML view) and the slider's own readout."""
+    images = out.locator("img")
+    if images.count():
+        shown = images.first.get_attribute("src")
+    else:
+        shown = out.locator(".widget-html-content, .jupyter-widget-html-content").last.inner_html()
+    return shown, slider.locator(".widget-readout").first.text_content().strip()
 
 
 def until(condition, seconds: float) -> bool:

@@ -53,4 +53,14 @@ NEXT_TOP = 12
 NEXT_COVER = 0.9
 NEXT_TEMPERATURE_RANGE = (0.1, 2.0)
 
+#: Chapter 10's "Follow your own line" widget: the line it shows before the reader types
+#: (a realistic line of Python, not from the held-out files) …
+OWNLINE_DEFAULT = "        return [line.rstrip() for line in lines if line.strip()]"
+#: … the longest line it runs, in tokens (the model's own context caps it further) …
+OWNLINE_MAX_TOKENS = 128
+#: … how many candidates it lists for the next token …
+OWNLINE_TOP = 5
+#: … and the edges, in nats, of the surprisal bands its colours mark.
+OWNLINE_SURPRISAL_EDGES = (1.0, 2.0, 4.0, 8.0)
+
 __all__ = [name for name in dir() if name.isupper()]

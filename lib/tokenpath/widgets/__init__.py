@@ -55,6 +55,7 @@ from .embedding import lookup_cell, temperature_sampling  # noqa: E402
 from .gqa import head_groups  # noqa: E402
 from .moe import batch_token, boundary_delta, routing_choice  # noqa: E402
 from .norms import gate_pre_activation, rms_features  # noqa: E402
+from .ownline import own_line  # noqa: E402
 from .position import rope_distance, rope_pair  # noqa: E402
 from .trained_attention import line_heads  # noqa: E402
 from .trained_routing import trained_routing  # noqa: E402
@@ -74,6 +75,7 @@ __all__ = [
     "lookup_cell",
     "merge_steps",
     "next_token",
+    "own_line",
     "real_in",
     "rms_features",
     "rope_distance",
