@@ -20,8 +20,8 @@ __all__ = ["GUIDE_PAGES", "HELPERS", "ChapterUse", "book_dir", "book_map", "chap
 
 #: Pages of the book that are about the book, not chapters of it.
 GUIDE_PAGES = ("00_index", "99_glossary")
-#: Modules every chapter imports to display and check things; the map lists the others.
-HELPERS = frozenset({"examples", "figures", "fmt", "questions", "widgets"})
+#: Modules every chapter imports to display and check things (and its lessons); the map lists the others.
+HELPERS = frozenset({"examples", "figures", "fmt", "lessons", "questions", "widgets"})
 
 _CODE_CELL = re.compile(r"^```\{code-cell\}[^\n]*\n(.*?)^```", re.S | re.M)
 

@@ -25,6 +25,7 @@ import numpy as np
 from . import attention as A
 from . import bpe, fmt, gqa, norms
 from . import examples as ex
+from .lessons import attention as LA
 from . import position as P
 from .selfcheck import Question, choice, exact, number, sequence, set_of, vector
 
@@ -225,24 +226,24 @@ def attention() -> tuple[Question, ...]:
                 source="attention.causal_attention(FIG8_Q, FIG8_K, FIG8_U).weights[1]",
                 why=(f"Row = query (reader), column = source. Row 1 is {fmt.vec(t8.weights[1, :2], fractions=True)} "
                      "and sums to 1: it is one position's reading weights, not a share of the batch."))
-    shift = A.shift_vs_mask(ex.TEXT, eos=ex.EOS, column=ex.FIG13_COLUMN, sampled=ex.FIG13_SAMPLED)
+    shift = LA.shift_vs_mask(ex.TEXT, eos=ex.EOS, column=ex.FIG13_COLUMN, sampled=ex.FIG13_SAMPLED)
     col = shift.column
     read = np.flatnonzero(shift.visibility[col])
     q2 = set_of("att-reads", f"Figure 13: which input positions does column t={col} read?", read,
-                source=f"np.flatnonzero(attention.shift_vs_mask(TEXT, ...).visibility[{col}])",
+                source=f"np.flatnonzero(lessons.attention.shift_vs_mask(TEXT, ...).visibility[{col}])",
                 hint="a set of positions such as {0, 1}",
                 why=(f"The mask lets position {col} read positions 0…{col}; its target y[{col}] = "
                      f"{shift.targets[col]} is the input at position {col + 1}, which it does not read."))
-    cache = A.cache_masks(ex.FIG14_PAST, ex.FIG14_NEW)
+    cache = LA.cache_masks(ex.FIG14_PAST, ex.FIG14_NEW)
     q3 = exact("att-cache-row", "Figure 14: at which absolute position does the first new query row (local row 0) sit?",
-               cache.past, source=f"attention.cache_masks({ex.FIG14_PAST}, {ex.FIG14_NEW}).past",
+               cache.past, source=f"lessons.attention.cache_masks({ex.FIG14_PAST}, {ex.FIG14_NEW}).past",
                hint="a position (a whole number)",
                why=(f"New rows come after the {cache.past} cached positions: local row r sits at {cache.past} + r, "
                     f"so row 0 reads keys {fmt.vec(np.flatnonzero(cache.mask[0]))}."))
-    big = A.value_magnitude(ex.FIG11_M_LARGE)
+    big = LA.value_magnitude(ex.FIG11_M_LARGE)
     longer = int(np.argmax(big.lengths))
     q4 = exact("att-longer", "Figure 11: with the second value [0, 40], which source (0 or 1) contributes the longer "
-               "vector?", longer, source="attention.value_magnitude(FIG11_M_LARGE).lengths",
+               "vector?", longer, source="lessons.attention.value_magnitude(FIG11_M_LARGE).lengths",
                hint="a source index, 0 or 1",
                why=(f"The contributions have lengths {fmt.vec(big.lengths)}: source {longer} has the smaller weight "
                     f"{fmt.num(big.weights[longer])} but the much longer value."))
@@ -266,7 +267,7 @@ def attention() -> tuple[Question, ...]:
                     f"{fmt.vec(t8.weights[2], fractions=True)}, and A[2,0] = {fmt.frac(a20)}."))
     last = int(shift.inputs.size - 1)
     q7 = exact("att-target", f"Figure 13: which token ID is the last position, t={last}, trained to predict?",
-               int(shift.targets[last]), source=f"attention.shift_vs_mask(TEXT, ...).targets[{last}]",
+               int(shift.targets[last]), source=f"lessons.attention.shift_vs_mask(TEXT, ...).targets[{last}]",
                hint="a token ID (a whole number)",
                why=(f"The targets are the inputs moved one step left with EOS appended: y = "
                     f"{fmt.vec(shift.targets)}. The last position has no next input, so its target is the "
@@ -287,7 +288,7 @@ def attention() -> tuple[Question, ...]:
     dropped = np.flatnonzero(cache.dropped[0])
     q9 = set_of("att-cache-dropped", "Figure 14: which cached keys would the first new query row wrongly lose if its "
                 "local row number 0 were compared with the absolute key index?", dropped,
-                source=f"np.flatnonzero(attention.cache_masks({ex.FIG14_PAST}, {ex.FIG14_NEW}).dropped[0])",
+                source=f"np.flatnonzero(lessons.attention.cache_masks({ex.FIG14_PAST}, {ex.FIG14_NEW}).dropped[0])",
                 hint="a set of key indices such as {0, 1}",
                 why=(f"The right mask lets local row 0, at absolute position {cache.past}, read keys "
                      f"{fmt.vec(np.flatnonzero(cache.mask[0]))}; the local-index mask keeps only "
