@@ -432,6 +432,7 @@ def moe_routing() -> tuple[Question, ...]:
     top-1 with in-set gates, why figure 22 stores four experts, what a capacity of one
     drops, and the trained model's least-loaded expert in figure 24's layer."""
     from . import moe
+    from .lessons import moe as lessons_moe
 
     k3 = moe.route(ex.FIG20_SCORES, ex.MOE_QUESTION_K)
     q1 = number(
@@ -447,13 +448,13 @@ def moe_routing() -> tuple[Question, ...]:
              f"{fmt.num(moe.route(ex.FIG20_SCORES, ex.FIG20_K).gates[0], 4)}: adding an expert to S shrinks every gate in it."),
     )
 
-    b21 = moe.top1_boundary(ex.FIG21_DELTA, ex.FIG21_OUTPUTS, ex.FIG21_TARGET)
+    b21 = lessons_moe.top1_boundary(ex.FIG21_DELTA, ex.FIG21_OUTPUTS, ex.FIG21_TARGET)
     q2 = vector(
         "moe-top1-grad",
         f"Figure 21, top-1 with the gate renormalised inside the chosen set: at δ = {fmt.num(ex.FIG21_DELTA)}, what "
         "gradient does the task loss send to the two router scores?",
         b21.in_set.grad, tolerance=5e-4,
-        source=f"moe.top1_boundary({fmt.num(ex.FIG21_DELTA)}, FIG21_OUTPUTS, FIG21_TARGET).in_set.grad",
+        source=f"lessons.moe.top1_boundary({fmt.num(ex.FIG21_DELTA)}, FIG21_OUTPUTS, FIG21_TARGET).in_set.grad",
         hint="a list of two numbers such as [1, 2]",
         why=(f"The only gate is renormalised over a set of one, so it is the constant {fmt.num(b21.gate_in_set)}: "
              f"a constant passes no gradient. With the full-softmax gate the same loss gives "
