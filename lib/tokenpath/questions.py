@@ -26,6 +26,8 @@ from . import attention as A
 from . import bpe, fmt, gqa, norms
 from . import examples as ex
 from .lessons import attention as LA
+from .lessons import embedding as LE
+from . import sampling
 from . import position as P
 from .selfcheck import Question, choice, exact, number, sequence, set_of, vector
 
@@ -156,15 +158,15 @@ def embedding_lookup() -> tuple[Question, ...]:
     from . import decoder as dec
     from . import embedding as em
 
-    t = em.lookup_trace((1, 3, 0))
+    t = LE.lookup_trace((1, 3, 0))
     q1 = exact("emb-row", "Figure 3: which row of E does X[1,3,:] copy?", t.row_id,
-               source="embedding.lookup_trace((1, 3, 0)).row_id", hint="a row number (a token ID)",
+               source="lessons.embedding.lookup_trace((1, 3, 0)).row_id", hint="a row number (a token ID)",
                why=f"X[1,3,:] is the row of E named by the ID at s[1,3], which is {t.row_id}.")
     q2 = exact("emb-same-row", "How many positions (b, t) of the batch, X[1,3] included, start from that same row?",
-               len(t.same_id), source="len(embedding.lookup_trace((1, 3, 0)).same_id)", hint="a whole number",
+               len(t.same_id), source="len(lessons.embedding.lookup_trace((1, 3, 0)).same_id)", hint="a whole number",
                why="Every position holding the same ID copies the same row: (b, t) = "
                    + ", ".join(f"({b}, {p})" for b, p in t.same_id.tolist()) + ".")
-    same = np.allclose(em.next_token_probs(ex.FIG5_GAP + 100), em.next_token_probs(ex.FIG5_GAP))
+    same = np.allclose(sampling.next_token_probs(ex.FIG5_GAP + 100), sampling.next_token_probs(ex.FIG5_GAP))
     shift = {
         "a": "softmax depends only on the differences between logits, which do not change",
         "b": "the logits are clipped before softmax",
@@ -172,24 +174,24 @@ def embedding_lookup() -> tuple[Question, ...]:
         "d": "they do change, by a factor of e¹⁰⁰",
     }
     q3 = choice("emb-shift", "Figure 5: why does adding 100 to both logits leave the probabilities unchanged?",
-                shift, "a" if same else "d", source="embedding.next_token_probs(FIG5_GAP + 100) vs (FIG5_GAP)",
+                shift, "a" if same else "d", source="sampling.next_token_probs(FIG5_GAP + 100) vs (FIG5_GAP)",
                 why="exp(z + c) = exp(z)·exp(c): the common factor cancels between the numerator and the sum.")
-    g = em.tied_gradient()
+    g = LE.tied_gradient()
     grad = {
         "a": "yes, through the output head, which scores every ID at every position",
         "b": "no, ID 9 is never looked up, so its row gets no gradient",
         "c": "only if ID 9 is the target somewhere",
     }
     q4 = choice("emb-tied", "With W_out = Eᵀ, does row 9 of E receive gradient, although ID 9 is not among the inputs?",
-                grad, "a" if g.norms_output[9] > 0 else "b", source="embedding.tied_gradient().norms_output[9]",
+                grad, "a" if g.norms_output[9] > 0 else "b", source="lessons.embedding.tied_gradient().norms_output[9]",
                 why=(f"Input path: {fmt.num(g.norms_input[9], 3)}; output path: {fmt.num(g.norms_output[9], 3)}. "
                      "Softmax gives every ID a probability, so every row of the head gets a gradient."))
-    x = em.lookup_trace().x
-    wide = {k: v[-1] for k, v in dec.decoder_layer(x, em.teaching_layer()).shapes().items() if v[-1] > x.shape[-1]}
+    x = LE.lookup_trace().x
+    wide = {k: v[-1] for k, v in dec.decoder_layer(x, LE.teaching_layer()).shapes().items() if v[-1] > x.shape[-1]}
     (name, width), = wide.items()
     q5 = exact("emb-wide", "Figure 4: which intermediate of the decoder layer is wider than the residual stream? "
                "Give its width.", width,
-               source="decoder.decoder_layer(X, embedding.teaching_layer()).shapes()", hint="a whole number",
+               source="decoder.decoder_layer(X, lessons.embedding.teaching_layer()).shapes()", hint="a whole number",
                why=f"Only {name!r} has a last axis wider than d = {x.shape[-1]}: it has {width} features.")
     real = em.parameter_count(ex.SCALE_VOCAB, ex.SCALE_D, ex.SCALE_D_FF, ex.SCALE_LAYERS)
     bigger = {
