@@ -43,8 +43,8 @@ from dataclasses import dataclass
 import numpy as np
 
 TOP_MODULES = ("attention", "bpe", "decoder", "embedding", "fmt", "gqa", "lessons.attention", "lessons.embedding",
-               "lessons.moe", "model", "moe", "norms", "position", "safefiles", "safetensors_format", "sampling",
-               "selfcheck", "subword", "trained")
+               "lessons.moe", "lessons.position", "model", "moe", "norms", "position", "safefiles",
+               "safetensors_format", "sampling", "selfcheck", "subword", "trained")
 
 
 def _with_submodules(names):

@@ -29,6 +29,7 @@ from .lessons import attention as LA
 from .lessons import embedding as LE
 from . import sampling
 from . import position as P
+from .lessons import position as LP
 from .selfcheck import Question, choice, exact, number, sequence, set_of, vector
 
 __all__ = ["CHAPTERS", "for_chapter"]
@@ -304,11 +305,11 @@ def attention() -> tuple[Question, ...]:
 def rope_discs() -> tuple[Question, ...]:
     """Chapter 5: the RoPE score at a distance, order blindness, a position past a
     learned table, the speed of two pairs, and where ALiBi moves a row's weight."""
-    disc = P.rope_disc(ex.FIG15_Q, ex.FIG15_K, ex.FIG15_OMEGA, 4)
+    disc = LP.rope_disc(ex.FIG15_Q, ex.FIG15_K, ex.FIG15_OMEGA, 4)
     q1 = number("rope-score", "Figure 15: what does the score become at distance 4 with ω = π/2?", disc.dot,
-                tolerance=5e-3, source="position.rope_disc(FIG15_Q, FIG15_K, FIG15_OMEGA, 4).dot",
+                tolerance=5e-3, source="lessons.position.rope_disc(FIG15_Q, FIG15_K, FIG15_OMEGA, 4).dot",
                 why="Four quarter turns are one full turn: the key is back where it started, and so is the score.")
-    swap = P.order_blindness("ab", [1, 0], seed=ex.ORDER_SEED)
+    swap = LP.order_blindness("ab", [1, 0], seed=ex.ORDER_SEED)
     order = {
         "a": "the outputs change: each token now attends differently",
         "b": "only their order changes: each token gets the same output as before, in the swapped place",
@@ -316,7 +317,7 @@ def rope_discs() -> tuple[Question, ...]:
     }
     q2 = choice("rope-swap", "Swap the two inputs of a head without a mask and without positions. What happens to "
                 "the outputs?", order, "b" if swap.plain_follows_order else "a",
-                source='position.order_blindness("ab", [1, 0], seed=ORDER_SEED).plain_follows_order',
+                source='lessons.position.order_blindness("ab", [1, 0], seed=ORDER_SEED).plain_follows_order',
                 why="Without positions, attention sees a set of tokens: permuting the inputs permutes the outputs.")
     try:
         P.position_table(8, 4, seed=0).lookup([8])
