@@ -42,8 +42,8 @@ from dataclasses import dataclass
 
 import numpy as np
 
-TOP_MODULES = ("attention", "bpe", "decoder", "embedding", "fmt", "gqa", "lessons", "model", "moe", "norms", "position",
-               "safefiles", "safetensors_format", "selfcheck", "subword", "trained")
+TOP_MODULES = ("attention", "bpe", "decoder", "embedding", "fmt", "gqa", "lessons", "model", "moe", "norms", "ownline",
+               "position", "safefiles", "safetensors_format", "sampling", "selfcheck", "subword", "trained")
 
 
 def _with_submodules(names):

@@ -9,6 +9,7 @@ from hypothesis import strategies as st
 from hypothesis.extra import numpy as hnp
 
 from tokenpath import attention as A
+from tokenpath.lessons import attention as LA
 from tokenpath import examples as ex
 
 # ----------------------------------------------------------------------------- masks
@@ -36,7 +37,7 @@ def test_cache_mask_is_the_tail_of_the_full_causal_mask(past, new):
 
 
 def test_misaligned_cache_mask_drops_history_the_correct_mask_keeps():
-    right, wrong = A.cache_mask(3, 2), A.misaligned_cache_mask(3, 2)
+    right, wrong = A.cache_mask(3, 2), LA.misaligned_cache_mask(3, 2)
     dropped = right & ~wrong
     assert dropped.sum() == 6  # keys 1,2,3 for row 0 and keys 2,3,4 for row 1
     assert not (wrong & ~right).any()
@@ -266,9 +267,9 @@ def test_causal_attention_checks_cache_length():
         (lambda: A.merge_heads(np.ones((2, 2, 2))), ValueError, "x must have 4 axes"),
         (lambda: A.softmax([-np.inf, -np.inf]), ValueError, "no visible source"),
         (lambda: A.softmax([np.nan, 0.0]), ValueError, "NaN"),
-        (lambda: A.score_variance(()), ValueError, "at least one width"),
-        (lambda: A.score_variance((0, 4)), ValueError, "d_h_values must be >= 1"),
-        (lambda: A.score_samples(4, 1, seed=0), ValueError, "samples must be >= 2"),
+        (lambda: LA.score_variance(()), ValueError, "at least one width"),
+        (lambda: LA.score_variance((0, 4)), ValueError, "d_h_values must be >= 1"),
+        (lambda: LA.score_samples(4, 1, seed=0), ValueError, "samples must be >= 2"),
     ],
 )
 def test_bad_arguments_raise_clear_errors(call, exc, match):
@@ -280,8 +281,8 @@ def test_bad_arguments_raise_clear_errors(call, exc, match):
 
 
 def test_score_variance_is_seeded_and_reproducible():
-    a = A.score_variance((1, 4, 16), samples=2000, seed=3)
-    b = A.score_variance((1, 4, 16), samples=2000, seed=3)
+    a = LA.score_variance((1, 4, 16), samples=2000, seed=3)
+    b = LA.score_variance((1, 4, 16), samples=2000, seed=3)
     assert np.array_equal(a.unscaled, b.unscaled)
     assert np.allclose(a.scaled, a.unscaled / a.theory)
 
@@ -290,33 +291,33 @@ def test_score_variance_is_seeded_and_reproducible():
 
 
 def test_figure_traces_bundle_engine_results():
-    paths = A.read_paths(ex.TEXT, ex.FIG7_RECEIVER)
+    paths = LA.read_paths(ex.TEXT, ex.FIG7_RECEIVER)
     assert np.array_equal(paths.row, A.causal_mask(ex.T)[ex.FIG7_RECEIVER])
-    two = A.two_sources(ex.FIG10_Q, ex.FIG10_K, ex.FIG10_U, ex.FIG10_DIGITS)
-    assert np.array_equal(two.rounded_output, A.output_from_rounded_weights(two.attention, ex.FIG10_DIGITS))
-    shift = A.shift_vs_mask(ex.TEXT, eos=ex.EOS, column=ex.FIG13_COLUMN, sampled=ex.FIG13_SAMPLED)
+    two = LA.two_sources(ex.FIG10_Q, ex.FIG10_K, ex.FIG10_U, ex.FIG10_DIGITS)
+    assert np.array_equal(two.rounded_output, LA.output_from_rounded_weights(two.attention, ex.FIG10_DIGITS))
+    shift = LA.shift_vs_mask(ex.TEXT, eos=ex.EOS, column=ex.FIG13_COLUMN, sampled=ex.FIG13_SAMPLED)
     assert np.array_equal(shift.loss_mask, A.loss_mask(shift.targets))
     assert shift.reads.tolist() == shift.inputs[: ex.FIG13_COLUMN + 1].tolist()
-    cache = A.cache_masks(ex.FIG14_PAST, ex.FIG14_NEW)
-    assert np.array_equal(cache.dropped, A.cache_mask(3, 2) & ~A.misaligned_cache_mask(3, 2))
+    cache = LA.cache_masks(ex.FIG14_PAST, ex.FIG14_NEW)
+    assert np.array_equal(cache.dropped, A.cache_mask(3, 2) & ~LA.misaligned_cache_mask(3, 2))
 
 
 @pytest.mark.parametrize(
     "call, exc, match",
     [
-        (lambda: A.read_paths("", 0), ValueError, "at least one character"),
-        (lambda: A.read_paths("abac", 4), ValueError, r"query must be a position index in \[0, 3\]"),
-        (lambda: A.read_paths("abz", 0), ValueError, "outside the teaching vocabulary"),
-        (lambda: A.two_sources(np.ones((2, 2)), np.ones((2, 2)), np.ones((2, 2)), 3), ValueError, "one row"),
-        (lambda: A.two_sources(ex.FIG10_Q, ex.FIG10_K, ex.FIG10_U, -1), ValueError, "digits must be >= 0"),
-        (lambda: A.shift_vs_mask("abac", eos=9, column=4, sampled=2), ValueError, "column must be a position"),
-        (lambda: A.shift_vs_mask("abac", eos=9, column=2, sampled=-1), ValueError, "sampled must be"),
+        (lambda: LA.read_paths("", 0), ValueError, "at least one character"),
+        (lambda: LA.read_paths("abac", 4), ValueError, r"query must be a position index in \[0, 3\]"),
+        (lambda: LA.read_paths("abz", 0), ValueError, "outside the teaching vocabulary"),
+        (lambda: LA.two_sources(np.ones((2, 2)), np.ones((2, 2)), np.ones((2, 2)), 3), ValueError, "one row"),
+        (lambda: LA.two_sources(ex.FIG10_Q, ex.FIG10_K, ex.FIG10_U, -1), ValueError, "digits must be >= 0"),
+        (lambda: LA.shift_vs_mask("abac", eos=9, column=4, sampled=2), ValueError, "column must be a position"),
+        (lambda: LA.shift_vs_mask("abac", eos=9, column=2, sampled=-1), ValueError, "sampled must be"),
         (lambda: A.loss_mask(np.array(3)), ValueError, "targets must have a position axis"),
         (lambda: A.loss_mask([1.5]), TypeError, "targets must hold integers"),
-        (lambda: A.cache_masks(-1, 2), ValueError, "past must be >= 0"),
-        (lambda: A.value_magnitude(-1.0), ValueError, "m must be >= 0"),
-        (lambda: A.value_magnitude(float("nan")), ValueError, "m must be finite"),
-        (lambda: A.value_magnitude("40"), TypeError, "m must be a real number"),
+        (lambda: LA.cache_masks(-1, 2), ValueError, "past must be >= 0"),
+        (lambda: LA.value_magnitude(-1.0), ValueError, "m must be >= 0"),
+        (lambda: LA.value_magnitude(float("nan")), ValueError, "m must be finite"),
+        (lambda: LA.value_magnitude("40"), TypeError, "m must be a real number"),
     ],
 )
 def test_figure_trace_builders_reject_bad_arguments(call, exc, match):

@@ -9,14 +9,16 @@ import numpy as np
 import pytest
 
 from tokenpath import attention as A
+from tokenpath.lessons import embedding as LE
+from tokenpath import sampling
 from tokenpath import decoder as dec
 from tokenpath import embedding as em
 from tokenpath import examples as ex
 
 torch = pytest.importorskip("torch", reason="needs the crosscheck extra (make test EXTRAS=dev,crosscheck)")
 
-E = em.teaching_embedding()
-S = em.batch_ids()
+E = LE.teaching_embedding()
+S = LE.batch_ids()
 
 
 def _t(a):
@@ -54,7 +56,7 @@ def test_cross_entropy_matches_f_cross_entropy_with_ignore_index():
     z = np.random.default_rng(1).normal(size=(2, 4, 11))
     y = A.shift_targets(S, eos=ex.EOS)
     mask = np.array([[1, 1, 1, 1], [1, 1, 0, 0]])
-    ours = em.cross_entropy(z, y, mask)
+    ours = sampling.cross_entropy(z, y, mask)
     yt = torch.tensor(np.where(mask == 1, y, -100))
     zt = _t(z).requires_grad_(True)
     loss = torch.nn.functional.cross_entropy(zt.reshape(-1, 11), yt.reshape(-1), ignore_index=-100)
@@ -66,7 +68,7 @@ def test_cross_entropy_matches_f_cross_entropy_with_ignore_index():
 def test_tied_gradient_matches_autograd_and_autograd_splits_the_same_way():
     x = torch.tensor(ex.encode_chars(ex.TEXT))
     y = torch.tensor(A.shift_targets(ex.encode_chars(ex.TEXT), eos=ex.EOS))
-    ours = em.tied_gradient()
+    ours = LE.tied_gradient()
 
     # the whole gradient of the tied matrix
     e = _t(E).requires_grad_(True)
@@ -121,7 +123,7 @@ def _run_hf_layer(layer, rotary, x):
 
 
 def test_decoder_layer_matches_a_plain_torch_composition():
-    w = em.teaching_layer()
+    w = LE.teaching_layer()
     x = em.lookup(E, S)
     ours = dec.decoder_layer(x, w)
     theirs = _torch_layer(w, _t(x), np.arange(ex.T))

@@ -9,6 +9,7 @@ import pytest
 
 from tokenpath import moe
 from tokenpath import examples as ex
+from tokenpath.lessons import moe as lessons_moe
 
 torch = pytest.importorskip(
     "torch", reason="torch not installed: install the 'crosscheck' extra to compare with PyTorch"
@@ -84,7 +85,7 @@ def _torch_grad(a, f, y, k, gate):
 
 @pytest.mark.parametrize("delta", [-1.2, -0.4, ex.FIG21_DELTA, 1.6])
 def test_top1_in_set_router_gradient_is_zero_in_autograd_too(delta):
-    b = moe.top1_boundary(delta, ex.FIG21_OUTPUTS, ex.FIG21_TARGET)
+    b = lessons_moe.top1_boundary(delta, ex.FIG21_OUTPUTS, ex.FIG21_TARGET)
     loss, grad = _torch_grad(b.scores, ex.FIG21_OUTPUTS, ex.FIG21_TARGET, 1, "in_set")
     assert np.all(grad == 0.0)
     np.testing.assert_array_equal(b.in_set.grad, grad)
@@ -93,7 +94,7 @@ def test_top1_in_set_router_gradient_is_zero_in_autograd_too(delta):
 
 @pytest.mark.parametrize("delta", [-1.2, -0.4, ex.FIG21_DELTA, 1.6])
 def test_top1_full_softmax_router_gradient_matches_autograd(delta):
-    b = moe.top1_boundary(delta, ex.FIG21_OUTPUTS, ex.FIG21_TARGET)
+    b = lessons_moe.top1_boundary(delta, ex.FIG21_OUTPUTS, ex.FIG21_TARGET)
     loss, grad = _torch_grad(b.scores, ex.FIG21_OUTPUTS, ex.FIG21_TARGET, 1, "full_softmax")
     assert np.abs(grad).max() > 1e-3
     np.testing.assert_allclose(b.full.grad, grad, rtol=1e-10, atol=1e-14)

@@ -10,6 +10,7 @@ import numpy as np
 import pytest
 
 from tokenpath import attention as A
+from tokenpath.lessons import attention as LA
 from tokenpath import examples as ex
 
 torch = pytest.importorskip(
@@ -75,7 +76,7 @@ def test_sdpa_is_causal_on_nonsquare_input_is_not_the_cache_mask():
     exactly the misaligned mask of figure 14, which drops cached history."""
     q, k, v = _random_bhtd(3, t_q=ex.FIG14_NEW, t_k=ex.FIG14_PAST + ex.FIG14_NEW)
     top_left = F.scaled_dot_product_attention(_t(q), _t(k), _t(v), is_causal=True).numpy()
-    wrong = A.attention(q, k, v, A.misaligned_cache_mask(ex.FIG14_PAST, ex.FIG14_NEW)).output
+    wrong = A.attention(q, k, v, LA.misaligned_cache_mask(ex.FIG14_PAST, ex.FIG14_NEW)).output
     right = A.causal_attention(q, k, v, past=ex.FIG14_PAST).output
     np.testing.assert_allclose(top_left, wrong, rtol=RTOL, atol=ATOL)
     assert not np.allclose(top_left, right)

@@ -6,14 +6,15 @@ import numpy as np
 import pytest
 
 from tokenpath import attention as A
+from tokenpath.lessons import embedding as LE
 from tokenpath import decoder as dec
 from tokenpath import embedding as em
 from tokenpath import examples as ex
 from tokenpath import moe, norms
 from tokenpath.position import rope
 
-W = em.teaching_layer()
-X = em.lookup(em.teaching_embedding(), em.batch_ids())
+W = LE.teaching_layer()
+X = em.lookup(LE.teaching_embedding(), LE.batch_ids())
 TRACE = dec.decoder_layer(X, W)
 
 

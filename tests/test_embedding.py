@@ -11,8 +11,18 @@ from hypothesis.extra.numpy import arrays
 from tokenpath import attention as A
 from tokenpath import embedding as em
 from tokenpath import examples as ex
+from tokenpath.lessons import embedding as LE
+from tokenpath import sampling
 
-E = em.teaching_embedding()
+E = LE.teaching_embedding()
+LAYER = LE.teaching_layer()
+
+
+def one_layer_generate(prompt, steps, **kwargs):
+    """The chapter's one-layer model (its E and its teaching layer) in the sampling loop."""
+    return sampling.generate(prompt, steps, table=E, layer=LAYER, **kwargs)
+
+
 finite = st.floats(-20, 20, allow_nan=False, allow_infinity=False)
 
 
@@ -20,7 +30,7 @@ finite = st.floats(-20, 20, allow_nan=False, allow_infinity=False)
 
 
 def test_fig03_s02_is_3_so_x02_is_row_3_and_x020_is_0_2():
-    s = em.batch_ids()
+    s = LE.batch_ids()
     x = em.lookup(E, s)
     assert s[0, 2] == 3
     np.testing.assert_array_equal(x[0, 2], E[3])
@@ -29,7 +39,7 @@ def test_fig03_s02_is_3_so_x02_is_row_3_and_x020_is_0_2():
 
 def test_row_3_starts_with_the_hand_set_features_and_the_rest_is_seeded():
     np.testing.assert_array_equal(E[3, :4], [0.2, -0.1, 0.4, 0.0])
-    seeded = em.seeded_embedding(ex.V, ex.D_MODEL, seed=ex.EMBED_SEED)
+    seeded = LE.seeded_embedding(ex.V, ex.D_MODEL, seed=ex.EMBED_SEED)
     np.testing.assert_array_equal(E[3, 4:], seeded[3, 4:])
     np.testing.assert_array_equal(np.delete(E, 3, axis=0), np.delete(seeded, 3, axis=0))
 
@@ -41,19 +51,19 @@ def test_teaching_table_is_read_only_and_has_the_running_shape():
 
 
 def test_positions_0_and_2_of_sequence_0_hold_id_3_and_get_identical_rows():
-    x = em.lookup(E, em.batch_ids())
+    x = em.lookup(E, LE.batch_ids())
     np.testing.assert_array_equal(x[0, 0], x[0, 2])
 
 
 def test_both_sequences_read_the_same_table():
-    s = em.batch_ids()
+    s = LE.batch_ids()
     x = em.lookup(E, s)
     np.testing.assert_array_equal(x[1, 2], x[0, 0])  # ID 3 in both sequences
 
 
 def test_lookup_shapes_follow_the_ids():
     assert em.lookup(E, [3, 7]).shape == (2, 8)
-    assert em.lookup(E, em.batch_ids()).shape == (2, 4, 8)
+    assert em.lookup(E, LE.batch_ids()).shape == (2, 4, 8)
 
 
 @given(st.lists(st.integers(0, 30), min_size=1, max_size=12))
@@ -81,13 +91,13 @@ def test_one_hot_rows_hold_a_single_one_in_the_id_column():
 
 
 def test_one_hot_lookup_costs_v_times_more_than_copying():
-    tr = em.lookup_trace()
+    tr = LE.lookup_trace()
     assert tr.copies == 2 * 4 * 8
     assert tr.one_hot_macs == 2 * 4 * 1000 * 8 == tr.copies * ex.V
 
 
 def test_lookup_trace_follows_the_cell_and_finds_every_position_of_its_id():
-    tr = em.lookup_trace((1, 3, 5))
+    tr = LE.lookup_trace((1, 3, 5))
     assert tr.row_id == 7
     assert tr.value == E[7, 5]
     assert tr.same_id.tolist() == [[0, 1], [1, 0], [1, 3]]
@@ -127,11 +137,11 @@ def test_wrong_rank_or_empty_table_raises(table):
 
 def test_lookup_trace_rejects_a_cell_outside_the_batch():
     with pytest.raises(ValueError, match="f must be <= 7"):
-        em.lookup_trace((0, 0, 8))
+        LE.lookup_trace((0, 0, 8))
     with pytest.raises(TypeError, match="cell must be a"):
-        em.lookup_trace(3)
+        LE.lookup_trace(3)
     with pytest.raises(TypeError, match="b must be an integer"):
-        em.lookup_trace((0.0, 0, 0))
+        LE.lookup_trace((0.0, 0, 0))
 
 
 # -------------------------------------------------------------------- head, probs
@@ -147,24 +157,24 @@ def test_tied_head_is_the_transpose_and_untied_head_any_d_by_v_matrix():
 
 
 def test_fig05_equal_logits_give_half_and_half():
-    np.testing.assert_allclose(em.next_token_probs(ex.FIG5_EQUAL), [0.5, 0.5])
+    np.testing.assert_allclose(sampling.next_token_probs(ex.FIG5_EQUAL), [0.5, 0.5])
 
 
 def test_fig05_gap_log3_gives_three_quarters_one_quarter_and_plus_100_changes_nothing():
-    p = em.next_token_probs(ex.FIG5_GAP)
+    p = sampling.next_token_probs(ex.FIG5_GAP)
     np.testing.assert_allclose(p, [0.75, 0.25], rtol=1e-12)
-    np.testing.assert_allclose(em.next_token_probs(ex.FIG5_GAP + 100), p, rtol=1e-12)
+    np.testing.assert_allclose(sampling.next_token_probs(ex.FIG5_GAP + 100), p, rtol=1e-12)
 
 
 @given(arrays(np.float64, st.integers(1, 12), elements=finite), finite)
 def test_softmax_over_the_vocabulary_is_unchanged_by_a_constant_shift(z, c):
-    np.testing.assert_allclose(em.next_token_probs(z + c), em.next_token_probs(z), atol=1e-12)
+    np.testing.assert_allclose(sampling.next_token_probs(z + c), sampling.next_token_probs(z), atol=1e-12)
 
 
 @given(arrays(np.float64, (3, 5), elements=finite))
 @settings(max_examples=25)
 def test_probabilities_sum_to_one_over_the_last_vocabulary_axis(z):
-    np.testing.assert_allclose(em.next_token_probs(z).sum(axis=-1), 1.0)
+    np.testing.assert_allclose(sampling.next_token_probs(z).sum(axis=-1), 1.0)
 
 
 @given(arrays(np.float64, st.integers(2, 10), elements=finite, unique=True), st.integers(0, 10_000))
@@ -176,27 +186,27 @@ def test_temperature_towards_zero_sampling_is_greedy(z, seed):
     # at a temperature far below the top gap, the runner-up keeps less than e^(−700)
     tau = gap / 700
     if tau > 0:
-        assert em.sample_next(z, rng, temperature=tau) == int(np.argmax(z))
-    assert em.sample_next(z, rng, temperature=0.0) == int(np.argmax(z))
+        assert sampling.sample_next(z, rng, temperature=tau) == int(np.argmax(z))
+    assert sampling.sample_next(z, rng, temperature=0.0) == int(np.argmax(z))
 
 
 def test_top_k_keeps_exactly_k_candidates_and_lowest_id_wins_ties():
-    p = em.next_token_probs([1.0, 3.0, 3.0, 2.0], top_k=2)
+    p = sampling.next_token_probs([1.0, 3.0, 3.0, 2.0], top_k=2)
     assert (p > 0).tolist() == [False, True, True, False]
-    p = em.next_token_probs([5.0, 5.0, 5.0], top_k=1)
+    p = sampling.next_token_probs([5.0, 5.0, 5.0], top_k=1)
     assert p.tolist() == [1.0, 0.0, 0.0]
 
 
 def test_draws_follow_the_distribution_and_are_reproducible():
-    tr = em.sampling_trace(ex.FIG5_GAP, 1.0)
-    again = em.sampling_trace(ex.FIG5_GAP, 1.0)
+    tr = LE.sampling_trace(ex.FIG5_GAP, 1.0)
+    again = LE.sampling_trace(ex.FIG5_GAP, 1.0)
     np.testing.assert_array_equal(tr.draws, again.draws)
     assert tr.counts.sum() == 1000
     assert abs(tr.shares[0] - 0.75) < 0.03
 
 
 def test_greedy_sampling_trace_puts_every_draw_on_the_top_logit():
-    tr = em.sampling_trace(ex.FIG5_GAP, 0.0)
+    tr = LE.sampling_trace(ex.FIG5_GAP, 0.0)
     assert tr.counts.tolist() == [1000, 0]
 
 
@@ -208,23 +218,23 @@ def test_greedy_sampling_trace_puts_every_draw_on_the_top_logit():
 ])
 def test_sampling_options_are_checked(kwargs, error, match):
     with pytest.raises(error, match=match):
-        em.next_token_probs([0.0, 1.0], **kwargs)
+        sampling.next_token_probs([0.0, 1.0], **kwargs)
 
 
 def test_draw_ids_and_sample_next_check_their_input():
     with pytest.raises(ValueError, match="probs must be"):
-        em.draw_ids([0.5, 0.6], [0.1])
+        sampling.draw_ids([0.5, 0.6], [0.1])
     with pytest.raises(ValueError, match="uniforms must lie"):
-        em.draw_ids([0.5, 0.5], [1.0])
+        sampling.draw_ids([0.5, 0.5], [1.0])
     with pytest.raises(TypeError, match="rng must be a numpy Generator"):
-        em.sample_next([0.0, 1.0], 0)
+        sampling.sample_next([0.0, 1.0], 0)
 
 
 # -------------------------------------------------------------- the sampling loop
 
 
 def test_generation_appends_the_sampled_id_and_looks_that_id_up_next():
-    steps = em.generate([3, 7, 3], 3, seed=0, top_k=5)
+    steps = one_layer_generate([3, 7, 3], 3, seed=0, top_k=5)
     for before, after in zip(steps, steps[1:]):
         np.testing.assert_array_equal(after.prefix, np.append(before.prefix, before.sampled))
         # the new input row is the table row of the sampled ID, not the hidden vector
@@ -233,52 +243,54 @@ def test_generation_appends_the_sampled_id_and_looks_that_id_up_next():
 
 
 def test_generation_is_reproducible_and_greedy_at_temperature_zero():
-    a = [s.sampled for s in em.generate([3, 7, 3], 3, seed=1)]
-    b = [s.sampled for s in em.generate([3, 7, 3], 3, seed=1)]
+    a = [s.sampled for s in one_layer_generate([3, 7, 3], 3, seed=1)]
+    b = [s.sampled for s in one_layer_generate([3, 7, 3], 3, seed=1)]
     assert a == b
-    for s in em.generate([3, 7, 3], 3, temperature=0.0):
+    for s in one_layer_generate([3, 7, 3], 3, temperature=0.0):
         assert s.sampled == int(np.argmax(s.logits))
 
 
 def test_generation_top_k_only_samples_among_the_k_largest_logits():
-    for s in em.generate([3, 7, 3], 4, seed=2, top_k=ex.GENERATE_TOP_K):
+    for s in one_layer_generate([3, 7, 3], 4, seed=2, top_k=ex.GENERATE_TOP_K):
         assert (s.probs > 0).sum() == ex.GENERATE_TOP_K
         assert s.sampled in np.argsort(-s.logits)[: ex.GENERATE_TOP_K]
 
 
 def test_generation_checks_its_prompt():
     with pytest.raises(ValueError, match="prompt must be a non-empty"):
-        em.generate([[3, 7]], 1)
+        one_layer_generate([[3, 7]], 1)
     with pytest.raises(ValueError, match="prompt must be row numbers"):
-        em.generate([1000], 1)
+        one_layer_generate([1000], 1)
+    with pytest.raises(ValueError, match="give table and layer"):
+        sampling.generate([3, 7, 3], 1, table=E)
 
 
 # ---------------------------------------------------------------- loss, gradient
 
 
 def test_training_pairs_are_the_shifted_inputs_and_all_targets_count():
-    g = em.tied_gradient()
+    g = LE.tied_gradient()
     assert g.inputs.tolist() == [3, 7, 3, 2]
     assert g.targets.tolist() == [7, 3, 2, 9]
     assert g.loss.mask.tolist() == [1, 1, 1, 1]
 
 
 def test_cross_entropy_is_the_mean_negative_log_probability_of_the_targets():
-    g = em.tied_gradient()
+    g = LE.tied_gradient()
     p = g.loss.probs[np.arange(4), g.targets]
     assert g.loss.loss == pytest.approx(-np.log(p).mean(), rel=1e-12)
 
 
 def test_masked_positions_do_not_count():
     z = np.random.default_rng(0).normal(size=(3, 5))
-    full = em.cross_entropy(z[:2], [1, 2])
-    masked = em.cross_entropy(z, [1, 2, 0], [1, 1, 0])
+    full = sampling.cross_entropy(z[:2], [1, 2])
+    masked = sampling.cross_entropy(z, [1, 2, 0], [1, 1, 0])
     assert masked.loss == pytest.approx(full.loss)
     np.testing.assert_array_equal(masked.d_logits[2], 0)
 
 
 def test_fig06_input_path_reaches_only_rows_3_7_2_output_path_reaches_every_row():
-    g = em.tied_gradient()
+    g = LE.tied_gradient()
     assert g.rows_input.tolist() == [2, 3, 7]
     assert g.rows_output.size == ex.V
     # ID 9 is only a target: it gets gradient from the output path alone
@@ -288,51 +300,51 @@ def test_fig06_input_path_reaches_only_rows_3_7_2_output_path_reaches_every_row(
 @given(st.lists(st.integers(0, 19), min_size=1, max_size=6), st.integers(0, 100))
 @settings(max_examples=25)
 def test_input_path_gradient_is_zero_on_rows_whose_id_never_appears(ids, seed):
-    e = em.seeded_embedding(20, 4, seed=seed)
-    g = em.tied_gradient(e, ids, A.shift_targets(ids, eos=19))
+    e = LE.seeded_embedding(20, 4, seed=seed)
+    g = LE.tied_gradient(e, ids, A.shift_targets(ids, eos=19))
     absent = np.setdiff1d(np.arange(20), ids)
     np.testing.assert_array_equal(g.grad_input[absent], 0)
 
 
 def test_analytic_gradient_matches_central_finite_differences():
-    e = em.seeded_embedding(12, 4, seed=1) + 0.05  # no exact zeros
+    e = LE.seeded_embedding(12, 4, seed=1) + 0.05  # no exact zeros
     x = np.array([[3, 7, 3, 2], [7, 2, 3, 7]])
     y = A.shift_targets(x, eos=9)
     mask = np.array([[1, 1, 1, 1], [1, 1, 1, 0]])
-    g = em.tied_gradient(e, x, y, mask)
+    g = LE.tied_gradient(e, x, y, mask)
     h = 1e-6
     fd = np.zeros_like(e)
     for idx in np.ndindex(*e.shape):
         up, down = e.copy(), e.copy()
         up[idx] += h
         down[idx] -= h
-        fd[idx] = (em.tied_loss(up, x, y, mask) - em.tied_loss(down, x, y, mask)) / (2 * h)
+        fd[idx] = (LE.tied_loss(up, x, y, mask) - LE.tied_loss(down, x, y, mask)) / (2 * h)
     np.testing.assert_allclose(g.grad, fd, rtol=1e-6, atol=1e-9)
 
 
 def test_lookup_grad_sums_repeated_ids_and_checks_shapes():
-    out = em.lookup_grad(np.ones((2, 4, 3)), em.batch_ids(), 10)
+    out = em.lookup_grad(np.ones((2, 4, 3)), LE.batch_ids(), 10)
     assert out[3].tolist() == [3.0, 3.0, 3.0]  # ID 3 appears three times in the batch
     assert out[7].tolist() == [3.0, 3.0, 3.0]
     with pytest.raises(ValueError, match="d_x must be"):
-        em.lookup_grad(np.ones((4, 3)), em.batch_ids(), 10)
+        em.lookup_grad(np.ones((4, 3)), LE.batch_ids(), 10)
 
 
 def test_cross_entropy_checks_targets_and_mask():
     z = np.zeros((4, 10))
     with pytest.raises(ValueError, match="targets must have shape"):
-        em.cross_entropy(z, [1, 2])
+        sampling.cross_entropy(z, [1, 2])
     with pytest.raises(ValueError, match="targets must be row numbers 0 … 9"):
-        em.cross_entropy(z, [1, 2, 3, 10])
+        sampling.cross_entropy(z, [1, 2, 3, 10])
     with pytest.raises(ValueError, match="mask must be 0/1"):
-        em.cross_entropy(z, [1, 2, 3, 4], [1, 2, 1, 1])
+        sampling.cross_entropy(z, [1, 2, 3, 4], [1, 2, 1, 1])
     with pytest.raises(ValueError, match="mask counts no target"):
-        em.cross_entropy(z, [1, 2, 3, 4], [0, 0, 0, 0])
+        sampling.cross_entropy(z, [1, 2, 3, 4], [0, 0, 0, 0])
 
 
 def test_generation_with_an_untied_head_uses_that_head():
     w_out = np.random.default_rng(3).normal(size=(ex.D_MODEL, ex.V))
-    step = em.generate([3, 7, 3], 1, w_out=w_out, temperature=0.0)[0]
+    step = one_layer_generate([3, 7, 3], 1, w_out=w_out, temperature=0.0)[0]
     np.testing.assert_allclose(step.logits, step.hidden @ w_out)
     assert step.sampled == int(np.argmax(step.hidden @ w_out))
 
@@ -342,8 +354,8 @@ def test_generation_with_an_untied_head_uses_that_head():
 
 def test_parameter_count_of_one_layer_is_what_the_teaching_layer_stores():
     c = em.parameter_count(ex.V, ex.D_MODEL, ex.D_FF, 1)
-    assert c.layer == em.teaching_layer().parameter_count
-    assert c.embedding == em.teaching_embedding().size
+    assert c.layer == LE.teaching_layer().parameter_count
+    assert c.embedding == LE.teaching_embedding().size
 
 
 @given(st.integers(1, 50_000), st.integers(1, 64), st.integers(1, 256), st.integers(0, 8), st.booleans())

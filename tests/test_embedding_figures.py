@@ -9,6 +9,7 @@ from matplotlib.text import Text
 
 from tokenpath import embedding as em
 from tokenpath import examples as ex
+from tokenpath.lessons import embedding as LE
 from tokenpath import figures, fmt
 from tokenpath.figures import embedding as fe
 from tokenpath.figures import style
@@ -36,8 +37,8 @@ def test_fig03_follows_s02_row_3_and_entry_0_2(drawn):
 
 def test_fig03_draws_every_shown_entry_of_e_and_x_from_the_engine(drawn):
     texts = _texts(drawn[3])
-    e = em.teaching_embedding()
-    x = em.lookup(e, em.batch_ids())
+    e = LE.teaching_embedding()
+    x = em.lookup(e, LE.batch_ids())
     # every drawn number of E's rows 0–9 and 999 and of X, in order of drawing
     expected = [fe._e(v) for v in np.concatenate([e[: ex.FIG3_ROWS_SHOWN].ravel(), e[-1], x.ravel()])]
     cells = [t for t in texts if t.replace(fmt.MINUS, "-").replace(".", "").lstrip("-").isdigit() and "." in t]
@@ -53,7 +54,7 @@ def test_fig03_marks_positions_holding_the_followed_id(drawn):
 def test_fig03_update_moves_the_highlights_to_another_cell_and_back(drawn):
     a = drawn[3].artists
     before = a["focus.caption"].get_text()
-    fe.update_lookup(a, em.lookup_trace((1, 3, 5)))
+    fe.update_lookup(a, LE.lookup_trace((1, 3, 5)))
     assert a["focus.caption"].get_text().startswith("s[1,3] = 7 → X[1,3,:] = E[7,:]")
     marked = sorted(k for k, v in a.items() if k.startswith("X.same[") and v.get_visible())
     assert marked == ["X.same[0,1]", "X.same[1,0]"]
@@ -63,7 +64,7 @@ def test_fig03_update_moves_the_highlights_to_another_cell_and_back(drawn):
 
 def test_fig04_shape_labels_come_from_the_layer_trace(drawn):
     a = drawn[4].artists
-    sh = em.layer_trace().shapes()
+    sh = LE.layer_trace().shapes()
     assert a["shape.X"].get_text() == "X [2, 4, 8]"
     assert a["shape.Y"].get_text() == "Y [2, 4, 8]"
     assert a["shape.Xp"].get_text() == "X′ [2, 4, 8]"
@@ -74,7 +75,7 @@ def test_fig04_shape_labels_come_from_the_layer_trace(drawn):
 
 def test_fig05_bars_are_the_engine_probabilities(drawn):
     a = drawn[5].artists
-    panels = em.logit_panels()
+    panels = LE.logit_panels()
     for name in ("equal", "gap", "shifted"):
         heights = [b.get_height() for b in a[f"{name}.bars"]]
         np.testing.assert_array_equal(heights, getattr(panels, name).probs)
@@ -86,7 +87,7 @@ def test_fig05_bars_are_the_engine_probabilities(drawn):
 
 def test_fig05_draw_counts_are_the_seeded_samples(drawn):
     a = drawn[5].artists
-    tr = em.sampling_trace(ex.FIG5_GAP, 1.0)
+    tr = LE.sampling_trace(ex.FIG5_GAP, 1.0)
     assert [b.get_height() for b in a["sample.counts.bars"]] == tr.counts.tolist()
     assert a["sample.counts.title"].get_text() == "1,000 seeded draws"
     assert fe.describe_sampling(tr) in drawn[5].alt
@@ -94,7 +95,7 @@ def test_fig05_draw_counts_are_the_seeded_samples(drawn):
 
 def test_fig06_bars_are_the_gradient_norms_per_path(drawn):
     a = drawn[6].artists
-    g = em.tied_gradient()
+    g = LE.tied_gradient()
     n = ex.FIG6_ROWS_SHOWN
     out = [b.get_height() for b in a["output"]]
     np.testing.assert_array_equal(out, g.norms_output[:n])
@@ -106,8 +107,8 @@ def test_fig06_bars_are_the_gradient_norms_per_path(drawn):
 
 def test_figure_helpers_reject_wrong_traces(drawn):
     with pytest.raises(TypeError, match="trace must be a LookupTrace"):
-        fe.update_lookup(drawn[3].artists, em.tied_gradient())
+        fe.update_lookup(drawn[3].artists, LE.tied_gradient())
     with pytest.raises(TypeError, match="trace must be a SamplingTrace"):
-        fe.describe_sampling(em.lookup_trace())
+        fe.describe_sampling(LE.lookup_trace())
     with pytest.raises(TypeError, match="trace must be a LayerTrace"):
-        fe.draw_layer(drawn[4].figure.axes[0], em.lookup_trace())
+        fe.draw_layer(drawn[4].figure.axes[0], LE.lookup_trace())

@@ -6,8 +6,8 @@ import ipywidgets
 import numpy as np
 import pytest
 
-from tokenpath import embedding as em
 from tokenpath import examples as ex
+from tokenpath.lessons import embedding as LE
 from tokenpath import widgets
 
 from _widget_fixtures import built, full_draw, static, widget_fixture
@@ -36,7 +36,7 @@ def test_greedy_temperature_png_equals_a_full_draw(tau):
 def test_temperature_moves_the_probabilities_and_the_draws(tau):
     tau.update(0.5)
     a = tau.artists
-    expected = em.sampling_trace(ex.FIG5_GAP, 0.5)
+    expected = LE.sampling_trace(ex.FIG5_GAP, 0.5)
     np.testing.assert_array_equal([b.get_height() for b in a["sample.probs.bars"]], expected.probs)
     assert [b.get_height() for b in a["sample.counts.bars"]] == expected.counts.tolist()
     assert a["sample.probs.title"].get_text() == "softmax(logits / τ) at τ = 0.5"
@@ -71,7 +71,7 @@ def test_describe_states_the_engine_numbers(tau, picker):
 
 def test_picker_shows_row_and_entry_of_the_chosen_cell(picker):
     picker.update((1, 3, 5))
-    e = em.teaching_embedding()
+    e = LE.teaching_embedding()
     assert picker.trace.row_id == 7 and picker.trace.value == e[7, 5]
     caption = picker.artists["focus.caption"].get_text()
     assert caption.startswith("s[1,3] = 7 → X[1,3,:] = E[7,:]")

@@ -18,6 +18,7 @@ from matplotlib import font_manager
 from matplotlib.text import Text
 
 from tokenpath import attention as A
+from tokenpath.lessons import attention as LA
 from tokenpath import examples as ex
 from tokenpath import figures
 from tokenpath import fmt
@@ -269,7 +270,7 @@ def test_fig09_row_and_output_come_from_the_engine():
 def test_fig10_rounded_and_full_precision_numbers_come_from_the_engine():
     t = A.attention(ex.FIG10_Q, ex.FIG10_K, ex.FIG10_U)
     d = ex.FIG10_DIGITS
-    rounded = A.output_from_rounded_weights(t, d)[0]
+    rounded = LA.output_from_rounded_weights(t, d)[0]
     r = rendered(10)
     s, e, w = t.scores[0], np.exp(t.scores[0]), t.weights[0]
     # integer-valued entries are written exactly, the rest rounded: [0.7071, 0], [2.028, 1]
@@ -309,7 +310,7 @@ def test_fig13_shift_loss_mask_visibility_and_generation_come_from_the_engine():
 
 def test_fig14_cache_mask_and_dropped_history_come_from_the_engine():
     right = A.cache_mask(ex.FIG14_PAST, ex.FIG14_NEW)
-    wrong = A.misaligned_cache_mask(ex.FIG14_PAST, ex.FIG14_NEW)
+    wrong = LA.misaligned_cache_mask(ex.FIG14_PAST, ex.FIG14_NEW)
     n, k = right.shape
     r = rendered(14)
     assert f"shape {fmt.vec(right.shape)}" in r.alt
@@ -353,5 +354,5 @@ def test_draw_helpers_check_their_arguments():
     with pytest.raises(TypeError, match="at"):
         FA.draw_output_matrix(ax, t, at="top")
     with pytest.raises(ValueError, match="query"):
-        A.read_paths("abac", 4)
+        LA.read_paths("abac", 4)
     style.close(fig)

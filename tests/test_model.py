@@ -13,6 +13,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from tokenpath import attention as att
+from tokenpath import sampling
 from tokenpath import bpe, embedding, gqa, norms
 from tokenpath import examples as ex
 from tokenpath import model as M
@@ -450,7 +451,7 @@ def test_fused_expert_tensors_load_as_the_per_expert_names():
 
 def test_model_generate_is_the_chapter_3_loop_on_the_models_logits(tiny):
     g = tiny.generate([3, 7], 3, seed=4, top_k=5)
-    steps = embedding.generate([3, 7], 3, seed=4, top_k=5, logits_fn=tiny.logits)
+    steps = sampling.generate([3, 7], 3, seed=4, top_k=5, logits_fn=tiny.logits)
     assert g.sampled.tolist() == [s.sampled for s in steps]
     np.testing.assert_array_equal(g.probs, [s.probs for s in steps])
     assert steps[0].x is None and steps[0].hidden is None
@@ -458,12 +459,12 @@ def test_model_generate_is_the_chapter_3_loop_on_the_models_logits(tiny):
 
 def test_generate_with_a_logits_fn_refuses_bad_arguments(tiny):
     with pytest.raises(TypeError, match="logits_fn must be callable"):
-        embedding.generate([3], 1, logits_fn=3)
+        sampling.generate([3], 1, logits_fn=3)
     with pytest.raises(ValueError, match="give either logits_fn or table/layer/w_out"):
-        embedding.generate([3], 1, logits_fn=tiny.logits, table=np.ones((4, 2)))
+        sampling.generate([3], 1, logits_fn=tiny.logits, table=np.ones((4, 2)))
     with pytest.raises(ValueError, match=r"must return \[T, V\] with T = 2"):
-        embedding.generate([3, 7], 1, logits_fn=lambda ids: np.ones((1, 5)))
+        sampling.generate([3, 7], 1, logits_fn=lambda ids: np.ones((1, 5)))
     with pytest.raises(ValueError, match="row numbers 0 … 4"):
-        embedding.generate([3, 7], 1, logits_fn=lambda ids: np.ones((ids.size, 5)))
+        sampling.generate([3, 7], 1, logits_fn=lambda ids: np.ones((ids.size, 5)))
     with pytest.raises(ValueError, match="prompt must have 1 axes"):
-        embedding.generate([[3, 7]], 1, logits_fn=tiny.logits)
+        sampling.generate([[3, 7]], 1, logits_fn=tiny.logits)

@@ -11,6 +11,7 @@ from hypothesis.extra.numpy import arrays
 
 from tokenpath import attention, moe, norms
 from tokenpath import examples as ex
+from tokenpath.lessons import moe as lessons_moe
 
 E = ex.FIG20_SCORES.size
 
@@ -34,7 +35,7 @@ def test_fig20_in_set_gates_are_e2_and_e1_over_their_sum():
 
 def test_fig20_output_is_2_076_2_462_from_rounded_gates_and_2_075766_2_462117_in_full():
     t = moe.combine(moe.route(ex.FIG20_SCORES, ex.FIG20_K), ex.FIG20_OUTPUTS)
-    np.testing.assert_allclose(moe.output_from_rounded_gates(t, 3), [2.076, 2.462], atol=1e-12)
+    np.testing.assert_allclose(lessons_moe.output_from_rounded_gates(t, 3), [2.076, 2.462], atol=1e-12)
     np.testing.assert_allclose(t.output, [2.075766, 2.462117], atol=5e-7)
     g = t.route.chosen_gates
     np.testing.assert_allclose(t.output, [g[0] * 1 + g[1] * 5, g[0] * 3 + g[1] * 1])
@@ -160,7 +161,7 @@ def test_capacity_16_experts_of_100M_store_1_6B_and_run_200M():
 
 @pytest.mark.parametrize("delta, chosen", [(-1.0, 1), (-1e-9, 1), (0.0, 0), (1e-9, 0), (ex.FIG21_DELTA, 0)])
 def test_fig21_expert_1_below_zero_expert_0_above_and_the_tie_to_expert_0(delta, chosen):
-    b = moe.top1_boundary(delta, ex.FIG21_OUTPUTS, ex.FIG21_TARGET)
+    b = lessons_moe.top1_boundary(delta, ex.FIG21_OUTPUTS, ex.FIG21_TARGET)
     assert b.chosen == chosen
     assert b.gate_in_set == 1.0
     np.testing.assert_allclose(b.gate_full, attention.softmax(b.scores)[chosen])
@@ -168,7 +169,7 @@ def test_fig21_expert_1_below_zero_expert_0_above_and_the_tie_to_expert_0(delta,
 
 @pytest.mark.parametrize("delta", [-1.5, -0.3, 0.25, ex.FIG21_DELTA, 1.7])
 def test_fig21_top1_in_set_router_gradient_is_zero_analytic_and_by_finite_differences(delta):
-    b = moe.top1_boundary(delta, ex.FIG21_OUTPUTS, ex.FIG21_TARGET)
+    b = lessons_moe.top1_boundary(delta, ex.FIG21_OUTPUTS, ex.FIG21_TARGET)
     assert b.in_set.set_fixed
     assert np.all(b.in_set.grad == 0.0)
     assert np.all(b.in_set.fd_grad == 0.0)
@@ -177,7 +178,7 @@ def test_fig21_top1_in_set_router_gradient_is_zero_analytic_and_by_finite_differ
 
 @pytest.mark.parametrize("delta", [-1.5, -0.3, 0.25, ex.FIG21_DELTA, 1.7])
 def test_fig21_full_softmax_router_gradient_is_nonzero_and_matches_finite_differences(delta):
-    b = moe.top1_boundary(delta, ex.FIG21_OUTPUTS, ex.FIG21_TARGET)
+    b = lessons_moe.top1_boundary(delta, ex.FIG21_OUTPUTS, ex.FIG21_TARGET)
     assert b.full.set_fixed
     assert np.abs(b.full.grad).max() > 1e-3
     np.testing.assert_allclose(b.full.grad, b.full.fd_grad, atol=1e-7)
@@ -231,7 +232,7 @@ def test_shape_mismatches_are_refused_by_name():
     with pytest.raises(ValueError, match="target"):
         moe.router_gradient(ex.FIG20_SCORES, np.ones((4, 2)), [0.0], 2)
     with pytest.raises(ValueError, match="expert_outputs"):
-        moe.top1_boundary(0.5, np.ones((3, 2)), [0.0, 0.0])
+        lessons_moe.top1_boundary(0.5, np.ones((3, 2)), [0.0, 0.0])
     experts = moe.make_experts(3, 4, 6)
     with pytest.raises(ValueError, match="one column per expert"):
         moe.moe_layer(np.ones(4), np.ones((4, 2)), experts, 1)
@@ -247,12 +248,12 @@ def test_other_bad_arguments_are_refused_by_name():
     with pytest.raises(ValueError, match="k must"):
         moe.expert_parameters(4, 100, 5)
     with pytest.raises(TypeError, match="delta"):
-        moe.top1_boundary("0", ex.FIG21_OUTPUTS, ex.FIG21_TARGET)
+        lessons_moe.top1_boundary("0", ex.FIG21_OUTPUTS, ex.FIG21_TARGET)
     with pytest.raises(ValueError, match="delta"):
-        moe.top1_boundary(float("nan"), ex.FIG21_OUTPUTS, ex.FIG21_TARGET)
+        lessons_moe.top1_boundary(float("nan"), ex.FIG21_OUTPUTS, ex.FIG21_TARGET)
     with pytest.raises(TypeError, match="n must"):
         moe.count_text(1.5)
     with pytest.raises(TypeError, match="trace"):
-        moe.output_from_rounded_gates(moe.route(ex.FIG20_SCORES, 2), 3)
+        lessons_moe.output_from_rounded_gates(moe.route(ex.FIG20_SCORES, 2), 3)
     with pytest.raises(ValueError, match="h must"):
         moe.router_gradient(ex.FIG20_SCORES, np.ones((4, 2)), [0.0, 0.0], 2, h=0.0)

@@ -9,6 +9,7 @@ from matplotlib.text import Text
 
 from tokenpath import attention, figures, fmt, moe
 from tokenpath import examples as ex
+from tokenpath.lessons import moe as lessons_moe
 from tokenpath.figures import moe as fm
 from tokenpath.figures import style
 
@@ -67,7 +68,7 @@ def test_fig20_table_shows_scores_gates_outputs_and_the_combination(drawn):
             assert _text(d, f"out[{j}]") == "not run"
     for j in range(4, fm.E_MAX):
         assert not d.artists[f"score.cell[{j}]"].get_visible()
-    rounded = moe.output_from_rounded_gates(t, ex.FIG20_DIGITS)
+    rounded = lessons_moe.output_from_rounded_gates(t, ex.FIG20_DIGITS)
     assert _text(d, "out.sum") == "o = 0.731·[1, 3] + 0.269·[5, 1] = " + fmt.vec(rounded, 3)
     assert fmt.vec(rounded, 3) == "[2.076, 2.462]"
     assert fmt.vec(t.output, 6) in _text(d, "out.full")
@@ -77,7 +78,7 @@ def test_fig20_table_shows_scores_gates_outputs_and_the_combination(drawn):
 
 def test_fig21_marks_the_engine_choice_gates_and_gradients(drawn):
     d = drawn[21]
-    b = moe.top1_boundary(ex.FIG21_DELTA, ex.FIG21_OUTPUTS, ex.FIG21_TARGET)
+    b = lessons_moe.top1_boundary(ex.FIG21_DELTA, ex.FIG21_OUTPUTS, ex.FIG21_TARGET)
     trace, curves = d.trace
     assert trace.chosen == b.chosen == 0
     assert _text(d, "title") == "δ = 0.5: expert 0 runs"

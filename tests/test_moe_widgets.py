@@ -8,6 +8,7 @@ from __future__ import annotations
 import pytest
 
 from tokenpath import examples as ex
+from tokenpath.lessons import moe as lessons_moe
 from tokenpath import fmt, moe, widgets
 from tokenpath.figures import moe as fm
 
@@ -53,7 +54,7 @@ def test_delta_crossing_zero_flips_the_expert_shown(delta):
 def test_delta_states_keep_the_in_set_gradient_zero(delta, value):
     delta.update(value)
     try:
-        b = moe.top1_boundary(value, ex.FIG21_OUTPUTS, ex.FIG21_TARGET)
+        b = lessons_moe.top1_boundary(value, ex.FIG21_OUTPUTS, ex.FIG21_TARGET)
         assert delta.trace.chosen == b.chosen == (1 if value < 0 else 0)
         assert "router gradient [0, 0]" in delta.describe()
         assert f"full-softmax gate {fmt.num(b.gate_full, 3)}" in delta.describe()

@@ -14,6 +14,7 @@ from hypothesis.extra import numpy as hnp
 from tokenpath import attention as A
 from tokenpath import examples as ex
 from tokenpath import position as P
+from tokenpath.lessons import position as LP
 
 finite = st.floats(-10, 10, allow_nan=False, allow_infinity=False)
 half_widths = st.integers(1, 8)
@@ -149,7 +150,7 @@ def test_rope_in_attention_turns_queries_and_keys_and_leaves_values_untouched():
 
 
 def test_fig15_distances_0_1_2_give_0_90_180_degrees_and_dots_1_0_minus1():
-    t = P.fig15_trace()
+    t = LP.fig15_trace()
     assert [d.distance for d in t.discs] == [0.0, 1.0, 2.0]
     np.testing.assert_allclose([d.degrees for d in t.discs], [0.0, 90.0, 180.0], atol=1e-12)
     np.testing.assert_allclose([d.dot for d in t.discs], [1.0, 0.0, -1.0], atol=1e-15)
@@ -157,7 +158,7 @@ def test_fig15_distances_0_1_2_give_0_90_180_degrees_and_dots_1_0_minus1():
 
 
 def test_fig15_live_panel_starts_on_the_third_disc_and_its_curve_passes_the_three_dots():
-    t = P.fig15_trace()
+    t = LP.fig15_trace()
     live, third = t.live.disc, t.discs[2]
     assert (live.distance, live.omega, live.dot) == (third.distance, third.omega, third.dot)
     on_grid = np.isin(t.live.distances, ex.FIG15_DISTANCES)
@@ -165,7 +166,7 @@ def test_fig15_live_panel_starts_on_the_third_disc_and_its_curve_passes_the_thre
 
 
 def test_fig15_pair_panel_is_pair_16_of_64_at_one_hundredth_rad_per_position():
-    p = P.fig15_trace().pair
+    p = LP.fig15_trace().pair
     assert (p.head_dim, p.index, p.base) == (64, 16, 10000.0)
     assert p.disc.omega == pytest.approx(0.01, rel=1e-14)
     assert p.disc.angle == pytest.approx(0.03, rel=1e-14)
@@ -173,7 +174,7 @@ def test_fig15_pair_panel_is_pair_16_of_64_at_one_hundredth_rad_per_position():
 
 
 def test_pair_trace_takes_its_frequency_from_rope_frequencies():
-    t = P.pair_trace(5, 500000.0)
+    t = LP.pair_trace(5, 500000.0)
     np.testing.assert_array_equal(t.frequencies, P.rope_frequencies(64, 500000.0))
     assert t.disc.omega == t.frequencies[5]
 
@@ -210,14 +211,14 @@ def test_learned_table_looks_up_rows_and_refuses_a_position_past_its_length():
 
 
 def test_without_positions_unmasked_attention_outputs_follow_the_reordering():
-    o = P.order_blindness(ex.TEXT, ex.ORDER_PERMUTATION, seed=ex.ORDER_SEED)
+    o = LP.order_blindness(ex.TEXT, ex.ORDER_PERMUTATION, seed=ex.ORDER_SEED)
     assert o.plain_follows_order
     # "abac": both a's (positions 0 and 2) get the same output
     np.testing.assert_allclose(o.plain.output[0], o.plain.output[2], atol=1e-15)
 
 
 def test_with_rope_the_reordering_changes_the_outputs_themselves():
-    o = P.order_blindness(ex.TEXT, ex.ORDER_PERMUTATION, seed=ex.ORDER_SEED)
+    o = LP.order_blindness(ex.TEXT, ex.ORDER_PERMUTATION, seed=ex.ORDER_SEED)
     assert not o.rotary_follows_order
     assert not np.allclose(o.rotary.output[0], o.rotary.output[2])
     # the values are never rotated
@@ -269,15 +270,15 @@ def test_other_bad_arguments_name_themselves():
     with pytest.raises(TypeError, match="head_dim must be an integer"):
         P.rope_frequencies(4.0)
     with pytest.raises(ValueError, match="q and k must be one feature pair each"):
-        P.rope_disc([1, 0, 0], [1, 0], 1.0, 1)
+        LP.rope_disc([1, 0, 0], [1, 0], 1.0, 1)
     with pytest.raises(ValueError, match="distance must be between 0 and 16"):
-        P.distance_trace(17)
+        LP.distance_trace(17)
     with pytest.raises(ValueError, match="index must be <= 31"):
-        P.pair_trace(32)
+        LP.pair_trace(32)
     with pytest.raises(ValueError, match="query and key must have the same head_dim"):
         P.relative_scores(np.ones((1, 4)), np.ones((1, 2)), [0], [0])
     with pytest.raises(ValueError, match=r"permutation must reorder 0 … 3"):
-        P.order_blindness("abac", [0, 0, 1, 2], seed=0)
+        LP.order_blindness("abac", [0, 0, 1, 2], seed=0)
     with pytest.raises(ValueError, match="max_len must be >= 1"):
         P.position_table(0, 4, seed=0)
 

@@ -8,6 +8,7 @@ import pytest
 from tokenpath import examples as ex
 from tokenpath import figures
 from tokenpath import position as P
+from tokenpath.lessons import position as LP
 from tokenpath.figures import position as FP
 from tokenpath.figures import style
 
@@ -31,7 +32,7 @@ def test_fig15_discs_read_0_90_180_degrees_and_dots_1_0_minus1(fig15):
 
 
 def test_fig15_arrows_are_q_and_the_turned_key_of_the_trace(fig15):
-    trace = P.fig15_trace()
+    trace = LP.fig15_trace()
     for j, disc in enumerate(trace.discs):
         np.testing.assert_allclose(_ends(fig15.artists[f"a{j}.query"]), [[0, 0], ex.FIG15_Q])
         np.testing.assert_allclose(_ends(fig15.artists[f"a{j}.key"]), [[0, 0], disc.turned_key])
@@ -42,7 +43,7 @@ def test_fig15_arrows_are_q_and_the_turned_key_of_the_trace(fig15):
 def test_fig15_panel_b_and_c_read_their_traces(fig15):
     assert fig15.artists["b.disc.readout"].get_text() == "n − m = 2, ω = π/2\n180°,  q·k′ = −1"
     assert fig15.artists["c.disc.readout"].get_text() == "pair 16: θ = 0.01, n − m = 3\n1.7°,  q·k′ = 0.9996"
-    live = P.fig15_trace().live
+    live = LP.fig15_trace().live
     np.testing.assert_array_equal(fig15.artists["b.curve.line"].get_ydata(), live.scores)
     np.testing.assert_array_equal(fig15.artists["c.freq.all"].get_ydata(), P.rope_frequencies(64, 10000.0))
     assert fig15.artists["c.freq.label"].get_text() == "base = 10000"
@@ -73,12 +74,12 @@ def test_sinusoidal_heatmap_shows_the_engine_encoding_without_a_figure_number():
 def test_draw_helpers_check_their_traces():
     fig = style.new_figure()
     ax = fig.subplots()
-    with pytest.raises(TypeError, match="disc must be a position.Disc"):
-        FP.draw_disc(ax, P.fig15_trace().live)
-    with pytest.raises(TypeError, match="trace must be a position.DistanceTrace"):
-        FP.draw_curve(ax, P.fig15_trace().pair)
-    with pytest.raises(TypeError, match="trace must be a position.PairTrace"):
-        FP.draw_frequencies(ax, P.fig15_trace().live)
+    with pytest.raises(TypeError, match="disc must be a lessons.position.Disc"):
+        FP.draw_disc(ax, LP.fig15_trace().live)
+    with pytest.raises(TypeError, match="trace must be a lessons.position.DistanceTrace"):
+        FP.draw_curve(ax, LP.fig15_trace().pair)
+    with pytest.raises(TypeError, match="trace must be a lessons.position.PairTrace"):
+        FP.draw_frequencies(ax, LP.fig15_trace().live)
     with pytest.raises(ValueError, match=r"encoding must be \[T, d_model\]"):
         FP.draw_sinusoidal(ax, np.ones(3))
     style.close(fig)

@@ -13,6 +13,7 @@ import pytest
 
 from tokenpath import examples as ex
 from tokenpath import position as P
+from tokenpath.lessons import position as LP
 from tokenpath import widgets
 from tokenpath.figures import position as FP
 
@@ -42,7 +43,7 @@ def test_distance_and_omega_move_the_disc_and_the_curve_in_place(dist):
     key = b["disc.key"]
     dist.update(distance=3)
     dist.update(omega=math.pi / 4)
-    expected = P.distance_trace(3, math.pi / 4)
+    expected = LP.distance_trace(3, math.pi / 4)
     assert FP.panel_artists(dist.artists, "b")["disc.key"] is key
     np.testing.assert_allclose(np.array(key._posA_posB)[1], expected.disc.turned_key, atol=1e-12)
     np.testing.assert_allclose(b["curve.line"].get_ydata(), expected.scores)

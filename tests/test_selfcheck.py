@@ -11,6 +11,7 @@ import pytest
 
 from tokenpath import attention, moe, questions, selfcheck
 from tokenpath import examples as ex
+from tokenpath.lessons import moe as lessons_moe
 
 QUESTIONS = questions.for_chapter("08_moe_routing")
 
@@ -39,7 +40,7 @@ def test_answers_are_computed_by_the_engine():
     k3 = moe.route(ex.FIG20_SCORES, ex.MOE_QUESTION_K)
     assert QUESTIONS["moe-k3-gate"].answer == pytest.approx(k3.gates[0])
     assert k3.gates[0] < moe.route(ex.FIG20_SCORES, ex.FIG20_K).gates[0]  # a larger set, a smaller gate
-    b21 = moe.top1_boundary(ex.FIG21_DELTA, ex.FIG21_OUTPUTS, ex.FIG21_TARGET)
+    b21 = lessons_moe.top1_boundary(ex.FIG21_DELTA, ex.FIG21_OUTPUTS, ex.FIG21_TARGET)
     np.testing.assert_array_equal(QUESTIONS["moe-top1-grad"].answer, b21.in_set.grad)
     assert np.abs(b21.full.grad).max() > 0  # the full-softmax gate does pass a gradient
     crowded = moe.route_batch(np.vstack([ex.FIG22_SCORES[0], ex.FIG22_CANDIDATES[0]]), ex.FIG22_K,

@@ -21,6 +21,7 @@ import pytest
 
 from tokenpath import attention, examples, figures, fmt, widgets
 from tokenpath.figures import attention_scale as scale
+from tokenpath.lessons import attention as lessons_attention
 from tokenpath.figures import style
 
 from _widget_fixtures import DEFAULTS, built, full_draw, static, widget_fixture
@@ -111,7 +112,7 @@ def test_fig12_slider_changes_histogram_heights_in_place(d_widget):
     d_widget.update(4)
     b_after = scale.panel_artists(d_widget.artists, "b")
     assert b_after["unscaled"] is unscaled and b_after["legend"] is legend
-    expected = attention.score_spread(
+    expected = lessons_attention.score_spread(
         4, scale.EDGES, samples=examples.FIG12_WIDGET_SAMPLES, seed=examples.FIG12_SEED
     )
     np.testing.assert_array_equal(unscaled.get_data().values, expected.unscaled_density)
@@ -183,7 +184,7 @@ def test_fig11_describe_at_the_two_static_magnitudes(m_widget):
 @pytest.mark.parametrize("d_h", [1, 4, 16, 33, 64])
 def test_fig12_describe_states_the_engine_variances(d_widget, d_h):
     d_widget.update(d_h)
-    raw = attention.score_samples(d_h, examples.FIG12_WIDGET_SAMPLES, examples.FIG12_SEED)
+    raw = lessons_attention.score_samples(d_h, examples.FIG12_WIDGET_SAMPLES, examples.FIG12_SEED)
     text = d_widget.describe()
     assert text.startswith(f"dₕ = {d_h}:")
     assert f"sample variance {fmt.num(raw.var(), 2)} (theory {d_h})" in text
@@ -227,19 +228,19 @@ def test_constructors_check_their_argument():
 
 @pytest.mark.parametrize("m", np.linspace(0.0, 100.0, 21).tolist() + [M_SMALL, M_LARGE])
 def test_fig11_weights_stay_three_quarters_one_quarter_for_every_m(m):
-    t = attention.value_magnitude(m)
+    t = lessons_attention.value_magnitude(m)
     np.testing.assert_allclose(t.weights, [0.75, 0.25], rtol=0, atol=1e-15)
     np.testing.assert_allclose(t.output, [1.5, m / 4], rtol=1e-15, atol=1e-15)
 
 
 def test_fig11_small_m_contributions_and_output():
-    t = attention.value_magnitude(M_SMALL)
+    t = lessons_attention.value_magnitude(M_SMALL)
     np.testing.assert_allclose(t.contributions, [[1.5, 0.0], [0.0, 1.0]])
     np.testing.assert_allclose(t.output, [1.5, 1.0])
 
 
 def test_fig11_large_m_quarter_weight_source_contributes_length_10_over_1_5():
-    t = attention.value_magnitude(M_LARGE)
+    t = lessons_attention.value_magnitude(M_LARGE)
     np.testing.assert_allclose(t.contributions[1], [0.0, 10.0])
     np.testing.assert_allclose(t.output, [1.5, 10.0])
     np.testing.assert_allclose(t.lengths, [1.5, 10.0])
@@ -247,14 +248,14 @@ def test_fig11_large_m_quarter_weight_source_contributes_length_10_over_1_5():
 
 
 def test_fig11_trace_is_softmax_of_the_scores_times_the_value_rows():
-    t = attention.value_magnitude(M_LARGE)
+    t = lessons_attention.value_magnitude(M_LARGE)
     np.testing.assert_allclose(t.weights, attention.softmax(examples.FIG11_SCORES))
     np.testing.assert_allclose(t.contributions.sum(axis=0), t.output)
     np.testing.assert_allclose(t.output, t.weights @ t.value)
 
 
 def test_fig12_monte_carlo_variance_within_5_percent_of_theory():
-    v = attention.score_variance(examples.FIG12_D_H, samples=examples.FIG12_SAMPLES, seed=examples.FIG12_SEED)
+    v = lessons_attention.score_variance(examples.FIG12_D_H, samples=examples.FIG12_SAMPLES, seed=examples.FIG12_SEED)
     assert v.d_h.tolist() == [1, 4, 16]
     np.testing.assert_array_equal(v.theory, [1.0, 4.0, 16.0])
     np.testing.assert_allclose(v.unscaled, v.theory, rtol=0.05)
@@ -264,7 +265,7 @@ def test_fig12_monte_carlo_variance_within_5_percent_of_theory():
 def test_fig12_figure_shows_the_engine_variance_trace():
     drawn = built("score_scale").drawn  # panel (a) and the figure's trace never move
     bars, close = drawn.trace
-    ref = attention.score_variance(examples.FIG12_D_H, samples=examples.FIG12_SAMPLES, seed=examples.FIG12_SEED)
+    ref = lessons_attention.score_variance(examples.FIG12_D_H, samples=examples.FIG12_SAMPLES, seed=examples.FIG12_SEED)
     np.testing.assert_array_equal(bars.unscaled, ref.unscaled)
     heights = [p.get_height() for p in drawn.artists["a.unscaled"]]
     np.testing.assert_array_equal(heights, ref.unscaled)
@@ -279,7 +280,7 @@ def test_fig11_alt_text_carries_both_panels_numbers():
 
 
 def test_score_spread_densities_integrate_to_the_share_inside_the_edges():
-    t = attention.score_spread(64, scale.EDGES, samples=examples.FIG12_WIDGET_SAMPLES, seed=examples.FIG12_SEED)
+    t = lessons_attention.score_spread(64, scale.EDGES, samples=examples.FIG12_WIDGET_SAMPLES, seed=examples.FIG12_SEED)
     width = np.diff(t.edges)
     inside = 1 - t.unscaled_outside / t.samples
     assert math.isclose((t.unscaled_density * width).sum(), inside)
@@ -294,7 +295,7 @@ def test_weighted_values_checks_its_input():
     with pytest.raises(TypeError, match="scores"):
         attention.weighted_values("ab", np.eye(2))
     with pytest.raises(ValueError, match="edges"):
-        attention.score_spread(4, [1.0, 0.0])
+        lessons_attention.score_spread(4, [1.0, 0.0])
 
 
 # ------------------------------------------------------------ every registered widget

@@ -2,7 +2,7 @@
 
 The engine behind the book. Topic modules, one per chapter (``tokenpath.bpe``,
 ``tokenpath.embedding``, ``tokenpath.attention``, ``tokenpath.position``,
-``tokenpath.gqa``, ``tokenpath.norms``, ``tokenpath.moe``, ``tokenpath.model`` …), are
+``tokenpath.gqa``, ``tokenpath.norms``, ``tokenpath.moe``, ``tokenpath.sampling``, ``tokenpath.model`` …), are
 pure NumPy functions that return small frozen trace objects; ``tokenpath.lessons`` holds
 each chapter's worked examples and demos; ``tokenpath.figures`` draws those traces;
 ``tokenpath.widgets`` wires sliders to them; ``tokenpath.examples`` holds the teaching
@@ -27,6 +27,7 @@ from . import (
     position,
     safefiles,
     safetensors_format,
+    sampling,
     selfcheck,
     subword,
     trained,
@@ -46,6 +47,7 @@ __all__ = [
     "position",
     "safefiles",
     "safetensors_format",
+    "sampling",
     "selfcheck",
     "setup_notebook",
     "subword",

@@ -1,4 +1,4 @@
-"""Scaled dot-product attention, computed the way chapter 4 does it by hand.
+"""Scaled dot-product attention and its masks (chapter 4).
 
 Conventions used everywhere in this module (the table of axes in chapter 4):
 
@@ -16,23 +16,15 @@ they must agree between query, key and value.
 
 from __future__ import annotations
 
-import functools
 from dataclasses import dataclass
 
 import numpy as np
 
-from ._checks import as_bool_array, as_float, as_float_array, as_int, as_int_array, as_real_array
-from .examples import FIG11_SCORES, FIG11_U0, encode_chars
+from ._checks import as_bool_array, as_float_array, as_int, as_int_array, as_real_array
 
 __all__ = [
     "AttentionTrace",
-    "CacheMasks",
     "PackedBlocks",
-    "ReadPaths",
-    "ScoreSpreadTrace",
-    "ShiftVsMask",
-    "TwoSources",
-    "VarianceTrace",
     "WeightedValuesTrace",
     "attention",
     "cache_mask",
@@ -45,22 +37,210 @@ __all__ = [
     "document_mask",
     "loss_mask",
     "merge_heads",
-    "misaligned_cache_mask",
-    "output_from_rounded_weights",
     "pack_documents",
     "padding_mask",
-    "read_paths",
-    "score_samples",
-    "score_spread",
-    "score_variance",
     "shift_targets",
     "shift_vs_mask",
     "softmax",
     "split_heads",
-    "two_sources",
-    "value_magnitude",
     "weighted_values",
 ]
+
+
+# ------------------------------------------------------------------------- softmax
+
+
+def softmax(x, axis: int = -1) -> np.ndarray:
+    """Numerically stable softmax along ``axis`` (default: the last, source axis).
+
+    ``-inf`` entries get weight 0; a slice that is entirely ``-inf`` has no visible
+    source and raises instead of returning NaN.
+
+    >>> softmax([np.log(3), 0.0]).round(6).tolist()
+    [0.75, 0.25]
+    """
+    arr = as_real_array("x", x)
+    axis = as_int("axis", axis, low=-max(arr.ndim, 1), high=max(arr.ndim, 1) - 1)
+    if arr.size == 0:
+        raise ValueError(f"x must not be empty, got shape {arr.shape}")
+    if np.isnan(arr).any() or np.isposinf(arr).any():
+        raise ValueError("x must not contain NaN or +inf (use -inf to hide a source)")
+    top = arr.max(axis=axis, keepdims=True)
+    if np.isneginf(top).any():
+        raise ValueError("a softmax slice is entirely -inf: no visible source, result would be NaN")
+    e = np.exp(arr - top)
+    return e / e.sum(axis=axis, keepdims=True)
+
+
+# ----------------------------------------------------------------------- attention
+
+
+@dataclass(frozen=True)
+class AttentionTrace:
+    """Everything one attention call computes, for printing, drawing and testing."""
+
+    query: np.ndarray  # [..., T_q, d_h]
+    key: np.ndarray  # [..., T_k, d_h]
+    value: np.ndarray  # [..., T_k, d_v]   (U in the prose; V is the vocabulary size)
+    scores: np.ndarray  # [..., T_q, T_k]  QKᵀ/√d_h before the mask; row i, column j
+    mask: np.ndarray  # [..., T_q, T_k]  True where source j is visible to query i
+    weights: np.ndarray  # [..., T_q, T_k]  softmax over the last (source) axis
+    output: np.ndarray  # [..., T_q, d_v]  weights @ value, summed over sources
+
+    @property
+    def scale(self) -> float:
+        """The factor 1/√d_h applied to every raw dot product."""
+        return 1.0 / np.sqrt(self.query.shape[-1])
+
+    @property
+    def masked_scores(self) -> np.ndarray:
+        """Scores with hidden sources set to −∞ (what softmax actually receives)."""
+        return np.where(self.mask, self.scores, -np.inf)
+
+    @property
+    def exp_scores(self) -> np.ndarray:
+        """exp of the masked scores: the unnormalised weights a reader computes by hand
+        (hidden sources give exp(−∞) = 0)."""
+        with np.errstate(over="ignore"):
+            return np.exp(self.masked_scores)
+
+    @property
+    def contributions(self) -> np.ndarray:
+        """``weights[..., i, j] * value[..., j, :]``: what each source adds to each
+        output row. Shape ``[..., T_q, T_k, d_v]``; summing over axis −2 gives
+        ``output``."""
+        return self.weights[..., :, :, None] * self.value[..., None, :, :]
+
+
+def _check_qkv(query, key, value) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """``query``, ``key`` and ``value`` as float arrays broadcast to one set of leading
+    axes, or an error naming the argument whose shape does not fit."""
+    q = as_float_array("query", query, min_ndim=2)
+    k = as_float_array("key", key, min_ndim=2)
+    v = as_float_array("value", value, min_ndim=2)
+    d_h = q.shape[-1]
+    if d_h < 1:
+        raise ValueError(f"query must have d_h >= 1 features on its last axis, got shape {q.shape}")
+    if k.shape[-1] != d_h:
+        raise ValueError(
+            f"key must have the query's d_h={d_h} on its last axis, got key shape {k.shape}"
+        )
+    if v.shape[-2] != k.shape[-2]:
+        raise ValueError(
+            f"value must have one row per key (T_k={k.shape[-2]}) on axis -2, got value shape {v.shape}"
+        )
+    try:
+        lead = np.broadcast_shapes(q.shape[:-2], k.shape[:-2], v.shape[:-2])
+    except ValueError:
+        raise ValueError(
+            f"query, key and value must agree on leading axes, got {q.shape}, {k.shape}, {v.shape}"
+        ) from None
+    t_q, t_k = q.shape[-2], k.shape[-2]
+    if t_q < 1 or t_k < 1:
+        raise ValueError(f"need at least one query and one key, got T_q={t_q}, T_k={t_k}")
+    return tuple(np.broadcast_to(a, lead + a.shape[-2:]) for a in (q, k, v))
+
+
+def _check_visible(mask, full: tuple[int, ...]) -> np.ndarray:
+    """``mask`` (None: everything visible) broadcast to ``full = [..., T_q, T_k]``, or an
+    error if it does not fit or leaves a query row with no visible source."""
+    if mask is None:
+        return np.ones(full, dtype=bool)
+    m = as_bool_array("mask", mask)
+    try:
+        visible = np.broadcast_to(m, full).copy()
+    except ValueError:
+        raise ValueError(
+            f"mask must broadcast to [..., T_q, T_k] = {full}, got shape {m.shape}"
+        ) from None
+    empty = np.argwhere(~visible.any(axis=-1))
+    if empty.size:
+        where = tuple(int(i) for i in empty[0])
+        raise ValueError(
+            f"mask row {where[-1]} (at index {where}) has no visible source: softmax would be "
+            "NaN; every query needs at least one key"
+        )
+    return visible
+
+
+def attention(query, key, value, mask=None) -> AttentionTrace:
+    """Scaled dot-product attention, ``softmax(QKᵀ/√d_h, masked) @ U``.
+
+    ``query [..., T_q, d_h]``, ``key [..., T_k, d_h]``, ``value [..., T_k, d_v]``;
+    ``mask`` is boolean (True = visible) and broadcasts to ``[..., T_q, T_k]``.
+    Every query row must see at least one source.
+
+    >>> t = attention([[1.0, 0.0]], [[1.0, 0.0], [0.0, 1.0]], [[2.0, 0.0], [0.0, 4.0]])
+    >>> t.weights.round(6).tolist()
+    [[0.669762, 0.330238]]
+    """
+    q, k, v = _check_qkv(query, key, value)  # [..., T_q, d_h], [..., T_k, d_h], [..., T_k, d_v]
+    visible = _check_visible(mask, q.shape[:-1] + k.shape[-2:-1])  # [..., T_q, T_k]
+    d_h = q.shape[-1]
+    scores = q @ np.swapaxes(k, -1, -2) / np.sqrt(d_h)  # [..., T_q, T_k]  row i, column j
+    weights = softmax(np.where(visible, scores, -np.inf), axis=-1)  # [..., T_q, T_k]  over sources
+    output = weights @ v  # [..., T_q, d_v]  summed over sources
+    return AttentionTrace(q, k, v, scores, visible, weights, output)
+
+
+@dataclass(frozen=True)
+class WeightedValuesTrace:
+    """Softmax of given scores, then the weighted sum of value rows.
+
+    The second half of attention on its own: no query or key, so scores can be set
+    directly and the value rows changed while the weights stay put.
+    """
+
+    scores: np.ndarray  # [..., T_k]  one row of scores per receiving position
+    mask: np.ndarray  # [..., T_k]  True where source j is visible
+    weights: np.ndarray  # [..., T_k]  softmax over the last (source) axis
+    value: np.ndarray  # [T_k, d_v]  value row j, shared by every receiving row
+    contributions: np.ndarray  # [..., T_k, d_v]  weights[..., j] * value[j]
+    output: np.ndarray  # [..., d_v]  contributions summed over sources (axis -2)
+
+    @property
+    def lengths(self) -> np.ndarray:
+        """Euclidean length of each contribution, ``[..., T_k]``."""
+        return np.linalg.norm(self.contributions, axis=-1)
+
+
+def weighted_values(scores, value, mask=None) -> WeightedValuesTrace:
+    """``softmax(scores) @ value``, keeping each source's contribution.
+
+    ``scores [..., T_k]`` (softmax over the last, source axis), ``value [T_k, d_v]``
+    (row j belongs to source j), ``mask`` boolean and broadcastable to ``scores``.
+    Scores [log 3, 0] give weights [0.75, 0.25] whatever the value rows hold:
+
+    >>> t = weighted_values([np.log(3), 0.0], [[2.0, 0.0], [0.0, 40.0]])
+    >>> t.weights.tolist(), t.contributions.tolist(), t.output.tolist()
+    ([0.75, 0.25], [[1.5, 0.0], [0.0, 10.0]], [1.5, 10.0])
+    """
+    s = as_float_array("scores", scores, min_ndim=1)
+    v = as_float_array("value", value, ndim=2)
+    t_k = s.shape[-1]
+    if t_k < 1:
+        raise ValueError(f"scores must hold at least one source on its last axis, got shape {s.shape}")
+    if v.shape[0] != t_k:
+        raise ValueError(
+            f"value must have one row per source (T_k={t_k}) on axis 0, got value shape {v.shape}"
+        )
+    if mask is None:
+        visible = np.ones(s.shape, dtype=bool)
+    else:
+        m = as_bool_array("mask", mask)
+        try:
+            visible = np.broadcast_to(m, s.shape).copy()
+        except ValueError:
+            raise ValueError(f"mask must broadcast to the scores' shape {s.shape}, got {m.shape}") from None
+    empty = np.argwhere(~visible.any(axis=-1))
+    if empty.size:
+        raise ValueError(
+            f"mask row at index {tuple(int(i) for i in empty[0])} has no visible source: "
+            "softmax would be NaN; every row needs at least one source"
+        )
+    weights = softmax(np.where(visible, s, -np.inf), axis=-1)
+    contributions = weights[..., :, None] * v
+    return WeightedValuesTrace(s, visible, weights, v, contributions, contributions.sum(axis=-2))
 
 
 # --------------------------------------------------------------------------- masks
@@ -96,20 +276,6 @@ def cache_mask(past: int, new: int) -> np.ndarray:
     rows = past + np.arange(new)[:, None]
     cols = np.arange(past + new)[None, :]
     return cols <= rows
-
-
-def misaligned_cache_mask(past: int, new: int) -> np.ndarray:
-    """The *wrong* cache mask: compares the local query row ``r`` with the absolute key
-    index ``j`` (``j <= r``), as a square-mask habit would. Kept to show what it
-    drops; never use it for attention.
-
-    >>> misaligned_cache_mask(3, 2).astype(int)
-    array([[1, 0, 0, 0, 0],
-           [1, 1, 0, 0, 0]])
-    """
-    past = as_int("past", past, low=0)
-    new = as_int("new", new, low=1)
-    return np.arange(past + new)[None, :] <= np.arange(new)[:, None]
 
 
 def padding_mask(valid) -> np.ndarray:
@@ -181,6 +347,75 @@ def combine_masks(*masks) -> np.ndarray:
     return out
 
 
+def causal_attention(query, key, value, *, past: int = 0) -> AttentionTrace:
+    """Attention in which no query reads a later position.
+
+    With ``past=0`` the mask is the square :func:`causal_mask`; with ``past=P`` the
+    keys hold ``P`` cached positions followed by the ``T_q`` new ones and the mask is
+    :func:`cache_mask`.
+
+    >>> causal_attention(np.eye(2), np.eye(2), [[1.0], [3.0]]).output.ravel().round(4).tolist()
+    [1.0, 2.3395]
+    """
+    past = as_int("past", past, low=0)
+    q = as_float_array("query", query, min_ndim=2)
+    k = as_float_array("key", key, min_ndim=2)
+    t_q, t_k = q.shape[-2], k.shape[-2]
+    if t_k != past + t_q:
+        raise ValueError(
+            f"key must hold past + T_q = {past} + {t_q} = {past + t_q} positions on axis -2, got {t_k}"
+        )
+    return attention(q, k, value, cache_mask(past, t_q))
+
+
+def cross_attention(decoder_query, encoder_key, encoder_value, encoder_valid=None) -> AttentionTrace:
+    """Encoder–decoder attention: queries from the decoder, keys and values from the
+    encoder, no causal mask (the whole source sentence is already known). Only
+    padded encoder positions are hidden.
+
+    >>> cross_attention(np.ones((2, 2)), np.ones((3, 2)), np.eye(3)).weights.shape
+    (2, 3)
+    """
+    decoder_query = as_float_array("decoder_query", decoder_query, min_ndim=2)
+    encoder_key = as_float_array("encoder_key", encoder_key, min_ndim=2)
+    encoder_value = as_float_array("encoder_value", encoder_value, min_ndim=2)
+    if encoder_value.shape[-2] != encoder_key.shape[-2]:
+        raise ValueError(f"encoder_value must have one row per row of encoder_key ({encoder_key.shape[-2]}) on "
+                         f"axis -2, got shape {encoder_value.shape}")
+    if encoder_valid is not None and as_bool_array("encoder_valid", encoder_valid).ndim < 1:
+        raise ValueError("encoder_valid must have a position axis, got a single value")
+    mask = None if encoder_valid is None else padding_mask(as_bool_array("encoder_valid", encoder_valid))
+    return attention(decoder_query, encoder_key, encoder_value, mask)
+
+
+def split_heads(x, heads: int) -> np.ndarray:
+    """``[B, T, H·d_h]`` → ``[B, H, T, d_h]``: cut the feature axis into ``heads`` parts.
+
+    >>> split_heads(np.arange(8.0).reshape(1, 1, 8), 2)[0, :, 0].tolist()
+    [[0.0, 1.0, 2.0, 3.0], [4.0, 5.0, 6.0, 7.0]]
+    """
+    x = as_float_array("x", x, ndim=3)
+    heads = as_int("heads", heads, low=1)
+    b, t, d = x.shape
+    if d % heads:
+        raise ValueError(f"x feature width {d} must divide into heads={heads} equal parts")
+    return x.reshape(b, t, heads, d // heads).transpose(0, 2, 1, 3)
+
+
+def merge_heads(x) -> np.ndarray:
+    """``[B, H, T, d_h]`` → ``[B, T, H·d_h]``: concatenate head outputs on features.
+
+    >>> merge_heads(split_heads(np.arange(8.0).reshape(1, 1, 8), 2)).ravel().tolist()
+    [0.0, 1.0, 2.0, 3.0, 4.0, 5.0, 6.0, 7.0]
+    """
+    x = as_float_array("x", x, ndim=4)
+    b, h, t, d_h = x.shape
+    return x.transpose(0, 2, 1, 3).reshape(b, t, h * d_h)
+
+
+# ----------------------------------------------------------------- packing
+
+
 @dataclass(frozen=True)
 class PackedBlocks:
     """Documents concatenated (each closed by EOS) and cut into fixed-length blocks."""
@@ -246,289 +481,6 @@ def pack_documents(documents, block: int, *, eos: int, pad_id: int) -> PackedBlo
     return PackedBlocks(tokens=tokens, doc_ids=doc_ids, valid=doc_ids >= 0)
 
 
-# ------------------------------------------------------------------------- softmax
-
-
-def softmax(x, axis: int = -1) -> np.ndarray:
-    """Numerically stable softmax along ``axis`` (default: the last, source axis).
-
-    ``-inf`` entries get weight 0; a slice that is entirely ``-inf`` has no visible
-    source and raises instead of returning NaN.
-
-    >>> softmax([np.log(3), 0.0]).round(6).tolist()
-    [0.75, 0.25]
-    """
-    arr = as_real_array("x", x)
-    axis = as_int("axis", axis, low=-max(arr.ndim, 1), high=max(arr.ndim, 1) - 1)
-    if arr.size == 0:
-        raise ValueError(f"x must not be empty, got shape {arr.shape}")
-    if np.isnan(arr).any() or np.isposinf(arr).any():
-        raise ValueError("x must not contain NaN or +inf (use -inf to hide a source)")
-    top = arr.max(axis=axis, keepdims=True)
-    if np.isneginf(top).any():
-        raise ValueError("a softmax slice is entirely -inf: no visible source, result would be NaN")
-    e = np.exp(arr - top)
-    return e / e.sum(axis=axis, keepdims=True)
-
-
-# ----------------------------------------------------------------------- attention
-
-
-@dataclass(frozen=True)
-class AttentionTrace:
-    """Everything one attention call computes, for printing, drawing and testing."""
-
-    query: np.ndarray  # [..., T_q, d_h]
-    key: np.ndarray  # [..., T_k, d_h]
-    value: np.ndarray  # [..., T_k, d_v]   (U in the prose; V is the vocabulary size)
-    scores: np.ndarray  # [..., T_q, T_k]  QKᵀ/√d_h before the mask; row i, column j
-    mask: np.ndarray  # [..., T_q, T_k]  True where source j is visible to query i
-    weights: np.ndarray  # [..., T_q, T_k]  softmax over the last (source) axis
-    output: np.ndarray  # [..., T_q, d_v]  weights @ value, summed over sources
-
-    @property
-    def scale(self) -> float:
-        """The factor 1/√d_h applied to every raw dot product."""
-        return 1.0 / np.sqrt(self.query.shape[-1])
-
-    @property
-    def masked_scores(self) -> np.ndarray:
-        """Scores with hidden sources set to −∞ (what softmax actually receives)."""
-        return np.where(self.mask, self.scores, -np.inf)
-
-    @property
-    def exp_scores(self) -> np.ndarray:
-        """exp of the masked scores: the unnormalised weights a reader computes by hand
-        (hidden sources give exp(−∞) = 0)."""
-        with np.errstate(over="ignore"):
-            return np.exp(self.masked_scores)
-
-    @property
-    def contributions(self) -> np.ndarray:
-        """``weights[..., i, j] * value[..., j, :]``: what each source adds to each
-        output row. Shape ``[..., T_q, T_k, d_v]``; summing over axis −2 gives
-        ``output``."""
-        return self.weights[..., :, :, None] * self.value[..., None, :, :]
-
-
-def attention(query, key, value, mask=None) -> AttentionTrace:
-    """Scaled dot-product attention, ``softmax(QKᵀ/√d_h, masked) @ U``.
-
-    ``query [..., T_q, d_h]``, ``key [..., T_k, d_h]``, ``value [..., T_k, d_v]``;
-    ``mask`` is boolean (True = visible) and broadcasts to ``[..., T_q, T_k]``.
-    Every query row must see at least one source.
-
-    >>> t = attention([[1.0, 0.0]], [[1.0, 0.0], [0.0, 1.0]], [[2.0, 0.0], [0.0, 4.0]])
-    >>> t.weights.round(6).tolist()
-    [[0.669762, 0.330238]]
-    """
-    q = as_float_array("query", query, min_ndim=2)
-    k = as_float_array("key", key, min_ndim=2)
-    v = as_float_array("value", value, min_ndim=2)
-    d_h = q.shape[-1]
-    if d_h < 1:
-        raise ValueError(f"query must have d_h >= 1 features on its last axis, got shape {q.shape}")
-    if k.shape[-1] != d_h:
-        raise ValueError(
-            f"key must have the query's d_h={d_h} on its last axis, got key shape {k.shape}"
-        )
-    if v.shape[-2] != k.shape[-2]:
-        raise ValueError(
-            f"value must have one row per key (T_k={k.shape[-2]}) on axis -2, got value shape {v.shape}"
-        )
-    try:
-        lead = np.broadcast_shapes(q.shape[:-2], k.shape[:-2], v.shape[:-2])
-    except ValueError:
-        raise ValueError(
-            f"query, key and value must agree on leading axes, got {q.shape}, {k.shape}, {v.shape}"
-        ) from None
-    t_q, t_k = q.shape[-2], k.shape[-2]
-    if t_q < 1 or t_k < 1:
-        raise ValueError(f"need at least one query and one key, got T_q={t_q}, T_k={t_k}")
-    q = np.broadcast_to(q, lead + q.shape[-2:])
-    k = np.broadcast_to(k, lead + k.shape[-2:])
-    v = np.broadcast_to(v, lead + v.shape[-2:])
-
-    full = lead + (t_q, t_k)
-    if mask is None:
-        visible = np.ones(full, dtype=bool)
-    else:
-        m = as_bool_array("mask", mask)
-        try:
-            visible = np.broadcast_to(m, full).copy()
-        except ValueError:
-            raise ValueError(
-                f"mask must broadcast to [..., T_q, T_k] = {full}, got shape {m.shape}"
-            ) from None
-    empty = np.argwhere(~visible.any(axis=-1))
-    if empty.size:
-        where = tuple(int(i) for i in empty[0])
-        raise ValueError(
-            f"mask row {where[-1]} (at index {where}) has no visible source: softmax would be "
-            "NaN; every query needs at least one key"
-        )
-
-    scores = q @ np.swapaxes(k, -1, -2) / np.sqrt(d_h)
-    weights = softmax(np.where(visible, scores, -np.inf), axis=-1)
-    output = weights @ v
-    return AttentionTrace(q, k, v, scores, visible, weights, output)
-
-
-@dataclass(frozen=True)
-class WeightedValuesTrace:
-    """Softmax of given scores, then the weighted sum of value rows (figure 11).
-
-    The second half of attention on its own: no query or key, so scores can be set
-    directly and the value rows changed while the weights stay put.
-    """
-
-    scores: np.ndarray  # [..., T_k]  one row of scores per receiving position
-    mask: np.ndarray  # [..., T_k]  True where source j is visible
-    weights: np.ndarray  # [..., T_k]  softmax over the last (source) axis
-    value: np.ndarray  # [T_k, d_v]  value row j, shared by every receiving row
-    contributions: np.ndarray  # [..., T_k, d_v]  weights[..., j] * value[j]
-    output: np.ndarray  # [..., d_v]  contributions summed over sources (axis -2)
-
-    @property
-    def lengths(self) -> np.ndarray:
-        """Euclidean length of each contribution, ``[..., T_k]``."""
-        return np.linalg.norm(self.contributions, axis=-1)
-
-
-def weighted_values(scores, value, mask=None) -> WeightedValuesTrace:
-    """``softmax(scores) @ value``, keeping each source's contribution.
-
-    ``scores [..., T_k]`` (softmax over the last, source axis), ``value [T_k, d_v]``
-    (row j belongs to source j), ``mask`` boolean and broadcastable to ``scores``.
-    Scores [log 3, 0] give weights [0.75, 0.25] whatever the value rows hold:
-
-    >>> t = weighted_values([np.log(3), 0.0], [[2.0, 0.0], [0.0, 40.0]])
-    >>> t.weights.tolist(), t.contributions.tolist(), t.output.tolist()
-    ([0.75, 0.25], [[1.5, 0.0], [0.0, 10.0]], [1.5, 10.0])
-    """
-    s = as_float_array("scores", scores, min_ndim=1)
-    v = as_float_array("value", value, ndim=2)
-    t_k = s.shape[-1]
-    if t_k < 1:
-        raise ValueError(f"scores must hold at least one source on its last axis, got shape {s.shape}")
-    if v.shape[0] != t_k:
-        raise ValueError(
-            f"value must have one row per source (T_k={t_k}) on axis 0, got value shape {v.shape}"
-        )
-    if mask is None:
-        visible = np.ones(s.shape, dtype=bool)
-    else:
-        m = as_bool_array("mask", mask)
-        try:
-            visible = np.broadcast_to(m, s.shape).copy()
-        except ValueError:
-            raise ValueError(f"mask must broadcast to the scores' shape {s.shape}, got {m.shape}") from None
-    empty = np.argwhere(~visible.any(axis=-1))
-    if empty.size:
-        raise ValueError(
-            f"mask row at index {tuple(int(i) for i in empty[0])} has no visible source: "
-            "softmax would be NaN; every row needs at least one source"
-        )
-    weights = softmax(np.where(visible, s, -np.inf), axis=-1)
-    contributions = weights[..., :, None] * v
-    return WeightedValuesTrace(s, visible, weights, v, contributions, contributions.sum(axis=-2))
-
-
-def value_magnitude(m) -> WeightedValuesTrace:
-    """Figure 11 at value magnitude ``m``: scores :data:`~tokenpath.examples.FIG11_SCORES`,
-    value rows u₀ = :data:`~tokenpath.examples.FIG11_U0` and u₁ = [0, m].
-
-    >>> t = value_magnitude(4)
-    >>> t.weights.tolist(), t.contributions.tolist(), t.output.tolist()
-    ([0.75, 0.25], [[1.5, 0.0], [0.0, 1.0]], [1.5, 1.0])
-    """
-    m = as_float("m", m, low=0.0)
-    value = np.stack([FIG11_U0, m * np.array([0.0, 1.0])])
-    return weighted_values(FIG11_SCORES, value)
-
-
-def causal_attention(query, key, value, *, past: int = 0) -> AttentionTrace:
-    """Attention in which no query reads a later position.
-
-    With ``past=0`` the mask is the square :func:`causal_mask`; with ``past=P`` the
-    keys hold ``P`` cached positions followed by the ``T_q`` new ones and the mask is
-    :func:`cache_mask`. This is the NumPy twin of chapter 4's PyTorch
-    ``causal_attention`` (which covers only ``past=0``).
-
-    >>> causal_attention(np.eye(2), np.eye(2), [[1.0], [3.0]]).output.ravel().round(4).tolist()
-    [1.0, 2.3395]
-    """
-    past = as_int("past", past, low=0)
-    q = as_float_array("query", query, min_ndim=2)
-    k = as_float_array("key", key, min_ndim=2)
-    t_q, t_k = q.shape[-2], k.shape[-2]
-    if t_k != past + t_q:
-        raise ValueError(
-            f"key must hold past + T_q = {past} + {t_q} = {past + t_q} positions on axis -2, got {t_k}"
-        )
-    return attention(q, k, value, cache_mask(past, t_q))
-
-
-def cross_attention(decoder_query, encoder_key, encoder_value, encoder_valid=None) -> AttentionTrace:
-    """Encoder–decoder attention: queries from the decoder, keys and values from the
-    encoder, no causal mask (the whole source sentence is already known). Only
-    padded encoder positions are hidden.
-
-    >>> cross_attention(np.ones((2, 2)), np.ones((3, 2)), np.eye(3)).weights.shape
-    (2, 3)
-    """
-    decoder_query = as_float_array("decoder_query", decoder_query, min_ndim=2)
-    encoder_key = as_float_array("encoder_key", encoder_key, min_ndim=2)
-    encoder_value = as_float_array("encoder_value", encoder_value, min_ndim=2)
-    if encoder_value.shape[-2] != encoder_key.shape[-2]:
-        raise ValueError(f"encoder_value must have one row per row of encoder_key ({encoder_key.shape[-2]}) on "
-                         f"axis -2, got shape {encoder_value.shape}")
-    if encoder_valid is not None and as_bool_array("encoder_valid", encoder_valid).ndim < 1:
-        raise ValueError("encoder_valid must have a position axis, got a single value")
-    mask = None if encoder_valid is None else padding_mask(as_bool_array("encoder_valid", encoder_valid))
-    return attention(decoder_query, encoder_key, encoder_value, mask)
-
-
-def split_heads(x, heads: int) -> np.ndarray:
-    """``[B, T, H·d_h]`` → ``[B, H, T, d_h]``: cut the feature axis into ``heads`` parts.
-
-    >>> split_heads(np.arange(8.0).reshape(1, 1, 8), 2)[0, :, 0].tolist()
-    [[0.0, 1.0, 2.0, 3.0], [4.0, 5.0, 6.0, 7.0]]
-    """
-    x = as_float_array("x", x, ndim=3)
-    heads = as_int("heads", heads, low=1)
-    b, t, d = x.shape
-    if d % heads:
-        raise ValueError(f"x feature width {d} must divide into heads={heads} equal parts")
-    return x.reshape(b, t, heads, d // heads).transpose(0, 2, 1, 3)
-
-
-def merge_heads(x) -> np.ndarray:
-    """``[B, H, T, d_h]`` → ``[B, T, H·d_h]``: concatenate head outputs on features.
-
-    >>> merge_heads(split_heads(np.arange(8.0).reshape(1, 1, 8), 2)).ravel().tolist()
-    [0.0, 1.0, 2.0, 3.0, 4.0, 5.0, 6.0, 7.0]
-    """
-    x = as_float_array("x", x, ndim=4)
-    b, h, t, d_h = x.shape
-    return x.transpose(0, 2, 1, 3).reshape(b, t, h * d_h)
-
-
-def output_from_rounded_weights(trace: AttentionTrace, digits: int) -> np.ndarray:
-    """Recompute the output after rounding the weights to ``digits`` decimals, the way
-    a hand calculation that copies rounded weights does. Shows rounding *order*,
-    not a different algorithm.
-
-    >>> t = attention([[1.0, 0.0]], [[1.0, 0.0], [0.0, 1.0]], [[2.0, 0.0], [0.0, 4.0]])
-    >>> output_from_rounded_weights(t, 3).round(6).tolist()
-    [[1.34, 1.32]]
-    """
-    digits = as_int("digits", digits, low=0)
-    if not isinstance(trace, AttentionTrace):
-        raise TypeError(f"trace must be an AttentionTrace (from attention), got {type(trace).__name__}")
-    return np.round(trace.weights, digits) @ trace.value
-
-
 # ------------------------------------------------------------------ training shift
 
 
@@ -568,266 +520,3 @@ def loss_mask(targets, *, pad_id: int | None = None) -> np.ndarray:
         return np.ones(targets.shape, dtype=np.int64)
     pad_id = as_int("pad_id", pad_id, low=0)
     return (targets != pad_id).astype(np.int64)
-
-
-# ------------------------------------------------------- the chapter's figure traces
-# Small bundles of the quantities one figure shows, computed here so that a figure
-# only draws and a notebook or test can print and check the same object.
-
-
-@dataclass(frozen=True)
-class ReadPaths:
-    """What figure 7 shows: a short text, its IDs, the causal mask, one query row."""
-
-    text: str  # the characters, one per position
-    ids: np.ndarray  # [T] token IDs of the text
-    mask: np.ndarray  # [T, T] causal visibility, True where key j is visible to query i
-    query: int  # the receiving position the figure follows
-
-    @property
-    def row(self) -> np.ndarray:
-        """Visibility row of the followed query, ``mask[query]`` (shape ``[T]``)."""
-        return self.mask[self.query]
-
-
-def read_paths(text: str, query: int) -> ReadPaths:
-    """Gather figure 7's trace: IDs of ``text`` and its causal mask.
-
-    >>> read_paths("abac", 2).row.astype(int).tolist()
-    [1, 1, 1, 0]
-    """
-    ids = encode_chars(text)
-    if ids.size == 0:
-        raise ValueError("text must hold at least one character")
-    if isinstance(query, bool) or not isinstance(query, int) or not 0 <= query < ids.size:
-        raise ValueError(f"query must be a position index in [0, {ids.size - 1}], got {query!r}")
-    return ReadPaths(text=text, ids=ids, mask=causal_mask(ids.size), query=query)
-
-
-@dataclass(frozen=True)
-class TwoSources:
-    """Figure 10's trace: one query, two sources, and the output the hand calculation
-    gets after rounding the weights to ``digits`` decimals first."""
-
-    attention: AttentionTrace  # [1, 2] scores/weights, [1, 2] output
-    digits: int  # decimals the weights are rounded to before multiplying
-    rounded_output: np.ndarray  # [1, d_v] round(weights, digits) @ value
-
-
-def two_sources(query, key, value, digits: int) -> TwoSources:
-    """Attention of one query over its sources, plus the rounded-weight output.
-
-    >>> t = two_sources([[1.0, 0.0]], [[1.0, 0.0], [0.0, 1.0]], [[2.0, 0.0], [0.0, 4.0]], 3)
-    >>> t.rounded_output.round(6).tolist()
-    [[1.34, 1.32]]
-    """
-    trace = attention(query, key, value)
-    if trace.weights.shape[0] != 1:
-        raise ValueError(f"query must be one row [1, d_h], got shape {trace.query.shape}")
-    return TwoSources(trace, digits, output_from_rounded_weights(trace, digits))
-
-
-@dataclass(frozen=True)
-class ShiftVsMask:
-    """Figure 13's trace: the training shift, the loss mask, the attention mask and
-    one generation step, for one teaching sequence."""
-
-    inputs: np.ndarray  # [T] x, the token IDs fed in
-    targets: np.ndarray  # [T] y[t] = x[t+1], last = EOS (shift_targets)
-    loss_mask: np.ndarray  # [T] 1 where position t's target counts in the loss
-    visibility: np.ndarray  # [T, T] causal mask: query t reads key j when j <= t
-    column: int  # the position t the text follows
-    prefix: np.ndarray  # [column + 1] what generation starts from: x[0:column+1]
-    sampled: int  # the ID drawn from the last row's distribution
-    generated: np.ndarray  # [column + 2] prefix with the sampled ID appended
-
-    @property
-    def reads(self) -> np.ndarray:
-        """The input IDs query ``column`` reads: ``x[visibility[column]]``."""
-        return self.inputs[self.visibility[self.column]]
-
-
-def shift_vs_mask(text: str, *, eos: int, column: int, sampled: int) -> ShiftVsMask:
-    """Gather figure 13's trace for ``text`` (an unpadded row, so every target counts).
-
-    >>> s = shift_vs_mask("abac", eos=9, column=2, sampled=2)
-    >>> s.targets.tolist(), s.reads.tolist(), s.generated.tolist()
-    ([7, 3, 2, 9], [3, 7, 3], [3, 7, 3, 2])
-    """
-    x = encode_chars(text)
-    if x.size == 0:
-        raise ValueError("text must hold at least one character")
-    if isinstance(column, bool) or not isinstance(column, int) or not 0 <= column < x.size:
-        raise ValueError(f"column must be a position in [0, {x.size - 1}], got {column!r}")
-    if isinstance(sampled, bool) or not isinstance(sampled, int) or sampled < 0:
-        raise ValueError(f"sampled must be a non-negative token ID, got {sampled!r}")
-    y = shift_targets(x, eos)
-    prefix = x[: column + 1]
-    return ShiftVsMask(
-        inputs=x,
-        targets=y,
-        # an unpadded language-modelling row: every target is a real token
-        loss_mask=loss_mask(y),
-        visibility=causal_mask(x.size),
-        column=column,
-        prefix=prefix,
-        sampled=sampled,
-        generated=np.append(prefix, sampled),
-    )
-
-
-@dataclass(frozen=True)
-class CacheMasks:
-    """Figure 14's trace: the correct and the misaligned mask for a block of new
-    queries after ``past`` cached positions."""
-
-    past: int  # P, positions already in the K/V cache
-    new: int  # query rows in this block (local r = 0 … new-1, absolute P + r)
-    mask: np.ndarray  # [new, past + new] cache_mask: key j visible when j <= P + r
-    wrong: np.ndarray  # [new, past + new] misaligned_cache_mask: j <= r (never use)
-
-    @property
-    def dropped(self) -> np.ndarray:
-        """Cells the correct mask allows but the misaligned one hides."""
-        return self.mask & ~self.wrong
-
-
-def cache_masks(past: int, new: int) -> CacheMasks:
-    """Both masks of figure 14.
-
-    >>> int(cache_masks(3, 2).dropped.sum())
-    6
-    """
-    return CacheMasks(past, new, cache_mask(past, new), misaligned_cache_mask(past, new))
-
-
-# ------------------------------------------------------------- scaling experiment
-
-
-@dataclass(frozen=True)
-class VarianceTrace:
-    """Monte-Carlo check of why scores are divided by √d_h (figure 12)."""
-
-    d_h: np.ndarray  # [n_d] head widths tried
-    theory: np.ndarray  # [n_d] variance of q·k for unit-variance independent parts: d_h
-    unscaled: np.ndarray  # [n_d] sample variance of q·k
-    scaled: np.ndarray  # [n_d] sample variance of q·k/√d_h (theory: 1)
-    samples: int  # number of (q, k) pairs per width
-    seed: int
-
-
-def score_samples(d_h: int, samples: int, seed: int) -> np.ndarray:
-    """``samples`` raw dot products q·k of independent standard-normal vectors of
-    width ``d_h``, from a generator seeded with ``(seed, d_h)`` so each width has its
-    own reproducible stream. Shape ``[samples]``.
-
-    >>> score_samples(4, 3, seed=0).shape
-    (3,)
-    """
-    d_h = as_int("d_h", d_h, low=1)
-    samples = as_int("samples", samples, low=2)
-    seed = as_int("seed", seed, low=0)
-    rng = np.random.default_rng([seed, d_h])
-    q = rng.standard_normal((samples, d_h))
-    k = rng.standard_normal((samples, d_h))
-    return np.einsum("nd,nd->n", q, k)
-
-
-def score_variance(d_h_values=(1, 4, 16), *, samples: int = 20_000, seed: int = 0) -> VarianceTrace:
-    """Variance of unscaled and scaled dot products for each width in ``d_h_values``.
-
-    An approximation under independence, not a measurement of a trained model.
-
-    >>> v = score_variance((1, 4), samples=50_000)
-    >>> v.theory.tolist(), bool(abs(v.scaled - 1).max() < 0.05)
-    ([1.0, 4.0], True)
-    """
-    widths = as_int_array("d_h_values", d_h_values, ndim=1, low=1)
-    if widths.size == 0:
-        raise ValueError("d_h_values must name at least one width")
-    unscaled, scaled = [], []
-    for d in widths.tolist():
-        s = score_samples(d, samples, seed)
-        unscaled.append(s.var())
-        scaled.append((s / np.sqrt(d)).var())
-    return VarianceTrace(
-        d_h=widths,
-        theory=widths.astype(np.float64),
-        unscaled=np.array(unscaled),
-        scaled=np.array(scaled),
-        samples=samples,
-        seed=seed,
-    )
-
-
-@functools.lru_cache(maxsize=128)
-def _cached_score_samples(d_h: int, samples: int, seed: int) -> np.ndarray:
-    """Read-only :func:`score_samples`, cached: the draws are deterministic, so a
-    slider that returns to a width reuses them."""
-    s = score_samples(d_h, samples, seed)
-    s.setflags(write=False)
-    return s
-
-
-@dataclass(frozen=True)
-class ScoreSpreadTrace:
-    """One head width's raw and scaled score samples, binned on fixed edges (figure 12)."""
-
-    d_h: int
-    samples: int  # number of (q, k) pairs
-    seed: int
-    theory: float  # variance of q·k under independence: d_h
-    unscaled: np.ndarray  # [samples] q·k
-    scaled: np.ndarray  # [samples] q·k/√d_h
-    unscaled_var: float  # sample variance of ``unscaled``
-    scaled_var: float  # sample variance of ``scaled`` (theory: 1)
-    edges: np.ndarray  # [n_bins + 1] fixed bin edges, shared by both histograms
-    unscaled_density: np.ndarray  # [n_bins] histogram of ``unscaled`` as a density
-    scaled_density: np.ndarray  # [n_bins] histogram of ``scaled`` as a density
-    unscaled_outside: int  # samples of ``unscaled`` beyond the outer edges
-    scaled_outside: int  # samples of ``scaled`` beyond the outer edges
-
-
-def score_spread(d_h: int, edges, *, samples: int = 4_000, seed: int = 0) -> ScoreSpreadTrace:
-    """Raw and scaled scores of one head width, with densities over fixed ``edges``.
-
-    A density is ``count / (samples · bin width)``, so the two histograms share one
-    vertical scale; samples outside ``edges`` are counted, not dropped silently.
-    Samples are cached per ``(d_h, samples, seed)``. An approximation under
-    independence, not a measurement of a trained model.
-
-    >>> t = score_spread(16, np.linspace(-8, 8, 5), samples=20_000)
-    >>> t.theory, round(t.unscaled_var), round(t.scaled_var)
-    (16.0, 16, 1)
-    """
-    d_h = as_int("d_h", d_h, low=1)
-    samples = as_int("samples", samples, low=2)
-    seed = as_int("seed", seed, low=0)
-    e = as_float_array("edges", edges, ndim=1)
-    if e.size < 2 or np.any(np.diff(e) <= 0):
-        raise ValueError(f"edges must be at least two strictly increasing values, got {e.size} values")
-    raw = _cached_score_samples(d_h, samples, seed)
-    scaled = raw / np.sqrt(d_h)
-    widths = np.diff(e)
-
-    def density(x):
-        counts, _ = np.histogram(x, bins=e)
-        return counts / (samples * widths), int(samples - counts.sum())
-
-    raw_density, raw_out = density(raw)
-    scaled_density, scaled_out = density(scaled)
-    return ScoreSpreadTrace(
-        d_h=d_h,
-        samples=samples,
-        seed=seed,
-        theory=float(d_h),
-        unscaled=raw,
-        scaled=scaled,
-        unscaled_var=float(raw.var()),
-        scaled_var=float(scaled.var()),
-        edges=e,
-        unscaled_density=raw_density,
-        scaled_density=scaled_density,
-        unscaled_outside=raw_out,
-        scaled_outside=scaled_out,
-    )

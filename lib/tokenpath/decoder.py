@@ -1,6 +1,6 @@
 """One pre-norm decoder layer, with a trace of every intermediate and its shape.
 
-The layer is the one Llama stacks (figure 4)::
+The layer is the one Llama stacks::
 
     Y  = X + Attn(RMSNorm(X))          first residual: keeps X
     X' = Y + SwiGLU(RMSNorm(Y))        second residual: keeps Y, not X
@@ -301,22 +301,9 @@ class LayerTrace:
         return out
 
 
-def decoder_layer(x, weights: LayerWeights, *, positions=None) -> LayerTrace:
-    """Run one pre-norm decoder layer on ``x [B, T, d]`` and keep every intermediate.
-
-    ``positions`` are the ``T`` absolute positions RoPE turns by (default ``0 … T−1``).
-    Attention is causal: position ``t`` reads positions ``0 … t`` of its own sequence;
-    sequences of the batch never mix. Query head ``h`` reads K/V head
-    ``h // (H/Hkv)``.
-
-    >>> w = random_layer(8, 2, 24, seed=0)
-    >>> t = decoder_layer(np.ones((2, 4, 8)), w)
-    >>> t.x.shape == t.y.shape == t.out.shape == (2, 4, 8)
-    True
-    >>> t = decoder_layer(np.ones((1, 3, 8)), random_layer(8, 4, 24, seed=0, kv_heads=2, experts=4, top_k=2))
-    >>> t.k.shape, t.weights.shape, t.chosen_experts.shape, t.expert_gates.sum(-1).round(6).tolist()
-    ((1, 2, 3, 2), (1, 4, 3, 3), (1, 3, 2), [[1.0, 1.0, 1.0]])
-    """
+def _check_layer_input(x, weights, positions) -> tuple[np.ndarray, LayerWeights, np.ndarray]:
+    """``x [B, T, d]`` of the layer's width, the weights, and one absolute position per
+    row (default ``0 … T−1``), or an error naming the argument that does not fit."""
     if not isinstance(weights, LayerWeights):
         raise TypeError(f"weights must be a LayerWeights, got {type(weights).__name__}")
     x = as_float_array("x", x, ndim=3)
@@ -330,13 +317,30 @@ def decoder_layer(x, weights: LayerWeights, *, positions=None) -> LayerTrace:
     positions = as_int_array("positions", positions, ndim=1, low=0)
     if positions.shape[0] != t:
         raise ValueError(f"positions must give one position per row of x ({t}), got {positions.shape[0]}")
+    return x, weights, positions
 
-    w = weights
+
+def decoder_layer(x, weights: LayerWeights, *, positions=None) -> LayerTrace:
+    """Run one pre-norm decoder layer on ``x [B, T, d]`` and keep every intermediate.
+
+    ``positions`` are the ``T`` absolute positions RoPE turns by (default ``0 … T−1``).
+    Attention is causal: position ``t`` reads positions ``0 … t`` of its own sequence
+    (sequences never mix); query head ``h`` reads K/V head ``h // (H/Hkv)``.
+
+    >>> w = random_layer(8, 2, 24, seed=0)
+    >>> t = decoder_layer(np.ones((2, 4, 8)), w)
+    >>> t.x.shape == t.y.shape == t.out.shape == (2, 4, 8)
+    True
+    >>> t = decoder_layer(np.ones((1, 3, 8)), random_layer(8, 4, 24, seed=0, kv_heads=2, experts=4, top_k=2))
+    >>> t.k.shape, t.weights.shape, t.chosen_experts.shape, t.expert_gates.sum(-1).round(6).tolist()
+    ((1, 2, 3, 2), (1, 4, 3, 3), (1, 3, 2), [[1.0, 1.0, 1.0]])
+    """
+    x, w, positions = _check_layer_input(x, weights, positions)  # [B, T, d], weights, [T]
     # --- attention sub-layer: reads other positions --------------------------------
     attn_in = norms.rms_norm(x, w.attn_norm, eps=w.eps)  # [B, T, d]
     q = att.split_heads(attn_in @ w.w_q, w.heads)  # [B, H, T, d_h]
     k = att.split_heads(attn_in @ w.w_k, w.kv_heads)  # [B, Hkv, T, d_h]
-    v = att.split_heads(attn_in @ w.w_v, w.kv_heads)
+    v = att.split_heads(attn_in @ w.w_v, w.kv_heads)  # [B, Hkv, T, d_h]
     q_rot = rope(q, positions, base=w.rope_base, pairing="rotate_half")  # Q and K only
     k_rot = rope(k, positions, base=w.rope_base, pairing="rotate_half")
     a = gqa.grouped_attention(q_rot, k_rot, v, causal=True)  # softmax over sources, per query head
@@ -347,15 +351,12 @@ def decoder_layer(x, weights: LayerWeights, *, positions=None) -> LayerTrace:
     ffn_in = norms.rms_norm(y, w.ffn_norm, eps=w.eps)
     ffn_hidden = mix = None
     if w.w_router is None:
-        # SwiGLU with W_down = I is its gated hidden layer; W_down then maps it back to d
-        ffn_hidden = norms.swiglu(ffn_in, w.w_gate, w.w_up, np.eye(w.d_ff))  # [B, T, d_ff]
+        ffn_hidden = norms.swiglu(ffn_in, w.w_gate, w.w_up, np.eye(w.d_ff))  # [B, T, d_ff]: W_down = I
         ffn_out = ffn_hidden @ w.w_down  # [B, T, d]
     else:
         mix = moe.moe_experts(ffn_in, w.w_router, w.w_gate, w.w_up, w.w_down, w.experts_per_token)
         ffn_out = mix.output  # [B, T, d]: Σ over the chosen experts of gate · SwiGLU_i
     out = norms.residual_add(y, ffn_out)
-    return LayerTrace(
-        x=x, attn_in=attn_in, q=q, k=k, v=v, q_rot=q_rot, k_rot=k_rot, weights=a.weights,
-        heads_out=a.output, merged=merged, attn_out=attn_out, y=y, ffn_in=ffn_in,
-        ffn_hidden=ffn_hidden, ffn_out=ffn_out, out=out, positions=positions, moe=mix,
-    )
+    return LayerTrace(x=x, attn_in=attn_in, q=q, k=k, v=v, q_rot=q_rot, k_rot=k_rot, weights=a.weights,
+                      heads_out=a.output, merged=merged, attn_out=attn_out, y=y, ffn_in=ffn_in, ffn_hidden=ffn_hidden,
+                      ffn_out=ffn_out, out=out, positions=positions, moe=mix)

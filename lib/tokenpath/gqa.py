@@ -282,7 +282,7 @@ def kv_cache_size(*, layers: int, requests: int, kv_heads: int, seq_len: int, he
 
 @dataclass(frozen=True)
 class HeadSharing:
-    """Figure 16's trace: which K/V head each query head reads, the tensor shapes and
+    """Head sharing at a glance: which K/V head each query head reads, the tensor shapes and
     the cache compared with one K/V head per query head (multi-head attention)."""
 
     n_q_heads: int  # Hq
@@ -316,7 +316,7 @@ class HeadSharing:
 
 def head_sharing(n_q_heads: int, n_kv_heads: int, *, layers: int = 1, requests: int = 1,
                  seq_len: int = 3, head_dim: int = 2) -> HeadSharing:
-    """Gather figure 16's trace for ``Hq`` query heads over ``Hkv`` K/V heads.
+    """Gather the head-sharing trace for ``Hq`` query heads over ``Hkv`` K/V heads.
 
     >>> s = head_sharing(8, 2)
     >>> s.readers(1).tolist(), s.cache.elements, s.mha_cache.elements, s.ratio

@@ -11,8 +11,7 @@ Conventions used everywhere in this module:
 
 * the **expert axis is the last axis** of scores and gates (column = expert ID);
 * **tie rule**: among equal scores the lower expert index is chosen first (a stable
-  sort on the negated scores), so the choice is always defined, at δ = 0 of figure 21
-  too;
+  sort on the negated scores), so the choice is always defined, even between two equal scores;
 * ``chosen`` lists the chosen experts in the order the tie rule ranks them (highest
   score first); unchosen gates are exactly ``0.0``, not a small number;
 * ``gate="in_set"`` renormalises inside the chosen set (the book's teaching version);
@@ -38,28 +37,22 @@ from .norms import swiglu
 __all__ = [
     "GATES",
     "BatchRoute",
-    "Boundary",
     "Expert",
     "ExpertParameters",
     "MoETrace",
     "Route",
     "RouterGradient",
-    "Top1Curves",
     "combine",
-    "combine_table",
     "count_text",
     "expert_output",
     "expert_parameters",
     "make_experts",
     "moe_experts",
     "moe_layer",
-    "output_from_rounded_gates",
     "route",
     "route_batch",
     "router_gradient",
     "router_scores",
-    "top1_boundary",
-    "top1_curves",
     "top_k",
 ]
 
@@ -216,39 +209,6 @@ def combine(routing: Route, expert_outputs) -> MoETrace:
     g = routing.chosen_gates[..., None]
     contributions = g * f
     return MoETrace(routing, f, contributions, contributions.sum(axis=-2))
-
-
-def combine_table(routing: Route, table) -> MoETrace:
-    """:func:`combine` with the outputs looked up in ``table [E, d]``, one row per expert
-    (a teaching table of what each expert *would* return); only the chosen rows are read.
-
-    >>> r = route([2.0, 1.0, 0.0, -1.0], 2)
-    >>> combine_table(r, [[1.0, 3.0], [5.0, 1.0], [9.0, 9.0], [9.0, 9.0]]).output.round(6).tolist()
-    [2.075766, 2.462117]
-    """
-    if not isinstance(routing, Route):
-        raise TypeError(f"routing must be a Route from moe.route, got {type(routing).__name__}")
-    t = as_float_array("table", table, ndim=2)
-    if t.shape[0] != routing.n_experts:
-        raise ValueError(
-            f"table must be [E, d] with one row per expert (E = {routing.n_experts}), got shape {list(t.shape)}"
-        )
-    return combine(routing, t[routing.chosen])
-
-
-def output_from_rounded_gates(trace: MoETrace, digits: int) -> np.ndarray:
-    """The output a hand calculation gets after rounding the gates to ``digits``
-    decimals first: rounding order, not another algorithm.
-
-    >>> t = combine(route([2.0, 1.0, 0.0, -1.0], 2), [[1.0, 3.0], [5.0, 1.0]])
-    >>> output_from_rounded_gates(t, 3).round(6).tolist()
-    [2.076, 2.462]
-    """
-    if not isinstance(trace, MoETrace):
-        raise TypeError(f"trace must be a MoETrace from moe.combine, got {type(trace).__name__}")
-    digits = as_int("digits", digits, low=0)
-    g = np.round(trace.route.chosen_gates, digits)[..., None]
-    return (g * trace.expert_outputs).sum(axis=-2)
 
 
 # ------------------------------------------------------------------- experts
@@ -568,72 +528,3 @@ def router_gradient(scores, expert_outputs, target, k: int, *, gate: str = "in_s
         fixed &= np.array_equal(r_up.mask, r.mask) and np.array_equal(r_down.mask, r.mask)
         fd[j] = (up - down) / (2 * h)
     return RouterGradient(r, f, y, o, loss, grad, fd, h, bool(fixed))
-
-
-@dataclass(frozen=True)
-class Boundary:
-    """Figure 21 at one δ: two experts, ``a₀ = δ``, ``a₁ = −δ``, top-1."""
-
-    delta: float
-    scores: np.ndarray  # [2] (δ, −δ)
-    chosen: int  # the expert that runs (tie at δ = 0: the lower ID, 0)
-    in_set: RouterGradient  # gate renormalised in the chosen set: constantly 1
-    full: RouterGradient  # gate = the chosen expert's full-softmax probability
-
-    @property
-    def gate_in_set(self) -> float:
-        return float(self.in_set.route.gates[self.chosen])
-
-    @property
-    def gate_full(self) -> float:
-        return float(self.full.route.gates[self.chosen])
-
-
-def top1_boundary(delta, expert_outputs, target) -> Boundary:
-    """Figure 21's trace at ``delta``: which expert runs, both gates, both gradients.
-
-    >>> b = top1_boundary(0.5, [[1.0, 0.0], [0.0, 2.0]], [0.0, 1.0])
-    >>> b.chosen, b.gate_in_set, round(b.gate_full, 6)
-    (0, 1.0, 0.731059)
-    >>> top1_boundary(-0.5, [[1.0, 0.0], [0.0, 2.0]], [0.0, 1.0]).chosen
-    1
-    >>> top1_boundary(0.0, [[1.0, 0.0], [0.0, 2.0]], [0.0, 1.0]).chosen   # the tie rule
-    0
-    """
-    delta = as_float("delta", delta)
-    a = np.array([delta, -delta]) + 0.0  # + 0.0 turns −0.0 at the tie into 0.0
-    f = as_float_array("expert_outputs", expert_outputs, ndim=2)
-    if f.shape[0] != 2:
-        raise ValueError(f"expert_outputs must hold two experts' outputs [2, d], got shape {list(f.shape)}")
-    in_set = router_gradient(a, f, target, 1, gate="in_set")
-    full = router_gradient(a, f, target, 1, gate="full_softmax")
-    return Boundary(delta, a, int(in_set.route.chosen[0]), in_set, full)
-
-
-@dataclass(frozen=True)
-class Top1Curves:
-    """Figure 21's curves over a grid of δ: scores, the chosen expert and both gates."""
-
-    delta: np.ndarray  # [n] the control δ
-    scores: np.ndarray  # [n, 2] (δ, −δ)
-    chosen: np.ndarray  # [n] the expert that runs at each δ
-    gate_in_set: np.ndarray  # [n] its in-set gate (always 1)
-    gate_full: np.ndarray  # [n] its full-softmax probability
-
-
-def top1_curves(deltas) -> Top1Curves:
-    """Top-1 routing of two experts with ``a₀ = δ``, ``a₁ = −δ`` for every δ in ``deltas``.
-
-    >>> c = top1_curves([-1.0, 0.0, 1.0])
-    >>> c.chosen.tolist(), c.gate_in_set.tolist(), c.gate_full.round(3).tolist()
-    ([1, 0, 0], [1.0, 1.0, 1.0], [0.881, 0.5, 0.881])
-    """
-    d = as_float_array("deltas", deltas, ndim=1)
-    if d.size == 0:
-        raise ValueError("deltas must hold at least one value")
-    a = np.stack([d, -d], axis=-1)
-    in_set = route(a, 1)
-    full = route(a, 1, gate="full_softmax")
-    chosen = in_set.chosen[:, 0]
-    rows = np.arange(d.size)
-    return Top1Curves(d, a, chosen, in_set.gates[rows, chosen], full.gates[rows, chosen])

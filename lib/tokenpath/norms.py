@@ -70,15 +70,15 @@ def rms_norm_trace(x, weight=None, *, eps: float = 0.0) -> RMSNormTrace:
     >>> float(t.mean_square[0]), round(float(t.rms[0]), 4), t.output.round(4).tolist()
     (12.5, 3.5355, [0.8485, 1.1314])
     """
-    x = as_float_array("x", x, min_ndim=1)
+    x = as_float_array("x", x, min_ndim=1)  # [..., d]
     eps = as_float("eps", eps, low=0.0)
-    w = np.ones(x.shape[-1]) if weight is None else _feature_weight("weight", weight, x.shape[-1])
-    ms = np.mean(x * x, axis=-1, keepdims=True)
+    w = np.ones(x.shape[-1]) if weight is None else _feature_weight("weight", weight, x.shape[-1])  # [d]
+    ms = np.mean(x * x, axis=-1, keepdims=True)  # [..., 1]  over the features of one position
     if np.any(ms + eps == 0):
         raise ValueError("x has an all-zero feature vector and eps = 0: its RMS is 0; pass eps > 0")
-    rms = np.sqrt(ms + eps)
-    normalized = x / rms
-    return RMSNormTrace(x, w, eps, ms, rms, normalized, normalized * w)
+    rms = np.sqrt(ms + eps)  # [..., 1]
+    normalized = x / rms  # [..., d]  root-mean-square 1, mean not removed
+    return RMSNormTrace(x, w, eps, ms, rms, normalized, normalized * w)  # output [..., d]: γ ⊙ normalized
 
 
 def rms_norm(x, weight=None, *, eps: float = 0.0) -> np.ndarray:
@@ -145,7 +145,7 @@ def layer_norm(x, weight=None, bias=None, *, eps: float = 0.0) -> np.ndarray:
 
 @dataclass(frozen=True)
 class NormComparison:
-    """RMSNorm and LayerNorm of the same features, side by side (figure 17, left).
+    """RMSNorm and LayerNorm of the same features, side by side.
 
     Either may be undefined (``None``) for an input it cannot normalise with ε = 0:
     all zeros for RMSNorm, a constant vector for LayerNorm; ``problems`` then says why.
@@ -249,14 +249,9 @@ class SwiGLUTrace:
         return self.gate.product
 
 
-def swiglu_trace(x, w_gate, w_up, w_down) -> SwiGLUTrace:
-    """SwiGLU step by step; ``x [..., d]``, ``w_gate`` and ``w_up [d, d_ff]``,
-    ``w_down [d_ff, d_out]`` (book convention ``x @ W``).
-
-    >>> t = swiglu_trace([1.0], [[1.0]], [[2.0]], [[1.0]])
-    >>> t.gate_pre.tolist(), t.content.tolist(), t.output.round(3).tolist()
-    ([1.0], [2.0], [1.462])
-    """
+def _check_ffn(x, w_gate, w_up, w_down) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
+    """The features and the three matrices as float arrays whose shapes chain
+    ``d → d_ff → d_out``, or an error naming the one that does not fit."""
     x = as_float_array("x", x, min_ndim=1)
     w_gate = as_float_array("w_gate", w_gate, ndim=2)
     w_up = as_float_array("w_up", w_up, ndim=2)
@@ -271,8 +266,20 @@ def swiglu_trace(x, w_gate, w_up, w_down) -> SwiGLUTrace:
         raise ValueError(f"w_gate and w_up must have the same shape, got {list(w_gate.shape)} and {list(w_up.shape)}")
     if w_down.shape[0] != w_gate.shape[1]:
         raise ValueError(f"w_down must be [d_ff, d_out] with d_ff = {w_gate.shape[1]}, got {list(w_down.shape)}")
-    gate = gate_trace(x @ w_gate, x @ w_up)
-    return SwiGLUTrace(x, gate, gate.product @ w_down)
+    return x, w_gate, w_up, w_down
+
+
+def swiglu_trace(x, w_gate, w_up, w_down) -> SwiGLUTrace:
+    """SwiGLU step by step; ``x [..., d]``, ``w_gate`` and ``w_up [d, d_ff]``,
+    ``w_down [d_ff, d_out]`` (book convention ``x @ W``).
+
+    >>> t = swiglu_trace([1.0], [[1.0]], [[2.0]], [[1.0]])
+    >>> t.gate_pre.tolist(), t.content.tolist(), t.output.round(3).tolist()
+    ([1.0], [2.0], [1.462])
+    """
+    x, w_gate, w_up, w_down = _check_ffn(x, w_gate, w_up, w_down)  # [..., d], [d, d_ff] twice, [d_ff, d_out]
+    gate = gate_trace(x @ w_gate, x @ w_up)  # [..., d_ff]  SiLU(x W_gate) ⊙ x W_up
+    return SwiGLUTrace(x, gate, gate.product @ w_down)  # output [..., d_out]
 
 
 def swiglu(x, w_gate, w_up, w_down) -> np.ndarray:

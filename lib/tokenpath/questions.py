@@ -26,9 +26,13 @@ import numpy as np
 from . import attention as A
 from . import fmt, gqa, norms
 from . import examples as ex
+from . import sampling
 from .lessons import bpe as lesson1
 from .lessons import utf8 as lesson2
+from .lessons import attention as LA
+from .lessons import embedding as LE
 from . import position as P
+from .lessons import position as LP
 from .selfcheck import Question, choice, exact, number, sequence, set_of, vector
 
 __all__ = ["CHAPTERS", "for_chapter"]
@@ -158,15 +162,15 @@ def embedding_lookup() -> tuple[Question, ...]:
     from . import decoder as dec
     from . import embedding as em
 
-    t = em.lookup_trace((1, 3, 0))
+    t = LE.lookup_trace((1, 3, 0))
     q1 = exact("emb-row", "Figure 3: which row of E does X[1,3,:] copy?", t.row_id,
-               source="embedding.lookup_trace((1, 3, 0)).row_id", hint="a row number (a token ID)",
+               source="lessons.embedding.lookup_trace((1, 3, 0)).row_id", hint="a row number (a token ID)",
                why=f"X[1,3,:] is the row of E named by the ID at s[1,3], which is {t.row_id}.")
     q2 = exact("emb-same-row", "How many positions (b, t) of the batch, X[1,3] included, start from that same row?",
-               len(t.same_id), source="len(embedding.lookup_trace((1, 3, 0)).same_id)", hint="a whole number",
+               len(t.same_id), source="len(lessons.embedding.lookup_trace((1, 3, 0)).same_id)", hint="a whole number",
                why="Every position holding the same ID copies the same row: (b, t) = "
                    + ", ".join(f"({b}, {p})" for b, p in t.same_id.tolist()) + ".")
-    same = np.allclose(em.next_token_probs(ex.FIG5_GAP + 100), em.next_token_probs(ex.FIG5_GAP))
+    same = np.allclose(sampling.next_token_probs(ex.FIG5_GAP + 100), sampling.next_token_probs(ex.FIG5_GAP))
     shift = {
         "a": "softmax depends only on the differences between logits, which do not change",
         "b": "the logits are clipped before softmax",
@@ -174,24 +178,24 @@ def embedding_lookup() -> tuple[Question, ...]:
         "d": "they do change, by a factor of e¹⁰⁰",
     }
     q3 = choice("emb-shift", "Figure 5: why does adding 100 to both logits leave the probabilities unchanged?",
-                shift, "a" if same else "d", source="embedding.next_token_probs(FIG5_GAP + 100) vs (FIG5_GAP)",
+                shift, "a" if same else "d", source="sampling.next_token_probs(FIG5_GAP + 100) vs (FIG5_GAP)",
                 why="exp(z + c) = exp(z)·exp(c): the common factor cancels between the numerator and the sum.")
-    g = em.tied_gradient()
+    g = LE.tied_gradient()
     grad = {
         "a": "yes, through the output head, which scores every ID at every position",
         "b": "no, ID 9 is never looked up, so its row gets no gradient",
         "c": "only if ID 9 is the target somewhere",
     }
     q4 = choice("emb-tied", "With W_out = Eᵀ, does row 9 of E receive gradient, although ID 9 is not among the inputs?",
-                grad, "a" if g.norms_output[9] > 0 else "b", source="embedding.tied_gradient().norms_output[9]",
+                grad, "a" if g.norms_output[9] > 0 else "b", source="lessons.embedding.tied_gradient().norms_output[9]",
                 why=(f"Input path: {fmt.num(g.norms_input[9], 3)}; output path: {fmt.num(g.norms_output[9], 3)}. "
                      "Softmax gives every ID a probability, so every row of the head gets a gradient."))
-    x = em.lookup_trace().x
-    wide = {k: v[-1] for k, v in dec.decoder_layer(x, em.teaching_layer()).shapes().items() if v[-1] > x.shape[-1]}
+    x = LE.lookup_trace().x
+    wide = {k: v[-1] for k, v in dec.decoder_layer(x, LE.teaching_layer()).shapes().items() if v[-1] > x.shape[-1]}
     (name, width), = wide.items()
     q5 = exact("emb-wide", "Figure 4: which intermediate of the decoder layer is wider than the residual stream? "
                "Give its width.", width,
-               source="decoder.decoder_layer(X, embedding.teaching_layer()).shapes()", hint="a whole number",
+               source="decoder.decoder_layer(X, lessons.embedding.teaching_layer()).shapes()", hint="a whole number",
                why=f"Only {name!r} has a last axis wider than d = {x.shape[-1]}: it has {width} features.")
     real = em.parameter_count(ex.SCALE_VOCAB, ex.SCALE_D, ex.SCALE_D_FF, ex.SCALE_LAYERS)
     bigger = {
@@ -227,24 +231,24 @@ def attention() -> tuple[Question, ...]:
                 source="attention.causal_attention(FIG8_Q, FIG8_K, FIG8_U).weights[1]",
                 why=(f"Row = query (reader), column = source. Row 1 is {fmt.vec(t8.weights[1, :2], fractions=True)} "
                      "and sums to 1: it is one position's reading weights, not a share of the batch."))
-    shift = A.shift_vs_mask(ex.TEXT, eos=ex.EOS, column=ex.FIG13_COLUMN, sampled=ex.FIG13_SAMPLED)
+    shift = LA.shift_vs_mask(ex.TEXT, eos=ex.EOS, column=ex.FIG13_COLUMN, sampled=ex.FIG13_SAMPLED)
     col = shift.column
     read = np.flatnonzero(shift.visibility[col])
     q2 = set_of("att-reads", f"Figure 13: which input positions does column t={col} read?", read,
-                source=f"np.flatnonzero(attention.shift_vs_mask(TEXT, ...).visibility[{col}])",
+                source=f"np.flatnonzero(lessons.attention.shift_vs_mask(TEXT, ...).visibility[{col}])",
                 hint="a set of positions such as {0, 1}",
                 why=(f"The mask lets position {col} read positions 0…{col}; its target y[{col}] = "
                      f"{shift.targets[col]} is the input at position {col + 1}, which it does not read."))
-    cache = A.cache_masks(ex.FIG14_PAST, ex.FIG14_NEW)
+    cache = LA.cache_masks(ex.FIG14_PAST, ex.FIG14_NEW)
     q3 = exact("att-cache-row", "Figure 14: at which absolute position does the first new query row (local row 0) sit?",
-               cache.past, source=f"attention.cache_masks({ex.FIG14_PAST}, {ex.FIG14_NEW}).past",
+               cache.past, source=f"lessons.attention.cache_masks({ex.FIG14_PAST}, {ex.FIG14_NEW}).past",
                hint="a position (a whole number)",
                why=(f"New rows come after the {cache.past} cached positions: local row r sits at {cache.past} + r, "
                     f"so row 0 reads keys {fmt.vec(np.flatnonzero(cache.mask[0]))}."))
-    big = A.value_magnitude(ex.FIG11_M_LARGE)
+    big = LA.value_magnitude(ex.FIG11_M_LARGE)
     longer = int(np.argmax(big.lengths))
     q4 = exact("att-longer", "Figure 11: with the second value [0, 40], which source (0 or 1) contributes the longer "
-               "vector?", longer, source="attention.value_magnitude(FIG11_M_LARGE).lengths",
+               "vector?", longer, source="lessons.attention.value_magnitude(FIG11_M_LARGE).lengths",
                hint="a source index, 0 or 1",
                why=(f"The contributions have lengths {fmt.vec(big.lengths)}: source {longer} has the smaller weight "
                     f"{fmt.num(big.weights[longer])} but the much longer value."))
@@ -257,7 +261,7 @@ def attention() -> tuple[Question, ...]:
                     f"{fmt.vec(t8.weights[2], fractions=True)}, and A[2,0] = {fmt.frac(a20)}."))
     last = int(shift.inputs.size - 1)
     q7 = exact("att-target", f"Figure 13: which token ID is the last position, t={last}, trained to predict?",
-               int(shift.targets[last]), source=f"attention.shift_vs_mask(TEXT, ...).targets[{last}]",
+               int(shift.targets[last]), source=f"lessons.attention.shift_vs_mask(TEXT, ...).targets[{last}]",
                hint="a token ID (a whole number)",
                why=(f"The targets are the inputs moved one step left with EOS appended: y = "
                     f"{fmt.vec(shift.targets)}. The last position has no next input, so its target is the "
@@ -278,7 +282,7 @@ def attention() -> tuple[Question, ...]:
     dropped = np.flatnonzero(cache.dropped[0])
     q9 = set_of("att-cache-dropped", "Figure 14: which cached keys would the first new query row wrongly lose if its "
                 "local row number 0 were compared with the absolute key index?", dropped,
-                source=f"np.flatnonzero(attention.cache_masks({ex.FIG14_PAST}, {ex.FIG14_NEW}).dropped[0])",
+                source=f"np.flatnonzero(lessons.attention.cache_masks({ex.FIG14_PAST}, {ex.FIG14_NEW}).dropped[0])",
                 hint="a set of key indices such as {0, 1}",
                 why=(f"The right mask lets local row 0, at absolute position {cache.past}, read keys "
                      f"{fmt.vec(np.flatnonzero(cache.mask[0]))}; the local-index mask keeps only "
@@ -292,11 +296,11 @@ def attention() -> tuple[Question, ...]:
 def rope_discs() -> tuple[Question, ...]:
     """Chapter 5: the RoPE score at a distance, order blindness, a position past a
     learned table, the speed of two pairs, and where ALiBi moves a row's weight."""
-    disc = P.rope_disc(ex.FIG15_Q, ex.FIG15_K, ex.FIG15_OMEGA, 4)
+    disc = LP.rope_disc(ex.FIG15_Q, ex.FIG15_K, ex.FIG15_OMEGA, 4)
     q1 = number("rope-score", "Figure 15: what does the score become at distance 4 with ω = π/2?", disc.dot,
-                tolerance=5e-3, source="position.rope_disc(FIG15_Q, FIG15_K, FIG15_OMEGA, 4).dot",
+                tolerance=5e-3, source="lessons.position.rope_disc(FIG15_Q, FIG15_K, FIG15_OMEGA, 4).dot",
                 why="Four quarter turns are one full turn: the key is back where it started, and so is the score.")
-    swap = P.order_blindness("ab", [1, 0], seed=ex.ORDER_SEED)
+    swap = LP.order_blindness("ab", [1, 0], seed=ex.ORDER_SEED)
     order = {
         "a": "the outputs change: each token now attends differently",
         "b": "only their order changes: each token gets the same output as before, in the swapped place",
@@ -304,7 +308,7 @@ def rope_discs() -> tuple[Question, ...]:
     }
     q2 = choice("rope-swap", "Swap the two inputs of a head without a mask and without positions. What happens to "
                 "the outputs?", order, "b" if swap.plain_follows_order else "a",
-                source='position.order_blindness("ab", [1, 0], seed=ORDER_SEED).plain_follows_order',
+                source='lessons.position.order_blindness("ab", [1, 0], seed=ORDER_SEED).plain_follows_order',
                 why="Without positions, attention sees a set of tokens: permuting the inputs permutes the outputs.")
     try:
         P.position_table(8, 4, seed=0).lookup([8])
@@ -422,6 +426,7 @@ def moe_routing() -> tuple[Question, ...]:
     top-1 with in-set gates, why figure 22 stores four experts and what a capacity of
     one drops."""
     from . import moe
+    from .lessons import moe as lessons_moe
 
     k3 = moe.route(ex.FIG20_SCORES, ex.MOE_QUESTION_K)
     q1 = number(
@@ -437,13 +442,13 @@ def moe_routing() -> tuple[Question, ...]:
              f"{fmt.num(moe.route(ex.FIG20_SCORES, ex.FIG20_K).gates[0], 4)}: adding an expert to S shrinks every gate in it."),
     )
 
-    b21 = moe.top1_boundary(ex.FIG21_DELTA, ex.FIG21_OUTPUTS, ex.FIG21_TARGET)
+    b21 = lessons_moe.top1_boundary(ex.FIG21_DELTA, ex.FIG21_OUTPUTS, ex.FIG21_TARGET)
     q2 = vector(
         "moe-top1-grad",
         f"Figure 21, top-1 with the gate renormalised inside the chosen set: at δ = {fmt.num(ex.FIG21_DELTA)}, what "
         "gradient does the task loss send to the two router scores?",
         b21.in_set.grad, tolerance=5e-4,
-        source=f"moe.top1_boundary({fmt.num(ex.FIG21_DELTA)}, FIG21_OUTPUTS, FIG21_TARGET).in_set.grad",
+        source=f"lessons.moe.top1_boundary({fmt.num(ex.FIG21_DELTA)}, FIG21_OUTPUTS, FIG21_TARGET).in_set.grad",
         hint="a list of two numbers such as [1, 2]",
         why=(f"The only gate is renormalised over a set of one, so it is the constant {fmt.num(b21.gate_in_set)}: "
              f"a constant passes no gradient. With the full-softmax gate the same loss gives "

@@ -7,6 +7,7 @@ from functools import cache, partial
 import numpy as np
 
 from tokenpath import attention as A
+from tokenpath.lessons import attention as LA
 from tokenpath import examples as ex
 from tokenpath import fmt
 
@@ -32,12 +33,12 @@ def fig10():
 
 
 def fig11(m):
-    return A.value_magnitude(m)
+    return LA.value_magnitude(m)
 
 
 @cache
 def fig12():
-    return A.score_variance(ex.FIG12_D_H, samples=ex.FIG12_SAMPLES, seed=ex.FIG12_SEED)
+    return LA.score_variance(ex.FIG12_D_H, samples=ex.FIG12_SAMPLES, seed=ex.FIG12_SEED)
 
 
 @cache
@@ -149,7 +150,7 @@ CLAIMS: list[_Claim] = [
     Claim("fig10.exp", lambda: fig10().exp_scores[0], text=("[2.028, 1]", lambda v: fmt.vec(v, 3, bare_ints=True))),
     Claim("fig10.weights", lambda: fig10().weights[0], rounded=("[0.670, 0.330]", 3),
           full=("[0.669762, 0.330238]", 6)),
-    Claim("fig10.output_from_rounded", lambda: A.output_from_rounded_weights(fig10(), ex.FIG10_DIGITS)[0],
+    Claim("fig10.output_from_rounded", lambda: LA.output_from_rounded_weights(fig10(), ex.FIG10_DIGITS)[0],
           rounded=("[1.340, 1.320]", 3)),
     Claim("fig10.output", lambda: fig10().output[0], full=("[1.339523, 1.320954]", 6)),
     Claim("fig10.digits", lambda: ex.FIG10_DIGITS, exact="3"),

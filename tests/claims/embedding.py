@@ -8,6 +8,7 @@ from functools import cache, partial
 import numpy as np
 
 from tokenpath import attention as A
+from tokenpath.lessons import embedding as LE
 from tokenpath import embedding as em
 from tokenpath import examples as ex
 from tokenpath import fmt
@@ -28,27 +29,27 @@ NotClaim = partial(_NotClaim, chapter=CHAPTER)
 
 @cache
 def fig03():
-    return em.lookup_trace(ex.FIG3_CELL)
+    return LE.lookup_trace(ex.FIG3_CELL)
 
 
 @cache
 def fig04():
-    return em.layer_trace()
+    return LE.layer_trace()
 
 
 @cache
 def layer():
-    return em.teaching_layer()
+    return LE.teaching_layer()
 
 
 @cache
 def fig05():
-    return em.logit_panels()
+    return LE.logit_panels()
 
 
 @cache
 def fig06():
-    return em.tied_gradient()
+    return LE.tied_gradient()
 
 
 @cache
@@ -92,15 +93,15 @@ CLAIMS: list[_Claim] = [
           text=("a=3, b=7, c=2", lambda d: ", ".join(f"{k}={v}" for k, v in d.items()))),
     Claim("ch03.eos", lambda: ex.EOS, exact="9"),
     Claim("ch03.id_b", lambda: ex.CHAR_IDS["b"], exact="7"),
-    Claim("ch03.seq0", lambda: em.batch_ids()[0], exact="[3, 7, 3, 2]"),
-    Claim("ch03.seq1", lambda: em.batch_ids()[1], exact="[7, 2, 3, 7]"),
-    Claim("ch03.B", lambda: em.batch_ids().shape[0], exact="2"),
-    Claim("ch03.T", lambda: em.batch_ids().shape[1], exact="4"),
-    Claim("ch03.V", lambda: em.teaching_embedding().shape[0], text=("1,000", _thousands)),
-    Claim("ch03.d", lambda: em.teaching_embedding().shape[1], exact="8"),
+    Claim("ch03.seq0", lambda: LE.batch_ids()[0], exact="[3, 7, 3, 2]"),
+    Claim("ch03.seq1", lambda: LE.batch_ids()[1], exact="[7, 2, 3, 7]"),
+    Claim("ch03.B", lambda: LE.batch_ids().shape[0], exact="2"),
+    Claim("ch03.T", lambda: LE.batch_ids().shape[1], exact="4"),
+    Claim("ch03.V", lambda: LE.teaching_embedding().shape[0], text=("1,000", _thousands)),
+    Claim("ch03.d", lambda: LE.teaching_embedding().shape[1], exact="8"),
     Claim("ch03.d_ff", lambda: layer().d_ff, exact="24"),
     # -- figure 3 ------------------------------------------------------------------
-    Claim("fig03.E3", lambda: em.teaching_embedding()[3], text=("[0.2, −0.1, 0.4, 0, …]", _head)),
+    Claim("fig03.E3", lambda: LE.teaching_embedding()[3], text=("[0.2, −0.1, 0.4, 0, …]", _head)),
     Claim("fig03.s02", lambda: fig03().row_id, exact="3"),
     Claim("fig03.X020", lambda: fig03().value, text=("0.2", fmt.num)),
     Claim("fig03.X02", lambda: fig03().x[0, 2], text=("[0.2, −0.1, 0.4, 0, …]", _head)),

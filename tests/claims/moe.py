@@ -7,6 +7,7 @@ from functools import cache, partial
 import numpy as np
 
 from tokenpath import examples as ex
+from tokenpath.lessons import moe as lessons_moe
 from tokenpath import fmt, moe
 
 from . import Claim as _Claim
@@ -36,7 +37,7 @@ def top2_gradient():
 
 
 def fig21(delta):
-    return moe.top1_boundary(delta, ex.FIG21_OUTPUTS, ex.FIG21_TARGET)
+    return lessons_moe.top1_boundary(delta, ex.FIG21_OUTPUTS, ex.FIG21_TARGET)
 
 
 @cache
@@ -94,7 +95,7 @@ CLAIMS: list[_Claim] = [
     Claim("fig20.F1", lambda: ex.FIG20_OUTPUTS[1], exact="[5, 1]"),
     Claim("fig20.feature0_terms", lambda: ex.FIG20_OUTPUTS[:, 0], text=("g₀·1 + g₁·5", _terms)),
     Claim("fig20.feature1_terms", lambda: ex.FIG20_OUTPUTS[:, 1], text=("g₀·3 + g₁·1", _terms)),
-    Claim("fig20.output_rounded_gates", lambda: moe.output_from_rounded_gates(fig20(), ex.FIG20_DIGITS),
+    Claim("fig20.output_rounded_gates", lambda: lessons_moe.output_from_rounded_gates(fig20(), ex.FIG20_DIGITS),
           rounded=("[2.076, 2.462]", 3)),
     Claim("fig20.output", lambda: fig20().output, full=("[2.075766, 2.462117]", 6)),
     Claim("fig20.full_softmax_gates", lambda: fig20_full().chosen_gates, rounded=("[0.644, 0.237]", 3)),

@@ -11,6 +11,7 @@ import numpy as np
 from tokenpath import examples as ex
 from tokenpath import fmt
 from tokenpath import position as P
+from tokenpath.lessons import position as LP
 
 from . import Claim as _Claim
 from . import pinned
@@ -25,12 +26,12 @@ NotClaim = partial(_NotClaim, chapter=CHAPTER)
 
 @cache
 def fig15():
-    return P.fig15_trace()
+    return LP.fig15_trace()
 
 
 @cache
 def order():
-    return P.order_blindness(ex.TEXT, ex.ORDER_PERMUTATION, seed=ex.ORDER_SEED)
+    return LP.order_blindness(ex.TEXT, ex.ORDER_PERMUTATION, seed=ex.ORDER_SEED)
 
 
 def _same_output_positions(o) -> np.ndarray:

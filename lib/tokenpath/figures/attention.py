@@ -19,7 +19,7 @@ from matplotlib.artist import Artist
 
 from .. import attention as att
 from .. import examples as ex
-from ..attention import (
+from ..lessons.attention import (
     CacheMasks,
     ReadPaths,
     ShiftVsMask,

@@ -24,14 +24,8 @@ from matplotlib.ticker import MultipleLocator
 
 from .. import examples, fmt
 from .._checks import as_float, as_int
-from ..attention import (
-    ScoreSpreadTrace,
-    VarianceTrace,
-    WeightedValuesTrace,
-    score_spread,
-    score_variance,
-    value_magnitude,
-)
+from ..attention import WeightedValuesTrace
+from ..lessons.attention import ScoreSpreadTrace, VarianceTrace, score_spread, score_variance, value_magnitude
 from . import Drawn, register, style
 
 __all__ = [

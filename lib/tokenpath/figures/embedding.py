@@ -20,11 +20,11 @@ import numpy as np
 from matplotlib.artist import Artist
 from matplotlib.patches import Rectangle
 
-from .. import embedding as em
 from .. import examples as ex
+from ..lessons import embedding as lessons
 from .. import fmt
 from ..decoder import LayerTrace
-from ..embedding import LogitPanels, LookupTrace, SamplingTrace, TiedGradient
+from ..lessons.embedding import LogitPanels, LookupTrace, SamplingTrace, TiedGradient
 from . import Drawn, register, style
 from .draw import (
     ACCENT_FACE,
@@ -228,7 +228,7 @@ def update_lookup(art: dict, trace: LookupTrace) -> None:
 def describe_lookup(trace: LookupTrace) -> str:
     """Figure 3's followed cell in words, every number from ``trace``.
 
-    >>> print(describe_lookup(em.lookup_trace((0, 2, 0))))
+    >>> print(describe_lookup(lessons.lookup_trace((0, 2, 0))))
     s[0,2] = 3, so X[0,2,:] = E[3,:] = [0.2, −0.1, 0.4, 0, −0.1, 0.3, −0.3, −0.1] and X[0,2,0] = E[3,0] = 0.2. ID 3 also sits at positions (0, 0), (1, 2) of the batch: those positions start from the same row.
     """
     trace = check_trace(trace, LookupTrace)
@@ -245,7 +245,7 @@ def describe_lookup(trace: LookupTrace) -> str:
 
 @register(3, "From IDs to rows of the embedding")
 def build_fig03() -> Drawn:
-    trace = em.lookup_trace(ex.FIG3_CELL)
+    trace = lessons.lookup_trace(ex.FIG3_CELL)
     fig, ax = new_canvas(style.WIDTH, _F3["height"])
     art = draw_lookup(ax, trace)
     b, t, f = trace.cell
@@ -354,7 +354,7 @@ def draw_layer(ax, trace: LayerTrace) -> dict[str, Artist]:
 
 @register(4, "One pre-norm decoder layer")
 def build_fig04() -> Drawn:
-    trace = em.layer_trace()
+    trace = lessons.layer_trace()
     fig, ax = new_canvas(style.WIDTH, 7.05)
     art = draw_layer(ax, trace)
     sh = trace.shapes()
@@ -462,7 +462,7 @@ def update_sampling(art: dict, trace: SamplingTrace) -> None:
 def describe_sampling(trace: SamplingTrace) -> str:
     """Figure 5's bottom row in words.
 
-    >>> print(describe_sampling(em.sampling_trace(ex.FIG5_GAP, 1.0)))
+    >>> print(describe_sampling(lessons.sampling_trace(ex.FIG5_GAP, 1.0)))
     At τ = 1 the logits [log 3, 0] give the probabilities [0.75, 0.25]; 1,000 seeded draws picked ID 0 752 times and ID 1 248 times. The drawn ID goes back into the lookup as the next input.
     """
     trace = check_trace(trace, SamplingTrace)
@@ -487,7 +487,7 @@ def _axes(fig, box):
 
 @register(5, "Logits, softmax over the vocabulary, and the next ID")
 def build_fig05() -> Drawn:
-    panels = em.logit_panels(ex.FIG5_TEMPERATURE)
+    panels = lessons.logit_panels(ex.FIG5_TEMPERATURE)
     fig = style.new_figure(_F5_W, _F5_H)
     art: dict[str, Artist] = {}
     for box, (name, trace, title) in zip(_F5_TOP, (
@@ -567,7 +567,7 @@ def draw_gradient_rows(ax, trace: TiedGradient, rows: int) -> dict[str, Artist]:
 
 @register(6, "Two gradient paths into one tied matrix")
 def build_fig06() -> Drawn:
-    trace = em.tied_gradient()
+    trace = lessons.tied_gradient()
     fig = style.new_figure(style.WIDTH, 4.6)
     art: dict[str, Artist] = {}
     v = trace.grad.shape[0]

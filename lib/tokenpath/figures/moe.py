@@ -21,6 +21,7 @@ from matplotlib.patches import Circle
 from .. import examples as ex
 from .. import fmt, moe
 from ..fmt import subscript
+from ..lessons import moe as lessons
 from . import FIGURES, Drawn, register, style
 from .draw import (
     ACCENT_FACE,
@@ -126,13 +127,13 @@ def fig20_trace(n_experts: int = ex.FIG20_SCORES.size, k: int = ex.FIG20_K) -> m
     if not 1 <= n_experts <= E_MAX:
         raise ValueError(f"n_experts must be between 1 and {E_MAX}, got {n_experts}")
     r = moe.route(ex.FIG20_WIDGET_SCORES[:n_experts], k)
-    return moe.combine_table(r, ex.FIG20_WIDGET_OUTPUTS[:n_experts])
+    return lessons.combine_table(r, ex.FIG20_WIDGET_OUTPUTS[:n_experts])
 
 
-def fig21_trace(delta: float = ex.FIG21_DELTA) -> moe.Boundary:
-    """Figure 21 at ``delta``: :func:`tokenpath.moe.top1_boundary` with the figure's
+def fig21_trace(delta: float = ex.FIG21_DELTA) -> lessons.Boundary:
+    """Figure 21 at ``delta``: :func:`tokenpath.lessons.moe.top1_boundary` with the figure's
     expert outputs and target."""
-    return moe.top1_boundary(delta, ex.FIG21_OUTPUTS, ex.FIG21_TARGET)
+    return lessons.top1_boundary(delta, ex.FIG21_OUTPUTS, ex.FIG21_TARGET)
 
 
 def fig22_trace(candidate: int = len(ex.FIG22_CANDIDATES) - 1) -> moe.BatchRoute:
@@ -351,7 +352,7 @@ def update_routing_table(artists: dict, trace: moe.MoETrace, *, digits: int = ex
             artists[f"{key}[{j}]"].set_text(text)
             artists[f"{key}[{j}]"].set_color(tc)
         artists[f"gate.full[{j}]"].set_text(_n(r.gates[j], digits + 3) if on else "exactly 0")
-    out_rounded = moe.output_from_rounded_gates(trace, digits)
+    out_rounded = lessons.output_from_rounded_gates(trace, digits)
     terms = " + ".join(f"{_n(g, digits)}·{_v(f)}" for g, f in zip(rounded, trace.expert_outputs))
     if len(terms) > 60:
         terms = "Σ gᵢ·Fᵢ"
@@ -376,7 +377,7 @@ def describe_routing(trace: moe.MoETrace, digits: int = ex.FIG20_DIGITS) -> str:
         f"{_experts(r.n_experts)}, k = {r.k}: scores {_v(r.scores)} choose S = {_ids(r.chosen)}. "
         f"In-set gates {_v(r.gates, digits)} (full precision {_v(r.chosen_gates, digits + 3)}); "
         f"full-softmax probabilities {_v(r.probs, digits)}. Outputs {outs} combine to o = "
-        f"{_v(moe.output_from_rounded_gates(trace, digits), digits)} from the rounded gates, ≈ "
+        f"{_v(lessons.output_from_rounded_gates(trace, digits), digits)} from the rounded gates, ≈ "
         f"{_v(trace.output, digits + 3)} at full precision."
     )
 
@@ -414,13 +415,13 @@ def update_fig20(artists: dict, trace: moe.MoETrace) -> None:
 # ======================================================================= fig 21
 
 
-def draw_boundary(fig, trace: moe.Boundary, curves: moe.Top1Curves) -> dict[str, Artist]:
+def draw_boundary(fig, trace: lessons.Boundary, curves: lessons.Top1Curves) -> dict[str, Artist]:
     """Figure 21 on ``fig``: (a) the two router scores against δ with the region where
     each expert runs, (b) the chosen expert's gate, in-set (constantly 1) and
     full-softmax, and a ledger of the choice, the gates and the router gradients at the
     trace's δ."""
-    trace = check_trace(trace, moe.Boundary)
-    curves = check_trace(curves, moe.Top1Curves, "curves")
+    trace = check_trace(trace, lessons.Boundary)
+    curves = check_trace(curves, lessons.Top1Curves, "curves")
     lo, hi = float(curves.delta[0]), float(curves.delta[-1])
     ax_a = fig.add_axes((0.09, 0.55, 0.5, 0.36))
     ax_g = fig.add_axes((0.09, 0.13, 0.5, 0.36), sharex=ax_a)
@@ -487,9 +488,9 @@ def draw_boundary(fig, trace: moe.Boundary, curves: moe.Top1Curves) -> dict[str,
     return art
 
 
-def update_boundary(artists: dict, trace: moe.Boundary) -> None:
+def update_boundary(artists: dict, trace: lessons.Boundary) -> None:
     """Move figure 21's δ-dependent artists to ``trace`` in place."""
-    trace = check_trace(trace, moe.Boundary)
+    trace = check_trace(trace, lessons.Boundary)
     c = trace.chosen
     dlt = trace.delta
     for key in ("now.a", "now.g"):
@@ -516,7 +517,7 @@ def _fd_agrees(g: moe.RouterGradient) -> bool:
     return g.set_fixed and bool(np.allclose(g.grad, g.fd_grad, rtol=1e-4, atol=1e-6))
 
 
-def _fd_verdict(trace: moe.Boundary) -> str:
+def _fd_verdict(trace: lessons.Boundary) -> str:
     """What the finite differences say at ``trace``: that they match ∂L/∂a, or that
     the chosen expert changes within ±h (at the tie), where they measure a jump."""
     if not (trace.in_set.set_fixed and trace.full.set_fixed):
@@ -526,13 +527,13 @@ def _fd_verdict(trace: moe.Boundary) -> str:
     return f"in-set {_v(trace.in_set.fd_grad, 3)}, full {_v(trace.full.fd_grad, 3)}"
 
 
-def describe_boundary(trace: moe.Boundary) -> str:
+def describe_boundary(trace: lessons.Boundary) -> str:
     """Figure 21's state in words, every number from ``trace``.
 
     >>> print(describe_boundary(fig21_trace()))
     δ = 0.5: scores a = [0.5, −0.5], expert 0 runs. In-set gate 1, router gradient [0, 0] (finite differences [0, 0]); full-softmax gate 0.731, router gradient [0.144, −0.144] (finite differences [0.144, −0.144]).
     """
-    trace = check_trace(trace, moe.Boundary)
+    trace = check_trace(trace, lessons.Boundary)
     tie = " (a tie, settled by the lower ID)" if trace.scores[0] == trace.scores[1] else ""
     if trace.in_set.set_fixed and trace.full.set_fixed:
         fd_in = f" (finite differences {_v(trace.in_set.fd_grad, 3)})"
@@ -557,7 +558,7 @@ FIG21_GRID = np.linspace(*ex.FIG21_DELTA_RANGE, 401)
 @register(21, "Top-1 boundary: the choice flips, the in-set gate stays 1")
 def build_fig21() -> Drawn:
     trace = fig21_trace()
-    curves = moe.top1_curves(FIG21_GRID)
+    curves = lessons.top1_curves(FIG21_GRID)
     fig = style.new_figure(style.WIDTH, 3.9)
     art = draw_boundary(fig, trace, curves)
     alt = (

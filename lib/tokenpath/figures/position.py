@@ -25,7 +25,8 @@ import numpy as np
 from matplotlib.patches import Circle, FancyArrowPatch
 
 from .. import examples, fmt
-from ..position import Disc, DistanceTrace, PairTrace, fig15_trace, rope_frequencies, sinusoidal
+from ..lessons.position import Disc, DistanceTrace, PairTrace, fig15_trace
+from ..position import rope_frequencies, sinusoidal
 from .._checks import as_int
 from . import Drawn, FigureDisplay, register, style
 from .attention_scale import panel_artists
@@ -167,7 +168,7 @@ def draw_disc(ax, disc: Disc, *, labels: bool = False) -> dict:
 
 def _check_disc(disc) -> None:
     if not isinstance(disc, Disc):
-        raise TypeError(f"disc must be a position.Disc, got {type(disc).__name__}")
+        raise TypeError(f"disc must be a lessons.position.Disc, got {type(disc).__name__}")
 
 
 def update_disc(artists: dict, disc: Disc, readout: str | None = None) -> None:
@@ -322,7 +323,7 @@ def describe_pair(trace: PairTrace) -> str:
 
 def _check(trace, kind) -> None:
     if not isinstance(trace, kind):
-        raise TypeError(f"trace must be a position.{kind.__name__}, got {type(trace).__name__}")
+        raise TypeError(f"trace must be a lessons.position.{kind.__name__}, got {type(trace).__name__}")
 
 
 # ------------------------------------------------------------------------ figure 15

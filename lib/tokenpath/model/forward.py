@@ -12,7 +12,7 @@ from typing import Mapping
 
 import numpy as np
 
-from .. import bpe, decoder, embedding, norms
+from .. import bpe, decoder, embedding, norms, sampling
 from .. import examples as ex
 from .._checks import as_int
 from ..safefiles import ModelFileError, short_repr
@@ -232,7 +232,7 @@ class Model:
         5
         """
         ids = self.encode(prompt) if isinstance(prompt, str) else self._ids(prompt)
-        loop = embedding.generate(ids, steps, logits_fn=self.logits, seed=seed, temperature=temperature, top_k=top_k)
+        loop = sampling.generate(ids, steps, logits_fn=self.logits, seed=seed, temperature=temperature, top_k=top_k)
         prompt_ids = ids
         ids = np.append(prompt_ids, [s.sampled for s in loop])
         text = None

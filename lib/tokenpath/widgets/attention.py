@@ -5,7 +5,8 @@ from __future__ import annotations
 
 import ipywidgets
 
-from .. import attention, figures
+from .. import figures
+from ..lessons import attention
 from ..figures import attention_scale as scale
 from . import SliderFigure, int_in, real_in, slider
 
@@ -29,7 +30,7 @@ def value_magnitude(m: float = scale.M_RANGE[1]) -> SliderFigure:
     panel. The weights never move; the 0.25-weight contribution a₁u₁ grows with m.
     The default, m = 40, is the static figure.
 
-    Each step computes :func:`tokenpath.attention.value_magnitude`, e.g. at m = 8:
+    Each step computes :func:`tokenpath.lessons.attention.value_magnitude`, e.g. at m = 8:
 
     >>> t = attention.value_magnitude(8)
     >>> t.contributions[1].tolist(), t.output.tolist()

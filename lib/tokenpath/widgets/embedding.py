@@ -5,8 +5,8 @@ from __future__ import annotations
 
 import ipywidgets
 
-from .. import embedding as em
 from .. import examples as ex
+from ..lessons import embedding as lessons
 from .. import figures
 from ..figures import embedding as fe
 from . import Controls, SliderFigure, real_in, slider
@@ -32,7 +32,7 @@ def temperature_sampling(temperature: float = ex.FIG5_TEMPERATURE) -> SliderFigu
 
     A step to τ = 0.5 computes this trace and moves the bars to it:
 
-    >>> t = em.sampling_trace(ex.FIG5_GAP, 0.5)
+    >>> t = lessons.sampling_trace(ex.FIG5_GAP, 0.5)
     >>> t.probs.round(2).tolist(), t.counts.tolist()
     ([0.9, 0.1], [900, 100])
     """
@@ -50,7 +50,7 @@ def temperature_sampling(temperature: float = ex.FIG5_TEMPERATURE) -> SliderFigu
         name="temperature",
         slider=control,
         check=check,
-        compute=lambda tau: em.sampling_trace(ex.FIG5_GAP, tau),
+        compute=lambda tau: lessons.sampling_trace(ex.FIG5_GAP, tau),
         move=lambda trace: fe.update_sampling(a, trace),
         describe=fe.describe_sampling,
         moving=_moving_sampling(a),
@@ -76,9 +76,9 @@ def lookup_cell(cell=ex.FIG3_CELL) -> SliderFigure:
     one (:class:`~tokenpath.widgets.Controls`); a cell can also be set from code,
     ``widget.update((b, t, f))`` or ``widget.update(f=5)``.
 
-    Each step computes :func:`tokenpath.embedding.lookup_trace` of the cell:
+    Each step computes :func:`tokenpath.lessons.embedding.lookup_trace` of the cell:
 
-    >>> t = em.lookup_trace((1, 3, 5))
+    >>> t = lessons.lookup_trace((1, 3, 5))
     >>> t.row_id, t.value
     (7, 0.0)
     """
@@ -93,7 +93,7 @@ def lookup_cell(cell=ex.FIG3_CELL) -> SliderFigure:
         drawn,
         name="cell",
         slider=controls,
-        compute=lambda v: em.lookup_trace(tuple(v)),
+        compute=lambda v: lessons.lookup_trace(tuple(v)),
         move=lambda trace: fe.update_lookup(drawn.artists, trace),
         describe=fe.describe_lookup,
         moving=_moving_lookup(drawn.artists),

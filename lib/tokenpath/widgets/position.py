@@ -10,6 +10,7 @@ import ipywidgets
 
 from .. import examples, figures, position
 from ..figures import position as fig
+from ..lessons import position as lessons
 from . import Controls, SliderFigure, slider
 
 __all__ = ["rope_distance", "rope_pair"]
@@ -51,9 +52,9 @@ def rope_distance(distance: int = examples.FIG15_DISTANCE, omega: float = exampl
     the key turns by (n − m)ω and the score q·k′ is read out. The default, n − m = 2
     and ω = π/2, is the static figure.
 
-    Each step computes :func:`tokenpath.position.distance_trace`, e.g. at n − m = 1:
+    Each step computes :func:`tokenpath.lessons.distance_trace`, e.g. at n − m = 1:
 
-    >>> t = position.distance_trace(1, examples.FIG15_OMEGA)
+    >>> t = lessons.distance_trace(1, examples.FIG15_OMEGA)
     >>> round(t.disc.degrees), round(t.disc.dot, 12)
     (90, 0.0)
     """
@@ -67,7 +68,7 @@ def rope_distance(distance: int = examples.FIG15_DISTANCE, omega: float = exampl
     })
     return _panel(
         "b", controls, {"distance": distance, "omega": omega},
-        trace=lambda v: position.distance_trace(v.distance, v.omega),
+        trace=lambda v: lessons.distance_trace(v.distance, v.omega),
         move=fig.update_distance, describe=fig.describe_distance,
         moving=("curve.line", "curve.dots", "curve.now"), default=lambda t: t.live,
     )
@@ -79,9 +80,9 @@ def rope_pair(index: int = examples.FIG15_PAIR, log_base: float = math.log10(exa
     a 64-wide head turns at θᵢ = base^(−2i/64) per position; the disc shows it at
     n − m = 3. The default, pair 16 with base 10000, is the static figure.
 
-    Each step computes :func:`tokenpath.position.pair_trace`, e.g. for pair 0:
+    Each step computes :func:`tokenpath.lessons.pair_trace`, e.g. for pair 0:
 
-    >>> position.pair_trace(0, examples.FIG15_BASE).disc.omega
+    >>> lessons.pair_trace(0, examples.FIG15_BASE).disc.omega
     1.0
     """
     low, high = fig.LOG_BASE_RANGE
@@ -95,7 +96,7 @@ def rope_pair(index: int = examples.FIG15_PAIR, log_base: float = math.log10(exa
     })
     return _panel(
         "c", controls, {"index": index, "log_base": log_base},
-        trace=lambda v: position.pair_trace(v.index, 10.0 ** v.log_base),
+        trace=lambda v: lessons.pair_trace(v.index, 10.0 ** v.log_base),
         move=fig.update_pair, describe=fig.describe_pair,
         moving=("freq.all", "freq.chosen", "freq.label"), default=lambda t: t.pair,
     )
