@@ -15,7 +15,7 @@ import pytest
 from matplotlib.backends.backend_agg import FigureCanvasAgg
 
 from tokenpath import figures, widgets
-from tokenpath._sphinx import sliders
+from tokenpath._sphinx import framecache, sliders
 from tokenpath.figures import style
 
 
@@ -109,3 +109,50 @@ def test_the_crop_grows_to_whole_panels_and_lines_of_text_only():
     assert sliders.keep_whole((50, 50, 60, 60), found, (300, 100)) == (0, 20, 100, 90)
     assert sliders.keep_whole((250, 50, 260, 60), found, (300, 100)) == (250, 50, 260, 60)
     assert sliders.keep_whole((-5, -5, 5, 5), {}, (300, 100)) == (0, 0, 5, 5)
+
+
+# ------------------------------------------------------------------ frames kept between builds
+
+
+def test_frames_are_rendered_once_and_then_copied_from_the_cache(heads, tmp_path, monkeypatch):
+    cache, out, again = tmp_path / "cache", tmp_path / "html", tmp_path / "html2"
+    first = framecache.frames_for(heads, out, cache)
+    assert sorted(p.name for p in out.iterdir()) == sorted(set(first.files))
+
+    def fail(*args):
+        raise AssertionError("rendered again although its frames are in the cache")
+
+    monkeypatch.setattr(sliders, "precompute", fail)
+    second = framecache.frames_for(heads, again, cache)
+    assert (second.files, second.box, second.values) == (first.files, first.box, first.values)
+    assert all((again / f).read_bytes() == (out / f).read_bytes() for f in first.files)
+
+
+def test_the_cache_key_follows_the_call_and_the_package(heads, monkeypatch):
+    other = sliders.SliderCall(heads.name, (1,))
+    assert framecache.key(heads) != framecache.key(other)
+    before = framecache.key(heads)
+    monkeypatch.setattr(framecache, "fingerprint", lambda: "another version of the engine")
+    assert framecache.key(heads) != before
+
+
+def test_a_slider_another_process_renders_is_waited_for_and_a_dead_one_s_is_taken_over(heads, tmp_path):
+    import os
+    import subprocess
+
+    folder = tmp_path / framecache.key(heads)
+    folder.mkdir(parents=True)
+    (folder / framecache.LOCK).write_text(str(os.getppid()))  # alive: the one that started this test
+    assert framecache.render(heads, tmp_path) is None
+    dead = subprocess.Popen(["true"])
+    dead.wait()
+    (folder / framecache.LOCK).write_text(str(dead.pid))
+    assert framecache.render(heads, tmp_path) == folder and (folder / framecache.DONE).exists()
+    assert not (folder / framecache.LOCK).exists()
+
+
+def test_the_book_s_slider_calls_are_found_in_the_notebooks():
+    from pathlib import Path
+
+    calls = framecache.book_calls(Path(__file__).resolve().parents[1] / "notebooks")
+    assert {c.name for c in calls} <= set(widgets.SLIDERS) and len(calls) >= 1

@@ -510,6 +510,7 @@ class Frames:
     box: tuple
     values: list  # per frame, the widget's value (for the browser test)
     patches: list = None  # per frame, (file, x, y, width, height) laid over its frame
+    seconds: float = 0.0  # the time rendering them took
 
 
 def _store(out: Path, rgba, stored: dict) -> str:
@@ -651,14 +652,16 @@ class SliderTransform(SphinxTransform):
         cells = [c for c in self.document.findall(nodes.container) if c.get("nb_element") == "cell_code"]
         source = {id(c): next(iter(c.findall(nodes.literal_block)), None) for c in cells}
         code = "\n".join(b.astext() for b in source.values() if b is not None)
-        out = Path(self.app.outdir) / FRAMES
+        from .framecache import cache_folder, frames_for
+
+        out, cache = Path(self.app.outdir) / FRAMES, cache_folder(self.app)
         count = 0
         for cell in cells:
             block = source[id(cell)]
             calls = slider_calls(block.astext(), set(SLIDERS), code) if block is not None else []
             for call in calls:
                 count += 1
-                frames = precompute(call, out)
+                frames = frames_for(call, out, cache)
                 markup = slider_html(frames, f"slider-{count}")
                 cell.append(nodes.raw("", markup, format="html"))
 
