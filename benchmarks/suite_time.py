@@ -6,7 +6,14 @@ the target's own run:
 - `make test`: unit and claim tests, the doctests in lib/, and every notebook
   re-executed by nbval (kernel start-up included); pytest's summary line is printed too;
 - `make figures`: every registered figure written to figures/ (byte-identical files);
-- `make book`: the HTML edition in build/html/, with every slider's frames.
+- `make book`: the HTML edition in build/html/, with every slider's frames, *clean*:
+  the frames kept between builds (build/frame-cache/) are removed first, as in a fresh
+  clone and in CI; then once more *warm*, with the cache the clean run left (printed,
+  not budgeted).
+
+Beside them, a reference that depends only on the machine's speed at that hour: the
+seconds to render a blank 7 × 5 inch figure to PNG 50 times (matplotlib, Agg), so that
+times measured in different hours can be compared.
 
 Each has a budget (60 s, 10 s, 60 s) for the wall time; the script exits with status 1
 when a median is over its budget. The CPU time of all processes each run started is
@@ -26,6 +33,7 @@ import os
 import platform
 import re
 import resource
+import shutil
 import statistics
 import subprocess
 import sys
@@ -44,6 +52,18 @@ def make(target: str, extras: str | None, *, capture: bool) -> subprocess.Comple
 
 #: Target → budget in seconds (issue: test ≤ 60 s, figures ≤ 10 s for all 22, book ≤ 60 s).
 BUDGETS = {"test": 60.0, "figures": 10.0, "book": 60.0}
+
+
+def reference(repeat: int = 50) -> float | None:
+    """Seconds to render a blank figure to PNG ``repeat`` times (in the venv's Python)."""
+    code = ("import io, time, matplotlib; matplotlib.use('Agg'); from matplotlib.figure import Figure\n"
+            "f = Figure(figsize=(7, 5), dpi=100); f.add_subplot(); t = time.perf_counter()\n"
+            f"for _ in range({repeat}): f.savefig(io.BytesIO(), format='png')\n"
+            "print(time.perf_counter() - t)")
+    python = ROOT / ".venv" / "bin" / "python"
+    result = subprocess.run([str(python if python.exists() else sys.executable), "-c", code],
+                            capture_output=True, text=True)
+    return float(result.stdout) if result.returncode == 0 else None
 
 
 def summary_line(output: str) -> str:
@@ -83,10 +103,15 @@ def main(argv: list[str] | None = None) -> int:
 
     print(f"on {os.cpu_count()} CPUs, Python {platform.python_version()}"
           f"{f', EXTRAS={args.extras}' if args.extras else ''}")
+    ref = reference()
+    print(f"reference: a blank figure rendered to PNG 50 times in {ref:.2f} s" if ref else "reference: failed")
     over = []
     for target in args.only:
         walls = []
-        for run in range(1, args.repeat + 1):
+        runs = [(run, "") for run in range(1, args.repeat + 1)] + ([(1, "warm")] if target == "book" else [])
+        for run, kind in runs:
+            if target == "book" and not kind:  # clean: no frames from an earlier build
+                shutil.rmtree(ROOT / "build" / "frame-cache", ignore_errors=True)
             before = resource.getrusage(resource.RUSAGE_CHILDREN)
             start = time.perf_counter()
             result = make(target, args.extras, capture=True)
@@ -97,8 +122,10 @@ def main(argv: list[str] | None = None) -> int:
                 sys.stderr.write(result.stdout[-5000:] + result.stderr[-5000:])
                 print(f"`make {target}` run {run} failed (exit {result.returncode})", file=sys.stderr)
                 return 1
-            walls.append(wall)
-            print(f"make {target:<8} run {run}: {wall:5.1f} s wall, {cpu:5.1f} s CPU "
+            name = f"{target} {kind or ('clean' if target == 'book' else '')}".strip()
+            if not kind:
+                walls.append(wall)
+            print(f"make {name:<11} run {run}: {wall:5.1f} s wall, {cpu:5.1f} s CPU "
                   f"({detail(target, result.stdout)})", flush=True)
         median = statistics.median(walls)
         if len(walls) > 1:

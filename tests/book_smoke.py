@@ -18,7 +18,9 @@ disk, at 1280 px and at 390 px wide, with every request that is not a ``file:`` 
    the frame (and the strips laid over it) its data names for those positions; every
    frame, with its strips, is pixel for pixel the figure code's rendering at its values
    (the widget from ``tokenpath.widgets.SLIDERS`` moved with ``update``, cropped to the
-   slider's box), with ``describe()`` as its caption;
+   slider's box), with ``describe()`` as its caption, and the crop cuts no text: every
+   panel it overlaps is whole with its title, axis and tick labels, every other text
+   wholly in or out (:func:`tokenpath._sphinx.sliders.cut_texts`);
 7. a "Check yourself" reveal opens and shows the engine's answer;
 8. printed (a chapter as PDF), no sidebar is shown and no code block is cut off;
 9. every character of every page's text has a glyph in the page's fonts
@@ -115,7 +117,7 @@ def check_slider(page, box, label: str, html: Path) -> list[str]:
     data = json.loads(box.locator("script.tp-frames").text_content())
     box.scroll_into_view_if_needed()
     inputs = box.locator("input[type=range]")
-    mismatched, visited = [], 0
+    mismatched, cropped, visited = [], [], 0
     for j in range(inputs.count()):
         inputs.nth(j).focus()
         page.keyboard.press("Home")
@@ -156,14 +158,19 @@ def check_slider(page, box, label: str, html: Path) -> list[str]:
                                  for i, x, y, w, h in data["patches"][k]])
         if shown.shape != expected.shape or not np.array_equal(shown, expected):
             mismatched.append(values)
+        cut = sliders.cut_texts(widget.figure, (left, top, right, bottom))
+        if cut:
+            cropped.append((values, cut[:3]))
         if data["captions"][k] != widget.describe():
             problems.append(f"{label}: the caption at {values} is not describe() at those values")
     if mismatched:
         problems.append(f"{label}: the frames at {mismatched[:5]} differ from {call['name']}'s rendering")
+    if cropped:
+        problems.append(f"{label}: the crop cuts texts of {len(cropped)} frames, e.g. at {cropped[0][0]} {cropped[0][1]}")
     strips = len(data["patch_files"])
     print(f"  {label}: {call['name']}, {inputs.count()} control(s) moved end to end through {visited} states; "
           f"all {len(data['values'])} frames" + (f" (with {strips} strips laid over them)" if strips else "")
-          + f" equal to the figure code's: {not mismatched}")
+          + f" equal to the figure code's: {not mismatched}; texts whole in the crop: {not cropped}")
     return problems
 
 

@@ -9,7 +9,9 @@ this package adds only what the book needs on top, each part in its own module:
 - the table of contents in reading order and, on each page, how to open it as a
   notebook and its ``.ipynb`` (:mod:`.pages`);
 - the glossary as a Sphinx glossary, Chinese marked ``lang="zh"`` (:mod:`.glossary`);
-- kernel-free sliders (:mod:`.sliders`) and offline "Check yourself" (:mod:`.quiz`);
+- kernel-free sliders (:mod:`.sliders`), their frames rendered by worker processes
+  while Sphinx reads the pages and kept between builds (:mod:`.framecache`), and
+  offline "Check yourself" (:mod:`.quiz`);
 - the font subset for every non-Latin character (:mod:`.fonts`) and the size budgets
   (:mod:`.pages`).
 """
@@ -116,12 +118,12 @@ def _notation(app, doctree):
 
 
 def setup(app):
-    from . import glossary, pages, quiz, sliders
+    from . import framecache, glossary, pages, quiz, sliders
 
     app.connect("doctree-read", _notation)
     app.add_html_math_renderer("mathml", (_visit_math, None), (_visit_math_block, None))
     app.connect("builder-inited", _static)
-    for part in (pages, glossary, sliders, quiz):
+    for part in (pages, glossary, sliders, framecache, quiz):
         part.setup(app)
     return {"parallel_read_safe": True, "parallel_write_safe": True, "version": "1"}
 

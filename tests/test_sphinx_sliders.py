@@ -1,0 +1,158 @@
+"""The HTML edition's precomputed sliders crop each frame to the part that moves without
+cutting a text: a title whose middle changes, a panel whose plot changes while its axis
+label does not (tokenpath._sphinx.sliders).
+
+Every slider of the edition is checked the same way, frame by frame, by ``make
+check-book`` (tests/book_smoke.py, :func:`~tokenpath._sphinx.sliders.cut_texts`); here a
+small figure with both kinds of text is cropped by the build's own code.
+"""
+
+from __future__ import annotations
+
+import ipywidgets
+import numpy as np
+import pytest
+from matplotlib.backends.backend_agg import FigureCanvasAgg
+
+from tokenpath import figures, widgets
+from tokenpath._sphinx import framecache, sliders
+from tokenpath.figures import style
+
+
+def _title(layer: int, head: int) -> str:
+    return f"Attention weights of layer {layer}, head {head}"
+
+
+def _heads(layers: int = 2, heads: int = 3) -> widgets.SliderFigure:
+    """A figure drawn as the book's trained-heads figure is: a canvas Axes without axis
+    holding the title, whose changing part ("Layer l, head h:") is followed by a still
+    part, and a bar panel whose bars move and whose "weight" label and title stay."""
+    fig = style.new_figure(6.0, 4.0)
+    canvas = fig.add_axes((0.0, 0.0, 1.0, 1.0))
+    canvas.set_axis_off()
+    with style.book_style():
+        title = canvas.text(0.02, 0.93, _title(layers - 1, heads - 1), transform=canvas.transAxes, weight="bold")
+        # the still part of the title starts just after the widest changing part
+        end = canvas.transAxes.inverted().transform(title.get_window_extent(FigureCanvasAgg(fig).get_renderer()))[1, 0]
+        canvas.text(end + 0.01, 0.93, "on a held-out line", transform=canvas.transAxes, weight="bold")
+        ax = fig.add_axes((0.2, 0.12, 0.6, 0.6))
+        bars = ax.bar(range(5), np.ones(5), color="C0")
+        ax.set_ylim(0, 5)
+        ax.set_ylabel("weight")
+        ax.set_title("one query row", loc="left")
+    art = {"title": title, "bars": list(bars)}
+
+    def move(v):
+        title.set_text(_title(v.layer, v.head))
+        for k, bar in enumerate(bars):
+            bar.set_height(1 + (k * (v.layer + 1) + v.head) % 4)
+
+    controls = widgets.Controls({
+        "layer": ipywidgets.IntSlider(value=0, min=0, max=layers - 1),
+        "head": ipywidgets.IntSlider(value=0, min=0, max=heads - 1),
+    })
+    move(controls.value)
+    drawn = figures.Drawn(0, "heads", fig, "a toy figure", art, None)
+    return widgets.SliderFigure(drawn, name="(layer, head)", slider=controls, compute=lambda v: v, move=move,
+                                describe=lambda v: f"layer {v.layer}, head {v.head}",
+                                moving=[title, *bars], trace=controls.value)
+
+
+@pytest.fixture
+def heads(monkeypatch):
+    monkeypatch.setitem(widgets.SLIDERS, "_test_heads", _heads)
+    return sliders.SliderCall("_test_heads")
+
+
+def _states(widget, values):
+    for v in values:
+        assert sliders.accepted(widget, tuple(v))
+        yield widget.png()
+
+
+def test_the_changing_pixels_alone_would_cut_the_title_and_the_axis_label():
+    """The figure reproduces the flaw: the box of changing pixels starts inside the
+    title and leaves the panel's axis label out."""
+    w = _heads()
+    values = [(l, h) for l in range(2) for h in range(3)]
+    box = sliders.changing_box(list(_states(w, values)))
+    cut = sliders.cut_texts(w.figure, box)
+    assert any(t.startswith("Attention") for t in cut) and "weight" in cut, cut
+
+
+def test_every_frame_keeps_its_titles_and_its_panel_s_labels_whole(heads, tmp_path):
+    frames = sliders.precompute(heads, tmp_path)
+    w = heads.build()
+    for values, png in zip(frames.values, _states(w, frames.values)):
+        assert sliders.cut_texts(w.figure, frames.box) == [], values
+    left, top, right, bottom = frames.box
+    shown = sliders.pixels((tmp_path / frames.files[0]).read_bytes())
+    assert shown.shape[:2] == (bottom - top, right - left)
+
+
+def test_a_crop_through_a_text_is_named():
+    w = _heads()
+    ax = w.figure.axes[1]
+    with style.book_style():
+        height = w.figure.bbox.height
+        x0, y0, x1, y1 = ax.bbox.extents
+    plot = (int(x0) + 2, int(height - y1) + 2, int(x1) - 2, int(height - y0) - 2)
+    assert "weight" in sliders.cut_texts(w.figure, plot), "the panel's plot without its label"
+    whole = (0, 0, int(w.figure.bbox.width), int(height))
+    assert sliders.cut_texts(w.figure, whole) == []
+
+
+def test_the_crop_grows_to_whole_panels_and_lines_of_text_only():
+    a, b, c, p = ("text", 1), ("text", 2), ("text", 3), ("panel", 4)
+    found = {a: (10, 0, 40, 10), b: (45, 1, 80, 10), c: (200, 0, 230, 10), p: (0, 20, 100, 90)}
+    assert sliders.keep_whole((30, 2, 35, 8), found, (300, 100)) == (10, 0, 80, 10)
+    assert sliders.keep_whole((50, 50, 60, 60), found, (300, 100)) == (0, 20, 100, 90)
+    assert sliders.keep_whole((250, 50, 260, 60), found, (300, 100)) == (250, 50, 260, 60)
+    assert sliders.keep_whole((-5, -5, 5, 5), {}, (300, 100)) == (0, 0, 5, 5)
+
+
+# ------------------------------------------------------------------ frames kept between builds
+
+
+def test_frames_are_rendered_once_and_then_copied_from_the_cache(heads, tmp_path, monkeypatch):
+    cache, out, again = tmp_path / "cache", tmp_path / "html", tmp_path / "html2"
+    first = framecache.frames_for(heads, out, cache)
+    assert sorted(p.name for p in out.iterdir()) == sorted(set(first.files))
+
+    def fail(*args):
+        raise AssertionError("rendered again although its frames are in the cache")
+
+    monkeypatch.setattr(sliders, "precompute", fail)
+    second = framecache.frames_for(heads, again, cache)
+    assert (second.files, second.box, second.values) == (first.files, first.box, first.values)
+    assert all((again / f).read_bytes() == (out / f).read_bytes() for f in first.files)
+
+
+def test_the_cache_key_follows_the_call_and_the_package(heads, monkeypatch):
+    other = sliders.SliderCall(heads.name, (1,))
+    assert framecache.key(heads) != framecache.key(other)
+    before = framecache.key(heads)
+    monkeypatch.setattr(framecache, "fingerprint", lambda: "another version of the engine")
+    assert framecache.key(heads) != before
+
+
+def test_a_slider_another_process_renders_is_waited_for_and_a_dead_one_s_is_taken_over(heads, tmp_path):
+    import os
+    import subprocess
+
+    folder = tmp_path / framecache.key(heads)
+    folder.mkdir(parents=True)
+    (folder / framecache.LOCK).write_text(str(os.getppid()))  # alive: the one that started this test
+    assert framecache.render(heads, tmp_path) is None
+    dead = subprocess.Popen(["true"])
+    dead.wait()
+    (folder / framecache.LOCK).write_text(str(dead.pid))
+    assert framecache.render(heads, tmp_path) == folder and (folder / framecache.DONE).exists()
+    assert not (folder / framecache.LOCK).exists()
+
+
+def test_the_book_s_slider_calls_are_found_in_the_notebooks():
+    from pathlib import Path
+
+    calls = framecache.book_calls(Path(__file__).resolve().parents[1] / "notebooks")
+    assert {c.name for c in calls} <= set(widgets.SLIDERS) and len(calls) >= 1
