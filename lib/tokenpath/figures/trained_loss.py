@@ -14,7 +14,7 @@ from matplotlib.artist import Artist
 
 from .. import trained as T
 from . import Drawn, register, style
-from ._draw import _check_ax
+from .draw import check_ax as _check_ax
 
 __all__ = ["STREAM_COLOURS", "best_baselines", "build_training_loss", "draw_loss", "loss_alt"]
 
