@@ -121,10 +121,10 @@ def test_draw_helpers_check_their_arguments(default):
 # ------------------------------------------------------------------ widget
 
 
-def test_widget_default_is_the_static_figure_25():
+def test_widget_default_is_the_static_figure():
     w = built("next_token")
     assert w.value == DEFAULT and w.value._fields == ("prompt", "step", "temperature")
-    assert w.png() == static(fs.NUMBER)
+    assert w.png() == static(F.NUMBER)
 
 
 def test_every_state_visited_is_a_full_draw(next_widget):
@@ -133,7 +133,7 @@ def test_every_state_visited_is_a_full_draw(next_widget):
         assert next_widget.png() == full_draw(next_widget)
         t = next_widget.trace
         assert (t.prompt, t.step, t.temperature) == value
-    assert next_widget.describe().startswith("After “import␣│")
+    assert "(prompt 1, step 3) at T = 0.10" in next_widget.describe()
 
 
 @pytest.mark.parametrize("bad, error, name", [((3, 0, 0.8), ValueError, "prompt"),

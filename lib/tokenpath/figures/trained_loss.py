@@ -87,4 +87,13 @@ def build_training_loss() -> Drawn:
     art = draw_loss(ax, record, evaluation)
     fig.tight_layout()
     trace = {"record": record, "baselines": best_baselines(evaluation)}
-    return Drawn(NUMBER, TITLE, fig, loss_alt(record, evaluation), art, trace)
+    return Drawn(NUMBER, TITLE, fig, loss_alt(record, evaluation) + " " + _axes_alt(ax), art, trace)
+
+
+def _axes_alt(ax) -> str:
+    """The axes in words: the tick values the figure prints, read from the axes."""
+    def ticks(values, lims):
+        lo, hi = min(lims), max(lims)
+        return ", ".join(f"{v:,.0f}" if float(v).is_integer() else f"{v:g}" for v in values if lo <= v <= hi)
+    return (f"The horizontal axis counts training steps, ticked at {ticks(ax.get_xticks(), ax.get_xlim())}; "
+            f"the vertical axis is nats per token, ticked at {ticks(ax.get_yticks(), ax.get_ylim())}.")
