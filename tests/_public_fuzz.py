@@ -46,6 +46,10 @@ TOP_MODULES = ("attention", "bpe", "decoder", "embedding", "fmt", "gqa", "lesson
                "position", "safefiles", "safetensors_format", "sampling", "selfcheck", "subword", "trained")
 
 
+#: Packages whose ``__init__`` lists every public name of their modules, fuzzed as one.
+WHOLE_PACKAGES = ("trained",)
+
+
 def _with_submodules(names):
     """``names`` and, after a package, each of its public modules (``model.config`` …):
     a package's doctests live in its modules, which the doctest finder does not reach
@@ -54,7 +58,7 @@ def _with_submodules(names):
     for m in names:
         out.append(m)
         path = getattr(importlib.import_module(f"tokenpath.{m}"), "__path__", None)
-        if path is not None:
+        if path is not None and m not in WHOLE_PACKAGES:
             out += [f"{m}.{info.name}" for info in sorted(pkgutil.iter_modules(path), key=lambda i: i.name)
                     if not info.name.startswith("_")]
     return tuple(out)

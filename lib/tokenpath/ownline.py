@@ -95,13 +95,28 @@ class LineTrace:
 def max_tokens(model) -> int:
     """The longest line :func:`line_trace` runs: :data:`~tokenpath.examples.trained.OWNLINE_MAX_TOKENS`,
     or the model's context (``max_position_embeddings``) if shorter."""
+    _check_model(model)
     return min(ex.OWNLINE_MAX_TOKENS, int(model.config.max_position_embeddings))
 
 
-@functools.lru_cache(maxsize=4)
+def _check_model(model) -> None:
+    from .model import Model
+
+    if not isinstance(model, Model):
+        raise TypeError(f"model must be a tokenpath.model.Model, got {type(model).__name__}")
+    if model.tokenizer is None:
+        raise ValueError("model must have a tokenizer (a folder with tokenizer.json) to read a typed line")
+
+
 def token_pieces(model) -> tuple[str, ...]:
     """The text of every ID of ``model``'s tokenizer, decoded alone (U+FFFD for bytes
     that are only part of a character); computed once per model."""
+    _check_model(model)
+    return _token_pieces(model)
+
+
+@functools.lru_cache(maxsize=4)
+def _token_pieces(model) -> tuple[str, ...]:
     tok = model.tokenizer
     return tuple(tok.decode([i], errors="replace") for i in range(tok.n_vocab))
 

@@ -72,9 +72,12 @@ def ablated(model: Model, kind: str, layer: int, index: int) -> dict[int, LayerW
     ``"head"`` (``index`` a query head) or ``"expert"`` (``index`` an expert) of ``layer``."""
     if not isinstance(model, Model):
         raise TypeError(f"model must be a tokenpath.model.Model, got {type(model).__name__}")
-    if kind not in KINDS:
+    if not isinstance(kind, str) or kind not in KINDS:
         raise ValueError(f"kind must be one of {KINDS}, got {kind!r}")
     layer = as_int("layer", layer, low=0, high=model.config.num_hidden_layers - 1)
+    c = model.config
+    count = c.num_attention_heads if kind == "head" else c.num_local_experts
+    index = as_int("index", index, low=0, high=count - 1)
     w = model.layer_weights(layer)
     return {layer: zero_head(w, index) if kind == "head" else drop_expert(w, index)}
 

@@ -37,9 +37,9 @@ def line_heads(layer: int | None = None, head: int | None = None, query: int | N
     Each step picks from the one forward pass, e.g. layer 0, head 2, query 3:
 
     >>> from tokenpath import trained
-    >>> t = trained.line_attention().pick(0, 2, 3)
+    >>> t = trained.line_attention().pick(2, 1, 3)
     >>> t.role, t.pieces[3]
-    ('itself', 'new')
+    ('previous', 'init')
     """
     drawn = figures.render(fa.NUMBER)
     trace = drawn.trace
