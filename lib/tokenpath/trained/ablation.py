@@ -77,7 +77,7 @@ def ablated(model: Model, kind: str, layer: int, index: int) -> dict[int, LayerW
     layer = as_int("layer", layer, low=0, high=model.config.num_hidden_layers - 1)
     c = model.config
     count = c.num_attention_heads if kind == "head" else c.num_local_experts
-    index = as_int("index", index, low=0, high=count - 1)
+    index = as_int(f"index (a {kind} of the layer)", index, low=0, high=count - 1)
     w = model.layer_weights(layer)
     return {layer: zero_head(w, index) if kind == "head" else drop_expert(w, index)}
 
