@@ -182,7 +182,8 @@ def start(app) -> None:
     cache = cache_folder(app)
     app.tokenpath_workers = []
     for folder in cache.glob("*"):
-        (folder / "used").unlink(missing_ok=True)
+        if folder.is_dir():  # a slider's frames; timings.json sits beside them
+            (folder / "used").unlink(missing_ok=True)
     calls = _order(book_calls(Path(app.srcdir)), cache)
     context = multiprocessing.get_context("fork")
     for _ in range(min(len(calls), os.cpu_count() or 1)):
