@@ -211,6 +211,11 @@ def test_default_shows_the_chapters_line_at_its_last_token(model, trace):
     assert widget.snapshot()._repr_html_() == widget.html() and repr(widget.snapshot()) == d
 
 
+def test_the_box_states_the_line_limit_visibly(widget, tiny):
+    assert widget.hint.value == f"One line of Python, at most {ownline.max_tokens(tiny)} tokens."
+    assert widget.box.children[:2] == (widget.input, widget.hint)
+
+
 def test_view_carries_every_number_not_only_colour(widget):
     tr = widget.trace
     view = widget.html()

@@ -218,8 +218,8 @@ class OwnLine:
         layout = ipywidgets.Layout(width="36em")
         style = {"description_width": "5em"}
         self.input = ipywidgets.Text(value="", description="your line", continuous_update=True, style=style,
-                                     layout=ipywidgets.Layout(width="100%"),
-                                     placeholder=f"one line of Python, at most {ownline.max_tokens(self.model)} tokens")
+                                     layout=ipywidgets.Layout(width="100%"))
+        self.hint = ipywidgets.HTML(f"One line of Python, at most {ownline.max_tokens(self.model)} tokens.")
         self.position = ipywidgets.IntSlider(value=0, min=0, max=0, description="position", style=style,
                                              layout=layout, continuous_update=True)
         self.layer = ipywidgets.IntSlider(value=config.num_hidden_layers - 1, min=0,
@@ -229,7 +229,7 @@ class OwnLine:
                                          style=style, layout=layout, continuous_update=True)
         self.message = ipywidgets.HTML()
         self.view = ipywidgets.HTML()
-        self.box = ipywidgets.VBox([self.input, self.message, self.position, self.layer, self.head, self.view])
+        self.box = ipywidgets.VBox([self.input, self.hint, self.message, self.position, self.layer, self.head, self.view])
         self.trace = None
         self.error: str | None = None
         self.timings: dict[str, float] = {}
