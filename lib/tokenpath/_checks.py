@@ -33,8 +33,24 @@ def _asarray(name: str, x) -> np.ndarray:
         raise TypeError(f"{name} cannot be read as an array ({err})") from None
 
 
+def _read_only(arr: np.ndarray, dtype) -> np.ndarray:
+    """``arr`` as ``dtype``, read-only: a view when it already has that dtype (a model's
+    weights are not copied on every call), a converted copy otherwise. The engine never
+    writes into a checked input, and the flag makes a write fail loudly if it tried.
+
+    >>> a = np.zeros(2)
+    >>> v = _read_only(a, np.float64)
+    >>> np.shares_memory(a, v), v.flags.writeable, a.flags.writeable
+    (True, False, True)
+    """
+    out = arr.astype(dtype, copy=False).view()
+    out.flags.writeable = False
+    return out
+
+
 def as_float_array(name: str, x, *, min_ndim: int = 0, ndim: int | None = None) -> np.ndarray:
-    """Return ``x`` as a finite float64 array, or raise naming ``name``.
+    """Return ``x`` as a finite, read-only float64 array (a view of ``x`` when it is one
+    already), or raise naming ``name``.
 
     >>> as_float_array("q", [[1, 0]]).dtype
     dtype('float64')
@@ -52,7 +68,7 @@ def as_float_array(name: str, x, *, min_ndim: int = 0, ndim: int | None = None) 
         raise TypeError(f"{name} must be a numeric array, got dtype {arr.dtype}")
     if np.issubdtype(arr.dtype, np.complexfloating):
         raise TypeError(f"{name} must be real-valued, got dtype {arr.dtype}")
-    arr = arr.astype(np.float64)
+    arr = _read_only(arr, np.float64)
     if ndim is not None and arr.ndim != ndim:
         raise ValueError(f"{name} must have {ndim} axes, got shape {arr.shape}")
     if arr.ndim < min_ndim:
@@ -79,7 +95,7 @@ def as_real_array(name: str, x) -> np.ndarray:
         np.issubdtype(arr.dtype, np.number) or np.issubdtype(arr.dtype, np.bool_)
     ):
         raise TypeError(f"{name} must be a real numeric array, got dtype {arr.dtype}")
-    return arr.astype(np.float64)
+    return _read_only(arr, np.float64)
 
 
 def as_bool_array(name: str, x) -> np.ndarray:
@@ -89,10 +105,8 @@ def as_bool_array(name: str, x) -> np.ndarray:
     [True, False]
     """
     arr = _asarray(name, x)
-    if arr.dtype == np.bool_:
-        return arr
-    if np.issubdtype(arr.dtype, np.integer) and np.isin(arr, (0, 1)).all():
-        return arr.astype(bool)
+    if arr.dtype == np.bool_ or (np.issubdtype(arr.dtype, np.integer) and np.isin(arr, (0, 1)).all()):
+        return _read_only(arr, bool)
     raise TypeError(f"{name} must be a boolean array (True = visible), got dtype {arr.dtype}")
 
 
@@ -112,7 +126,7 @@ def as_int_array(name: str, x, *, ndim: int | None = None, low: int | None = Non
         raise ValueError(f"{name} must have {ndim} axes, got shape {arr.shape}")
     if low is not None and arr.size and arr.min() < low:
         raise ValueError(f"{name} must be >= {low}, got {arr.min()}")
-    return arr.astype(np.int64)
+    return _read_only(arr, np.int64)
 
 
 _INT64_MAX = 2**63 - 1
