@@ -9,13 +9,12 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from tokenpath import examples as ex
-from tokenpath import model as M
 from tokenpath import trained as T
 
 
 @pytest.fixture(scope="module")
 def engine():
-    return M.load(T.trained_folder())
+    return T.committed_model()  # the process's one copy: its held-out pass is shared with the other tests
 
 
 @pytest.fixture(scope="module")

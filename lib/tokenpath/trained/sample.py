@@ -185,7 +185,18 @@ def _sample_pass(model: Model, folder: Path) -> SamplePass:
 def held_out_lines(folder=None) -> list[str]:
     """The lines of the held-out sample, file after file, without their ends (the last
     entry is the empty text after the final newline)."""
-    return "".join(f.text for f in held_out_sample(folder)).split("\n")
+    return list(_lines(_folder(folder)))
+
+
+@functools.lru_cache(maxsize=2)
+def _lines(folder: Path) -> tuple[str, ...]:
+    return tuple("".join(f.text for f in held_out_sample(folder)).split("\n"))
+
+
+@functools.lru_cache(maxsize=2)
+def _line_files(folder: Path) -> tuple[str, ...]:
+    """The file each sample line (but the last, empty one) comes from."""
+    return tuple(f.path for f in held_out_sample(folder) for _ in range(f.text.count("\n")))
 
 
 def line_source(line: int, folder=None) -> tuple[str, int]:
@@ -260,8 +271,8 @@ def example_lines(folder=None) -> tuple[int, ...]:
     >>> all(lines[n].strip().startswith(ex.TRAINED_LINE_START) for n in example_lines())
     True
     """
-    lines = held_out_lines(folder)
-    files = [line_source(n, folder)[0] for n in range(len(lines) - 1)]
+    folder = _folder(folder)
+    lines, files = _lines(folder), _line_files(folder)
     out: dict[str, int] = {}
     for n in route_lines(folder):
         code = lines[n].strip()
