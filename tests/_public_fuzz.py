@@ -280,7 +280,14 @@ def _names(msg: str, names) -> bool:
     return any(re.search(rf"(?<![A-Za-z0-9_]){re.escape(n)}(?![A-Za-z0-9_])", msg) for n in names)
 
 
-def outcome(f, kwargs: dict, param: str, seconds: float = 2.0) -> tuple[str, str]:
+#: Seconds a fuzzed call may take before it counts as hanging. It catches a bad value
+#: that sends a function into an endless loop or a huge allocation; a valid value that
+#: means "the default" (``runs=None`` is the induction test's default runs) may do a
+#: second or two of real work, several times that on a machine busy with other jobs.
+HANG_SECONDS = 15.0
+
+
+def outcome(f, kwargs: dict, param: str, seconds: float = HANG_SECONDS) -> tuple[str, str]:
     """Call ``f`` with ``kwargs`` (see :func:`invoke`) and sort what happens (see the
     module docstring)."""
     old = signal.signal(signal.SIGALRM, _alarm)
