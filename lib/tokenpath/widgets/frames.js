@@ -23,6 +23,8 @@ function render({ model, el }) {
   const root = element("div", "tp-frames", el);
   const id = `tp-frames-${++counter}-${Math.random().toString(36).slice(2, 8)}`;
   const rows = element("div", "tp-frames-controls", root);
+  // keys pressed on the controls are theirs, not JupyterLab's shortcuts
+  rows.setAttribute("data-lm-suppress-shortcuts", "true");
   const inputs = [];
   const outputs = [];
   controls.forEach((c, j) => {
@@ -52,13 +54,22 @@ function render({ model, el }) {
   let shown = null; // the key of the image on screen
 
   // a frame: PNG bytes (from the kernel) or the address of an image (the HTML edition)
+  // Each is loaded and decoded as it arrives, so showing it later costs no fetch or decode.
   function frameOf(source, text) {
-    if (typeof source === "string") return { url: source, caption: text, bytes: 0, own: false };
-    const blob = new Blob([source], { type: "image/png" });
-    return { url: URL.createObjectURL(blob), caption: text, bytes: blob.size, own: true };
+    const frame = typeof source === "string"
+      ? { url: source, caption: text, bytes: 0, own: false }
+      : (() => {
+          const blob = new Blob([source], { type: "image/png" });
+          return { url: URL.createObjectURL(blob), caption: text, bytes: blob.size, own: true };
+        })();
+    frame.ready = new Image();
+    frame.ready.src = frame.url;
+    frame.ready.decode().catch(() => {});
+    return frame;
   }
 
   function drop(frame) {
+    frame.ready = null;
     if (frame.own) URL.revokeObjectURL(frame.url);
   }
 
@@ -262,6 +273,32 @@ function render({ model, el }) {
 
   let lastControl = 0;
   let lastDirection = 1;
+  // The keys of a range input, handled here: in JupyterLab the page's own shortcuts
+  // would otherwise take the arrow keys away from a focused input.
+  const keys = { ArrowLeft: -1, ArrowDown: -1, ArrowRight: 1, ArrowUp: 1 };
+  inputs.forEach((input) => {
+    input.addEventListener("keydown", (event) => {
+      const low = Number(input.min);
+      const high = Number(input.max);
+      const page = Math.max(1, Math.round((high - low) / 10));
+      const now = Number(input.value);
+      let to;
+      if (event.key in keys) to = now + keys[event.key];
+      else if (event.key === "PageUp") to = now + page;
+      else if (event.key === "PageDown") to = now - page;
+      else if (event.key === "Home") to = low;
+      else if (event.key === "End") to = high;
+      else return;
+      event.preventDefault();
+      event.stopPropagation();
+      to = Math.min(Math.max(to, low), high);
+      if (to !== now) {
+        input.value = String(to);
+        input.dispatchEvent(new Event("input", { bubbles: true }));
+      }
+    });
+  });
+
   inputs.forEach((input, j) => {
     input.addEventListener("input", () => {
       const index = current.slice();
