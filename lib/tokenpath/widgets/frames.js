@@ -194,13 +194,13 @@ function render({ model, el }) {
         }
       }
     };
-    around(12);
+    around(6);
     return order;
   }
 
   function prefetch() {
     if (globalThis.tokenpathPrefetch === false) return; // a page may switch it off (the latency benchmark does)
-    if (!live || asking !== null || prefetching !== null || wanted !== null) return;
+    if (!engaged || !live || asking !== null || prefetching !== null || wanted !== null) return;
     let n = 0;
     for (const k of neighbours()) {
       n += 1;
@@ -319,6 +319,17 @@ function render({ model, el }) {
       settle();
     });
   });
+
+  // Neighbours are asked for once the reader comes to this widget (a pointer over it, or
+  // focus in it), not while a notebook's cells are still running.
+  let engaged = false;
+  const engage = () => {
+    if (engaged) return;
+    engaged = true;
+    settle();
+  };
+  root.addEventListener("focusin", engage);
+  root.addEventListener("pointerenter", engage);
 
   // drop every held frame but the one shown (the latency benchmark times first visits)
   root.tpForget = () => {
