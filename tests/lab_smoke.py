@@ -12,9 +12,10 @@ download), and checks that
    sliders its code builds are on the page;
 3. every slider (each of a widget's sliders, when it has several), moved **with the
    keyboard** from one end of its range to the other (focus its handle, Home, then End),
-   changes both the image the kernel sends back (or the HTML view, for a widget drawn as
-   HTML) and the slider's readout. Other widgets
-   (a text box, a button) are left alone.
+   changes both the image shown (a slider figure's component, ``tokenpath/widgets/frames.js``:
+   a held frame or one the kernel sends; for a widget drawn as HTML, its HTML view), the
+   slider's readout and, for the component's range inputs, their ``aria-valuetext``.
+   Other widgets (a text box, a button) are left alone.
 
 Screenshots go to ``build/lab-smoke/`` (one before and after each slider move per
 notebook). Autosave is switched off for the session (a settings folder of its own), and
@@ -101,15 +102,24 @@ def idle(page, seconds: float = 180) -> None:
     )
 
 
-def state(out, slider) -> tuple[str | None, str]:
+#: A slider: an ipywidgets slider, or a row of the slider figure component.
+SLIDER = ".widget-slider, .tp-frames-row"
+#: Its handle, its readout.
+HANDLE, READOUT = ".noUi-handle, input[type=range]", ".widget-readout, .tp-frames-readout"
+
+
+def state(out, slider) -> tuple[str | None, str, str | None]:
     """The output's image (for a widget drawn as HTML, such as chapter 10's typed line:
-    its last HTML view) and the slider's own readout."""
+    its last HTML view), the slider's own readout and its ``aria-valuetext`` (a range
+    input of the component; ``None`` for an ipywidgets slider)."""
     images = out.locator("img")
     if images.count():
         shown = images.first.get_attribute("src")
     else:
         shown = out.locator(".widget-html-content, .jupyter-widget-html-content").last.inner_html()
-    return shown, slider.locator(".widget-readout").first.text_content().strip()
+    ranges = slider.locator("input[type=range]")
+    text = ranges.first.get_attribute("aria-valuetext") if ranges.count() else None
+    return shown, slider.locator(READOUT).first.text_content().strip(), text
 
 
 def until(condition, seconds: float) -> bool:
@@ -124,7 +134,7 @@ def until(condition, seconds: float) -> bool:
 def press(page, out, slider, key: str, before: tuple) -> tuple:
     """Focus the slider's handle, press ``key``, and when the readout moves wait (10 s
     at most) for the kernel's new image."""
-    slider.locator(".noUi-handle").first.focus()
+    slider.locator(HANDLE).first.focus()
     page.keyboard.press(key)
     if until(lambda: state(out, slider)[1] != before[1], 3):
         until(lambda: state(out, slider)[0] != before[0], 10)
@@ -143,7 +153,7 @@ def check_notebook(page, url: str, path: Path, sliders: int) -> list[str]:
     menu(page, "Edit", "Clear Outputs of All Cells")
     menu(page, "Run", "Run All Cells")
     if sliders:
-        page.wait_for_selector(".widget-slider", timeout=120_000)
+        page.wait_for_selector(".widget-slider, .tp-frames", timeout=120_000)
     time.sleep(1)
     idle(page)
     errors = page.locator(
@@ -154,20 +164,21 @@ def check_notebook(page, url: str, path: Path, sliders: int) -> list[str]:
                         f"{errors.first.inner_text()[:300]!r}")
     page.screenshot(path=str(OUT / f"{stem}-00-ran-all.png"))
 
-    outputs = page.locator(".jp-OutputArea-output:has(.widget-slider)")
+    outputs = page.locator(".jp-OutputArea-output:has(.widget-slider), .jp-OutputArea-output:has(.tp-frames)")
     if outputs.count() < sliders:
         problems.append(f"{stem}: its code builds {sliders} slider widget(s), the page shows {outputs.count()}")
     n = 0
     for o in range(outputs.count()):
         out = outputs.nth(o)
         out.scroll_into_view_if_needed()
-        handles = out.locator(".widget-slider")
+        handles = out.locator(SLIDER)
         for h in range(handles.count()):  # a widget may have several sliders; each is moved
             n += 1
             slider = handles.nth(h)
-            name = f"{stem} slider {n} ({(slider.locator('.widget-label').first.text_content() or '').strip() or 'unlabelled'})"
+            label = slider.locator(".widget-label, .tp-frames-label").first.text_content() or ""
+            name = f"{stem} slider {n} ({label.strip() or 'unlabelled'})"
             page.wait_for_function("(el) => el.textContent.trim() !== ''",
-                                   arg=slider.locator(".widget-readout").first.element_handle(), timeout=30_000)
+                                   arg=slider.locator(READOUT).first.element_handle(), timeout=30_000)
             time.sleep(0.5)
             default = state(out, slider)
             page.screenshot(path=str(OUT / f"{stem}-{n:02d}-slider-default.png"))
@@ -183,6 +194,8 @@ def check_notebook(page, url: str, path: Path, sliders: int) -> list[str]:
             for a, b, key in ((default, low, "Home"), (low, high, "End")):
                 if a[1] != b[1] and a[0] == b[0]:
                     problems.append(f"{name}: {key} moved the readout {a[1]!r} → {b[1]!r} but not the image")
+                if b[2] is not None and not b[2].endswith(f"= {b[1]}"):
+                    problems.append(f"{name}: after {key} its aria-valuetext is {b[2]!r}, not its readout {b[1]!r}")
     return problems
 
 

@@ -42,7 +42,7 @@ def test_a_pair_that_does_not_divide_shows_the_engine_message(groups):
         message = str(err)
     assert groups.describe().endswith(message + ".")
     assert message.split(":")[0] in groups.artists["refusal"].get_text()
-    assert message.split(":")[0] in groups.caption.value
+    assert message.split(":")[0] in groups.view.caption
     assert groups.png() == full_draw(groups)
 
 

@@ -35,11 +35,11 @@ def test_defaults_are_the_static_figures():
 
 def test_delta_crossing_zero_flips_the_expert_shown(delta):
     png_positive = delta.png()
-    delta.slider.value = -0.5  # as a reader's drag does
+    delta.slider.value = -0.5  # as code moving the slider does
     assert delta.trace.chosen == 1
     assert delta.artists["title"].get_text() == "δ = −0.5: expert 1 runs"
     assert delta.artists["ledger.runs"].get_text() == "expert 1 runs"
-    assert "expert 1 runs" in delta.caption.value
+    assert "expert 1 runs" in delta.view.caption
     assert delta.png() != png_positive and delta.png() == _full_draw(delta)
     delta.update(0.0)
     assert delta.trace.chosen == 0 and "(a tie, settled by the lower ID)" in delta.describe()

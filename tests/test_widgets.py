@@ -11,7 +11,6 @@ numbers, and refuse bad slider values by name.
 
 from __future__ import annotations
 
-import html
 import math
 import re
 from pathlib import Path
@@ -153,7 +152,7 @@ def test_widgets_display_as_jupyter_widgets(magnitude, spread):
     for w in (magnitude, spread):
         bundle = w._repr_mimebundle_()
         assert "application/vnd.jupyter.widget-view+json" in bundle
-        assert w.image.value == w.png()
+        assert w.view.png == w.png() and w.view.caption == w.describe()
 
 
 # ------------------------------------------------------------------ describe()
@@ -328,7 +327,7 @@ def test_default_state_is_the_static_figure_and_its_caption_describes_the_engine
     if name != "merge_steps":  # figure 1's top panel alone: the top rows of the static figure
         assert w.png() == static(FIGURE[name])
     assert w.describe() and w.describe() == w._describe(w._compute(w.value))
-    assert html.escape(w.describe()) in w.caption.value
+    assert w.view.caption == w.describe() and w.view.png == w.png()
 
 
 def test_chapter_pages_leave_the_default_state_check_to_the_suite():

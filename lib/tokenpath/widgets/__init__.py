@@ -1,9 +1,12 @@
 """Sliders wired to figures: compute the trace → update the artists in place → PNG.
 
-The package holds three ideas, one module each, and the chapters' widgets:
+The package holds four ideas, one module each, and the chapters' widgets:
 
 * :mod:`.slider` — :class:`SliderFigure`, the widget: one figure of the registry, its
-  control, the image of the current state, its caption in words (``describe()``);
+  control, the frame of the current state, its caption in words (``describe()``);
+* :mod:`.view` — :class:`~.view.FrameView`, what a reader sees of it: one browser
+  component (``anywidget``; the ES module ``frames.js``) that holds frames by state,
+  swaps to a held one at once and asks the kernel for the rest and for the neighbours;
 * :mod:`.controls` — the control a reader moves: :class:`Controls` (several sliders as
   one value, with dependent ranges), the value checks :func:`int_in` and
   :func:`real_in`, and :func:`slider_grid`, the valid positions of one slider;

@@ -20,7 +20,7 @@ from typing import Callable
 import ipywidgets
 import traitlets
 
-__all__ = ["Controls", "int_in", "option_values", "real_in", "slider_grid"]
+__all__ = ["Controls", "int_in", "option_values", "readout", "real_in", "slider_grid"]
 
 
 def _number_in(name: str, low, high, integer: bool):
@@ -64,6 +64,22 @@ def option_values(slider) -> list:
     labels = slider._options_labels
     values = slider._options_values
     return list(values) if values else list(labels)
+
+
+def readout(slider, value) -> str:
+    """The text a slider shows beside its handle at ``value`` (its ``readout_format``;
+    a selection slider: the option's label).
+
+    >>> readout(ipywidgets.FloatSlider(readout_format="+.2f"), 0.5), readout(ipywidgets.IntSlider(), 3)
+    ('+0.50', '3')
+    """
+    if hasattr(slider, "options") and not hasattr(slider, "step"):
+        return str(dict(zip(slider._options_values, slider._options_labels)).get(value, value))
+    fmt = getattr(slider, "readout_format", None)
+    try:
+        return format(value, fmt) if fmt else str(value)
+    except (TypeError, ValueError):
+        return str(value)
 
 
 def slider_grid(slider, max_frames: int, *, bounds: tuple | None = None) -> list:

@@ -1,29 +1,34 @@
-"""The slider figure: one figure of the book, a control, and the image of its current state.
+"""The slider figure: one figure of the book, its control, and the frames of its states.
 
 A :class:`SliderFigure` owns one figure built by the figure registry (the very builder
 that writes ``figures/figNN.png``), the named artists that builder returned, its
-control (one slider or :class:`~tokenpath.widgets.controls.Controls`) and an
-``ipywidgets.Image`` showing the figure as PNG, with a caption under it in words
-(:meth:`SliderFigure.describe`). Moving a slider calls :meth:`SliderFigure.update`, which
+control (one slider or :class:`~tokenpath.widgets.controls.Controls`, which check and
+hold the value) and a :class:`~tokenpath.widgets.view.FrameView`, the browser component
+a reader sees: a range input and readout per control, the image and its caption in
+words (:meth:`SliderFigure.describe`). Moving to a state calls :meth:`SliderFigure.update`,
+which
 
 1. checks the value and recomputes the trace with the engine,
 2. moves the figure's artists to the new trace with the figure module's ``update_*``
    function (no axes is cleared or redrawn from scratch),
 3. renders a new PNG (:class:`~tokenpath.widgets.render.Renderer`, which redraws only
-   what moved) and shows it with its caption.
+   what moved) and hands it with its caption to the component.
+
+The component holds the frames it has been given and asks for the neighbours of the
+current state while the reader rests (:meth:`SliderFigure.frame` renders one without
+moving the reader's state), so most steps swap a held image with no kernel round trip.
 
 No interactive matplotlib backend is involved (no ``ipympl``): the figure is drawn
 with Agg, so the same code runs headless in tests and benchmarks. The image is
 rendered at screen resolution (:data:`~tokenpath.figures.style.SCREEN_DPI`); at that
 resolution the default state is the static figure pixel for pixel
-(:meth:`SliderFigure.matches_static_figure`). A state the widget has already shown is
+(:meth:`SliderFigure.matches_static_figure`). A state the kernel has already drawn is
 not drawn again: its PNG is kept (up to :data:`FRAME_CACHE_BYTES`).
 """
 
 from __future__ import annotations
 
 import functools
-import html
 import time
 from typing import Callable, Iterable
 
@@ -35,6 +40,7 @@ from .. import figures
 from ..figures import style
 from .controls import Controls, slider_grid
 from .render import FrameCache, Renderer
+from .view import FrameView, control_specs, index_of, value_at
 
 __all__ = ["FRAME_CACHE_BYTES", "SliderFigure", "static_png"]
 
@@ -95,7 +101,13 @@ class SliderFigure:
         #: The PNGs of states already shown, by ``repr`` of the value.
         self.frames = FrameCache(FRAME_CACHE_BYTES)
         self.frames.put(repr(self.value), self._png)
-        self._build_view()
+        #: The caption of each state drawn, by ``repr`` of the value (the refused: ``None``).
+        self._captions: dict[str, str | None] = {repr(self.value): self.describe()}
+        self._positions, specs = control_specs(slider)
+        self.view = FrameView(controls=specs)
+        self.view.on_msg(self._on_message)
+        self._origin = "kernel"
+        self._show()
         self._syncing = False
         self.slider.observe(self._on_slider, names="value")
 
@@ -142,6 +154,7 @@ class SliderFigure:
             render = {"draw": 0.0, "encode": 0.0}
         t3 = time.perf_counter()
         self.value, self.trace, self._png = value, trace, png
+        self._captions[repr(value)] = None if _refused(trace) else self.describe()
         self._show()
         if self.slider.value != value:
             self._syncing = True
@@ -156,6 +169,36 @@ class SliderFigure:
         next steps are drawn: what a reader waits for on a first visit."""
         self.frames.clear()
         self.frames.put(repr(self.value), self._png)
+
+    def frame(self, value) -> tuple | None:
+        """``(value, png, caption)`` of the state ``value``, checked (a dependent slider
+        clamped), drawn with the partial-redraw renderer or taken from the frames kept;
+        ``None`` when the engine refuses that state. The reader's state (:attr:`value`,
+        :attr:`trace`, :meth:`png`) does not move, and the artists go back to it."""
+        value = self._check(value)
+        key = repr(value)
+        png, caption = self.frames.get(key), self._captions.get(key, "")
+        if key in self._captions and caption is None:
+            return None
+        if png is None or not caption:
+            trace = self._compute(value)
+            if _refused(trace):
+                self._captions[key] = None
+                return None
+            self._move(trace)
+            try:
+                png = self._renderer.png()
+            finally:
+                self._move(self.trace)  # the figure shows the reader's state again
+            caption = self._describe(trace)
+            self.frames.put(key, png)
+            self._captions[key] = caption
+        return value, png, caption
+
+    @property
+    def index(self) -> list[int]:
+        """The current state as positions of the controls (what the component shows)."""
+        return index_of(self._positions, self.value)
 
     def sweep(self, steps: int) -> list:
         """About ``steps`` values that move each slider in turn across its range, the
@@ -183,22 +226,45 @@ class SliderFigure:
 
     # ---------------------------------------------------------------- display
 
-    def _build_view(self) -> None:
-        """The widgets a reader sees: the control, the image and its caption."""
-        self.image = ipywidgets.Image(value=self._png, format="png", layout=ipywidgets.Layout(max_width="100%"))
-        self.caption = ipywidgets.HTML(self._caption_html())
-        self.box = ipywidgets.VBox([self.slider, self.image, self.caption])
+    def _on_message(self, view, content, buffers) -> None:
+        """A message of the component (see :mod:`tokenpath.widgets.view`)."""
+        kind = content.get("type") if isinstance(content, dict) else None
+        if kind not in ("want", "shown", "prefetch"):
+            return
+        index = content.get("index")
+        try:
+            value = value_at(self._positions, index)
+            if kind == "prefetch":
+                found = self.frame(value)
+                if found is None:
+                    view.send({"type": "skip", "for": kind, "asked": index})
+                else:
+                    view.send({"type": "frame", "asked": index, "index": index_of(self._positions, found[0]),
+                               "caption": found[2]}, buffers=[found[1]])
+                return
+            self._origin = kind
+            try:
+                self.update(value)
+            finally:
+                self._origin = "kernel"
+        except (TypeError, ValueError):  # a position outside the grid: nothing to show
+            view.send({"type": "skip", "for": kind, "asked": index})
 
     def _show(self) -> None:
-        """Put the current PNG and its caption on screen."""
-        self.image.value = self._png
-        self.caption.value = self._caption_html()
-
-    def _caption_html(self) -> str:
-        return f'<p style="max-width:60em">{html.escape(self.describe())}</p>'
+        """Hand the current state to the component: its positions, PNG and caption."""
+        with self.view.hold_sync():
+            self.view.index = self.index
+            self.view.caption = self.describe()
+            self.view.png = self._png
+            self.view.origin = self._origin
+            self.view.keep = self._captions.get(repr(self.value)) is not None
+            self.view.seq += 1
 
     def _repr_mimebundle_(self, **kwargs):
-        return self.box._repr_mimebundle_(**kwargs)
+        bundle = self.view._repr_mimebundle_(**kwargs)
+        data = dict(bundle[0] if isinstance(bundle, tuple) else bundle)
+        data["text/plain"] = repr(self)  # not the component's, which names a memory address
+        return data
 
     def __repr__(self) -> str:
         if isinstance(self.slider, Controls):
@@ -206,6 +272,11 @@ class SliderFigure:
         else:
             state = f"{self.name}={self.value!r}"
         return f"SliderFigure(figure={self.drawn.number}, {state})"
+
+
+def _refused(trace) -> bool:
+    """Whether ``trace`` is the engine's refusal of a state (drawn, never offered ahead)."""
+    return type(trace).__name__ == "Refused"
 
 
 @functools.lru_cache(maxsize=None)
