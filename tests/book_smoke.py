@@ -18,9 +18,10 @@ disk, at 1280 px and at 390 px wide, with every request that is not a ``file:`` 
    the frame (and the strips laid over it) its data names for those positions; every
    frame, with its strips, is pixel for pixel the figure code's rendering at its values
    (the widget from ``tokenpath.widgets.SLIDERS`` moved with ``update``, cropped to the
-   slider's box), with ``describe()`` as its caption, and the crop cuts no text: every
-   panel it overlaps is whole with its title, axis and tick labels, every other text
-   wholly in or out (:func:`tokenpath._sphinx.sliders.cut_texts`);
+   slider's box), with ``describe()`` as its caption, and no text is cut: none runs
+   past the figure's edge, every panel the crop overlaps is whole with its title, axis
+   and tick labels, every other text wholly in or out
+   (:func:`tokenpath._sphinx.sliders.cut_texts`);
 7. a "Check yourself" reveal opens and shows the engine's answer;
 8. printed (a chapter as PDF), no sidebar is shown and no code block is cut off;
 9. every character of every page's text has a glyph in the page's fonts
@@ -166,7 +167,8 @@ def check_slider(page, box, label: str, html: Path) -> list[str]:
     if mismatched:
         problems.append(f"{label}: the frames at {mismatched[:5]} differ from {call['name']}'s rendering")
     if cropped:
-        problems.append(f"{label}: the crop cuts texts of {len(cropped)} frames, e.g. at {cropped[0][0]} {cropped[0][1]}")
+        problems.append(f"{label}: texts cut by the crop or the figure's edge in {len(cropped)} frames, "
+                        f"e.g. at {cropped[0][0]} {cropped[0][1]}")
     strips = len(data["patch_files"])
     print(f"  {label}: {call['name']}, {inputs.count()} control(s) moved end to end through {visited} states; "
           f"all {len(data['values'])} frames" + (f" (with {strips} strips laid over them)" if strips else "")

@@ -9,6 +9,7 @@ import pytest
 from tokenpath import examples as ex
 from tokenpath.lessons import embedding as LE
 from tokenpath import widgets
+from tokenpath.figures import style
 
 from _widget_fixtures import built, full_draw, static, widget_fixture
 
@@ -49,6 +50,14 @@ def test_temperature_zero_is_greedy_every_draw_on_id_0(tau):
     tau.update(0.0)
     assert tau.trace.counts.tolist() == [1000, 0]
     assert "τ = 0 (greedy)" in tau.describe()
+    tau.update(ex.FIG5_TEMPERATURE)
+
+
+def test_the_greedy_state_keeps_every_text_inside_the_figure(tau):
+    tau.update(0.0)
+    tau.png()
+    assert tau.artists["sample.probs.title"].get_text() == "softmax(logits / τ) as τ → 0"
+    assert style.texts_past_edge(tau.figure, tau.figure.canvas.get_renderer()) == []
     tau.update(ex.FIG5_TEMPERATURE)
 
 

@@ -15,6 +15,7 @@ from pathlib import Path
 import numpy as np
 import pytest
 from matplotlib import font_manager
+from matplotlib.backends.backend_agg import RendererAgg
 from matplotlib.text import Text
 
 from tokenpath import attention as A
@@ -38,14 +39,25 @@ ATTENTION = (7, 8, 9, 10, 13, 14)
 
 
 class Rendered:
-    """One render of a figure: its bytes and every string it draws (read after the
-    draws, so tick labels are included)."""
+    """One render of a figure: its bytes, every string it draws (read after the draws,
+    so tick labels are included) and the texts that run past its edge, measured by the
+    Agg draw that writes its PNG (no draw of its own)."""
 
     def __init__(self, number: int):
         drawn = figures.render(number)
         self.drawn = drawn
+        past = []
+
+        def measure(event):
+            if isinstance(event.renderer, RendererAgg):
+                past.append(style.texts_past_edge(event.canvas.figure, event.renderer))
+
+        hook = drawn.figure.canvas.mpl_connect("draw_event", measure)
         self.svg = drawn.svg()
         self.png = drawn.png()
+        drawn.figure.canvas.mpl_disconnect(hook)
+        assert past, f"figure {number}: its PNG was not drawn by Agg"
+        self.past_edge = past[-1]  # the PNG's draw (a builder may have drawn before, to measure)
         self.texts = [t.get_text() for t in drawn.figure.findobj(Text) if t.get_text()]
         style.close(drawn.figure)
 
@@ -125,6 +137,88 @@ def test_alt_text_is_the_one_the_committed_notebook_shows(number):
     assert number in NOTEBOOK_ALT, f"no notebook shows figure {number}"
     assert rendered(number).alt == NOTEBOOK_ALT[number], f"figure {number}: run make sync"
 
+
+
+# ------------------------------------------------------------------ edges
+
+
+@pytest.mark.parametrize("number", NUMBERS)
+def test_no_text_runs_past_the_figure_s_edge(number):
+    assert rendered(number).past_edge == [], f"figure {number} cuts its own texts"
+
+
+def _wide_title():
+    fig = style.new_figure(2.0, 1.5)
+    ax = fig.add_axes((0.3, 0.3, 0.6, 0.5))
+    ax.set_title("a title far wider than the figure that holds it")
+    ax.set_ylabel("fits")
+    return fig
+
+
+def test_a_title_past_the_edge_is_named_in_the_png_and_in_a_fresh_draw():
+    fig = _wide_title()
+    found = []
+    hook = fig.canvas.mpl_connect("draw_event", lambda e: found.extend(style.texts_past_edge(fig, e.renderer)))
+    style.png_bytes(fig)
+    fig.canvas.mpl_disconnect(hook)
+    fresh = style.texts_past_edge(fig)
+    style.close(fig)
+    for names in (found, fresh):
+        assert len(names) == 1 and names[0].startswith("'a title far wider"), names
+        assert "past the left and right edges" in names[0]
+    assert "of 300 × 225 px" in found[0] and "of 200 × 150 px" in fresh[0]  # the PNG's dpi, the figure's
+
+
+def test_text_hidden_blank_or_on_an_undrawn_tick_is_not_measured():
+    fig = _wide_title()
+    ax = fig.axes[0]
+    ax.title.set_visible(False)
+    ax.set_xlim(0, 1)
+    ax.set_xticks([0.0, 1.0, 50.0], ["0", "1", "far outside, never drawn"])
+    ax.set_xlim(0, 1)
+    fig.text(0.99, 0.5, "   ")
+    assert style.texts_past_edge(fig) == []
+    ax.title.set_visible(True)
+    ax.set_visible(False)
+    assert style.texts_past_edge(fig) == []
+    style.close(fig)
+
+
+@pytest.mark.parametrize("kwargs, error, name", [
+    (dict(figure="fig"), TypeError, "figure"), (dict(slack=-1), ValueError, "slack"),
+    (dict(slack="1"), ValueError, "slack"),
+])
+def test_texts_past_edge_refuses_bad_arguments_by_name(kwargs, error, name):
+    fig = style.new_figure(1.0, 1.0)
+    with pytest.raises(error, match=name):
+        style.texts_past_edge(**{"figure": fig, **kwargs})
+    style.close(fig)
+
+
+def test_fit_lines_breaks_at_a_space_or_a_line_break_and_keeps_the_end():
+    from tokenpath.figures.draw import fit_lines, text_width
+
+    text = "Next token after “def␣read_lines(path):↵␣×4with␣open(path)␣as␣f:↵␣×8return␣│join(path,␣f.read()”"
+    width = text_width(text, size=11, weight="bold") / 1.6
+    two = fit_lines(text, width, size=11, weight="bold")
+    assert two.replace("\n", "") == text and two.count("\n") == 1
+    assert two.split("\n")[0].endswith("↵") and all(text_width(l, size=11, weight="bold") <= width
+                                                     for l in two.split("\n"))
+    one = fit_lines(text, width, size=11, weight="bold", lines=1)
+    assert one.startswith("…") and text.endswith(one[1:]) and text_width(one, size=11, weight="bold") <= width
+    assert fit_lines(text, 2 * width, size=11, weight="bold") == text
+
+
+@pytest.mark.parametrize("kwargs, error, name", [
+    (dict(lines=0), ValueError, "lines"), (dict(lines=1.5), ValueError, "lines"),
+    (dict(width=0.0), ValueError, "width"), (dict(width="2"), ValueError, "width"),
+    (dict(s=3), TypeError, "s must"), (dict(size=0), ValueError, "size"),
+])
+def test_fit_lines_refuses_bad_arguments_by_name(kwargs, error, name):
+    from tokenpath.figures.draw import fit_lines
+
+    with pytest.raises(error, match=name):
+        fit_lines(**{"s": "text", "width": 2.0, "size": 10, **kwargs})
 
 
 # --------------------------------------------------------------- bad input, CLI

@@ -16,6 +16,7 @@ from tokenpath import position as P
 from tokenpath.lessons import position as LP
 from tokenpath import widgets
 from tokenpath.figures import position as FP
+from tokenpath.figures import style
 
 from _widget_fixtures import built, full_draw, static, widget_fixture
 
@@ -64,6 +65,16 @@ def test_pair_and_base_move_panel_c(pair):
     np.testing.assert_allclose(c["freq.all"].get_ydata(), P.rope_frequencies(64, 1e6))
     assert pair.trace.disc.omega == pytest.approx(0.001)
     assert "Pair 16 of a 64-wide head with base 1000000" in pair.describe()
+
+
+def test_the_longest_pair_readout_stays_inside_the_figure(pair):
+    """The slowest pair at the largest base has the longest θ (eight decimals); its
+    readout, centred under the disc, must not run past the figure's left edge."""
+    pair.update((ex.FIG15_HEAD_DIM // 2 - 1, FP.LOG_BASE_RANGE[1]))
+    pair.png()
+    readout = FP.panel_artists(pair.artists, "c")["disc.readout"].get_text()
+    assert readout.startswith(f"pair {ex.FIG15_HEAD_DIM // 2 - 1}: θ = 0.00000")
+    assert style.texts_past_edge(pair.figure, pair.figure.canvas.get_renderer()) == []
 
 
 def test_slider_wiring_moves_both_quantities(dist):

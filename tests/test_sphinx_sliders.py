@@ -102,6 +102,20 @@ def test_a_crop_through_a_text_is_named():
     assert sliders.cut_texts(w.figure, whole) == []
 
 
+def test_a_title_past_the_figure_s_edge_is_named_even_when_the_crop_holds_the_whole_figure():
+    """The figure cuts such a title itself: a crop to the whole canvas keeps all it
+    shows, and the check still fails, naming the title and the edge it runs past."""
+    w = _heads()
+    w.png()
+    title = w.drawn.artists["title"]
+    title.set_text("Attention weights of layer 1, head 2, " + "and a title that goes on " * 4)
+    whole = (0, 0, int(w.figure.bbox.width), int(w.figure.bbox.height))
+    cut = sliders.cut_texts(w.figure, whole)
+    assert len(cut) == 1 and cut[0].startswith("'Attention weights") and "past the right edge" in cut[0], cut
+    title.set_text(_title(1, 2))
+    assert sliders.cut_texts(w.figure, whole) == []
+
+
 def test_the_crop_grows_to_whole_panels_and_lines_of_text_only():
     a, b, c, p = ("text", 1), ("text", 2), ("text", 3), ("panel", 4)
     found = {a: (10, 0, 40, 10), b: (45, 1, 80, 10), c: (200, 0, 230, 10), p: (0, 20, 100, 90)}

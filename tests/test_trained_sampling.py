@@ -11,6 +11,7 @@ import pytest
 from tokenpath import examples as ex
 from tokenpath import trained as T
 from tokenpath.embedding import next_token_probs
+from tokenpath.figures import style
 from tokenpath.figures import trained_sampling as F
 
 from _widget_fixtures import built, full_draw, static, widget_fixture
@@ -134,6 +135,19 @@ def test_every_state_visited_is_a_full_draw(next_widget):
         t = next_widget.trace
         assert (t.prompt, t.step, t.temperature) == value
     assert "(prompt 1, step 3) at T = 0.10" in next_widget.describe()
+
+
+def test_every_prompt_s_longest_context_fits_the_title_and_keeps_its_end(next_widget):
+    """After the last greedy step the text read is longest: the title takes at most two
+    lines, each inside the figure, and still ends with what the next token follows."""
+    for prompt in range(len(ex.TRAINED_PROMPTS)):
+        next_widget.update((prompt, ex.TRAINED_NEXT_STEPS, ex.TRAINED_TEMPERATURE))
+        next_widget.png()
+        title = next_widget.artists["context"].get_text()
+        t = next_widget.trace
+        end = F.short("".join(t.pieces[-3:]))
+        assert title.count("\n") <= 1 and title.endswith(f"{end}”"), title
+        assert style.texts_past_edge(next_widget.figure, next_widget.figure.canvas.get_renderer()) == []
 
 
 @pytest.mark.parametrize("bad, error, name", [((3, 0, 0.8), ValueError, "prompt"),

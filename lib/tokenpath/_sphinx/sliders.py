@@ -445,9 +445,12 @@ def cut_texts(figure, box) -> list[str]:
     right, bottom) cuts: a panel (an ``Axes`` drawn with its axis) that the box
     overlaps but does not hold whole with its title, axis labels and tick labels; a
     text outside the panels partly inside the box, or on one line (:func:`one_line`)
-    with a text the crop keeps and left outside. Empty when every text is wholly in
-    the crop or wholly out of it with its panel: what every frame of the edition gives
-    (``make check-book`` checks each)."""
+    with a text the crop keeps and left outside. Texts that the figure itself cuts,
+    running past its canvas, come first, as
+    :func:`~tokenpath.figures.style.texts_past_edge` names them (the crop is judged on
+    what the figure shows of them). Empty when every text is whole on the figure and
+    wholly in the crop or wholly out of it with its panel: what every frame of the
+    edition gives (``make check-book`` checks each)."""
     from matplotlib.text import Text
 
     from ..figures import style
@@ -455,14 +458,13 @@ def cut_texts(figure, box) -> list[str]:
     canvas = (0, 0, math.ceil(figure.bbox.width), math.ceil(figure.bbox.height))
 
     def inside(e):
-        # Judged on what the figure shows: a text running past the figure's own edge is
-        # cut by the figure, not by the crop.
+        # what the figure shows of a text; the part past its edge is named by texts_past_edge
         e = (max(e[0], canvas[0]), max(e[1], canvas[1]), min(e[2], canvas[2]), min(e[3], canvas[3]))
         return box[0] <= e[0] and box[1] <= e[1] and e[2] <= box[2] and e[3] <= box[3]
 
-    cut = []
     with style.book_style():
         renderer = figure.canvas.get_renderer()
+        cut = style.texts_past_edge(figure, renderer)
         height = figure.bbox.height
         panels = _panels(figure)
         for ax in panels:

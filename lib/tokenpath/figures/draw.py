@@ -20,7 +20,9 @@ from __future__ import annotations
 
 import numpy as np
 from matplotlib.axes import Axes
+from matplotlib.backends.backend_agg import RendererAgg
 from matplotlib.colors import to_hex, to_rgb
+from matplotlib.font_manager import FontProperties
 from matplotlib.patches import FancyArrowPatch, FancyBboxPatch, Rectangle
 
 from .. import fmt
@@ -52,7 +54,9 @@ __all__ = [
     "check_ax",
     "check_trace",
     "figure_title",
+    "fit_lines",
     "new_canvas",
+    "text_width",
     "tint",
 ]
 
@@ -102,6 +106,84 @@ DROPPED_HATCH = tint(style.BLOCKED, 0.35)
 def figure_title(number: int) -> str:
     """The title figure ``number`` is registered with."""
     return FIGURES[number].title
+
+
+_MEASURE: list = []
+
+
+def text_width(s: str, *, size: float, weight="normal", fontstyle="normal") -> float:
+    """The width in inches of the one-line text ``s`` at ``size`` points in the book's
+    fonts, as Agg draws it at the widgets' resolution (the same on every run).
+
+    >>> text_width("a b", size=10) > text_width("ab", size=10) > 0
+    True
+    >>> text_width("ab", size=10, weight="bold") > text_width("ab", size=10)
+    True
+    """
+    if not isinstance(s, str):
+        raise TypeError(f"s must be a str, got {type(s).__name__}")
+    if isinstance(size, bool) or not isinstance(size, (int, float)) or not size > 0:
+        raise ValueError(f"size must be a positive number of points, got {size!r}")
+    with style.book_style():
+        if not _MEASURE:
+            _MEASURE.append(RendererAgg(1, 1, style.SCREEN_DPI))
+        prop = FontProperties(size=size, weight=weight, style=fontstyle)
+        width, _, _ = _MEASURE[0].get_text_width_height_descent(s, prop, ismath=False)
+    return width / style.SCREEN_DPI
+
+
+def fit_lines(s: str, width: float, *, size: float, weight="normal", lines: int = 2,
+              breaks: str = " ↵", ellipsis: str = "…") -> str:
+    """``s`` broken into at most ``lines`` lines, each at most ``width`` inches wide at
+    ``size`` points (:func:`text_width`): every line as long as fits, ending after the
+    last of the ``breaks`` characters that fits (a space is dropped there), else
+    wherever it must. What the last line cannot hold is cut from its *start* with
+    ``ellipsis``, so the text's end, where a next token follows, always shows.
+
+    >>> fit_lines("short", 2.0, size=10)
+    'short'
+    >>> print(fit_lines("Next token after “class␣Point:↵␣×4def␣__init__(self):↵␣×8self.”", 3.0, size=10))
+    Next token after “class␣Point:↵
+    ␣×4def␣__init__(self):↵␣×8self.”
+    >>> print(fit_lines("Next token after “class␣Point:↵␣×4def␣__init__(self):↵␣×8self.”", 2.0, size=10))
+    Next token after
+    …f␣__init__(self):↵␣×8self.”
+    >>> fit_lines("with open(path) as f: return f.read()", 1.2, size=10, lines=1)
+    '… return f.read()'
+    """
+    if isinstance(lines, bool) or not isinstance(lines, int) or lines < 1:
+        raise ValueError(f"lines must be an int of at least 1, got {lines!r}")
+    if isinstance(width, bool) or not isinstance(width, (int, float)) or not width > 0:
+        raise ValueError(f"width must be a positive number of inches, got {width!r}")
+    if not isinstance(s, str):
+        raise TypeError(f"s must be a str, got {type(s).__name__}")
+
+    def fits(t: str) -> bool:
+        return text_width(t, size=size, weight=weight) <= width
+
+    def longest(t: str, keep) -> int:
+        """The largest n such that keep(t, n) fits (binary search: widths grow with n)."""
+        low, high = 0, len(t)
+        while low < high:
+            mid = (low + high + 1) // 2
+            low, high = (mid, high) if fits(keep(t, mid)) else (low, mid - 1)
+        return low
+
+    def head(t: str, n: int) -> str:
+        return t[:n]
+
+    def tail(t: str, n: int) -> str:
+        return ellipsis + t[len(t) - n:]
+
+    out, rest = [], s
+    while rest and not fits(rest) and len(out) < lines - 1:
+        n = max(1, longest(rest, head))
+        cut = max((i + 1 for i in range(n) if rest[i] in breaks), default=n)
+        out.append(rest[:cut].rstrip(" "))
+        rest = rest[cut:].lstrip(" ")
+    if rest and not fits(rest):
+        rest = tail(rest, longest(rest, tail))
+    return "\n".join(out + [rest])
 
 
 def new_canvas(width: float, height: float):

@@ -451,7 +451,10 @@ def update_sampling(art: dict, trace: SamplingTrace) -> None:
     probs = {k[len("sample.probs."):]: v for k, v in art.items() if k.startswith("sample.probs.")}
     counts = {k[len("sample.counts."):]: v for k, v in art.items() if k.startswith("sample.counts.")}
     _update_bars(probs, trace)
-    probs["title"].set_text(f"softmax(logits / τ) at {_tau(trace)}")
+    # τ = 0 is the limit of softmax(logits / τ), greedy decoding, which the line under
+    # the panel names; "at τ = 0 (greedy)" would not fit above the panel
+    probs["title"].set_text("softmax(logits / τ) as τ → 0" if trace.temperature == 0
+                            else f"softmax(logits / τ) at {_tau(trace)}")
     _update_counts(counts, trace)
     art["sample.logits_over_tau"].set_text(
         "logits / τ = " + ("greedy: all mass on the larger logit" if trace.temperature == 0

@@ -329,7 +329,9 @@ def _check(trace, kind) -> None:
 # ------------------------------------------------------------------------ figure 15
 
 #: Layout in inches: width, disc size, gaps, the right-hand panels' width and margins.
-_F15 = dict(width=7.0, disc=1.45, gap=0.75, left=0.3, plot_left=2.75, plot_w=3.95,
+#: The discs of (b) and (c) start right of the row titles (disc_left), so that the longest
+#: readout centred under them (pair 31 at the largest base, θ to eight decimals) stays inside the figure.
+_F15 = dict(width=7.0, disc=1.45, gap=0.75, left=0.3, disc_left=0.42, plot_left=2.75, plot_w=3.95,
             row_title=0.42, readout=0.42, row_gap=0.06, bottom=0.12)
 
 
@@ -362,7 +364,7 @@ def build_fig15() -> Drawn:
     y_b = tops[1] - g["row_title"] - g["disc"]
     fig.text(g["left"] / g["width"], (tops[1] - 0.05) / fig_h,
              "(b) the same pair at any distance and frequency", fontsize=10, fontweight="bold", va="top")
-    disc_ax = fig.add_axes(box(g["left"], y_b, g["disc"], g["disc"]))
+    disc_ax = fig.add_axes(box(g["disc_left"], y_b, g["disc"], g["disc"]))
     curve_ax = fig.add_axes(box(g["plot_left"], y_b + 0.1, g["plot_w"], g["disc"] - 0.1))
     artists.update({f"b.disc.{k}": v for k, v in draw_disc(disc_ax, trace.live.disc).items()})
     artists.update({f"b.curve.{k}": v for k, v in draw_curve(curve_ax, trace.live).items()})
@@ -372,7 +374,7 @@ def build_fig15() -> Drawn:
     fig.text(g["left"] / g["width"], (tops[2] - 0.05) / fig_h,
              f"(c) one pair of a {trace.pair.head_dim}-wide head: base and pair index set its speed",
              fontsize=10, fontweight="bold", va="top")
-    disc_ax = fig.add_axes(box(g["left"], y_c, g["disc"], g["disc"]))
+    disc_ax = fig.add_axes(box(g["disc_left"], y_c, g["disc"], g["disc"]))
     freq_ax = fig.add_axes(box(g["plot_left"], y_c + 0.1, g["plot_w"], g["disc"] - 0.1))
     artists.update({f"c.disc.{k}": v for k, v in draw_disc(disc_ax, trace.pair.disc).items()})
     artists.update({f"c.freq.{k}": v for k, v in draw_frequencies(freq_ax, trace.pair).items()})

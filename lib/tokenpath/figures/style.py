@@ -145,6 +145,88 @@ def svg_bytes(fig: Figure) -> bytes:
     return buf.getvalue()
 
 
+#: Pixels a text's extent may reach past the canvas (antialiasing, subpixel placement).
+EDGE_SLACK = 0.5
+
+
+def _drawn_texts(figure: Figure) -> list:
+    """The texts a draw of ``figure`` paints: visible, with visible parents, not blank;
+    of an axis only the tick labels of the ticks it draws, of an ``Axes`` drawn without
+    its axis no axis text at all."""
+    from matplotlib.axes import Axes
+    from matplotlib.axis import Axis, Tick
+    from matplotlib.text import Text
+
+    found = []
+
+    def walk(artist, axison=True):
+        if not artist.get_visible():
+            return
+        if isinstance(artist, Axis):
+            if not axison:
+                return
+            drawn = {id(t) for t in artist._update_ticks()}
+            children = [c for c in artist.get_children() if not isinstance(c, Tick) or id(c) in drawn]
+        else:
+            children = artist.get_children()
+        if isinstance(artist, Text) and artist.get_text().strip():
+            found.append(artist)
+        for child in children:
+            walk(child, artist.axison if isinstance(artist, Axes) else axison)
+
+    walk(figure)
+    return found
+
+
+def texts_past_edge(figure: Figure, renderer=None, slack: float = EDGE_SLACK) -> list[str]:
+    """Every text ``figure`` draws whose extent runs past the canvas by more than
+    ``slack`` pixels, each as ``'text' past the right edge: x 15.0 … 731.0, y 12.9 … 31.1 of 700 × 430 px``
+    (a text clipped to its ``Axes`` counts as far as it shows). Empty when every text
+    is whole on the figure.
+
+    Without ``renderer`` the figure is drawn by Agg at its own resolution in the book's
+    style (a figure of :func:`new_figure` gets an Agg canvas for it); a caller that has
+    just drawn it passes that draw's renderer (``draw_event``'s, a widget canvas's).
+
+    >>> fig = new_figure(2.0, 1.0)
+    >>> _ = fig.text(0.5, 0.5, "a title far wider than two inches of canvas", ha="center")
+    >>> _ = fig.text(0.1, 0.2, "fits")
+    >>> [s.split(":")[0] for s in texts_past_edge(fig)]
+    ["'a title far wider than two inches of canvas' past the left and right edges"]
+    >>> close(fig)
+    """
+    from matplotlib.backends.backend_agg import FigureCanvasAgg
+    from matplotlib.transforms import Bbox
+
+    if not isinstance(figure, Figure):
+        raise TypeError(f"figure must be a matplotlib Figure, got {type(figure).__name__}")
+    if isinstance(slack, bool) or not isinstance(slack, (int, float)) or not slack >= 0:
+        raise ValueError(f"slack must be a number of pixels >= 0, got {slack!r}")
+    with book_style():
+        if renderer is None:
+            canvas = figure.canvas if isinstance(figure.canvas, FigureCanvasAgg) else FigureCanvasAgg(figure)
+            canvas.draw()
+            renderer = canvas.get_renderer()
+        width, height = figure.bbox.width, figure.bbox.height
+        found = []
+        for text in _drawn_texts(figure):
+            box = text.get_window_extent(renderer)
+            clip = text.get_clip_box() if text.get_clip_on() else None
+            if clip is not None:
+                box = Bbox.intersection(box, clip)
+                if box is None:
+                    continue
+            x0, y0, x1, y1 = box.extents
+            sides = [side for side, past in (("left", x0 < -slack), ("right", x1 > width + slack),
+                                             ("top", y1 > height + slack), ("bottom", y0 < -slack)) if past]
+            if sides:
+                where = " and ".join([", ".join(sides[:-1]), sides[-1]] if len(sides) > 1 else sides)
+                found.append(f"{text.get_text()!r} past the {where} edge{'s' if len(sides) > 1 else ''}: "
+                             f"x {x0:.1f} … {x1:.1f}, y {height - y1:.1f} … {height - y0:.1f} "
+                             f"of {width:.0f} × {height:.0f} px")
+    return found
+
+
 def close(fig: Figure) -> None:
     """Release a figure made by :func:`new_figure` (kept for symmetry with pyplot)."""
     plt.close(fig)

@@ -23,7 +23,8 @@ from matplotlib.transforms import blended_transform_factory
 from .. import examples as ex
 from .. import trained as T
 from . import Drawn, register, style
-from .draw import add_text as _text, check_ax as _check_ax, check_trace as _check_trace, new_canvas as _canvas
+from .draw import add_text as _text, check_ax as _check_ax, check_trace as _check_trace, fit_lines as _fit
+from .draw import new_canvas as _canvas
 from .trained_attention import short
 
 __all__ = ["NUMBER", "build_next_token", "describe_next_token", "draw_candidates", "draw_next_notes", "short", "update_next_token"]
@@ -36,6 +37,11 @@ BAR_HEIGHT = 0.7
 #: (right-aligned at the end of the range, clear of the bars from VALUES_X on).
 XMAX = 1.18
 VALUES_X = 1.05
+#: The title's left end (inches; it keeps the same margin at the right), and the height
+#: of its middle: of one line, and of two, set solid (line spacing 1: the font's ascent
+#: and descent without its line gap), whose second line must end above the state line's
+#: band (a widget redraws that band on its own).
+TITLE_X, TITLE_Y, TITLE_Y2 = 0.15, 0.22, 0.19
 
 
 def _context(trace: T.NextToken) -> str:
@@ -43,6 +49,14 @@ def _context(trace: T.NextToken) -> str:
     prompt = short("".join(trace.pieces[: trace.prompt_tokens]))
     steps = short("".join(trace.pieces[trace.prompt_tokens:]))
     return f"“{prompt}" + (f"│{steps}”" if steps else "”")
+
+
+def _title(trace: T.NextToken) -> str:
+    """The figure's title: the text the model has read, on as many as two lines of the
+    canvas's width (broken after a space or a line break ↵ of the code); a text longer
+    still loses its start, so what the next token follows always shows."""
+    return _fit(f"Next token after {_context(trace)}", style.WIDTH - 2 * TITLE_X,
+                size=style.RC["axes.titlesize"], weight="bold", lines=2)
 
 
 def _temperature(trace: T.NextToken) -> str:
@@ -129,7 +143,9 @@ def _move_notes(art: dict, trace: T.NextToken) -> None:
 def update_next_token(artists: dict, trace: T.NextToken) -> None:
     """Move figure 25's artists to another prompt, step or temperature."""
     trace = _check_trace(trace, T.NextToken)
-    artists["context"].set_text(f"Next token after {_context(trace)}")
+    title = _title(trace)
+    two = "\n" in title
+    artists["context"].set(text=title, y=TITLE_Y2 if two else TITLE_Y, linespacing=1.0 if two else "normal")
     artists["state"].set_text(f"prompt {trace.prompt}, after {trace.step} greedy "
                               f"token{'' if trace.step == 1 else 's'}, {_temperature(trace)}")
     _move_candidates(artists, trace)
@@ -170,7 +186,7 @@ def build_next_token() -> Drawn:
     fig, canvas = _canvas(style.WIDTH, _HEIGHT)
     canvas.set_zorder(-1)
     art: dict[str, Artist] = {}
-    art["context"] = _text(canvas, 0.15, 0.22, "", size=style.RC["axes.titlesize"], weight="bold")
+    art["context"] = _text(canvas, TITLE_X, TITLE_Y, "", size=style.RC["axes.titlesize"], weight="bold")
     art["state"] = _text(canvas, 0.15, 0.52, "", size=NOTE_SIZE + 0.5, style="italic")
     left, top, w, h = BARS
     ax = fig.add_axes((left / style.WIDTH, 1 - (top + h) / _HEIGHT, w / style.WIDTH, h / _HEIGHT))
