@@ -47,6 +47,7 @@ __all__ = [
     "alibi",
     "alibi_bias",
     "alibi_slopes",
+    "check_pair_width",
     "position_table",
     "relative_scores",
     "rope",
@@ -61,7 +62,17 @@ __all__ = [
 PAIRINGS = ("adjacent", "rotate_half")
 
 
-def _even_width(name: str, d: int) -> int:
+def check_pair_width(d: int, *, name: str = "d") -> int:
+    """A feature width ``d`` that splits into pairs: an even integer >= 2 (``name`` is
+    what an error calls it).
+
+    >>> check_pair_width(4)
+    4
+    >>> check_pair_width(3, name="head_dim")
+    Traceback (most recent call last):
+    ...
+    ValueError: head_dim must be even (features are used in pairs), got 3
+    """
     d = as_int(name, d, low=2)
     if d % 2:
         raise ValueError(f"{name} must be even (features are used in pairs), got {d}")
@@ -85,7 +96,7 @@ def rope_frequencies(head_dim: int, base: float = 10000.0) -> np.ndarray:
     >>> rope_frequencies(4).tolist()
     [1.0, 0.01]
     """
-    head_dim = _even_width("head_dim", head_dim)
+    head_dim = check_pair_width(head_dim, name="head_dim")
     base = _positive_base(base)
     return base ** (-np.arange(0, head_dim, 2, dtype=np.float64) / head_dim)
 
@@ -154,7 +165,7 @@ def rotate_half_order(head_dim: int) -> np.ndarray:
     >>> rotate_half_order(8).tolist()
     [0, 2, 4, 6, 1, 3, 5, 7]
     """
-    head_dim = _even_width("head_dim", head_dim)
+    head_dim = check_pair_width(head_dim, name="head_dim")
     return np.concatenate([np.arange(0, head_dim, 2), np.arange(1, head_dim, 2)])
 
 
@@ -213,7 +224,7 @@ def sinusoidal(positions, d_model: int, base: float = 10000.0) -> np.ndarray:
     >>> sinusoidal([0, 1], 4).round(4).tolist()
     [[0.0, 1.0, 0.0, 1.0], [0.8415, 0.5403, 0.01, 1.0]]
     """
-    d_model = _even_width("d_model", d_model)
+    d_model = check_pair_width(d_model, name="d_model")
     angles = rope_angles(positions, d_model, base)  # [T, d_model/2]
     out = np.empty((angles.shape[0], d_model))
     out[:, 0::2] = np.sin(angles)
