@@ -43,6 +43,7 @@ from .draw import (
 
 __all__ = [
     "E_MAX",
+    "ROUTING_ROWS",
     "build_fig19",
     "build_fig20",
     "build_fig21",
@@ -253,7 +254,8 @@ def build_fig19() -> Drawn:
 
 # ======================================================================= fig 20
 
-_ROWS = (
+#: The rows of figure 20's routing table, as (artist key, label), top to bottom.
+ROUTING_ROWS = (
     ("score", "score aᵢ"),
     ("chosen", "in S (top-k)?"),
     ("exp", "exp(aᵢ), i in S"),
@@ -289,7 +291,7 @@ def draw_routing_table(ax, trace: moe.MoETrace, *, at=(0.0, 0.0), digits: int = 
     for j in range(columns):
         art[f"head[{j}]"] = add_text(ax, g["cx"] + j * g["pitch"] + g["col"] / 2, g["y"] - 0.18, str(j),
                                      ha="center", size=NOTE_SIZE + 0.5, weight="bold")
-    for r_, (key, label) in enumerate(_ROWS):
+    for r_, (key, label) in enumerate(ROUTING_ROWS):
         y = g["y"] + r_ * (g["row"] + g["gap"])
         art[f"{key}.label"] = add_text(ax, g["label_x"], y + g["row"] / 2, label, ha="right", size=NOTE_SIZE)
         for j in range(columns):
@@ -301,7 +303,7 @@ def draw_routing_table(ax, trace: moe.MoETrace, *, at=(0.0, 0.0), digits: int = 
                 txt.set_y(y + g["row"] / 2 - 0.07)
                 art[f"gate.full[{j}]"] = add_text(ax, g["cx"] + j * g["pitch"] + g["col"] / 2, y + g["row"] / 2 + 0.12,
                                                   "", ha="center", size=SMALL_SIZE - 1, color="#333333")
-    y_out = g["y"] + len(_ROWS) * (g["row"] + g["gap"]) + 0.12
+    y_out = g["y"] + len(ROUTING_ROWS) * (g["row"] + g["gap"]) + 0.12
     art["out.sum"] = add_text(ax, x0 + 0.15, y_out + 0.14, "", size=NOTE_SIZE + 1, weight="bold")
     art["out.full"] = add_text(ax, x0 + 0.15, y_out + 0.46, "", size=NOTE_SIZE)
     art["out.note"] = add_text(ax, x0 + 0.15, y_out + 0.76, "", size=SMALL_SIZE + 0.5, color="#333333")
@@ -328,7 +330,7 @@ def update_routing_table(artists: dict, trace: moe.MoETrace, *, digits: int = ex
         shown = j < n
         on = shown and bool(r.mask[j])
         artists[f"head[{j}]"].set_visible(shown)
-        for key, _ in _ROWS:
+        for key, _ in ROUTING_ROWS:
             rect, txt = artists[f"{key}.cell[{j}]"], artists[f"{key}[{j}]"]
             rect.set_visible(shown)
             txt.set_visible(shown)
