@@ -54,6 +54,7 @@ CORE = (
     "tokenpath.gqa",
     "tokenpath.model.config",
     "tokenpath.model.files",
+    "tokenpath.model.tensors",
     "tokenpath.model.tokenizer_file",
     "tokenpath.moe",
     "tokenpath.ngram",
