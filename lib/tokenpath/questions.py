@@ -31,6 +31,7 @@ from .lessons import bpe as lesson1
 from .lessons import utf8 as lesson2
 from .lessons import attention as LA
 from .lessons import embedding as LE
+from .lessons import gqa as LG
 from . import position as P
 from .lessons import position as LP
 from .selfcheck import Question, choice, exact, number, sequence, set_of, vector
@@ -357,9 +358,9 @@ def grouped_query() -> tuple[Question, ...]:
     q2 = exact("gqa-weights", "How many attention weight matrices does one such layer compute per sequence?",
                t.weights.shape[1], source="gqa.grouped_attention(...).weights.shape[1]", hint="a whole number",
                why="Every query head has its own queries, so its own [T, T] weights; only K and U are shared.")
-    mqa = gqa.head_sharing(hq, 1)
+    mqa = LG.head_sharing(hq, 1)
     q3 = exact("gqa-mqa-cache", "How many numbers would the cache of Figure 16 hold with Hkv = 1?",
-               mqa.cache.elements, source=f"gqa.head_sharing({hq}, 1).cache.elements", hint="a whole number",
+               mqa.cache.elements, source=f"lessons.gqa.head_sharing({hq}, 1).cache.elements", hint="a whole number",
                why="The cache holds K and U for each K/V head: "
                    + "×".join(str(f) for f in mqa.cache.factors) + f" = {mqa.cache.elements}.")
     bad = ex.GQA_BAD_KV_HEADS
