@@ -43,7 +43,7 @@ from dataclasses import dataclass
 import numpy as np
 
 TOP_MODULES = ("attention", "bpe", "decoder", "embedding", "fmt", "gqa", "lessons", "model", "moe", "norms", "ownline",
-               "position", "safefiles", "safetensors_format", "sampling", "selfcheck", "subword", "trained")
+               "packing", "position", "safefiles", "safetensors_format", "sampling", "selfcheck", "subword", "trained")
 
 
 #: Packages whose ``__init__`` lists every public name of their modules, fuzzed as one.

@@ -59,6 +59,7 @@ CORE = (
     "tokenpath.moe",
     "tokenpath.ngram",
     "tokenpath.norms",
+    "tokenpath.packing",
     "tokenpath.position",
     "tokenpath.safefiles",
     "tokenpath.safetensors_format",

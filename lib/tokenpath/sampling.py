@@ -17,9 +17,10 @@ import numpy as np
 
 from . import norms
 from ._checks import as_float, as_float_array, as_int, as_int_array
-from .attention import loss_mask, softmax
+from .attention import softmax
 from .decoder import LayerWeights, decoder_layer
 from .embedding import check_ids, check_table, logits, lookup, one_hot, tied_head
+from .packing import loss_mask
 
 __all__ = [
     "CrossEntropyTrace",

@@ -16,9 +16,9 @@ import numpy as np
 
 from .. import examples as ex
 from .._checks import as_float, as_float_array, as_int
-from ..attention import shift_targets
 from ..decoder import LayerTrace, LayerWeights, decoder_layer, random_layer
 from ..embedding import check_ids, check_table, logits, lookup, lookup_grad, tied_head
+from ..packing import shift_targets
 from ..sampling import CrossEntropyTrace, cross_entropy, draw_ids, next_token_probs
 
 __all__ = [
