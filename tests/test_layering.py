@@ -57,6 +57,7 @@ CORE = (
     "tokenpath.model.tensors",
     "tokenpath.model.tokenizer_file",
     "tokenpath.moe",
+    "tokenpath.moe_dispatch",
     "tokenpath.ngram",
     "tokenpath.norms",
     "tokenpath.packing",
