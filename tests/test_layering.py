@@ -36,6 +36,7 @@ LAYER_OF = {
     "tokenpath._evaluate": "tools",
     "tokenpath._sphinx": "tools",
     "tokenpath._train": "tools",
+    "tokenpath._train_data": "tools",
     "tokenpath.doctor": "tools",
     "tokenpath.guide": "tools",
     "tokenpath.questions": "tools",
