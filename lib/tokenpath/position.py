@@ -36,7 +36,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from ._checks import as_float, as_float_array, as_int, as_int_array
+from ._checks import as_float, as_float_array, as_int, as_int_array, as_pair_width
 from .attention import AttentionTrace, WeightedValuesTrace, causal_attention, weighted_values
 
 __all__ = [
@@ -47,7 +47,6 @@ __all__ = [
     "alibi",
     "alibi_bias",
     "alibi_slopes",
-    "check_pair_width",
     "position_table",
     "relative_scores",
     "rope",
@@ -60,23 +59,6 @@ __all__ = [
 
 #: The two ways of pairing features, by name.
 PAIRINGS = ("adjacent", "rotate_half")
-
-
-def check_pair_width(d: int, *, name: str = "d") -> int:
-    """A feature width ``d`` that splits into pairs: an even integer >= 2 (``name`` is
-    what an error calls it).
-
-    >>> check_pair_width(4)
-    4
-    >>> check_pair_width(3, name="head_dim")
-    Traceback (most recent call last):
-    ...
-    ValueError: head_dim must be even (features are used in pairs), got 3
-    """
-    d = as_int(name, d, low=2)
-    if d % 2:
-        raise ValueError(f"{name} must be even (features are used in pairs), got {d}")
-    return d
 
 
 def _positive_base(base) -> float:
@@ -96,7 +78,7 @@ def rope_frequencies(head_dim: int, base: float = 10000.0) -> np.ndarray:
     >>> rope_frequencies(4).tolist()
     [1.0, 0.01]
     """
-    head_dim = check_pair_width(head_dim, name="head_dim")
+    head_dim = as_pair_width("head_dim", head_dim)
     base = _positive_base(base)
     return base ** (-np.arange(0, head_dim, 2, dtype=np.float64) / head_dim)
 
@@ -165,7 +147,7 @@ def rotate_half_order(head_dim: int) -> np.ndarray:
     >>> rotate_half_order(8).tolist()
     [0, 2, 4, 6, 1, 3, 5, 7]
     """
-    head_dim = check_pair_width(head_dim, name="head_dim")
+    head_dim = as_pair_width("head_dim", head_dim)
     return np.concatenate([np.arange(0, head_dim, 2), np.arange(1, head_dim, 2)])
 
 
@@ -224,7 +206,7 @@ def sinusoidal(positions, d_model: int, base: float = 10000.0) -> np.ndarray:
     >>> sinusoidal([0, 1], 4).round(4).tolist()
     [[0.0, 1.0, 0.0, 1.0], [0.8415, 0.5403, 0.01, 1.0]]
     """
-    d_model = check_pair_width(d_model, name="d_model")
+    d_model = as_pair_width("d_model", d_model)
     angles = rope_angles(positions, d_model, base)  # [T, d_model/2]
     out = np.empty((angles.shape[0], d_model))
     out[:, 0::2] = np.sin(angles)
