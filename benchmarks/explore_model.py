@@ -6,7 +6,7 @@ its held-out loss measured during training, beside the n-gram baselines on the s
 Without arguments (as ``make bench`` runs it) it trains nothing: it says how to start a
 run and reports the runs already logged in ``build/explore/``.
 
-Every setting of ``tokenpath._train.Settings`` is an option (``--hidden-size``,
+Every setting of ``tokenpath._train_data.Settings`` is an option (``--hidden-size``,
 ``--num-hidden-layers``, ``--vocab-size``, ``--seq-len``, ``--batch-size``, ``--steps``,
 ``--lr``, ``--schedule wsd`` …). Unlike ``make model`` the defaults here are the stated
 data rules (``--split-rule hash --data-rule drop``: held out by path hash, generated data
@@ -54,6 +54,7 @@ ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT / "lib"))
 
 from tokenpath import _train as T  # noqa: E402
+from tokenpath import _train_data as D  # noqa: E402
 from tokenpath import corpus as C  # noqa: E402
 from tokenpath import ngram as N  # noqa: E402
 
@@ -89,7 +90,7 @@ def ngram_loss(m, win: np.ndarray) -> float:
     return float(np.mean([N.token_losses(m, w) for w in win]))
 
 
-def eval_streams(d: T.Data, s: T.Settings, limit: int) -> tuple[dict, dict]:
+def eval_streams(d: D.Data, s: D.Settings, limit: int) -> tuple[dict, dict]:
     """({stream: its evaluation windows}, a description of each stream)."""
     files = d.corpus.files
     versions, outside, outside_bytes = C.outside_texts()
@@ -100,7 +101,7 @@ def eval_streams(d: T.Data, s: T.Settings, limit: int) -> tuple[dict, dict]:
             ("stdlib data", [f.text for f in files if f.held_out and f.data],
              sum(f.held_out and f.data for f in files), sum(f.n_bytes for f in files if f.held_out and f.data)),
             ("outside code", outside, len(outside), outside_bytes)):
-        ids = T.token_stream(d.tok, texts)
+        ids = D.token_stream(d.tok, texts)
         streams[name] = windows(ids, s.seq_len, limit)
         info[name] = {"files": n_files, "bytes": n_bytes, "tokens": len(ids),
                       "eval_tokens": int(streams[name][:, 1:].size)}
@@ -108,7 +109,7 @@ def eval_streams(d: T.Data, s: T.Settings, limit: int) -> tuple[dict, dict]:
     return streams, info
 
 
-def time_steps(s: T.Settings, n: int) -> int:
+def time_steps(s: D.Settings, n: int) -> int:
     """Print the CPU seconds (this process, so hardly changed by other jobs' load) of
     each of ``n`` training steps of ``s`` on random tokens; the first step is left out
     of the median."""
@@ -124,7 +125,7 @@ def time_steps(s: T.Settings, n: int) -> int:
     total = sum(p.numel() for p in model.parameters())
     active = total - s.num_hidden_layers * (s.num_local_experts - s.num_experts_per_tok) * 3 * s.hidden_size \
         * s.intermediate_size
-    line = json.dumps({"kind": "step_time", "settings": T.recorded_settings(s), "cpu_s_per_step":
+    line = json.dumps({"kind": "step_time", "settings": D.recorded_settings(s), "cpu_s_per_step":
                        round(statistics.median(per_step), 3), "params_total": total, "params_active": active})
     print(line, flush=True)
     path = ROOT / "build" / "explore" / "step_times.jsonl"
@@ -144,7 +145,7 @@ def report(names: list[str]) -> int:
 
     rec = R.read_training()
     two_core = rec["seconds_train"] / rec["steps"]
-    recipe = {k: v for k, v in T.recorded_settings(T.Settings(**EXPLORE_DEFAULTS)).items() if k != "eval_every"}
+    recipe = {k: v for k, v in D.recorded_settings(D.Settings(**EXPLORE_DEFAULTS)).items() if k != "eval_every"}
     one_thread = None
     times = ROOT / "build" / "explore" / "step_times.jsonl"
     if times.exists():
@@ -179,7 +180,7 @@ def main(argv=None) -> int:
     p.add_argument("name", nargs="?", default="recipe",
                    help="the run's name: its log is build/explore/NAME.jsonl (default: recipe)")
     p.add_argument("--stream-tokens", type=int, default=32768, help="tokens per evaluation stream (default 32768)")
-    for f in fields(T.Settings):
+    for f in fields(D.Settings):
         default = EXPLORE_DEFAULTS.get(f.name, f.default)
         kind = {"bool": lambda v: v.lower() in ("1", "true", "yes")}.get(type(f.default).__name__, type(f.default))
         p.add_argument("--" + f.name.replace("_", "-"), dest=f.name, type=kind, default=default)
@@ -201,7 +202,7 @@ def main(argv=None) -> int:
     except ImportError:
         print("explore_model: it needs the crosscheck extra (PyTorch): make venv EXTRAS=dev,crosscheck")
         return 1
-    s = T.Settings(**{f.name: getattr(a, f.name) for f in fields(T.Settings)})
+    s = D.Settings(**{f.name: getattr(a, f.name) for f in fields(D.Settings)})
     if a.time_steps:
         return time_steps(s, a.time_steps)
     log_path = ROOT / "build" / "explore" / f"{a.name}.jsonl"
@@ -214,10 +215,10 @@ def main(argv=None) -> int:
         print(json.dumps(rec), flush=True)
 
     t0 = time.perf_counter()
-    d = T.prepare_data(s)
+    d = D.prepare_data(s)
     streams, info = eval_streams(d, s, a.stream_tokens)
-    write({"kind": "settings", "settings": T.recorded_settings(s), "train_tokens": int(len(d.train_ids)),
-           "train_files": sum(not f.held_out and T.keep(f, s) for f in d.corpus.files),
+    write({"kind": "settings", "settings": D.recorded_settings(s), "train_tokens": int(len(d.train_ids)),
+           "train_files": sum(not f.held_out and D.keep(f, s) for f in d.corpus.files),
            "corpus_sha256": d.corpus.sha256, "streams": info, "seconds_data": round(time.perf_counter() - t0, 1)})
     baselines = {}
     for m in (N.unigram(d.train_ids, s.vocab_size), N.kneser_ney(d.train_ids, s.vocab_size, 2),

@@ -42,8 +42,9 @@ from dataclasses import dataclass
 
 import numpy as np
 
-TOP_MODULES = ("attention", "bpe", "decoder", "embedding", "fmt", "gqa", "lessons", "model", "moe", "norms", "ownline",
-               "position", "safefiles", "safetensors_format", "sampling", "selfcheck", "subword", "trained")
+TOP_MODULES = ("attention", "bpe", "decoder", "embedding", "fmt", "gqa", "lessons", "model", "moe", "moe_dispatch",
+               "norms", "ownline", "packing", "position", "safefiles", "safetensors_format", "sampling", "selfcheck",
+               "subword", "trained")
 
 
 #: Packages whose ``__init__`` lists every public name of their modules, fuzzed as one.

@@ -9,6 +9,7 @@ from hypothesis import strategies as st
 from hypothesis.extra import numpy as hnp
 
 from tokenpath import attention as A
+from tokenpath import packing as PK
 from tokenpath.lessons import attention as LA
 from tokenpath import examples as ex
 
@@ -44,7 +45,7 @@ def test_misaligned_cache_mask_drops_history_the_correct_mask_keeps():
 
 
 def test_document_ids_and_mask_keep_packed_documents_apart():
-    p = A.pack_documents(ex.PACKED_DOCUMENTS, ex.PACK_BLOCK, eos=ex.EOS, pad_id=ex.PAD)
+    p = PK.pack_documents(ex.PACKED_DOCUMENTS, ex.PACK_BLOCK, eos=ex.EOS, pad_id=ex.PAD)
     # every document is closed by EOS, in order
     flat = p.tokens[p.valid]
     expected = np.concatenate([np.r_[d, ex.EOS] for d in ex.PACKED_DOCUMENTS])
@@ -63,7 +64,7 @@ def test_document_ids_and_mask_keep_packed_documents_apart():
 @pytest.mark.parametrize("docs, block", [(ex.PACKED_DOCUMENTS, ex.PACK_BLOCK), ([[3, 7, 3], [2]], 2),
                                           ([[1, 2, 3, 4, 5, 6]], 3), ([[1], [2], [3]], 2)])
 def test_continued_marks_exactly_the_blocks_whose_first_token_continues_a_document(docs, block):
-    p = A.pack_documents(docs, block, eos=ex.EOS, pad_id=ex.PAD)
+    p = PK.pack_documents(docs, block, eos=ex.EOS, pad_id=ex.PAD)
     stream = p.doc_ids.ravel()
     for n in range(p.tokens.shape[0]):
         start = n * block  # the first position of block n in the packed stream
@@ -72,7 +73,7 @@ def test_continued_marks_exactly_the_blocks_whose_first_token_continues_a_docume
 
 
 def test_document_ids_within_one_row_count_eos_before_position():
-    assert A.document_ids([3, 9, 7, 9], eos=9).tolist() == [0, 0, 1, 1]
+    assert PK.document_ids([3, 9, 7, 9], eos=9).tolist() == [0, 0, 1, 1]
 
 
 def test_combine_masks_is_logical_and():
@@ -257,12 +258,12 @@ def test_causal_attention_checks_cache_length():
         (lambda: A.cache_mask(-1, 2), ValueError, "past must be >= 0"),
         (lambda: A.cache_mask(3, 0), ValueError, "new must be >= 1"),
         (lambda: A.padding_mask(np.array(True)), ValueError, "valid must have a position axis"),
-        (lambda: A.document_ids([1.5, 2.0], eos=9), TypeError, "tokens must hold integers"),
+        (lambda: PK.document_ids([1.5, 2.0], eos=9), TypeError, "tokens must hold integers"),
         (lambda: A.combine_masks(), ValueError, "at least one mask"),
         (lambda: A.combine_masks(np.ones((2, 3), bool), np.ones((3, 2), bool)), ValueError, "broadcast"),
-        (lambda: A.pack_documents([[3, 9]], 4, eos=9, pad_id=0), ValueError, "already contains eos"),
-        (lambda: A.pack_documents([], 4, eos=9, pad_id=0), ValueError, "at least one document"),
-        (lambda: A.pack_documents([[1]], 0, eos=9, pad_id=0), ValueError, "block must be >= 1"),
+        (lambda: PK.pack_documents([[3, 9]], 4, eos=9, pad_id=0), ValueError, "already contains eos"),
+        (lambda: PK.pack_documents([], 4, eos=9, pad_id=0), ValueError, "at least one document"),
+        (lambda: PK.pack_documents([[1]], 0, eos=9, pad_id=0), ValueError, "block must be >= 1"),
         (lambda: A.split_heads(np.ones((1, 2, 6)), 4), ValueError, "divide into heads=4"),
         (lambda: A.merge_heads(np.ones((2, 2, 2))), ValueError, "x must have 4 axes"),
         (lambda: A.softmax([-np.inf, -np.inf]), ValueError, "no visible source"),
@@ -296,7 +297,7 @@ def test_figure_traces_bundle_engine_results():
     two = LA.two_sources(ex.FIG10_Q, ex.FIG10_K, ex.FIG10_U, ex.FIG10_DIGITS)
     assert np.array_equal(two.rounded_output, LA.output_from_rounded_weights(two.attention, ex.FIG10_DIGITS))
     shift = LA.shift_vs_mask(ex.TEXT, eos=ex.EOS, column=ex.FIG13_COLUMN, sampled=ex.FIG13_SAMPLED)
-    assert np.array_equal(shift.loss_mask, A.loss_mask(shift.targets))
+    assert np.array_equal(shift.loss_mask, PK.loss_mask(shift.targets))
     assert shift.reads.tolist() == shift.inputs[: ex.FIG13_COLUMN + 1].tolist()
     cache = LA.cache_masks(ex.FIG14_PAST, ex.FIG14_NEW)
     assert np.array_equal(cache.dropped, A.cache_mask(3, 2) & ~LA.misaligned_cache_mask(3, 2))
@@ -312,8 +313,8 @@ def test_figure_traces_bundle_engine_results():
         (lambda: LA.two_sources(ex.FIG10_Q, ex.FIG10_K, ex.FIG10_U, -1), ValueError, "digits must be >= 0"),
         (lambda: LA.shift_vs_mask("abac", eos=9, column=4, sampled=2), ValueError, "column must be a position"),
         (lambda: LA.shift_vs_mask("abac", eos=9, column=2, sampled=-1), ValueError, "sampled must be"),
-        (lambda: A.loss_mask(np.array(3)), ValueError, "targets must have a position axis"),
-        (lambda: A.loss_mask([1.5]), TypeError, "targets must hold integers"),
+        (lambda: PK.loss_mask(np.array(3)), ValueError, "targets must have a position axis"),
+        (lambda: PK.loss_mask([1.5]), TypeError, "targets must hold integers"),
         (lambda: LA.cache_masks(-1, 2), ValueError, "past must be >= 0"),
         (lambda: LA.value_magnitude(-1.0), ValueError, "m must be >= 0"),
         (lambda: LA.value_magnitude(float("nan")), ValueError, "m must be finite"),

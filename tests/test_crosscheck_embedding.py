@@ -8,7 +8,7 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
-from tokenpath import attention as A
+from tokenpath import packing as PK
 from tokenpath.lessons import embedding as LE
 from tokenpath import sampling
 from tokenpath import decoder as dec
@@ -54,7 +54,7 @@ def test_tied_head_matches_a_linear_layer_sharing_the_embedding_weight():
 
 def test_cross_entropy_matches_f_cross_entropy_with_ignore_index():
     z = np.random.default_rng(1).normal(size=(2, 4, 11))
-    y = A.shift_targets(S, eos=ex.EOS)
+    y = PK.shift_targets(S, eos=ex.EOS)
     mask = np.array([[1, 1, 1, 1], [1, 1, 0, 0]])
     ours = sampling.cross_entropy(z, y, mask)
     yt = torch.tensor(np.where(mask == 1, y, -100))
@@ -67,7 +67,7 @@ def test_cross_entropy_matches_f_cross_entropy_with_ignore_index():
 
 def test_tied_gradient_matches_autograd_and_autograd_splits_the_same_way():
     x = torch.tensor(ex.encode_chars(ex.TEXT))
-    y = torch.tensor(A.shift_targets(ex.encode_chars(ex.TEXT), eos=ex.EOS))
+    y = torch.tensor(PK.shift_targets(ex.encode_chars(ex.TEXT), eos=ex.EOS))
     ours = LE.tied_gradient()
 
     # the whole gradient of the tied matrix

@@ -10,6 +10,7 @@ import numpy as np
 import pytest
 
 from tokenpath import attention as A
+from tokenpath import packing as PK
 from tokenpath.lessons import attention as LA
 from tokenpath import examples as ex
 
@@ -55,7 +56,7 @@ def test_causal_multi_head_matches_sdpa_is_causal():
 
 def test_explicit_boolean_mask_matches_sdpa_attn_mask():
     q, k, v = _random_bhtd(1, t_q=6, t_k=6)
-    packed = A.pack_documents([[3, 7], [2, 3, 7], [7]], 6, eos=ex.EOS, pad_id=ex.PAD)
+    packed = PK.pack_documents([[3, 7], [2, 3, 7], [7]], 6, eos=ex.EOS, pad_id=ex.PAD)
     mask = packed.mask()[:, None]  # [B, 1, T, T], broadcast over heads
     assert mask.shape[0] == q.shape[0]
     ours = A.attention(q, k, v, mask).output

@@ -8,7 +8,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 from hypothesis.extra.numpy import arrays
 
-from tokenpath import attention as A
+from tokenpath import packing as PK
 from tokenpath import embedding as em
 from tokenpath import examples as ex
 from tokenpath.lessons import embedding as LE
@@ -105,7 +105,7 @@ def test_lookup_trace_follows_the_cell_and_finds_every_position_of_its_id():
 
 def test_id_0_is_an_ordinary_id_not_padding():
     np.testing.assert_array_equal(em.lookup(E, [0]), E[:1])
-    assert A.loss_mask([0, 0]).tolist() == [1, 1]
+    assert PK.loss_mask([0, 0]).tolist() == [1, 1]
 
 
 # ---------------------------------------------------------------- bad input: lookup
@@ -301,7 +301,7 @@ def test_fig06_input_path_reaches_only_rows_3_7_2_output_path_reaches_every_row(
 @settings(max_examples=25)
 def test_input_path_gradient_is_zero_on_rows_whose_id_never_appears(ids, seed):
     e = LE.seeded_embedding(20, 4, seed=seed)
-    g = LE.tied_gradient(e, ids, A.shift_targets(ids, eos=19))
+    g = LE.tied_gradient(e, ids, PK.shift_targets(ids, eos=19))
     absent = np.setdiff1d(np.arange(20), ids)
     np.testing.assert_array_equal(g.grad_input[absent], 0)
 
@@ -309,7 +309,7 @@ def test_input_path_gradient_is_zero_on_rows_whose_id_never_appears(ids, seed):
 def test_analytic_gradient_matches_central_finite_differences():
     e = LE.seeded_embedding(12, 4, seed=1) + 0.05  # no exact zeros
     x = np.array([[3, 7, 3, 2], [7, 2, 3, 7]])
-    y = A.shift_targets(x, eos=9)
+    y = PK.shift_targets(x, eos=9)
     mask = np.array([[1, 1, 1, 1], [1, 1, 1, 0]])
     g = LE.tied_gradient(e, x, y, mask)
     h = 1e-6

@@ -19,6 +19,7 @@ from matplotlib.backends.backend_agg import RendererAgg
 from matplotlib.text import Text
 
 from tokenpath import attention as A
+from tokenpath import packing as PK
 from tokenpath.lessons import attention as LA
 from tokenpath import examples as ex
 from tokenpath import figures
@@ -420,15 +421,15 @@ def test_fig14_cache_mask_and_dropped_history_come_from_the_engine():
 
 def test_shift_targets_moves_left_and_appends_eos():
     x = ex.encode_chars(ex.TEXT)
-    assert np.array_equal(A.shift_targets(x, ex.EOS), np.append(x[1:], ex.EOS))
+    assert np.array_equal(PK.shift_targets(x, ex.EOS), np.append(x[1:], ex.EOS))
     batch = np.stack([x, x[::-1]])
-    assert np.array_equal(A.shift_targets(batch, ex.EOS)[1], np.append(x[::-1][1:], ex.EOS))
+    assert np.array_equal(PK.shift_targets(batch, ex.EOS)[1], np.append(x[::-1][1:], ex.EOS))
     with pytest.raises(ValueError, match="ids"):
-        A.shift_targets([], ex.EOS)
+        PK.shift_targets([], ex.EOS)
     with pytest.raises(TypeError, match="ids"):
-        A.shift_targets([1.5, 2.0], ex.EOS)
+        PK.shift_targets([1.5, 2.0], ex.EOS)
     with pytest.raises(ValueError, match="eos"):
-        A.shift_targets(x, -1)
+        PK.shift_targets(x, -1)
 
 
 def test_draw_helpers_check_their_arguments():

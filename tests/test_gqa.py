@@ -13,6 +13,7 @@ from hypothesis import strategies as st
 from tokenpath import attention as A
 from tokenpath import examples as ex
 from tokenpath import gqa
+from tokenpath.lessons import gqa as LG
 
 
 def _qkv(seed, b=2, h_q=8, h_kv=2, t=4, d_h=2, p=0):
@@ -157,8 +158,8 @@ def test_grouped_attention_checks_shapes_by_name():
 
 
 def test_fig16_cache_counts_24_vs_96_ratio_one_quarter():
-    s = gqa.head_sharing(ex.FIG16_N_Q_HEADS, ex.FIG16_N_KV_HEADS, layers=ex.FIG16_LAYERS,
-                         requests=ex.FIG16_REQUESTS, seq_len=ex.FIG16_SEQ_LEN, head_dim=ex.FIG16_HEAD_DIM)
+    s = LG.head_sharing(ex.FIG16_N_Q_HEADS, ex.FIG16_N_KV_HEADS, layers=ex.FIG16_LAYERS,
+                        requests=ex.FIG16_REQUESTS, seq_len=ex.FIG16_SEQ_LEN, head_dim=ex.FIG16_HEAD_DIM)
     assert s.cache.factors == (2, 1, 2, 3, 2) and s.cache.elements == 24
     assert s.mha_cache.elements == 96
     assert s.ratio == Fraction(1, 4)
@@ -176,7 +177,7 @@ def test_cache_count_equals_the_size_of_the_cached_arrays():
 @given(h_kv=st.integers(1, 8), g=st.integers(1, 8))
 @settings(max_examples=20)
 def test_cache_ratio_is_hkv_over_hq(h_kv, g):
-    assert gqa.head_sharing(h_kv * g, h_kv).ratio == Fraction(1, g)
+    assert LG.head_sharing(h_kv * g, h_kv).ratio == Fraction(1, g)
 
 
 def test_kv_cache_size_checks_its_arguments():
@@ -200,7 +201,7 @@ def test_cache_bytes_equal_the_nbytes_of_the_cached_arrays_at_each_precision():
 
 
 def test_realistic_cache_grows_linearly_and_shrinks_by_hkv_over_hq():
-    real = gqa.head_sharing(32, 8, layers=32, seq_len=8192, head_dim=128)
+    real = LG.head_sharing(32, 8, layers=32, seq_len=8192, head_dim=128)
     assert real.cache.nbytes("bfloat16") == 8192 * real.cache.nbytes_per_position("bfloat16")
     assert 4 * real.cache.nbytes("bfloat16") == real.mha_cache.nbytes("bfloat16")
 

@@ -9,6 +9,7 @@ from tokenpath import examples as ex
 from tokenpath import figures, fmt, gqa
 from tokenpath.figures import gqa as G
 from tokenpath.figures import style
+from tokenpath.lessons import gqa as LG
 
 from test_figures import rendered  # the session's one render of each figure
 
@@ -23,7 +24,7 @@ def _visible(drawn, prefix):
 
 
 def test_fig16_shows_eight_query_heads_two_kv_heads_and_the_map(fig16):
-    s = gqa.head_sharing(ex.FIG16_N_Q_HEADS, ex.FIG16_N_KV_HEADS)
+    s = LG.head_sharing(ex.FIG16_N_Q_HEADS, ex.FIG16_N_KV_HEADS)
     assert len(_visible(fig16, "q.box[")) == s.n_q_heads == 8
     assert len(_visible(fig16, "kv.box[")) == s.n_kv_heads == 2
     for h in range(8):
@@ -36,7 +37,7 @@ def test_fig16_shows_eight_query_heads_two_kv_heads_and_the_map(fig16):
 
 
 def test_fig16_cache_numbers_and_shapes_come_from_the_engine(fig16):
-    s = gqa.head_sharing(8, 2, layers=1, requests=1, seq_len=3, head_dim=2)
+    s = LG.head_sharing(8, 2, layers=1, requests=1, seq_len=3, head_dim=2)
     texts = " ".join(fig16.artists[k].get_text() for k in ("shapes", "cache", "mha", "ratio", "ratio.label"))
     for piece in ("Q [B, 8, T, d_h]", "K and U [B, 2, T, d_h]", "2×1×2×3×2 = 24", "2×1×8×3×2 = 96",
                   f"24/96 = {fmt.frac(float(s.ratio))}", "K/V body only"):

@@ -470,7 +470,7 @@ def test_the_readers_and_writers_refuse_bad_arguments_by_name(tmp_path):
     with pytest.raises(ValueError, match="dtype must be"):
         M.save(tmp_path / "d", tiny, dtype=np.float32)
     with pytest.raises(TypeError, match="name must be a tensor name"):
-        M.figure4_place(["model.norm.weight"])
+        M.tensor_role(["model.norm.weight"])
     with pytest.raises(TypeError, match="dtypes must be a mapping"):
         M.Model(tiny.config, dict(tiny.tensors), dtypes=[1])
     with pytest.raises(TypeError, match="vocab_size must be an integer"):

@@ -133,7 +133,7 @@ def test_tensor_names_follow_hugging_face_and_each_has_a_place_in_figure_4(tiny)
     for row in tiny.tensor_table():
         assert row[3]
     with pytest.raises(ValueError, match="not a Llama tensor name"):
-        M.figure4_place("transformer.h.0.attn.c_attn.weight")
+        M.tensor_role("transformer.h.0.attn.c_attn.weight")
 
 
 def test_kv_projections_are_narrower_than_the_query_projection_by_the_group_size(tiny):
@@ -416,8 +416,8 @@ def test_mixtral_tensor_names_and_counts_total_and_active():
     assert n.router == 8 * 4 and n.mlp == 4 * 3 * 8 * 12 and n.active_mlp == 2 * 3 * 8 * 12
     assert n.active == n.total - 2 * 2 * 3 * 8 * 12
     assert dict(n.rows())["active per token"] == n.active
-    assert M.figure4_place("model.layers.1.block_sparse_moe.experts.2.w3.weight").startswith("layer 1, expert 2: W_up")
-    assert "router" in M.figure4_place("model.layers.0.block_sparse_moe.gate.weight")
+    assert M.tensor_role("model.layers.1.block_sparse_moe.experts.2.w3.weight").startswith("layer 1, expert 2: W_up")
+    assert "router" in M.tensor_role("model.layers.0.block_sparse_moe.gate.weight")
 
 
 def test_mixtral_round_trips_and_its_trace_shows_router_choices(tmp_path):

@@ -9,7 +9,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 from hypothesis.extra.numpy import arrays
 
-from tokenpath import attention, moe, norms
+from tokenpath import attention, moe, moe_dispatch, norms
 from tokenpath import examples as ex
 from tokenpath.lessons import moe as lessons_moe
 
@@ -132,7 +132,7 @@ def test_moe_layer_runs_only_the_chosen_experts_and_keeps_the_width():
 
 
 def test_fig22_two_tokens_k2_use_four_experts_one_token_each():
-    b = moe.route_batch(ex.FIG22_SCORES, ex.FIG22_K)
+    b = moe_dispatch.route_batch(ex.FIG22_SCORES, ex.FIG22_K)
     assert [sorted(c) for c in b.route.chosen.tolist()] == [[0, 1], [2, 3]]
     assert b.experts_used.tolist() == [0, 1, 2, 3]
     assert b.load.tolist() == [1, 1, 1, 1]
@@ -140,19 +140,19 @@ def test_fig22_two_tokens_k2_use_four_experts_one_token_each():
 
 
 def test_capacity_drops_later_tokens_of_a_full_expert():
-    b = moe.route_batch(np.vstack([ex.FIG22_SCORES[0], ex.FIG22_CANDIDATES[0]]), 2, capacity=ex.FIG22_CAPACITY)
+    b = moe_dispatch.route_batch(np.vstack([ex.FIG22_SCORES[0], ex.FIG22_CANDIDATES[0]]), 2, capacity=ex.FIG22_CAPACITY)
     assert b.load.tolist() == [2, 2, 0, 0]
     assert b.kept_load.tolist() == [1, 1, 0, 0]
     assert b.dropped == [(1, 0), (1, 1)]
-    unlimited = moe.route_batch(np.vstack([ex.FIG22_SCORES[0], ex.FIG22_CANDIDATES[0]]), 2)
+    unlimited = moe_dispatch.route_batch(np.vstack([ex.FIG22_SCORES[0], ex.FIG22_CANDIDATES[0]]), 2)
     assert unlimited.dropped == [] and unlimited.capacity is None
 
 
 def test_capacity_16_experts_of_100M_store_1_6B_and_run_200M():
-    c = moe.expert_parameters(ex.MOE_EXPERTS, ex.MOE_EXPERT_PARAMS, ex.MOE_K)
+    c = moe_dispatch.expert_parameters(ex.MOE_EXPERTS, ex.MOE_EXPERT_PARAMS, ex.MOE_K)
     assert c.stored == 1_600_000_000 and c.active == 200_000_000
-    assert (moe.count_text(c.stored), moe.count_text(c.active)) == ("1.6B", "200M")
-    shared = moe.expert_parameters(16, 100, 2, shared=50)
+    assert (moe_dispatch.count_text(c.stored), moe_dispatch.count_text(c.active)) == ("1.6B", "200M")
+    shared = moe_dispatch.expert_parameters(16, 100, 2, shared=50)
     assert (shared.stored_total, shared.active_total) == (1650, 250)
 
 
@@ -226,7 +226,7 @@ def test_shape_mismatches_are_refused_by_name():
     with pytest.raises(ValueError, match="scores must have at least one expert"):
         moe.route(np.ones((2, 0)), 1)
     with pytest.raises(ValueError, match=r"scores must be \[N, E\]"):
-        moe.route_batch(ex.FIG20_SCORES, 2)
+        moe_dispatch.route_batch(ex.FIG20_SCORES, 2)
     with pytest.raises(ValueError, match="expert_outputs"):
         moe.router_gradient(ex.FIG20_SCORES, np.ones((3, 2)), [0.0, 0.0], 2)
     with pytest.raises(ValueError, match="target"):
@@ -244,15 +244,15 @@ def test_other_bad_arguments_are_refused_by_name():
     with pytest.raises(ValueError, match="gate"):
         moe.route(ex.FIG20_SCORES, 2, gate="softmax")
     with pytest.raises(ValueError, match="capacity"):
-        moe.route_batch(ex.FIG22_SCORES, 2, capacity=0)
+        moe_dispatch.route_batch(ex.FIG22_SCORES, 2, capacity=0)
     with pytest.raises(ValueError, match="k must"):
-        moe.expert_parameters(4, 100, 5)
+        moe_dispatch.expert_parameters(4, 100, 5)
     with pytest.raises(TypeError, match="delta"):
         lessons_moe.top1_boundary("0", ex.FIG21_OUTPUTS, ex.FIG21_TARGET)
     with pytest.raises(ValueError, match="delta"):
         lessons_moe.top1_boundary(float("nan"), ex.FIG21_OUTPUTS, ex.FIG21_TARGET)
     with pytest.raises(TypeError, match="n must"):
-        moe.count_text(1.5)
+        moe_dispatch.count_text(1.5)
     with pytest.raises(TypeError, match="trace"):
         lessons_moe.output_from_rounded_gates(moe.route(ex.FIG20_SCORES, 2), 3)
     with pytest.raises(ValueError, match="h must"):

@@ -7,7 +7,7 @@ import numpy as np
 import pytest
 from matplotlib.text import Text
 
-from tokenpath import attention, figures, fmt, moe
+from tokenpath import attention, figures, fmt, moe, moe_dispatch
 from tokenpath import examples as ex
 from tokenpath.lessons import moe as lessons_moe
 from tokenpath.figures import moe as fm
@@ -96,7 +96,7 @@ def test_fig21_marks_the_engine_choice_gates_and_gradients(drawn):
 
 def test_fig22_batch_use_load_and_capacity_come_from_the_engine(drawn):
     d = drawn[22]
-    b = moe.route_batch(ex.FIG22_SCORES, ex.FIG22_K, capacity=ex.FIG22_CAPACITY)
+    b = moe_dispatch.route_batch(ex.FIG22_SCORES, ex.FIG22_K, capacity=ex.FIG22_CAPACITY)
     for n in range(2):
         for j in range(4):
             on = bool(b.used[n, j])
@@ -104,7 +104,7 @@ def test_fig22_batch_use_load_and_capacity_come_from_the_engine(drawn):
     assert [_text(d, f"used[{j}]") for j in range(4)] == ["yes"] * 4
     assert [_text(d, f"load[{j}]") for j in range(4)] == [str(v) for v in b.load]
     assert _text(d, "used.side") == "4 experts used"
-    c = moe.expert_parameters(ex.MOE_EXPERTS, ex.MOE_EXPERT_PARAMS, ex.MOE_K)
+    c = moe_dispatch.expert_parameters(ex.MOE_EXPERTS, ex.MOE_EXPERT_PARAMS, ex.MOE_K)
     assert _text(d, "params.stored") == (
         f"stored: {c.n_experts} experts × 100M = 1.6B     run per token: {c.k} × 100M = 200M")
     assert "16 experts × 100M = 1.6B" in d.alt and "2 × 100M = 200M" in d.alt
@@ -122,5 +122,5 @@ def test_figure_traces_refuse_bad_arguments():
     with pytest.raises(ValueError, match="columns"):
         fm.draw_routing_table(ax, fm.fig20_trace(6), columns=4)
     with pytest.raises(ValueError, match="two tokens"):
-        fm.draw_batch(ax, moe.route_batch(np.zeros((3, 4)), 2))
+        fm.draw_batch(ax, moe_dispatch.route_batch(np.zeros((3, 4)), 2))
     style.close(fig)

@@ -9,7 +9,7 @@ from fractions import Fraction
 import numpy as np
 import pytest
 
-from tokenpath import attention, moe, questions, selfcheck
+from tokenpath import attention, moe, moe_dispatch, questions, selfcheck
 from tokenpath import examples as ex
 from tokenpath.lessons import moe as lessons_moe
 
@@ -43,10 +43,10 @@ def test_answers_are_computed_by_the_engine():
     b21 = lessons_moe.top1_boundary(ex.FIG21_DELTA, ex.FIG21_OUTPUTS, ex.FIG21_TARGET)
     np.testing.assert_array_equal(QUESTIONS["moe-top1-grad"].answer, b21.in_set.grad)
     assert np.abs(b21.full.grad).max() > 0  # the full-softmax gate does pass a gradient
-    crowded = moe.route_batch(np.vstack([ex.FIG22_SCORES[0], ex.FIG22_CANDIDATES[0]]), ex.FIG22_K,
-                              capacity=ex.FIG22_CAPACITY)
+    crowded = moe_dispatch.route_batch(np.vstack([ex.FIG22_SCORES[0], ex.FIG22_CANDIDATES[0]]), ex.FIG22_K,
+                                       capacity=ex.FIG22_CAPACITY)
     assert QUESTIONS["moe-dropped"].answer == len(crowded.dropped) == crowded.load.sum() - crowded.kept_load.sum()
-    assert moe.route_batch(ex.FIG22_SCORES, ex.FIG22_K).experts_used.size == 4 > ex.FIG22_K
+    assert moe_dispatch.route_batch(ex.FIG22_SCORES, ex.FIG22_K).experts_used.size == 4 > ex.FIG22_K
 
 
 @pytest.mark.parametrize("qid, answer", [(q, a) for q, answers in RIGHT.items() for a in answers])

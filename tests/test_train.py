@@ -10,6 +10,8 @@ from pathlib import Path
 import pytest
 
 from tokenpath import _train as T
+from tokenpath import _train_data as D
+from tokenpath import corpus as C
 from tokenpath import trained as R
 from tokenpath import model as M
 
@@ -20,35 +22,35 @@ def test_corpus_is_sorted_py_files_without_the_skipped_folders(tmp_path):
     for rel in ("b.py", "a/x.py", "test/t.py", "a/tests/t.py", "idlelib/i.py", "site-packages/s.py", "c.txt"):
         (tmp_path / rel).parent.mkdir(parents=True, exist_ok=True)
         (tmp_path / rel).write_text("x = 1\n")
-    files = T.corpus_files(tmp_path)
+    files = C.corpus_files(tmp_path)
     assert [str(f.relative_to(tmp_path)) for f in files] == ["a/x.py", "b.py"]
 
 
 def test_corpus_hash_changes_with_a_path_or_a_byte(tmp_path):
     (tmp_path / "a.py").write_text("x = 1\n")
-    files = T.corpus_files(tmp_path)
-    before = T.corpus_sha256(files, tmp_path)
+    files = C.corpus_files(tmp_path)
+    before = C.corpus_sha256(files, tmp_path)
     (tmp_path / "a.py").write_text("x = 2\n")
-    assert T.corpus_sha256(files, tmp_path) != before
+    assert C.corpus_sha256(files, tmp_path) != before
 
 
 def test_held_out_slice_is_every_twentieth_file_and_disjoint_from_training():
     texts = [str(i) for i in range(45)]
-    train, held = T.split(texts)
+    train, held = D.split(texts)
     assert held == ["0", "20", "40"] and not set(train) & set(held) and len(train) + len(held) == 45
 
 
 def test_cosine_schedule_warms_up_then_decays_to_the_floor():
-    s = T.Settings()
+    s = D.Settings()
     lrs = [T.cosine_lr(i, s) for i in range(s.steps)]
     assert max(lrs) == pytest.approx(s.lr) and lrs[-1] == pytest.approx(s.min_lr)
     assert all(a >= b for a, b in zip(lrs[s.warmup:], lrs[s.warmup + 1:]))
 
 
 def test_data_order_depends_on_seed_and_step_only():
-    s = T.Settings()
-    assert (T.batch_starts(10_000, s, 3) == T.batch_starts(10_000, s, 3)).all()
-    assert (T.batch_starts(10_000, s, 3) != T.batch_starts(10_000, s, 4)).any()
+    s = D.Settings()
+    assert (D.batch_starts(10_000, s, 3) == D.batch_starts(10_000, s, 3)).all()
+    assert (D.batch_starts(10_000, s, 3) != D.batch_starts(10_000, s, 4)).any()
 
 
 def test_committed_folder_holds_every_file_and_its_record_agrees_with_its_config():
@@ -64,7 +66,7 @@ def test_committed_folder_holds_every_file_and_its_record_agrees_with_its_config
     assert record["held_out_loss"] < record["ln_vocab"] - 2
     tok = M.read_tokenizer(FOLDER / M.TOKENIZER_NAME)
     assert len(tok.vocab) + len(tok.special_tokens) == cfg["vocab_size"]
-    assert tok.special_tokens[T.EOS] == cfg["eos_token_id"]
+    assert tok.special_tokens[D.EOS] == cfg["eos_token_id"]
 
 
 def test_counting_by_tensor_name_agrees_with_the_engine_counting_from_the_config():
@@ -78,12 +80,12 @@ def test_counting_by_tensor_name_agrees_with_the_engine_counting_from_the_config
 
 def test_the_default_settings_are_recorded_with_the_committed_keys_only():
     record = T.read_training(FOLDER)
-    assert list(T.recorded_settings(T.Settings())) == list(record["settings"])
-    assert T.recorded_settings(T.Settings(**record["settings"])) == record["settings"]
+    assert list(D.recorded_settings(D.Settings())) == list(record["settings"])
+    assert D.recorded_settings(D.Settings(**record["settings"])) == record["settings"]
 
 
 def test_the_wsd_schedule_holds_the_peak_then_decays_linearly_to_the_floor():
-    s = T.Settings(steps=200, warmup=10, schedule="wsd")
+    s = D.Settings(steps=200, warmup=10, schedule="wsd")
     lrs = [T.cosine_lr(i, s) for i in range(s.steps)]
     start = s.steps - round(T.WSD_DECAY * s.steps)
     assert all(lr == s.lr for lr in lrs[s.warmup:start + 1]) and lrs[-1] == pytest.approx(s.min_lr)
@@ -103,4 +105,4 @@ def test_the_wsd_schedule_holds_the_peak_then_decays_linearly_to_the_floor():
 ])
 def test_bad_settings_name_the_setting(kwargs, match):
     with pytest.raises(ValueError, match=match):
-        T.Settings(**kwargs)
+        D.Settings(**kwargs)

@@ -154,6 +154,23 @@ def as_int(name: str, x, *, low: int | None = None, high: int | None = None) -> 
     return x
 
 
+def as_pair_width(name: str, x) -> int:
+    """Return ``x`` as a feature width that splits into pairs (an even integer >= 2),
+    or raise naming ``name``.
+
+    >>> as_pair_width("head_dim", 4)
+    4
+    >>> as_pair_width("head_dim", 3)
+    Traceback (most recent call last):
+    ...
+    ValueError: head_dim must be even (features are used in pairs), got 3
+    """
+    x = as_int(name, x, low=2)
+    if x % 2:
+        raise ValueError(f"{name} must be even (features are used in pairs), got {x}")
+    return x
+
+
 def as_float(name: str, x, *, low: float | None = None) -> float:
     """Return ``x`` as a finite Python float (``low`` inclusive), or raise naming ``name``."""
     if isinstance(x, bool) or not isinstance(x, numbers.Real):

@@ -2,7 +2,7 @@
 script after training (``make model``; ``python -m tokenpath._train --finish-only``).
 
 1. **Streams and baselines.** The training tokens and the three evaluation streams are
-   rebuilt exactly as the run built them (:func:`tokenpath._train.eval_streams`, with
+   rebuilt exactly as the run built them (:func:`tokenpath._train_data.eval_streams`, with
    the folder's tokenizer, checked against the counts in ``training.json``). Unigram,
    bigram and trigram tables (:mod:`tokenpath.ngram`) are fitted on exactly the training
    tokens and scored on exactly the model's evaluation windows, each window on its own.
@@ -25,7 +25,7 @@ import numpy as np
 from . import corpus as C
 from . import ngram as N
 from . import trained as T
-from ._train import Data, Settings, eval_streams, keep, token_stream
+from ._train_data import Data, Settings, eval_streams, keep, token_stream
 from .model import TOKENIZER_NAME, read_tokenizer
 
 #: The tables, by the names evaluation.json uses, and their orders.

@@ -31,6 +31,7 @@ from ._checks import as_float_array, as_int, as_int_array
 __all__ = [
     "ParameterCount",
     "check_ids",
+    "check_table",
     "logits",
     "lookup",
     "lookup_grad",
@@ -44,7 +45,12 @@ __all__ = [
 # ------------------------------------------------------------------------ the table
 
 
-def _table(table) -> np.ndarray:
+def check_table(table) -> np.ndarray:
+    """An embedding table ``[V, d]`` as a float array, with ``V, d >= 1``.
+
+    >>> check_table([[0.5, 1.0]]).shape
+    (1, 2)
+    """
     e = as_float_array("table", table, ndim=2)
     if e.shape[0] < 1 or e.shape[1] < 1:
         raise ValueError(f"table must be [V, d] with V, d >= 1, got shape {list(e.shape)}")
@@ -85,7 +91,7 @@ def lookup(table, ids) -> np.ndarray:
     >>> lookup([[0.0, 0.0], [1.0, 2.0], [3.0, 4.0]], [2, 0, 2]).tolist()
     [[3.0, 4.0], [0.0, 0.0], [3.0, 4.0]]
     """
-    e = _table(table)
+    e = check_table(table)
     return e[check_ids(ids, e.shape[0])]
 
 
@@ -107,7 +113,7 @@ def lookup_one_hot(table, ids) -> np.ndarray:
     >>> bool(np.array_equal(lookup_one_hot(e, [2, 0, 2]), lookup(e, [2, 0, 2])))
     True
     """
-    e = _table(table)
+    e = check_table(table)
     return one_hot(ids, e.shape[0]) @ e
 
 
@@ -138,7 +144,7 @@ def tied_head(table) -> np.ndarray:
     >>> tied_head([[1.0, 2.0], [3.0, 4.0], [5.0, 6.0]]).shape
     (2, 3)
     """
-    return _table(table).T
+    return check_table(table).T
 
 
 def logits(hidden, w_out) -> np.ndarray:

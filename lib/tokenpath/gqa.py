@@ -22,7 +22,6 @@ Shapes follow Hugging Face: queries ``[B, Hq, T_q, d_h]``, keys and values
 from __future__ import annotations
 
 from dataclasses import dataclass
-from fractions import Fraction
 
 import numpy as np
 
@@ -32,12 +31,10 @@ from .attention import attention, cache_mask
 __all__ = [
     "DTYPE_BYTES",
     "GroupedAttentionTrace",
-    "HeadSharing",
     "KVCacheSize",
     "bytes_text",
     "group_size",
     "grouped_attention",
-    "head_sharing",
     "kv_cache_size",
     "kv_groups",
     "repeat_kv",
@@ -277,55 +274,4 @@ def kv_cache_size(*, layers: int, requests: int, kv_heads: int, seq_len: int, he
         as_int("layers", layers, low=1), as_int("requests", requests, low=1),
         as_int("kv_heads", kv_heads, low=1), as_int("seq_len", seq_len, low=0),
         as_int("head_dim", head_dim, low=1),
-    )
-
-
-@dataclass(frozen=True)
-class HeadSharing:
-    """Head sharing at a glance: which K/V head each query head reads, the tensor shapes and
-    the cache compared with one K/V head per query head (multi-head attention)."""
-
-    n_q_heads: int  # Hq
-    n_kv_heads: int  # Hkv
-    groups: np.ndarray  # [Hq] K/V head read by query head h
-    cache: KVCacheSize  # with Hkv K/V heads
-    mha_cache: KVCacheSize  # the same with Hq K/V heads
-
-    @property
-    def group_size(self) -> int:
-        """Query heads per K/V head, Hq / Hkv."""
-        return self.n_q_heads // self.n_kv_heads
-
-    def readers(self, group: int) -> np.ndarray:
-        """The query heads that read K/V head ``group``."""
-        return np.flatnonzero(self.groups == group)
-
-    @property
-    def ratio(self) -> Fraction:
-        """Cache with shared heads over cache with one K/V head per query head."""
-        return Fraction(self.cache.elements, self.mha_cache.elements)
-
-    @property
-    def query_shape(self) -> tuple:
-        return ("B", self.n_q_heads, "T", "d_h")
-
-    @property
-    def kv_shape(self) -> tuple:
-        return ("B", self.n_kv_heads, "T", "d_h")
-
-
-def head_sharing(n_q_heads: int, n_kv_heads: int, *, layers: int = 1, requests: int = 1,
-                 seq_len: int = 3, head_dim: int = 2) -> HeadSharing:
-    """Gather the head-sharing trace for ``Hq`` query heads over ``Hkv`` K/V heads.
-
-    >>> s = head_sharing(8, 2)
-    >>> s.readers(1).tolist(), s.cache.elements, s.mha_cache.elements, s.ratio
-    ([4, 5, 6, 7], 24, 96, Fraction(1, 4))
-    """
-    groups = kv_groups(n_q_heads, n_kv_heads)
-    size = dict(layers=layers, requests=requests, seq_len=seq_len, head_dim=head_dim)
-    return HeadSharing(
-        n_q_heads=int(n_q_heads), n_kv_heads=int(n_kv_heads), groups=groups,
-        cache=kv_cache_size(kv_heads=n_kv_heads, **size),
-        mha_cache=kv_cache_size(kv_heads=n_q_heads, **size),
     )

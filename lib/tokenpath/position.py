@@ -36,7 +36,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from ._checks import as_float, as_float_array, as_int, as_int_array
+from ._checks import as_float, as_float_array, as_int, as_int_array, as_pair_width
 from .attention import AttentionTrace, WeightedValuesTrace, causal_attention, weighted_values
 
 __all__ = [
@@ -61,13 +61,6 @@ __all__ = [
 PAIRINGS = ("adjacent", "rotate_half")
 
 
-def _even_width(name: str, d: int) -> int:
-    d = as_int(name, d, low=2)
-    if d % 2:
-        raise ValueError(f"{name} must be even (features are used in pairs), got {d}")
-    return d
-
-
 def _positive_base(base) -> float:
     base = as_float("base", base)
     if base <= 0:
@@ -85,7 +78,7 @@ def rope_frequencies(head_dim: int, base: float = 10000.0) -> np.ndarray:
     >>> rope_frequencies(4).tolist()
     [1.0, 0.01]
     """
-    head_dim = _even_width("head_dim", head_dim)
+    head_dim = as_pair_width("head_dim", head_dim)
     base = _positive_base(base)
     return base ** (-np.arange(0, head_dim, 2, dtype=np.float64) / head_dim)
 
@@ -154,7 +147,7 @@ def rotate_half_order(head_dim: int) -> np.ndarray:
     >>> rotate_half_order(8).tolist()
     [0, 2, 4, 6, 1, 3, 5, 7]
     """
-    head_dim = _even_width("head_dim", head_dim)
+    head_dim = as_pair_width("head_dim", head_dim)
     return np.concatenate([np.arange(0, head_dim, 2), np.arange(1, head_dim, 2)])
 
 
@@ -213,7 +206,7 @@ def sinusoidal(positions, d_model: int, base: float = 10000.0) -> np.ndarray:
     >>> sinusoidal([0, 1], 4).round(4).tolist()
     [[0.0, 1.0, 0.0, 1.0], [0.8415, 0.5403, 0.01, 1.0]]
     """
-    d_model = _even_width("d_model", d_model)
+    d_model = as_pair_width("d_model", d_model)
     angles = rope_angles(positions, d_model, base)  # [T, d_model/2]
     out = np.empty((angles.shape[0], d_model))
     out[:, 0::2] = np.sin(angles)

@@ -31,6 +31,7 @@ from .lessons import bpe as lesson1
 from .lessons import utf8 as lesson2
 from .lessons import attention as LA
 from .lessons import embedding as LE
+from .lessons import gqa as LG
 from . import position as P
 from .lessons import position as LP
 from .selfcheck import Question, choice, exact, number, sequence, set_of, vector
@@ -357,9 +358,9 @@ def grouped_query() -> tuple[Question, ...]:
     q2 = exact("gqa-weights", "How many attention weight matrices does one such layer compute per sequence?",
                t.weights.shape[1], source="gqa.grouped_attention(...).weights.shape[1]", hint="a whole number",
                why="Every query head has its own queries, so its own [T, T] weights; only K and U are shared.")
-    mqa = gqa.head_sharing(hq, 1)
+    mqa = LG.head_sharing(hq, 1)
     q3 = exact("gqa-mqa-cache", "How many numbers would the cache of Figure 16 hold with Hkv = 1?",
-               mqa.cache.elements, source=f"gqa.head_sharing({hq}, 1).cache.elements", hint="a whole number",
+               mqa.cache.elements, source=f"lessons.gqa.head_sharing({hq}, 1).cache.elements", hint="a whole number",
                why="The cache holds K and U for each K/V head: "
                    + "×".join(str(f) for f in mqa.cache.factors) + f" = {mqa.cache.elements}.")
     bad = ex.GQA_BAD_KV_HEADS
@@ -425,7 +426,7 @@ def moe_routing() -> tuple[Question, ...]:
     """Chapter 8: a gate renormalised inside a set of three, the router's gradient at
     top-1 with in-set gates, why figure 22 stores four experts and what a capacity of
     one drops."""
-    from . import moe
+    from . import moe, moe_dispatch
     from .lessons import moe as lessons_moe
 
     k3 = moe.route(ex.FIG20_SCORES, ex.MOE_QUESTION_K)
@@ -455,7 +456,7 @@ def moe_routing() -> tuple[Question, ...]:
              f"{fmt.vec(np.round(b21.full.grad, 3))}."),
     )
 
-    batch = moe.route_batch(ex.FIG22_SCORES, ex.FIG22_K)
+    batch = moe_dispatch.route_batch(ex.FIG22_SCORES, ex.FIG22_K)
     per_token = "; ".join(f"token {n} runs {{{', '.join(map(str, sorted(row.tolist())))}}}"
                           for n, row in enumerate(batch.route.chosen))
     used = batch.experts_used
@@ -467,20 +468,20 @@ def moe_routing() -> tuple[Question, ...]:
         "fig22-store",
         f"Figure 22: every token runs only k = {batch.route.k} experts. Why store all {batch.route.n_experts}?",
         store, "b" if used.size > batch.route.k else "a",
-        source=f"moe.route_batch(FIG22_SCORES, k={batch.route.k}).experts_used",
+        source=f"moe_dispatch.route_batch(FIG22_SCORES, k={batch.route.k}).experts_used",
         why=(f"{per_token}; together the batch uses {used.size} experts, more than k = {batch.route.k}. "
              "Any expert may be needed by the next token, so all of them must stay stored (or be fetched); "
              "unchosen experts are not run for this token, and their gates are exactly 0."),
     )
 
-    crowded = moe.route_batch(np.vstack([ex.FIG22_SCORES[0], ex.FIG22_CANDIDATES[0]]), ex.FIG22_K,
-                              capacity=ex.FIG22_CAPACITY)
+    crowded = moe_dispatch.route_batch(np.vstack([ex.FIG22_SCORES[0], ex.FIG22_CANDIDATES[0]]), ex.FIG22_K,
+                                       capacity=ex.FIG22_CAPACITY)
     q4 = exact(
         "moe-dropped",
         f"Section 8.4: the second token has the scores {fmt.vec(ex.FIG22_CANDIDATES[0])} and every expert accepts "
         f"at most {ex.FIG22_CAPACITY} token. How many (token, expert) assignments are dropped?",
         len(crowded.dropped),
-        source=(f"moe.route_batch(np.vstack([FIG22_SCORES[0], FIG22_CANDIDATES[0]]), {ex.FIG22_K}, "
+        source=(f"moe_dispatch.route_batch(np.vstack([FIG22_SCORES[0], FIG22_CANDIDATES[0]]), {ex.FIG22_K}, "
                 f"capacity={ex.FIG22_CAPACITY}).dropped"),
         hint="a whole number",
         why=(f"Both tokens choose experts {{{', '.join(map(str, sorted(crowded.route.chosen[0].tolist())))}}}, so "

@@ -164,6 +164,62 @@ def _header_int(text: str):
     return _parse_int(text)
 
 
+def _check_length_field(path, head: bytes, size: int) -> int:
+    """N from the file's first 8 bytes, checked against the file's ``size``."""
+    if len(head) < 8:
+        _fail(path, f"the file has {size} bytes, too short for the 8-byte header length; it is truncated or not safetensors")
+    (n,) = struct.unpack("<Q", head)
+    if n > size - 8:
+        _fail(path, f"the header claims {n} bytes but only {size - 8} follow the 8-byte length; "
+                    "the file is truncated or not safetensors")
+    if n > MAX_HEADER:
+        _fail(path, f"the header claims {n} bytes, more than the format's limit of {MAX_HEADER}")
+    return n
+
+
+def _parse_header_json(path, raw: bytes, n: int) -> dict:
+    """The header's ``n`` bytes ``raw`` parsed as one JSON object (UTF-8, bounded)."""
+    if len(raw) < n:  # pragma: no cover - the file shrank while being read
+        _fail(path, f"the header claims {n} bytes but only {len(raw)} could be read; the file is truncated")
+    try:
+        raw.decode("utf-8")
+    except UnicodeDecodeError as err:
+        _fail(path, f"the header is not UTF-8 text (byte {err.start}); the file is corrupt or not safetensors")
+    try:
+        header = parse_json(path, raw, parse_int=_header_int)
+    except ModelFileError as err:
+        _fail(path, f"the header is {str(err)[len(str(path)) + 2:]}; the file is corrupt")
+    if not isinstance(header, dict):
+        _fail(path, f"the header must be a JSON object of tensors, got {type(header).__name__}")
+    return header
+
+
+def _check_metadata(path, metadata) -> dict:
+    """The ``__metadata__`` entry (absent: empty), which must map strings to strings."""
+    if metadata is None:
+        metadata = {}
+    if not isinstance(metadata, dict) or not all(isinstance(v, str) for v in metadata.values()):
+        _fail(path, f"the header's __metadata__ must map strings to strings, got {short_repr(metadata)}")
+    return dict(metadata)
+
+
+def _check_tiling(path, entries: list[TensorEntry], data: int) -> None:
+    """The entries, sorted by offset, must fill the ``data`` bytes after the header
+    exactly: each starts where the one before it ends, and the last ends with the file."""
+    at = 0
+    for e in entries:
+        if e.start != at:
+            what = "overlaps the tensor before it" if e.start < at else f"leaves a gap of {e.start - at} bytes before it"
+            _fail(path, f"tensor {e.name!r} starts at data byte {e.start}, which {what}")
+        at = e.end
+    if at > data:
+        last = next(e for e in entries if e.end > data)
+        _fail(path, f"tensor {last.name!r} ends at data byte {last.end} but the file holds only {data} data bytes; "
+                    "the file is truncated")
+    if at < data:
+        _fail(path, f"{data - at} bytes follow the last tensor; the header does not account for them")
+
+
 def read_header(path) -> SafetensorsHeader:
     """Parse a safetensors header by hand and check it against the file.
 
@@ -182,48 +238,14 @@ def read_header(path) -> SafetensorsHeader:
     path = as_path("path", path)
     with open_regular_file(path, what="safetensors file") as f:
         size = os.fstat(f.fileno()).st_size
-        head = _read(path, f, 8)
-        if len(head) < 8:
-            _fail(path, f"the file has {size} bytes, too short for the 8-byte header length; it is truncated or not safetensors")
-        (n,) = struct.unpack("<Q", head)
-        if n > size - 8:
-            _fail(path, f"the header claims {n} bytes but only {size - 8} follow the 8-byte length; "
-                        "the file is truncated or not safetensors")
-        if n > MAX_HEADER:
-            _fail(path, f"the header claims {n} bytes, more than the format's limit of {MAX_HEADER}")
-        raw = _read(path, f, n)
-    if len(raw) < n:  # pragma: no cover - the file shrank while being read
-        _fail(path, f"the header claims {n} bytes but only {len(raw)} could be read; the file is truncated")
-    try:
-        raw.decode("utf-8")
-    except UnicodeDecodeError as err:
-        _fail(path, f"the header is not UTF-8 text (byte {err.start}); the file is corrupt or not safetensors")
-    try:
-        header = parse_json(path, raw, parse_int=_header_int)
-    except ModelFileError as err:
-        _fail(path, f"the header is {str(err)[len(str(path)) + 2:]}; the file is corrupt")
-    if not isinstance(header, dict):
-        _fail(path, f"the header must be a JSON object of tensors, got {type(header).__name__}")
-    metadata = header.pop("__metadata__", None)
-    if metadata is None:
-        metadata = {}
-    if not isinstance(metadata, dict) or not all(isinstance(v, str) for v in metadata.values()):
-        _fail(path, f"the header's __metadata__ must map strings to strings, got {short_repr(metadata)}")
-    entries = sorted((_parse_entry(path, k, v) for k, v in header.items()), key=lambda e: (e.start, e.end))
-    data = size - 8 - n
-    at = 0
-    for e in entries:
-        if e.start != at:
-            what = "overlaps the tensor before it" if e.start < at else f"leaves a gap of {e.start - at} bytes before it"
-            _fail(path, f"tensor {e.name!r} starts at data byte {e.start}, which {what}")
-        at = e.end
-    if at > data:
-        last = next(e for e in entries if e.end > data)
-        _fail(path, f"tensor {last.name!r} ends at data byte {last.end} but the file holds only {data} data bytes; "
-                    "the file is truncated")
-    if at < data:
-        _fail(path, f"{data - at} bytes follow the last tensor; the header does not account for them")
-    return SafetensorsHeader(str(path), n, size, tuple(entries), dict(metadata))
+        n = _check_length_field(path, _read(path, f, 8), size)  # 8 bytes: N, unsigned little-endian
+        raw = _read(path, f, n)  # N bytes: the JSON header
+    header = _parse_header_json(path, raw, n)  # {name: {dtype, shape, data_offsets}, "__metadata__": …}
+    metadata = _check_metadata(path, header.pop("__metadata__", None))
+    entries = [_parse_entry(path, name, value) for name, value in header.items()]
+    entries.sort(key=lambda e: (e.start, e.end))  # in the order their bytes are stored
+    _check_tiling(path, entries, data=size - 8 - n)  # back to back, up to the end of the file
+    return SafetensorsHeader(str(path), n, size, tuple(entries), metadata)
 
 
 def raw_header(path) -> tuple[bytes, int, str]:

@@ -17,9 +17,10 @@ import numpy as np
 
 from . import norms
 from ._checks import as_float, as_float_array, as_int, as_int_array
-from .attention import loss_mask, softmax
+from .attention import softmax
 from .decoder import LayerWeights, decoder_layer
-from .embedding import _table, check_ids, logits, lookup, one_hot, tied_head
+from .embedding import check_ids, check_table, logits, lookup, one_hot, tied_head
+from .packing import loss_mask
 
 __all__ = [
     "CrossEntropyTrace",
@@ -155,7 +156,7 @@ def generate(prompt, steps: int, *, table=None, layer: LayerWeights | None = Non
     else:
         if table is None or layer is None:
             raise ValueError("give table and layer (the one-layer model), or logits_fn (any other model)")
-        e = _table(table)
+        e = check_table(table)
         if not isinstance(layer, LayerWeights):
             raise TypeError(f"layer must be a LayerWeights, got {type(layer).__name__}")
         w = tied_head(e) if w_out is None else as_float_array("w_out", w_out, ndim=2)

@@ -7,6 +7,7 @@ from functools import cache, partial
 import numpy as np
 
 from tokenpath import attention as A
+from tokenpath import packing as PK
 from tokenpath.lessons import attention as LA
 from tokenpath import examples as ex
 from tokenpath import fmt
@@ -44,7 +45,7 @@ def fig12():
 @cache
 def fig13():
     ids = ex.encode_chars(ex.TEXT)
-    return ids, A.shift_targets(ids, eos=ex.EOS)
+    return ids, PK.shift_targets(ids, eos=ex.EOS)
 
 
 def _ints(v) -> str:
@@ -84,7 +85,7 @@ def _weighted_sum(trace, row) -> str:
 
 @cache
 def packed():
-    return A.pack_documents(ex.PACKED_DOCUMENTS, ex.PACK_BLOCK, eos=ex.EOS, pad_id=ex.PAD)
+    return PK.pack_documents(ex.PACKED_DOCUMENTS, ex.PACK_BLOCK, eos=ex.EOS, pad_id=ex.PAD)
 
 
 def _block_with_two_documents() -> tuple[int, int, int]:
@@ -183,7 +184,7 @@ CLAIMS: list[_Claim] = [
     Claim("fig13.read_slice", lambda: A.causal_mask(ex.T)[ex.FIG13_COLUMN], text=("x[0:3]", _slice_text)),
     Claim("fig13.read_values", lambda: fig13()[0][A.causal_mask(ex.T)[ex.FIG13_COLUMN]], exact="[3, 7, 3]"),
     Claim("fig13.unread", lambda: fig13()[0][ex.FIG13_COLUMN + 1], exact="2"),
-    Claim("fig13.loss_mask", lambda: A.loss_mask(fig13()[1]), exact="[1, 1, 1, 1]"),
+    Claim("fig13.loss_mask", lambda: PK.loss_mask(fig13()[1]), exact="[1, 1, 1, 1]"),
     Claim("fig13.visibility_size", lambda: A.causal_mask(ex.T).shape, text=("4×4", lambda s: f"{s[0]}×{s[1]}")),
     Claim("fig13.prefix", lambda: fig13()[0][: ex.FIG13_COLUMN + 1], exact="[3, 7, 3]"),
     Claim("fig13.sampled", lambda: ex.FIG13_SAMPLED, exact="2"),

@@ -7,7 +7,7 @@ from functools import cache, partial
 
 import numpy as np
 
-from tokenpath import attention as A
+from tokenpath import packing as PK
 from tokenpath.lessons import embedding as LE
 from tokenpath import embedding as em
 from tokenpath import examples as ex
@@ -176,7 +176,7 @@ CLAIMS: list[_Claim] = [
     Claim("fig06.log_v", lambda: np.log(fig06().grad.shape[0]), rounded=("6.9", 1)),
     Claim("fig06.target_only", lambda: sorted(set(fig06().targets.tolist()) - set(fig06().inputs.tolist())),
           text=("9", _ids)),
-    Claim("fig06.shift_is_attention_shift", lambda: A.shift_targets(fig06().inputs, eos=ex.EOS),
+    Claim("fig06.shift_is_attention_shift", lambda: PK.shift_targets(fig06().inputs, eos=ex.EOS),
           exact="[7, 3, 2, 9]"),
 ]
 

@@ -7,6 +7,7 @@ from functools import cache, partial
 
 from tokenpath import examples as ex
 from tokenpath import fmt, gqa
+from tokenpath.lessons import gqa as LG
 
 from . import Claim as _Claim
 from . import pinned_as_source
@@ -19,15 +20,15 @@ NotClaim = partial(_NotClaim, chapter=CHAPTER)
 
 @cache
 def share(n_kv_heads=ex.FIG16_N_KV_HEADS):
-    return gqa.head_sharing(ex.FIG16_N_Q_HEADS, n_kv_heads, layers=ex.FIG16_LAYERS, requests=ex.FIG16_REQUESTS,
-                            seq_len=ex.FIG16_SEQ_LEN, head_dim=ex.FIG16_HEAD_DIM)
+    return LG.head_sharing(ex.FIG16_N_Q_HEADS, n_kv_heads, layers=ex.FIG16_LAYERS, requests=ex.FIG16_REQUESTS,
+                           seq_len=ex.FIG16_SEQ_LEN, head_dim=ex.FIG16_HEAD_DIM)
 
 
 @cache
 def real():
     """The K/V cache at a realistic size (section 6.3)."""
-    return gqa.head_sharing(ex.KV_REAL_N_Q_HEADS, ex.KV_REAL_N_KV_HEADS, layers=ex.KV_REAL_LAYERS,
-                            seq_len=ex.KV_REAL_SEQ_LEN, head_dim=ex.KV_REAL_HEAD_DIM)
+    return LG.head_sharing(ex.KV_REAL_N_Q_HEADS, ex.KV_REAL_N_KV_HEADS, layers=ex.KV_REAL_LAYERS,
+                           seq_len=ex.KV_REAL_SEQ_LEN, head_dim=ex.KV_REAL_HEAD_DIM)
 
 
 

@@ -8,7 +8,7 @@ import numpy as np
 
 from tokenpath import examples as ex
 from tokenpath.lessons import moe as lessons_moe
-from tokenpath import fmt, moe
+from tokenpath import fmt, moe, moe_dispatch
 
 from . import Claim as _Claim
 from . import NotClaim as _NotClaim
@@ -42,18 +42,18 @@ def fig21(delta):
 
 @cache
 def fig22():
-    return moe.route_batch(ex.FIG22_SCORES, ex.FIG22_K, capacity=ex.FIG22_CAPACITY)
+    return moe_dispatch.route_batch(ex.FIG22_SCORES, ex.FIG22_K, capacity=ex.FIG22_CAPACITY)
 
 
 @cache
 def crowded():
     scores = np.vstack([ex.FIG22_SCORES[0], ex.FIG22_CANDIDATES[0]])
-    return moe.route_batch(scores, ex.FIG22_K, capacity=ex.FIG22_CAPACITY)
+    return moe_dispatch.route_batch(scores, ex.FIG22_K, capacity=ex.FIG22_CAPACITY)
 
 
 @cache
 def params():
-    return moe.expert_parameters(ex.MOE_EXPERTS, ex.MOE_EXPERT_PARAMS, ex.MOE_K)
+    return moe_dispatch.expert_parameters(ex.MOE_EXPERTS, ex.MOE_EXPERT_PARAMS, ex.MOE_K)
 
 
 def _v(v, digits=None) -> str:
@@ -102,10 +102,10 @@ CLAIMS: list[_Claim] = [
     Claim("fig20.full_softmax_sum", lambda: fig20_full().chosen_gates.sum(), rounded=("0.881", 3)),
     # -- section 8.2: stored and active parameters -------------------------------------------------
     Claim("params.experts", lambda: params().n_experts, exact="16"),
-    Claim("params.per_expert", lambda: params().params_per_expert, text=("100M", moe.count_text)),
+    Claim("params.per_expert", lambda: params().params_per_expert, text=("100M", moe_dispatch.count_text)),
     Claim("params.k", lambda: params().k, exact="2"),
-    Claim("params.stored", lambda: params().stored, text=("1.6B", moe.count_text)),
-    Claim("params.active", lambda: params().active, text=("200M", moe.count_text)),
+    Claim("params.stored", lambda: params().stored, text=("1.6B", moe_dispatch.count_text)),
+    Claim("params.active", lambda: params().active, text=("200M", moe_dispatch.count_text)),
     # -- top-2 gradient inside a fixed set -------------------------------------------------
     Claim("top2.target", lambda: ex.FIG21_TARGET, text=("[0, 1]", _v)),
     Claim("top2.grad", lambda: top2_gradient().grad, text=("[−1.058, 1.058, 0, 0]", lambda g: _v(g, 3))),

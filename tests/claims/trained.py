@@ -17,7 +17,7 @@ from functools import cache, partial
 
 import numpy as np
 
-from tokenpath import _train
+from tokenpath import _train_data
 from tokenpath import corpus as C
 from tokenpath import examples as ex
 from tokenpath import model as M
@@ -465,7 +465,7 @@ CLAIMS: list[_Claim] = [
     Claim("next.s1_outside", lambda: next_token(1).outside, _f(2)),
     # -- 10.7 heads over the sample -----------------------------------------------------------
     Claim("sample.files", lambda: len(sample().files), _n),
-    Claim("sample.chars", lambda: _train.HELD_OUT_CHARS, _n),
+    Claim("sample.chars", lambda: _train_data.HELD_OUT_CHARS, _n),
     Claim("sample.tokens", lambda: sample().tokens, _n),
     Claim("sample.rows", lambda: heads().rows, _n),
     Claim("sample.windows", lambda: len(sample().spans), _n),

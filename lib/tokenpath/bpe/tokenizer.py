@@ -24,11 +24,23 @@ from ._checks import (TEMPLATE_TEXT, check_errors, check_flag, check_merges, che
 from .pairs import _merge_list
 from .pretokenizer import GPT2_PATTERN, _split_words
 
-__all__ = ["TEMPLATE_TEXT", "Tokenizer"]
+__all__ = ["TEMPLATE_TEXT", "Tokenizer", "utf8_error"]
 
 
-def _utf8_error(pieces: Sequence[bytes], err: UnicodeDecodeError) -> str:
-    """The message for bytes that are not valid UTF-8: which bytes, where, in which token."""
+def utf8_error(pieces: Sequence[bytes], err: UnicodeDecodeError) -> str:
+    """The message for bytes that are not valid UTF-8: which bytes, where, in which token.
+
+    >>> try:
+    ...     b"a\\xab".decode("utf-8")
+    ... except UnicodeDecodeError as err:
+    ...     print(utf8_error([b"a", b"\\xab"], err))
+    bytes AB at byte 1 (token 1) are not valid UTF-8: invalid start byte; decode the tokens together with their neighbours, or pass errors='replace'
+    """
+    if not isinstance(err, UnicodeDecodeError):
+        raise TypeError(f"err must be the UnicodeDecodeError of decoding the joined pieces, got {type(err).__name__}")
+    if isinstance(pieces, (str, bytes)) or not isinstance(pieces, Sequence) \
+            or not all(isinstance(p, bytes) for p in pieces):
+        raise TypeError("pieces must be a sequence of bytes, one per token")
     data = err.object
     bad = data[err.start:err.end]
     ends, token = 0, 0  # which token holds the first offending byte
@@ -118,8 +130,15 @@ class Tokenizer:
 
     # ---------------------------------------------------------------- encoding
 
-    def _bpe(self, data: bytes) -> tuple[int, ...]:
-        """One word's bytes → IDs: merge the lowest-rank pair present, until none is."""
+    def merge_bytes(self, data: bytes) -> tuple[int, ...]:
+        """One word's bytes → IDs: merge the lowest-rank pair present, until none is.
+        The bytes need not be whole characters.
+
+        >>> Tokenizer([(b"\\xe7", b"\\x8c")]).merge_bytes(b"\\xe7\\x8c\\xab")
+        (256, 171)
+        """
+        if not isinstance(data, bytes):
+            raise TypeError(f"data must be bytes, got {type(data).__name__}")
         symbols = list(data)
         ranks = self._ranks
         while len(symbols) > 1:
@@ -144,7 +163,7 @@ class Tokenizer:
             hit = self._cache.get(word)
             if hit is not None:
                 return hit
-        ids = self._bpe(word.encode("utf-8"))
+        ids = self.merge_bytes(word.encode("utf-8"))
         if use_cache:
             self._cache[word] = ids
         return ids
@@ -223,8 +242,12 @@ class Tokenizer:
             return self._special_ids[token_id].encode("utf-8")
         raise ValueError(f"token_id {token_id} is not in this tokenizer (valid IDs are 0 to {self.n_vocab - 1})")
 
-    def _pieces(self, ids) -> list[bytes]:
-        """The bytes of each ID, with an error that names the first bad ID's index."""
+    def token_pieces(self, ids) -> list[bytes]:
+        """The bytes of each ID, with an error that names the first bad ID's index.
+
+        >>> Tokenizer([]).token_pieces([0xE7, 0x8C])
+        [b'\\xe7', b'\\x8c']
+        """
         if isinstance(ids, (str, bytes)) or not isinstance(ids, Iterable):
             raise TypeError(f"ids must be a sequence of integers, got {type(ids).__name__}")
         vocab, pieces = self.vocab, []
@@ -247,7 +270,7 @@ class Tokenizer:
         >>> Tokenizer([]).decode_bytes([0xE7, 0x8C])
         b'\\xe7\\x8c'
         """
-        return b"".join(self._pieces(ids))
+        return b"".join(self.token_pieces(ids))
 
     def decode(self, ids, errors: str = "strict") -> str:
         """Join the tokens' bytes, then decode them as UTF-8.
@@ -266,11 +289,11 @@ class Tokenizer:
         ValueError: bytes AB at byte 0 (token 0) are not valid UTF-8: invalid start byte; decode the tokens together with their neighbours, or pass errors='replace'
         """
         errors = check_errors(errors)
-        pieces = self._pieces(ids)
+        pieces = self.token_pieces(ids)
         data = b"".join(pieces)
         if errors == "replace":
             return data.decode("utf-8", errors="replace")
         try:
             return data.decode("utf-8")
         except UnicodeDecodeError as err:
-            raise ValueError(_utf8_error(pieces, err)) from None
+            raise ValueError(utf8_error(pieces, err)) from None

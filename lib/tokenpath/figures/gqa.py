@@ -3,7 +3,7 @@
 Drawn on one canvas in inch units (y grows downwards), like the attention figures. The
 drawing keeps a pool of :data:`~tokenpath.examples.GQA_MAX_HEADS` query boxes, K/V
 boxes and links; :func:`update_head_sharing` places, labels and shows the ones a
-:class:`~tokenpath.gqa.HeadSharing` trace needs, so the widget moves the same artists
+:class:`~tokenpath.lessons.gqa.HeadSharing` trace needs, so the widget moves the same artists
 for any Hq and Hkv. A pair that does not divide is drawn as a refusal carrying the
 engine's message.
 
@@ -18,7 +18,8 @@ from matplotlib.artist import Artist
 
 from .. import examples as ex
 from .. import fmt
-from ..gqa import HeadSharing, KVCacheSize, head_sharing
+from ..gqa import KVCacheSize
+from ..lessons.gqa import HeadSharing, head_sharing
 from . import Drawn, register, style
 from .draw import (
     CACHE_FACE,

@@ -19,7 +19,7 @@ from matplotlib.artist import Artist
 from matplotlib.patches import Circle
 
 from .. import examples as ex
-from .. import fmt, moe
+from .. import fmt, moe, moe_dispatch
 from ..fmt import subscript
 from ..lessons import moe as lessons
 from . import FIGURES, Drawn, register, style
@@ -43,6 +43,7 @@ from .draw import (
 
 __all__ = [
     "E_MAX",
+    "ROUTING_ROWS",
     "build_fig19",
     "build_fig20",
     "build_fig21",
@@ -136,7 +137,7 @@ def fig21_trace(delta: float = ex.FIG21_DELTA) -> lessons.Boundary:
     return lessons.top1_boundary(delta, ex.FIG21_OUTPUTS, ex.FIG21_TARGET)
 
 
-def fig22_trace(candidate: int = len(ex.FIG22_CANDIDATES) - 1) -> moe.BatchRoute:
+def fig22_trace(candidate: int = len(ex.FIG22_CANDIDATES) - 1) -> moe_dispatch.BatchRoute:
     """Figure 22's batch: token 0 of figure 20 and the second token ``candidate`` of
     :data:`~tokenpath.examples.FIG22_CANDIDATES` (the last is figure 22's token 1),
     top-2, with the capacity limit :data:`~tokenpath.examples.FIG22_CAPACITY`.
@@ -149,11 +150,11 @@ def fig22_trace(candidate: int = len(ex.FIG22_CANDIDATES) - 1) -> moe.BatchRoute
     ):
         raise ValueError(f"candidate must be an index in [0, {len(ex.FIG22_CANDIDATES) - 1}], got {candidate!r}")
     scores = np.vstack([ex.FIG22_SCORES[0], ex.FIG22_CANDIDATES[candidate]])
-    return moe.route_batch(scores, ex.FIG22_K, capacity=ex.FIG22_CAPACITY)
+    return moe_dispatch.route_batch(scores, ex.FIG22_K, capacity=ex.FIG22_CAPACITY)
 
 
-def _expert_parameters() -> moe.ExpertParameters:
-    return moe.expert_parameters(ex.MOE_EXPERTS, ex.MOE_EXPERT_PARAMS, ex.MOE_K)
+def _expert_parameters() -> moe_dispatch.ExpertParameters:
+    return moe_dispatch.expert_parameters(ex.MOE_EXPERTS, ex.MOE_EXPERT_PARAMS, ex.MOE_K)
 
 
 # ======================================================================= fig 19
@@ -253,7 +254,8 @@ def build_fig19() -> Drawn:
 
 # ======================================================================= fig 20
 
-_ROWS = (
+#: The rows of figure 20's routing table, as (artist key, label), top to bottom.
+ROUTING_ROWS = (
     ("score", "score aᵢ"),
     ("chosen", "in S (top-k)?"),
     ("exp", "exp(aᵢ), i in S"),
@@ -289,7 +291,7 @@ def draw_routing_table(ax, trace: moe.MoETrace, *, at=(0.0, 0.0), digits: int = 
     for j in range(columns):
         art[f"head[{j}]"] = add_text(ax, g["cx"] + j * g["pitch"] + g["col"] / 2, g["y"] - 0.18, str(j),
                                      ha="center", size=NOTE_SIZE + 0.5, weight="bold")
-    for r_, (key, label) in enumerate(_ROWS):
+    for r_, (key, label) in enumerate(ROUTING_ROWS):
         y = g["y"] + r_ * (g["row"] + g["gap"])
         art[f"{key}.label"] = add_text(ax, g["label_x"], y + g["row"] / 2, label, ha="right", size=NOTE_SIZE)
         for j in range(columns):
@@ -301,7 +303,7 @@ def draw_routing_table(ax, trace: moe.MoETrace, *, at=(0.0, 0.0), digits: int = 
                 txt.set_y(y + g["row"] / 2 - 0.07)
                 art[f"gate.full[{j}]"] = add_text(ax, g["cx"] + j * g["pitch"] + g["col"] / 2, y + g["row"] / 2 + 0.12,
                                                   "", ha="center", size=SMALL_SIZE - 1, color="#333333")
-    y_out = g["y"] + len(_ROWS) * (g["row"] + g["gap"]) + 0.12
+    y_out = g["y"] + len(ROUTING_ROWS) * (g["row"] + g["gap"]) + 0.12
     art["out.sum"] = add_text(ax, x0 + 0.15, y_out + 0.14, "", size=NOTE_SIZE + 1, weight="bold")
     art["out.full"] = add_text(ax, x0 + 0.15, y_out + 0.46, "", size=NOTE_SIZE)
     art["out.note"] = add_text(ax, x0 + 0.15, y_out + 0.76, "", size=SMALL_SIZE + 0.5, color="#333333")
@@ -328,7 +330,7 @@ def update_routing_table(artists: dict, trace: moe.MoETrace, *, digits: int = ex
         shown = j < n
         on = shown and bool(r.mask[j])
         artists[f"head[{j}]"].set_visible(shown)
-        for key, _ in _ROWS:
+        for key, _ in ROUTING_ROWS:
             rect, txt = artists[f"{key}.cell[{j}]"], artists[f"{key}[{j}]"]
             rect.set_visible(shown)
             txt.set_visible(shown)
@@ -582,12 +584,12 @@ def _batch_geometry(at):
 _BATCH_ROWS = ("token[0]", "token[1]", "used", "load", "kept")
 
 
-def draw_batch(ax, trace: moe.BatchRoute, *, at=(0.0, 0.0)) -> dict[str, Artist]:
+def draw_batch(ax, trace: moe_dispatch.BatchRoute, *, at=(0.0, 0.0)) -> dict[str, Artist]:
     """Figure 22's routing record: one row per token (column = expert ID; a green cell
     = the token runs that expert, with its gate g; the score a is in every cell), then the
     batch's use of each expert, the load, and what the capacity limit keeps."""
     ax = check_ax(ax)
-    trace = check_trace(trace, moe.BatchRoute)
+    trace = check_trace(trace, moe_dispatch.BatchRoute)
     if trace.route.scores.shape[0] != 2:
         raise ValueError(f"trace must route two tokens, got {trace.route.scores.shape[0]}")
     x0, y0 = check_at(at)
@@ -618,9 +620,9 @@ def draw_batch(ax, trace: moe.BatchRoute, *, at=(0.0, 0.0)) -> dict[str, Artist]
     return art
 
 
-def update_batch(artists: dict, trace: moe.BatchRoute) -> None:
+def update_batch(artists: dict, trace: moe_dispatch.BatchRoute) -> None:
     """Move :func:`draw_batch`'s artists to ``trace`` in place."""
-    trace = check_trace(trace, moe.BatchRoute)
+    trace = check_trace(trace, moe_dispatch.BatchRoute)
     r = trace.route
     n_e = r.n_experts
     for n in range(2):
@@ -651,13 +653,13 @@ def update_batch(artists: dict, trace: moe.BatchRoute) -> None:
     artists["kept.side"].set_fontsize(NOTE_SIZE if not dropped else SMALL_SIZE)
 
 
-def describe_batch(trace: moe.BatchRoute) -> str:
+def describe_batch(trace: moe_dispatch.BatchRoute) -> str:
     """Figure 22's state in words, every number from ``trace``.
 
     >>> print(describe_batch(fig22_trace()))
     Token 0 (scores [2, 1, 0, −1]) runs experts {0, 1}; token 1 (scores [−1, 0, 1, 2]) runs experts {2, 3}. Each runs k = 2, and the batch uses 4 experts: {0, 1, 2, 3}. Load per expert [1, 1, 1, 1]; with a capacity of 1 token per expert nothing is dropped.
     """
-    trace = check_trace(trace, moe.BatchRoute)
+    trace = check_trace(trace, moe_dispatch.BatchRoute)
     r = trace.route
     tokens = "; ".join(f"token {n} (scores {_v(r.scores[n])}) runs experts {_ids(r.chosen[n])}"
                        for n in range(r.scores.shape[0]))
@@ -672,11 +674,11 @@ def describe_batch(trace: moe.BatchRoute) -> str:
     )
 
 
-def _fig22_heading(trace: moe.BatchRoute) -> str:
+def _fig22_heading(trace: moe_dispatch.BatchRoute) -> str:
     return f"Each token runs {trace.route.k} experts; together they use {trace.experts_used.size}"
 
 
-def update_fig22(artists: dict, trace: moe.BatchRoute) -> None:
+def update_fig22(artists: dict, trace: moe_dispatch.BatchRoute) -> None:
     """Move figure 22's routing record and heading to ``trace`` in place (the capacity
     arithmetic below does not depend on the batch)."""
     update_batch(artists, trace)
@@ -696,11 +698,11 @@ def build_fig22() -> Drawn:
     art["params.box"] = add_cell(ax, 0.15, y, style.WIDTH - 0.3, box_h, "", face=SUM_FACE, edge=style.NEUTRAL)[0]
     art["params.head"] = add_text(ax, 0.3, y + 0.18, "Stored and active parameters (a separate setting): "
                                   "element counts, not latency", size=NOTE_SIZE, weight="bold")
-    p = moe.count_text(cap.params_per_expert)
+    p = moe_dispatch.count_text(cap.params_per_expert)
     art["params.stored"] = add_text(
         ax, 0.3, y + 0.45,
-        f"stored: {cap.n_experts} experts × {p} = {moe.count_text(cap.stored)}     "
-        f"run per token: {cap.k} × {p} = {moe.count_text(cap.active)}", size=NOTE_SIZE + 0.5)
+        f"stored: {cap.n_experts} experts × {p} = {moe_dispatch.count_text(cap.stored)}     "
+        f"run per token: {cap.k} × {p} = {moe_dispatch.count_text(cap.active)}", size=NOTE_SIZE + 0.5)
     art["params.shared"] = add_text(ax, 0.3, y + 0.69, "plus shared parts stored once and run by every token: "
                                    "attention, embeddings, router", size=SMALL_SIZE + 0.5, color="#333333")
     used = art["used.cell[0]"]
@@ -711,8 +713,8 @@ def build_fig22() -> Drawn:
     alt = (
         "A routing record with one row per token and one column per expert ID; a cell says whether "
         "the token runs that expert. " + describe_batch(trace)
-        + f" Below, a separate setting: {cap.n_experts} experts × {p} = {moe.count_text(cap.stored)} "
-        f"parameters stored, {cap.k} × {p} = {moe.count_text(cap.active)} run per token, plus shared "
+        + f" Below, a separate setting: {cap.n_experts} experts × {p} = {moe_dispatch.count_text(cap.stored)} "
+        f"parameters stored, {cap.k} × {p} = {moe_dispatch.count_text(cap.active)} run per token, plus shared "
         "parts."
     )
     return Drawn(22, _title(22), fig, alt, art, (trace, cap))

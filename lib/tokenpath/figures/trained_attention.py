@@ -24,14 +24,7 @@ from matplotlib.patches import Rectangle
 from .. import examples as ex
 from .. import trained as T
 from . import Drawn, register, style
-from .draw import (
-    add_swatch as _swatch,
-    add_text as _text,
-    check_ax as _check_ax,
-    check_trace as _check_trace,
-    new_canvas as _canvas,
-    tint as _tint,
-)
+from .draw import add_swatch, add_text, check_ax, check_trace, new_canvas, tint
 
 __all__ = [
     "NUMBER",
@@ -46,7 +39,7 @@ __all__ = [
 
 #: Weight 0 → white, weight 1 → the colour of a visible source.
 WEIGHT_MAP = LinearSegmentedColormap.from_list("weight", ["#FFFFFF", style.VISIBLE])
-FUTURE_FACE = _tint(style.BLOCKED, 0.85)
+FUTURE_FACE = tint(style.BLOCKED, 0.85)
 TICK_SIZE = 6.5
 NOTE_SIZE = 8.5
 #: Characters that would vanish in a label, shown as visible marks.
@@ -83,8 +76,8 @@ def _masked(weights: np.ndarray) -> np.ma.MaskedArray:
 def draw_weight_map(ax, trace: T.LineAttention) -> dict[str, Artist]:
     """The picked head's ``[T, T]`` weights as a heat map (rows = query, columns =
     source; masked future cells in vermilion), the query's row outlined in orange."""
-    ax = _check_ax(ax)
-    trace = _check_trace(trace, T.LineAttention)
+    ax = check_ax(ax)
+    trace = check_trace(trace, T.LineAttention)
     t = len(trace.pieces)
     cmap = WEIGHT_MAP.with_extremes(bad=FUTURE_FACE)
     image = ax.imshow(_masked(trace.map.weights), cmap=cmap, vmin=0.0, vmax=1.0, aspect="auto",
@@ -107,8 +100,8 @@ def draw_weight_map(ax, trace: T.LineAttention) -> dict[str, Artist]:
 def draw_query_row(ax, trace: T.LineAttention) -> dict[str, Artist]:
     """The picked query's weights over the sources, one bar per source column (its own
     position in orange), the masked future shaded, its strongest sources labelled."""
-    ax = _check_ax(ax)
-    trace = _check_trace(trace, T.LineAttention)
+    ax = check_ax(ax)
+    trace = check_trace(trace, T.LineAttention)
     t = len(trace.pieces)
     bars = ax.bar(range(t), np.zeros(t), width=0.8, color=style.VISIBLE)
     future = Rectangle((0.0, 0.0), 0.0, 1.0, transform=ax.get_xaxis_transform(), facecolor=FUTURE_FACE,
@@ -168,21 +161,21 @@ def _role_lines(trace: T.LineAttention) -> str:
 def draw_head_notes(ax, trace: T.LineAttention) -> dict[str, Artist]:
     """Beside the map, on a canvas axes: the head's measures over the held-out text next
     to an even spread's, the role they show (if any), and what the shading means."""
-    ax = _check_ax(ax)
-    trace = _check_trace(trace, T.LineAttention)
+    ax = check_ax(ax)
+    trace = check_trace(trace, T.LineAttention)
     art: dict[str, Artist] = {}
     x_head, x_even, y_table = 1.42, 1.95, 0.95
-    art["notes.heading"] = _text(ax, 0.05, 0.12, f"Over the held-out text\n(mean of {trace.stats.rows:,} query rows)",
+    art["notes.heading"] = add_text(ax, 0.05, 0.12, f"Over the held-out text\n(mean of {trace.stats.rows:,} query rows)",
                                  size=NOTE_SIZE, weight="bold", va="top", linespacing=1.3)
-    art["notes.columns"] = _text(ax, x_even, y_table - 0.05, "head     even", size=NOTE_SIZE - 0.5, ha="right",
+    art["notes.columns"] = add_text(ax, x_even, y_table - 0.05, "head     even", size=NOTE_SIZE - 0.5, ha="right",
                                  va="bottom", style="italic")
     lines = dict(size=NOTE_SIZE, va="top", linespacing=1.5)
-    art["notes.labels"] = _text(ax, 0.05, y_table, "\n".join(lab for _, lab in _TABLE), **lines)
-    art["notes.values"] = _text(ax, x_head, y_table, "", ha="right", weight="bold", **lines)
-    art["notes.even"] = _text(ax, x_even, y_table, _values(trace.stats.uniform), ha="right",
+    art["notes.labels"] = add_text(ax, 0.05, y_table, "\n".join(lab for _, lab in _TABLE), **lines)
+    art["notes.values"] = add_text(ax, x_head, y_table, "", ha="right", weight="bold", **lines)
+    art["notes.even"] = add_text(ax, x_even, y_table, _values(trace.stats.uniform), ha="right",
                               color=style.NEUTRAL, **lines)
-    art["notes.role"] = _text(ax, 0.05, 1.95, "", size=NOTE_SIZE, va="top", linespacing=1.35, weight="bold")
-    art["notes.future"] = _swatch(ax, 0.05, 2.85, "the future: masked", face=FUTURE_FACE, edge=FUTURE_FACE,
+    art["notes.role"] = add_text(ax, 0.05, 1.95, "", size=NOTE_SIZE, va="top", linespacing=1.35, weight="bold")
+    art["notes.future"] = add_swatch(ax, 0.05, 2.85, "the future: masked", face=FUTURE_FACE, edge=FUTURE_FACE,
                                   size=NOTE_SIZE)[1]
     _move_notes(art, trace)
     return art
@@ -197,7 +190,7 @@ def _move_notes(art: dict, trace: T.LineAttention) -> None:
 
 def update_line_attention(artists: dict, trace: T.LineAttention) -> None:
     """Move figure 23's artists to another (layer, head, query) of the same line."""
-    trace = _check_trace(trace, T.LineAttention)
+    trace = check_trace(trace, T.LineAttention)
     artists["image"].set_data(_masked(trace.map.weights))
     artists["outline"].set_y(trace.query - 0.5)
     artists["map.title"].set_text(f"Layer {trace.layer}, head {trace.head}:")
@@ -235,15 +228,15 @@ NUMBER = 25
 @register(NUMBER, "Attention of a trained head on a held-out line")
 def build_line_attention() -> Drawn:
     trace = T.line_attention()
-    fig, canvas = _canvas(style.WIDTH, _HEIGHT)
+    fig, canvas = new_canvas(style.WIDTH, _HEIGHT)
     canvas.set_zorder(-1)
     art: dict[str, Artist] = {}
     ax_map = _axes(fig, _MAP)
     art.update(draw_weight_map(ax_map, trace))
     title = dict(size=style.RC["axes.titlesize"], weight="bold")
-    art["map.title"] = _text(canvas, 0.15, 0.14, "", **title)
+    art["map.title"] = add_text(canvas, 0.15, 0.14, "", **title)
     # the rest of the title never moves: placed after the widest "Layer l, head h:" (digits share one width)
-    art["map.subtitle"] = _text(canvas, 1.64, 0.14, f"weights on held-out line {trace.line}", **title)
+    art["map.subtitle"] = add_text(canvas, 1.64, 0.14, f"weights on held-out line {trace.line}", **title)
     art.update(draw_query_row(_axes(fig, _ROW), trace))
     notes = _axes(fig, _NOTES)
     notes.set_xlim(0.0, _NOTES[2])

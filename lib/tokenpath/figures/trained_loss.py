@@ -14,7 +14,7 @@ from matplotlib.artist import Artist
 
 from .. import trained as T
 from . import Drawn, register, style
-from .draw import check_ax as _check_ax
+from .draw import check_ax
 
 __all__ = ["STREAM_COLOURS", "best_baselines", "build_training_loss", "draw_loss", "loss_alt"]
 
@@ -37,7 +37,7 @@ def best_baselines(evaluation: dict) -> dict[str, tuple[str, float]]:
 def draw_loss(ax, record: dict, evaluation: dict) -> dict[str, Artist]:
     """The training curve, the held-out points per stream and each stream's best table
     on ``ax``; returns the artists by name."""
-    ax = _check_ax(ax)
+    ax = check_ax(ax)
     T.check_record(record)
     best = best_baselines(evaluation)
     every = record["loss_curve"]["every"]

@@ -24,17 +24,7 @@ from .. import examples as ex
 from .. import trained as T
 from . import FIGURES, Drawn, register, style
 from .trained_attention import short as piece_text  # a token's text, spaces visible
-from .draw import (
-    VALUE_FACE,
-    add_cell as _cell,
-    add_heading as _heading,
-    add_text as _text,
-    check_at as _check_at,
-    check_ax as _check_ax,
-    check_trace as _check_trace,
-    new_canvas as _canvas,
-    tint as _tint,
-)
+from .draw import VALUE_FACE, add_cell, add_heading, add_text, check_at, check_ax, check_trace, new_canvas, tint
 
 __all__ = [
     "MAX_ROWS",
@@ -83,7 +73,7 @@ SMALL_SIZE = 8
 MONO = "DejaVu Sans Mono"
 #: Faces of the chosen experts' cells: first choice, second choice.
 FIRST_FACE = VALUE_FACE
-SECOND_FACE = _tint(style.VALUE, 0.86)
+SECOND_FACE = tint(style.VALUE, 0.86)
 
 
 def _title(number: int) -> str:
@@ -142,29 +132,29 @@ def draw_line_routing(ax, trace: T.RoutingView, *, at=(0.0, 0.0)) -> dict[str, A
     """The token table: one row per token (up to :data:`MAX_ROWS`): its position, its
     text and, under each expert, the router probability; the chosen experts' cells are
     green (darker: the first choice)."""
-    ax = _check_ax(ax)
-    trace = _check_trace(trace, T.RoutingView)
-    x0, y0 = _check_at(at)
+    ax = check_ax(ax)
+    trace = check_trace(trace, T.RoutingView)
+    x0, y0 = check_at(at)
     n_e = trace.probs.shape[1]
     art: dict[str, Artist] = {}
     head_y = y0 + TABLE_Y - 0.17
-    art["col.token"] = _text(ax, x0 + PIECE_X, head_y, "token", ha="right", size=NOTE_SIZE, style="italic")
-    art["col.expert"] = _text(ax, x0 + CELL_X + n_e * COL_PITCH / 2, head_y - 0.2, "expert", ha="center",
+    art["col.token"] = add_text(ax, x0 + PIECE_X, head_y, "token", ha="right", size=NOTE_SIZE, style="italic")
+    art["col.expert"] = add_text(ax, x0 + CELL_X + n_e * COL_PITCH / 2, head_y - 0.2, "expert", ha="center",
                               size=NOTE_SIZE, style="italic")
     for j in range(n_e):
-        art[f"col[{j}]"] = _text(ax, x0 + CELL_X + (j + 0.5) * COL_PITCH, head_y, str(j), ha="center",
+        art[f"col[{j}]"] = add_text(ax, x0 + CELL_X + (j + 0.5) * COL_PITCH, head_y, str(j), ha="center",
                                  size=NOTE_SIZE, weight="bold")
     for t in range(MAX_ROWS):
         y = y0 + TABLE_Y + t * ROW
         for j in range(n_e):
-            art[f"cell[{t},{j}]"] = _cell(ax, x0 + CELL_X + j * COL_PITCH + 0.015, y, COL_W, CELL_H, "",
+            art[f"cell[{t},{j}]"] = add_cell(ax, x0 + CELL_X + j * COL_PITCH + 0.015, y, COL_W, CELL_H, "",
                                           lw=0.6, edge=style.NEUTRAL)[0]
-        art[f"pos[{t}]"] = _text(ax, x0 + POS_X, y + CELL_H / 2, str(t), ha="right", size=SMALL_SIZE,
+        art[f"pos[{t}]"] = add_text(ax, x0 + POS_X, y + CELL_H / 2, str(t), ha="right", size=SMALL_SIZE,
                                  color=style.NEUTRAL)
-        art[f"piece[{t}]"] = _text(ax, x0 + PIECE_X, y + CELL_H / 2, "", ha="right", size=CELL_SIZE, family=MONO)
-        art[f"probs[{t}]"] = _text(ax, x0 + CELL_X + CHAR_W / 2, y + CELL_H / 2, "", size=CELL_SIZE, family=MONO,
+        art[f"piece[{t}]"] = add_text(ax, x0 + PIECE_X, y + CELL_H / 2, "", ha="right", size=CELL_SIZE, family=MONO)
+        art[f"probs[{t}]"] = add_text(ax, x0 + CELL_X + CHAR_W / 2, y + CELL_H / 2, "", size=CELL_SIZE, family=MONO,
                                    zorder=4)
-    art["legend"] = _text(ax, x0 + 0.15, y0 + TABLE_Y + MAX_ROWS * ROW + 0.12,
+    art["legend"] = add_text(ax, x0 + 0.15, y0 + TABLE_Y + MAX_ROWS * ROW + 0.12,
                           "router probability (softmax over all experts: .92 = 0.92); green: the two it "
                           "runs, darker: first choice", size=SMALL_SIZE, color="#333333")
     update_line_routing(art, trace)
@@ -174,7 +164,7 @@ def draw_line_routing(ax, trace: T.RoutingView, *, at=(0.0, 0.0)) -> dict[str, A
 def update_line_routing(artists: dict, trace: T.RoutingView) -> None:
     """Move :func:`draw_line_routing`'s artists to ``trace`` in place; rows past the
     line's last token are hidden."""
-    trace = _check_trace(trace, T.RoutingView)
+    trace = check_trace(trace, T.RoutingView)
     n_t, n_e = trace.probs.shape
     if n_t > MAX_ROWS:
         raise ValueError(f"trace must have at most {MAX_ROWS} tokens (the table's rows), got {n_t}")
@@ -199,18 +189,18 @@ def draw_layer_load(ax, trace: T.RoutingView, *, at=(0.0, 0.0)) -> dict[str, Art
     """The layer over the whole held-out text: one bar per expert (its share of the
     k · tokens choices, scaled so the largest share of any layer fills the width), the
     even split, and the top-k change rate."""
-    ax = _check_ax(ax)
-    trace = _check_trace(trace, T.RoutingView)
-    x0, y0 = _check_at(at)
+    ax = check_ax(ax)
+    trace = check_trace(trace, T.RoutingView)
+    x0, y0 = check_at(at)
     n_e = trace.load.size
     art: dict[str, Artist] = {}
-    art["load.head"] = _text(ax, x0 + BAR_LABEL_X, y0 + 0.87, "", size=NOTE_SIZE, weight="bold",
+    art["load.head"] = add_text(ax, x0 + BAR_LABEL_X, y0 + 0.87, "", size=NOTE_SIZE, weight="bold",
                              linespacing=1.2)
     for j in range(n_e):
         y = y0 + BARS_Y + j * BAR_PITCH
-        art[f"load.label[{j}]"] = _text(ax, x0 + BAR_LABEL_X, y + BAR_H / 2, f"expert {j}", size=NOTE_SIZE)
-        art[f"bar[{j}]"] = _cell(ax, x0 + BAR_X, y, BAR_W, BAR_H, "", face=VALUE_FACE, edge=style.VALUE, lw=0.8)[0]
-        art[f"load[{j}]"] = _text(ax, x0 + BAR_X, y + BAR_H / 2, "", size=SMALL_SIZE, zorder=5,
+        art[f"load.label[{j}]"] = add_text(ax, x0 + BAR_LABEL_X, y + BAR_H / 2, f"expert {j}", size=NOTE_SIZE)
+        art[f"bar[{j}]"] = add_cell(ax, x0 + BAR_X, y, BAR_W, BAR_H, "", face=VALUE_FACE, edge=style.VALUE, lw=0.8)[0]
+        art[f"load[{j}]"] = add_text(ax, x0 + BAR_X, y + BAR_H / 2, "", size=SMALL_SIZE, zorder=5,
                                   bbox=dict(facecolor="white", edgecolor="none", pad=1.0))
     even = x0 + BAR_X + BAR_W * (1 / n_e) / trace.scale
     for j in range(n_e):  # one dashed piece per bar, drawn over it
@@ -218,17 +208,17 @@ def draw_layer_load(ax, trace: T.RoutingView, *, at=(0.0, 0.0)) -> dict[str, Art
         (art[f"even[{j}]"],) = ax.plot([even, even], [y - 0.03, y + BAR_H + 0.03], color=style.INK, lw=0.9,
                                        ls=(0, (3, 2)), zorder=4)
     bottom = y0 + BARS_Y + (n_e - 1) * BAR_PITCH + BAR_H
-    art["even.label"] = _text(ax, even, bottom + 0.17, f"dashed: even split, {_pct(1 / n_e)}", ha="center",
+    art["even.label"] = add_text(ax, even, bottom + 0.17, f"dashed: even split, {_pct(1 / n_e)}", ha="center",
                               size=SMALL_SIZE, color="#555555")
-    art["changes"] = _text(ax, x0 + BAR_LABEL_X, bottom + 0.55, "", size=NOTE_SIZE, linespacing=1.3)
-    art["line.changes"] = _text(ax, x0 + BAR_LABEL_X, bottom + 0.95, "", size=NOTE_SIZE)
+    art["changes"] = add_text(ax, x0 + BAR_LABEL_X, bottom + 0.55, "", size=NOTE_SIZE, linespacing=1.3)
+    art["line.changes"] = add_text(ax, x0 + BAR_LABEL_X, bottom + 0.95, "", size=NOTE_SIZE)
     update_layer_load(art, trace)
     return art
 
 
 def update_layer_load(artists: dict, trace: T.RoutingView) -> None:
     """Move :func:`draw_layer_load`'s artists to ``trace`` in place."""
-    trace = _check_trace(trace, T.RoutingView)
+    trace = check_trace(trace, T.RoutingView)
     share = trace.load_share
     artists["load.head"].set_text(f"Layer {trace.layer} over the held-out text:\n"
                                   f"{_count(trace.held_tokens)} tokens, "
@@ -250,7 +240,7 @@ def update_layer_load(artists: dict, trace: T.RoutingView) -> None:
 
 def describe_view(trace: T.RoutingView) -> str:
     """The routing figure's state in words, every number from ``trace``."""
-    trace = _check_trace(trace, T.RoutingView)
+    trace = check_trace(trace, T.RoutingView)
     tokens = "; ".join(f"{piece_text(p)} {' and '.join(str(int(e)) for e in c)}"
                        for p, c in zip(trace.pieces, trace.chosen))
     load = ", ".join(f"expert {j} {_count(n)} ({_pct(s)})" for j, (n, s) in enumerate(zip(trace.load,
@@ -280,10 +270,10 @@ NUMBER = 26
 def build_routing() -> Drawn:
     trace = routing_trace()
     height = TABLE_Y + MAX_ROWS * ROW + 0.35
-    fig, ax = _canvas(FIG_WIDTH, height)
+    fig, ax = new_canvas(FIG_WIDTH, height)
     art: dict[str, Artist] = {}
-    art["heading"] = _heading(ax, 0.15, 0.22, HEADING)
-    art["state"] = _text(ax, 0.15, 0.5, _state_text(trace), size=NOTE_SIZE + 1)
+    art["heading"] = add_heading(ax, 0.15, 0.22, HEADING)
+    art["state"] = add_text(ax, 0.15, 0.5, _state_text(trace), size=NOTE_SIZE + 1)
     art.update(draw_line_routing(ax, trace))
     art.update(draw_layer_load(ax, trace))
     probs = "; ".join(f"{piece_text(p)} [{', '.join(f'{x:.2f}' for x in row)}]"

@@ -23,8 +23,7 @@ from matplotlib.transforms import blended_transform_factory
 from .. import examples as ex
 from .. import trained as T
 from . import Drawn, register, style
-from .draw import add_text as _text, check_ax as _check_ax, check_trace as _check_trace, fit_lines as _fit
-from .draw import new_canvas as _canvas
+from .draw import add_text, check_ax, check_trace, fit_lines, new_canvas
 from .trained_attention import short
 
 __all__ = ["NUMBER", "build_next_token", "describe_next_token", "draw_candidates", "draw_next_notes", "short", "update_next_token"]
@@ -55,8 +54,8 @@ def _title(trace: T.NextToken) -> str:
     """The figure's title: the text the model has read, on as many as two lines of the
     canvas's width (broken after a space or a line break ↵ of the code); a text longer
     still loses its start, so what the next token follows always shows."""
-    return _fit(f"Next token after {_context(trace)}", style.WIDTH - 2 * TITLE_X,
-                size=style.RC["axes.titlesize"], weight="bold", lines=2)
+    return fit_lines(f"Next token after {_context(trace)}", style.WIDTH - 2 * TITLE_X,
+                     size=style.RC["axes.titlesize"], weight="bold", lines=2)
 
 
 def _temperature(trace: T.NextToken) -> str:
@@ -67,8 +66,8 @@ def draw_candidates(ax, trace: T.NextToken) -> dict[str, Artist]:
     """The top candidates as horizontal bars of their probability at T, best on top (the
     greedy one in orange), each with its text and, in a column at the right, its value, and a black tick at its
     T = 1 probability."""
-    ax = _check_ax(ax)
-    trace = _check_trace(trace, T.NextToken)
+    ax = check_ax(ax)
+    trace = check_trace(trace, T.NextToken)
     k = trace.top.size
     ax.set_xlim(0.0, XMAX)
     ax.set_ylim(k - 0.5, -0.5)
@@ -118,19 +117,19 @@ def _notes(trace: T.NextToken) -> str:
 def draw_next_notes(ax, trace: T.NextToken, x: float, y: float) -> dict[str, Artist]:
     """At (``x``, ``y``) on a canvas axes (inches, y down): the numbers of the whole
     distribution and what the marks mean."""
-    ax = _check_ax(ax)
-    trace = _check_trace(trace, T.NextToken)
+    ax = check_ax(ax)
+    trace = check_trace(trace, T.NextToken)
     art: dict[str, Artist] = {}
-    art["notes.heading"] = _text(ax, x, y, f"The whole distribution\n(all {trace.probs.size:,} tokens)",
+    art["notes.heading"] = add_text(ax, x, y, f"The whole distribution\n(all {trace.probs.size:,} tokens)",
                                  size=NOTE_SIZE + 0.5, weight="bold", va="top", linespacing=1.3)
-    art["notes.values"] = _text(ax, x, y + 0.55, "", size=NOTE_SIZE, va="top", linespacing=1.5)
+    art["notes.values"] = add_text(ax, x, y + 0.55, "", size=NOTE_SIZE, va="top", linespacing=1.5)
     key = y + 2.25
     ax.add_patch(Rectangle((x, key - 0.07), 0.3, 0.14, facecolor=style.VISIBLE, edgecolor="none"))
-    art["notes.bar"] = _text(ax, x + 0.4, key, "", size=NOTE_SIZE)
+    art["notes.bar"] = add_text(ax, x + 0.4, key, "", size=NOTE_SIZE)
     ax.plot([x + 0.15], [key + 0.35], ls="none", marker="|", ms=11, mew=1.8, color=style.INK)
-    art["notes.tick"] = _text(ax, x + 0.4, key + 0.35, "the same token at T = 1", size=NOTE_SIZE)
+    art["notes.tick"] = add_text(ax, x + 0.4, key + 0.35, "the same token at T = 1", size=NOTE_SIZE)
     ax.add_patch(Rectangle((x, key + 0.63), 0.3, 0.14, facecolor=style.QUERY, edgecolor="none"))
-    art["notes.greedy"] = _text(ax, x + 0.4, key + 0.7, "the largest logit: greedy's pick", size=NOTE_SIZE)
+    art["notes.greedy"] = add_text(ax, x + 0.4, key + 0.7, "the largest logit: greedy's pick", size=NOTE_SIZE)
     _move_notes(art, trace)
     return art
 
@@ -142,7 +141,7 @@ def _move_notes(art: dict, trace: T.NextToken) -> None:
 
 def update_next_token(artists: dict, trace: T.NextToken) -> None:
     """Move figure 25's artists to another prompt, step or temperature."""
-    trace = _check_trace(trace, T.NextToken)
+    trace = check_trace(trace, T.NextToken)
     title = _title(trace)
     two = "\n" in title
     artists["context"].set(text=title, y=TITLE_Y2 if two else TITLE_Y, linespacing=1.0 if two else "normal")
@@ -159,7 +158,7 @@ def _top_words(trace: T.NextToken, n: int) -> str:
 
 def describe_next_token(trace: T.NextToken) -> str:
     """The distribution in words, with the numbers the figure shows."""
-    trace = _check_trace(trace, T.NextToken)
+    trace = check_trace(trace, T.NextToken)
     return (f"After {_context(trace)} (prompt {trace.prompt}, step {trace.step}) at {_temperature(trace)}: "
             f"{_top_words(trace, 3)}. Greedy picks “{short(trace.top_pieces[0])}” with p = "
             f"{trace.greedy_prob:.2f}; entropy {trace.entropy:.2f} nats; {trace.cover:,} tokens hold "
@@ -183,11 +182,11 @@ NUMBER = 24
 @register(NUMBER, "The trained model's next-token distribution")
 def build_next_token() -> Drawn:
     trace = T.next_token()
-    fig, canvas = _canvas(style.WIDTH, _HEIGHT)
+    fig, canvas = new_canvas(style.WIDTH, _HEIGHT)
     canvas.set_zorder(-1)
     art: dict[str, Artist] = {}
-    art["context"] = _text(canvas, TITLE_X, TITLE_Y, "", size=style.RC["axes.titlesize"], weight="bold")
-    art["state"] = _text(canvas, 0.15, 0.52, "", size=NOTE_SIZE + 0.5, style="italic")
+    art["context"] = add_text(canvas, TITLE_X, TITLE_Y, "", size=style.RC["axes.titlesize"], weight="bold")
+    art["state"] = add_text(canvas, 0.15, 0.52, "", size=NOTE_SIZE + 0.5, style="italic")
     left, top, w, h = BARS
     ax = fig.add_axes((left / style.WIDTH, 1 - (top + h) / _HEIGHT, w / style.WIDTH, h / _HEIGHT))
     art.update(draw_candidates(ax, trace))

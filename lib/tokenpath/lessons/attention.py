@@ -21,11 +21,10 @@ from ..attention import (
     attention,
     cache_mask,
     causal_mask,
-    loss_mask,
-    shift_targets,
     weighted_values,
 )
 from ..examples import FIG11_SCORES, FIG11_U0, encode_chars
+from ..packing import loss_mask, shift_targets
 
 __all__ = [
     "CacheMasks",

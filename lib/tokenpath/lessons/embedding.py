@@ -16,9 +16,9 @@ import numpy as np
 
 from .. import examples as ex
 from .._checks import as_float, as_float_array, as_int
-from ..attention import shift_targets
 from ..decoder import LayerTrace, LayerWeights, decoder_layer, random_layer
-from ..embedding import _table, check_ids, logits, lookup, lookup_grad, tied_head
+from ..embedding import check_ids, check_table, logits, lookup, lookup_grad, tied_head
+from ..packing import shift_targets
 from ..sampling import CrossEntropyTrace, cross_entropy, draw_ids, next_token_probs
 
 __all__ = [
@@ -126,8 +126,8 @@ def lookup_trace(cell=ex.FIG3_CELL, *, ids=None, table=None) -> LookupTrace:
     >>> tr.row_id, tr.value, tr.same_id.tolist()
     (3, 0.2, [[0, 0], [0, 2], [1, 2]])
     """
-    s = batch_ids() if ids is None else check_ids(ids, ex.V if table is None else _table(table).shape[0])
-    e = teaching_embedding() if table is None else _table(table)
+    s = batch_ids() if ids is None else check_ids(ids, ex.V if table is None else check_table(table).shape[0])
+    e = teaching_embedding() if table is None else check_table(table)
     if s.ndim != 2:
         raise ValueError(f"ids must be [B, T] for figure 3, got shape {list(s.shape)}")
     try:
@@ -280,7 +280,7 @@ def tied_loss(table, inputs, targets, mask=None) -> float:
     >>> round(tied_loss(np.eye(2), [0], [0]), 6)
     0.313262
     """
-    e = _table(table)
+    e = check_table(table)
     inputs = check_ids(inputs, e.shape[0], name="inputs")
     return cross_entropy(logits(lookup(e, inputs), tied_head(e)), targets, mask).loss
 
@@ -293,7 +293,7 @@ def tied_gradient(table=None, inputs=None, targets=None, mask=None) -> TiedGradi
     >>> g.rows_input.tolist(), g.rows_output.size
     ([2, 3, 7], 1000)
     """
-    e = teaching_embedding() if table is None else _table(table)
+    e = teaching_embedding() if table is None else check_table(table)
     x = ex.encode_chars(ex.TEXT) if inputs is None else inputs
     x = check_ids(x, e.shape[0], name="inputs")
     if x.shape[-1] == 0:

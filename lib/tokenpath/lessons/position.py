@@ -11,7 +11,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from .._checks import as_float, as_float_array, as_int, as_int_array
+from .._checks import as_float, as_float_array, as_int, as_int_array, as_pair_width
 from ..attention import AttentionTrace, attention
 from ..examples import (
     FIG15_BASE,
@@ -26,7 +26,7 @@ from ..examples import (
     FIG15_Q,
     encode_chars,
 )
-from ..position import _even_width, rope, rope_frequencies, rotation
+from ..position import rope, rope_frequencies, rotation
 
 __all__ = [
     "Disc",
@@ -80,7 +80,7 @@ def order_blindness(text: str, permutation, *, d_model: int = 8, d_head: int = 4
     perm = as_int_array("permutation", permutation, ndim=1)
     if sorted(perm.tolist()) != list(range(ids.size)):
         raise ValueError(f"permutation must reorder 0 … {ids.size - 1} (each once), got {perm.tolist()}")
-    d_head = _even_width("d_head", d_head)
+    d_head = as_pair_width("d_head", d_head)
     rng = np.random.default_rng(as_int("seed", seed, low=0))
     table = rng.standard_normal((int(ids.max()) + 1, as_int("d_model", d_model, low=1)))
     w_q, w_k, w_v = (rng.standard_normal((d_model, d_head)) / np.sqrt(d_model) for _ in range(3))

@@ -20,7 +20,7 @@ from typing import Mapping, Sequence
 
 from .._checks import as_bool, as_int, as_list
 from ..bpe import Tokenizer, check_text
-from ..bpe.tokenizer import _utf8_error
+from ..bpe.tokenizer import utf8_error
 from .bpe import demo_tokenizer
 
 __all__ = [
@@ -98,19 +98,19 @@ def decode_trace(tokenizer: Tokenizer, ids) -> DecodeTrace:
     """
     if not isinstance(tokenizer, Tokenizer):
         raise TypeError(f"tokenizer must be a Tokenizer, got {type(tokenizer).__name__}")
-    pieces = tuple(tokenizer._pieces(ids))
+    pieces = tuple(tokenizer.token_pieces(ids))
     joined = b"".join(pieces)
     try:
         strict, error, reason = joined.decode("utf-8"), None, None
     except UnicodeDecodeError as err:
-        strict, error, reason = None, _utf8_error(pieces, err), err.reason
+        strict, error, reason = None, utf8_error(pieces, err), err.reason
     return DecodeTrace(tuple(int(i) for i in ids), pieces, joined, strict, error, reason,
                        joined.decode("utf-8", errors="replace"))
 
 
 def _tokens_for(tok: Tokenizer, data: bytes) -> list[int]:
     """The IDs of raw bytes (not necessarily whole characters) under ``tok``'s merges."""
-    return list(tok._bpe(data))
+    return list(tok.merge_bytes(data))
 
 
 @dataclass(frozen=True)
@@ -289,7 +289,7 @@ def token_chips(text: str, tokenizer: Tokenizer | None = None, *, allowed_specia
     out = []
     for i in ids:
         data = tok.token_bytes(i)
-        out.append(Chip(i, data, data.decode("utf-8", errors="replace"), i in tok._special_ids))
+        out.append(Chip(i, data, data.decode("utf-8", errors="replace"), i in tok.special_tokens.values()))
     return tuple(out)
 
 

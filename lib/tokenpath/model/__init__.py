@@ -44,7 +44,7 @@ from .config import (ARCHITECTURE, CONFIG_NAME, INDEX_NAME, MAX_CONFIG_BYTES, MA
 from .files import list_files, load, save
 from .forward import (ForwardTrace, GenerationTrace, Model, random_model, random_tensors, tiny_config, tiny_model,
                       tiny_tokenizer)
-from .tensors import ParameterCount, count_parameters, figure4_place, tensor_shapes
+from .tensors import ParameterCount, count_parameters, tensor_role, tensor_shapes
 from .tokenizer_file import (TOKENIZER_MAX_BYTES, TOKENIZER_MAX_CONTAINERS, read_tokenizer, tokenizer_json,
                              write_tokenizer)
 
@@ -63,7 +63,6 @@ __all__ = [
     "ModelFileError",
     "ParameterCount",
     "count_parameters",
-    "figure4_place",
     "list_files",
     "load",
     "random_model",
@@ -71,6 +70,7 @@ __all__ = [
     "read_config",
     "read_tokenizer",
     "save",
+    "tensor_role",
     "tensor_shapes",
     "tiny_config",
     "tiny_model",

@@ -17,7 +17,7 @@ from .. import examples as ex
 from .._checks import as_int
 from ..safefiles import ModelFileError, short_repr
 from .config import TOKENIZER_NAME, LlamaConfig, MixtralConfig
-from .tensors import _check_tensors, _stored_dtype, figure4_place, tensor_shapes
+from .tensors import _check_tensors, _stored_dtype, tensor_role, tensor_shapes
 
 __all__ = [
     "ForwardTrace",
@@ -159,8 +159,8 @@ class Model:
         return int(sum(a.size for a in self.tensors.values()))
 
     def tensor_table(self) -> list[tuple[str, tuple[int, ...], str, str]]:
-        """(name, shape, dtype, place in figure 4) of every tensor, in forward order."""
-        return [(n, self.tensors[n].shape, self.dtypes.get(n, "F64"), figure4_place(n)) for n in self.tensors]
+        """(name, shape, dtype, role in the forward pass) of every tensor, in forward order."""
+        return [(n, self.tensors[n].shape, self.dtypes.get(n, "F64"), tensor_role(n)) for n in self.tensors]
 
     # ---------------------------------------------------------------- running
 

@@ -18,7 +18,7 @@ from .config import LlamaConfig, MixtralConfig  # noqa: F401 (MixtralConfig: the
 __all__ = [
     "ParameterCount",
     "count_parameters",
-    "figure4_place",
+    "tensor_role",
     "tensor_shapes",
 ]
 
@@ -70,8 +70,8 @@ def tensor_shapes(config: LlamaConfig) -> dict[str, tuple[int, ...]]:
     return dict(_iter_tensor_shapes(config))
 
 
-#: Where each stored tensor sits in figure 4's layer diagram (name suffix → place).
-_PLACES = {
+#: What each stored tensor does in the forward pass (name, or its suffix in a layer → role).
+_ROLES = {
     "model.embed_tokens.weight": "E [V, d]: lookup table, IDs → rows X",
     "input_layernorm.weight": "γ of the RMSNorm before attention: Norm(X)",
     "self_attn.q_proj.weight": "W_Q: queries Q = Norm(X) W_Q, then RoPE",
@@ -91,22 +91,23 @@ _PLACES = {
 }
 
 
-def figure4_place(name: str) -> str:
-    """The place of a stored tensor in figure 4's pre-norm layer.
+def tensor_role(name: str) -> str:
+    """What a stored tensor does in the forward pass of a pre-norm Llama (or Mixtral)
+    layer, after the layer (and expert) it belongs to.
 
-    >>> figure4_place("model.layers.1.self_attn.k_proj.weight")
+    >>> tensor_role("model.layers.1.self_attn.k_proj.weight")
     'layer 1: W_K: keys K = Norm(X) W_K, then RoPE'
     """
     if not isinstance(name, str):
         raise TypeError(f"name must be a tensor name (str), got {type(name).__name__}")
-    if name in _PLACES:
-        return _PLACES[name]
+    if name in _ROLES:
+        return _ROLES[name]
     m = re.fullmatch(r"model\.layers\.(\d+)\.(.+)", name)
-    if m and m.group(2) in _PLACES:
-        return f"layer {m.group(1)}: {_PLACES[m.group(2)]}"
+    if m and m.group(2) in _ROLES:
+        return f"layer {m.group(1)}: {_ROLES[m.group(2)]}"
     m = re.fullmatch(r"model\.layers\.(\d+)\.block_sparse_moe\.experts\.(\d+)\.(w[123]\.weight)", name)
     if m:
-        return f"layer {m.group(1)}, expert {m.group(2)}: {_PLACES[m.group(3)]}"
+        return f"layer {m.group(1)}, expert {m.group(2)}: {_ROLES[m.group(3)]}"
     raise ValueError(f"name {name!r} is not a Llama tensor name")
 
 

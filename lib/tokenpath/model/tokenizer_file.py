@@ -322,9 +322,9 @@ def read_tokenizer(path) -> bpe.Tokenizer:
             fail("model.ignore_merges", "is true, and the vocabulary's tokens are too long to check that every "
                  "token is what its merges make (this engine always applies the merges); refused")
         for i, data in tok.vocab.items():
-            if tok._bpe(data) != (i,):
+            if tok.merge_bytes(data) != (i,):
                 fail("model.ignore_merges", f"is true, and the word {_token_text(data)!r} is then token {i} "
-                     f"where the merges give {list(tok._bpe(data))}; this engine always applies the merges")
+                     f"where the merges give {list(tok.merge_bytes(data))}; this engine always applies the merges")
     template = _read_template(d.get("post_processor"), tok, fail)
     return tok if template is None else tok.with_template(template)
 
