@@ -9,7 +9,8 @@ script after training (``make model``; ``python -m tokenpath._train --finish-onl
    The model is scored on the same windows, each window's mean loss recorded (the
    training script passes PyTorch's; the suite repeats a few with the engine).
 2. **The held-out sample and the ablations.** The engine's pass over ``held_out.json``
-   (:func:`tokenpath.trained.sample_pass`), the induction test, and every head and
+   (:func:`tokenpath.trained.sample_pass`) and what it measures of every head and router
+   (:func:`sample_record`), the induction test, and every head and
    expert ablated in turn (:func:`tokenpath.trained.ablation_record`).
 
 NumPy and the standard library; the model's loss per window comes from the caller.
@@ -72,6 +73,24 @@ def _r(x, digits: int = 6):
     return np.round(np.asarray(x, dtype=float), digits).tolist()
 
 
+def sample_record(model, folder) -> dict:
+    """What the sample pass (:func:`tokenpath.trained.sample_pass`) measures of every head
+    and router of the folder's ``model``, as ``evaluation.json`` keeps it under
+    ``"sample"`` and :func:`tokenpath.trained.measured_heads`,
+    :func:`~tokenpath.trained.measured_routing` and
+    :func:`~tokenpath.trained.measured_agreement` read it."""
+    heads, routes = T.held_out_heads(model, folder), T.held_out_routes(model, folder)
+    routing, agree = routes.stats(), T.text_agreement(routes)
+    return {
+        "heads": {"rows": heads.rows, **{m: _r(heads.measure(m)) for m in T.HEAD_MEASURES},
+                  "uniform": _r(heads.uniform)},
+        "routing": {"tokens": routing.tokens, "top_k": routing.top_k, "load": routing.load.tolist(),
+                    "changes": routing.changes.tolist()},
+        "agreement": {"texts": agree.texts, "same_text_pairs": agree.same_text_pairs,
+                      "same_text": _r(agree.same_text), "any_pair": _r(agree.any_pair)},
+    }
+
+
 def evaluation_record(folder, window_loss) -> dict:
     """Everything ``evaluation.json`` holds (see the module's docstring);
     ``window_loss(windows)`` gives the model's mean loss on each window."""
@@ -91,13 +110,15 @@ def evaluation_record(folder, window_loss) -> dict:
         row["window_model"] = _r(per_window)
         rows[name] = row
     sample = T.sample_pass(model, folder)
-    return {
+    out = {
         "rules": {"split": C.SPLIT_RULE, "data": C.DATA_RULE},
         "train_tokens": int(len(d.train_ids)),
         "streams": rows,
         "cosine": _r(np.nanmean(sample.cosine, axis=1), 4),
         **T.ablation_record(model, sample),
     }
+    out["sample"].update(sample_record(model, folder))
+    return out
 
 
 def write_evaluation(folder, window_loss) -> dict:

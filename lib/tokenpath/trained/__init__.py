@@ -20,10 +20,10 @@ from .files import (EVALUATION_NAME, FOLDER, HELD_OUT_NAME, SAMPLES_NAME, TRAINI
                     check_record, committed_model, count_moe_parameters, held_out_rule, held_out_sample, held_out_text,
                     read_evaluation, read_samples, read_training, trained_folder)
 from .heads import (MEASURE_NAMES, ROLE_NAMES, AttentionMap, HeadStats, Induction, LineAttention, attention_map,
-                    head_stats, held_out_heads, induction_scores, line_attention, previous_token_weight,
+                    head_stats, held_out_heads, induction_scores, line_attention, measured_heads, previous_token_weight,
                     repeated_tokens, second_copy_loss)
 from .routing import (LineRouting, Routes, RoutingStats, RoutingView, TextAgreement, held_out_routes,
-                      held_out_routing, line_routing, routes_of, routing_rows, routing_stats, routing_view,
+                      held_out_routing, line_routing, measured_agreement, measured_routing, routes_of, routing_rows, routing_stats, routing_view,
                       text_agreement)
 from .sample import (HEAD_MEASURES, SamplePass, example_line, example_lines, file_windows, held_out_lines, line_source,
                      line_tokens, query_measures, route_lines, run_sample, sample_pass, token_losses,
@@ -74,6 +74,9 @@ __all__ = [
     "line_routing",
     "line_source",
     "line_tokens",
+    "measured_agreement",
+    "measured_heads",
+    "measured_routing",
     "next_token",
     "pieces_of",
     "previous_token_weight",

@@ -127,6 +127,34 @@ def read_evaluation(folder=None) -> dict:
     return record
 
 
+def sample_measures(folder: Path, name: str) -> tuple[dict, dict]:
+    """(``evaluation.json``'s ``"sample"`` object, its part ``name``): what the sample
+    pass measured when the folder was written, or a ``ModelFileError``."""
+    sample = read_evaluation(folder).get("sample")
+    part = sample.get(name) if isinstance(sample, dict) else None
+    if not isinstance(part, dict):
+        raise ModelFileError(f"{EVALUATION_NAME}: 'sample' must hold an object {name!r} (written by make model)")
+    return sample, part
+
+
+def measure_field(part: dict, where: str, key: str, read):
+    """``read(name, part[key])``, each failure a ``ModelFileError`` naming the field."""
+    try:
+        return read(f"{EVALUATION_NAME}: {where}.{key}", part[key])
+    except KeyError:
+        raise ModelFileError(f"{EVALUATION_NAME}: {where} must have {key!r}") from None
+    except (TypeError, ValueError) as err:
+        raise ModelFileError(str(err)) from None
+
+
+def as_shares(name: str, x, ndim: int):
+    """``x`` as a float array of ``ndim`` axes holding shares in [0, 1]."""
+    arr = as_float_array(name, x, ndim=ndim)
+    if arr.size and (arr.min() < 0 or arr.max() > 1):
+        raise ValueError(f"{name} must hold shares between 0 and 1")
+    return arr
+
+
 @dataclass(frozen=True)
 class SampleFile:
     """One file's excerpt in the held-out sample: ``text`` starts at line ``line``

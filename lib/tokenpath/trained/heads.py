@@ -1,6 +1,6 @@
 """What each head of the trained model does with its attention weights, measured: the
 four per-head measures over the held-out sample (:func:`held_out_heads`, from the one
-sample pass), one head's map over one line (:func:`attention_map`,
+sample pass, and as stored when the folder was written, :func:`measured_heads`), one head's map over one line (:func:`attention_map`,
 :func:`line_attention`), and the induction score of every head on repeated random
 tokens (:func:`induction_scores`)."""
 
@@ -14,10 +14,11 @@ from types import SimpleNamespace
 
 import numpy as np
 
-from .._checks import as_float, as_int, as_int_array, as_list
+from .._checks import as_float, as_float_array, as_int, as_int_array, as_list
 from ..examples import trained as ex
 from ..model import Model
-from .files import _check_texts, _folder, _folder_path, _model, _pieces
+from ..safefiles import ModelFileError
+from .files import _check_texts, _folder, _folder_path, _model, _pieces, as_shares, measure_field, sample_measures
 from .sample import HEAD_MEASURES, held_out_lines, query_measures, sample_pass, uniform_weights, example_line
 
 #: The position each weight measure is about, as the prose names it.
@@ -216,6 +217,32 @@ def held_out_heads(model=None, folder=None) -> HeadStats:
     return _held_out_heads(_model(model, folder), folder)
 
 
+def measured_heads(folder=None) -> HeadStats:
+    """The same measures as stored in ``evaluation.json`` when the folder was written
+    (the pass takes seconds; the chapter, its figure and its slider read these, and the
+    suite checks that :func:`held_out_heads` gives them again).
+
+    >>> s = measured_heads()
+    >>> s.shape, s.strongest("previous")
+    ((4, 4), (2, 1))
+    """
+    return _measured_heads(_folder(folder))
+
+
+@functools.lru_cache(maxsize=4)
+def _measured_heads(folder: Path) -> HeadStats:
+    sample, part = sample_measures(folder, "heads")
+    rows = measure_field(part, "sample.heads", "rows", lambda n, v: as_int(n, v, low=1))
+    tables = [measure_field(part, "sample.heads", m, lambda n, v: as_shares(n, v, 2)) for m in HEAD_MEASURES[:3]]
+    tables.append(measure_field(part, "sample.heads", "entropy", lambda n, v: as_float_array(n, v, ndim=2)))
+    uniform = measure_field(part, "sample.heads", "uniform", lambda n, v: as_float_array(n, v, ndim=1))
+    if len({t.shape for t in tables}) != 1 or uniform.shape != (len(HEAD_MEASURES),):
+        raise ModelFileError("evaluation.json: sample.heads must hold four [layers, heads] tables of one shape "
+                             f"and {len(HEAD_MEASURES)} even-spread values")
+    tokens = measure_field(sample, "sample", "tokens", lambda n, v: as_int(n, v, low=rows))
+    return HeadStats(tokens, rows, *tables, uniform)
+
+
 @dataclass(frozen=True)
 class LineAttention:
     """Every head's weights over one held-out line (one forward pass, the line on its
@@ -288,7 +315,7 @@ def line_attention(model=None, folder=None, *, line: int | None = None, layer: i
     model = _model(model, folder)
     line = example_line(folder) if line is None else line
     text, pieces, weights = _line_weights(model, folder, line)
-    stats = held_out_heads(model, folder)
+    stats = measured_heads(folder)
     best = stats.strongest(ex.HEAD_DEFAULT_MEASURE)
     layer = best[0] if layer is None else layer
     head = best[1] if head is None else head
@@ -367,9 +394,10 @@ def induction_scores(model: Model, runs: np.ndarray | None = None) -> Induction:
     """:class:`Induction` of ``model`` on ``runs`` (default :func:`repeated_tokens`).
 
     >>> from tokenpath.trained import committed_model
-    >>> i = induction_scores(committed_model())
-    >>> i.score.shape, i.second_loss < i.first_loss
-    ((4, 4), True)
+    >>> m = committed_model()
+    >>> i = induction_scores(m, repeated_tokens(m.config.vocab_size, sequences=2, length=16))
+    >>> i.score.shape, i.sequences, i.length
+    ((4, 4), 2, 16)
     """
     if not isinstance(model, Model):
         raise TypeError(f"model must be a tokenpath.model.Model, got {type(model).__name__}")

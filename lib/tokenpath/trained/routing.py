@@ -3,7 +3,8 @@ probabilities, choices and gates over the held-out sample (:func:`held_out_route
 the one sample pass), their load and top-k changes (:func:`routing_stats`), one line's
 routing in its place (:func:`line_routing`), one layer and line beside the layer's load
 (:func:`routing_view`), and whether one token text keeps its experts
-(:func:`text_agreement`)."""
+(:func:`text_agreement`); the load, changes and agreement as stored when the folder was
+written (:func:`measured_routing`, :func:`measured_agreement`)."""
 
 from __future__ import annotations
 
@@ -15,9 +16,10 @@ import numpy as np
 
 from .._checks import as_int, as_int_array
 from ..model import Model
-from .files import _check_texts, _folder, _model
+from ..safefiles import ModelFileError
+from .files import _check_texts, _folder, _model, _pieces, as_shares, measure_field, sample_measures
 from .heads import _check_traces, _trace_layers
-from .sample import example_line, held_out_lines, line_tokens, sample_pass
+from .sample import example_line, held_out_lines, line_tokens, sample_pass, sample_windows
 
 
 def routing_rows(trace, pieces) -> list[tuple[str, ...]]:
@@ -88,6 +90,34 @@ def held_out_routing(model=None, folder=None) -> RoutingStats:
     passes run once per process (:func:`held_out_routes`)."""
     folder = _folder(folder)
     return _stats(_model(model, folder), folder)
+
+
+def measured_routing(folder=None) -> RoutingStats:
+    """The same statistics as stored in ``evaluation.json`` when the folder was written
+    (the chapter, its figure and its slider read these; the suite checks that
+    :func:`held_out_routing` gives them again).
+
+    >>> s = measured_routing()
+    >>> s.load.shape, int(s.load[0].sum()) == s.tokens * s.top_k
+    ((4, 4), True)
+    """
+    return _measured_routing(_folder(folder))
+
+
+@functools.lru_cache(maxsize=4)
+def _measured_routing(folder: Path) -> RoutingStats:
+    _, part = sample_measures(folder, "routing")
+    where = "sample.routing"
+    tokens = measure_field(part, where, "tokens", lambda n, v: as_int(n, v, low=2))
+    top_k = measure_field(part, where, "top_k", lambda n, v: as_int(n, v, low=1))
+    load = measure_field(part, where, "load", lambda n, v: as_int_array(n, v, ndim=2, low=0))
+    changes = measure_field(part, where, "changes", lambda n, v: as_int_array(n, v, ndim=1, low=0))
+    if changes.shape[0] != load.shape[0] or (load.sum(axis=1) != tokens * top_k).any() or changes.max() >= tokens:
+        raise ModelFileError(f"evaluation.json: {where} must give every layer a load summing to tokens · top_k "
+                             "and fewer changes than tokens")
+    load.setflags(write=False)
+    changes.setflags(write=False)
+    return RoutingStats(tokens, top_k, load, changes)
 
 
 # ------------------------------------------- routing of a line and of the held-out text (chapter 8)
@@ -203,16 +233,31 @@ def line_routing(line: int, folder=None) -> LineRouting:
     span = line_tokens(folder)[line]
     if not lines[line].strip() or not span:
         raise ValueError(f"line must name a held-out line that is not blank; line {line} is")
-    held = held_out_routes(folder=folder)
-    cut = slice(span.start, span.stop)
+    model = _model(None, folder)
+    _, spans = sample_windows(model, folder)
+    # the windows of the pass that hold the line (a line may cross a window's border)
+    windows = [(a, b) for a, b in spans if a < span.stop and span.start < b]
+    parts = [_window_routes(model, folder, a, b) for a, b in windows]
+    start = windows[0][0]
+    cut = slice(span.start - start, span.stop - start)
 
-    def part(a):
-        a = a[:, cut]
+    def part(name):
+        a = np.concatenate([getattr(r, name) for r in parts], axis=1)[:, cut]
         a.setflags(write=False)
         return a
 
-    routes = Routes(held.pieces[cut], part(held.probs), part(held.chosen), part(held.gates))
+    pieces = sum((r.pieces for r in parts), ())[cut]
+    routes = Routes(pieces, part("probs"), part("chosen"), part("gates"))
     return LineRouting(line, lines[line], span.start, routes)
+
+
+@functools.lru_cache(maxsize=16)
+def _window_routes(model: Model, folder: Path, start: int, stop: int) -> Routes:
+    """The routing of the sample pass's window ``[start, stop)``, that window run again
+    on its own (as the pass ran it): no pass over the whole sample for one line."""
+    ids, _ = sample_windows(model, folder)
+    ids = ids[start:stop]
+    return routes_of([model.forward(ids)], _pieces(model, ids))
 
 
 @dataclass(frozen=True)
@@ -266,10 +311,9 @@ def routing_view(layer: int, line: int | None = None, folder=None) -> RoutingVie
     as_int("layer", layer, low=0)
     folder = _folder(folder)
     line = example_line(folder) if line is None else as_int("line", line, low=0)
-    held = held_out_routes(folder=folder)
-    layer = as_int("layer", layer, low=0, high=held.layers - 1)
+    stats = measured_routing(folder)
+    layer = as_int("layer", layer, low=0, high=stats.load.shape[0] - 1)
     lr = line_routing(line, folder)
-    stats = held_out_routing(folder=folder)
     r = lr.routes
     return RoutingView(layer, lr.line, lr.text, r.pieces, r.probs[layer], r.chosen[layer], r.gates[layer],
                        stats.load[layer], stats.tokens, int(stats.changes[layer]),
@@ -318,3 +362,26 @@ def text_agreement(routes: Routes) -> TextAgreement:
         anyp.append(pairs(both.sum(axis=0)).sum() / pairs(routes.tokens))
     return TextAgreement(int((text_n >= 2).sum()), same_pairs, np.array(same), np.array(anyp))
 
+
+def measured_agreement(folder=None) -> TextAgreement:
+    """:func:`text_agreement` of the held-out routes as stored in ``evaluation.json`` when
+    the folder was written (the suite checks that the pass gives it again).
+
+    >>> a = measured_agreement()
+    >>> len(a.same_text), bool(a.same_text[0] > a.any_pair[0])
+    (4, True)
+    """
+    return _measured_agreement(_folder(folder))
+
+
+@functools.lru_cache(maxsize=4)
+def _measured_agreement(folder: Path) -> TextAgreement:
+    _, part = sample_measures(folder, "agreement")
+    where = "sample.agreement"
+    texts = measure_field(part, where, "texts", lambda n, v: as_int(n, v, low=0))
+    pairs = measure_field(part, where, "same_text_pairs", lambda n, v: as_int(n, v, low=0))
+    same = measure_field(part, where, "same_text", lambda n, v: as_shares(n, v, 1))
+    any_pair = measure_field(part, where, "any_pair", lambda n, v: as_shares(n, v, 1))
+    if same.shape != any_pair.shape:
+        raise ModelFileError(f"evaluation.json: {where} must give one share per layer in both lists")
+    return TextAgreement(texts, pairs, same, any_pair)

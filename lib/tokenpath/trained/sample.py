@@ -217,10 +217,19 @@ def line_source(line: int, folder=None) -> tuple[str, int]:
 
 
 @functools.lru_cache(maxsize=2)
+def sample_windows(model: Model, folder: Path) -> tuple[np.ndarray, tuple[tuple[int, int], ...]]:
+    """(ids [N], window spans) of the held-out sample, as the sample pass cuts it: the
+    tokenizer only, no forward pass (what a line or a window of the pass needs)."""
+    ids, _, spans = file_windows(model, held_out_sample(folder))
+    ids.setflags(write=False)
+    return ids, spans
+
+
+@functools.lru_cache(maxsize=2)
 def _line_tokens(model: Model, folder: Path) -> tuple[range, ...]:
-    p = sample_pass(model, folder)
+    ids, _ = sample_windows(model, folder)
     lines = held_out_lines(folder)
-    size = np.array([len(model.tokenizer.token_bytes(int(i))) for i in p.ids])
+    size = np.array([len(model.tokenizer.token_bytes(int(i))) for i in ids])
     starts = np.cumsum(np.append(0, size[:-1]))                                   # [N] first byte
     lengths = np.array([len(l.encode("utf-8")) for l in lines])
     line_starts = np.cumsum(np.append(0, lengths[:-1] + 1))                       # [lines]

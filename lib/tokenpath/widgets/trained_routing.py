@@ -1,14 +1,18 @@
 """Widget of chapter 08_moe_routing: the trained model's routing of a held-out line
 (its figure in chapter 10), with sliders for the layer and the line.
 
-The forward passes run when the widget is built (every offered line once, and the
-held-out text once, all cached by :mod:`tokenpath.trained`); a step only picks a
-precomputed :class:`~tokenpath.trained.RoutingView` and moves the artists. Each row of
+A line's first visit runs the windows of the sample pass that hold it through the model
+(cached by :mod:`tokenpath.trained`); the load and change rate over the whole sample are
+those stored in ``evaluation.json`` (:func:`tokenpath.trained.measured_routing`). A step
+to a state already seen only picks its :class:`~tokenpath.trained.RoutingView` and moves
+the artists. Each row of
 the token table, each bar and each line of text is a group of its own, so a step
 redraws only what changed (:class:`tokenpath.widgets.SliderFigure`).
 """
 
 from __future__ import annotations
+
+import functools
 
 import ipywidgets
 from matplotlib.transforms import Bbox
@@ -41,7 +45,7 @@ def trained_routing(layer: int = ex.ROUTE_LAYER, line: int | None = None) -> Sli
     (0, True)
     """
     lines = T.example_lines()
-    n_layers = T.held_out_routes().layers
+    n_layers = T.measured_routing().load.shape[0]
     default_line = lines.index(T.example_line())
     layout = ipywidgets.Layout(width="22em")
     controls = Controls({
@@ -51,7 +55,7 @@ def trained_routing(layer: int = ex.ROUTE_LAYER, line: int | None = None) -> Sli
                                      continuous_update=True, layout=layout),
     }, horizontal=True)
     wanted = controls.check({"layer": layer, "line": default_line if line is None else line})
-    views = {(l, n): T.routing_view(l, lines[n]) for l in range(n_layers) for n in range(len(lines))}
+    view = functools.lru_cache(maxsize=None)(lambda layer, n: T.routing_view(layer, lines[n]))  # a line's windows run once
     drawn = figures.render(fr.NUMBER)
     art = drawn.artists
     ax = art["heading"].axes
@@ -80,7 +84,7 @@ def trained_routing(layer: int = ex.ROUTE_LAYER, line: int | None = None) -> Sli
         drawn,
         name="trained_routing",
         slider=controls,
-        compute=lambda v: views[(v.layer, v.line)],
+        compute=lambda v: view(v.layer, v.line),
         move=lambda trace: fr.update_routing(art, trace),
         describe=fr.describe_view,
         groups=groups,
