@@ -39,11 +39,12 @@ PYTEST_ARGS  = tests lib --doctest-modules --ignore-glob='*/__main__.py' \
                --nbval --nbval-current-env --nbval-sanitize-with tests/nbval_sanitize.cfg \
                $(NOTEBOOKS)
 
-.PHONY: help venv lab test check-lab check-book figures fonts sync book doctor bench model lock clean
+.PHONY: help venv lab test check-model check-lab check-book figures fonts sync book doctor bench model lock clean
 
 help:
 	@echo "make lab       start JupyterLab on the first notebook"
 	@echo "make test      run the whole suite (EXTRAS=dev,crosscheck adds the torch cross-checks)"
+	@echo "make check-model refit the trained model's baselines on the whole corpus (tests marked corpus)"
 	@echo "make check-lab open the book in headless Chromium and drag its sliders"
 	@echo "make figures   write figures/figNN.svg and .png (ONLY=\"7 8\" for a subset)"
 	@echo "make sync      sync book/*.md with notebooks/*.ipynb, then re-execute the notebooks"
@@ -83,6 +84,11 @@ lab: $(STAMP)
 test: $(STAMP)
 	@$(BIN)/pytest $(PYTEST_ARGS) || { rc=$$?; \
 	    if [ $$rc -eq 5 ]; then echo "pytest collected no tests"; else exit $$rc; fi; }
+
+# What `make test` skips for time: the tests that rebuild the trained model's data from
+# the whole standard library (marked corpus) to re-derive its committed measurements.
+check-model: $(STAMP)
+	$(BIN)/pytest tests --corpus -m corpus -q
 
 # A reader's session in a real browser: `make lab`, Run All, drag every slider
 # (tests/lab_smoke.py). Needs Debian's chromium; the playwright package drives it.

@@ -30,6 +30,10 @@ What this file provides:
 
   A module made only of cross-checks can instead start with
   ``torch = pytest.importorskip("torch", reason="needs the crosscheck extra")``.
+- The ``corpus`` marker, for a test that rebuilds the trained model's data from the whole
+  standard library (the 2.66 M training tokens encoded again, every file classified by
+  the data rule: seconds) to re-derive a committed measurement. ``make test`` skips such
+  tests with the reason shown; ``make check-model`` (and CI) runs them with ``--corpus``.
 """
 
 from __future__ import annotations
@@ -68,9 +72,19 @@ def torch():
     return pytest.importorskip("torch", reason=TORCH_MISSING)
 
 
+CORPUS_SKIPPED = "rebuilds the training data from the whole standard library: run by make check-model (CI runs it)"
+
+
+def pytest_addoption(parser):
+    parser.addoption("--corpus", action="store_true", default=False,
+                     help="also run the tests marked corpus (make check-model)")
+
+
 def pytest_runtest_setup(item):
     if item.get_closest_marker("torch") is not None and not HAVE_TORCH:
         pytest.skip(TORCH_MISSING)
+    if item.get_closest_marker("corpus") is not None and not item.config.getoption("--corpus"):
+        pytest.skip(CORPUS_SKIPPED)
 
 
 def pytest_collection_finish(session):

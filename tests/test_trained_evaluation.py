@@ -1,6 +1,8 @@
 """The committed measurements (``evaluation.json``) agree with the committed weights: the
-suite repeats what it affordably can. The n-gram tables are refitted on the training
-tokens and rescored on one stream; the engine scores a window of every stream; the
+suite repeats what it affordably can. With ``--corpus`` (``make check-model``, CI), the
+n-gram tables are refitted on the training tokens and rescored on one stream and the
+engine scores a window of every stream (both rebuild the data from the whole standard
+library, seconds); always, the
 held-out sample's pass, the induction test and the ablations of the heads and the
 expert the chapter names are run again (the ablations on two files of the sample)."""
 
@@ -55,6 +57,7 @@ def rebuilt():
         pytest.skip(str(err))
 
 
+@pytest.mark.corpus
 def test_the_tables_refitted_on_the_training_tokens_give_the_committed_losses(rebuilt, evaluation):
     s, d, streams, _ = rebuilt
     assert len(d.train_ids) == evaluation["train_tokens"]
@@ -64,6 +67,7 @@ def test_the_tables_refitted_on_the_training_tokens_give_the_committed_losses(re
         assert E.window_table_losses(table, streams["outside code"]).mean() == pytest.approx(row[name], abs=1e-4)
 
 
+@pytest.mark.corpus
 def test_the_engine_scores_a_window_of_every_stream_as_the_script_recorded(rebuilt, evaluation, model):
     _, _, streams, _ = rebuilt
     for name, windows in streams.items():
