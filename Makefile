@@ -31,6 +31,11 @@ export PYTHONHASHSEED := 0
 export JUPYTER_RUNTIME_DIR := $(CURDIR)/.jupyter-runtime
 export JUPYTER_PREFER_ENV_PATH := 1
 export PYDEVD_DISABLE_FILE_VALIDATION := 1
+# NumPy's BLAS on one thread for the book's own runs: the engine's matrices are small
+# (at most 256 × 2,048), and when the cores are busy with other work two BLAS threads wait
+# for each other (a 256-token forward pass of the trained model took 260–300 ms on two
+# threads against 62–70 ms on one, at a load of 3). `make model` is left to PyTorch's own.
+lab test check-model sync figures book: export OPENBLAS_NUM_THREADS := 1
 
 # The suite: tests/, the doctests in lib/, and every stored notebook re-executed by nbval
 # in strict mode (outputs compared; figure PNG payloads masked by the sanitizer).
