@@ -3,11 +3,12 @@
 Figures are laid out on one "canvas" axes whose data units are inches (y grows
 downwards), so a cell, a label and a font size keep their proportions at the book's
 7-inch width. This module holds what every figure module draws with: the canvas
-(:func:`new_canvas`), boxed cells, text and headings, arrows, outlines and swatches
-(``add_*``: each adds its artists to an ``Axes`` and returns them), the tinted faces
-that carry the book-wide colour meanings of :mod:`tokenpath.figures.style`, the text
-sizes, and the argument checks the ``draw_*`` helpers share (``check_*``). It draws no
-figure of its own.
+(:func:`new_canvas`), boxed cells, text and headings, arrows, outlines, swatches and
+the index labels beside a grid (``add_*``: each adds its artists to an ``Axes`` and
+returns them), the tinted faces that carry the book-wide colour meanings of
+:mod:`tokenpath.figures.style`, the text sizes, how an index is written
+(:func:`index_text`), and the argument checks the ``draw_*`` helpers share
+(``check_*``). It draws no figure of its own.
 
 >>> fig, ax = new_canvas(2.0, 1.0)
 >>> rect, label = add_cell(ax, 0.1, 0.1, 0.4, 0.3, "3", face=VISIBLE_FACE)
@@ -19,6 +20,7 @@ figure of its own.
 from __future__ import annotations
 
 import numpy as np
+from matplotlib.artist import Artist
 from matplotlib.axes import Axes
 from matplotlib.backends.backend_agg import RendererAgg
 from matplotlib.colors import to_hex, to_rgb
@@ -45,6 +47,7 @@ __all__ = [
     "VALUE_FACE",
     "VISIBLE_FACE",
     "add_arrow",
+    "add_axis_labels",
     "add_cell",
     "add_heading",
     "add_outline",
@@ -55,6 +58,7 @@ __all__ = [
     "check_trace",
     "figure_title",
     "fit_lines",
+    "index_text",
     "new_canvas",
     "text_width",
     "tint",
@@ -106,6 +110,15 @@ DROPPED_HATCH = tint(style.BLOCKED, 0.35)
 def figure_title(number: int) -> str:
     """The title figure ``number`` is registered with."""
     return FIGURES[number].title
+
+
+def index_text(n) -> str:
+    """An index or a count as a figure writes it: a plain integer.
+
+    >>> index_text(2.0)
+    '2'
+    """
+    return fmt.num(int(n))
 
 
 _MEASURE: list = []
@@ -269,3 +282,26 @@ def add_swatch(ax, x, y, text, *, face, edge=style.INK, hatch=None, hatchcolor=N
     ax.add_patch(rect)
     label = add_text(ax, x + w + 0.08, y, text, size=size)
     return rect, label
+
+
+def add_axis_labels(ax, x0, y0, w, h, *, rows: int, cols: int, row_labels, col_labels,
+                    row_title: str | None, col_title: str | None, name: str) -> dict[str, Artist]:
+    """Indices beside a grid of ``rows`` × ``cols`` cells of ``w`` × ``h`` whose top-left
+    corner is (``x0``, ``y0``), plus the two axis titles; the artists are keyed
+    ``"{name}.col[j]"``, ``"{name}.row[i]"``, ``"{name}.col_title"`` and ``"{name}.row_title"``."""
+    art: dict[str, Artist] = {}
+    for j, lab in enumerate(col_labels):
+        art[f"{name}.col[{j}]"] = add_text(ax, x0 + (j + 0.5) * w, y0 - 0.13, lab, ha="center",
+                                           va="bottom", size=LABEL_SIZE)
+    for i, lab in enumerate(row_labels):
+        art[f"{name}.row[{i}]"] = add_text(ax, x0 - 0.1, y0 + (i + 0.5) * h, lab, ha="right",
+                                           size=LABEL_SIZE)
+    if col_title:
+        art[f"{name}.col_title"] = add_text(ax, x0 + cols * w / 2, y0 - 0.42, col_title,
+                                            ha="center", va="bottom", size=LABEL_SIZE,
+                                            style="italic")
+    if row_title:
+        art[f"{name}.row_title"] = add_text(ax, x0 - 0.62, y0 + rows * h / 2, row_title,
+                                            ha="center", size=LABEL_SIZE, rotation=90,
+                                            style="italic")
+    return art
