@@ -38,12 +38,14 @@ __all__ = [
     "DROPPED_HATCH",
     "HEAD_SIZE",
     "LABEL_SIZE",
+    "LIGHT_FACE",
     "MINUS",
     "NEG_INF",
     "NOTE_SIZE",
     "QUERY_FACE",
     "SMALL_SIZE",
     "SUM_FACE",
+    "TABLE_SIZE",
     "VALUE_FACE",
     "VISIBLE_FACE",
     "add_arrow",
@@ -58,10 +60,13 @@ __all__ = [
     "check_trace",
     "figure_title",
     "fit_lines",
+    "id_set_text",
     "index_text",
     "new_canvas",
+    "num_text",
     "text_width",
     "tint",
+    "vec_text",
 ]
 
 MINUS = fmt.MINUS
@@ -70,6 +75,8 @@ MINUS = fmt.MINUS
 NEG_INF = fmt.num(-np.inf, minus=MINUS)
 
 CELL_SIZE = 11.5  # numbers inside cells
+
+TABLE_SIZE = 10  # numbers inside the cells of a wide table (the MoE routing tables)
 
 LABEL_SIZE = 9.5  # row/column indices
 
@@ -104,6 +111,8 @@ ACCENT_FACE = tint(style.ACCENT, 0.65)
 
 SUM_FACE = "#F4F4F4"
 
+LIGHT_FACE = "#F2F2F2"  # a part that is stored but not run (an unchosen expert)
+
 DROPPED_HATCH = tint(style.BLOCKED, 0.35)
 
 
@@ -119,6 +128,33 @@ def index_text(n) -> str:
     '2'
     """
     return fmt.num(int(n))
+
+
+def num_text(x, digits: int | None = None) -> str:
+    """One number with a true minus sign, exact integers bare.
+
+    >>> num_text(-1.0), num_text(0.7311, 3)
+    ('−1', '0.731')
+    """
+    return fmt.num(x, digits, minus=MINUS, bare_ints=True)
+
+
+def vec_text(v, digits: int | None = None) -> str:
+    """A vector as :func:`num_text` writes its entries.
+
+    >>> vec_text([2, -1.5])
+    '[2, −1.5]'
+    """
+    return "[" + ", ".join(num_text(x, digits) for x in np.asarray(v, dtype=float)) + "]"
+
+
+def id_set_text(ids) -> str:
+    """A set of IDs (experts, tokens) in braces, smallest first.
+
+    >>> id_set_text([3, 0, 1])
+    '{0, 1, 3}'
+    """
+    return "{" + ", ".join(str(int(i)) for i in sorted(np.asarray(ids).tolist())) + "}"
 
 
 _MEASURE: list = []
