@@ -5,7 +5,8 @@ downwards), so a cell, a label and a font size keep their proportions at the boo
 7-inch width. This module holds what every figure module draws with: the canvas
 (:func:`new_canvas`), boxed cells, text and headings, arrows, outlines, swatches and
 the index labels beside a grid (``add_*``: each adds its artists to an ``Axes`` and
-returns them), the tinted faces that carry the book-wide colour meanings of
+returns them), the filing of a panel's artists in a figure's dictionary
+(:func:`prefix_artists`, :func:`panel_artists`), the tinted faces that carry the book-wide colour meanings of
 :mod:`tokenpath.figures.style`, the text sizes, how an index is written
 (:func:`index_text`), and the argument checks the ``draw_*`` helpers share
 (``check_*``). It draws no figure of its own.
@@ -42,6 +43,7 @@ __all__ = [
     "MINUS",
     "NEG_INF",
     "NOTE_SIZE",
+    "PANEL_SIZE",
     "QUERY_FACE",
     "SMALL_SIZE",
     "SUM_FACE",
@@ -64,6 +66,8 @@ __all__ = [
     "index_text",
     "new_canvas",
     "num_text",
+    "panel_artists",
+    "prefix_artists",
     "text_width",
     "tint",
     "vec_text",
@@ -85,6 +89,8 @@ NOTE_SIZE = 9  # explanations beside a panel
 SMALL_SIZE = 8  # second lines inside cells
 
 HEAD_SIZE = 11  # panel headings
+
+PANEL_SIZE = 8.5  # text inside a plotted panel (ledgers, legends)
 
 
 def tint(color: str, amount: float) -> str:
@@ -341,3 +347,28 @@ def add_axis_labels(ax, x0, y0, w, h, *, rows: int, cols: int, row_labels, col_l
                                             ha="center", size=LABEL_SIZE, rotation=90,
                                             style="italic")
     return art
+
+
+def prefix_artists(prefix: str, artists: dict) -> dict:
+    """One panel's ``artists`` filed under ``"prefix.name"``, as a figure of several
+    panels keeps them in one flat dictionary (:func:`panel_artists` reads them back).
+
+    >>> prefix_artists("right", {"output": 1})
+    {'right.output': 1}
+    """
+    return {f"{prefix}.{k}": v for k, v in artists.items()}
+
+
+def panel_artists(artists: dict, prefix: str) -> dict:
+    """The artists of one panel from a figure's flat ``"prefix.name"`` dictionary.
+
+    >>> panel_artists({"right.output": 1, "left.output": 2}, "right")
+    {'output': 1}
+    """
+    if not isinstance(prefix, str) or not prefix:
+        raise TypeError("prefix must be a non-empty str")
+    head = prefix + "."
+    out = {k[len(head):]: v for k, v in artists.items() if k.startswith(head)}
+    if not out:
+        raise ValueError(f"prefix {prefix!r} names no artists; have {sorted(artists)}")
+    return out
