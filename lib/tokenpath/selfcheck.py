@@ -49,7 +49,7 @@ from typing import Any, Callable, Mapping
 import numpy as np
 
 from . import fmt
-from ._checks import _asarray, as_float_array, as_list
+from ._checks import as_array, as_float_array, as_list
 
 __all__ = ["KINDS", "Question", "Result", "choice", "exact", "number", "sequence", "set_of", "vector"]
 
@@ -464,7 +464,7 @@ def set_of(id: str, prompt: str, answer, *, source: str, why: str,
     True
     """
     _check_common(id, prompt, source, why)
-    arr = _asarray("answer", answer)
+    arr = as_array("answer", answer)
     if arr.ndim != 1 or not (np.issubdtype(arr.dtype, np.integer) or arr.size == 0):
         raise ValueError(f"answer must be a 1-D collection of integers, got {answer!r}")
     return Question(id, prompt, "set", frozenset(int(v) for v in arr), source, why, hint,
