@@ -31,33 +31,10 @@ from .. import fmt
 from ..fmt import subscript
 from ..lessons.attention import TwoSources, two_sources
 from . import Drawn, register, style
-from .draw import (
-    BLOCKED_FACE,
-    CELL_SIZE,
-    LABEL_SIZE,
-    MINUS,
-    NEG_INF,
-    NOTE_SIZE,
-    QUERY_FACE,
-    SMALL_SIZE,
-    SUM_FACE,
-    VALUE_FACE,
-    VISIBLE_FACE,
-    add_arrow,
-    add_axis_labels,
-    add_cell,
-    add_heading,
-    add_outline,
-    add_swatch,
-    add_text,
-    check_at,
-    check_ax,
-    check_trace,
-    figure_title,
-    index_text,
-    new_canvas,
-    tint,
-)
+from .draw import (BLOCKED_FACE, CELL_SIZE, LABEL_SIZE, MINUS, NEG_INF, NOTE_SIZE, QUERY_FACE,
+                   SMALL_SIZE, SUM_FACE, VALUE_FACE, VISIBLE_FACE, add_arrow, add_axis_labels,
+                   add_cell, add_heading, add_outline, add_swatch, add_text, check_at, check_ax,
+                   check_trace, figure_title, index_text, new_canvas, tint)
 
 __all__ = [
     "build_fig08",

@@ -29,34 +29,10 @@ from .. import fmt
 from ..fmt import subscript
 from ..lessons.attention import CacheMasks, ReadPaths, ShiftVsMask, cache_masks, read_paths, shift_vs_mask
 from . import Drawn, register, style
-from .draw import (
-    ACCENT_FACE,
-    BLOCKED_FACE,
-    CACHE_FACE,
-    CELL_SIZE,
-    DROPPED_HATCH,
-    LABEL_SIZE,
-    NEG_INF,
-    NOTE_SIZE,
-    QUERY_FACE,
-    SMALL_SIZE,
-    SUM_FACE,
-    VALUE_FACE,
-    VISIBLE_FACE,
-    add_arrow,
-    add_axis_labels,
-    add_cell,
-    add_heading,
-    add_outline,
-    add_swatch,
-    add_text,
-    check_at,
-    check_ax,
-    check_trace,
-    figure_title,
-    index_text,
-    new_canvas,
-)
+from .draw import (ACCENT_FACE, BLOCKED_FACE, CACHE_FACE, CELL_SIZE, DROPPED_HATCH, LABEL_SIZE,
+                   NEG_INF, NOTE_SIZE, QUERY_FACE, SMALL_SIZE, SUM_FACE, VALUE_FACE, VISIBLE_FACE,
+                   add_arrow, add_axis_labels, add_cell, add_heading, add_outline, add_swatch,
+                   add_text, check_at, check_ax, check_trace, figure_title, index_text, new_canvas)
 
 __all__ = [
     "build_fig07",

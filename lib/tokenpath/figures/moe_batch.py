@@ -19,28 +19,9 @@ from matplotlib.artist import Artist
 from .. import examples as ex
 from .. import moe_dispatch
 from . import Drawn, register, style
-from .draw import (
-    BLOCKED_FACE,
-    LIGHT_FACE,
-    NOTE_SIZE,
-    QUERY_FACE,
-    SMALL_SIZE,
-    SUM_FACE,
-    TABLE_SIZE,
-    VALUE_FACE,
-    add_cell,
-    add_heading,
-    add_outline,
-    add_text,
-    check_at,
-    check_ax,
-    check_trace,
-    figure_title,
-    id_set_text,
-    new_canvas,
-    num_text,
-    vec_text,
-)
+from .draw import (BLOCKED_FACE, LIGHT_FACE, NOTE_SIZE, QUERY_FACE, SMALL_SIZE, SUM_FACE,
+                   TABLE_SIZE, VALUE_FACE, add_cell, add_heading, add_outline, add_text, check_at,
+                   check_ax, check_trace, figure_title, id_set_text, new_canvas, num_text, vec_text)
 
 __all__ = [
     "build_fig22",
