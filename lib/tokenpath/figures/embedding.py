@@ -91,6 +91,39 @@ def _e_row_slot(trace: LookupTrace, row: int) -> int:
     raise ValueError(f"row {row} of E is not drawn (rows 0–{n - 1} and the last are)")
 
 
+def update_lookup(art: dict, trace: LookupTrace) -> None:
+    """Move figure 3's highlights to ``trace.cell`` (in place)."""
+    trace = check_trace(trace, LookupTrace)
+    g = _F3
+    b, t, f = trace.cell
+    row = trace.row_id
+    sx, sy = g["s_at"]
+    sw, sh = g["s_cell"]
+    ex_, ey = g["e_at"]
+    ew, eh = g["e_cell"]
+    xw, xh = g["x_cell"]
+    gx, gy = g["x_at"][b]
+    d = trace.table.shape[1]
+    slot = _e_row_slot(trace, row)
+    pad = 0.02
+    art["focus.s"].set_bounds(sx + t * sw - pad, sy + b * sh - pad, sw + 2 * pad, sh + 2 * pad)
+    art["focus.E.row"].set_bounds(ex_ - 0.015, ey + slot * eh - 0.015, d * ew + 0.03, eh + 0.03)
+    art["focus.E.cell"].set_bounds(ex_ + f * ew, ey + slot * eh, ew, eh)
+    art["focus.X.row"].set_bounds(gx - 0.015, gy + t * xh - 0.015, d * xw + 0.03, xh + 0.03)
+    art["focus.X.cell"].set_bounds(gx + f * xw, gy + t * xh, xw, xh)
+    art["focus.arrow.read"].set_positions((sx + (t + 1) * sw, sy + (b + 0.5) * sh),
+                                          (ex_ - 0.42, ey + (slot + 0.5) * eh))
+    art["focus.arrow.copy"].set_positions((ex_ + d * ew / 2, ey + (ex.FIG3_ROWS_SHOWN + 2) * eh + 0.05),
+                                          (gx + d * xw / 2, gy - 0.32))
+    same = {(int(p), int(q)) for p, q in trace.same_id}
+    for (p, q) in np.ndindex(*trace.ids.shape):
+        art[f"s.same[{p},{q}]"].set_visible((p, q) in same and (p, q) != (b, t))
+        art[f"X.same[{p},{q}]"].set_visible((p, q) in same and (p, q) != (b, t))
+    art["focus.caption"].set_text(
+        f"s[{b},{t}] = {row} → X[{b},{t},:] = E[{row},:],  X[{b},{t},{f}] = E[{row},{f}] = {num_text(trace.value)}"
+    )
+
+
 def draw_lookup(ax, trace: LookupTrace) -> dict[str, Artist]:
     """The three grids of figure 3 (``s``, ``E``, ``X[0]`` and ``X[1]``) and the
     highlights of the followed cell; returns the artists, the moving ones under
@@ -177,39 +210,6 @@ def draw_lookup(ax, trace: LookupTrace) -> dict[str, Artist]:
                                 "starts from the same row", size=NOTE_SIZE, color="#333333")
     update_lookup(art, trace)
     return art
-
-
-def update_lookup(art: dict, trace: LookupTrace) -> None:
-    """Move figure 3's highlights to ``trace.cell`` (in place)."""
-    trace = check_trace(trace, LookupTrace)
-    g = _F3
-    b, t, f = trace.cell
-    row = trace.row_id
-    sx, sy = g["s_at"]
-    sw, sh = g["s_cell"]
-    ex_, ey = g["e_at"]
-    ew, eh = g["e_cell"]
-    xw, xh = g["x_cell"]
-    gx, gy = g["x_at"][b]
-    d = trace.table.shape[1]
-    slot = _e_row_slot(trace, row)
-    pad = 0.02
-    art["focus.s"].set_bounds(sx + t * sw - pad, sy + b * sh - pad, sw + 2 * pad, sh + 2 * pad)
-    art["focus.E.row"].set_bounds(ex_ - 0.015, ey + slot * eh - 0.015, d * ew + 0.03, eh + 0.03)
-    art["focus.E.cell"].set_bounds(ex_ + f * ew, ey + slot * eh, ew, eh)
-    art["focus.X.row"].set_bounds(gx - 0.015, gy + t * xh - 0.015, d * xw + 0.03, xh + 0.03)
-    art["focus.X.cell"].set_bounds(gx + f * xw, gy + t * xh, xw, xh)
-    art["focus.arrow.read"].set_positions((sx + (t + 1) * sw, sy + (b + 0.5) * sh),
-                                          (ex_ - 0.42, ey + (slot + 0.5) * eh))
-    art["focus.arrow.copy"].set_positions((ex_ + d * ew / 2, ey + (ex.FIG3_ROWS_SHOWN + 2) * eh + 0.05),
-                                          (gx + d * xw / 2, gy - 0.32))
-    same = {(int(p), int(q)) for p, q in trace.same_id}
-    for (p, q) in np.ndindex(*trace.ids.shape):
-        art[f"s.same[{p},{q}]"].set_visible((p, q) in same and (p, q) != (b, t))
-        art[f"X.same[{p},{q}]"].set_visible((p, q) in same and (p, q) != (b, t))
-    art["focus.caption"].set_text(
-        f"s[{b},{t}] = {row} → X[{b},{t},:] = E[{row},:],  X[{b},{t},{f}] = E[{row},{f}] = {num_text(trace.value)}"
-    )
 
 
 def describe_lookup(trace: LookupTrace) -> str:

@@ -38,26 +38,6 @@ def _n(x, digits: int | None = None) -> str:
     return fmt.num(x, digits, minus=MINUS)
 
 
-def draw_probability_bars(ax, trace: SamplingTrace, *, title: str) -> dict[str, Artist]:
-    """Two probability bars (IDs 0 and 1) with their values, the logits under the axis."""
-    ax = check_ax(ax)
-    trace = check_trace(trace, SamplingTrace)
-    ids = np.arange(trace.probs.size)
-    art: dict[str, Artist] = {}
-    art["bars"] = ax.bar(ids, trace.probs, width=0.6, color=[style.VISIBLE, style.CACHE][: ids.size] * 1,
-                         edgecolor=style.INK, linewidth=0.6)
-    art["labels"] = [ax.text(i, p + 0.03, _n(p, 2), ha="center", va="bottom", fontsize=NOTE_SIZE)
-                     for i, p in zip(ids, trace.probs)]
-    ax.set_ylim(0, 1.12)
-    ax.set_xlim(-0.6, ids.size - 0.4)
-    ax.set_xticks(ids, [f"ID {i}" for i in ids])
-    ax.set_yticks([0, 0.5, 1], ["0", "0.5", "1"])
-    art["title"] = ax.set_title(title, fontsize=10)
-    art["logits"] = ax.text(0.5, -0.33, "", transform=ax.transAxes, ha="center", va="top", fontsize=SMALL_SIZE)
-    _update_bars(art, trace)
-    return art
-
-
 def _logit_text(z) -> str:
     cells = []
     for v in z:
@@ -79,6 +59,35 @@ def _update_bars(art: dict, trace: SamplingTrace) -> None:
     art["logits"].set_text(_logit_text(trace.logits))
 
 
+def draw_probability_bars(ax, trace: SamplingTrace, *, title: str) -> dict[str, Artist]:
+    """Two probability bars (IDs 0 and 1) with their values, the logits under the axis."""
+    ax = check_ax(ax)
+    trace = check_trace(trace, SamplingTrace)
+    ids = np.arange(trace.probs.size)
+    art: dict[str, Artist] = {}
+    art["bars"] = ax.bar(ids, trace.probs, width=0.6, color=[style.VISIBLE, style.CACHE][: ids.size] * 1,
+                         edgecolor=style.INK, linewidth=0.6)
+    art["labels"] = [ax.text(i, p + 0.03, _n(p, 2), ha="center", va="bottom", fontsize=NOTE_SIZE)
+                     for i, p in zip(ids, trace.probs)]
+    ax.set_ylim(0, 1.12)
+    ax.set_xlim(-0.6, ids.size - 0.4)
+    ax.set_xticks(ids, [f"ID {i}" for i in ids])
+    ax.set_yticks([0, 0.5, 1], ["0", "0.5", "1"])
+    art["title"] = ax.set_title(title, fontsize=10)
+    art["logits"] = ax.text(0.5, -0.33, "", transform=ax.transAxes, ha="center", va="top", fontsize=SMALL_SIZE)
+    _update_bars(art, trace)
+    return art
+
+
+def _update_counts(art: dict, trace: SamplingTrace) -> None:
+    n = trace.draws.size
+    for bar, label, c in zip(art["bars"], art["labels"], trace.counts):
+        bar.set_height(c)
+        label.set_y(c + 0.03 * n)
+        label.set_text(str(int(c)))
+    art["title"].set_text(f"{n:,} seeded draws")
+
+
 def draw_sampling(ax, trace: SamplingTrace) -> dict[str, Artist]:
     """Counts of the seeded draws per ID, on a fixed 0 … n scale."""
     ax = check_ax(ax)
@@ -96,15 +105,6 @@ def draw_sampling(ax, trace: SamplingTrace) -> dict[str, Artist]:
     art["title"] = ax.set_title("", fontsize=10)
     _update_counts(art, trace)
     return art
-
-
-def _update_counts(art: dict, trace: SamplingTrace) -> None:
-    n = trace.draws.size
-    for bar, label, c in zip(art["bars"], art["labels"], trace.counts):
-        bar.set_height(c)
-        label.set_y(c + 0.03 * n)
-        label.set_text(str(int(c)))
-    art["title"].set_text(f"{n:,} seeded draws")
 
 
 def _tau(trace: SamplingTrace) -> str:

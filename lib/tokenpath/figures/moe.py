@@ -212,48 +212,6 @@ def _table_geometry(at):
     return dict(label_x=x0 + 1.42, cx=x0 + 1.52, col=0.84, pitch=0.9, y=y0 + 0.32, row=0.44, gap=0.08)
 
 
-def draw_routing_table(ax, trace: moe.MoETrace, *, at=(0.0, 0.0), digits: int = ex.FIG20_DIGITS,
-                       columns: int = E_MAX) -> dict[str, Artist]:
-    """Figure 20's table: one column per expert ID (room for ``columns``; those beyond
-    the trace's experts are hidden), rows for scores, the chosen set, exp, the in-set
-    gates (with full precision), the full-softmax alternative, the outputs of the
-    chosen experts and their weighted contributions, then the combined output."""
-    ax = check_ax(ax)
-    trace = check_trace(trace, moe.MoETrace)
-    x0, y0 = check_at(at)
-    if trace.route.n_experts > columns:
-        raise ValueError(f"trace has {trace.route.n_experts} experts, more than columns={columns}")
-    g = _table_geometry((x0, y0))
-    art: dict[str, Artist] = {}
-    art["head.label"] = add_text(ax, g["label_x"], g["y"] - 0.18, "expert ID", ha="right",
-                                 size=NOTE_SIZE, style="italic")
-    for j in range(columns):
-        art[f"head[{j}]"] = add_text(ax, g["cx"] + j * g["pitch"] + g["col"] / 2, g["y"] - 0.18, str(j),
-                                     ha="center", size=NOTE_SIZE + 0.5, weight="bold")
-    for r_, (key, label) in enumerate(ROUTING_ROWS):
-        y = g["y"] + r_ * (g["row"] + g["gap"])
-        art[f"{key}.label"] = add_text(ax, g["label_x"], y + g["row"] / 2, label, ha="right", size=NOTE_SIZE)
-        for j in range(columns):
-            rect, txt = add_cell(ax, g["cx"] + j * g["pitch"], y, g["col"], g["row"], "",
-                                 size={"out": SMALL_SIZE + 0.5, "contrib": SMALL_SIZE - 1}.get(key, TABLE_SIZE))
-            art[f"{key}.cell[{j}]"] = rect
-            art[f"{key}[{j}]"] = txt
-            if key == "gate":
-                txt.set_y(y + g["row"] / 2 - 0.07)
-                art[f"gate.full[{j}]"] = add_text(ax, g["cx"] + j * g["pitch"] + g["col"] / 2, y + g["row"] / 2 + 0.12,
-                                                  "", ha="center", size=SMALL_SIZE - 1, color="#333333")
-    y_out = g["y"] + len(ROUTING_ROWS) * (g["row"] + g["gap"]) + 0.12
-    art["out.sum"] = add_text(ax, x0 + 0.15, y_out + 0.14, "", size=NOTE_SIZE + 1, weight="bold")
-    art["out.full"] = add_text(ax, x0 + 0.15, y_out + 0.46, "", size=NOTE_SIZE)
-    art["out.note"] = add_text(ax, x0 + 0.15, y_out + 0.76, "", size=SMALL_SIZE + 0.5, color="#333333")
-    # what does not depend on the routing is drawn once (a widget step redraws less text)
-    art["out.static"] = add_text(ax, x0 + 0.15, y_out + 1.0,
-                                 "Rounding order, not another algorithm. Columns are expert IDs; "
-                                 "the entries of o are features.", size=SMALL_SIZE + 0.5, color="#333333")
-    update_routing_table(art, trace, digits=digits)
-    return art
-
-
 def update_routing_table(artists: dict, trace: moe.MoETrace, *, digits: int = ex.FIG20_DIGITS) -> None:
     """Move :func:`draw_routing_table`'s artists to ``trace`` in place (gates shown to
     ``digits`` places and to ``digits + 3`` at full precision)."""
@@ -303,6 +261,48 @@ def update_routing_table(artists: dict, trace: moe.MoETrace, *, digits: int = ex
     others = [j for j in range(n) if not r.mask[j]]
     left_out = f"; experts {', '.join(map(str, others))} are left out of it" if others else ""
     artists["out.note"].set_text(f"S = {id_set_text(r.chosen)}: the gates' denominator is {denominator}{left_out}.")
+
+
+def draw_routing_table(ax, trace: moe.MoETrace, *, at=(0.0, 0.0), digits: int = ex.FIG20_DIGITS,
+                       columns: int = E_MAX) -> dict[str, Artist]:
+    """Figure 20's table: one column per expert ID (room for ``columns``; those beyond
+    the trace's experts are hidden), rows for scores, the chosen set, exp, the in-set
+    gates (with full precision), the full-softmax alternative, the outputs of the
+    chosen experts and their weighted contributions, then the combined output."""
+    ax = check_ax(ax)
+    trace = check_trace(trace, moe.MoETrace)
+    x0, y0 = check_at(at)
+    if trace.route.n_experts > columns:
+        raise ValueError(f"trace has {trace.route.n_experts} experts, more than columns={columns}")
+    g = _table_geometry((x0, y0))
+    art: dict[str, Artist] = {}
+    art["head.label"] = add_text(ax, g["label_x"], g["y"] - 0.18, "expert ID", ha="right",
+                                 size=NOTE_SIZE, style="italic")
+    for j in range(columns):
+        art[f"head[{j}]"] = add_text(ax, g["cx"] + j * g["pitch"] + g["col"] / 2, g["y"] - 0.18, str(j),
+                                     ha="center", size=NOTE_SIZE + 0.5, weight="bold")
+    for r_, (key, label) in enumerate(ROUTING_ROWS):
+        y = g["y"] + r_ * (g["row"] + g["gap"])
+        art[f"{key}.label"] = add_text(ax, g["label_x"], y + g["row"] / 2, label, ha="right", size=NOTE_SIZE)
+        for j in range(columns):
+            rect, txt = add_cell(ax, g["cx"] + j * g["pitch"], y, g["col"], g["row"], "",
+                                 size={"out": SMALL_SIZE + 0.5, "contrib": SMALL_SIZE - 1}.get(key, TABLE_SIZE))
+            art[f"{key}.cell[{j}]"] = rect
+            art[f"{key}[{j}]"] = txt
+            if key == "gate":
+                txt.set_y(y + g["row"] / 2 - 0.07)
+                art[f"gate.full[{j}]"] = add_text(ax, g["cx"] + j * g["pitch"] + g["col"] / 2, y + g["row"] / 2 + 0.12,
+                                                  "", ha="center", size=SMALL_SIZE - 1, color="#333333")
+    y_out = g["y"] + len(ROUTING_ROWS) * (g["row"] + g["gap"]) + 0.12
+    art["out.sum"] = add_text(ax, x0 + 0.15, y_out + 0.14, "", size=NOTE_SIZE + 1, weight="bold")
+    art["out.full"] = add_text(ax, x0 + 0.15, y_out + 0.46, "", size=NOTE_SIZE)
+    art["out.note"] = add_text(ax, x0 + 0.15, y_out + 0.76, "", size=SMALL_SIZE + 0.5, color="#333333")
+    # what does not depend on the routing is drawn once (a widget step redraws less text)
+    art["out.static"] = add_text(ax, x0 + 0.15, y_out + 1.0,
+                                 "Rounding order, not another algorithm. Columns are expert IDs; "
+                                 "the entries of o are features.", size=SMALL_SIZE + 0.5, color="#333333")
+    update_routing_table(art, trace, digits=digits)
+    return art
 
 
 def describe_routing(trace: moe.MoETrace, digits: int = ex.FIG20_DIGITS) -> str:

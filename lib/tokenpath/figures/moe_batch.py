@@ -61,6 +61,39 @@ def _batch_geometry(at):
 _BATCH_ROWS = ("token[0]", "token[1]", "used", "load", "kept")
 
 
+def update_batch(artists: dict, trace: moe_dispatch.BatchRoute) -> None:
+    """Move :func:`draw_batch`'s artists to ``trace`` in place."""
+    trace = check_trace(trace, moe_dispatch.BatchRoute)
+    r = trace.route
+    n_e = r.n_experts
+    for n in range(2):
+        key = f"token[{n}]"
+        for j in range(n_e):
+            on = bool(r.mask[n, j])
+            artists[f"{key}.cell[{j}]"].set_facecolor(VALUE_FACE if on else "white")
+            artists[f"{key}[{j}]"].set_text(f"g = {num_text(r.gates[n, j], 3)}" if on else "not run")
+            artists[f"{key}[{j}]"].set_color(style.INK if on else style.NEUTRAL)
+            artists[f"{key}[{j}]"].set_weight("bold" if on else "normal")
+            artists[f"{key}.score[{j}]"].set_text(f"a = {num_text(r.scores[n, j])}")
+        artists[f"{key}.side"].set_text(f"runs {id_set_text(r.chosen[n])}: k = {r.k}")
+    used, load, kept = trace.used.any(axis=0), trace.load, trace.kept_load
+    for j in range(n_e):
+        artists[f"used.cell[{j}]"].set_facecolor(QUERY_FACE if used[j] else LIGHT_FACE)
+        artists[f"used[{j}]"].set_text("yes" if used[j] else "no")
+        artists[f"load[{j}]"].set_text(str(int(load[j])))
+        over = kept[j] < load[j]
+        artists[f"kept.cell[{j}]"].set_facecolor(BLOCKED_FACE if over else "white")
+        artists[f"kept[{j}]"].set_text(str(int(kept[j])) + (f" ({int(load[j] - kept[j])} dropped)" if over else ""))
+        artists[f"kept[{j}]"].set_fontsize(TABLE_SIZE - 0.5 if not over else SMALL_SIZE - 0.5)
+    artists["used.side"].set_text(f"{trace.experts_used.size} experts used")
+    artists["load.side"].set_text(f"{int(load.sum())} assignments")
+    dropped = trace.dropped
+    artists["kept.side"].set_text(
+        "nothing dropped" if not dropped else
+        "dropped:\n" + "\n".join(f"token {n} at expert {i}" for n, i in dropped))
+    artists["kept.side"].set_fontsize(NOTE_SIZE if not dropped else SMALL_SIZE)
+
+
 def draw_batch(ax, trace: moe_dispatch.BatchRoute, *, at=(0.0, 0.0)) -> dict[str, Artist]:
     """Figure 22's routing record: one row per token (column = expert ID; a green cell
     = the token runs that expert, with its gate g; the score a is in every cell), then the
@@ -95,39 +128,6 @@ def draw_batch(ax, trace: moe_dispatch.BatchRoute, *, at=(0.0, 0.0)) -> dict[str
         art[f"{key}.side"] = add_text(ax, side_x, y + g["row"] / 2, "", size=NOTE_SIZE, linespacing=1.15)
     update_batch(art, trace)
     return art
-
-
-def update_batch(artists: dict, trace: moe_dispatch.BatchRoute) -> None:
-    """Move :func:`draw_batch`'s artists to ``trace`` in place."""
-    trace = check_trace(trace, moe_dispatch.BatchRoute)
-    r = trace.route
-    n_e = r.n_experts
-    for n in range(2):
-        key = f"token[{n}]"
-        for j in range(n_e):
-            on = bool(r.mask[n, j])
-            artists[f"{key}.cell[{j}]"].set_facecolor(VALUE_FACE if on else "white")
-            artists[f"{key}[{j}]"].set_text(f"g = {num_text(r.gates[n, j], 3)}" if on else "not run")
-            artists[f"{key}[{j}]"].set_color(style.INK if on else style.NEUTRAL)
-            artists[f"{key}[{j}]"].set_weight("bold" if on else "normal")
-            artists[f"{key}.score[{j}]"].set_text(f"a = {num_text(r.scores[n, j])}")
-        artists[f"{key}.side"].set_text(f"runs {id_set_text(r.chosen[n])}: k = {r.k}")
-    used, load, kept = trace.used.any(axis=0), trace.load, trace.kept_load
-    for j in range(n_e):
-        artists[f"used.cell[{j}]"].set_facecolor(QUERY_FACE if used[j] else LIGHT_FACE)
-        artists[f"used[{j}]"].set_text("yes" if used[j] else "no")
-        artists[f"load[{j}]"].set_text(str(int(load[j])))
-        over = kept[j] < load[j]
-        artists[f"kept.cell[{j}]"].set_facecolor(BLOCKED_FACE if over else "white")
-        artists[f"kept[{j}]"].set_text(str(int(kept[j])) + (f" ({int(load[j] - kept[j])} dropped)" if over else ""))
-        artists[f"kept[{j}]"].set_fontsize(TABLE_SIZE - 0.5 if not over else SMALL_SIZE - 0.5)
-    artists["used.side"].set_text(f"{trace.experts_used.size} experts used")
-    artists["load.side"].set_text(f"{int(load.sum())} assignments")
-    dropped = trace.dropped
-    artists["kept.side"].set_text(
-        "nothing dropped" if not dropped else
-        "dropped:\n" + "\n".join(f"token {n} at expert {i}" for n, i in dropped))
-    artists["kept.side"].set_fontsize(NOTE_SIZE if not dropped else SMALL_SIZE)
 
 
 def describe_batch(trace: moe_dispatch.BatchRoute) -> str:

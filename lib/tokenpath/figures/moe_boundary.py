@@ -60,6 +60,45 @@ def fig21_trace(delta: float = ex.FIG21_DELTA) -> lessons.Boundary:
     return lessons.top1_boundary(delta, ex.FIG21_OUTPUTS, ex.FIG21_TARGET)
 
 
+def _fd_agrees(g: moe.RouterGradient) -> bool:
+    return g.set_fixed and bool(np.allclose(g.grad, g.fd_grad, rtol=1e-4, atol=1e-6))
+
+
+def _fd_verdict(trace: lessons.Boundary) -> str:
+    """What the finite differences say at ``trace``: that they match ∂L/∂a, or that
+    the chosen expert changes within ±h (at the tie), where they measure a jump."""
+    if not (trace.in_set.set_fixed and trace.full.set_fixed):
+        return "undefined here: the expert that runs\nchanges within ±h, the loss jumps"
+    if _fd_agrees(trace.in_set) and _fd_agrees(trace.full):
+        return "agree with both ∂L/∂a above"
+    return f"in-set {vec_text(trace.in_set.fd_grad, 3)}, full {vec_text(trace.full.fd_grad, 3)}"
+
+
+def update_boundary(artists: dict, trace: lessons.Boundary) -> None:
+    """Move figure 21's δ-dependent artists to ``trace`` in place."""
+    trace = check_trace(trace, lessons.Boundary)
+    c = trace.chosen
+    dlt = trace.delta
+    for key in ("now.a", "now.g"):
+        artists[key].set_xdata([dlt, dlt])
+    artists["dot.a0"].set_data([dlt], [trace.scores[0]])
+    artists["dot.a1"].set_data([dlt], [trace.scores[1]])
+    artists["dot.in_set"].set_data([dlt], [trace.gate_in_set])
+    artists["dot.full"].set_data([dlt], [trace.gate_full])
+    artists["title"].set_text(f"δ = {_d(dlt)}: expert {c} runs")
+    artists["title"].set_color(EXPERT_COLOURS[c])
+    runs = artists["ledger.runs"]
+    runs.set_text(f"expert {c} runs")
+    runs.set_color(EXPERT_COLOURS[c])
+    runs.get_bbox_patch().set_facecolor(EXPERT_FACES[c])
+    runs.get_bbox_patch().set_edgecolor(EXPERT_COLOURS[c])
+    tie = " (tie: lower ID)" if trace.scores[0] == trace.scores[1] else ""
+    artists["ledger.scores"].set_text(f"a = {_dv(trace.scores)}{tie}")
+    artists["ledger.in_set"].set_text(f"g{subscript(c)} = {num_text(trace.gate_in_set, 3)}, ∂L/∂a = {vec_text(trace.in_set.grad, 3)}")
+    artists["ledger.full"].set_text(f"p{subscript(c)} = {num_text(trace.gate_full, 3)}\n∂L/∂a = {vec_text(trace.full.grad, 3)}")
+    artists["ledger.fd"].set_text(_fd_verdict(trace))
+
+
 def draw_boundary(fig, trace: lessons.Boundary, curves: lessons.Top1Curves) -> dict[str, Artist]:
     """Figure 21 on ``fig``: (a) the two router scores against δ with the region where
     each expert runs, (b) the chosen expert's gate, in-set (constantly 1) and
@@ -131,45 +170,6 @@ def draw_boundary(fig, trace: lessons.Boundary, curves: lessons.Top1Curves) -> d
     art["ledger.fd"] = line(0.875, size=SMALL_SIZE, color="#333333")
     update_boundary(art, trace)
     return art
-
-
-def update_boundary(artists: dict, trace: lessons.Boundary) -> None:
-    """Move figure 21's δ-dependent artists to ``trace`` in place."""
-    trace = check_trace(trace, lessons.Boundary)
-    c = trace.chosen
-    dlt = trace.delta
-    for key in ("now.a", "now.g"):
-        artists[key].set_xdata([dlt, dlt])
-    artists["dot.a0"].set_data([dlt], [trace.scores[0]])
-    artists["dot.a1"].set_data([dlt], [trace.scores[1]])
-    artists["dot.in_set"].set_data([dlt], [trace.gate_in_set])
-    artists["dot.full"].set_data([dlt], [trace.gate_full])
-    artists["title"].set_text(f"δ = {_d(dlt)}: expert {c} runs")
-    artists["title"].set_color(EXPERT_COLOURS[c])
-    runs = artists["ledger.runs"]
-    runs.set_text(f"expert {c} runs")
-    runs.set_color(EXPERT_COLOURS[c])
-    runs.get_bbox_patch().set_facecolor(EXPERT_FACES[c])
-    runs.get_bbox_patch().set_edgecolor(EXPERT_COLOURS[c])
-    tie = " (tie: lower ID)" if trace.scores[0] == trace.scores[1] else ""
-    artists["ledger.scores"].set_text(f"a = {_dv(trace.scores)}{tie}")
-    artists["ledger.in_set"].set_text(f"g{subscript(c)} = {num_text(trace.gate_in_set, 3)}, ∂L/∂a = {vec_text(trace.in_set.grad, 3)}")
-    artists["ledger.full"].set_text(f"p{subscript(c)} = {num_text(trace.gate_full, 3)}\n∂L/∂a = {vec_text(trace.full.grad, 3)}")
-    artists["ledger.fd"].set_text(_fd_verdict(trace))
-
-
-def _fd_agrees(g: moe.RouterGradient) -> bool:
-    return g.set_fixed and bool(np.allclose(g.grad, g.fd_grad, rtol=1e-4, atol=1e-6))
-
-
-def _fd_verdict(trace: lessons.Boundary) -> str:
-    """What the finite differences say at ``trace``: that they match ∂L/∂a, or that
-    the chosen expert changes within ±h (at the tie), where they measure a jump."""
-    if not (trace.in_set.set_fixed and trace.full.set_fixed):
-        return "undefined here: the expert that runs\nchanges within ±h, the loss jumps"
-    if _fd_agrees(trace.in_set) and _fd_agrees(trace.full):
-        return "agree with both ∂L/∂a above"
-    return f"in-set {vec_text(trace.in_set.fd_grad, 3)}, full {vec_text(trace.full.fd_grad, 3)}"
 
 
 def describe_boundary(trace: lessons.Boundary) -> str:
