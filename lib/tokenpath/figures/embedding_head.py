@@ -7,7 +7,8 @@
 
 IDs becoming rows and one decoder layer (figures 3 and 4) are in
 :mod:`tokenpath.figures.embedding`. Colours keep their book-wide meaning
-(:mod:`tokenpath.figures.style`): blue = the input path, green = the output path.
+(:mod:`tokenpath.figures.style`); in figure 6, blue = the input path, green = the
+output path.
 """
 
 from __future__ import annotations

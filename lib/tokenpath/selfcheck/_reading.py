@@ -28,7 +28,7 @@ from fractions import Fraction
 
 import numpy as np
 
-#: Bounds on what :meth:`Question.check` reads (see the module docstring).
+#: Bounds on what :meth:`tokenpath.selfcheck.Question.check` reads (see the module docstring).
 MAX_TEXT = 200
 MAX_EXPONENT = 400
 MAX_BITS = 4096
