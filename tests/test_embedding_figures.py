@@ -12,6 +12,7 @@ from tokenpath import examples as ex
 from tokenpath.lessons import embedding as LE
 from tokenpath import figures, fmt
 from tokenpath.figures import embedding as fe
+from tokenpath.figures import embedding_head as fh
 from tokenpath.figures import style
 
 from test_figures import rendered  # the session's one render of each figure
@@ -90,7 +91,7 @@ def test_fig05_draw_counts_are_the_seeded_samples(drawn):
     tr = LE.sampling_trace(ex.FIG5_GAP, 1.0)
     assert [b.get_height() for b in a["sample.counts.bars"]] == tr.counts.tolist()
     assert a["sample.counts.title"].get_text() == "1,000 seeded draws"
-    assert fe.describe_sampling(tr) in drawn[5].alt
+    assert fh.describe_sampling(tr) in drawn[5].alt
 
 
 def test_fig06_bars_are_the_gradient_norms_per_path(drawn):
@@ -109,6 +110,6 @@ def test_figure_helpers_reject_wrong_traces(drawn):
     with pytest.raises(TypeError, match="trace must be a LookupTrace"):
         fe.update_lookup(drawn[3].artists, LE.tied_gradient())
     with pytest.raises(TypeError, match="trace must be a SamplingTrace"):
-        fe.describe_sampling(LE.lookup_trace())
+        fh.describe_sampling(LE.lookup_trace())
     with pytest.raises(TypeError, match="trace must be a LayerTrace"):
         fe.draw_layer(drawn[4].figure.axes[0], LE.lookup_trace())

@@ -44,7 +44,8 @@ MODULES = sorted(_module_name(p) for p in PACKAGE.rglob("*.py") if _declares_all
 
 def test_the_package_and_its_layers_declare_their_exports():
     # the scan finds what it is meant to find: a wrong path would leave nothing to check
-    assert {"tokenpath", "tokenpath.figures", "tokenpath.widgets", "tokenpath.figures.draw"} <= set(MODULES)
+    assert {"tokenpath", "tokenpath.figures", "tokenpath.widgets", "tokenpath.figures.draw", "tokenpath.questions",
+            "tokenpath.selfcheck.question"} <= set(MODULES)
 
 
 @pytest.mark.parametrize("module", MODULES)

@@ -35,7 +35,7 @@ NEG_INF = fmt.num(-np.inf, minus=MINUS)
 
 figures.registry()
 NUMBERS = sorted(FIGURES)
-#: The figures built in tokenpath.figures.attention.
+#: The figures built in tokenpath.figures.attention and tokenpath.figures.attention_mask.
 ATTENTION = (7, 8, 9, 10, 13, 14)
 
 

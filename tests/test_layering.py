@@ -174,6 +174,9 @@ def test_the_layers_are_read_the_way_they_are_stated():
     assert layer_of("tokenpath.lessons") == "lessons"
     assert layer_of("tokenpath.bpe.tokenizer") == "core"
     assert layer_of("tokenpath") == "tools"
+    assert layer_of("tokenpath.figures.attention_mask") == "figures"
+    assert layer_of("tokenpath.questions.attention") == "tools"
+    assert layer_of("tokenpath.selfcheck.question") == "tools"
     assert "tokenpath.lessons.bpe" in {m for m, _ in imports("tokenpath.figures.bpe")}  # from ..lessons import bpe
     assert "tokenpath.bpe.pairs" in {m for m, _ in imports("tokenpath.bpe.tokenizer")}  # from .pairs import …
     assert FIGURE_NAME.search("fig01_top") and FIGURE_NAME.search("Fig15Trace")
@@ -209,3 +212,13 @@ def test_a_core_module_imports_no_lessons_examples_figures_widgets_or_matplotlib
 def test_no_name_in_a_core_module_mentions_a_figure(name):
     bad = [f"line {line}: {n}" for n, line in defined_names(name) if FIGURE_NAME.search(n)]
     assert bad == []
+
+
+def test_the_readme_layout_names_every_module_of_the_packages_split_by_idea():
+    readme = (ROOT.parents[1] / "README.md").read_text(encoding="utf-8")
+    layout = readme.split("## Layout", 1)[1].split("\n## ", 1)[0]
+    missing = [name for name in MODULES
+               if name.count(".") == 2 and name.split(".")[1] in ("figures", "questions", "selfcheck")
+               and not name.rsplit(".", 1)[1].startswith("__")
+               and not re.search(rf"\b{re.escape(name.rsplit('.', 1)[1])}\b", layout)]
+    assert missing == [], f"README's Layout does not name {missing}"

@@ -11,6 +11,7 @@ from tokenpath import attention, figures, fmt, moe, moe_dispatch
 from tokenpath import examples as ex
 from tokenpath.lessons import moe as lessons_moe
 from tokenpath.figures import moe as fm
+from tokenpath.figures import moe_batch as fb
 from tokenpath.figures import style
 
 from test_figures import rendered  # the session's one render of each figure
@@ -114,7 +115,7 @@ def test_figure_traces_refuse_bad_arguments():
     with pytest.raises(ValueError, match="n_experts"):
         fm.fig20_trace(7)
     with pytest.raises(ValueError, match="candidate"):
-        fm.fig22_trace(3)
+        fb.fig22_trace(3)
     with pytest.raises(TypeError, match="trace"):
         fm.describe_routing("not a trace")
     fig = style.new_figure(2, 2)
@@ -122,5 +123,5 @@ def test_figure_traces_refuse_bad_arguments():
     with pytest.raises(ValueError, match="columns"):
         fm.draw_routing_table(ax, fm.fig20_trace(6), columns=4)
     with pytest.raises(ValueError, match="two tokens"):
-        fm.draw_batch(ax, moe_dispatch.route_batch(np.zeros((3, 4)), 2))
+        fb.draw_batch(ax, moe_dispatch.route_batch(np.zeros((3, 4)), 2))
     style.close(fig)

@@ -9,7 +9,7 @@ from tokenpath import examples as ex
 from tokenpath import figures, norms
 from tokenpath.figures import norms as N
 from tokenpath.figures import style
-from tokenpath.figures.attention_scale import panel_artists
+from tokenpath.figures.draw import panel_artists
 
 from test_figures import rendered  # the session's one render of each figure
 

@@ -7,7 +7,7 @@ from __future__ import annotations
 import warnings
 
 import pytest
-from _public_fuzz import fuzz, public_functions, recorded_calls, trained_calls
+from _public_fuzz import MODULES, fuzz, public_functions, recorded_calls, trained_calls
 
 
 @pytest.fixture(scope="module")
@@ -36,3 +36,9 @@ def test_every_public_function_is_exercised(outcomes):
 def test_bad_inputs_get_errors_that_name_the_argument(outcomes):
     _, _, vague = outcomes
     assert not vague, "\n".join(map(str, vague[:20]))
+
+
+def test_a_package_s_modules_are_fuzzed_one_by_one():
+    # selfcheck is a package: its constructors are fuzzed in the module that defines them
+    assert {"selfcheck", "selfcheck.question", "selfcheck.result"} <= set(MODULES)
+    assert ("selfcheck.question", "exact") in {(m, n) for m, n, _ in public_functions().values()}

@@ -12,11 +12,11 @@ import numbers
 import numpy as np
 
 
-def _asarray(name: str, x) -> np.ndarray:
+def as_array(name: str, x) -> np.ndarray:
     """``np.asarray(x)``, with numpy's own complaints about ragged nesting or
     unconvertible items turned into an error naming ``name``.
 
-    >>> _asarray("q", [[1, 2], [3]])
+    >>> as_array("q", [[1, 2], [3]])
     Traceback (most recent call last):
     ...
     ValueError: q must be a rectangular array, but its nested lists have different lengths
@@ -61,7 +61,7 @@ def as_float_array(name: str, x, *, min_ndim: int = 0, ndim: int | None = None) 
     """
     if isinstance(x, (str, bytes)) or x is None:
         raise TypeError(f"{name} must be a numeric array, got {type(x).__name__}")
-    arr = _asarray(name, x)
+    arr = as_array(name, x)
     if arr.dtype == object or not (
         np.issubdtype(arr.dtype, np.number) or np.issubdtype(arr.dtype, np.bool_)
     ):
@@ -90,7 +90,7 @@ def as_real_array(name: str, x) -> np.ndarray:
     """
     if isinstance(x, (str, bytes)) or x is None:
         raise TypeError(f"{name} must be a numeric array, got {type(x).__name__}")
-    arr = _asarray(name, x)
+    arr = as_array(name, x)
     if arr.dtype == object or np.issubdtype(arr.dtype, np.complexfloating) or not (
         np.issubdtype(arr.dtype, np.number) or np.issubdtype(arr.dtype, np.bool_)
     ):
@@ -104,7 +104,7 @@ def as_bool_array(name: str, x) -> np.ndarray:
     >>> as_bool_array("mask", [1, 0]).tolist()
     [True, False]
     """
-    arr = _asarray(name, x)
+    arr = as_array(name, x)
     if arr.dtype == np.bool_ or (np.issubdtype(arr.dtype, np.integer) and np.isin(arr, (0, 1)).all()):
         return _read_only(arr, bool)
     raise TypeError(f"{name} must be a boolean array (True = visible), got dtype {arr.dtype}")
@@ -116,7 +116,7 @@ def as_int_array(name: str, x, *, ndim: int | None = None, low: int | None = Non
     >>> as_int_array("ids", [3, 7, 3, 2]).tolist()
     [3, 7, 3, 2]
     """
-    arr = _asarray(name, x)
+    arr = as_array(name, x)
     if arr.dtype == np.bool_ or not np.issubdtype(arr.dtype, np.integer):
         if arr.size == 0 and arr.dtype == np.float64:
             arr = arr.astype(np.int64)

@@ -3,11 +3,13 @@
 Figures are laid out on one "canvas" axes whose data units are inches (y grows
 downwards), so a cell, a label and a font size keep their proportions at the book's
 7-inch width. This module holds what every figure module draws with: the canvas
-(:func:`new_canvas`), boxed cells, text and headings, arrows, outlines and swatches
-(``add_*``: each adds its artists to an ``Axes`` and returns them), the tinted faces
-that carry the book-wide colour meanings of :mod:`tokenpath.figures.style`, the text
-sizes, and the argument checks the ``draw_*`` helpers share (``check_*``). It draws no
-figure of its own.
+(:func:`new_canvas`), boxed cells, text and headings, arrows, outlines, swatches and
+the index labels beside a grid (``add_*``: each adds its artists to an ``Axes`` and
+returns them), the filing of a panel's artists in a figure's dictionary
+(:func:`prefix_artists`, :func:`panel_artists`), the tinted faces that carry the book-wide colour meanings of
+:mod:`tokenpath.figures.style`, the text sizes, how an index is written
+(:func:`index_text`), and the argument checks the ``draw_*`` helpers share
+(``check_*``). It draws no figure of its own.
 
 >>> fig, ax = new_canvas(2.0, 1.0)
 >>> rect, label = add_cell(ax, 0.1, 0.1, 0.4, 0.3, "3", face=VISIBLE_FACE)
@@ -19,6 +21,7 @@ figure of its own.
 from __future__ import annotations
 
 import numpy as np
+from matplotlib.artist import Artist
 from matplotlib.axes import Axes
 from matplotlib.backends.backend_agg import RendererAgg
 from matplotlib.colors import to_hex, to_rgb
@@ -36,15 +39,19 @@ __all__ = [
     "DROPPED_HATCH",
     "HEAD_SIZE",
     "LABEL_SIZE",
+    "LIGHT_FACE",
     "MINUS",
     "NEG_INF",
     "NOTE_SIZE",
+    "PANEL_SIZE",
     "QUERY_FACE",
     "SMALL_SIZE",
     "SUM_FACE",
+    "TABLE_SIZE",
     "VALUE_FACE",
     "VISIBLE_FACE",
     "add_arrow",
+    "add_axis_labels",
     "add_cell",
     "add_heading",
     "add_outline",
@@ -55,9 +62,15 @@ __all__ = [
     "check_trace",
     "figure_title",
     "fit_lines",
+    "id_set_text",
+    "index_text",
     "new_canvas",
+    "num_text",
+    "panel_artists",
+    "prefix_artists",
     "text_width",
     "tint",
+    "vec_text",
 ]
 
 MINUS = fmt.MINUS
@@ -67,6 +80,8 @@ NEG_INF = fmt.num(-np.inf, minus=MINUS)
 
 CELL_SIZE = 11.5  # numbers inside cells
 
+TABLE_SIZE = 10  # numbers inside the cells of a wide table (the MoE routing tables)
+
 LABEL_SIZE = 9.5  # row/column indices
 
 NOTE_SIZE = 9  # explanations beside a panel
@@ -74,6 +89,8 @@ NOTE_SIZE = 9  # explanations beside a panel
 SMALL_SIZE = 8  # second lines inside cells
 
 HEAD_SIZE = 11  # panel headings
+
+PANEL_SIZE = 8.5  # text inside a plotted panel (ledgers, legends)
 
 
 def tint(color: str, amount: float) -> str:
@@ -100,12 +117,50 @@ ACCENT_FACE = tint(style.ACCENT, 0.65)
 
 SUM_FACE = "#F4F4F4"
 
+LIGHT_FACE = "#F2F2F2"  # a part that is stored but not run (an unchosen expert)
+
 DROPPED_HATCH = tint(style.BLOCKED, 0.35)
 
 
 def figure_title(number: int) -> str:
     """The title figure ``number`` is registered with."""
     return FIGURES[number].title
+
+
+def index_text(n) -> str:
+    """An index or a count as a figure writes it: a plain integer.
+
+    >>> index_text(2.0)
+    '2'
+    """
+    return fmt.num(int(n))
+
+
+def num_text(x, digits: int | None = None) -> str:
+    """One number with a true minus sign, exact integers bare.
+
+    >>> num_text(-1.0), num_text(0.7311, 3)
+    ('−1', '0.731')
+    """
+    return fmt.num(x, digits, minus=MINUS, bare_ints=True)
+
+
+def vec_text(v, digits: int | None = None) -> str:
+    """A vector as :func:`num_text` writes its entries.
+
+    >>> vec_text([2, -1.5])
+    '[2, −1.5]'
+    """
+    return "[" + ", ".join(num_text(x, digits) for x in np.asarray(v, dtype=float)) + "]"
+
+
+def id_set_text(ids) -> str:
+    """A set of IDs (experts, tokens) in braces, smallest first.
+
+    >>> id_set_text([3, 0, 1])
+    '{0, 1, 3}'
+    """
+    return "{" + ", ".join(str(int(i)) for i in sorted(np.asarray(ids).tolist())) + "}"
 
 
 _MEASURE: list = []
@@ -269,3 +324,51 @@ def add_swatch(ax, x, y, text, *, face, edge=style.INK, hatch=None, hatchcolor=N
     ax.add_patch(rect)
     label = add_text(ax, x + w + 0.08, y, text, size=size)
     return rect, label
+
+
+def add_axis_labels(ax, x0, y0, w, h, *, rows: int, cols: int, row_labels, col_labels,
+                    row_title: str | None, col_title: str | None, name: str) -> dict[str, Artist]:
+    """Indices beside a grid of ``rows`` × ``cols`` cells of ``w`` × ``h`` whose top-left
+    corner is (``x0``, ``y0``), plus the two axis titles; the artists are keyed
+    ``"{name}.col[j]"``, ``"{name}.row[i]"``, ``"{name}.col_title"`` and ``"{name}.row_title"``."""
+    art: dict[str, Artist] = {}
+    for j, lab in enumerate(col_labels):
+        art[f"{name}.col[{j}]"] = add_text(ax, x0 + (j + 0.5) * w, y0 - 0.13, lab, ha="center",
+                                           va="bottom", size=LABEL_SIZE)
+    for i, lab in enumerate(row_labels):
+        art[f"{name}.row[{i}]"] = add_text(ax, x0 - 0.1, y0 + (i + 0.5) * h, lab, ha="right",
+                                           size=LABEL_SIZE)
+    if col_title:
+        art[f"{name}.col_title"] = add_text(ax, x0 + cols * w / 2, y0 - 0.42, col_title,
+                                            ha="center", va="bottom", size=LABEL_SIZE,
+                                            style="italic")
+    if row_title:
+        art[f"{name}.row_title"] = add_text(ax, x0 - 0.62, y0 + rows * h / 2, row_title,
+                                            ha="center", size=LABEL_SIZE, rotation=90,
+                                            style="italic")
+    return art
+
+
+def prefix_artists(prefix: str, artists: dict) -> dict:
+    """One panel's ``artists`` filed under ``"prefix.name"``, as a figure of several
+    panels keeps them in one flat dictionary (:func:`panel_artists` reads them back).
+
+    >>> prefix_artists("right", {"output": 1})
+    {'right.output': 1}
+    """
+    return {f"{prefix}.{k}": v for k, v in artists.items()}
+
+
+def panel_artists(artists: dict, prefix: str) -> dict:
+    """The artists of one panel from a figure's flat ``"prefix.name"`` dictionary.
+
+    >>> panel_artists({"right.output": 1, "left.output": 2}, "right")
+    {'output': 1}
+    """
+    if not isinstance(prefix, str) or not prefix:
+        raise TypeError("prefix must be a non-empty str")
+    head = prefix + "."
+    out = {k[len(head):]: v for k, v in artists.items() if k.startswith(head)}
+    if not out:
+        raise ValueError(f"prefix {prefix!r} names no artists; have {sorted(artists)}")
+    return out

@@ -1,17 +1,17 @@
-"""Figures 3–6: IDs become rows, rows flow through one layer, logits become the next
-ID, and a tied matrix receives gradient along two paths.
+"""Figures 3 and 4: IDs become rows of the embedding, and rows flow through one layer.
 
 * Figure 3 follows one entry from the ID tensor ``s`` through a row of ``E`` into
   ``X``; :func:`update_lookup` moves the followed cell for the cell-picker widget.
 * Figure 4 is one pre-norm decoder layer drawn from its trace, with the shape of
   every intermediate.
-* Figure 5 shows softmax over a two-candidate vocabulary, and sampling from it;
-  :func:`update_sampling` moves the bottom row for the temperature widget.
-* Figure 6 shows ``‖∂L/∂E[v]‖`` per row through the input lookup and through the
-  output classifier.
+
+The output side of the chapter, logits to the next ID and the tied matrix's two
+gradient paths (figures 5 and 6), is in :mod:`tokenpath.figures.embedding_head`; the
+names the temperature widget reads (``update_sampling``, ``describe_sampling``) can be
+read from this module too, as :mod:`tokenpath.widgets.embedding` reads them.
 
 Colours keep their book-wide meaning (:mod:`tokenpath.figures.style`); the canvas
-helpers (inch units, y downwards) are those of :mod:`tokenpath.figures.attention`.
+helpers (inch units, y downwards) are those of :mod:`tokenpath.figures.draw`.
 """
 
 from __future__ import annotations
@@ -24,12 +24,13 @@ from .. import examples as ex
 from ..lessons import embedding as lessons
 from .. import fmt
 from ..decoder import LayerTrace
-from ..lessons.embedding import LogitPanels, LookupTrace, SamplingTrace, TiedGradient
+from ..lessons.embedding import LookupTrace
 from . import Drawn, register, style
 from .draw import (
     ACCENT_FACE,
     CACHE_FACE,
     LABEL_SIZE,
+    MINUS,
     NOTE_SIZE,
     QUERY_FACE,
     SMALL_SIZE,
@@ -44,38 +45,24 @@ from .draw import (
     check_trace,
     figure_title,
     new_canvas,
+    num_text,
+    vec_text,
 )
+# what the chapter's temperature widget reads from here for figure 5
+from .embedding_head import describe_sampling, update_sampling  # noqa: F401
 
 __all__ = [
     "build_fig03",
     "build_fig04",
-    "build_fig05",
-    "build_fig06",
     "describe_lookup",
-    "describe_sampling",
-    "draw_gradient_rows",
     "draw_layer",
     "draw_lookup",
-    "draw_probability_bars",
-    "draw_sampling",
     "update_lookup",
-    "update_sampling",
 ]
-
-MINUS = fmt.MINUS
-
-
-def _n(x, digits: int | None = None) -> str:
-    return fmt.num(x, digits, minus=MINUS)
 
 
 def _shape(shape) -> str:
     return "[" + ", ".join(str(int(s)) for s in shape) + "]"
-
-
-def _vec(v, digits: int | None = None) -> str:
-    """A vector with real minus signs, exact integers bare, as the figures write it."""
-    return "[" + ", ".join(fmt.num(x, digits, minus=MINUS, bare_ints=True) for x in np.asarray(v, dtype=float)) + "]"
 
 
 def _e(x) -> str:
@@ -102,6 +89,39 @@ def _e_row_slot(trace: LookupTrace, row: int) -> int:
     if row == trace.table.shape[0] - 1:
         return n + 1
     raise ValueError(f"row {row} of E is not drawn (rows 0–{n - 1} and the last are)")
+
+
+def update_lookup(art: dict, trace: LookupTrace) -> None:
+    """Move figure 3's highlights to ``trace.cell`` (in place)."""
+    trace = check_trace(trace, LookupTrace)
+    g = _F3
+    b, t, f = trace.cell
+    row = trace.row_id
+    sx, sy = g["s_at"]
+    sw, sh = g["s_cell"]
+    ex_, ey = g["e_at"]
+    ew, eh = g["e_cell"]
+    xw, xh = g["x_cell"]
+    gx, gy = g["x_at"][b]
+    d = trace.table.shape[1]
+    slot = _e_row_slot(trace, row)
+    pad = 0.02
+    art["focus.s"].set_bounds(sx + t * sw - pad, sy + b * sh - pad, sw + 2 * pad, sh + 2 * pad)
+    art["focus.E.row"].set_bounds(ex_ - 0.015, ey + slot * eh - 0.015, d * ew + 0.03, eh + 0.03)
+    art["focus.E.cell"].set_bounds(ex_ + f * ew, ey + slot * eh, ew, eh)
+    art["focus.X.row"].set_bounds(gx - 0.015, gy + t * xh - 0.015, d * xw + 0.03, xh + 0.03)
+    art["focus.X.cell"].set_bounds(gx + f * xw, gy + t * xh, xw, xh)
+    art["focus.arrow.read"].set_positions((sx + (t + 1) * sw, sy + (b + 0.5) * sh),
+                                          (ex_ - 0.42, ey + (slot + 0.5) * eh))
+    art["focus.arrow.copy"].set_positions((ex_ + d * ew / 2, ey + (ex.FIG3_ROWS_SHOWN + 2) * eh + 0.05),
+                                          (gx + d * xw / 2, gy - 0.32))
+    same = {(int(p), int(q)) for p, q in trace.same_id}
+    for (p, q) in np.ndindex(*trace.ids.shape):
+        art[f"s.same[{p},{q}]"].set_visible((p, q) in same and (p, q) != (b, t))
+        art[f"X.same[{p},{q}]"].set_visible((p, q) in same and (p, q) != (b, t))
+    art["focus.caption"].set_text(
+        f"s[{b},{t}] = {row} → X[{b},{t},:] = E[{row},:],  X[{b},{t},{f}] = E[{row},{f}] = {num_text(trace.value)}"
+    )
 
 
 def draw_lookup(ax, trace: LookupTrace) -> dict[str, Artist]:
@@ -192,39 +212,6 @@ def draw_lookup(ax, trace: LookupTrace) -> dict[str, Artist]:
     return art
 
 
-def update_lookup(art: dict, trace: LookupTrace) -> None:
-    """Move figure 3's highlights to ``trace.cell`` (in place)."""
-    trace = check_trace(trace, LookupTrace)
-    g = _F3
-    b, t, f = trace.cell
-    row = trace.row_id
-    sx, sy = g["s_at"]
-    sw, sh = g["s_cell"]
-    ex_, ey = g["e_at"]
-    ew, eh = g["e_cell"]
-    xw, xh = g["x_cell"]
-    gx, gy = g["x_at"][b]
-    d = trace.table.shape[1]
-    slot = _e_row_slot(trace, row)
-    pad = 0.02
-    art["focus.s"].set_bounds(sx + t * sw - pad, sy + b * sh - pad, sw + 2 * pad, sh + 2 * pad)
-    art["focus.E.row"].set_bounds(ex_ - 0.015, ey + slot * eh - 0.015, d * ew + 0.03, eh + 0.03)
-    art["focus.E.cell"].set_bounds(ex_ + f * ew, ey + slot * eh, ew, eh)
-    art["focus.X.row"].set_bounds(gx - 0.015, gy + t * xh - 0.015, d * xw + 0.03, xh + 0.03)
-    art["focus.X.cell"].set_bounds(gx + f * xw, gy + t * xh, xw, xh)
-    art["focus.arrow.read"].set_positions((sx + (t + 1) * sw, sy + (b + 0.5) * sh),
-                                          (ex_ - 0.42, ey + (slot + 0.5) * eh))
-    art["focus.arrow.copy"].set_positions((ex_ + d * ew / 2, ey + (ex.FIG3_ROWS_SHOWN + 2) * eh + 0.05),
-                                          (gx + d * xw / 2, gy - 0.32))
-    same = {(int(p), int(q)) for p, q in trace.same_id}
-    for (p, q) in np.ndindex(*trace.ids.shape):
-        art[f"s.same[{p},{q}]"].set_visible((p, q) in same and (p, q) != (b, t))
-        art[f"X.same[{p},{q}]"].set_visible((p, q) in same and (p, q) != (b, t))
-    art["focus.caption"].set_text(
-        f"s[{b},{t}] = {row} → X[{b},{t},:] = E[{row},:],  X[{b},{t},{f}] = E[{row},{f}] = {_n(trace.value)}"
-    )
-
-
 def describe_lookup(trace: LookupTrace) -> str:
     """Figure 3's followed cell in words, every number from ``trace``.
 
@@ -238,8 +225,8 @@ def describe_lookup(trace: LookupTrace) -> str:
     tail = (f"ID {row} also sits at positions {', '.join(others)} of the batch: those positions "
             "start from the same row." if others else f"ID {row} appears nowhere else in the batch.")
     return (
-        f"s[{b},{t}] = {row}, so X[{b},{t},:] = E[{row},:] = {_vec(trace.table[row])} "
-        f"and X[{b},{t},{f}] = E[{row},{f}] = {_n(trace.value)}. {tail}"
+        f"s[{b},{t}] = {row}, so X[{b},{t},:] = E[{row},:] = {vec_text(trace.table[row])} "
+        f"and X[{b},{t},{f}] = E[{row},{f}] = {num_text(trace.value)}. {tail}"
     )
 
 
@@ -367,231 +354,3 @@ def build_fig04() -> Drawn:
         f"shape {_shape(sh['out'])}."
     )
     return Drawn(4, figure_title(4), fig, alt, art, trace)
-
-
-# =========================================================================== fig 5
-
-
-def draw_probability_bars(ax, trace: SamplingTrace, *, title: str) -> dict[str, Artist]:
-    """Two probability bars (IDs 0 and 1) with their values, the logits under the axis."""
-    ax = check_ax(ax)
-    trace = check_trace(trace, SamplingTrace)
-    ids = np.arange(trace.probs.size)
-    art: dict[str, Artist] = {}
-    art["bars"] = ax.bar(ids, trace.probs, width=0.6, color=[style.VISIBLE, style.CACHE][: ids.size] * 1,
-                         edgecolor=style.INK, linewidth=0.6)
-    art["labels"] = [ax.text(i, p + 0.03, _n(p, 2), ha="center", va="bottom", fontsize=NOTE_SIZE)
-                     for i, p in zip(ids, trace.probs)]
-    ax.set_ylim(0, 1.12)
-    ax.set_xlim(-0.6, ids.size - 0.4)
-    ax.set_xticks(ids, [f"ID {i}" for i in ids])
-    ax.set_yticks([0, 0.5, 1], ["0", "0.5", "1"])
-    art["title"] = ax.set_title(title, fontsize=10)
-    art["logits"] = ax.text(0.5, -0.33, "", transform=ax.transAxes, ha="center", va="top", fontsize=SMALL_SIZE)
-    _update_bars(art, trace)
-    return art
-
-
-def _logit_text(z) -> str:
-    cells = []
-    for v in z:
-        k = round(float(v) - np.log(3), 9)
-        if k == 0:
-            cells.append("log 3")
-        elif float(v) != 0 and round(float(v) - np.log(3) - round(float(v) - np.log(3)), 9) == 0:
-            cells.append(f"{_n(round(float(v) - np.log(3)))} + log 3")
-        else:
-            cells.append(_n(v))
-    return "logits [" + ", ".join(cells) + "]"
-
-
-def _update_bars(art: dict, trace: SamplingTrace) -> None:
-    for bar, label, p in zip(art["bars"], art["labels"], trace.probs):
-        bar.set_height(p)
-        label.set_y(p + 0.03)
-        label.set_text(_n(p, 2))
-    art["logits"].set_text(_logit_text(trace.logits))
-
-
-def draw_sampling(ax, trace: SamplingTrace) -> dict[str, Artist]:
-    """Counts of the seeded draws per ID, on a fixed 0 … n scale."""
-    ax = check_ax(ax)
-    trace = check_trace(trace, SamplingTrace)
-    ids = np.arange(trace.probs.size)
-    n = trace.draws.size
-    art: dict[str, Artist] = {}
-    art["bars"] = ax.bar(ids, trace.counts, width=0.6, color=style.ACCENT, edgecolor=style.INK, linewidth=0.6)
-    art["labels"] = [ax.text(i, c, "", ha="center", va="bottom", fontsize=NOTE_SIZE)
-                     for i, c in zip(ids, trace.counts)]
-    ax.set_ylim(0, 1.12 * n)
-    ax.set_xlim(-0.6, ids.size - 0.4)
-    ax.set_xticks(ids, [f"ID {i}" for i in ids])
-    ax.set_yticks([0, n // 2, n], [str(0), f"{n // 2}", f"{n}"])
-    art["title"] = ax.set_title("", fontsize=10)
-    _update_counts(art, trace)
-    return art
-
-
-def _update_counts(art: dict, trace: SamplingTrace) -> None:
-    n = trace.draws.size
-    for bar, label, c in zip(art["bars"], art["labels"], trace.counts):
-        bar.set_height(c)
-        label.set_y(c + 0.03 * n)
-        label.set_text(str(int(c)))
-    art["title"].set_text(f"{n:,} seeded draws")
-
-
-def _tau(trace: SamplingTrace) -> str:
-    return "τ = 0 (greedy)" if trace.temperature == 0 else f"τ = {_n(trace.temperature)}"
-
-
-def update_sampling(art: dict, trace: SamplingTrace) -> None:
-    """Move figure 5's bottom row (``sample.*``) to ``trace`` (a new temperature)."""
-    trace = check_trace(trace, SamplingTrace)
-    probs = {k[len("sample.probs."):]: v for k, v in art.items() if k.startswith("sample.probs.")}
-    counts = {k[len("sample.counts."):]: v for k, v in art.items() if k.startswith("sample.counts.")}
-    _update_bars(probs, trace)
-    # τ = 0 is the limit of softmax(logits / τ), greedy decoding, which the line under
-    # the panel names; "at τ = 0 (greedy)" would not fit above the panel
-    probs["title"].set_text("softmax(logits / τ) as τ → 0" if trace.temperature == 0
-                            else f"softmax(logits / τ) at {_tau(trace)}")
-    _update_counts(counts, trace)
-    art["sample.logits_over_tau"].set_text(
-        "logits / τ = " + ("greedy: all mass on the larger logit" if trace.temperature == 0
-                           else _vec(trace.logits / trace.temperature, 3))
-    )
-
-
-def describe_sampling(trace: SamplingTrace) -> str:
-    """Figure 5's bottom row in words.
-
-    >>> print(describe_sampling(lessons.sampling_trace(ex.FIG5_GAP, 1.0)))
-    At τ = 1 the logits [log 3, 0] give the probabilities [0.75, 0.25]; 1,000 seeded draws picked ID 0 752 times and ID 1 248 times. The drawn ID goes back into the lookup as the next input.
-    """
-    trace = check_trace(trace, SamplingTrace)
-    counts = " and ".join(f"ID {i} {int(c)} times" for i, c in enumerate(trace.counts))
-    return (
-        f"At {_tau(trace)} the {_logit_text(trace.logits)} give the probabilities "
-        f"{fmt.vec(trace.probs, 2)}; {trace.draws.size:,} seeded draws picked {counts}. "
-        "The drawn ID goes back into the lookup as the next input."
-    )
-
-
-#: Figure-5 layout: axes rectangles in inches (x, y from the bottom, width, height).
-_F5_W, _F5_H = style.WIDTH, 5.3
-_F5_TOP = [(0.55 + k * 2.25, 3.2, 1.6, 1.25) for k in range(3)]
-_F5_BOTTOM = [(0.55, 0.8, 1.6, 1.25), (2.8, 0.8, 1.6, 1.25)]
-
-
-def _axes(fig, box):
-    x, y, w, h = box
-    return fig.add_axes((x / _F5_W, y / _F5_H, w / _F5_W, h / _F5_H))
-
-
-@register(5, "Logits, softmax over the vocabulary, and the next ID")
-def build_fig05() -> Drawn:
-    panels = lessons.logit_panels(ex.FIG5_TEMPERATURE)
-    fig = style.new_figure(_F5_W, _F5_H)
-    art: dict[str, Artist] = {}
-    for box, (name, trace, title) in zip(_F5_TOP, (
-        ("equal", panels.equal, "equal logits"),
-        ("gap", panels.gap, "gap log 3"),
-        ("shifted", panels.shifted, f"+{_n(panels.shift)} on both"),
-    )):
-        ax = _axes(fig, box)
-        art.update({f"{name}.{k}": v for k, v in draw_probability_bars(ax, trace, title=title).items()})
-    fig.text(0.08 / _F5_W, 1 - 0.2 / _F5_H, "Two candidates, one position: softmax over the vocabulary axis",
-             fontsize=11, weight="bold", va="center")
-    fig.text(0.08 / _F5_W, 1 - 0.45 / _F5_H,
-             "an independent two-entry teaching vocabulary (IDs 0, 1); bar height = probability, not logit",
-             fontsize=SMALL_SIZE, va="center", color="#333333")
-    fig.text(0.08 / _F5_W, 2.5 / _F5_H, "Sampling, then feeding the ID back", fontsize=11, weight="bold",
-             va="center")
-    sample = panels.gap
-    pa = _axes(fig, _F5_BOTTOM[0])
-    art.update({f"sample.probs.{k}": v for k, v in draw_probability_bars(pa, sample, title="").items()})
-    ca = _axes(fig, _F5_BOTTOM[1])
-    art.update({f"sample.counts.{k}": v for k, v in draw_sampling(ca, sample).items()})
-    art["sample.logits_over_tau"] = fig.text(1.35 / _F5_W, 0.12 / _F5_H, "", fontsize=SMALL_SIZE,
-                                             va="center", ha="center")
-    # the loop: the drawn ID is looked up again
-    fig.text(4.9 / _F5_W, 1.6 / _F5_H,
-             "drawn ID v\n   ↓\nnext input = E[v, :]\n(a row of the table)\n   ↓\nlayers → logits → …",
-             fontsize=NOTE_SIZE, va="center", linespacing=1.35)
-    fig.text(4.9 / _F5_W, 0.4 / _F5_H,
-             "The hidden vector is not fed back,\nand no nearest row of E is searched.",
-             fontsize=SMALL_SIZE, va="center", color="#333333", linespacing=1.3)
-    update_sampling(art, sample)
-    alt = (
-        f"Three bar charts over IDs 0 and 1: equal logits give {fmt.vec(panels.equal.probs, 2)}; "
-        f"logits [log 3, 0] give {fmt.vec(panels.gap.probs, 2)}; adding {_n(panels.shift)} to both "
-        f"logits gives {fmt.vec(panels.shifted.probs, 2)} again. Below: " + describe_sampling(sample)
-    )
-    return Drawn(5, figure_title(5), fig, alt, art, panels)
-
-
-# =========================================================================== fig 6
-
-
-def draw_gradient_rows(ax, trace: TiedGradient, rows: int) -> dict[str, Artist]:
-    """‖∂L/∂E[v]‖ for rows ``0 … rows−1``, input path beside output path, log scale;
-    a row with exactly zero gradient on a path is marked 0 at the axis."""
-    ax = check_ax(ax)
-    trace = check_trace(trace, TiedGradient)
-    v = np.arange(rows)
-    ni, no = trace.norms_input[:rows], trace.norms_output[:rows]
-    floor = 10.0 ** np.floor(np.log10(no[no > 0].min() / 3))
-    art: dict[str, Artist] = {}
-    w = 0.38
-    art["input"] = ax.bar(v - w / 2, np.where(ni > 0, ni, np.nan), width=w, bottom=0, color=style.VISIBLE,
-                          label="input lookup X = E[x]")
-    art["output"] = ax.bar(v + w / 2, no, width=w, color=style.VALUE, label="output classifier Z = X Eᵀ")
-    for k in np.flatnonzero(ni == 0):
-        ax.text(v[k] - w / 2, floor * 1.25, "0", ha="center", va="bottom", fontsize=SMALL_SIZE - 1,
-                color=style.VISIBLE)
-    ax.set_yscale("log")
-    ax.set_ylim(floor, 1.0)
-    ax.set_xlim(-0.6, rows - 0.4)
-    ax.set_xticks(v, [str(i) for i in v])
-    ax.set_xlabel("row v of E (= token ID)")
-    ax.set_ylabel("‖∂L/∂E[v]‖")
-    x_ids = set(trace.inputs.ravel().tolist())
-    y_ids = set(trace.targets.ravel().tolist())
-    for tick, i in zip(ax.get_xticklabels(), v):
-        if i in x_ids:
-            tick.set_color(style.VISIBLE)
-            tick.set_fontweight("bold")
-        elif i in y_ids:
-            tick.set_color(style.VALUE)
-            tick.set_fontweight("bold")
-    art["legend"] = ax.legend(loc="upper right", ncols=2, fontsize=SMALL_SIZE)
-    return art
-
-
-@register(6, "Two gradient paths into one tied matrix")
-def build_fig06() -> Drawn:
-    trace = lessons.tied_gradient()
-    fig = style.new_figure(style.WIDTH, 4.6)
-    art: dict[str, Artist] = {}
-    v = trace.grad.shape[0]
-    ri, ro = trace.rows_input, trace.rows_output
-    x, y = trace.inputs, trace.targets
-    fig.text(0.012, 0.955, "W_out = Eᵀ: one matrix, used twice", fontsize=11, weight="bold", va="center")
-    art["paths"] = fig.text(
-        0.012, 0.84,
-        f"inputs x = {fmt.vec(x)}, targets y = {fmt.vec(y)}, loss = mean cross-entropy = {_n(trace.loss.loss, 4)}\n"
-        f"input path (blue): only the rows that were read, IDs {', '.join(map(str, ri))}: "
-        f"{ri.size} of {v:,} rows\n"
-        f"output path (green): softmax over all {v:,} IDs sends gradient to {ro.size:,} of {v:,} rows "
-        "(ID 9 is only a target)",
-        fontsize=NOTE_SIZE, va="center", linespacing=1.45,
-    )
-    ax = fig.add_axes((0.1, 0.14, 0.87, 0.55))
-    art.update(draw_gradient_rows(ax, trace, ex.FIG6_ROWS_SHOWN))
-    alt = (
-        f"Bar chart of the gradient norm of rows 0–{ex.FIG6_ROWS_SHOWN - 1} of a tied E for x = {fmt.vec(x)}, "
-        f"y = {fmt.vec(y)}, log scale. The input lookup sends gradient only to rows "
-        f"{', '.join(map(str, ri))} ({ri.size} of {v:,}); the output classifier sends gradient to "
-        f"{ro.size:,} of {v:,} rows, largest at the target rows {', '.join(map(str, sorted(set(y.tolist()))))}."
-    )
-    return Drawn(6, figure_title(6), fig, alt, art, trace)

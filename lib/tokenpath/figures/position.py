@@ -29,7 +29,7 @@ from ..lessons.position import Disc, DistanceTrace, PairTrace, fig15_trace
 from ..position import rope_frequencies, sinusoidal
 from .._checks import as_int
 from . import Drawn, FigureDisplay, register, style
-from .attention_scale import panel_artists
+from .draw import panel_artists
 
 __all__ = [
     "LOG_BASE_RANGE",

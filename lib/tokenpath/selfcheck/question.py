@@ -1,256 +1,53 @@
-"""Graded "check yourself" questions: the reader writes an answer, the engine says
-whether it is right and why.
+"""A graded question and its kinds: :class:`Question`, and one constructor per kind
+(:func:`exact`, :func:`number`, :func:`vector`, :func:`set_of`, :func:`sequence`,
+:func:`choice`), each with the comparison that grades a reader's answer against the
+engine's value. Answers are read by :mod:`tokenpath.selfcheck._reading` (bounded
+work; "can't read" with advice) and graded into a
+:class:`~tokenpath.selfcheck.result.Result`.
 
-A :class:`Question` holds an id, the prompt, the answer *computed by the engine*, the
-call that computed it (``source``), a short explanation (``why``) and a comparison suited
-to its kind:
-
-========== ============================================ ===============================
-kind       the reader may write                          right when
-========== ============================================ ===============================
-exact      ``1/3``, ``"1/3"``, ``Fraction(1, 3)``, ``2``   equal to the exact value
-number     ``0.731``                                     within ``tolerance``
-vector     ``[2.076, 2.462]``                            same length, each within tol.
-set        ``{0, 1, 2, 3}``, ``[3, 2, 1, 0]``, ``range``   the same members, any order
-sequence   ``[279, 403]``, ``["lo", "wer"]``              the same items in the same order
-choice     ``"b"`` (an option's key)                     the key of the right option
-========== ============================================ ===============================
-
-``question.check(answer)`` never raises for what a reader types: it returns a
-:class:`Result` that renders as HTML and as text in a notebook. Answers are read with
-bounded work: a string of at most :data:`MAX_TEXT` characters, a decimal exponent of at
-most :data:`MAX_EXPONENT`, whole numbers of at most :data:`MAX_BITS` bits, collections
-of at most :data:`MAX_ITEMS` items (``range(10**18)`` or an endless generator is
-refused, not iterated); anything bigger gets a "can't read" message at once. ``None`` or ``...``
-(what a chapter leaves in the answer variable until the reader answers) gives a
-neutral prompt that reveals nothing; an answer of the wrong type gives a message that
-says what to write.
-
->>> q = exact("demo", "What is 1 + 1/2?", Fraction(3, 2), source="arithmetic", why="1 = 2/2.")
->>> q.check("3/2").status, q.check(1.5).status, q.check(2).status, q.check(None).status
-('right', 'right', 'not yet', 'unanswered')
->>> print(q.check([1, 2]).text())   # doctest: +ELLIPSIS
-[can't read] demo: What is 1 + 1/2?
-  ... a list ...
+>>> number("g", "g0?", 0.7310586, tolerance=5e-4, source="demo", why="e²/(e²+e)").check("0.73").status
+'not yet'
 """
 
 from __future__ import annotations
 
 import html
-import itertools
 import math
 import numbers
-import re
-import reprlib
 from dataclasses import dataclass, field
 from fractions import Fraction
 from typing import Any, Callable, Mapping
 
 import numpy as np
 
-from . import fmt
-from ._checks import _asarray, as_float_array, as_list
+from .. import fmt
+from .._checks import as_array, as_float_array, as_list
+from ._reading import (
+    MAX_TEXT,
+    Unreadable,
+    bounded_items,
+    is_unanswered,
+    read_fraction,
+    read_ints,
+    read_item,
+    read_real,
+    read_reals,
+    shown,
+    type_name,
+)
+from .result import Result
 
-__all__ = ["KINDS", "Question", "Result", "choice", "exact", "number", "sequence", "set_of", "vector"]
+__all__ = ["KINDS", "Question", "choice", "exact", "number", "sequence", "set_of", "vector"]
 
+#: The kinds of question, by the kind of answer they compare.
 KINDS = ("exact", "number", "vector", "set", "sequence", "choice")
-STATUSES = ("right", "not yet", "unanswered", "can't read")
-
-_COLOURS = {"right": "#009E73", "not yet": "#E69F00", "unanswered": "#999999", "can't read": "#D55E00"}
 
 
-#: Bounds on what :meth:`Question.check` reads (see the module docstring).
-MAX_TEXT = 200
-MAX_EXPONENT = 400
-MAX_BITS = 4096
-MAX_ITEMS = 10_000
-
-_SHOW = reprlib.Repr()
-_SHOW.maxstring, _SHOW.maxother, _SHOW.maxlevel, _SHOW.maxlist, _SHOW.maxtuple = 40, 40, 2, 6, 6
-_SHOW.maxset = _SHOW.maxfrozenset = _SHOW.maxdict = 6
-_NUMBER = re.compile(r"[+-]?(?:\d+(?:\.\d*)?|\.\d+)(?:[eE](?P<exp>[+-]?\d+))?(?:/\d+)?")
-
-
-class _Unreadable(Exception):
-    """The reader's answer cannot be read as the question's kind (carries the advice)."""
-
-
-def _show(x) -> str:
-    """A short repr of a reader's value for a message (long or nested values elided)."""
-    try:
-        return _SHOW.repr(x)
-    except Exception:  # a reader's object whose repr fails
-        return f"a {type(x).__name__}"
-
-
-def _items(x, what: str) -> list:
-    """The items of a reader's collection, at most :data:`MAX_ITEMS` of them."""
-    try:
-        n = len(x)
-    except Exception:  # no len (a generator), or one too big for an index
-        n = None
-    if n is not None and n > MAX_ITEMS:
-        raise _Unreadable(f"{what} has {n} items; an answer here has at most {MAX_ITEMS}")
-    items = list(itertools.islice(iter(x), MAX_ITEMS + 1))
-    if len(items) > MAX_ITEMS:
-        raise _Unreadable(f"{what} has more than {MAX_ITEMS} items; an answer here has at most {MAX_ITEMS}")
-    return items
-
-
-def _small_int(x) -> int:
-    v = int(x)
-    if v.bit_length() > MAX_BITS:
-        raise _Unreadable(f"a whole number of {v.bit_length()} bits is too large to be an answer here")
-    return v
-
-
-def _is_unanswered(answer) -> bool:
-    return answer is None or answer is Ellipsis
-
-
-def _type_name(x) -> str:
-    names = {list: "a list", tuple: "a tuple", dict: "a dict", set: "a set", str: "a string",
-             bool: "True/False", float: "a float", int: "an int"}
-    return names.get(type(x), f"a {type(x).__name__}")
-
-
-# ------------------------------------------------------------------- parsing
-
-
-def _fraction(x) -> Fraction:
-    """Read one exact number: int, Fraction, "a/b" or an integral/rational string."""
-    if isinstance(x, bool):
-        raise _Unreadable("True/False is not a number")
-    if isinstance(x, numbers.Integral):
-        return Fraction(_small_int(x))
-    if isinstance(x, Fraction):
-        return Fraction(_small_int(x.numerator), _small_int(x.denominator))
-    if isinstance(x, str):
-        if len(x) > MAX_TEXT:
-            raise _Unreadable(f"a string of {len(x)} characters is too long to be a number here")
-        text = x.strip().replace("−", "-").replace(" ", "")
-        if re.fullmatch(r"-?\d{1,3}(,\d{3})+", text):  # thousands separators: 402,653,184
-            text = text.replace(",", "")
-        m = _NUMBER.fullmatch(text)
-        if m is None:
-            raise _Unreadable(f"the string {_show(x)} is not a number or fraction such as \"1/3\"")
-        if m["exp"] is not None and abs(int(m["exp"])) > MAX_EXPONENT:
-            raise _Unreadable(f"the exponent of {_show(x)} is beyond ±{MAX_EXPONENT}; write the number itself")
-        try:
-            return Fraction(text)
-        except (ValueError, ZeroDivisionError):
-            raise _Unreadable(f"the string {_show(x)} is not a number or fraction such as \"1/3\"") from None
-    raise _Unreadable(f"{_type_name(x)} is not a single exact number")
-
-
-def _real(x) -> float:
-    if isinstance(x, bool):
-        raise _Unreadable("True/False is not a number")
-    if isinstance(x, np.ndarray) and x.ndim == 0:
-        x = x.item()
-    try:
-        if isinstance(x, (numbers.Integral, Fraction)):
-            v = float(_fraction(x))
-        elif isinstance(x, numbers.Real):
-            v = float(x)
-        elif isinstance(x, str):
-            try:
-                v = float(_fraction(x))
-            except _Unreadable as why:
-                raise _Unreadable(str(why).replace("is not a number or fraction such as \"1/3\"",
-                                                   "is not a number")) from None
-        else:
-            raise _Unreadable(f"{_type_name(x)} is not a single number")
-    except OverflowError:
-        raise _Unreadable(f"{_show(x)} is too large to be a finite number") from None
-    if not math.isfinite(v):
-        raise _Unreadable(f"{v} is not a finite number")
-    return v
-
-
-def _reals(x) -> np.ndarray:
-    if isinstance(x, (str, bytes, dict, set, frozenset)) or not hasattr(x, "__iter__"):
-        raise _Unreadable(f"{_type_name(x)} is not a list of numbers")
-    values = [_real(v) for v in _items(x, "the list")]
-    return np.array(values, dtype=float)
-
-
-def _ints(x) -> frozenset[int]:
-    if isinstance(x, (str, bytes, dict)) or not hasattr(x, "__iter__"):
-        raise _Unreadable(f"{_type_name(x)} is not a collection of whole numbers")
-    out = set()
-    for v in _items(x, "the collection"):
-        if isinstance(v, bool) or not isinstance(v, numbers.Integral):
-            raise _Unreadable(f"{_show(v)} is not a whole number")
-        out.add(_small_int(v))
-    return frozenset(out)
-
-
-# ------------------------------------------------------------------- results
-
-
-@dataclass(frozen=True)
-class Result:
-    """What :meth:`Question.check` says about one answer."""
-
-    question: "Question"
-    status: str  # "right", "not yet", "unanswered" or "can't read"
-    message: str  # why, in a sentence or two
-    given: Any = None
-
-    @property
-    def correct(self) -> bool:
-        return self.status == "right"
-
-    def _engine_line(self) -> str | None:
-        if self.status in ("right", "not yet"):
-            q = self.question
-            return f"Engine: {q.answer_text()}, from {q.source}"
-        return None
-
-    def text(self) -> str:
-        """The result as plain text (what a notebook shows without HTML)."""
-        q = self.question
-        lines = [f"[{self.status}] {q.id}: {q.prompt}"]
-        lines += [f"  ({key}) {text}" for key, text in q.options]
-        lines.append(f"  {self.message}")
-        if self.status in ("right", "not yet"):
-            lines.append(f"  Why: {q.why}")
-            lines.append(f"  {self._engine_line()}")
-        return "\n".join(lines)
-
-    def html(self) -> str:
-        q = self.question
-        colour = _COLOURS[self.status]
-        parts = [
-            f'<div class="tokenpath-selfcheck" data-status="{html.escape(self.status)}" '
-            f'style="border-left:4px solid {colour};padding:0.3em 0.8em;margin:0.3em 0">',
-            f'<p><strong style="color:{colour}">{html.escape(self.status)}</strong> · '
-            f"<code>{html.escape(q.id)}</code> · {html.escape(q.prompt)}</p>",
-        ]
-        if q.options:
-            parts.append("<ul style=\"list-style:none;margin:0;padding-left:1em\">"
-                         + "".join(f"<li>({html.escape(k)}) {html.escape(t)}</li>" for k, t in q.options)
-                         + "</ul>")
-        parts.append(f"<p>{html.escape(self.message)}</p>")
-        if self.status in ("right", "not yet"):
-            parts.append(f"<p><em>Why:</em> {html.escape(q.why)}</p>")
-            parts.append(f"<p><em>Engine:</em> {html.escape(q.answer_text())}, from "
-                         f"<code>{html.escape(q.source)}</code></p>")
-        parts.append("</div>")
-        return "".join(parts)
-
-    def _repr_mimebundle_(self, include=None, exclude=None):
-        return {"text/html": self.html(), "text/plain": self.text()}
-
-    def __str__(self) -> str:
-        return self.text()
-
-    def __repr__(self) -> str:
-        return f"Result({self.question.id!r}, {self.status!r})"
-
-
-# ------------------------------------------------------------------ questions
+def _digits(tolerance: float) -> int:
+    """Decimals that show a value to the precision a tolerance asks for."""
+    if tolerance <= 0:
+        return 6
+    return max(0, min(6, math.ceil(-math.log10(tolerance))))
 
 
 @dataclass(frozen=True)
@@ -286,12 +83,12 @@ class Question:
 
     def check(self, answer) -> Result:
         """Grade ``answer``; never raises for a reader's input."""
-        if _is_unanswered(answer):
+        if is_unanswered(answer):
             return Result(self, "unanswered",
                           f"Not answered yet. Put {self.hint} into the answer variable, then run the cell again.", answer)
         try:
             status, message = self._compare(self, answer)
-        except _Unreadable as why:
+        except Unreadable as why:
             return Result(self, "can't read",
                           f"Could not read your answer: {why}. Write {self.hint}.", answer)
         except Exception as err:  # whatever a reader's object does, answer with a message
@@ -316,13 +113,6 @@ class Question:
         return {"text/html": body, "text/plain": self.text()}
 
 
-def _digits(tolerance: float) -> int:
-    """Decimals that show a value to the precision a tolerance asks for."""
-    if tolerance <= 0:
-        return 6
-    return max(0, min(6, math.ceil(-math.log10(tolerance))))
-
-
 def _check_common(id: str, prompt: str, source: str, why: str) -> None:
     for name, value in (("id", id), ("prompt", prompt), ("source", source), ("why", why)):
         if not isinstance(value, str) or not value.strip():
@@ -336,7 +126,7 @@ def _compare_exact(q: Question, answer) -> tuple[str, str]:
     if isinstance(answer, (float, np.floating)):
         v = float(answer)
         if not math.isfinite(v):
-            raise _Unreadable(f"{v} is not a finite number")
+            raise Unreadable(f"{v} is not a finite number")
         target = float(q.answer)
         if abs(v - target) <= 1e-12 * max(1.0, abs(target)):
             return "right", f"Your answer {v!r} equals {q.answer_text()} (as a float)."
@@ -346,7 +136,7 @@ def _compare_exact(q: Question, answer) -> tuple[str, str]:
         return "not yet", f"{v!r} is not the value asked for."
     if isinstance(answer, np.integer):
         answer = int(answer)
-    value = _fraction(answer)  # bounded: at most MAX_BITS bits each way
+    value = read_fraction(answer)  # bounded: at most MAX_BITS bits each way
     shown = str(value.numerator) if value.denominator == 1 else f"{value.numerator}/{value.denominator}"
     if value == q.answer:
         return "right", f"Your answer {shown} is exactly right."
@@ -380,7 +170,7 @@ def exact(id: str, prompt: str, answer, *, source: str, why: str,
 
 
 def _compare_number(q: Question, answer) -> tuple[str, str]:
-    v = _real(answer)
+    v = read_real(answer)
     off = abs(v - q.answer)
     if off <= q.tolerance:
         return "right", f"Your answer {fmt.num(v)} is within {fmt.num(q.tolerance)} of the engine's value."
@@ -411,8 +201,8 @@ def number(id: str, prompt: str, answer, *, tolerance: float, source: str, why: 
 
 def _compare_vector(q: Question, answer) -> tuple[str, str]:
     if isinstance(answer, np.ndarray) and answer.ndim != 1:
-        raise _Unreadable(f"an array of shape {answer.shape} is not a flat list of numbers")
-    v = _reals(answer)
+        raise Unreadable(f"an array of shape {answer.shape} is not a flat list of numbers")
+    v = read_reals(answer)
     if v.shape != q.answer.shape:
         return "not yet", f"Your answer has {v.size} entries; the vector asked for has {q.answer.size}."
     off = np.abs(v - q.answer)
@@ -444,7 +234,7 @@ def vector(id: str, prompt: str, answer, *, tolerance: float, source: str, why: 
 
 
 def _compare_set(q: Question, answer) -> tuple[str, str]:
-    given = _ints(answer)
+    given = read_ints(answer)
     if given == q.answer:
         return "right", f"Your set {{{', '.join(map(str, sorted(given)))}}} has exactly the right members."
     missing, extra = sorted(q.answer - given), sorted(given - q.answer)
@@ -464,7 +254,7 @@ def set_of(id: str, prompt: str, answer, *, source: str, why: str,
     True
     """
     _check_common(id, prompt, source, why)
-    arr = _asarray("answer", answer)
+    arr = as_array("answer", answer)
     if arr.ndim != 1 or not (np.issubdtype(arr.dtype, np.integer) or arr.size == 0):
         raise ValueError(f"answer must be a 1-D collection of integers, got {answer!r}")
     return Question(id, prompt, "set", frozenset(int(v) for v in arr), source, why, hint,
@@ -474,24 +264,13 @@ def set_of(id: str, prompt: str, answer, *, source: str, why: str,
 # sequence ---------------------------------------------------------------------
 
 
-def _item(x, like):
-    """Read one item of a sequence as the type of the engine's item ``like``."""
-    if isinstance(like, str):
-        if not isinstance(x, str):
-            raise _Unreadable(f"{_show(x)} is not a string; write each piece in quotes")
-        return x
-    if isinstance(x, bool) or not isinstance(x, numbers.Integral):
-        raise _Unreadable(f"{_show(x)} is not a whole number")
-    return _small_int(x)
-
-
 def _compare_sequence(q: Question, answer) -> tuple[str, str]:
     if isinstance(answer, (str, bytes, dict, set, frozenset)) or not hasattr(answer, "__iter__"):
-        raise _Unreadable(f"{_type_name(answer)} is not a list; write the items in order, in [ ]")
-    given = _items(answer, "the list")
+        raise Unreadable(f"{type_name(answer)} is not a list; write the items in order, in [ ]")
+    given = bounded_items(answer, "the list")
     if len(given) != len(q.answer):
         return "not yet", f"Your answer has {len(given)} item{'s' * (len(given) != 1)}; the sequence asked for has {len(q.answer)}."
-    items = [_item(x, like) for x, like in zip(given, q.answer)]
+    items = [read_item(x, like) for x, like in zip(given, q.answer)]
     if tuple(items) == q.answer:
         return "right", "Every item is right, in the right order."
     bad = [str(i) for i, (a, b) in enumerate(zip(items, q.answer)) if a != b]
@@ -529,15 +308,15 @@ def sequence(id: str, prompt: str, answer, *, source: str, why: str,
 def _compare_choice(q: Question, answer) -> tuple[str, str]:
     keys = [k for k, _ in q.options]
     if not isinstance(answer, str):
-        raise _Unreadable(f"{_type_name(answer)} is not one of the option letters {', '.join(keys)}")
+        raise Unreadable(f"{type_name(answer)} is not one of the option letters {', '.join(keys)}")
     if len(answer) > max(MAX_TEXT, *(len(t) + 10 for _, t in q.options)):
-        raise _Unreadable(f"a string of {len(answer)} characters is not one of the option letters {', '.join(keys)}")
+        raise Unreadable(f"a string of {len(answer)} characters is not one of the option letters {', '.join(keys)}")
     key = answer.strip().strip("()").strip().lower()
     if key not in keys:
         texts = {t.strip().lower(): k for k, t in q.options}
         key = texts.get(answer.strip().lower(), key)
     if key not in keys:
-        raise _Unreadable(f"{_show(answer)} is not one of the option letters {', '.join(keys)}")
+        raise Unreadable(f"{shown(answer)} is not one of the option letters {', '.join(keys)}")
     if key == q.answer:
         return "right", f"({key}) is right."
     return "not yet", f"({key}) is not the best answer."

@@ -1,0 +1,78 @@
+"""Chapter 9's "Check yourself" questions (``09_model_files``): where the tensor data
+starts, the tied head, a config edit, a mismatched layer count and the tiny tokenizer's
+partial characters. Every answer is computed by the engine when the questions are built.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import json
+import tempfile
+from pathlib import Path
+
+from .. import fmt
+from ..selfcheck import Question, choice, exact, sequence, set_of
+
+__all__ = ["questions"]
+
+
+def questions() -> tuple[Question, ...]:
+    """The chapter's questions, in the order it asks them."""
+    from .. import model as M
+    from .. import safetensors_format as S
+
+    with tempfile.TemporaryDirectory() as tmp:
+        directory = M.save(Path(tmp) / "tiny-llama", M.tiny_model())
+        _, n, _ = S.raw_header(directory / "model.safetensors")
+        config = json.loads((directory / "config.json").read_text(encoding="utf-8"))
+        config["num_hidden_layers"] -= 1
+        (directory / "config.json").write_text(json.dumps(config), encoding="utf-8")
+        try:
+            M.load(directory)
+            error = ""
+        except M.ModelFileError as err:
+            error = str(err)
+    q1 = exact("files-data-start", "At which byte of tiny-llama/model.safetensors does the first tensor's data begin?",
+               8 + n, source='8 + safetensors_format.raw_header(".../model.safetensors")[1]',
+               hint="a byte offset (a whole number)",
+               why=f"8 bytes of length, then the JSON header of N = {n} bytes: the data starts at 8 + {n} = {8 + n}.")
+    untied, tied = M.tiny_config(), M.tiny_config(tied=True)
+    (gone,) = set(M.tensor_shapes(untied)) - set(M.tensor_shapes(tied))
+    names = sorted(M.tensor_shapes(untied))
+    missing = {"a": gone, "b": "model.embed_tokens.weight", "c": "model.norm.weight", "d": "none: only config.json changes"}
+    q2 = choice("files-tied", "Save M.tiny_model(tied=True): which tensor name is missing?", missing, "a",
+                source="set(M.tensor_shapes(M.tiny_config())) - set(M.tensor_shapes(M.tiny_config(tied=True)))",
+                why=f"The tied head reuses model.embed_tokens.weight; of the {len(names)} untied names, {gone} is not stored.")
+    fewer = M.count_parameters(untied).total - M.count_parameters(tied).total
+    q3 = exact("files-tied-count", "How many parameters fewer does the tied model store?", fewer,
+               source="M.count_parameters(M.tiny_config()).total - M.count_parameters(M.tiny_config(tied=True)).total",
+               hint="a whole number", why=f"The head is [V, d] = {untied.vocab_size} × {untied.hidden_size} = {fewer}.")
+    kv4 = dataclasses.replace(untied, num_key_value_heads=4)
+    k_shape = M.tensor_shapes(kv4)["model.layers.0.self_attn.k_proj.weight"]
+    q4 = sequence("files-kproj", "With num_key_value_heads = 4, what is the shape of k_proj.weight?", list(k_shape),
+                  source='M.tensor_shapes(replace(config, num_key_value_heads=4))["model.layers.0.self_attn.k_proj.weight"]',
+                  hint="a shape such as [8, 16]",
+                  why=f"PyTorch stores [out, in]: out = Hkv × d_h = 4 × {untied.head_dim}, in = d = {untied.hidden_size}.")
+    q5 = exact("files-kv4-count", "And the new parameter count?", M.count_parameters(kv4).total,
+               source="M.count_parameters(replace(config, num_key_value_heads=4)).total", hint="a whole number",
+               why="Only k_proj and v_proj grow, in every layer: "
+                   f"{M.count_parameters(untied).total} becomes {M.count_parameters(kv4).total}.")
+    last = f"model.layers.{untied.num_hidden_layers - 1}."
+    named = {
+        "a": f"a tensor of the last layer ({last}…) that the shorter config does not describe",
+        "b": "model.embed_tokens.weight",
+        "c": "lm_head.weight",
+        "d": "none: the extra layer is silently ignored",
+    }
+    q6 = choice("files-layers", "config.json declares one layer fewer. Which tensor does the loader's error name?",
+                named, "a" if last in error else "d", source="M.load(directory) after editing num_hidden_layers",
+                why=f"The loader checks every stored tensor against the config: {error or 'no error'}")
+    tok = M.tiny_tokenizer()
+    ids = tok.encode("大语言模型")
+    broken = [i for i, t in enumerate(ids) if "\ufffd" in tok.decode_bytes([t]).decode("utf-8", errors="replace")]
+    q7 = set_of("files-partial", 'Encode "大语言模型" with the tiny tokenizer. Which token positions (0, 1, …) hold '
+                "part of a character when decoded alone?", broken,
+                source='[tiny_tokenizer().decode_bytes([i]).decode("utf-8", errors="replace") for i in ids]',
+                hint="a set of token positions such as {0, 1}",
+                why=f"IDs {fmt.vec(ids)}; a token whose bytes end or start inside a character decodes to �.")
+    return q1, q2, q3, q4, q5, q6, q7

@@ -1,0 +1,61 @@
+"""Chapter 5's "Check yourself" questions (``05_rope_discs``): the RoPE score at a
+distance, order blindness, a position past a learned table, the speed of two pairs, and
+where ALiBi moves a row's weight. Every answer is computed by the engine when the
+questions are built.
+"""
+
+from __future__ import annotations
+
+from .. import fmt
+from .. import examples as ex
+from .. import position as P
+from ..lessons import position as LP
+from ..selfcheck import Question, choice, exact, number, vector
+
+__all__ = ["questions"]
+
+
+def questions() -> tuple[Question, ...]:
+    """The chapter's questions, in the order it asks them."""
+    disc = LP.rope_disc(ex.FIG15_Q, ex.FIG15_K, ex.FIG15_OMEGA, 4)
+    q1 = number("rope-score", "Figure 15: what does the score become at distance 4 with ω = π/2?", disc.dot,
+                tolerance=5e-3, source="lessons.position.rope_disc(FIG15_Q, FIG15_K, FIG15_OMEGA, 4).dot",
+                why="Four quarter turns are one full turn: the key is back where it started, and so is the score.")
+    swap = LP.order_blindness("ab", [1, 0], seed=ex.ORDER_SEED)
+    order = {
+        "a": "the outputs change: each token now attends differently",
+        "b": "only their order changes: each token gets the same output as before, in the swapped place",
+        "c": "both outputs become equal",
+    }
+    q2 = choice("rope-swap", "Swap the two inputs of a head without a mask and without positions. What happens to "
+                "the outputs?", order, "b" if swap.plain_follows_order else "a",
+                source='lessons.position.order_blindness("ab", [1, 0], seed=ORDER_SEED).plain_follows_order',
+                why="Without positions, attention sees a set of tokens: permuting the inputs permutes the outputs.")
+    try:
+        P.position_table(8, 4, seed=0).lookup([8])
+        refused = False
+    except ValueError:
+        refused = True
+    angles = P.rope_angles([8], 4)[0]
+    q3 = vector("rope-pos8", "A learned table has rows 0–7, and position 8 has none. Which RoPE angles does "
+                "position 8 get with d_h = 4? (one angle per pair)", angles, tolerance=5e-3,
+                source="position.rope_angles([8], 4)[0]", hint="a list of two angles such as [1.0, 0.5]",
+                why=(f"The table {'refuses' if refused else 'accepts'} position 8. RoPE needs no row: the angle of pair "
+                     "i is the position times θ_i, defined for every position."))
+    theta = P.rope_frequencies(ex.ROPE_EXAMPLE_HEAD_DIM, ex.ROPE_EXAMPLE_BASE)
+    q4 = exact("rope-speed", "In the four-wide example of section 5.4, how many times faster does pair 0 turn than "
+               "pair 1?",
+               round(float(theta[0] / theta[1]), 9),
+               source="position.rope_frequencies(ROPE_EXAMPLE_HEAD_DIM, ROPE_EXAMPLE_BASE)", hint="a whole number",
+               why=f"The frequencies are θ = {fmt.vec(theta)}; each pair turns slower than the one before by the same factor.")
+    slope = P.alibi_slopes(ex.ALIBI_HEADS)[0]
+    ali = P.alibi(ex.FIG8_Q, ex.FIG8_K, ex.FIG8_U, slope)
+    row = ex.FIG8_Q.shape[0] - 1
+    q5 = exact("rope-alibi", f"ALiBi with slope {fmt.frac(slope)} on the scores of Figure 8: which source does query "
+               f"row {row} read most?", int(ali.most_read[1][row]),
+               source=f"position.alibi(FIG8_Q, FIG8_K, FIG8_U, {fmt.frac(slope)}).most_read[1][{row}]",
+               hint="a source position (a whole number)",
+               why=(f"The bias {fmt.vec(ali.bias[row])} lowers far sources most: the weights "
+                    f"{fmt.vec(ali.plain.weights[row], 3)} become {fmt.vec(ali.biased.weights[row], 3)}, and the "
+                    f"most-read source moves from {ali.most_read[0][row]} to {ali.most_read[1][row]}."))
+    return q1, q2, q3, q4, q5

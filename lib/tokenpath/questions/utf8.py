@@ -1,0 +1,63 @@
+"""Chapter 2's "Check yourself" questions (``02_utf8_splits``): bytes per character, a role
+marker against the word, marker injection, the cost of a larger vocabulary, and the
+double BOS. Every answer is computed by the engine when the questions are built.
+"""
+
+from __future__ import annotations
+
+from .. import examples as ex
+from ..lessons import bpe as lesson1
+from ..lessons import utf8 as lesson2
+from ..selfcheck import Question, choice, exact, sequence
+
+__all__ = ["questions"]
+
+
+def questions() -> tuple[Question, ...]:
+    """The chapter's questions, in the order it asks them."""
+    cat, smile = lesson2.utf8_trace("猫").n_bytes, lesson2.utf8_trace("🙂").n_bytes
+    split = lesson2.split_char(ex.FIG1_CHAR, ex.FIG1_SPLIT_AT)
+    q1 = sequence("utf8-bytes", "How many UTF-8 bytes do 猫 and 🙂 have? Write [bytes of 猫, bytes of 🙂].",
+                  [cat, smile], source='lessons.utf8.utf8_trace("猫").n_bytes, lessons.utf8.utf8_trace("🙂").n_bytes',
+                  hint="a list of two whole numbers", why=(
+                      "UTF-8 spends one to four bytes per character. A token that ends inside a character "
+                      f"cannot be decoded alone: {split.first.reason}."))
+    tok = lesson1.demo_tokenizer()
+    word, marker = tok.encode(" assistant"), tok.special_tokens["<|assistant|>"]
+    q2 = sequence("utf8-assistant", 'Which ID is " assistant" in the user\'s message, and which is the role marker? '
+                  "Write [word ID, marker ID].", [*word, marker],
+                  source='tok.encode(" assistant"), tok.special_tokens["<|assistant|>"]',
+                  hint="a list of two token IDs", why=(
+                      "The word is an ordinary token with its leading space; the marker is a special token "
+                      "that only the chat template inserts."))
+    leaked = set(tok.encode(ex.INJECTION, disallowed_special=())) & set(tok.special_tokens.values())
+    inject = {
+        "a": "it becomes the marker's special ID, and the model sees a new turn",
+        "b": "it stays ordinary text: several ordinary IDs, never the marker's ID",
+        "c": "the tokenizer silently drops it",
+        "d": "the chat template stops with an error",
+    }
+    q3 = choice("utf8-injection", "A message body contains the spelling of a marker. What happens to it?",
+                inject, "a" if leaked else "b",
+                source="set(tok.encode(INJECTION, disallowed_special=())) & set(tok.special_tokens.values())",
+                why=("Bodies are encoded as ordinary text, so the special IDs they produce form the set "
+                     f"{leaked or '{}'}. Plain encode refuses the spelling unless told how to treat it."))
+    g = lesson2.vocab_growth(ex.FIG2_VOCAB_OLD, ex.FIG2_VOCAB_NEW, ex.FIG2_WIDTH)
+    q4 = exact("utf8-growth", "How many parameters does growing the vocabulary from 32K to 128K add to one "
+               "matrix of width 4096?", g.added_per_matrix,
+               source="lessons.utf8.vocab_growth(FIG2_VOCAB_OLD, FIG2_VOCAB_NEW, FIG2_WIDTH).added_per_matrix",
+               hint="a whole number (402653184 or \"402,653,184\")",
+               why=f"{g.added_rows} new rows, each of width {g.width}: {g.added_rows} × {g.width} = {g.added_per_matrix:,}.")
+    with_bos = tok.with_special_tokens([ex.BOS_TOKEN]).with_template((ex.BOS_TOKEN, "$A"))
+    bos = with_bos.special_tokens[ex.BOS_TOKEN]
+    rendered = ex.BOS_TOKEN + lesson2.render_chat(tok, ex.CHAT_MESSAGES).text
+    ids = with_bos.encode(rendered, allowed_special="all")
+    leading = next(k for k, i in enumerate(ids) if i != bos)
+    q5 = exact("utf8-double-bos", "A chat template writes BOS at the start of its string, and the string is then "
+               "encoded by a tokenizer whose post-processor adds BOS, with the default add_special_tokens=True. "
+               "How many BOS tokens does the sequence start with?", leading,
+               source='with_bos.encode(BOS_TOKEN + chat.text, allowed_special="all")',
+               hint="a whole number",
+               why=(f"The template wrote one BOS ({bos}) and the post-processor put another in front of it. "
+                    "Encode a rendered template with add_special_tokens=False, or let the chat template tokenize."))
+    return q1, q2, q3, q4, q5
