@@ -20,6 +20,7 @@ import pytest
 
 from tokenpath import attention, examples, figures, fmt, widgets
 from tokenpath.figures import attention_scale as scale
+from tokenpath.figures.draw import panel_artists
 from tokenpath.lessons import attention as lessons_attention
 from tokenpath.figures import style
 
@@ -91,13 +92,13 @@ def test_fig11_slider_moves_the_same_artists_to_the_new_trace(m_widget):
     before = dict(m_widget.artists)
     m_widget.update(M_SMALL)
     assert all(m_widget.artists[k] is a for k, a in before.items())
-    right = scale.panel_artists(m_widget.artists, "right")
+    right = panel_artists(m_widget.artists, "right")
     np.testing.assert_allclose(_arrow_ends(right["plane.output"]), [[0.0, 0.0], [1.5, 1.0]], atol=1e-9)
     np.testing.assert_allclose(_arrow_ends(right["plane.contrib1"]), [[1.5, 0.0], [1.5, 1.0]], atol=1e-9)
     assert right["ledger.output"].get_text() == "o = a₀u₀ + a₁u₁ = [1.5, 1]"
     assert right["title"].get_text() == "m = 4"
     # the left panel is the static m = 4 panel and does not move
-    left = scale.panel_artists(m_widget.artists, "left")
+    left = panel_artists(m_widget.artists, "left")
     assert left["ledger.output"].get_text() == "o = a₀u₀ + a₁u₁ = [1.5, 1]"
     m_widget.update(M_LARGE)
     np.testing.assert_allclose(_arrow_ends(right["plane.output"]), [[0.0, 0.0], [1.5, 10.0]], atol=1e-9)
@@ -105,11 +106,11 @@ def test_fig11_slider_moves_the_same_artists_to_the_new_trace(m_widget):
 
 
 def test_fig12_slider_changes_histogram_heights_in_place(d_widget):
-    b = scale.panel_artists(d_widget.artists, "b")
+    b = panel_artists(d_widget.artists, "b")
     unscaled, legend, axes = b["unscaled"], b["legend"], b["title"].axes
     edges_before, ylim_before = unscaled.get_data().edges.copy(), axes.get_ylim()
     d_widget.update(4)
-    b_after = scale.panel_artists(d_widget.artists, "b")
+    b_after = panel_artists(d_widget.artists, "b")
     assert b_after["unscaled"] is unscaled and b_after["legend"] is legend
     expected = lessons_attention.score_spread(
         4, scale.EDGES, samples=examples.FIG12_WIDGET_SAMPLES, seed=examples.FIG12_SEED

@@ -29,9 +29,6 @@ from .._checks import as_int
 from ..lessons.attention import ScoreSpreadTrace, VarianceTrace, score_spread, score_variance
 from . import Drawn, register, style
 from .draw import PANEL_SIZE, prefix_artists
-# what the chapters' widgets read from here
-from .attention_values import M_RANGE, describe_value_magnitude, update_value_magnitude  # noqa: F401
-from .draw import panel_artists  # noqa: F401
 
 __all__ = [
     "D_H_FOCUS",

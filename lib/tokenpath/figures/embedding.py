@@ -48,8 +48,6 @@ from .draw import (
     num_text,
     vec_text,
 )
-# what the chapter's temperature widget reads from here for figure 5
-from .embedding_head import describe_sampling, update_sampling  # noqa: F401
 
 __all__ = [
     "build_fig03",

@@ -54,9 +54,6 @@ from .draw import (
     num_text,
     vec_text,
 )
-# what the chapter's widgets read from here for figures 21 and 22
-from .moe_batch import describe_batch, fig22_trace, update_fig22  # noqa: F401
-from .moe_boundary import describe_boundary, fig21_trace, update_boundary  # noqa: F401
 
 __all__ = [
     "E_MAX",

@@ -84,13 +84,13 @@ def questions() -> tuple[Question, ...]:
                   why=f"{sum(load)} choices: {chosen.shape[1]} tokens × top-{count.top_k}. An even load would give "
                       f"each expert {sum(load) / count.num_experts:g}.")
     layer = ex.ROUTE_LAYER
-    stats = T.held_out_routing()
+    stats = T.measured_routing()
     idle = int(np.argmin(stats.load[layer]))
     q7 = exact(
         "trained-idle",
         f"Figure {_figure_number('trained_routing')}: over the whole held-out sample, which expert of layer {layer} "
         "receives the fewest choices?", idle,
-        source=f"T.held_out_routing().load[{layer}].argmin()", hint="an expert index (a whole number)",
+        source=f"T.measured_routing().load[{layer}].argmin()", hint="an expert index (a whole number)",
         why=(f"Expert {idle} receives {stats.load[layer, idle]:,} of the {stats.tokens * stats.top_k:,} choices "
              f"({stats.load_share[layer, idle]:.0%}); an even split would give each expert "
              f"{1 / stats.load.shape[1]:.0%}. It is stored and loaded like the others all the same: any token "

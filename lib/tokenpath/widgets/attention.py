@@ -8,6 +8,8 @@ import ipywidgets
 from .. import figures
 from ..lessons import attention
 from ..figures import attention_scale as scale
+from ..figures import attention_values as values
+from ..figures.draw import panel_artists
 from . import SliderFigure, int_in, real_in, slider
 
 __all__ = ["score_scale", "value_magnitude"]
@@ -25,7 +27,7 @@ _MOVES_WITH_M = (
 
 
 @slider
-def value_magnitude(m: float = scale.M_RANGE[1]) -> SliderFigure:
+def value_magnitude(m: float = values.M_RANGE[1]) -> SliderFigure:
     """Figure 11 with a slider for the value magnitude m (u₁ = [0, m]) of the right
     panel. The weights never move; the 0.25-weight contribution a₁u₁ grows with m.
     The default, m = 40, is the static figure.
@@ -36,11 +38,11 @@ def value_magnitude(m: float = scale.M_RANGE[1]) -> SliderFigure:
     >>> t.contributions[1].tolist(), t.output.tolist()
     ([0.0, 2.0], [1.5, 2.0])
     """
-    low, high = scale.M_RANGE
+    low, high = values.M_RANGE
     check = real_in("m", low, high)
     m = check(m)
     drawn = figures.render(11)
-    right = scale.panel_artists(drawn.artists, "right")
+    right = panel_artists(drawn.artists, "right")
     slider = ipywidgets.FloatSlider(
         value=high, min=low, max=high, step=0.5, description="m", readout_format=".1f",
         continuous_update=True, layout=ipywidgets.Layout(width="28em"),
@@ -51,8 +53,8 @@ def value_magnitude(m: float = scale.M_RANGE[1]) -> SliderFigure:
         slider=slider,
         check=check,
         compute=attention.value_magnitude,
-        move=lambda trace: scale.update_value_magnitude(right, trace),
-        describe=scale.describe_value_magnitude,
+        move=lambda trace: values.update_value_magnitude(right, trace),
+        describe=values.describe_value_magnitude,
         moving=[right[k] for k in _MOVES_WITH_M],
         trace=drawn.trace[1],
     )
@@ -77,7 +79,7 @@ def score_scale(d_h: int = scale.D_H_FOCUS) -> SliderFigure:
     check = int_in("d_h", low, high)
     d_h = check(d_h)
     drawn = figures.render(12)
-    closeup = scale.panel_artists(drawn.artists, "b")
+    closeup = panel_artists(drawn.artists, "b")
     slider = ipywidgets.IntSlider(
         value=scale.D_H_FOCUS, min=low, max=high, step=1, description="dₕ",
         continuous_update=True, layout=ipywidgets.Layout(width="28em"),

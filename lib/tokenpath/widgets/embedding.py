@@ -9,6 +9,7 @@ from .. import examples as ex
 from ..lessons import embedding as lessons
 from .. import figures
 from ..figures import embedding as fe
+from ..figures import embedding_head as fh
 from . import Controls, SliderFigure, real_in, slider
 
 __all__ = ["lookup_cell", "temperature_sampling"]
@@ -51,8 +52,8 @@ def temperature_sampling(temperature: float = ex.FIG5_TEMPERATURE) -> SliderFigu
         slider=control,
         check=check,
         compute=lambda tau: lessons.sampling_trace(ex.FIG5_GAP, tau),
-        move=lambda trace: fe.update_sampling(a, trace),
-        describe=fe.describe_sampling,
+        move=lambda trace: fh.update_sampling(a, trace),
+        describe=fh.describe_sampling,
         moving=_moving_sampling(a),
         trace=drawn.trace.gap,
     )

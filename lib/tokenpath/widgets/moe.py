@@ -19,6 +19,8 @@ from matplotlib.transforms import Bbox
 from .. import examples as ex
 from .. import figures
 from ..figures import moe as fm
+from ..figures import moe_batch as fbatch
+from ..figures import moe_boundary as fb
 from . import Controls, SliderFigure, int_in, real_in, slider
 
 __all__ = ["batch_token", "boundary_delta", "routing_choice"]
@@ -51,9 +53,9 @@ def boundary_delta(delta: float = ex.FIG21_DELTA) -> SliderFigure:
     both gates and both router gradients move; the expert flips as δ crosses 0. The
     default, δ = 0.5, is the static figure.
 
-    Each step computes :func:`tokenpath.figures.moe.fig21_trace`, e.g. at δ = −0.5:
+    Each step computes :func:`tokenpath.figures.moe_boundary.fig21_trace`, e.g. at δ = −0.5:
 
-    >>> t = fm.fig21_trace(-0.5)
+    >>> t = fb.fig21_trace(-0.5)
     >>> t.chosen, t.in_set.grad.tolist()
     (1, [0.0, 0.0])
     """
@@ -91,9 +93,9 @@ def boundary_delta(delta: float = ex.FIG21_DELTA) -> SliderFigure:
         name="delta",
         slider=control,
         check=check,
-        compute=fm.fig21_trace,
-        move=lambda trace: fm.update_boundary(art, trace),
-        describe=fm.describe_boundary,
+        compute=fb.fig21_trace,
+        move=lambda trace: fb.update_boundary(art, trace),
+        describe=fb.describe_boundary,
         groups=groups,
         trace=drawn.trace[0],
     )
@@ -156,9 +158,9 @@ def batch_token(candidate: int = len(ex.FIG22_CANDIDATES) - 1) -> SliderFigure:
     batch uses, the load and what a capacity of one token per expert drops. The
     default, the last candidate, is the static figure.
 
-    Each state shows :func:`tokenpath.figures.moe.fig22_trace` of the candidate, e.g.
+    Each state shows :func:`tokenpath.figures.moe_batch.fig22_trace` of the candidate, e.g.
 
-    >>> t = fm.fig22_trace(0)
+    >>> t = fbatch.fig22_trace(0)
     >>> t.experts_used.tolist(), t.dropped
     ([0, 1], [(1, 0), (1, 1)])
     """
@@ -183,9 +185,9 @@ def batch_token(candidate: int = len(ex.FIG22_CANDIDATES) - 1) -> SliderFigure:
         name="candidate",
         slider=control,
         check=check,
-        compute=fm.fig22_trace,
-        move=lambda trace: fm.update_fig22(art, trace),
-        describe=fm.describe_batch,
+        compute=fbatch.fig22_trace,
+        move=lambda trace: fbatch.update_fig22(art, trace),
+        describe=fbatch.describe_batch,
         groups=groups,
         trace=drawn.trace[0],
     )

@@ -8,7 +8,7 @@ import ipywidgets
 from .. import examples as ex
 from .. import figures, fmt, norms
 from ..figures import norms as N
-from ..figures.attention_scale import panel_artists
+from ..figures.draw import panel_artists
 from . import Controls, SliderFigure, real_in, slider
 
 __all__ = ["gate_pre_activation", "rms_features"]
