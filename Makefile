@@ -43,6 +43,11 @@ NOTEBOOKS    = $(sort $(wildcard notebooks/*.ipynb))
 PYTEST_ARGS  = tests lib --doctest-modules --ignore-glob='*/__main__.py' \
                --nbval --nbval-current-env --nbval-sanitize-with tests/nbval_sanitize.cfg \
                $(NOTEBOOKS)
+# Worker processes for `make test` (pytest-xdist; each test module, and each notebook with
+# its kernel, stays on one worker): one per CPU, at most 2 (more workers each load the
+# trained model and repeat its pass); 0 on one CPU runs in this process. `make test JOBS=0`
+# runs without workers.
+JOBS ?= $(shell n=$$(nproc 2>/dev/null || echo 1); if [ "$$n" -ge 2 ]; then echo 2; else echo 0; fi)
 
 .PHONY: help venv lab test check-model check-lab check-book figures fonts sync book doctor bench model lock clean
 
@@ -87,7 +92,7 @@ lab: $(STAMP)
 	    $${first:+--LabApp.default_url=/lab/tree/$$first $$first}
 
 test: $(STAMP)
-	@$(BIN)/pytest $(PYTEST_ARGS) || { rc=$$?; \
+	@$(BIN)/pytest -n $(JOBS) --dist loadscope $(PYTEST_ARGS) || { rc=$$?; \
 	    if [ $$rc -eq 5 ]; then echo "pytest collected no tests"; else exit $$rc; fi; }
 
 # What `make test` skips for time: the tests that rebuild the trained model's data from
