@@ -127,10 +127,13 @@ def fmt(stats) -> str:
 
 
 def run_keys(page, out, slider, keys: list[str], pause: float) -> list[dict]:
-    """Press ``keys`` on the slider's focused control, ``pause`` seconds apart; the timed steps."""
+    """Focus the slider's control and, after ``pause`` seconds (a reader's pointer or focus
+    comes to a widget before a key is pressed), press ``keys`` ``pause`` seconds apart;
+    the timed steps."""
     out.evaluate("(out) => { out.__tpLog.length = 0; }")
     handle = slider.locator(lab_smoke.HANDLE).first
     handle.focus()
+    time.sleep(pause)
     for key in keys:
         page.keyboard.press(key)
         time.sleep(pause)

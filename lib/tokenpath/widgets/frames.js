@@ -14,7 +14,7 @@
 
 const key = (index) => index.join(",");
 
-//: Most bytes of decoded pixels (4 a pixel) one widget keeps ready to draw.
+// Most bytes of decoded pixels (4 a pixel) one widget keeps ready to draw.
 const DECODED = 64 * 2 ** 20;
 
 function element(tag, className, parent) {
@@ -437,12 +437,14 @@ function render({ model, el }) {
   });
 
   // Neighbours are asked for once the reader comes to this widget (a pointer over it, or
-  // focus in it), not while a notebook's cells are still running.
+  // focus in it), not while a notebook's cells are still running; each time the reader
+  // comes back, the look-ahead resumes where it stopped.
   let engaged = false;
   const engage = () => {
-    if (engaged) return;
-    engaged = true;
-    warm();
+    if (!engaged) {
+      engaged = true;
+      warm();
+    }
     settle();
   };
   root.addEventListener("focusin", engage);
