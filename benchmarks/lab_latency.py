@@ -132,6 +132,7 @@ def run_keys(page, out, slider, keys: list[str], pause: float) -> list[dict]:
     the timed steps."""
     out.evaluate("(out) => { out.__tpLog.length = 0; }")
     handle = slider.locator(lab_smoke.HANDLE).first
+    page.evaluate("() => document.activeElement && document.activeElement.blur()")  # so focus comes anew
     handle.focus()
     time.sleep(pause)
     for key in keys:
