@@ -4,8 +4,11 @@ The kernel-side benchmark (``widget_latency.py``) times a step without Jupyter; 
 times what a reader waits for. It starts ``make lab`` (as ``make check-lab`` does, with
 Debian's ``chromium``), runs every notebook that builds slider widgets and, for each
 slider of each widget, presses arrow keys on its focused control and measures in the
-page, with ``performance.now()``, from the ``keydown`` to the ``load`` of the image that
-replaces the shown one. Two passes per slider:
+page, with ``performance.now()``, from the ``keydown`` until the new image is on screen:
+the first task after the animation frame that follows the component's drawing of it on
+its canvas (or an image's ``load``, for a widget without the component), so the wait
+for the display's next frame is counted. The held frames' *drawn* column is the part
+before that wait: the key handled and the frame drawn. Two passes per slider:
 
 - **first visits**: with the component's prefetching switched off
   (``globalThis.tokenpathPrefetch = false``) and its frames dropped, steps out and back
@@ -23,8 +26,8 @@ status 1 when one is over (first visits are reported, not budgeted).
 
 ``--root DIR`` times another checkout of the book (its notebooks and ``lib``) with this
 venv, so an older version can be timed back to back with this one; widgets without the
-component (ipywidgets sliders and an image) are timed by the same keypress → ``load``,
-every step then being a kernel round trip.
+component (ipywidgets sliders and an image) are timed from the keypress to the frame
+after the new image's ``load``, every step then being a kernel round trip.
 """
 
 from __future__ import annotations
@@ -47,29 +50,49 @@ sys.path.insert(0, str(HERE / "tests"))
 
 import lab_smoke  # noqa: E402  (the same JupyterLab session as make check-lab)
 
-#: Installed in the page before each slider is timed: keydown → the next image load.
+#: Installed in the page before each slider is timed: keydown → the new image on screen.
+#: The component draws a frame on a canvas and says so (``tp-drawn``); a widget without
+#: it (an ipywidgets image, or the component of an older checkout, which swapped an
+#: ``<img>``) has the new image's ``load``. Either way the image is on screen once the
+#: browser has rendered after it: the time taken is that of the first task after the
+#: next animation frame (a message posted from ``requestAnimationFrame`` runs after that
+#: frame's style, layout and paint).
 MEASURE = """(out) => {
   const img = out.querySelector('img');
   const root = out.querySelector('.tp-frames');
   const log = [];
-  let t0 = null, served = null;
-  out.addEventListener('keydown', () => { t0 = performance.now(); served = null; }, true);
+  let t0 = null, served = null, drawn = null, frame = null;
+  out.addEventListener('keydown', () => { t0 = performance.now(); served = null; drawn = null; frame = null; }, true);
   out.addEventListener('input', () => { served = root ? root.dataset.served : 'kernel'; });
   // the state shown: the component's, or (ipywidgets sliders) their readouts
   const state = () => root ? root.dataset.state
     : [...out.querySelectorAll('.widget-readout')].map((e) => e.textContent).join('|');
   out.__tpState = state;
-  const watch = (im) => im.addEventListener('load', () => {
+  const record = () => {
     if (t0 !== null) {
-      log.push({ms: performance.now() - t0, served: served || (root ? root.dataset.served : 'kernel'), state: state()});
+      log.push({ms: performance.now() - t0, drawn, frame, served: served || (root ? root.dataset.served : 'kernel'), state: state()});
       t0 = null;
     }
-  });
-  watch(img);
-  // an ipywidgets Image may be replaced, not changed: watch new ones too
-  new MutationObserver(() => { const now = out.querySelector('img'); if (now && !now.__tpWatched) { now.__tpWatched = true; watch(now); } })
-    .observe(out, {subtree: true, childList: true});
-  img.__tpWatched = true;
+  };
+  const channel = new MessageChannel();
+  channel.port1.onmessage = record;
+  const onScreen = () => {
+    if (t0 !== null) drawn = performance.now() - t0; // the image drawn (or loaded): the page's own work
+    requestAnimationFrame(() => {
+      if (t0 !== null) frame = performance.now() - t0; // the next frame began: then style, layout, paint
+      channel.port2.postMessage(0);
+    });
+  };
+  if (root && !img) {
+    root.addEventListener('tp-drawn', onScreen);
+  } else {
+    const watch = (im) => im.addEventListener('load', onScreen);
+    watch(img);
+    // an ipywidgets Image may be replaced, not changed: watch new ones too
+    new MutationObserver(() => { const now = out.querySelector('img'); if (now && !now.__tpWatched) { now.__tpWatched = true; watch(now); } })
+      .observe(out, {subtree: true, childList: true});
+    img.__tpWatched = true;
+  }
   out.__tpLog = log;
 }"""
 
@@ -104,10 +127,14 @@ def fmt(stats) -> str:
 
 
 def run_keys(page, out, slider, keys: list[str], pause: float) -> list[dict]:
-    """Press ``keys`` on the slider's focused control, ``pause`` seconds apart; the timed steps."""
+    """Focus the slider's control and, after ``pause`` seconds (a reader's pointer or focus
+    comes to a widget before a key is pressed), press ``keys`` ``pause`` seconds apart;
+    the timed steps."""
     out.evaluate("(out) => { out.__tpLog.length = 0; }")
     handle = slider.locator(lab_smoke.HANDLE).first
+    page.evaluate("() => document.activeElement && document.activeElement.blur()")  # so focus comes anew
     handle.focus()
+    time.sleep(pause)
     for key in keys:
         page.keyboard.press(key)
         time.sleep(pause)
@@ -157,11 +184,12 @@ def time_notebook(page, url: str, path: Path, steps: int, pause: float) -> list[
             reading = run_keys(page, out, slider, ["ArrowLeft"] * steps + ["ArrowRight"] * steps, pause)
             held = [s["ms"] for s in reading if s["served"] == "held"]
             asked = [s["ms"] for s in reading if s["served"] != "held"]
-            row = {"slider": name, "first": summary([s["ms"] for s in cold]), "held": summary(held),
+            drawn = summary([s["drawn"] for s in reading if s["served"] == "held" and s.get("drawn") is not None])
+            row = {"slider": name, "first": summary([s["ms"] for s in cold]), "held": summary(held), "held_drawn": drawn,
                    "kernel": summary(asked), "all": summary([s["ms"] for s in reading]),
-                   "counts": [len(cold), len(held), len(asked)]}
-            print(f"{name:<34} {fmt(row['first'])}   {fmt(row['held'])}   {fmt(row['kernel'])}   {fmt(row['all'])}"
-                  f"   {len(cold):>3} {len(held):>3} {len(asked):>3}", flush=True)
+                   "counts": [len(cold), len(held), len(asked)], "steps": reading}
+            print(f"{name:<34} {fmt(row['first'])}   {fmt(row['held'])} {drawn[0] if drawn else float('nan'):6.1f}"
+                  f"   {fmt(row['kernel'])}   {fmt(row['all'])}   {len(cold):>3} {len(held):>3} {len(asked):>3}", flush=True)
             rows.append(row)
     return rows
 
@@ -216,9 +244,9 @@ def main(argv=None) -> int:
 
         parts = urlsplit(url)
         base, token = f"{parts.scheme}://{parts.netloc}", re.search(r"token=(\w+)", url).group(1)
-        print(f"{'slider':<34} {'first visit':>13}   {'held':>13}   {'asked kernel':>13}   {'all steps':>13}"
+        print(f"{'slider':<34} {'first visit':>13}   {'held':>20}   {'asked kernel':>13}   {'all steps':>13}"
               f"   {'n first/held/asked':>18}")
-        print(f"{'':<34} {'median    p90':>13}   {'median    p90':>13}   {'median    p90':>13}   {'median    p90':>13}")
+        print(f"{'':<34} {'median    p90':>13}   {'median    p90  drawn':>20}   {'median    p90':>13}   {'median    p90':>13}")
         with sync_playwright() as p:
             browser = p.chromium.launch(executable_path=args.chromium, args=lab_smoke.CHROMIUM_ARGS)
             page = browser.new_page(viewport={"width": 1400, "height": 1000})

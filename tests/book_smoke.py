@@ -13,15 +13,16 @@ disk, at 1280 px and at 390 px wide, with every request that is not a ``file:`` 
 3. nothing is wider than a phone's screen (390 px): the page does not scroll sideways;
 4. no TeX is left as text, and formulas are MathML;
 5. search, from ``file://``, finds a glossary term and links to the glossary;
-6. every precomputed slider, moved **with the keyboard** (Home, then Right arrow to the
-   other end, each control in turn), changes its image, readout and caption, and shows
-   the frame (and the strips laid over it) its data names for those positions; every
-   frame, with its strips, is pixel for pixel the figure code's rendering at its values
-   (the widget from ``tokenpath.widgets.SLIDERS`` moved with ``update``, cropped to the
-   slider's box), with ``describe()`` as its caption, and no text is cut: none runs
-   past the figure's edge, every panel the crop overlaps is whole with its title, axis
-   and tick labels, every other text wholly in or out
-   (:func:`tokenpath._sphinx.sliders.cut_texts`);
+6. every precomputed slider is the slider component (``tokenpath/widgets/frames.js``,
+   not the no-script fallback) and, moved **with the keyboard** (Home, then Right arrow
+   to the other end, each control in turn), changes its image, readout, aria-valuetext
+   and caption; at every state it reaches, the pixels it draws on its canvas are the
+   figure code's rendering at its values (the widget from ``tokenpath.widgets.SLIDERS``
+   moved with ``update``, cropped to the slider's box), and its caption and the canvas's
+   accessible name are ``describe()``; every frame of its data, moved to or not, with its
+   strips laid over it, is that rendering too, and no text is cut: none runs past the
+   figure's edge, every panel the crop overlaps is whole with its title, axis and tick
+   labels, every other text wholly in or out (:func:`tokenpath._sphinx.crop.cut_texts`);
 7. a "Check yourself" reveal opens and shows the engine's answer;
 8. printed (a chapter as PDF), no sidebar is shown and no code block is cut off;
 9. every character of every page's text has a glyph in the page's fonts
@@ -81,97 +82,120 @@ def check_links(page, path: Path, cache: dict) -> list[str]:
     return problems
 
 
-def frame_state(box) -> dict:
-    return box.evaluate(
-        """(b) => ({positions: [...b.querySelectorAll('input[type=range]')].map(i => Number(i.value)),
-                    src: b.querySelector('img.tp-frame').getAttribute('src'),
-                    patches: [...b.querySelectorAll('img.tp-patch')].map(i => [i.getAttribute('src'),
-                              i.style.left, i.style.top, i.style.width]),
-                    readouts: [...b.querySelectorAll('.tp-readout')].map(o => o.textContent),
-                    caption: b.querySelector('.tp-caption').textContent})"""
-    )
+#: What the slider component shows (tokenpath/widgets/frames.js): the state chosen and
+#: drawn, each control's position, readout and aria-valuetext, the caption and the
+#: canvas's accessible name.
+FRAME_STATE = """(b) => { const r = b.querySelector('.tp-frames'), c = r.querySelector('canvas.tp-frames-image');
+  return {positions: [...r.querySelectorAll('input[type=range]')].map(i => Number(i.value)),
+          state: r.dataset.state, drawn: r.dataset.drawn,
+          readouts: [...r.querySelectorAll('.tp-frames-readout')].map(o => o.textContent),
+          valuetexts: [...r.querySelectorAll('input[type=range]')].map(i => i.getAttribute('aria-valuetext')),
+          caption: r.querySelector('.tp-frames-caption').textContent,
+          role: c.getAttribute('role'), name: c.getAttribute('aria-label')}; }"""
+#: The canvas's pixels, as a PNG data URL.
+CANVAS = "(b) => b.querySelector('canvas.tp-frames-image').toDataURL('image/png')"
 
 
-def patch_srcs(data, k: int) -> list[str]:
-    """The files of the strips laid over frame ``k``."""
-    return [data["patch_files"][p[0]] for p in data["patches"][k]]
+def shown_state(page, box) -> dict:
+    """The component's state once the frame chosen is drawn (10 s at most)."""
+    page.wait_for_function("(b) => { const r = b.querySelector('.tp-frames'); "
+                           "return r && r.dataset.drawn !== undefined && r.dataset.drawn === r.dataset.state; }",
+                           arg=box.element_handle(), timeout=10_000)
+    return box.evaluate(FRAME_STATE)
 
 
-def placed(shown, data, k: int) -> bool:
-    """Whether the strips ``shown`` over frame ``k`` sit where its data says (left, top
-    and width as percentages of the frame, to 0.01 %)."""
-    width, height = data["size"]
-    want = [(100 * x / width, 100 * y / height, 100 * w / width) for _, x, y, w, _ in data["patches"][k]]
-    got = [tuple(float(v.rstrip("%")) for v in p[1:]) for p in shown]
-    return len(got) == len(want) and all(abs(a - b) < 0.01 for g, w in zip(got, want) for a, b in zip(g, w))
+def canvas_pixels(box):
+    import base64
+
+    from tokenpath._sphinx.images import pixels
+
+    return pixels(base64.b64decode(box.evaluate(CANVAS).split(",", 1)[1]))
+
+
+def frame_of(data, html: Path, k: int):
+    """Frame ``k`` as its files give it: its image with its strips laid over it."""
+    from tokenpath._sphinx.frames import compose
+    from tokenpath._sphinx.images import pixels
+
+    file, _, strips = data["frames"][k]
+    return compose(pixels((html / data["files"][file]).read_bytes()),
+                   [(x, y, pixels((html / data["files"][i]).read_bytes())) for i, x, y in strips])
 
 
 def check_slider(page, box, label: str, html: Path) -> list[str]:
     import numpy as np
 
-    from tokenpath._sphinx import sliders
+    from tokenpath._sphinx import calls, crop, grids, images
 
     problems = []
     call = json.loads(box.get_attribute("data-call"))
     left, top, right, bottom = map(int, box.get_attribute("data-box").split(","))
-    widget = sliders.SliderCall(call["name"], tuple(call["args"]), tuple(call["kwargs"].items())).build()
-    data = json.loads(box.locator("script.tp-frames").text_content())
+    widget = calls.SliderCall(call["name"], tuple(call["args"]), tuple(call["kwargs"].items())).build()
+    data = json.loads(box.locator("script.tp-slider-data").text_content())
+    if box.locator(".tp-slider-fallback").count() or not box.locator(".tp-frames canvas").count():
+        return [f"{label}: the page shows the no-script fallback, not the slider component"]
+    expected, mismatched, cropped = {}, [], []
+    for k, values in enumerate(data["values"]):  # every frame, moved to or not
+        if not grids.accepted(widget, values):
+            problems.append(f"{label}: a frame for {values}, which the engine or the controls refuse")
+            continue
+        expected[k] = images.pixels(widget.png())[top:bottom, left:right]
+        shown = frame_of(data, html, k)
+        if shown.shape != expected[k].shape or not np.array_equal(shown, expected[k]):
+            mismatched.append(values)
+        cut = crop.cut_texts(widget.figure, (left, top, right, bottom))
+        if cut:
+            cropped.append((values, cut[:3]))
+        if data["frames"][k][1] != widget.describe():
+            problems.append(f"{label}: the caption at {values} is not describe() at those values")
     box.scroll_into_view_if_needed()
-    inputs = box.locator("input[type=range]")
-    mismatched, cropped, visited = [], [], 0
+    inputs = box.locator(".tp-frames input[type=range]")
+    drawn_wrong, visited = [], 0
     for j in range(inputs.count()):
         inputs.nth(j).focus()
         page.keyboard.press("Home")
-        seen = [frame_state(box)]
+        seen = [shown_state(page, box)]
+        canvases = [canvas_pixels(box)]
         page.screenshot(path=str(OUT / f"{label}-{j + 1}-start.png"))
         for _ in range(data["shape"][j] - 1):
             page.keyboard.press("ArrowRight")
-            seen.append(frame_state(box))
+            seen.append(shown_state(page, box))
+            canvases.append(canvas_pixels(box))
         page.screenshot(path=str(OUT / f"{label}-{j + 1}-end.png"))
         visited += len(seen)
         steps = [s["positions"][j] for s in seen]
         if steps != list(range(data["shape"][j])):
             problems.append(f"{label}: Home then Right arrow moved control {j + 1} through {steps}")
-        first, last = seen[0], seen[-1]
-        if len(seen) > 1 and ((first["src"], first["patches"]) == (last["src"], last["patches"])
-                              or first["caption"] == last["caption"]):
+        if len(seen) > 1 and (np.array_equal(canvases[0], canvases[-1]) or seen[0]["caption"] == seen[-1]["caption"]):
             problems.append(f"{label}: control {j + 1} moved end to end and the image or caption stayed the same")
-        for s in seen:
+        for s, drawn in zip(seen, canvases):
             k = 0
             for pos, n in zip(s["positions"], data["shape"]):
                 k = k * n + pos
-            if s["src"] != data["files"][k] or [p[0] for p in s["patches"]] != patch_srcs(data, k):
-                problems.append(f"{label}: at {data['values'][k]} the page shows {s['src']} and strips "
-                                f"{[p[0] for p in s['patches']]}, not its frame's")
-            if s["caption"] != data["captions"][k]:
-                problems.append(f"{label}: the caption at {data['values'][k]} is not its frame's")
-            if s["readouts"] != data["readouts"][k]:
-                problems.append(f"{label}: at {data['values'][k]} the readouts are {s['readouts']}")
-            if s["patches"] and not placed(s["patches"], data, k):
-                problems.append(f"{label}: at {data['values'][k]} the strips are not where the frame has them")
-    for k, values in enumerate(data["values"]):  # every frame, moved to or not
-        if not sliders.accepted(widget, values):
-            problems.append(f"{label}: a frame for {values}, which the engine or the controls refuse")
-            continue
-        expected = sliders.pixels(widget.png())[top:bottom, left:right]
-        shown = sliders.compose(sliders.pixels((html / data["files"][k]).read_bytes()),
-                                [(x, y, sliders.pixels((html / data["patch_files"][i]).read_bytes()))
-                                 for i, x, y, w, h in data["patches"][k]])
-        if shown.shape != expected.shape or not np.array_equal(shown, expected):
-            mismatched.append(values)
-        cut = sliders.cut_texts(widget.figure, (left, top, right, bottom))
-        if cut:
-            cropped.append((values, cut[:3]))
-        if data["captions"][k] != widget.describe():
-            problems.append(f"{label}: the caption at {values} is not describe() at those values")
+            values, caption = data["values"][k], data["frames"][k][1]
+            if s["state"] != ",".join(map(str, s["positions"])):
+                problems.append(f"{label}: at {values} the component shows state {s['state']}")
+            if k in expected and (drawn.shape != expected[k].shape or not np.array_equal(drawn, expected[k])):
+                drawn_wrong.append(values)
+            if s["caption"] != caption or s["name"] != caption or s["role"] != "img":
+                problems.append(f"{label}: at {values} the caption or the image's accessible name is not its frame's")
+            readouts = [data["readouts"][i][p] for i, p in enumerate(s["positions"])]
+            if s["readouts"] != readouts:
+                problems.append(f"{label}: at {values} the readouts are {s['readouts']}, not {readouts}")
+            if s["valuetexts"] != [f"{name} = {text}" for name, text in zip(data["labels"], readouts)]:
+                problems.append(f"{label}: at {values} aria-valuetext is {s['valuetexts']}")
     if mismatched:
         problems.append(f"{label}: the frames at {mismatched[:5]} differ from {call['name']}'s rendering")
+    if drawn_wrong:
+        problems.append(f"{label}: the component drew, at {drawn_wrong[:5]}, pixels that differ from "
+                        f"{call['name']}'s rendering")
     if cropped:
         problems.append(f"{label}: texts cut by the crop or the figure's edge in {len(cropped)} frames, "
                         f"e.g. at {cropped[0][0]} {cropped[0][1]}")
-    strips = len(data["patch_files"])
-    print(f"  {label}: {call['name']}, {inputs.count()} control(s) moved end to end through {visited} states; "
-          f"all {len(data['values'])} frames" + (f" (with {strips} strips laid over them)" if strips else "")
+    strips = len({i for _, _, ps in data["frames"] for i, _, _ in ps})
+    print(f"  {label}: {call['name']}, {inputs.count()} control(s) moved end to end through {visited} states, "
+          f"each drawn equal to the figure code's: {not drawn_wrong}; all {len(data['values'])} frames"
+          + (f" (with {strips} strips laid over them)" if strips else "")
           + f" equal to the figure code's: {not mismatched}; texts whole in the crop: {not cropped}")
     return problems
 
@@ -196,7 +220,8 @@ def check_page(page, path: Path, width: str, cache: dict, html: Path) -> list[st
     from tokenpath._sphinx import fonts
 
     missing = fonts.missing_glyphs(page.evaluate("() => document.body.innerText") + " ".join(
-        page.locator("img[alt]").evaluate_all("(i) => i.map(x => x.alt)")))
+        page.locator("img[alt]").evaluate_all("(i) => i.map(x => x.alt)")
+        + page.locator("[role=img][aria-label]").evaluate_all("(i) => i.map(x => x.getAttribute('aria-label'))")))
     if missing:
         problems.append(f"{path.name}: characters without a glyph in the page's fonts: {''.join(sorted(missing))!r}")
     boxes = page.locator(".tp-slider")

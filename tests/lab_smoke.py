@@ -54,14 +54,14 @@ def widget_notebooks() -> list[tuple[Path, int]]:
     """``(notebook, sliders its code builds)`` for every notebook that has widgets."""
     import nbformat
 
-    from tokenpath._sphinx import sliders as _sliders
+    from tokenpath._sphinx.calls import slider_calls
     from tokenpath.widgets import SLIDERS
 
     found = []
     for path in sorted((ROOT / "notebooks").glob("*.ipynb")):
         nb = nbformat.read(path, as_version=4)
         code = "\n".join(c.source for c in nb.cells if c.cell_type == "code")
-        sliders = sum(len(_sliders.slider_calls(c.source, set(SLIDERS), code)) for c in nb.cells if c.cell_type == "code")
+        sliders = sum(len(slider_calls(c.source, set(SLIDERS), code)) for c in nb.cells if c.cell_type == "code")
         if sliders or WIDGET_WORDS.search(code):
             found.append((path, sliders))
     return found
@@ -108,12 +108,22 @@ SLIDER = ".widget-slider, .tp-frames-row"
 HANDLE, READOUT = ".noUi-handle, input[type=range]", ".widget-readout, .tp-frames-readout"
 
 
+#: A hash of the pixels the slider component has drawn on its canvas, and their size.
+CANVAS_PIXELS = """(c) => { const d = c.getContext('2d').getImageData(0, 0, c.width, c.height).data;
+  let h = 2166136261;
+  for (let i = 0; i < d.length; i++) h = Math.imul(h ^ d[i], 16777619) >>> 0;
+  return `${c.width}x${c.height}:${h}`; }"""
+
+
 def state(out, slider) -> tuple[str | None, str, str | None]:
-    """The output's image (for a widget drawn as HTML, such as chapter 10's typed line:
-    its last HTML view), the slider's own readout and its ``aria-valuetext`` (a range
-    input of the component; ``None`` for an ipywidgets slider)."""
-    images = out.locator("img")
-    if images.count():
+    """What the output shows (the slider component: a hash of the pixels on its canvas;
+    an image: its address; a widget drawn as HTML, such as chapter 10's typed line: its
+    last HTML view), the slider's own readout and its ``aria-valuetext`` (a range input
+    of the component; ``None`` for an ipywidgets slider)."""
+    canvases, images = out.locator("canvas.tp-frames-image"), out.locator("img")
+    if canvases.count():
+        shown = canvases.first.evaluate(CANVAS_PIXELS)
+    elif images.count():
         shown = images.first.get_attribute("src")
     else:
         shown = out.locator(".widget-html-content, .jupyter-widget-html-content").last.inner_html()

@@ -16,7 +16,7 @@ import numpy as np
 import pytest
 
 from tokenpath import _build, widgets
-from tokenpath._sphinx import glossary, heading_slug, pages, quiz, sliders, tex
+from tokenpath._sphinx import calls, crop, frames, glossary, grids, heading_slug, images, pages, quiz, tex
 
 ROOT = Path(__file__).resolve().parents[1]
 
@@ -49,14 +49,14 @@ def test_execute_without_notebooks_says_so(capsys):
 
 
 def test_even_grid_takes_every_position_that_fits():
-    assert sliders.even_grid(1, 4, 1, 2, 41) == [1, 2, 3, 4]
+    assert grids.even_grid(1, 4, 1, 2, 41) == [1, 2, 3, 4]
 
 
 @pytest.mark.parametrize("low, high, step, default, most", [
     (0.0, 40.0, 0.5, 3.5, 9), (0, 31, 1, 16, 17), (0, 30, 1, 29, 5), (2.0, 6.0, 0.03125, 4.0, 17),
 ])
 def test_even_grid_is_evenly_spaced_through_the_default_within_the_range(low, high, step, default, most):
-    grid = sliders.even_grid(low, high, step, default, most)
+    grid = grids.even_grid(low, high, step, default, most)
     assert default in grid and len(grid) <= most and grid == sorted(grid)
     assert low <= grid[0] and grid[-1] <= high
     gaps = {round(b - a, 9) for a, b in zip(grid, grid[1:])}
@@ -67,35 +67,35 @@ def test_even_grid_is_evenly_spaced_through_the_default_within_the_range(low, hi
 
 def test_even_grid_refuses_too_few_frames_and_a_default_outside():
     with pytest.raises(ValueError, match="most"):
-        sliders.even_grid(0, 4, 1, 2, 1)
+        grids.even_grid(0, 4, 1, 2, 1)
     with pytest.raises(ValueError, match="default"):
-        sliders.even_grid(0, 4, 1, 9, 5)
+        grids.even_grid(0, 4, 1, 9, 5)
 
 
 def test_slider_values_of_a_log_slider_and_a_selection_slider():
     log = ipywidgets.FloatLogSlider(value=100.0, base=10, min=0, max=4, step=1)
-    assert sliders.slider_values(log, 41) == [1.0, 10.0, 100.0, 1000.0, 10000.0]
+    assert grids.slider_values(log, 41) == [1.0, 10.0, 100.0, 1000.0, 10000.0]
     pick = ipywidgets.SelectionSlider(options=["x", "y", "z"], value="y")
-    assert sliders.slider_values(pick, 41) == ["x", "y", "z"]
+    assert grids.slider_values(pick, 41) == ["x", "y", "z"]
 
 
 def test_grids_thin_the_longest_slider_until_the_combinations_fit():
     long = ipywidgets.IntSlider(value=0, min=0, max=40)
     short = ipywidgets.IntSlider(value=0, min=0, max=3)
-    g = sliders.grids([long, short])
-    assert len(g[1]) == 4 and len(g[0]) * 4 <= sliders.MOST_FRAMES and g[0][0] == 0
+    g = grids.grids([long, short])
+    assert len(g[1]) == 4 and len(g[0]) * 4 <= grids.MOST_FRAMES and g[0][0] == 0
 
 
 def test_the_last_slider_keeps_every_position_when_drawn_as_patches():
     sliders_ = [ipywidgets.IntSlider(value=1, min=0, max=3), ipywidgets.IntSlider(value=2, min=0, max=5),
                 ipywidgets.IntSlider(value=29, min=0, max=29)]
-    plain = sliders.grids(sliders_)
-    g, layered = sliders.layered_grids(sliders_)
+    plain = grids.grids(sliders_)
+    g, layered = grids.layered_grids(sliders_)
     assert len(plain[-1]) < 30, "without patches the last slider is thinned"
     assert layered and g == [list(range(4)), list(range(6)), list(range(30))]
-    assert sliders.layered_grids(sliders_[:1]) == (sliders.grids(sliders_[:1]), False)
+    assert grids.layered_grids(sliders_[:1]) == (grids.grids(sliders_[:1]), False)
     long_first = [ipywidgets.IntSlider(value=1, min=0, max=20), sliders_[-1]]
-    assert sliders.layered_grids(long_first) == (sliders.grids(long_first), False), "only short choices first"
+    assert grids.layered_grids(long_first) == (grids.grids(long_first), False), "only short choices first"
 
 
 # ------------------------------------------------------------------ frames
@@ -108,12 +108,12 @@ def test_patches_laid_over_the_base_give_the_frame():
     frame[3:6, 10:20] = 0
     frame[40, 2] = 1
     frame[44, 45] = 2
-    strips = sliders.patches(frame, base)
+    strips = frames.patches(frame, base)
     assert len(strips) == 2, "rows far apart are separate strips, rows close together one"
     assert sum(w * h for _, _, w, h in strips) < base.shape[0] * base.shape[1] / 4
     layers = [(x, y, frame[y:y + h, x:x + w]) for x, y, w, h in strips]
-    assert np.array_equal(sliders.compose(base, layers), frame)
-    assert sliders.patches(base, base) == []
+    assert np.array_equal(frames.compose(base, layers), frame)
+    assert frames.patches(base, base) == []
 
 
 def test_the_changing_box_holds_every_changed_pixel():
@@ -121,18 +121,18 @@ def test_the_changing_box_holds_every_changed_pixel():
     b, c = a.copy(), a.copy()
     b[5, 10] = 255
     c[20, 33] = 7
-    left, top, right, bottom = sliders.changing_box([a, b, c], margin=0)
+    left, top, right, bottom = crop.changing_box([a, b, c], margin=0)
     assert (left, top, right, bottom) == (10, 5, 34, 21)
-    assert sliders.changing_box([a, a]) == (0, 0, 40, 30)
+    assert crop.changing_box([a, a]) == (0, 0, 40, 30)
 
 
 def test_frames_are_lossless():
     rng = np.random.default_rng(0)
     rgba = rng.integers(0, 256, (20, 30, 4), dtype=np.uint8)
     rgba[..., 3] = 255
-    assert np.array_equal(sliders.pixels(sliders.encode(rgba)), rgba)
+    assert np.array_equal(images.pixels(images.encode(rgba)), rgba)
     rgba[0, 0, 3] = 10
-    assert np.array_equal(sliders.pixels(sliders.encode(rgba)), rgba)
+    assert np.array_equal(images.pixels(images.encode(rgba)), rgba)
 
 
 CODE = "from tokenpath import widgets\nimport tokenpath.widgets as W\nfrom tokenpath.widgets import score_scale as s\n"
@@ -147,20 +147,20 @@ CODE = "from tokenpath import widgets\nimport tokenpath.widgets as W\nfrom token
     ("%time x = 1", []),
 ])
 def test_slider_calls_finds_registered_constructors_through_any_import(cell, expected):
-    calls = sliders.slider_calls(cell, set(widgets.SLIDERS), CODE + cell)
-    assert [(c.name, c.args, c.kwargs) for c in calls] == expected
+    found = calls.slider_calls(cell, set(widgets.SLIDERS), CODE + cell)
+    assert [(c.name, c.args, c.kwargs) for c in found] == expected
 
 
 def test_slider_calls_refuses_computed_arguments():
     with pytest.raises(ValueError, match="literal arguments"):
-        sliders.slider_calls("widgets.value_magnitude(m)", {"value_magnitude"}, CODE)
+        calls.slider_calls("widgets.value_magnitude(m)", {"value_magnitude"}, CODE)
 
 
 def test_only_combinations_the_engine_accepts_are_frames():
     w = widgets.SLIDERS["head_groups"]()
-    assert sliders.accepted(w, (8, 4)) and sliders.accepted(w, (16, 8))
-    assert not sliders.accepted(w, (6, 4)), "a pair the engine refuses"
-    assert not sliders.accepted(w, (40, 1)), "a value outside the slider"
+    assert grids.accepted(w, (8, 4)) and grids.accepted(w, (16, 8))
+    assert not grids.accepted(w, (6, 4)), "a pair the engine refuses"
+    assert not grids.accepted(w, (40, 1)), "a value outside the slider"
 
 
 # ------------------------------------------------------------------ pages
@@ -217,7 +217,7 @@ def test_a_stored_figure_becomes_a_lossless_file_named_by_its_content(tmp_path):
     png = render(11).png(dpi=style.SCREEN_DPI)
     name = pages.figure_file(png, tmp_path / pages.FIGURES)
     assert name.startswith(f"{pages.FIGURES}/") and name.endswith(".webp")
-    assert np.array_equal(sliders.pixels((tmp_path / name).read_bytes()), sliders.pixels(png))
+    assert np.array_equal(images.pixels((tmp_path / name).read_bytes()), images.pixels(png))
     assert pages.figure_file(png, tmp_path / pages.FIGURES) == name and len(list((tmp_path / pages.FIGURES).iterdir())) == 1
 
 

@@ -9,9 +9,10 @@ this package adds only what the book needs on top, each part in its own module:
 - the table of contents in reading order and, on each page, how to open it as a
   notebook and its ``.ipynb`` (:mod:`.pages`);
 - the glossary as a Sphinx glossary, Chinese marked ``lang="zh"`` (:mod:`.glossary`);
-- kernel-free sliders (:mod:`.sliders`), their frames rendered by worker processes
-  while Sphinx reads the pages and kept between builds (:mod:`.framecache`), and
-  offline "Check yourself" (:mod:`.quiz`);
+- kernel-free sliders (:mod:`.sliders`): the same component as in JupyterLab
+  (:mod:`.component`) over frames chosen by :mod:`.grids`, cropped by :mod:`.crop` and
+  stored by :mod:`.frames`, rendered by worker processes while Sphinx reads the pages
+  and kept between builds (:mod:`.framecache`); and offline "Check yourself" (:mod:`.quiz`);
 - the font subset for every non-Latin character (:mod:`.fonts`) and the size budgets
   (:mod:`.pages`).
 """
@@ -129,6 +130,12 @@ def setup(app):
 
 
 def _static(app):
-    app.config.html_static_path.append(str(STATIC))
+    from . import component
+
+    made = Path(app.doctreedir) / "tokenpath-static"  # the slider component, made from its module
+    component.write(made)
+    app.config.html_static_path += [str(STATIC), str(made)]
+    app.add_css_file(component.STYLE)
     app.add_css_file("tokenpath.css")
+    app.add_js_file(component.SCRIPT, loading_method="defer")
     app.add_js_file("tokenpath.js", loading_method="defer")

@@ -6,7 +6,7 @@ heaviest slider:
 
 - when the build starts (:func:`start`), one worker process per CPU takes the book's
   slider calls (every ``.ipynb`` of the source folder) one by one and renders each
-  (:func:`~tokenpath._sphinx.sliders.precompute`) into a folder of its own under
+  (:func:`~tokenpath._sphinx.frames.precompute`) into a folder of its own under
   ``build/frame-cache/``;
 - a page that shows a slider (:func:`frames_for`) takes its frames from there: done,
   or being rendered (then it waits), or not started (then it renders them itself);
@@ -35,7 +35,8 @@ import time
 from functools import lru_cache
 from pathlib import Path
 
-from . import sliders
+from .calls import SliderCall, slider_calls
+from .frames import Frames, precompute
 
 CACHE = "frame-cache"
 DONE, LOCK = "frames.pickle", "lock"
@@ -66,7 +67,7 @@ def fingerprint() -> str:
     return h.hexdigest()
 
 
-def key(call: sliders.SliderCall) -> str:
+def key(call: SliderCall) -> str:
     """The folder name of ``call``'s frames: its name and a hash of the call and :func:`fingerprint`."""
     text = json.dumps([call.name, list(call.args), [list(kv) for kv in call.kwargs], fingerprint()], default=repr)
     return f"{call.name}-{hashlib.sha256(text.encode()).hexdigest()[:20]}"
@@ -103,7 +104,7 @@ def _take(folder: Path) -> bool:
     return True
 
 
-def render(call: sliders.SliderCall, cache: Path) -> Path | None:
+def render(call: SliderCall, cache: Path) -> Path | None:
     """Render ``call``'s frames into its cache folder unless they are there or another
     process is rendering them; the folder, or ``None`` when another process has it."""
     folder = cache / key(call)
@@ -113,7 +114,7 @@ def render(call: sliders.SliderCall, cache: Path) -> Path | None:
         return None
     try:
         started = time.perf_counter()
-        frames = sliders.precompute(call, folder)
+        frames = precompute(call, folder)
         frames.seconds = time.perf_counter() - started
         part = folder / f"{DONE}.{os.getpid()}"
         part.write_bytes(pickle.dumps(frames))
@@ -123,7 +124,7 @@ def render(call: sliders.SliderCall, cache: Path) -> Path | None:
     return folder
 
 
-def frames_for(call: sliders.SliderCall, out: Path, cache: Path) -> sliders.Frames:
+def frames_for(call: SliderCall, out: Path, cache: Path) -> Frames:
     """``call``'s frames, their files linked (or copied) into ``out``: from the cache,
     waiting for a process that is rendering them, or rendered here."""
     while True:
@@ -144,7 +145,7 @@ def frames_for(call: sliders.SliderCall, out: Path, cache: Path) -> sliders.Fram
     return frames
 
 
-def book_calls(source: Path) -> list[sliders.SliderCall]:
+def book_calls(source: Path) -> list[SliderCall]:
     """Every slider call of the notebooks in ``source``, in page order."""
     from ..widgets import SLIDERS
 
@@ -154,7 +155,7 @@ def book_calls(source: Path) -> list[sliders.SliderCall]:
         sources = ["".join(c["source"]) for c in cells]
         code = "\n".join(sources)
         for text in sources:
-            calls += sliders.slider_calls(text, set(SLIDERS), code)
+            calls += slider_calls(text, set(SLIDERS), code)
     return calls
 
 

@@ -88,7 +88,7 @@ class OpenAsNotebook(SphinxTransform):
 def figure_file(png: bytes, out: Path) -> str:
     """Write the pixels of ``png`` as a lossless WebP file named by its content into
     ``out``; return its path relative to the pages."""
-    from .sliders import encode, pixels
+    from .images import encode, pixels
 
     data = encode(pixels(png))
     name = f"{hashlib.sha1(data).hexdigest()[:16]}.webp"

@@ -2,11 +2,13 @@
 
 :class:`FrameView` is an ``anywidget`` (an ES module, ``frames.js`` beside this file,
 plus synced traitlets; no build step). In the browser it draws a labelled range input
-and readout per control, the image of the current state (its alt text is the caption)
-and the caption in words (``describe()``). It keeps the PNGs it has been given, keyed
-by the state, within a budget of bytes (:data:`BROWSER_BUDGET`, least recently shown
-first out), so a move to a held state swaps the image at once, with no kernel round
-trip. Otherwise it asks the kernel.
+and readout per control, the image of the current state (a canvas with role ``img``
+whose accessible name is the caption) and the caption in words (``describe()``). It
+keeps the PNGs it has been given, keyed by the state, within a budget of bytes
+(:data:`BROWSER_BUDGET`, least recently shown first out), and those near the current
+state decoded, so a move to a held state draws the image at once, with no kernel
+round trip. Otherwise it asks the kernel. The HTML edition runs the same module with
+every frame given from the start (:mod:`tokenpath._sphinx.component`).
 
 The protocol (custom messages; PNGs always travel as binary buffers, never base64):
 

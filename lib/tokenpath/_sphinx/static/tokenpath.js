@@ -1,41 +1,40 @@
-// tokenpath HTML edition: switch the precomputed frames of each slider; show the
-// right choice of a question when its answer is revealed.
+// tokenpath HTML edition: each precomputed slider becomes the slider component of the
+// notebooks (tokenpath-frames.js, made from tokenpath/widgets/frames.js) over a model
+// that holds every frame and has no kernel; a question shows its right choice when its
+// answer is revealed.
 (function () {
-  document.querySelectorAll(".tp-slider").forEach(function (box) {
-    var data = JSON.parse(box.querySelector("script.tp-frames").textContent);
-    var inputs = Array.prototype.slice.call(box.querySelectorAll("input[type=range]"));
-    var readouts = box.querySelectorAll(".tp-readout");
-    var labels = box.querySelectorAll("label");
-    var image = box.querySelector("img.tp-frame");
-    var caption = box.querySelector(".tp-caption");
-    function show() {
-      var k = 0;
-      inputs.forEach(function (input, j) { k = k * data.shape[j] + Number(input.value); });
-      image.src = data.files[k];
-      // the strips that differ from this frame (the last control's position), laid over it
-      box.querySelectorAll("img.tp-patch").forEach(function (old) { old.remove(); });
-      (data.patches ? data.patches[k] : []).forEach(function (p) {
-        var strip = document.createElement("img");
-        strip.className = "tp-patch";
-        strip.alt = "";
-        strip.src = data.patch_files[p[0]];
-        strip.style.left = (100 * p[1] / data.size[0]) + "%";
-        strip.style.top = (100 * p[2] / data.size[1]) + "%";
-        strip.style.width = (100 * p[3] / data.size[0]) + "%";
-        image.parentNode.appendChild(strip);
-      });
-      image.alt = data.captions[k];
-      caption.textContent = data.captions[k];
-      inputs.forEach(function (input, j) {
-        readouts[j].textContent = data.readouts[k][j];
-        input.setAttribute("aria-valuetext", labels[j].textContent + " = " + data.readouts[k][j]);
-      });
-    }
-    inputs.forEach(function (input) {
-      input.addEventListener("input", show);
-      input.addEventListener("change", show);
+  // The component's model (get/on/send, as anywidget gives it) from a slider's JSON
+  // (tokenpath/_sphinx/sliders.py, slider_data): frames in row-major order of `shape`.
+  function staticModel(data) {
+    var frames = {};
+    data.frames.forEach(function (frame, k) {
+      var index = [];
+      for (var j = data.shape.length - 1; j >= 0; j--) {
+        index[j] = k % data.shape[j];
+        k = Math.floor(k / data.shape[j]);
+      }
+      frames[index.join(",")] = {
+        src: data.files[frame[0]],
+        caption: frame[1],
+        patches: frame[2].map(function (p) { return [data.files[p[0]], p[1], p[2]]; }),
+      };
     });
-  });
+    var values = {
+      controls: data.labels.map(function (label, j) { return { label: label, readouts: data.readouts[j], limits: null }; }),
+      index: data.start, size: data.size, frames: frames, static: true, budget: Number.MAX_SAFE_INTEGER,
+    };
+    return { get: function (name) { return values[name]; }, on: function () {}, send: function () {} };
+  }
+
+  if (globalThis.tokenpathFrames) {
+    document.querySelectorAll(".tp-slider").forEach(function (box) {
+      var data = JSON.parse(box.querySelector("script.tp-slider-data").textContent);
+      var host = document.createElement("div");
+      host.className = "tp-slider-live";
+      box.querySelector(".tp-slider-fallback").replaceWith(host);
+      globalThis.tokenpathFrames.render({ model: staticModel(data), el: host });
+    });
+  }
   document.querySelectorAll(".tp-quiz[data-key] details").forEach(function (details) {
     details.addEventListener("toggle", function () {
       var quiz = details.closest(".tp-quiz");
