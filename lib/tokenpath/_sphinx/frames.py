@@ -23,6 +23,7 @@ import math
 from dataclasses import dataclass
 from pathlib import Path
 
+from ..widgets.controls import readout
 from .calls import SliderCall
 from .crop import MARGIN, _box_of, keep_whole, merge_pieces, moving_texts, owners, pieces
 from .grids import accepted, layered_grids
@@ -147,20 +148,10 @@ def precompute(call: SliderCall, out: Path) -> Frames:
                      for x, y, w, h in (patches(im, base) if bases[i] != i else [])])
     labels = [s.description or widget.name for s in sliders]
     if len(combos) == math.prod(map(len, grid)):  # every combination: one slider each
-        readouts = [[_readout(s, v) for s, v in zip(sliders, c)] for c in combos]
+        readouts = [[readout(s, v) for s, v in zip(sliders, c)] for c in combos]
         shape, position = [len(g) for g in grid], [g.index(v) for g, v in zip(grid, start)]
     else:  # some refused: one slider over the accepted combinations
-        readouts = [[", ".join(f"{l} = {_readout(s, v)}" for l, s, v in zip(labels, sliders, c))] for c in combos]
+        readouts = [[", ".join(f"{l} = {readout(s, v)}" for l, s, v in zip(labels, sliders, c))] for c in combos]
         labels = [", ".join(labels)]
         shape, position = [len(combos)], [combos.index(start)]
     return Frames(call, labels, readouts, captions, names, shape, position, box, [list(c) for c in combos], laid)
-
-
-def _readout(slider, value) -> str:
-    if hasattr(slider, "options") and not hasattr(slider, "step"):
-        return str(dict(zip(slider._options_values, slider._options_labels)).get(value, value))
-    fmt = getattr(slider, "readout_format", None)
-    try:
-        return format(value, fmt) if fmt else str(value)
-    except (TypeError, ValueError):
-        return str(value)
