@@ -1,7 +1,7 @@
 """The browser component's side in the kernel: the messages a slider widget answers.
 
 The component (``tokenpath/widgets/frames.js``) asks for the state a reader moved to
-(``want``), for neighbours while the reader rests (``prefetch``) and says which held
+(``want``), for several neighbours at once while the reader rests (``prefetch``) and says which held
 frame it shows (``shown``). The kernel answers with frames drawn by the same
 partial-redraw renderer; a prefetch never moves the reader's state, and a state the
 engine refuses is never offered ahead. ``make check-lab`` drives the component itself
@@ -10,6 +10,7 @@ in a browser.
 
 from __future__ import annotations
 
+import importlib
 import itertools
 
 import pytest
@@ -60,13 +61,32 @@ def test_the_component_starts_at_the_default_state_with_its_frame_and_caption(na
 def test_a_prefetch_answers_the_neighbours_frame_and_leaves_the_readers_state(magnitude, sent):
     w = sent.catch(magnitude)
     value, png, index = w.value, w.png(), neighbour(w)
-    w._on_message(w.view, {"type": "prefetch", "index": index}, [])
+    w._on_message(w.view, {"type": "prefetch", "indices": [index]}, [])
     (content, buffers), = sent
-    assert content["type"] == "frame" and content["index"] == content["asked"] == index
+    (frame,) = content["frames"]
+    assert content["type"] == "frames" and content["skipped"] == [] and frame["index"] == frame["asked"] == index
     assert (w.value, w.png(), w.view.png) == (value, png, png)
     assert full_draw(w) == png  # the figure's artists are back at the reader's state
     w.update(value_at(w._positions, index))
-    assert buffers[0] == w.png() == full_draw(w) and content["caption"] == w.describe()
+    assert buffers[0] == w.png() == full_draw(w) and frame["caption"] == w.describe()
+
+
+def test_a_prefetch_draws_several_states_in_order_within_its_time(magnitude, sent, monkeypatch):
+    w = sent.catch(magnitude)
+    n = len(w._positions[0])
+    indices = [[k] for k in range(n) if k != w.index[0]][:3]
+    w._on_message(w.view, {"type": "prefetch", "indices": [*indices, [n], "x"]}, [])
+    (content, buffers), = sent
+    assert [f["asked"] for f in content["frames"]] == indices and content["skipped"] == [[n], "x"]
+    assert len(buffers) == 3 and buffers[1] == w.frame(value_at(w._positions, indices[1]))[1]
+    sent.clear()
+    monkeypatch.setattr(importlib.import_module("tokenpath.widgets.slider"), "PREFETCH_SECONDS", 0.0)  # no time: the first state only, the rest unanswered
+    w.forget_frames()
+    w._on_message(w.view, {"type": "prefetch", "indices": indices}, [])
+    assert [f["asked"] for f in sent[0][0]["frames"]] == indices[:1] and sent[0][0]["skipped"] == []
+    sent.clear()
+    w._on_message(w.view, {"type": "prefetch", "indices": None}, [])  # not a list: nothing drawn
+    assert sent == [({"type": "frames", "frames": [], "skipped": [None]}, None)]
 
 
 def test_a_want_moves_the_widget_and_the_component_sees_why(magnitude, sent):
@@ -89,9 +109,9 @@ def test_states_the_engine_refuses_are_never_offered_ahead(groups, sent):
                if values[0][i] % values[1][j]]
     accepted = [[i, j] for i, j in itertools.product(range(len(values[0])), range(len(values[1])))
                 if not values[0][i] % values[1][j]]
-    w._on_message(w.view, {"type": "prefetch", "index": refused[0]}, [])
-    w._on_message(w.view, {"type": "prefetch", "index": accepted[-1]}, [])
-    assert [c["type"] for c, _ in sent] == ["skip", "frame"]
+    w._on_message(w.view, {"type": "prefetch", "indices": [refused[0], accepted[-1]]}, [])
+    ((content, buffers),) = sent
+    assert content["skipped"] == [refused[0]] and [f["asked"] for f in content["frames"]] == [accepted[-1]]
     w._on_message(w.view, {"type": "want", "index": refused[0]}, [])  # the reader goes there
     assert not w.view.keep and "refused by the engine" in w.view.caption
     w.update(DEFAULTS["head_groups"])
@@ -112,9 +132,9 @@ def test_the_component_clamps_a_dependent_range_as_the_controls_do(routing):
     k = names.index("k")
     limits = specs[k]["limits"]
     assert limits["others"] == [names.index("n_experts")]
-    for row, (low, high) in limits["table"].items():
+    for row, allowed in limits["table"].items():
         n_experts = values[names.index("n_experts")][int(row)]
-        assert (values[k][low], values[k][high]) == (1, n_experts)
+        assert [values[k][p] for p in allowed] == list(range(1, n_experts + 1))
 
 
 def test_value_at_and_index_of_are_inverse():

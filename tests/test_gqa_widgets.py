@@ -1,6 +1,7 @@
 """The Hq/Hkv widget of figure 16: default = static figure, two sliders as one control,
-the head map and cache ratio follow the sliders, a pair that does not divide shows the
-engine's refusal instead of raising, out-of-range values are refused by name."""
+the head map and cache ratio follow the sliders, Hkv offers only the divisors of Hq (in
+the kernel and in the component's table), a pair that does not divide given in code
+shows the engine's refusal instead of raising, out-of-range values are refused by name."""
 
 from __future__ import annotations
 
@@ -9,6 +10,7 @@ from fractions import Fraction
 import pytest
 
 from tokenpath import gqa
+from tokenpath.widgets.view import control_specs
 
 from _widget_fixtures import built, full_draw, static, widget_fixture
 
@@ -34,16 +36,39 @@ def test_sliders_drive_the_head_map_and_the_ratio(groups):
     assert "(multi-head attention)" in groups.describe() and groups.trace.ratio == 1
 
 
+def test_hkv_offers_only_the_divisors_of_hq(groups):
+    hq, hkv = groups.sliders
+    assert groups.slider.allowed("n_kv_heads") == gqa.kv_head_counts(8) == [1, 2, 4, 8]
+    hkv.value = 3  # a reader's step up from 2 goes on to the next divisor
+    assert groups.value == (8, 4)
+    hkv.value = 3  # and a step down from 4 to the one below
+    assert groups.value == (8, 2)
+    hq.value = 9  # Hq moves: Hkv goes to the nearest divisor of 9 (the lower of 1 and 3)
+    assert groups.value == (9, 1) and (hkv.min, hkv.max) == (1, 9)
+    groups.update({"n_kv_heads": 3})
+    assert groups.value == (9, 3) and groups.describe().startswith("Hq = 9 query heads read Hkv = 3")
+    assert groups.png() == full_draw(groups)
+
+
 def test_a_pair_that_does_not_divide_shows_the_engine_message(groups):
-    groups.update((8, 3))
+    groups.update((8, 3))  # from code: the sliders never offer it
     try:
         gqa.kv_groups(8, 3)
     except ValueError as err:
         message = str(err)
-    assert groups.describe().endswith(message + ".")
+    assert groups.value == (8, 3) and groups.describe().endswith(message + ".")
     assert message.split(":")[0] in groups.artists["refusal"].get_text()
     assert message.split(":")[0] in groups.view.caption
     assert groups.png() == full_draw(groups)
+
+
+def test_the_component_is_told_only_the_divisors(groups):
+    values, specs = control_specs(groups.slider)
+    limits = specs[1]["limits"]
+    assert limits["others"] == [0] and specs[0]["limits"] is None
+    for row, allowed in limits["table"].items():
+        n_q_heads = values[0][int(row)]
+        assert [values[1][p] for p in allowed] == gqa.kv_head_counts(n_q_heads)
 
 
 @pytest.mark.parametrize("bad, error, name", [((0, 2), ValueError, "n_q_heads"), ((8, 17), ValueError, "n_kv_heads"),
@@ -59,5 +84,5 @@ def test_describe_cell_output_and_sweep():
     w = built("head_groups")
     assert w.describe().startswith("Hq = 8 query heads read Hkv = 2 K/V heads")
     pairs = w.sweep(6)
-    assert pairs[0] == (1, 2) and pairs[2] == (16, 2) and pairs[3] == (8, 1) and pairs[5] == (8, 16)
+    assert pairs[0] == (1, 1) and pairs[2] == (16, 2) and pairs[3:] == [(8, 1), (8, 4), (8, 8)]
     assert all(isinstance(v, int) for pair in pairs for v in pair)

@@ -373,7 +373,7 @@ def test_sweep_steps_each_slider_across_its_range_with_the_others_held(name):
     for k, s in enumerate(w.sliders):
         mine = [v[k] if controls else v for v in values]
         low, high = (w.slider.bounds[w.slider.names[k]] if controls else (s.min, s.max))
-        if not (controls and w.slider.names[k] in w.slider._limits):
+        if not (controls and w.slider.names[k] in w.slider.dependent):
             assert low in mine and high in mine
     for v in values:
         assert w._check(v) == v  # every position is a valid value
@@ -430,6 +430,36 @@ def test_controls_dependent_range_follows_and_clamps():
     c.sliders[0].value = 6
     assert c.sliders[2].max == 6 and c.value.k == 2
     assert c.range("k") == (1, 6) and c.bounds["k"] == (1, 6)
+
+
+def test_controls_choices_step_to_the_next_and_follow_to_the_nearest():
+    import ipywidgets
+
+    c = widgets.Controls({"q": ipywidgets.IntSlider(value=12, min=1, max=12),
+                          "g": ipywidgets.IntSlider(value=4, min=1, max=12)},
+                         choices={"g": lambda v: [g for g in range(1, v.q + 1) if v.q % g == 0]})
+    assert c.allowed("g") == [1, 2, 3, 4, 6, 12] and c.allowed("q") is None and c.dependent == ("g",)
+    c.sliders[1].value = 5  # up from 4: the next allowed, 6
+    assert c.value == (12, 6)
+    c.sliders[1].value = 5  # down from 6: 4
+    assert c.value == (12, 4)
+    c.sliders[0].value = 10  # q moves: g to the nearest divisor of 10 (5 is nearer than 2)
+    assert c.value == (10, 5) and (c.sliders[1].min, c.sliders[1].max) == (1, 10)
+    assert c.check({"g": 3}) == (10, 3)  # given in code: only the range is checked
+    assert c.check({"q": 7}) == (7, 7)  # g not given: it follows (7 and 1 are its choices; 7 is nearer)
+    assert c.sweep(4) == [(1, 1), (12, 4), (10, 1), (10, 10)]  # 4 and 6 are as near to 5: the lower
+
+
+@pytest.mark.parametrize("kwargs, match", [
+    ({"choices": {"m": lambda v: [1]}}, r"choices name sliders that are not there: \['m'\]"),
+    ({"limits": {"g": lambda v: (1, 2)}, "choices": {"g": lambda v: [1]}}, r"limits or choices, not both: \['g'\]"),
+])
+def test_controls_refuse_choices_they_cannot_apply(kwargs, match):
+    import ipywidgets
+
+    with pytest.raises(ValueError, match=match):
+        widgets.Controls({"q": ipywidgets.IntSlider(value=2, min=1, max=4),
+                          "g": ipywidgets.IntSlider(value=1, min=1, max=4)}, **kwargs)
 
 
 @pytest.mark.parametrize("bad, error, match", [

@@ -37,6 +37,7 @@ __all__ = [
     "grouped_attention",
     "kv_cache_size",
     "kv_groups",
+    "kv_head_counts",
     "repeat_kv",
 ]
 
@@ -62,6 +63,17 @@ def group_size(n_q_heads: int, n_kv_heads: int) -> int:
             "must serve the same whole number of query heads"
         )
     return n_q_heads // n_kv_heads
+
+
+def kv_head_counts(n_q_heads: int) -> list[int]:
+    """Every number of K/V heads that ``n_q_heads`` query heads can share evenly: the
+    divisors of Hq, from 1 (multi-query attention) to Hq (multi-head attention).
+
+    >>> kv_head_counts(8), kv_head_counts(12)
+    ([1, 2, 4, 8], [1, 2, 3, 4, 6, 12])
+    """
+    n_q_heads = as_int("n_q_heads", n_q_heads, low=1)
+    return [h for h in range(1, n_q_heads + 1) if n_q_heads % h == 0]
 
 
 def kv_groups(n_q_heads: int, n_kv_heads: int) -> np.ndarray:

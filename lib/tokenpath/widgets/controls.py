@@ -137,7 +137,12 @@ class Controls(ipywidgets.VBox, ipywidgets.ValueWidget):
     ``limits`` maps a slider's name to a function of the whole value giving that
     slider's ``(low, high)`` (a range that depends on other sliders, such as k ≤ E):
     when a reader moves the other slider, the dependent one is clamped into its new
-    range; :meth:`check` refuses a value outside it by name.
+    range; :meth:`check` refuses a value outside it by name. ``choices`` maps a
+    slider's name to a function of the whole value giving the values that slider
+    offers (only the divisors of Hq for Hkv): a reader's step goes on to the next one,
+    and when another slider moves, it goes to the nearest. A value that code gives is
+    checked against the slider's range only; whether the engine accepts it is the
+    engine's to say (figure 16 then shows its refusal).
 
     >>> c = Controls({"n": ipywidgets.IntSlider(value=4, min=1, max=6),
     ...               "k": ipywidgets.IntSlider(value=3, min=1, max=6)}, limits={"k": lambda v: (1, v.n)})
@@ -150,21 +155,35 @@ class Controls(ipywidgets.VBox, ipywidgets.ValueWidget):
     Value(n=5, k=2)
     >>> c.sweep(4)                      # each slider across its range, the other held
     [Value(n=1, k=1), Value(n=6, k=2), Value(n=2, k=1), Value(n=2, k=2)]
+    >>> d = Controls({"q": ipywidgets.IntSlider(value=8, min=1, max=12),
+    ...               "g": ipywidgets.IntSlider(value=2, min=1, max=12)},
+    ...              choices={"g": lambda v: [g for g in range(1, v.q + 1) if v.q % g == 0]})
+    >>> d.sliders[1].value = 3          # a reader steps up from 2: g goes on to 4
+    >>> d.value
+    Value(q=8, g=4)
+    >>> d.sliders[0].value = 9          # q moves: g goes to the nearest divisor of 9
+    >>> d.value, d.allowed("g")
+    (Value(q=9, g=3), [1, 3, 9])
     """
 
     value = traitlets.Any()
 
     def __init__(self, sliders: Mapping[str, ipywidgets.ValueWidget], *,
-                 limits: Mapping[str, Callable] | None = None, horizontal: bool = False):
+                 limits: Mapping[str, Callable] | None = None, choices: Mapping[str, Callable] | None = None,
+                 horizontal: bool = False):
         self.names = tuple(sliders)
         self.sliders = tuple(sliders.values())
         self.Value = namedtuple("Value", self.names)
         #: Each slider's full range (the range before any limit narrows it).
         self.bounds = {n: (s.min, s.max) for n, s in sliders.items()}
         self._limits = dict(limits or {})
-        unknown = set(self._limits) - set(self.names)
-        if unknown:
-            raise ValueError(f"limits name sliders that are not there: {sorted(unknown)}")
+        self._choices = dict(choices or {})
+        for what, given in (("limits", self._limits), ("choices", self._choices)):
+            unknown = set(given) - set(self.names)
+            if unknown:
+                raise ValueError(f"{what} name sliders that are not there: {sorted(unknown)}")
+        if set(self._limits) & set(self._choices):
+            raise ValueError(f"a slider has limits or choices, not both: {sorted(set(self._limits) & set(self._choices))}")
         self._checks = {n: _check_for(n, s) for n, s in sliders.items()}
         children = [ipywidgets.HBox(list(self.sliders))] if horizontal else list(self.sliders)
         super().__init__(children=children)
@@ -173,12 +192,33 @@ class Controls(ipywidgets.VBox, ipywidgets.ValueWidget):
         for s in self.sliders:
             s.observe(self._from_sliders, names="value")
 
+    @property
+    def dependent(self) -> tuple:
+        """The names of the sliders whose range or values depend on the others."""
+        return tuple(n for n in self.names if n in self._limits or n in self._choices)
+
     def range(self, name: str, value=None) -> tuple:
         """Slider ``name``'s range at ``value`` (default: the current value)."""
+        value = self.value if value is None else value
+        if name in self._choices:
+            allowed = self.allowed(name, value)
+            return allowed[0], allowed[-1]
         limit = self._limits.get(name)
         if limit is None:
             return self.bounds[name]
-        return limit(self.value if value is None else value)
+        return limit(value)
+
+    def allowed(self, name: str, value=None) -> list | None:
+        """The values slider ``name`` may take at ``value`` (default: the current value),
+        in order, when it has ``choices``; else ``None`` (every step of its range)."""
+        choose = self._choices.get(name)
+        if choose is None:
+            return None
+        low, high = self.bounds[name]
+        out = sorted(v for v in choose(self.value if value is None else value) if low <= v <= high)
+        if not out:
+            raise ValueError(f"{name} has no allowed value at {value}")
+        return out
 
     def check(self, value) -> tuple:
         """``value`` as a checked :attr:`Value`: a tuple with one entry per slider, or a
@@ -198,7 +238,7 @@ class Controls(ipywidgets.VBox, ipywidgets.ValueWidget):
         for name, limit in self._limits.items():  # dependent ranges, after every entry is checked
             if name in given:
                 self._checks[name](*limit(out))(getattr(out, name))
-        return self._clamp(out)  # a dependent slider not given follows, as in a drag
+        return self._clamp(out, given=given)  # a dependent slider not given follows, as in a drag
 
     def sweep(self, steps: int) -> list[tuple]:
         """About ``steps`` values that move each slider in turn across its range (on its
@@ -206,7 +246,12 @@ class Controls(ipywidgets.VBox, ipywidgets.ValueWidget):
         held, out = self.value, []
         share = [steps // len(self.names) + (k < steps % len(self.names)) for k in range(len(self.names))]
         for name, s, n in zip(self.names, self.sliders, share):
-            grid = slider_grid(s, max(2, n), bounds=self.range(name, held))
+            allowed = self.allowed(name, held)
+            if allowed is not None:  # its allowed values, evenly thinned, both ends kept
+                n = max(2, n)
+                grid = list(dict.fromkeys(allowed[round(i * (len(allowed) - 1) / (n - 1))] for i in range(n)))
+            else:
+                grid = slider_grid(s, max(2, n), bounds=self.range(name, held))
             if len(grid) > max(2, n):  # the default was added: keep n positions
                 grid = [v for v in grid if v != s.value][: max(2, n)]
             out += [self._clamp(held._replace(**{name: v})) for v in grid]
@@ -215,13 +260,24 @@ class Controls(ipywidgets.VBox, ipywidgets.ValueWidget):
     def _from_sliders(self, change) -> None:
         if self._pushing:
             return
-        self.value = self._clamp(self.Value(*(s.value for s in self.sliders)))
+        moved = self.names[self.sliders.index(change["owner"])] if change.get("owner") in self.sliders else None
+        up = moved is not None and change["new"] > change["old"]
+        self.value = self._clamp(self.Value(*(s.value for s in self.sliders)), moved, up)
 
-    def _clamp(self, value):
-        """``value`` with every dependent slider moved into its range."""
-        for name, limit in self._limits.items():
-            low, high = limit(value)
-            value = value._replace(**{name: min(max(getattr(value, name), low), high)})
+    def _clamp(self, value, moved: str | None = None, up: bool = False, given: tuple = ()):
+        """``value`` with every dependent slider moved into its range, or to its nearest
+        allowed value (the slider a reader just moved: the next one its way); a value
+        ``given`` in code keeps its choice."""
+        for name in self.dependent:
+            x = getattr(value, name)
+            allowed = self.allowed(name, value)
+            if allowed is None:
+                low, high = self._limits[name](value)
+                x = min(max(x, low), high)
+            elif x not in allowed and name not in given:
+                ahead = [a for a in allowed if a > x] if up else [a for a in allowed if a < x][::-1]
+                x = ahead[0] if name == moved and ahead else min(allowed, key=lambda a: (abs(a - x), a))
+            value = value._replace(**{name: x})
         return value
 
     @traitlets.observe("value")

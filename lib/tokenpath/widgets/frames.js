@@ -1,8 +1,9 @@
 // A slider figure in the browser: range inputs, the image of the current state and its
 // caption, with the frames it has been given held by state (tokenpath/widgets/view.py
 // describes the messages). A move to a held state swaps the image at once; otherwise
-// the kernel is asked, and while nothing is pending the neighbours of the current state
-// are asked for one at a time. The same module runs in the HTML edition over a model
+// the kernel is asked, and while nothing is pending the nearest neighbours of the current
+// state are asked for, several in one request (each message the kernel answers costs the
+// page its handling and a kernel status shown busy, then idle). The same module runs in the HTML edition over a model
 // that holds every frame from the start and has no kernel behind it (`static`), where a
 // frame may be a base image with strips laid over it at given pixel offsets (`patches`).
 //
@@ -11,11 +12,27 @@
 // thread as it arrives, within DECODED bytes of pixels), so a swap is one drawImage per
 // layer, done in the key's own event (under 1 ms in JupyterLab). An <img> given a held
 // frame's address waited for its load task first (about 8 ms for a 700 × 711 frame).
+//
+// A key does only what the next display frame shows: the readouts, the image and the
+// caption. The rest (decoding the new neighbours, releasing far ones, asking the kernel
+// for the next neighbour) waits until that frame is drawn and the page is idle: done in
+// the key's event it took 2-6 ms there and pushed the frame back (measured in JupyterLab).
+//
+// A control whose positions depend on the others (k ≤ E, or Hkv among the divisors of Hq)
+// comes with a table of the positions it may take; the keys step from one to the next, and
+// a drag or another control's move lands on the nearest, so no refused state is asked for.
 
 const key = (index) => index.join(",");
 
 // Most bytes of decoded pixels (4 a pixel) one widget keeps ready to draw.
 const DECODED = 64 * 2 ** 20;
+// Most states one prefetch request asks for (the kernel draws them for at most about
+// 0.1 s, PREFETCH_SECONDS in slider.py, and answers those it drew).
+const PER_REQUEST = 8;
+// How many steps ahead the neighbours are asked for: along the control moved last, and
+// along each other control.
+const FAR = 6;
+const NEAR = 2;
 
 function element(tag, className, parent) {
   const el = document.createElement(tag);
@@ -166,9 +183,13 @@ function render({ model, el }) {
 
   // Keep decoded the frames the reader is likeliest to show next: the one shown, then
   // (once the reader came to this widget) the neighbours in the order they are asked
-  // for, within DECODED bytes; release the rest.
-  function warm() {
+  // for, within DECODED bytes; release the rest. Starting a decode (0.3-0.7 ms) and
+  // releasing a bitmap (about 0.2 ms) are done a few at a time, while the page is idle
+  // (`deadline`, from requestIdleCallback), so a key is never kept waiting behind them.
+  let chores = []; // what the last plan left to do: [picture, "decode" | "release"]
+  function warm(deadline) {
     const keep = new Set();
+    const todo = [];
     let bytes = 0;
     let guess = 0; // the size of a decoded frame, once one is known
     const order = shown === null ? [] : engaged ? [shown, ...neighbours()] : [shown];
@@ -180,41 +201,82 @@ function render({ model, el }) {
         keep.add(picture);
         if (picture.decoded) guess = Math.max(guess, picture.decoded);
         bytes += picture.decoded || guess;
-        picture.decode();
+        if (!picture.bitmap && !picture.pending) todo.push([picture, "decode"]);
       }
       if (bytes > DECODED) break;
     }
+    const gone = [];
     for (const frame of [...held.values(), ...files.values()]) {
       for (const picture of frame.layers ? frame.layers.map((l) => l.picture) : [frame]) {
-        if (!keep.has(picture)) picture.release();
+        if (!keep.has(picture) && picture.bitmap) gone.push([picture, "release"]);
       }
+    }
+    chores = [...gone, ...todo]; // memory back first, then the nearest frames first
+    doChores(deadline);
+  }
+
+  function doChores(deadline) {
+    if (closed) return;
+    let done = 0;
+    while (chores.length) {
+      if (done > 0 && !(deadline && deadline.timeRemaining() > 2)) {
+        whenIdle(doChores);
+        return;
+      }
+      const [picture, what] = chores.shift();
+      if (what === "decode") picture.decode();
+      else if (!onScreen || !onScreen.layers.some((l) => l.picture === picture)) picture.release();
+      done += 1;
     }
   }
 
   // ------------------------------------------------------------ the controls
   let current = model.get("index").slice(); // the state the reader chose
 
-  function clamp(index) {
+  // the positions control j may take with the others at `index` (null: all of them)
+  function allowedAt(j, index) {
+    const c = controls[j];
+    if (!c.limits) return null;
+    return c.limits.table[key(c.limits.others.map((i) => index[i]))] || null;
+  }
+
+  // `index` with every dependent control on a position it may take: the control the
+  // reader just moved (`moved`, upward when `up`) on the next one its way, the others on
+  // the nearest (the lower of two as near), as the kernel's Controls do
+  function clamp(index, moved = -1, up = false) {
     const out = index.slice();
     controls.forEach((c, j) => {
-      if (!c.limits) return;
-      const range = c.limits.table[key(c.limits.others.map((i) => out[i]))];
-      if (range) out[j] = Math.min(Math.max(out[j], range[0]), range[1]);
+      const allowed = allowedAt(j, out);
+      if (!allowed || allowed.includes(out[j])) return;
+      const ahead = up ? allowed.filter((p) => p > out[j]) : allowed.filter((p) => p < out[j]).reverse();
+      if (j === moved && ahead.length) {
+        out[j] = ahead[0];
+      } else {
+        out[j] = allowed.reduce((best, p) => (Math.abs(p - out[j]) < Math.abs(best - out[j]) ? p : best));
+      }
     });
     return out;
   }
 
+  // what the controls last showed, so a step writes only what changed
+  const written = controls.map(() => ({ min: null, max: null, value: null }));
+
   function showControls(index) {
     controls.forEach((c, j) => {
       const input = inputs[j];
-      if (c.limits) {
-        const range = c.limits.table[key(c.limits.others.map((i) => index[i]))];
-        if (range) {
-          input.min = String(range[0]);
-          input.max = String(range[1]);
-        }
+      const was = written[j];
+      const allowed = allowedAt(j, index);
+      const low = allowed ? allowed[0] : 0;
+      const high = allowed ? allowed[allowed.length - 1] : c.readouts.length - 1;
+      if (was.min !== low || was.max !== high) {
+        input.min = String(low);
+        input.max = String(high);
+        was.min = low;
+        was.max = high;
       }
-      input.value = String(index[j]);
+      if (input.value !== String(index[j])) input.value = String(index[j]);
+      if (was.value === index[j]) return;
+      was.value = index[j];
       const text = c.readouts[index[j]];
       outputs[j].textContent = text;
       input.setAttribute("aria-valuetext", `${c.label} = ${text}`);
@@ -256,7 +318,31 @@ function render({ model, el }) {
       drop(loose);
       loose = null;
     }
-    warm();
+    later();
+  }
+
+  // Once the next display frame is drawn and the page is idle: keep the right frames
+  // decoded and (`ask`) go on asking the kernel. Calls before it runs are merged.
+  let warming = false;
+  let asked = false;
+  let closed = false; // the widget is gone
+  const nextFrame = globalThis.requestAnimationFrame || ((f) => setTimeout(f, 0));
+  const whenIdle = globalThis.requestIdleCallback
+    ? (f) => globalThis.requestIdleCallback(f, { timeout: 100 })
+    : (f) => setTimeout(f, 0);
+  function later(ask = false) {
+    asked = asked || ask;
+    if (warming) return;
+    warming = true;
+    nextFrame(() => whenIdle((deadline) => {
+      warming = false;
+      if (closed) return;
+      warm(deadline);
+      if (asked) {
+        asked = false;
+        settle();
+      }
+    }));
   }
 
   function show(k) {
@@ -270,12 +356,12 @@ function render({ model, el }) {
   // ------------------------------------------------------------ the kernel
   let wanted = null; // a state the reader waits for
   let asking = null; // the state of the request in flight, if any
-  let prefetching = null; // the state of the prefetch in flight, if any
+  let prefetching = null; // the states of the prefetch in flight, if any (a Set)
   let told = key(model.get("index")); // the state the kernel has
   let rest = null;
 
   function ask() {
-    if (wanted === null || asking === wanted || prefetching === wanted) return;
+    if (wanted === null || asking === wanted || (prefetching && prefetching.has(wanted))) return;
     if (asking !== null) return; // the answer to the last request comes first
     asking = wanted;
     model.send({ type: "want", index: wanted.split(",").map(Number) });
@@ -287,19 +373,30 @@ function render({ model, el }) {
       const k = key(clamp(index));
       if (!order.includes(k)) order.push(k);
     };
-    const around = (reach) => {
-      for (let d = 1; d <= reach; d++) {
+    // six steps along the control the reader moved last, two along each other one: a
+    // step changes the state every other control's neighbours hang on, so looking far
+    // along all of them kept the kernel (and the page, handling its answers) busy
+    const reach = (j) => (j === lastControl ? FAR : NEAR);
+    const around = (most) => {
+      for (let d = 1; d <= most; d++) {
         const js = controls.map((_, j) => j).sort((a, b) => (b === lastControl) - (a === lastControl));
         for (const j of js) {
+          if (d > reach(j)) continue;
+          // d steps away along the positions control j may take
+          const steps = allowedAt(j, current) || controls[j].readouts.map((_, p) => p);
+          const at = steps.indexOf(current[j]);
           for (const sign of [lastDirection, -lastDirection]) {
+            const to = steps[at + sign * d];
+            if (at < 0 || to === undefined) continue;
             const index = current.slice();
-            index[j] += sign * d;
-            if (index[j] >= 0 && index[j] < controls[j].readouts.length) add(index);
+            index[j] = to;
+            add(index);
           }
         }
         if (d === 1) {
           controls.forEach((c, j) => {
-            for (const end of [0, c.readouts.length - 1]) {
+            const steps = allowedAt(j, current);
+            for (const end of steps ? [steps[0], steps[steps.length - 1]] : [0, c.readouts.length - 1]) {
               const index = current.slice();
               index[j] = end;
               add(index);
@@ -308,23 +405,26 @@ function render({ model, el }) {
         }
       }
     };
-    around(6);
+    around(FAR);
     return order;
   }
 
   function prefetch() {
     if (globalThis.tokenpathPrefetch === false) return; // a page may switch it off (the latency benchmark does)
     if (!engaged || !live || asking !== null || prefetching !== null || wanted !== null) return;
+    const batch = [];
     let n = 0;
     for (const k of neighbours()) {
       n += 1;
       if (held.has(k) || refused.has(k)) continue;
       // the nearest ring always; farther ones while the budget has room
-      if (n > 4 * controls.length && heldBytes > 0.8 * budget) return;
-      prefetching = k;
-      model.send({ type: "prefetch", index: k.split(",").map(Number) });
-      return;
+      if (n > 4 * controls.length && heldBytes > 0.8 * budget) break;
+      batch.push(k);
+      if (batch.length === PER_REQUEST) break;
     }
+    if (!batch.length) return;
+    prefetching = new Set(batch);
+    model.send({ type: "prefetch", indices: batch.map((k) => k.split(",").map(Number)) });
   }
 
   function tellKernel() {
@@ -365,21 +465,20 @@ function render({ model, el }) {
   model.on("change:seq", fromKernel);
   model.on("msg:custom", (msg, buffers) => {
     const asked = key(msg.asked || []);
-    if (msg.type === "frame") {
-      prefetching = null; // one prefetch at a time: this answers it
-      const k = key(msg.index);
-      hold(k, buffers[0], msg.caption);
-      if (wanted === k || wanted === asked) {
-        show(k);
-        wanted = null;
-      } else {
-        warm(); // a neighbour: decoded now, so showing it later costs no decode
-      }
+    if (msg.type === "frames") {
+      prefetching = null; // one prefetch at a time: this answers it (states left out are asked again)
+      msg.frames.forEach((f, i) => {
+        const k = key(f.index);
+        hold(k, buffers[i], f.caption);
+        if (wanted === k || wanted === key(f.asked)) {
+          show(k);
+          wanted = null;
+        }
+      });
+      for (const index of msg.skipped) refused.add(key(index || []));
+      later(); // neighbours decoded ahead, so showing one later costs no decode
     } else if (msg.type === "skip") {
-      if (msg.for === "prefetch") {
-        prefetching = null;
-        refused.add(asked);
-      } else if (asking === asked) {
+      if (asking === asked) {
         asking = null;
         if (wanted === asked) wanted = null;
       }
@@ -392,22 +491,25 @@ function render({ model, el }) {
   // The keys of a range input, handled here: in JupyterLab the page's own shortcuts
   // would otherwise take the arrow keys away from a focused input.
   const keys = { ArrowLeft: -1, ArrowDown: -1, ArrowRight: 1, ArrowUp: 1 };
-  inputs.forEach((input) => {
+  inputs.forEach((input, j) => {
     input.addEventListener("keydown", (event) => {
       const low = Number(input.min);
       const high = Number(input.max);
-      const page = Math.max(1, Math.round((high - low) / 10));
       const now = Number(input.value);
+      // the positions this control may take now, and how many a page key moves
+      const allowed = allowedAt(j, current) || Array.from({ length: high - low + 1 }, (_, i) => low + i);
+      const at = Math.max(0, allowed.indexOf(now));
+      const page = Math.max(1, Math.round((allowed.length - 1) / 10));
       let to;
-      if (event.key in keys) to = now + keys[event.key];
-      else if (event.key === "PageUp") to = now + page;
-      else if (event.key === "PageDown") to = now - page;
-      else if (event.key === "Home") to = low;
-      else if (event.key === "End") to = high;
+      if (event.key in keys) to = at + keys[event.key];
+      else if (event.key === "PageUp") to = at + page;
+      else if (event.key === "PageDown") to = at - page;
+      else if (event.key === "Home") to = 0;
+      else if (event.key === "End") to = allowed.length - 1;
       else return;
       event.preventDefault();
       event.stopPropagation();
-      to = Math.min(Math.max(to, low), high);
+      to = allowed[Math.min(Math.max(to, 0), allowed.length - 1)];
       if (to !== now) {
         input.value = String(to);
         input.dispatchEvent(new Event("input", { bubbles: true }));
@@ -423,16 +525,17 @@ function render({ model, el }) {
       lastDirection = to > index[j] ? 1 : -1;
       lastControl = j;
       index[j] = to;
-      current = clamp(index);
+      current = clamp(index, j, lastDirection > 0);
       showControls(current);
       const k = key(current);
       root.dataset.served = held.has(k) ? "held" : "kernel";
       if (show(k)) {
         wanted = null;
-      } else if (live) {
-        wanted = k;
+        later(true); // the frame first; the kernel's next neighbour after it
+      } else {
+        if (live) wanted = k;
+        settle();
       }
-      settle();
     });
   });
 
@@ -443,7 +546,7 @@ function render({ model, el }) {
   const engage = () => {
     if (!engaged) {
       engaged = true;
-      warm();
+      later();
     }
     settle();
   };
@@ -470,6 +573,7 @@ function render({ model, el }) {
   prefetch();
 
   return () => {
+    closed = true;
     clearTimeout(rest);
     for (const frame of held.values()) drop(frame);
     for (const picture of files.values()) picture.drop();

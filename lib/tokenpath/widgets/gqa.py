@@ -1,9 +1,12 @@
 """Widget of chapter 06_gqa: the numbers of query heads and K/V heads of figure 16.
 
 Two integer sliders make one :class:`~tokenpath.widgets.Controls` whose value is the
-pair ``(n_q_heads, n_kv_heads)``. A pair whose Hq is not a multiple of Hkv is not an
-error of the widget: the figure and the caption show the engine's refusal instead of
-a traceback. Values outside the sliders' ranges are refused by name, as in every widget.
+pair ``(n_q_heads, n_kv_heads)``. The Hkv slider offers only the divisors of Hq, the
+pairs the engine accepts: its keys step from one divisor to the next, and when Hq
+moves, Hkv moves to the nearest divisor of the new Hq. A pair the engine refuses,
+given in code (``update((8, 3))``), is not an error of the widget: the figure and the
+caption show the engine's refusal instead of a traceback. Values outside the sliders'
+ranges are refused by name, as in every widget.
 """
 
 from __future__ import annotations
@@ -11,6 +14,7 @@ from __future__ import annotations
 import ipywidgets
 
 from .. import examples as ex
+from .. import gqa
 from .. import figures
 from ..figures import gqa as G
 from . import Controls, SliderFigure, slider
@@ -25,8 +29,8 @@ _MOVING_TEXT = ("q.range", "refusal", "shapes", "cache", "mha", "ratio")
 @slider
 def head_groups(n_q_heads: int = ex.FIG16_N_Q_HEADS, n_kv_heads: int = ex.FIG16_N_KV_HEADS) -> SliderFigure:
     """Figure 16 with sliders for Hq and Hkv: the head-to-group map, the shapes and the
-    cache ratio follow; a pair that does not divide shows the engine's refusal. The
-    default, Hq = 8 and Hkv = 2, is the static figure.
+    cache ratio follow; Hkv steps through the divisors of Hq. The default, Hq = 8 and
+    Hkv = 2, is the static figure.
 
     Each step computes :func:`tokenpath.figures.gqa.head_sharing_or_refusal`:
 
@@ -43,7 +47,7 @@ def head_groups(n_q_heads: int = ex.FIG16_N_Q_HEADS, n_kv_heads: int = ex.FIG16_
                                           continuous_update=True, layout=layout),
         "n_kv_heads": ipywidgets.IntSlider(value=ex.FIG16_N_KV_HEADS, min=1, max=top, step=1, description="Hkv",
                                            continuous_update=True, layout=layout),
-    }, horizontal=True)
+    }, choices={"n_kv_heads": lambda v: gqa.kv_head_counts(v.n_q_heads)}, horizontal=True)
     wanted = controls.check((n_q_heads, n_kv_heads))
     drawn = figures.render(16)
     art = drawn.artists

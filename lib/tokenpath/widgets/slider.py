@@ -42,10 +42,13 @@ from .controls import Controls, slider_grid
 from .render import FrameCache, Renderer
 from .view import FrameView, control_specs, index_of, value_at
 
-__all__ = ["FRAME_CACHE_BYTES", "SliderFigure", "static_png"]
+__all__ = ["FRAME_CACHE_BYTES", "PREFETCH_SECONDS", "SliderFigure", "static_png"]
 
 #: Most bytes of PNGs one widget keeps for states it has shown.
 FRAME_CACHE_BYTES = 8 * 2**20
+#: Seconds a prefetch request may take: its states are drawn in order while this lasts
+#: (always the first), so a reader's own request waits behind at most about this long.
+PREFETCH_SECONDS = 0.1
 
 _UNSET = object()
 
@@ -231,17 +234,12 @@ class SliderFigure:
         kind = content.get("type") if isinstance(content, dict) else None
         if kind not in ("want", "shown", "prefetch"):
             return
+        if kind == "prefetch":
+            self._prefetch(view, content.get("indices"))
+            return
         index = content.get("index")
         try:
             value = value_at(self._positions, index)
-            if kind == "prefetch":
-                found = self.frame(value)
-                if found is None:
-                    view.send({"type": "skip", "for": kind, "asked": index})
-                else:
-                    view.send({"type": "frame", "asked": index, "index": index_of(self._positions, found[0]),
-                               "caption": found[2]}, buffers=[found[1]])
-                return
             self._origin = kind
             try:
                 self.update(value)
@@ -249,6 +247,32 @@ class SliderFigure:
                 self._origin = "kernel"
         except (TypeError, ValueError):  # a position outside the grid: nothing to show
             view.send({"type": "skip", "for": kind, "asked": index})
+
+    def _prefetch(self, view, indices) -> None:
+        """Answer a prefetch request, ``indices`` in the order the component wants them,
+        with one message: the frames drawn (each with its state and caption, its PNG a
+        buffer) and the states skipped (refused by the engine, or off the grid), drawn
+        in order for up to :data:`PREFETCH_SECONDS`; the rest stay unanswered. One
+        message for several frames: each message the kernel answers costs the page
+        its handling and a busy-then-idle status."""
+        if not isinstance(indices, list):
+            view.send({"type": "frames", "frames": [], "skipped": [indices]})
+            return
+        frames, skipped, buffers = [], [], []
+        start = time.perf_counter()
+        for index in indices:
+            if (frames or skipped) and time.perf_counter() - start > PREFETCH_SECONDS:
+                break
+            try:
+                found = self.frame(value_at(self._positions, index))
+            except (TypeError, ValueError):  # a position outside the grid
+                found = None
+            if found is None:
+                skipped.append(index)
+                continue
+            frames.append({"asked": index, "index": index_of(self._positions, found[0]), "caption": found[2]})
+            buffers.append(found[1])
+        view.send({"type": "frames", "frames": frames, "skipped": skipped}, buffers=buffers)
 
     def _show(self) -> None:
         """Hand the current state to the component: its positions, PNG and caption."""

@@ -16,21 +16,26 @@ The protocol (custom messages; PNGs always travel as binary buffers, never base6
   to and that it does not hold; the kernel moves the widget there
   (:meth:`~tokenpath.widgets.slider.SliderFigure.update`), which sets the synced
   ``index``, ``caption``, ``png`` and ``origin`` and bumps ``seq``;
-- while nothing is pending it sends ``{"type": "prefetch", "index": [...]}`` for one
-  neighbour of the current state at a time (each control, both directions); the kernel
-  renders it with the same partial-redraw renderer, without moving the reader's state,
-  and answers ``{"type": "frame", "asked": [...], "index": [...], "caption": ...}`` with
-  the PNG as a buffer, or ``{"type": "skip", "for": "prefetch", "asked": [...]}`` for a
-  state the engine refuses (such a frame is never offered; a position off the grid is
-  skipped the same way, for any message);
+- while nothing is pending it sends ``{"type": "prefetch", "indices": [[...], ...]}``,
+  the nearest neighbours of the current state it does not hold (each control, both
+  directions), nearest first; the kernel renders them in order with the same
+  partial-redraw renderer, without moving the reader's state, for up to
+  :data:`~tokenpath.widgets.slider.PREFETCH_SECONDS`, and answers with one message
+  ``{"type": "frames", "frames": [{"asked", "index", "caption"}, ...], "skipped": [...]}``,
+  one PNG buffer per frame, the states the engine refuses (such a frame is never
+  offered) or that are off the grid under ``skipped``;
+- a ``want`` or ``shown`` for a position off the grid is answered
+  ``{"type": "skip", "for": "want" or "shown", "asked": [...]}``;
 - after showing held frames it tells the kernel, once the reader rests,
   ``{"type": "shown", "index": [...]}``, so the kernel's ``value``, ``trace`` and
   ``describe()`` follow what the reader sees.
 
 A state is a list of positions, one per control (``index``); :func:`control_specs`
-gives the browser each control's label, readouts and, for a range that depends on
-other controls (k ≤ E), the table of its ranges, so the browser clamps exactly as the
-kernel's :class:`~tokenpath.widgets.controls.Controls` does.
+gives the browser each control's label, readouts and, for a control whose range or
+values depend on the others (k ≤ E; Hkv among the divisors of Hq), the table of the
+positions it may take, so the browser steps and clamps exactly as the kernel's
+:class:`~tokenpath.widgets.controls.Controls` does and never asks for a state the
+controls refuse.
 """
 
 from __future__ import annotations
@@ -94,7 +99,7 @@ def control_specs(control) -> tuple[list[list], list[dict]]:
     """``(values, specs)`` of a widget's control (one slider or :class:`Controls`):
     each slider's positions, and what the browser needs to show them — its label, one
     readout per position, and for a slider whose range depends on the others the
-    ``(low, high)`` positions for each combination of the others' positions."""
+    positions it may take (in order) for each combination of the others' positions."""
     if isinstance(control, Controls):
         names, sliders = control.names, control.sliders
         values = [positions(s, control.bounds[n]) for n, s in zip(names, sliders)]
@@ -105,7 +110,7 @@ def control_specs(control) -> tuple[list[list], list[dict]]:
              for n, s, vals in zip(names, sliders, values)]
     if isinstance(control, Controls):
         for j, name in enumerate(names):
-            if name not in control._limits:
+            if name not in control.dependent:
                 continue
             others = [i for i in range(len(names)) if i != j]
             rows = math.prod(len(values[i]) for i in others)
@@ -116,9 +121,11 @@ def control_specs(control) -> tuple[list[list], list[dict]]:
                 value = list(control.value)
                 for i, k in zip(others, combo):
                     value[i] = values[i][k]
-                low, high = control.range(name, control.Value(*value))
-                inside = [k for k, v in enumerate(values[j]) if low <= v <= high]
-                table[",".join(map(str, combo))] = [inside[0], inside[-1]] if inside else [0, 0]
+                value = control.Value(*value)
+                low, high = control.range(name, value)
+                allowed = control.allowed(name, value)
+                inside = [k for k, v in enumerate(values[j]) if low <= v <= high and (allowed is None or v in allowed)]
+                table[",".join(map(str, combo))] = inside or [0]
             specs[j]["limits"] = {"others": others, "table": table}
     return values, specs
 
