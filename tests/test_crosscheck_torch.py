@@ -87,7 +87,7 @@ def test_cross_attention_matches_sdpa_with_padding_mask():
     q, k, v = _random_bhtd(4, t_q=2, t_k=4)
     valid = np.array([[True, True, True, False], [True, True, False, False]])
     ours = A.cross_attention(q, k, v, encoder_valid=valid[:, None, :]).output
-    mask = torch.from_numpy(A.padding_mask(valid)[:, None])  # [B,1,1,T_k]
+    mask = torch.tensor(A.padding_mask(valid)[:, None])  # [B,1,1,T_k]; a copy: the engine's arrays are read-only
     theirs = F.scaled_dot_product_attention(_t(q), _t(k), _t(v), attn_mask=mask).numpy()
     np.testing.assert_allclose(ours, theirs, rtol=RTOL, atol=ATOL)
 

@@ -109,10 +109,18 @@ def intact_losses(sample: SamplePass) -> np.ndarray:
     return out
 
 
-def file_means(sample: SamplePass, losses: np.ndarray) -> list[float]:
-    """Mean of ``losses`` over every file of the sample (NaN-free entries), file order."""
+def file_means(sample: SamplePass, losses: np.ndarray, files=None) -> list[float]:
+    """Mean of ``losses`` (its NaN-free entries) over every file of the sample, or over
+    the files listed in ``files`` (indices into the sample's files), in that order. A
+    file with no loss measured is refused by index, not given a NaN mean."""
     ok = ~np.isnan(losses)
-    return [float(losses[ok & (sample.file_of == f)].mean()) for f in range(len(sample.files))]
+    out = []
+    for f in range(len(sample.files)) if files is None else files:
+        mine = losses[ok & (sample.file_of == f)]
+        if not mine.size:
+            raise ValueError(f"file {f} of the sample has no measured loss in losses (ablated on other files?)")
+        out.append(float(mine.mean()))
+    return out
 
 
 def _round(x, digits: int = 6):
