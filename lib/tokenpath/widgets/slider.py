@@ -46,8 +46,9 @@ __all__ = ["FRAME_CACHE_BYTES", "PREFETCH_SECONDS", "SliderFigure", "static_png"
 
 #: Most bytes of PNGs one widget keeps for states it has shown.
 FRAME_CACHE_BYTES = 8 * 2**20
-#: Seconds a prefetch request may take: its states are drawn in order while this lasts
-#: (always the first), so a reader's own request waits behind at most about this long.
+#: Seconds of a prefetch request after which it starts no new frame: its states are drawn
+#: in order (always the first), so a reader's own request waits behind at most this and
+#: one frame.
 PREFETCH_SECONDS = 0.1
 
 _UNSET = object()
