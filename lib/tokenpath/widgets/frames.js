@@ -3,9 +3,10 @@
 // describes the messages). A move to a held state swaps the image at once; otherwise
 // the kernel is asked, and while nothing is pending the nearest neighbours of the current
 // state are asked for, several in one request (each message the kernel answers costs the
-// page its handling and a kernel status shown busy, then idle). The same module runs in the HTML edition over a model
-// that holds every frame from the start and has no kernel behind it (`static`), where a
-// frame may be a base image with strips laid over it at given pixel offsets (`patches`).
+// page its handling and a kernel status shown busy, then idle). The same module runs in
+// the HTML edition over a model that holds every frame from the start and has no kernel
+// behind it (`static`), where a frame may be a base image with strips laid over it at
+// given pixel offsets (`patches`).
 //
 // The image is a <canvas> (role "img", the caption as its accessible name). Each held
 // frame near the current state is kept decoded as an ImageBitmap (decoded off the main
@@ -15,7 +16,7 @@
 //
 // A key does only what the next display frame shows: the readouts, the image and the
 // caption. The rest (decoding the new neighbours, releasing far ones, asking the kernel
-// for the next neighbour) waits until that frame is drawn and the page is idle: done in
+// for the next neighbours) waits until that frame is drawn and the page is idle: done in
 // the key's event it took 2-6 ms there and pushed the frame back (measured in JupyterLab).
 //
 // A control whose positions depend on the others (k ≤ E, or Hkv among the divisors of Hq)
@@ -475,7 +476,7 @@ function render({ model, el }) {
           wanted = null;
         }
       });
-      for (const index of msg.skipped) refused.add(key(index || []));
+      for (const index of msg.skipped) if (Array.isArray(index)) refused.add(key(index));
       later(); // neighbours decoded ahead, so showing one later costs no decode
     } else if (msg.type === "skip") {
       if (asking === asked) {
