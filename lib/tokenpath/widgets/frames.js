@@ -30,9 +30,9 @@ const DECODED = 64 * 2 ** 20;
 // Most states one prefetch request asks for (the kernel draws them for at most about
 // 0.1 s, PREFETCH_SECONDS in slider.py, and answers those it drew).
 const PER_REQUEST = 8;
-// How many steps ahead the neighbours are asked for: along the control moved last, and
-// along each other control.
-const FAR = 6;
+// How many steps ahead the neighbours are asked for along each control but the one moved
+// last; along that one, every position, nearest first, while the budget has room (so a
+// drag along it after a rest finds its frames held).
 const NEAR = 2;
 
 function element(tag, className, parent) {
@@ -374,10 +374,10 @@ function render({ model, el }) {
       const k = key(clamp(index));
       if (!order.includes(k)) order.push(k);
     };
-    // six steps along the control the reader moved last, two along each other one: a
-    // step changes the state every other control's neighbours hang on, so looking far
-    // along all of them kept the kernel (and the page, handling its answers) busy
-    const reach = (j) => (j === lastControl ? FAR : NEAR);
+    // the whole way along the control the reader moved last, two steps along each other
+    // one: a step changes the state every other control's neighbours hang on, so looking
+    // far along all of them kept the kernel (and the page, handling its answers) busy
+    const reach = (j) => (j === lastControl ? controls[j].readouts.length : NEAR);
     const around = (most) => {
       for (let d = 1; d <= most; d++) {
         const js = controls.map((_, j) => j).sort((a, b) => (b === lastControl) - (a === lastControl));
@@ -406,7 +406,7 @@ function render({ model, el }) {
         }
       }
     };
-    around(FAR);
+    around(Math.max(...controls.map((c) => c.readouts.length)));
     return order;
   }
 
