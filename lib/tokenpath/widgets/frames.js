@@ -241,6 +241,11 @@ function render({ model, el }) {
     return c.limits.table[key(c.limits.others.map((i) => index[i]))] || null;
   }
 
+  // the positions control j offers with the others at `index`, in order
+  function offered(j, index) {
+    return allowedAt(j, index) || controls[j].readouts.map((_, p) => p);
+  }
+
   // `index` with every dependent control on a position it may take: the control the
   // reader just moved (`moved`, upward when `up`) on the next one its way, the others on
   // the nearest (the lower of two as near), as the kernel's Controls do
@@ -266,9 +271,9 @@ function render({ model, el }) {
     controls.forEach((c, j) => {
       const input = inputs[j];
       const was = written[j];
-      const allowed = allowedAt(j, index);
-      const low = allowed ? allowed[0] : 0;
-      const high = allowed ? allowed[allowed.length - 1] : c.readouts.length - 1;
+      const steps = offered(j, index);
+      const low = steps[0];
+      const high = steps[steps.length - 1];
       if (was.min !== low || was.max !== high) {
         input.min = String(low);
         input.max = String(high);
@@ -325,22 +330,22 @@ function render({ model, el }) {
   // Once the next display frame is drawn and the page is idle: keep the right frames
   // decoded and (`ask`) go on asking the kernel. Calls before it runs are merged.
   let warming = false;
-  let asked = false;
+  let askLater = false;
   let closed = false; // the widget is gone
   const nextFrame = globalThis.requestAnimationFrame || ((f) => setTimeout(f, 0));
   const whenIdle = globalThis.requestIdleCallback
     ? (f) => globalThis.requestIdleCallback(f, { timeout: 100 })
     : (f) => setTimeout(f, 0);
   function later(ask = false) {
-    asked = asked || ask;
+    askLater = askLater || ask;
     if (warming) return;
     warming = true;
     nextFrame(() => whenIdle((deadline) => {
       warming = false;
       if (closed) return;
       warm(deadline);
-      if (asked) {
-        asked = false;
+      if (askLater) {
+        askLater = false;
         settle();
       }
     }));
@@ -384,7 +389,7 @@ function render({ model, el }) {
         for (const j of js) {
           if (d > reach(j)) continue;
           // d steps away along the positions control j may take
-          const steps = allowedAt(j, current) || controls[j].readouts.map((_, p) => p);
+          const steps = offered(j, current);
           const at = steps.indexOf(current[j]);
           for (const sign of [lastDirection, -lastDirection]) {
             const to = steps[at + sign * d];
@@ -395,9 +400,9 @@ function render({ model, el }) {
           }
         }
         if (d === 1) {
-          controls.forEach((c, j) => {
-            const steps = allowedAt(j, current);
-            for (const end of steps ? [steps[0], steps[steps.length - 1]] : [0, c.readouts.length - 1]) {
+          controls.forEach((_, j) => {
+            const steps = offered(j, current);
+            for (const end of [steps[0], steps[steps.length - 1]]) {
               const index = current.slice();
               index[j] = end;
               add(index);
@@ -494,11 +499,9 @@ function render({ model, el }) {
   const keys = { ArrowLeft: -1, ArrowDown: -1, ArrowRight: 1, ArrowUp: 1 };
   inputs.forEach((input, j) => {
     input.addEventListener("keydown", (event) => {
-      const low = Number(input.min);
-      const high = Number(input.max);
       const now = Number(input.value);
       // the positions this control may take now, and how many a page key moves
-      const allowed = allowedAt(j, current) || Array.from({ length: high - low + 1 }, (_, i) => low + i);
+      const allowed = offered(j, current);
       const at = Math.max(0, allowed.indexOf(now));
       const page = Math.max(1, Math.round((allowed.length - 1) / 10));
       let to;
