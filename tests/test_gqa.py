@@ -65,6 +65,20 @@ def test_bad_head_counts_name_the_argument(bad, error):
         gqa.group_size(8, bad)
     with pytest.raises(error, match="n_q_heads"):
         gqa.group_size(bad, 1)
+    with pytest.raises(error, match="n_q_heads"):
+        gqa.kv_head_counts(bad)
+
+
+@pytest.mark.parametrize("h_q", [1, 7, 8, 12, 16])
+def test_kv_head_counts_are_exactly_the_counts_the_engine_accepts(h_q):
+    accepted = []
+    for h_kv in range(1, h_q + 1):
+        try:
+            gqa.group_size(h_q, h_kv)
+            accepted.append(h_kv)
+        except ValueError:
+            pass
+    assert gqa.kv_head_counts(h_q) == accepted
 
 
 # ------------------------------------------------------------------------ attention
