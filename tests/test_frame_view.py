@@ -73,6 +73,8 @@ def test_a_prefetch_answers_the_neighbours_frame_and_leaves_the_readers_state(ma
 
 def test_a_prefetch_draws_several_states_in_order_within_its_time(magnitude, sent, monkeypatch):
     w = sent.catch(magnitude)
+    prefetch = importlib.import_module("tokenpath.widgets.slider")
+    monkeypatch.setattr(prefetch, "PREFETCH_SECONDS", 60.0)  # time for every state, however slow the machine
     n = len(w._positions[0])
     indices = [[k] for k in range(n) if k != w.index[0]][:3]
     w._on_message(w.view, {"type": "prefetch", "indices": [*indices, [n], "x"]}, [])
@@ -80,7 +82,7 @@ def test_a_prefetch_draws_several_states_in_order_within_its_time(magnitude, sen
     assert [f["asked"] for f in content["frames"]] == indices and content["skipped"] == [[n], "x"]
     assert len(buffers) == 3 and buffers[1] == w.frame(value_at(w._positions, indices[1]))[1]
     sent.clear()
-    monkeypatch.setattr(importlib.import_module("tokenpath.widgets.slider"), "PREFETCH_SECONDS", 0.0)  # no time: the first state only, the rest unanswered
+    monkeypatch.setattr(prefetch, "PREFETCH_SECONDS", 0.0)  # no time: the first state only, the rest unanswered
     w.forget_frames()
     w._on_message(w.view, {"type": "prefetch", "indices": indices}, [])
     assert [f["asked"] for f in sent[0][0]["frames"]] == indices[:1] and sent[0][0]["skipped"] == []
