@@ -16,7 +16,7 @@ def clean():
 
 
 def test_a_clean_environment_is_reported_clean(clean):
-    assert [c.name for c in clean] == ["python", "packages", "widgets", "font", "kernel"]
+    assert [c.name for c in clean] == ["python", "packages", "widgets", "font", "model file", "kernel"]
     assert all(c.status == OK for c in clean), doctor.report(clean)
     assert doctor.report(clean).endswith("The environment is ready for the book.")
 

@@ -14,7 +14,9 @@ what to do about each problem:
    appears.
 4. **CJK font**: the subset font shipped in ``tokenpath/figures/fonts`` is there and
    draws 猫 (without it the figures' Chinese examples show empty boxes).
-5. **Kernel**: a notebook kernel (``python3``, the one the notebooks name) starts and
+5. **Model file**: the pretrained SmolLM2 GGUF file is fetched (a warning with the
+   command that fetches it when it is not).
+6. **Kernel**: a notebook kernel (``python3``, the one the notebooks name) starts and
    imports this copy of the engine.
 
 Each check returns a :class:`Check`; its inputs (installed versions, the frontend's
@@ -38,7 +40,7 @@ from typing import Mapping
 
 import tokenpath
 
-__all__ = ["Check", "check_font", "check_kernel", "check_packages", "check_python", "check_widgets", "main", "run"]
+__all__ = ["Check", "check_font", "check_kernel", "check_model_file", "check_packages", "check_python", "check_widgets", "main", "run"]
 
 #: The repository root of an editable install (where constraints.txt lives).
 ROOT = Path(tokenpath.__file__).resolve().parents[2]
@@ -274,6 +276,19 @@ def check_font(char: str = "猫", font_path: str | Path | None = None) -> Check:
     return Check("font", OK, f"{char} drawn with {path.name} ({ink} dark pixels at 48 pt)")
 
 
+def check_model_file(verify: bool = False) -> Check:
+    """The pretrained SmolLM2 GGUF file (:mod:`tokenpath.pretrained`) is where the book
+    looks for it, with its pinned size (and, with ``verify``, its sha256). Missing is a
+    warning, with the command that fetches it."""
+    from . import pretrained
+
+    try:
+        path = pretrained.smollm2_path(verify=verify)
+    except FileNotFoundError as err:
+        return Check("model file", WARN, str(err).split(": run", 1)[0], pretrained.HOW_TO_FETCH)
+    return Check("model file", OK, f"{pretrained.SMOLLM2.name} at {path} ({pretrained.SMOLLM2.size:,} bytes)")
+
+
 def check_kernel(kernel_name: str = "python3", timeout: float = 60) -> Check:
     """A notebook kernel starts and imports this copy of the engine."""
     try:
@@ -323,7 +338,7 @@ def check_kernel(kernel_name: str = "python3", timeout: float = 60) -> Check:
 
 def run(kernel: bool = True) -> list[Check]:
     """Every check, in order (the kernel check starts a kernel, which takes a second)."""
-    checks = [check_python, check_packages, check_widgets, check_font]
+    checks = [check_python, check_packages, check_widgets, check_font, check_model_file]
     if kernel:
         checks.append(check_kernel)
     results = []

@@ -25,8 +25,6 @@ import zipfile
 from dataclasses import dataclass
 from pathlib import Path
 
-import tokenpath
-
 __all__ = ["SMOLLM2", "PretrainedFile", "fetch", "model_dir", "smollm2_path"]
 
 
@@ -72,7 +70,7 @@ def model_dir() -> Path:
     env = os.environ.get("TOKENPATH_MODEL_DIR")
     if env:
         return Path(env)
-    return Path(tokenpath.__file__).resolve().parents[2] / "models" / "smollm2"
+    return Path(__file__).resolve().parents[2] / "models" / "smollm2"
 
 
 def _sha256(path: Path) -> str:
