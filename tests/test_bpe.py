@@ -297,6 +297,16 @@ def test_wordpiece_is_greedy_longest_match_with_continuations_and_unk():
     assert trace.tries[0] == (0, "lower", False) and (3, "##er", True) in trace.tries
 
 
+def test_unigram_work_grows_with_the_piece_lengths_present_not_the_longest_piece():
+    # one 5,000-character piece once made every position try 5,000 slices (54 s on 10k characters)
+    import time
+    pieces = {"▁": -4.0, "a": -1.0, "b": -2.0, "a" * 5000: -3.0}
+    start = time.perf_counter()
+    t = subword.unigram_encode("ab" * 5000, pieces)
+    assert time.perf_counter() - start < 2.0
+    assert t.pieces[:3] == ("▁", "a", "b") and len(t.pieces) == 10001
+
+
 def test_unigram_viterbi_finds_the_best_total_log_probability():
     t = subword.unigram_encode("newest", ex.UNIGRAM_PIECES)
     assert t.pieces == ("▁new", "est") and t.total == pytest.approx(-7.0)
@@ -344,6 +354,7 @@ def test_unigram_viterbi_finds_the_best_total_log_probability():
     (lambda: subword.wordpiece_encode("low", ["low"]), ValueError, "UNK"),
     (lambda: subword.unigram_encode("low", {"low": 0.5}), ValueError, "log-probability"),
     (lambda: subword.unigram_encode("low", {}), TypeError, "pieces"),
+    (lambda: subword.unigram_encode("low", {"low": -1.0}, unk_score=5), ValueError, "unk_score"),
     (lambda: lesson2.token_chips("x", tokenizer="gpt2"), TypeError, "tokenizer"),
 ])
 def test_bad_input_is_refused_with_a_message_naming_it(call, error, match):

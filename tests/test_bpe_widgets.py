@@ -95,3 +95,9 @@ def test_token_box_refuses_text_that_has_no_utf8():
         box.update("a\ud800")
     with pytest.raises(TypeError, match="text"):
         box.update(3)
+
+
+@pytest.mark.parametrize("text", [5, None, b"cat", ["cat"]])
+def test_token_box_names_its_argument_when_built_with_a_text_that_is_not_a_str(text):
+    with pytest.raises(TypeError, match=r"^text must be a str, got "):
+        widgets.token_box(text)

@@ -126,3 +126,28 @@ def test_fuzzed_answers_never_raise_and_return_at_once(kind, answer):
     r.text(), r.html()
     assert r.status in selfcheck.STATUSES
     assert time.perf_counter() - start < 1.0
+
+
+# ---------------------------------------------------------------- questions an author could get wrong
+
+
+@pytest.mark.parametrize("tolerance", [float("inf"), float("nan"), 0, -1e-3, True, "0.1"])
+def test_a_tolerance_that_would_grade_every_answer_right_or_none_is_refused(tolerance):
+    for make in (lambda t: selfcheck.number("n", "n?", 1.0, tolerance=t, source="s", why="w"),
+                 lambda t: selfcheck.vector("v", "v?", [1.0], tolerance=t, source="s", why="w")):
+        with pytest.raises(ValueError, match="tolerance must be a positive finite number"):
+            make(tolerance)
+
+
+def test_a_vector_question_needs_at_least_one_entry():
+    with pytest.raises(ValueError, match="at least one entry"):
+        selfcheck.vector("v", "v?", [], tolerance=1e-3, source="s", why="w")
+
+
+def test_option_keys_that_differ_only_in_case_are_refused():
+    with pytest.raises(ValueError, match="differ in more than letter case"):
+        selfcheck.choice("c", "c?", {"A": "one", "a": "two"}, "a", source="s", why="w")
+    with pytest.raises(TypeError, match="non-empty strings"):
+        selfcheck.choice("c", "c?", {1: "one", 2: "two"}, "a", source="s", why="w")
+    q = selfcheck.choice("c", "c?", {"A": "one", "B": "two"}, "B", source="s", why="w")
+    assert q.check("b").correct and q.check("B").correct and not q.check("a").correct

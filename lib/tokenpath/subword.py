@@ -96,6 +96,8 @@ def unigram_encode(text: str, pieces: Mapping[str, float], *, unk: str = "<unk>"
     """
     text = check_text(text)
     unk_score = as_float("unk_score", unk_score)
+    if unk_score > 0:  # a log-probability; above 0 an unknown character would beat every piece
+        raise ValueError(f"unk_score must be a log-probability <= 0, got {unk_score}")
     if not isinstance(pieces, Mapping) or not pieces:
         raise TypeError("pieces must be a non-empty mapping piece → log-probability")
     for p, s in pieces.items():
@@ -104,12 +106,16 @@ def unigram_encode(text: str, pieces: Mapping[str, float], *, unk: str = "<unk>"
         if isinstance(s, bool) or not isinstance(s, (int, float)) or not math.isfinite(s) or s > 0:
             raise ValueError(f"pieces[{p!r}] must be a finite log-probability <= 0, got {s!r}")
     s = SPACE + text.replace(" ", SPACE)
-    longest = max(len(p) for p in pieces)
+    # only the lengths some piece has, longest first (the order the ties were always broken in)
+    lengths = sorted({len(p) for p in pieces}, reverse=True)
     n = len(s)
     best = [0.0] + [-math.inf] * n
     back: list[tuple[int, str, float]] = [(0, "", 0.0)] * (n + 1)
     for end in range(1, n + 1):
-        for start in range(max(0, end - longest), end):
+        for length in lengths:
+            if length > end:
+                continue
+            start = end - length
             piece = s[start:end]
             if piece in pieces and best[start] + pieces[piece] > best[end]:
                 best[end] = best[start] + pieces[piece]

@@ -43,6 +43,19 @@ __all__ = ["KINDS", "Question", "choice", "exact", "number", "sequence", "set_of
 KINDS = ("exact", "number", "vector", "set", "sequence", "choice")
 
 
+def _tolerance(tolerance) -> float:
+    """A tolerance as a float: positive and finite (an infinite one would grade every answer right).
+
+    >>> _tolerance(float("inf"))
+    Traceback (most recent call last):
+    ...
+    ValueError: tolerance must be a positive finite number, got inf
+    """
+    if isinstance(tolerance, bool) or not isinstance(tolerance, numbers.Real) or not 0 < tolerance < math.inf:
+        raise ValueError(f"tolerance must be a positive finite number, got {tolerance!r}")
+    return float(tolerance)
+
+
 def _digits(tolerance: float) -> int:
     """Decimals that show a value to the precision a tolerance asks for."""
     if tolerance <= 0:
@@ -190,9 +203,8 @@ def number(id: str, prompt: str, answer, *, tolerance: float, source: str, why: 
     value = float(answer)
     if not math.isfinite(value):
         raise ValueError(f"answer must be finite, got {value}")
-    if isinstance(tolerance, bool) or not isinstance(tolerance, numbers.Real) or not tolerance > 0:
-        raise ValueError(f"tolerance must be a positive number, got {tolerance!r}")
-    return Question(id, prompt, "number", value, source, why, hint, float(tolerance),
+    tolerance = _tolerance(tolerance)
+    return Question(id, prompt, "number", value, source, why, hint, tolerance,
                     _compare=_compare_number)
 
 
@@ -221,12 +233,11 @@ def vector(id: str, prompt: str, answer, *, tolerance: float, source: str, why: 
     """
     _check_common(id, prompt, source, why)
     value = as_float_array("answer", answer)
-    if value.ndim != 1 or not np.all(np.isfinite(value)):
-        raise ValueError(f"answer must be a finite 1-D vector, got shape {value.shape}")
-    if isinstance(tolerance, bool) or not isinstance(tolerance, numbers.Real) or not tolerance > 0:
-        raise ValueError(f"tolerance must be a positive number, got {tolerance!r}")
+    if value.ndim != 1 or value.size < 1 or not np.all(np.isfinite(value)):
+        raise ValueError(f"answer must be a finite 1-D vector of at least one entry, got shape {value.shape}")
+    tolerance = _tolerance(tolerance)
     value.setflags(write=False)
-    return Question(id, prompt, "vector", value, source, why, hint, float(tolerance),
+    return Question(id, prompt, "vector", value, source, why, hint, tolerance,
                     _compare=_compare_vector)
 
 
@@ -335,9 +346,15 @@ def choice(id: str, prompt: str, options, answer: str, *, source: str, why: str)
         raise TypeError(f"options must be a mapping key → text, got {type(options).__name__}")
     if not isinstance(answer, str):
         raise TypeError(f"answer must be an option key, got {type(answer).__name__}")
+    if not all(isinstance(k, str) and k.strip() for k in options):
+        raise TypeError(f"options' keys must be non-empty strings, got {[k for k in options]!r}")
     pairs = tuple((str(k).lower(), str(t)) for k, t in dict(options).items())
+    if len({k for k, _ in pairs}) != len(pairs):
+        raise ValueError(f"options' keys must differ in more than letter case (a reader's answer is read "
+                         f"without case), got {list(options)!r}")
     if len(pairs) < 2:
         raise ValueError("options must offer at least two choices")
+    answer = answer.lower()
     if answer not in dict(pairs):
         raise ValueError(f"answer must be one of the option keys {[k for k, _ in pairs]}, got {answer!r}")
     hint = "the letter of one option (e.g. \"" + pairs[0][0] + "\")"

@@ -129,6 +129,8 @@ class TokenBox:
     """A text box wired to the demo tokenizer: type, and the chips follow."""
 
     def __init__(self, text: str = ex.DEMO_TEXT):
+        if not isinstance(text, str):  # the text box holds only a str: name the argument, not the trait
+            raise TypeError(f"text must be a str, got {type(text).__name__}")
         self.tokenizer = lesson1.demo_tokenizer()
         self.input = ipywidgets.Textarea(value=text, description="text",
                                          layout=ipywidgets.Layout(width="40em", height="4em"),
