@@ -83,6 +83,17 @@ def test_sdpa_is_causal_on_nonsquare_input_is_not_the_cache_mask():
     assert not np.allclose(top_left, right)
 
 
+def test_torchs_causal_lower_right_bias_is_the_cache_mask():
+    """torch.nn.attention.bias.causal_lower_right aligns the triangle to the bottom-right
+    corner: exactly figure 14's correct cache mask, and SDPA with it gives the cached output."""
+    from torch.nn.attention.bias import causal_lower_right
+    bias = causal_lower_right(ex.FIG14_NEW, ex.FIG14_PAST + ex.FIG14_NEW)
+    np.testing.assert_array_equal(bias._materialize().numpy(), A.cache_mask(ex.FIG14_PAST, ex.FIG14_NEW))
+    q, k, v = _random_bhtd(4, t_q=ex.FIG14_NEW, t_k=ex.FIG14_PAST + ex.FIG14_NEW)
+    theirs = F.scaled_dot_product_attention(_t(q), _t(k), _t(v), attn_mask=bias).numpy()
+    np.testing.assert_allclose(A.causal_attention(q, k, v, past=ex.FIG14_PAST).output, theirs, rtol=RTOL, atol=ATOL)
+
+
 def test_cross_attention_matches_sdpa_with_padding_mask():
     q, k, v = _random_bhtd(4, t_q=2, t_k=4)
     valid = np.array([[True, True, True, False], [True, True, False, False]])

@@ -80,11 +80,15 @@ def questions() -> tuple[Question, ...]:
                      f"position leaves the last axis, V = {ex.V} candidate IDs. The loss reads the entry of "
                      f"ID y[{col}] = {shift.targets[col]} in it; the target is a label, not an input that is read."))
     dropped = np.flatnonzero(cache.dropped[0])
+    lost = dropped[dropped < cache.past]  # of those, the keys that are cached history
     q9 = set_of("att-cache-dropped", "Figure 14: which cached keys would the first new query row wrongly lose if its "
-                "local row number 0 were compared with the absolute key index?", dropped,
-                source=f"np.flatnonzero(lessons.attention.cache_masks({ex.FIG14_PAST}, {ex.FIG14_NEW}).dropped[0])",
+                "local row number 0 were compared with the absolute key index?", lost,
+                source=(f"(d := np.flatnonzero(lessons.attention.cache_masks({ex.FIG14_PAST}, {ex.FIG14_NEW})"
+                        f".dropped[0]))[d < {ex.FIG14_PAST}]"),
                 hint="a set of key indices such as {0, 1}",
                 why=(f"The right mask lets local row 0, at absolute position {cache.past}, read keys "
                      f"{fmt.vec(np.flatnonzero(cache.mask[0]))}; the local-index mask keeps only "
-                     f"{fmt.vec(np.flatnonzero(cache.wrong[0]))}, dropping {fmt.vec(dropped)} from the history."))
+                     f"{fmt.vec(np.flatnonzero(cache.wrong[0]))}. It drops {fmt.vec(dropped)}: the cached keys "
+                     f"{fmt.vec(lost)} (keys 0 … {cache.past - 1} are the cache) and the row's own key {cache.past}, "
+                     f"which is not history but the new position itself."))
     return q1, q2, q3, q4, q6, q7, q8, q9
