@@ -54,6 +54,26 @@ def mixtral_config_dict(s: Settings) -> dict:
     )
 
 
+def dense_config_dict(s: Settings) -> dict:
+    """The keyword arguments of ``transformers.LlamaConfig`` for the dense baseline of
+    ``s``: the same width, layers, attention, positions, norms and vocabulary as
+    :func:`mixtral_config_dict`, with one SwiGLU block per layer whose width is
+    ``num_experts_per_tok × intermediate_size`` (the hidden units a token passes through
+    in the mixture), so a token meets as many feed-forward weights as it does there
+    (the routers' ``hidden_size × num_local_experts`` weights per layer aside).
+
+    >>> d = dense_config_dict(Settings())
+    >>> d["intermediate_size"], d["head_dim"], d["num_key_value_heads"]
+    (512, 32, 2)
+    """
+    moe = mixtral_config_dict(s)
+    keep = ("vocab_size", "hidden_size", "num_hidden_layers", "num_attention_heads", "num_key_value_heads",
+            "head_dim", "max_position_embeddings", "rms_norm_eps", "tie_word_embeddings", "rope_parameters",
+            "attention_dropout", "eos_token_id", "bos_token_id", "pad_token_id")
+    return {**{k: moe[k] for k in keep}, "intermediate_size": s.num_experts_per_tok * s.intermediate_size,
+            "attention_bias": False, "mlp_bias": False}
+
+
 #: The share of the steps over which the "wsd" schedule decays linearly to ``min_lr``.
 WSD_DECAY = 0.2
 
@@ -82,12 +102,14 @@ def cosine_lr(step: int, s: Settings) -> float:
     return s.min_lr + 0.5 * (s.lr - s.min_lr) * (1 + math.cos(math.pi * frac))
 
 
-def train_loop(s: Settings, train_ids, *, on_eval=None, progress: bool = True):
+def train_loop(s: Settings, train_ids, *, on_eval=None, progress: bool = True, dense: bool = False):
     """Train a fresh model on ``train_ids`` for ``s.steps`` steps; returns
     ``(model, curve, seconds)`` with ``curve`` the mean training loss of every
     ``s.curve_every`` steps. ``on_eval(step, model)`` is called after every
     ``s.eval_every``-th step (when that is > 0) and after the last, under ``no_grad``
-    and in eval mode; it must not touch the model's weights. Seeds ``torch`` itself."""
+    and in eval mode; it must not touch the model's weights. Seeds ``torch`` itself.
+    ``dense=True`` trains the dense baseline (:func:`dense_config_dict`, a
+    ``LlamaForCausalLM``; the loss is the cross-entropy alone, there being no router)."""
     import torch
     import transformers
     from tqdm.auto import tqdm
@@ -95,8 +117,10 @@ def train_loop(s: Settings, train_ids, *, on_eval=None, progress: bool = True):
     torch.manual_seed(s.seed)
     torch.set_num_threads(s.threads)
     torch.use_deterministic_algorithms(True)
-    cfg = transformers.MixtralConfig(**mixtral_config_dict(s))
-    model = transformers.MixtralForCausalLM(cfg).float()
+    if dense:
+        model = transformers.LlamaForCausalLM(transformers.LlamaConfig(**dense_config_dict(s))).float()
+    else:
+        model = transformers.MixtralForCausalLM(transformers.MixtralConfig(**mixtral_config_dict(s))).float()
     model.train()
     decay = [p for n, p in model.named_parameters() if p.dim() >= 2 and "norm" not in n]
     no_decay = [p for n, p in model.named_parameters() if not (p.dim() >= 2 and "norm" not in n)]
@@ -113,9 +137,9 @@ def train_loop(s: Settings, train_ids, *, on_eval=None, progress: bool = True):
         idx = starts[:, None] + torch.arange(s.seq_len + 1)[None, :]
         chunk = data[idx]
         x, y = chunk[:, :-1], chunk[:, 1:]
-        outputs = model(x, output_router_logits=True)
+        outputs = model(x) if dense else model(x, output_router_logits=True)
         ce = torch.nn.functional.cross_entropy(outputs.logits.reshape(-1, s.vocab_size), y.reshape(-1))
-        loss = ce + s.router_aux_loss_coef * outputs.aux_loss
+        loss = ce if dense else ce + s.router_aux_loss_coef * outputs.aux_loss
         opt.zero_grad(set_to_none=True)
         loss.backward()
         torch.nn.utils.clip_grad_norm_(model.parameters(), 1.0)
