@@ -386,11 +386,15 @@ def build_fig14() -> Drawn:
                                    lw=1.6)[1]
     wrong_rows = "; ".join(
         f"row {index_text(r)} keeps {fmt.vec([j for j in range(k) if trace.wrong[r, j]])}" for r in range(n))
+    cached = int(trace.dropped[:, :p].sum())  # dropped cells whose key is in the cache
+    own = int(sum(trace.dropped[r, p + r] for r in range(n)))  # a row's own key, the diagonal j = P + r
+    earlier = index_text(int(trace.dropped.sum()) - cached - own)  # keys of earlier rows of this block
     alt = (
         f"KV cache with P = {index_text(p)} cached positions and {index_text(n)} new query rows r = "
         f"{', '.join(index_text(r) for r in range(n))} at absolute positions "
         f"{', '.join(index_text(p + r) for r in range(n))}; keys 0–{index_text(k - 1)}. The mask has shape "
         f"{fmt.vec(m.shape)}: " + "; ".join(lines[:n]) + ". Comparing the local row index with "
-        f"the key index instead ({wrong_rows}) wrongly drops {index_text(dropped)} cells of history."
+        f"the key index instead ({wrong_rows}) wrongly drops {index_text(dropped)} cells: {index_text(cached)} "
+        f"of cached keys, {earlier} of an earlier new row's key and {index_text(own)} of the rows' own keys."
     )
     return Drawn(14, figure_title(14), fig, alt, art, trace)
