@@ -113,7 +113,6 @@ CLAIMS: list[_Claim] = [
           text=("positions 0 and 2", lambda v: "positions " + _and(v))),
     Claim("learned.rows", lambda: P.position_table(ex.LEARNED_MAX_LEN, 1, seed=0).max_len,
           text=("positions 0–7", lambda n: f"positions 0–{n - 1}")),
-    Claim("learned.first_missing", lambda: ex.LEARNED_MAX_LEN, text=("position 8", lambda n: f"position {n}")),
     # -- order with RoPE ---------------------------------------------------------------
     Claim("order.rotary_differs", lambda: (order().rotary_follows_order,
                                            np.allclose(order().rotary.output[0], order().rotary.output[2])),
@@ -125,10 +124,6 @@ CLAIMS: list[_Claim] = [
     Claim("alibi.slopes", lambda: P.alibi_slopes(ex.ALIBI_HEADS), text=("1/2, 1/4, …, 1/256", _slopes)),
     Claim("alibi.first_slope", lambda: ali().slope, text=("slope, 1/2", lambda v: f"slope, {fmt.frac(v)}")),
     Claim("alibi.row", lambda: ex.FIG8_Q.shape[0] - 1, text=("Row 2 gets", lambda r: f"Row {r} gets")),
-    Claim("alibi.question_slope", lambda: ali().slope,
-          text=("With ALiBi's slope 1/2", lambda v: f"With ALiBi's slope {fmt.frac(v)}")),
-    Claim("alibi.question_row", lambda: ex.FIG8_Q.shape[0] - 1,
-          text=("query row 2 read most", lambda r: f"query row {r} read most")),
     Claim("alibi.bias_row2", lambda: ali().bias[2], text=("[−1, −0.5, 0]", lambda v: "[" + _listed(v) + "]")),
     Claim("alibi.plain_row2", lambda: ali().plain.weights[2], exact="[1/2, 1/3, 1/6]"),
     Claim("alibi.biased_row2", lambda: ali().biased.weights[2], rounded=("[0.333, 0.366, 0.302]", 3)),
@@ -148,5 +143,4 @@ NOT_CLAIMS: list[_NotClaim] = [
     NotClaim("2i/d_{model}", "an exponent: feature pair i's wavelength grows as base to the power 2i/d_model"),
     NotClaim("2i", "an index formula: the even feature of pair i"),
     NotClaim("1/base", "a formula: the slowest frequency approaches one over the base"),
-    NotClaim("distance 4", "the input of a question; the cell below it computes the answer"),
 ]
