@@ -70,7 +70,6 @@ CLAIMS: list[_Claim] = [
     Claim("fig16.ratio", lambda: float(share().ratio), exact="1/4"),
     Claim("mqa.hkv", lambda: share(1).n_kv_heads, text=("Hkv = 1", lambda n: f"Hkv = {n}")),
     Claim("refused.hkv", lambda: None, text=("Hkv = 3", lambda _: _refused())),
-    Claim("question.head", lambda: ex.GQA_QUESTION_HEAD, text=("query head 5", lambda h: f"query head {h}")),
     # -- section 6.3: the cache at a realistic size ---------------------------------------
     Claim("real.layers", lambda: real().cache.layers, text=("32 layers", lambda n: f"{n} layers")),
     Claim("real.heads", lambda: (real().n_q_heads, real().n_kv_heads),

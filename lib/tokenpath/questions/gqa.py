@@ -26,7 +26,8 @@ def questions() -> tuple[Question, ...]:
                why=f"Query head h reads K/V head h // {hq // hkv}: the map is {fmt.vec(groups)}.")
     z = np.zeros
     t = gqa.grouped_attention(z((1, hq, 2, 2)), z((1, hkv, 2, 2)), z((1, hkv, 2, 2)), causal=True)
-    q2 = exact("gqa-weights", "How many attention weight matrices does one such layer compute per sequence?",
+    q2 = exact("gqa-weights", f"With Hq = {hq} and Hkv = {hkv}, how many attention weight matrices does one layer "
+               "compute per sequence?",
                t.weights.shape[1], source="gqa.grouped_attention(...).weights.shape[1]", hint="a whole number",
                why="Every query head has its own queries, so its own [T, T] weights; only K and U are shared.")
     mqa = LG.head_sharing(hq, 1)
