@@ -87,7 +87,6 @@ CLAIMS: list[_Claim] = [
     Claim("fig18.output", lambda: residual().output, text=("[1.5, 1]", _v)),
     Claim("fig18.feature0", lambda: 0, text=("1 + 0.5 = 1.5", _feature_sum)),
     Claim("fig18.feature1", lambda: 1, text=("2 + (−1) = 1", _feature_sum)),
-    Claim("fig18.wrong_width", lambda: ex.FIG18_STREAM.size + 1, text=("width 3", lambda n: f"width {n}")),
     # -- Sources: the versions the cross-checks run against -------------------------------
     Claim("norms.pin.transformers", lambda: "transformers", text=("`transformers` 5.24.0", pinned_as_source)),
     Claim("norms.pin.torch", lambda: "torch", text=("`torch` 2.13.0", pinned_as_source)),
