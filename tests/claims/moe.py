@@ -129,8 +129,6 @@ CLAIMS: list[_Claim] = [
     Claim("fig22.candidate_scores", lambda: ex.FIG22_CANDIDATES[0], text=("[1, 2, −1, 0]", _v)),
     Claim("fig22.crowded_load", lambda: crowded().load.max(), exact="2"),
     Claim("fig22.capacity", lambda: crowded().capacity, exact="1"),
-    # -- Check yourself ---------------------------------------------------------------------
-    Claim("moe.question_k", lambda: ex.MOE_QUESTION_K, text=("k = 3", lambda k: f"k = {k}")),
     # -- Sources: the version the cross-checks run against -----------------------------------
     Claim("moe.pin.transformers", lambda: "transformers", text=("`transformers` 5.24.0", pinned_as_source)),
 ]
@@ -138,9 +136,7 @@ CLAIMS: list[_Claim] = [
 #: Digits in the prose that are not computed claims, each with its reason.
 NOT_CLAIMS: list[_NotClaim] = [
     NotClaim("½‖o − y‖²", "the formula of the squared-error task loss, not a number"),
-    NotClaim("`1/3`", "how to type a fraction into an answer cell, not a value of this chapter"),
-    NotClaim('`"1/3"`', "how to type a fraction into an answer cell, not a value of this chapter"),
-    NotClaim("`{0, 1}`", "how to type a set into an answer cell, not a value of this chapter"),
+    NotClaim("Transformers 5", "the major version of the transformers library, a name"),
     NotClaim("William Fedus, Barret Zoph and Noam Shazeer (2022)", "citation: the Switch Transformer paper"),
     NotClaim("arXiv:2401.04088", "citation: the Mixtral paper's arXiv identifier"),
 ]
