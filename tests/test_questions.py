@@ -146,3 +146,36 @@ def test_each_chapter_asks_every_question_in_a_cell_and_stores_the_unanswered_st
     assert asked == list(ALL[chapter]), f"{chapter} asks {asked}, its questions are {list(ALL[chapter])}"
     texts = [o["data"]["text/plain"] for o in stored]
     assert len(texts) == len(asked) and all(t.startswith("[unanswered]") for t in texts)
+
+
+#: Chapters whose questions are printed once, by the question object in its cell's output: the
+#: markdown around the answer cells holds no second copy of a prompt that could drift from it.
+PROMPTED_ONCE = ["04_attention", "05_rope_discs", "06_gqa", "07_rmsnorm_swiglu", "08_moe_routing"]
+NUMBERED_ITEM = re.compile(r"^\s*\d+\.\s", re.M)
+ANSWER_COMMENT = re.compile(r"^answer_\w+ = \.\.\.\s*#", re.M)
+
+
+@pytest.mark.parametrize("chapter", PROMPTED_ONCE)
+def test_a_question_is_worded_once_by_its_checker_and_the_chapter_holds_no_copy(chapter):
+    nb = nbformat.read(ROOT / "notebooks" / f"{chapter}.ipynb", as_version=4)
+    heading = re.compile(r"^## (.*)$", re.M)
+    start = next(k for k, c in enumerate(nb.cells)
+                 if c.cell_type == "markdown" and "Check yourself" in heading.findall(c.source))
+    end = next(k for k, c in enumerate(nb.cells)
+               if k > start and c.cell_type == "markdown" and heading.search(c.source))
+    section = nb.cells[start:end + 1]
+    for k, cell in enumerate(section):
+        if cell.cell_type == "markdown":
+            text = cell.source
+            if k == 0:
+                text = text.split("## Check yourself", 1)[1]
+            if k == len(section) - 1:
+                text = text[:heading.search(text).start()]
+            assert not NUMBERED_ITEM.search(text), f"{chapter}: a prompt is written out in the markdown"
+            assert not any(q.prompt in text for q in ALL[chapter].values())
+        else:
+            assert not ANSWER_COMMENT.search(cell.source), f"{chapter}: an answer cell describes its answer itself"
+    shown = [o["data"]["text/plain"] for c in section if c.cell_type == "code"
+             for o in c.get("outputs", []) if o.get("output_type") in ("execute_result", "display_data")]
+    for qid, q in ALL[chapter].items():
+        assert any(f"{qid}: {q.prompt}" in t and q.hint in t for t in shown), f"{chapter}: {qid} is not shown"
