@@ -29,7 +29,7 @@ __all__ = [
 
 
 def combine_table(routing: Route, table) -> MoETrace:
-    """:func:`combine` with the outputs looked up in ``table [E, d]``, one row per expert
+    """:func:`combine` with the outputs looked up in ``table [E_n, d]``, one row per expert
     (a teaching table of what each expert *would* return); only the chosen rows are read.
 
     >>> r = route([2.0, 1.0, 0.0, -1.0], 2)
@@ -41,7 +41,7 @@ def combine_table(routing: Route, table) -> MoETrace:
     t = as_float_array("table", table, ndim=2)
     if t.shape[0] != routing.n_experts:
         raise ValueError(
-            f"table must be [E, d] with one row per expert (E = {routing.n_experts}), got shape {list(t.shape)}"
+            f"table must be [E_n, d] with one row per expert (E_n = {routing.n_experts}), got shape {list(t.shape)}"
         )
     return combine(routing, t[routing.chosen])
 
