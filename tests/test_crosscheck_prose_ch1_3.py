@@ -1,0 +1,134 @@
+"""Cross-check what chapters 1–3 say about real libraries, sentence by sentence.
+
+Each test pins one statement of the prose against the library it names, on a tokenizer
+or a layer built here in memory; nothing is downloaded.
+
+* chapter 1: Hugging Face's ``WordPieceTrainer`` learns its pieces by pair counts, as
+  its BPE trainer does, and only writes them in WordPiece's ``##`` convention;
+* chapter 2: a byte-level BPE tokenizer gives a string back exactly only without a
+  normalizer: with NFC (as Qwen2's tokenizer has) ``'cafe\\u0301'`` comes back as
+  ``'café'``; a tokenizer call matches every added token, special or not, and
+  ``split_special_tokens=True`` turns only the special ones into text; an added token
+  with ``single_word=True`` is not matched inside a word; ``tiktoken``'s ``encode`` adds no
+  token of its own, and the SmolLM2 file says its tokenizer adds no BOS;
+* chapter 3: ``nn.Embedding(padding_idx=0)`` makes ID 0 padding by its value: its row
+  starts at zero and receives no gradient.
+"""
+
+from __future__ import annotations
+
+import pytest
+
+tokenizers = pytest.importorskip("tokenizers", reason="needs the crosscheck extra (HF tokenizers)")
+
+from tokenizers import AddedToken, Tokenizer, decoders, models, normalizers, pre_tokenizers, trainers  # noqa: E402
+
+CORPUS = ["café au lait, cafe noir, au lait"]
+
+
+def byte_level_bpe(normalizer=None) -> Tokenizer:
+    """A byte-level BPE tokenizer trained in memory on ``CORPUS``, with ``normalizer`` if given."""
+    tok = Tokenizer(models.BPE())
+    tok.pre_tokenizer = pre_tokenizers.ByteLevel(add_prefix_space=False)
+    tok.decoder = decoders.ByteLevel()
+    if normalizer is not None:
+        tok.normalizer = normalizer
+    trainer = trainers.BpeTrainer(vocab_size=300, initial_alphabet=pre_tokenizers.ByteLevel.alphabet(),
+                                  show_progress=False)
+    tok.train_from_iterator(CORPUS, trainer)
+    return tok
+
+
+DECOMPOSED = "cafe\u0301"  # e followed by a combining acute accent: 5 code points
+
+
+def test_byte_level_bpe_without_a_normalizer_gives_a_decomposed_string_back_exactly():
+    tok = byte_level_bpe()
+    assert tok.decode(tok.encode(DECOMPOSED).ids) == DECOMPOSED
+
+
+def test_an_nfc_normalizer_makes_the_round_trip_give_back_the_composed_string():
+    tok = byte_level_bpe(normalizers.NFC())
+    back = tok.decode(tok.encode(DECOMPOSED).ids)
+    assert back == "caf\u00e9" and back != DECOMPOSED
+
+
+@pytest.fixture(scope="module")
+def hf_with_added():
+    transformers = pytest.importorskip("transformers", reason="needs the crosscheck extra (HF transformers)")
+    tok = byte_level_bpe()
+    tok.add_tokens(["lait"])
+    tok.add_special_tokens(["<|end|>"])
+    return transformers.PreTrainedTokenizerFast(tokenizer_object=tok)
+
+
+def test_a_tokenizer_call_matches_a_non_special_added_token_and_a_special_one(hf_with_added):
+    pieces = hf_with_added.convert_ids_to_tokens(hf_with_added("au lait<|end|>")["input_ids"])
+    assert "lait" in pieces and "<|end|>" in pieces
+
+
+def test_split_special_tokens_turns_only_special_tokens_into_text(hf_with_added):
+    pieces = hf_with_added.convert_ids_to_tokens(
+        hf_with_added("au lait<|end|>", split_special_tokens=True)["input_ids"])
+    assert "lait" in pieces and "<|end|>" not in pieces
+
+
+def test_an_added_token_with_single_word_is_not_matched_inside_a_word():
+    loose, whole = byte_level_bpe(), byte_level_bpe()
+    loose.add_tokens([AddedToken("ait", single_word=False)])
+    whole.add_tokens([AddedToken("ait", single_word=True)])
+    assert loose.encode("lait ait").tokens.count("ait") == 2
+    assert whole.encode("lait ait").tokens.count("ait") == 1
+
+
+def test_tiktoken_encode_adds_no_token_of_its_own():
+    tiktoken = pytest.importorskip("tiktoken", reason="needs the crosscheck extra (tiktoken)")
+    ranks = {bytes([b]): b for b in range(256)}
+    enc = tiktoken.Encoding("bytes", pat_str=r"\S+|\s+", mergeable_ranks=ranks, special_tokens={"<|bos|>": 256})
+    assert enc.encode("ab") == [ord("a"), ord("b")]
+
+
+def test_the_smollm2_file_says_its_tokenizer_adds_no_bos():
+    gguf = pytest.importorskip("gguf", reason="needs the gguf package")
+    from tokenpath import pretrained
+
+    path = pretrained.smollm2_path()
+    if not path.exists():
+        pytest.skip("the SmolLM2 file is not fetched (make smollm2)")
+    field = gguf.GGUFReader(path).fields["tokenizer.ggml.add_bos_token"]
+    assert bool(field.parts[field.data[0]][0]) is False
+
+
+def test_hf_wordpiece_trainer_learns_the_pieces_of_its_bpe_trainer_in_the_same_order():
+    # counts without ties, so the order of the learned pieces is fixed: low 5, lower 2, newer 6, wider 3
+    corpus = ["low"] * 5 + ["lower"] * 2 + ["newer"] * 6 + ["wider"] * 3
+
+    def learned(model, trainer):
+        tok = Tokenizer(model)
+        tok.pre_tokenizer = pre_tokenizers.Whitespace()
+        tok.train_from_iterator(corpus, trainer)
+        vocab = tok.get_vocab()
+        pieces = sorted(vocab, key=vocab.get)
+        return set(pieces), [p for p in pieces if len(p.removeprefix("##")) > 1]
+
+    wp = learned(models.WordPiece(unk_token="[UNK]"),
+                 trainers.WordPieceTrainer(vocab_size=30, special_tokens=["[UNK]"], show_progress=False))
+    bp = learned(models.BPE(unk_token="[UNK]", continuing_subword_prefix="##"),
+                 trainers.BpeTrainer(vocab_size=30, special_tokens=["[UNK]"], continuing_subword_prefix="##",
+                                     show_progress=False))
+    assert wp == bp
+    # the first piece learned is the most frequent pair, e r (2 + 6 + 3 = 11), inside a word
+    assert wp[1][1] == "##er"
+
+
+def test_nn_embedding_padding_idx_makes_row_0_zero_and_gives_it_no_gradient():
+    torch = pytest.importorskip("torch", reason="needs the crosscheck extra (torch)")
+    torch.manual_seed(0)
+    emb = torch.nn.Embedding(5, 3, padding_idx=0)
+    assert torch.equal(emb.weight[0], torch.zeros(3))
+    emb(torch.tensor([0, 1, 0, 2])).pow(2).sum().backward()
+    assert torch.equal(emb.weight.grad[0], torch.zeros(3))
+    assert emb.weight.grad[1].abs().sum() > 0
+    plain = torch.nn.Embedding(5, 3)
+    plain(torch.tensor([0])).sum().backward()
+    assert plain.weight.grad[0].abs().sum() > 0
