@@ -108,8 +108,8 @@ def files_touched(lengths, seq_len: int, limit: int) -> int:
     """How many of the files whose streams have ``lengths`` tokens (in order, joined)
     the windows of :func:`tokenpath._train_data.windows` touch.
 
-    >>> files_touched([3, 3, 3, 3], 2, 2)  # 12 tokens, windows at 0-2 and 6-8
-    3
+    >>> files_touched([3, 3, 3, 3], 2, 4)  # 12 tokens, windows over tokens 0-2 and 6-8
+    2
     """
     ends = np.cumsum(lengths)
     starts = ends - np.asarray(lengths)
@@ -122,7 +122,7 @@ def files_touched(lengths, seq_len: int, limit: int) -> int:
     return int(hit.sum())
 
 
-def test_stream(folder):
+def scored_test_stream(folder):
     """(settings, data, windows, info) of the test stream under the folder's tokenizer."""
     s, d, streams, info = rebuild(folder)
     versions, texts, n_bytes = C.outside_texts(TEST_PACKAGES)
@@ -147,7 +147,7 @@ def stream_lengths(d, s, name: str) -> list[int]:
 def table_window_losses(folder) -> tuple[dict, dict, dict, dict]:
     """({stream: {table: [windows] mean loss}}, {stream: info}, {order: discount
     estimate}, {stream: windows}) for the three streams and the test stream."""
-    s, d, streams, info, test_win, test_info = test_stream(folder)
+    s, d, streams, info, test_win, test_info = scored_test_stream(folder)
     streams = {**streams, TEST: test_win}
     for name in info:
         info[name] = {**info[name], "files_touched": files_touched(stream_lengths(d, s, name), s.seq_len,
