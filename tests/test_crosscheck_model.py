@@ -27,6 +27,7 @@ import pytest
 
 from tokenpath import examples as ex
 from tokenpath import model as M
+from tokenpath.lessons.model_files import tiny_model
 
 transformers = pytest.importorskip("transformers", reason="needs the crosscheck extra (transformers)")
 torch = pytest.importorskip("torch", reason="needs the crosscheck extra (torch)")
@@ -83,7 +84,7 @@ def test_transformers_reads_what_the_engine_wrote_and_gets_its_logits(tmp_path, 
 
 @pytest.fixture(scope="module")
 def tiny_dir(tmp_path_factory):
-    return M.save(tmp_path_factory.mktemp("tiny"), M.tiny_model())
+    return M.save(tmp_path_factory.mktemp("tiny"), tiny_model())
 
 
 TEXTS = [ex.MODEL_PROMPT, "大语言模型 and 猫 😀 unseen words, 12345!\n\n  spaces", ex.MODEL_CORPUS[:300]]
@@ -117,7 +118,7 @@ def test_tiny_directory_runs_the_same_in_transformers(tiny_dir):
 
 
 def test_bfloat16_checkpoint_written_by_torch_loads(tmp_path):
-    tiny = M.tiny_model()
+    tiny = tiny_model()
     from safetensors.torch import save_file
 
     save_file({k: torch.tensor(v).to(torch.bfloat16) for k, v in tiny.tensors.items()}, str(tmp_path / M.WEIGHTS_NAME))
@@ -209,3 +210,27 @@ def test_router_choices_match_mixtrals_router(tmp_path):
         _, gates, chosen = seen[i]  # router logits, renormalised top-k gates, chosen experts
         np.testing.assert_array_equal(layer.chosen_experts[0], chosen.numpy())
         np.testing.assert_allclose(layer.expert_gates[0], gates.double().numpy(), atol=1e-5)
+
+
+# ---------------------------------------------------------------- float32 and the K/V cache
+
+
+@pytest.mark.parametrize("tied", [False, True], ids=["untied", "tied"])
+def test_cached_float32_greedy_generation_is_transformers_generate(tmp_path, tied):
+    # a shape with grouped heads and a vocabulary large enough that near-ties are rare
+    cfg = M.LlamaConfig(512, 64, 96, 3, 8, 2, rope_theta=500.0, rms_norm_eps=1e-5, tie_word_embeddings=tied)
+    ours = M.random_model(cfg, seed=5, dtype=np.float32)
+    M.save(tmp_path, ours)
+    ref = transformers.LlamaForCausalLM.from_pretrained(tmp_path, dtype=torch.float32).eval()
+    prompt = [5, 400, 17, 3, 99, 250]
+    with torch.no_grad():
+        theirs = ref.generate(torch.tensor([prompt]), max_new_tokens=24, min_new_tokens=24, do_sample=False,
+                              pad_token_id=0)[0, len(prompt):].tolist()
+        ref_logits = ref(torch.tensor([prompt + theirs])).logits[0].double().numpy()
+    g = ours.generate(prompt, 24, temperature=0)
+    assert g.sampled.tolist() == theirs
+    # the float32 engine and float32 transformers differ by rounding only
+    ids = prompt + theirs
+    delta = np.abs(ours.logits(ids) - ref_logits).max()
+    assert delta <= 1e-4 * ref_logits.std()
+

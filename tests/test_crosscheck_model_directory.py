@@ -21,6 +21,7 @@ import numpy as np
 import pytest
 
 from tokenpath import model as M
+from tokenpath.lessons.model_files import tiny_model
 
 transformers = pytest.importorskip("transformers", reason="needs the crosscheck extra (transformers)")
 torch = pytest.importorskip("torch", reason="needs the crosscheck extra (torch)")
@@ -35,7 +36,7 @@ def test_save_pretrained_of_model_and_tokenizer_write_what_m_save_writes_and_gen
     hf_model_files = set(os.listdir(tmp_path / "model"))
     assert hf_model_files == {"config.json", "generation_config.json", "model.safetensors"}
 
-    ours = M.save(tmp_path / "ours", M.tiny_model())
+    ours = M.save(tmp_path / "ours", tiny_model())
     tok = transformers.AutoTokenizer.from_pretrained(str(ours))
     tok.save_pretrained(tmp_path / "tok")
     hf_tok_files = set(os.listdir(tmp_path / "tok"))
@@ -44,11 +45,11 @@ def test_save_pretrained_of_model_and_tokenizer_write_what_m_save_writes_and_gen
     assert set(os.listdir(ours)) == (hf_model_files | hf_tok_files) - {"generation_config.json"}
     # and transformers opens the engine's directory without a generation_config.json
     again = transformers.LlamaForCausalLM.from_pretrained(ours)
-    assert again.config.vocab_size == M.tiny_model().config.vocab_size
+    assert again.config.vocab_size == tiny_model().config.vocab_size
 
 
 def test_autotokenizer_takes_eos_and_no_added_tokens_from_tokenizer_config(tmp_path):
-    ours = M.save(tmp_path / "ours", M.tiny_model())
+    ours = M.save(tmp_path / "ours", tiny_model())
     tok = transformers.AutoTokenizer.from_pretrained(str(ours))
     engine = M.load(ours).tokenizer
     text = "猫 is a cat."

@@ -31,6 +31,7 @@ from hypothesis import strategies as st
 from _fuzz_budget import examples
 from tokenpath import model as M
 from tokenpath import safetensors_format as S
+from tokenpath.lessons.model_files import tiny_config, tiny_model, tiny_tokenizer
 
 needs_posix = pytest.mark.skipif(not hasattr(os, "mkfifo") or not os.path.exists("/dev/zero"),
                                  reason="named pipes and /dev/zero are POSIX")
@@ -49,11 +50,11 @@ HANG_SECONDS = 20
 def bases(tmp_path_factory):
     """Valid tiny folders: a Llama in one file, the same in shards, a Mixtral."""
     root = tmp_path_factory.mktemp("bases")
-    tiny = M.tiny_model()
+    tiny = tiny_model()
     return {
         "single": M.save(root / "single", tiny),
         "sharded": M.save(root / "sharded", tiny, max_shard_size=30_000),
-        "mixtral": M.save(root / "mixtral", M.tiny_model(mixtral=True)),
+        "mixtral": M.save(root / "mixtral", tiny_model(mixtral=True)),
     }
 
 
@@ -280,7 +281,7 @@ def test_hostile_config_is_refused_naming_the_file_and_the_field(bases, tmp_path
 def test_config_dict_with_numbers_too_large_for_text_is_refused_by_field():
     """``from_dict`` takes Python dicts too, where an int may have more digits than
     Python will print."""
-    d = M.tiny_config().to_dict()
+    d = tiny_config().to_dict()
     with pytest.raises(M.ModelFileError, match="vocab_size is <an integer of 5001 digits>"):
         M.LlamaConfig.from_dict({**d, "vocab_size": 10**5000})
     with pytest.raises(M.ModelFileError, match="rope_theta is"):
@@ -421,7 +422,7 @@ def test_tokenizer_config_that_is_not_a_json_object_is_refused(bases, tmp_path):
 
 def test_a_tokenizer_larger_than_the_config_vocabulary_names_tokenizer_json(bases, tmp_path):
     folder = _copy(bases["single"], tmp_path / "m")
-    small = M.random_model(M.tiny_config(vocab_size=300), seed=0)
+    small = M.random_model(tiny_config(vocab_size=300), seed=0)
     M.save(folder, small)  # config and weights for 300 IDs, tokenizer.json of 385 left in place
     err, _, _ = _load_bounded(folder)
     _assert_clear_refusal(folder, err, M.TOKENIZER_NAME, "385 IDs but config vocab_size is 300")
@@ -437,7 +438,7 @@ def test_load_and_read_config_refuse_a_non_path_argument():
     with pytest.raises(TypeError, match="config must be a LlamaConfig"):
         M.tensor_shapes({"vocab_size": 5})
     with pytest.raises(TypeError, match="keyed by tensor names"):
-        M.Model(M.tiny_config(), {1: np.zeros(1)})
+        M.Model(tiny_config(), {1: np.zeros(1)})
     with pytest.raises(ValueError, match="directory 'no\\\\x00where' holds a NUL character"):
         M.load("no\x00where")
 
@@ -474,10 +475,10 @@ def test_the_readers_and_writers_refuse_bad_arguments_by_name(tmp_path):
     with pytest.raises(TypeError, match="dtypes must be a mapping"):
         M.Model(tiny.config, dict(tiny.tensors), dtypes=[1])
     with pytest.raises(TypeError, match="vocab_size must be an integer"):
-        M.tiny_config(vocab_size="385")
+        tiny_config(vocab_size="385")
     with pytest.raises(TypeError, match="mixtral must be True or False"):
-        M.tiny_config(vocab_size=50, mixtral=np.ones(2))
-    for f in (M.tiny_config, M.tiny_model):
+        tiny_config(vocab_size=50, mixtral=np.ones(2))
+    for f in (tiny_config, tiny_model):
         with pytest.raises(TypeError, match="tied must be True or False"):
             f(tied=np.zeros(0))
 
@@ -492,7 +493,7 @@ def test_paths_that_no_file_can_have_are_refused_by_argument(tmp_path):
         for f in readers:
             with pytest.raises(ValueError, match=f"path.*{why}"):
                 f(bad)
-        for f in (M.load, M.list_files, lambda d: M.write_tokenizer(d, M.tiny_tokenizer())):
+        for f in (M.load, M.list_files, lambda d: M.write_tokenizer(d, tiny_tokenizer())):
             with pytest.raises(ValueError, match=f"directory.*{why}"):
                 f(bad)
         with pytest.raises(ValueError, match=f"path.*{why}"):
@@ -518,7 +519,7 @@ def test_the_safetensors_helpers_refuse_bad_arguments_by_name(tmp_path):
         S.open_regular_file(p, what=3)
     (tmp_path / "a-file").write_text("")
     with pytest.raises(ValueError, match="directory .* cannot be created"):
-        M.write_tokenizer(tmp_path / "a-file" / "sub", M.tiny_tokenizer())
+        M.write_tokenizer(tmp_path / "a-file" / "sub", tiny_tokenizer())
 
 
 def test_every_valid_base_folder_loads_within_the_bounds(bases):

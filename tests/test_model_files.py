@@ -12,11 +12,12 @@ import pytest
 
 from tokenpath import model as M
 from tokenpath import safetensors_format as S
+from tokenpath.lessons.model_files import tiny_config, tiny_model
 
 
 @pytest.fixture(scope="module")
 def tiny():
-    return M.tiny_model()
+    return tiny_model()
 
 
 @pytest.fixture()
@@ -298,7 +299,7 @@ def test_truncated_shard_is_refused_naming_the_shard(sharded):
 
 @pytest.fixture()
 def mixtral_dir(tmp_path):
-    cfg = M.tiny_config(mixtral=True, vocab_size=50)
+    cfg = tiny_config(mixtral=True, vocab_size=50)
     return M.save(tmp_path / "mixtral", M.random_model(cfg, seed=0))
 
 
@@ -334,7 +335,7 @@ def test_mixtral_config_with_more_experts_than_the_file_is_refused(mixtral_dir):
 
 
 def test_fused_experts_of_the_wrong_count_are_refused():
-    cfg = M.tiny_config(mixtral=True, vocab_size=50)
+    cfg = tiny_config(mixtral=True, vocab_size=50)
     t = M.random_tensors(cfg, seed=0)
     t["model.layers.0.mlp.experts.down_proj"] = np.zeros((3, 16, 32), np.float32)
     with pytest.raises(M.ModelFileError, match=r"'model.layers.0.mlp.experts.down_proj' has shape \[3, 16, 32\], "
@@ -347,7 +348,7 @@ def test_fused_experts_of_the_wrong_count_are_refused():
 
 
 def test_a_llama_file_with_expert_tensors_names_the_architecture(tmp_path):
-    m = M.random_model(M.tiny_config(vocab_size=50), seed=0)
+    m = M.random_model(tiny_config(vocab_size=50), seed=0)
     t = dict(m.tensors)
     t["model.layers.0.block_sparse_moe.gate.weight"] = np.zeros((4, 16))
     with pytest.raises(M.ModelFileError, match="describes LlamaForCausalLM, whose layers store one MLP"):

@@ -16,6 +16,7 @@ they must agree between query, key and value.
 
 from __future__ import annotations
 
+import math
 from dataclasses import dataclass
 
 import numpy as np
@@ -57,10 +58,15 @@ def softmax(x, axis: int = -1) -> np.ndarray:
         raise ValueError(f"x must not be empty, got shape {arr.shape}")
     if np.isnan(arr).any() or np.isposinf(arr).any():
         raise ValueError("x must not contain NaN or +inf (use -inf to hide a source)")
-    top = arr.max(axis=axis, keepdims=True)
-    if np.isneginf(top).any():
+    if np.isneginf(arr.max(axis=axis, keepdims=True)).any():
         raise ValueError("a softmax slice is entirely -inf: no visible source, result would be NaN")
-    e = np.exp(arr - top)
+    return _softmax(arr, axis)
+
+
+def _softmax(x: np.ndarray, axis: int = -1) -> np.ndarray:
+    """The unchecked core of :func:`softmax`, in the dtype of ``x``: subtract the slice's
+    maximum, exponentiate, divide by the sum."""
+    e = np.exp(x - x.max(axis=axis, keepdims=True))
     return e / e.sum(axis=axis, keepdims=True)
 
 
@@ -168,11 +174,17 @@ def attention(query, key, value, mask=None) -> AttentionTrace:
     """
     q, k, v = _check_qkv(query, key, value)  # [..., T_q, d_h], [..., T_k, d_h], [..., T_k, d_v]
     visible = _check_visible(mask, q.shape[:-1] + k.shape[-2:-1])  # [..., T_q, T_k]
-    d_h = q.shape[-1]
-    scores = q @ np.swapaxes(k, -1, -2) / np.sqrt(d_h)  # [..., T_q, T_k]  row i, column j
-    weights = softmax(np.where(visible, scores, -np.inf), axis=-1)  # [..., T_q, T_k]  over sources
-    output = weights @ v  # [..., T_q, d_v]  summed over sources
+    scores, weights, output = _attend(q, k, v, visible)  # QKᵀ/√d_h, softmax over sources, weights @ U
     return AttentionTrace(q, k, v, scores, visible, weights, output)
+
+
+def _attend(q: np.ndarray, k: np.ndarray, v: np.ndarray, visible: np.ndarray):
+    """The unchecked core of :func:`attention`: ``(scores, weights, output)`` in the dtype
+    of ``q``, ``k``, ``v``. ``visible`` broadcasts to ``[..., T_q, T_k]`` and leaves every
+    row at least one source (the caller's promise)."""
+    scores = q @ np.swapaxes(k, -1, -2) / math.sqrt(q.shape[-1])  # [..., T_q, T_k]  row i, column j
+    weights = _softmax(np.where(visible, scores, -np.inf), axis=-1)  # [..., T_q, T_k]  over sources
+    return scores, weights, weights @ v  # output [..., T_q, d_v]  summed over sources
 
 
 @dataclass(frozen=True)

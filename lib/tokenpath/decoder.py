@@ -36,7 +36,7 @@ import numpy as np
 from . import attention as att
 from . import gqa, moe, norms
 from ._checks import as_float, as_float_array, as_int, as_int_array
-from .position import rope
+from .position import _rotate_half, rope_tables
 
 __all__ = ["LayerTrace", "LayerWeights", "decoder_layer", "random_layer"]
 
@@ -77,13 +77,16 @@ class LayerWeights:
         ffn_ndim = 3 if moe_ffn else 2
         arrays = {f.name: getattr(self, f.name) for f in fields(self)
                   if f.name.startswith(("w_", "attn", "ffn")) and f.name != "w_router"}
+        # float32 when every array already is (a real model's precision, kept without a
+        # copy); float64, the book's teaching precision, for anything else
+        dtype = np.float32 if all(isinstance(a, np.ndarray) and a.dtype == np.float32 for a in
+                                  (*arrays.values(), *([self.w_router] if moe_ffn else []))) else np.float64
         for name, value in arrays.items():
             nd = 1 if name.endswith("norm") else ffn_ndim if name in ("w_gate", "w_up", "w_down") else 2
             if moe_ffn and nd == 3 and np.ndim(value) != 3:
                 raise ValueError(f"{name} must be [E, ·, ·], one matrix per expert, when w_router is given; "
                                  f"got shape {list(np.shape(value))}")
-            arr = as_float_array(name, value, ndim=nd)
-            arr.setflags(write=False)
+            arr = as_float_array(name, value, ndim=nd) if dtype == np.float64 else _float32_view(name, value, nd)
             object.__setattr__(self, name, arr)
         object.__setattr__(self, "heads", as_int("heads", self.heads, low=1))
         kv = self.heads if self.kv_heads is None else as_int("kv_heads", self.kv_heads, low=1)
@@ -99,8 +102,8 @@ class LayerWeights:
         kv_inner = kv * (inner // self.heads)
         expected = {"attn_norm": (d,), "w_k": (d, kv_inner), "w_v": (d, kv_inner), "w_o": (inner, d), "ffn_norm": (d,)}
         if moe_ffn:
-            r = as_float_array("w_router", self.w_router, ndim=2)
-            r.setflags(write=False)
+            r = (as_float_array("w_router", self.w_router, ndim=2) if dtype == np.float64
+                 else _float32_view("w_router", self.w_router, 2))
             object.__setattr__(self, "w_router", r)
             if r.shape[0] != d:
                 raise ValueError(f"w_router must be [d, E] with d = {d}, got shape {list(r.shape)}")
@@ -124,6 +127,16 @@ class LayerWeights:
             got = getattr(self, name).shape
             if got != shape:
                 raise ValueError(f"{name} must have shape {list(shape)} (from w_q {list(self.w_q.shape)}), got {list(got)}")
+
+    @property
+    def dtype(self) -> np.dtype:
+        """The precision the layer computes in: float32 when built from float32 arrays
+        only, else float64.
+
+        >>> random_layer(8, 2, 24, seed=0).dtype
+        dtype('float64')
+        """
+        return self.w_q.dtype
 
     @property
     def d(self) -> int:
@@ -182,13 +195,18 @@ class LayerWeights:
         >>> bool(np.array_equal(again.w_o, w.w_o))
         True
         """
+        def read(name, m, nd):  # float32 stays float32 (a view), anything else becomes float64
+            if isinstance(m, np.ndarray) and m.dtype == np.float32:
+                return _float32_view(name, m, nd)
+            return as_float_array(name, m, ndim=nd)
+
         def t(name, m):
-            return as_float_array(name, m, ndim=2).T
+            return read(name, m, 2).T  # a transposed view: BLAS reads it without a copy
 
         def ffn(name, m):
             if router is None:
                 return t(name, m)
-            return np.swapaxes(as_float_array(name, m, ndim=3), 1, 2)  # [E, d_out, d_in] -> [E, d_in, d_out]
+            return np.swapaxes(read(name, m, 3), 1, 2)  # [E, d_out, d_in] -> [E, d_in, d_out]
 
         return cls(attn_norm=attn_norm, w_q=t("q_proj", q_proj), w_k=t("k_proj", k_proj),
                    w_v=t("v_proj", v_proj), w_o=t("o_proj", o_proj), ffn_norm=ffn_norm,
@@ -301,12 +319,25 @@ class LayerTrace:
         return out
 
 
+def _float32_view(name: str, value: np.ndarray, ndim: int) -> np.ndarray:
+    """A read-only view of a float32 array with ``ndim`` axes and finite values, or an
+    error naming ``name`` (the float32 twin of ``as_float_array``: nothing is copied)."""
+    if value.ndim != ndim:
+        raise ValueError(f"{name} must have {ndim} axes, got shape {value.shape}")
+    if not np.isfinite(value).all():
+        bad = np.argwhere(~np.isfinite(value))
+        raise ValueError(f"{name} must be finite; found non-finite value(s) at index {tuple(int(i) for i in bad[0])}")
+    out = value.view()
+    out.flags.writeable = False
+    return out
+
+
 def _check_layer_input(x, weights, positions) -> tuple[np.ndarray, LayerWeights, np.ndarray]:
     """``x [B, T, d]`` of the layer's width, the weights, and one absolute position per
     row (default ``0 … T−1``), or an error naming the argument that does not fit."""
     if not isinstance(weights, LayerWeights):
         raise TypeError(f"weights must be a LayerWeights, got {type(weights).__name__}")
-    x = as_float_array("x", x, ndim=3)
+    x = as_float_array("x", x, ndim=3).astype(weights.dtype, copy=False)  # in the layer's precision
     b, t, d = x.shape
     if d != weights.d:
         raise ValueError(f"x must have the layer's width d={weights.d} on its last axis, got shape {list(x.shape)}")
@@ -320,12 +351,69 @@ def _check_layer_input(x, weights, positions) -> tuple[np.ndarray, LayerWeights,
     return x, weights, positions
 
 
+def _layer_core(x: np.ndarray, w: LayerWeights, cos: np.ndarray, sin: np.ndarray, *,
+                past: tuple[np.ndarray, np.ndarray] | None = None, keep: bool = False):
+    """The layer's arithmetic, unchecked: the one implementation that both
+    :func:`decoder_layer` (which checks its input and keeps everything) and a model's
+    fast path run. Returns ``(out, (k, v), kept)``.
+
+    ``x [B, T, d]`` in ``w.dtype``; ``cos``/``sin [T, d_h/2]`` the RoPE tables of the
+    rows' positions (:func:`tokenpath.position.rope_tables`, in ``w.dtype``). ``past`` is
+    an optional ``(k, v)`` cache of ``P`` earlier positions, ``[B, Hkv, P, d_h]`` each,
+    RoPE already applied to its keys: the rows of ``x`` then sit at positions
+    ``P … P+T−1`` and see every cached key and the new ones up to their own
+    (:func:`tokenpath.attention.cache_mask`, chapter 4). The returned ``(k, v)`` hold all
+    ``P + T`` positions: the next call's ``past``. ``kept`` is None unless ``keep``, then
+    a dict of every intermediate :class:`LayerTrace` holds.
+
+    >>> from tokenpath.position import rope_tables
+    >>> w = random_layer(8, 2, 24, seed=0); x = np.ones((1, 3, 8))
+    >>> out, (k, v), kept = _layer_core(x, w, *rope_tables([0, 1, 2], 4))
+    >>> out.shape, k.shape, kept is None
+    ((1, 3, 8), (1, 2, 3, 4), True)
+    """
+    b, t, d = x.shape
+    h, h_kv, d_h = w.heads, w.kv_heads, w.d_h
+    # --- attention sub-layer: reads other positions --------------------------------
+    attn_in = norms._rms_norm(x, w.attn_norm, w.eps)  # [B, T, d]
+    q = (attn_in @ w.w_q).reshape(b, t, h, d_h).transpose(0, 2, 1, 3)  # [B, H, T, d_h]
+    k = (attn_in @ w.w_k).reshape(b, t, h_kv, d_h).transpose(0, 2, 1, 3)  # [B, Hkv, T, d_h]
+    v = (attn_in @ w.w_v).reshape(b, t, h_kv, d_h).transpose(0, 2, 1, 3)  # [B, Hkv, T, d_h]
+    q_rot = _rotate_half(q, cos, sin)  # Q and K only, never V
+    k_rot = _rotate_half(k, cos, sin)
+    k_all, v_all = (k_rot, v) if past is None else (np.concatenate([past[0], k_rot], axis=2),
+                                                    np.concatenate([past[1], v], axis=2))  # [B, Hkv, P+T, d_h]
+    visible = att.cache_mask(k_all.shape[2] - t, t)  # [T, P+T]: row r sits at position P + r
+    _, weights, heads_out = gqa._grouped(q_rot, k_all, v_all, visible)  # softmax over sources, per query head
+    merged = heads_out.transpose(0, 2, 1, 3).reshape(b, t, h * d_h)  # [B, T, H·d_h]
+    attn_out = merged @ w.w_o  # [B, T, d]
+    y = x + attn_out  # first residual
+    # --- feed-forward sub-layer: each position on its own --------------------------
+    ffn_in = norms._rms_norm(y, w.ffn_norm, w.eps)  # [B, T, d]
+    ffn_hidden = mix = None
+    if w.w_router is None:
+        ffn_hidden = norms._gated(ffn_in @ w.w_gate, ffn_in @ w.w_up)  # [B, T, d_ff]
+        ffn_out = ffn_hidden @ w.w_down  # [B, T, d]
+    else:
+        mix = moe.moe_experts(ffn_in, w.w_router, w.w_gate, w.w_up, w.w_down, w.experts_per_token)
+        ffn_out = mix.output.astype(w.dtype, copy=False)  # [B, T, d]: Σ over the chosen experts of gate · SwiGLU_i
+    out = y + ffn_out  # second residual
+    kept = None
+    if keep:
+        kept = dict(x=x, attn_in=attn_in, q=q, k=k, v=v, q_rot=q_rot, k_rot=k_rot, weights=weights,
+                    heads_out=heads_out, merged=merged, attn_out=attn_out, y=y, ffn_in=ffn_in,
+                    ffn_hidden=ffn_hidden, ffn_out=ffn_out, out=out, moe=mix)
+    return out, (k_all, v_all), kept
+
+
 def decoder_layer(x, weights: LayerWeights, *, positions=None) -> LayerTrace:
     """Run one pre-norm decoder layer on ``x [B, T, d]`` and keep every intermediate.
 
     ``positions`` are the ``T`` absolute positions RoPE turns by (default ``0 … T−1``).
     Attention is causal: position ``t`` reads positions ``0 … t`` of its own sequence
-    (sequences never mix); query head ``h`` reads K/V head ``h // (H/Hkv)``.
+    (sequences never mix); query head ``h`` reads K/V head ``h // (H/Hkv)``. The layer
+    computes in ``weights.dtype`` (float64 for the book's layers); the arithmetic is
+    :func:`_layer_core`'s, the same a model's fast path runs.
 
     >>> w = random_layer(8, 2, 24, seed=0)
     >>> t = decoder_layer(np.ones((2, 4, 8)), w)
@@ -336,27 +424,6 @@ def decoder_layer(x, weights: LayerWeights, *, positions=None) -> LayerTrace:
     ((1, 2, 3, 2), (1, 4, 3, 3), (1, 3, 2), [[1.0, 1.0, 1.0]])
     """
     x, w, positions = _check_layer_input(x, weights, positions)  # [B, T, d], weights, [T]
-    # --- attention sub-layer: reads other positions --------------------------------
-    attn_in = norms.rms_norm(x, w.attn_norm, eps=w.eps)  # [B, T, d]
-    q = att.split_heads(attn_in @ w.w_q, w.heads)  # [B, H, T, d_h]
-    k = att.split_heads(attn_in @ w.w_k, w.kv_heads)  # [B, Hkv, T, d_h]
-    v = att.split_heads(attn_in @ w.w_v, w.kv_heads)  # [B, Hkv, T, d_h]
-    q_rot = rope(q, positions, base=w.rope_base, pairing="rotate_half")  # Q and K only
-    k_rot = rope(k, positions, base=w.rope_base, pairing="rotate_half")
-    a = gqa.grouped_attention(q_rot, k_rot, v, causal=True)  # softmax over sources, per query head
-    merged = att.merge_heads(a.output)  # [B, T, H·d_h]
-    attn_out = merged @ w.w_o  # [B, T, d]
-    y = norms.residual_add(x, attn_out)
-    # --- feed-forward sub-layer: each position on its own --------------------------
-    ffn_in = norms.rms_norm(y, w.ffn_norm, eps=w.eps)
-    ffn_hidden = mix = None
-    if w.w_router is None:
-        ffn_hidden = norms.swiglu(ffn_in, w.w_gate, w.w_up, np.eye(w.d_ff))  # [B, T, d_ff]: W_down = I
-        ffn_out = ffn_hidden @ w.w_down  # [B, T, d]
-    else:
-        mix = moe.moe_experts(ffn_in, w.w_router, w.w_gate, w.w_up, w.w_down, w.experts_per_token)
-        ffn_out = mix.output  # [B, T, d]: Σ over the chosen experts of gate · SwiGLU_i
-    out = norms.residual_add(y, ffn_out)
-    return LayerTrace(x=x, attn_in=attn_in, q=q, k=k, v=v, q_rot=q_rot, k_rot=k_rot, weights=a.weights,
-                      heads_out=a.output, merged=merged, attn_out=attn_out, y=y, ffn_in=ffn_in, ffn_hidden=ffn_hidden,
-                      ffn_out=ffn_out, out=out, positions=positions, moe=mix)
+    cos, sin = rope_tables(positions, w.d_h, w.rope_base, dtype=w.dtype)  # [T, d_h/2] each
+    _, _, kept = _layer_core(x, w, cos, sin, keep=True)  # norm, attention, residual, norm, FFN, residual
+    return LayerTrace(positions=positions, **kept)

@@ -26,7 +26,7 @@ from dataclasses import dataclass
 import numpy as np
 
 from ._checks import as_bool_array, as_float_array, as_int
-from .attention import attention, cache_mask
+from .attention import _attend, _check_visible, cache_mask
 
 __all__ = [
     "DTYPE_BYTES",
@@ -190,22 +190,32 @@ def grouped_attention(query, key, value, mask=None, *, past=None, causal: bool =
             visible &= np.broadcast_to(m, visible.shape)
         except ValueError:
             raise ValueError(f"mask must broadcast to [B, Hq, T_q, T_k] = {list(visible.shape)}, got {list(m.shape)}") from None
-    # [B, Hq, ...] -> [B, Hkv, g, ...]: query heads h = group·g + r, as repeat_kv orders them
-    trace = attention(
-        q.reshape(b, h_kv, g, t_q, d_h),
-        k[:, :, None],
-        v[:, :, None],
-        visible.reshape(b, h_kv, g, t_q, t_k),
-    )
+    visible = _check_visible(visible, visible.shape)  # every query row needs a visible key
+    scores, weights, output = _grouped(q, k, v, visible)
+    return GroupedAttentionTrace(query=q, key=k, value=v, groups=np.arange(h_q) // g, scores=scores,
+                                 mask=visible, weights=weights, output=output)
 
-    def heads(x):
+
+def _grouped(q: np.ndarray, k: np.ndarray, v: np.ndarray, visible: np.ndarray):
+    """The unchecked core of :func:`grouped_attention`: ``(scores, weights, output)``,
+    each ``[B, Hq, T_q, ·]``, in the dtype of ``q``, ``k``, ``v``.
+
+    ``q [B, Hq, T_q, d_h]``, ``k``/``v [B, Hkv, T_k, ·]``; ``visible`` is ``[T_q, T_k]``
+    (one mask for every head) or ``[B, Hq, T_q, T_k]``. The query heads are viewed as
+    ``[B, Hkv, g, T_q, d_h]`` (h = group·g + r, as :func:`repeat_kv` orders them) and each
+    group's keys broadcast over its g query heads: a reshape, never a copy per head.
+    """
+    b, h_q, t_q, d_h = q.shape
+    h_kv, t_k = k.shape[1], k.shape[2]
+    g = h_q // h_kv
+    if visible.ndim == 4:
+        visible = visible.reshape(b, h_kv, g, t_q, t_k)
+    scores, weights, output = _attend(q.reshape(b, h_kv, g, t_q, d_h), k[:, :, None], v[:, :, None], visible)
+
+    def heads(x):  # [B, Hkv, g, T_q, ·] -> [B, Hq, T_q, ·]
         return x.reshape((b, h_q) + x.shape[3:])
 
-    return GroupedAttentionTrace(
-        query=q, key=k, value=v, groups=np.arange(h_q) // g,
-        scores=heads(trace.scores), mask=heads(trace.mask), weights=heads(trace.weights),
-        output=heads(trace.output),
-    )
+    return heads(scores), heads(weights), heads(output)
 
 
 # ----------------------------------------------------------------- cache counting

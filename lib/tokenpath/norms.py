@@ -81,6 +81,14 @@ def rms_norm_trace(x, weight=None, *, eps: float = 0.0) -> RMSNormTrace:
     return RMSNormTrace(x, w, eps, ms, rms, normalized, normalized * w)  # output [..., d]: γ ⊙ normalized
 
 
+def _rms_norm(x: np.ndarray, weight: np.ndarray, eps: float) -> np.ndarray:
+    """The unchecked core of :func:`rms_norm`, the same operations in the same order as
+    :func:`rms_norm_trace` (so the same bits), in the dtype of ``x`` and ``weight``
+    (``eps`` a Python float, which never widens float32). ``x [..., d]``, ``weight [d]``."""
+    ms = np.mean(x * x, axis=-1, keepdims=True)  # [..., 1]
+    return x / np.sqrt(ms + eps) * weight  # [..., d]
+
+
 def rms_norm(x, weight=None, *, eps: float = 0.0) -> np.ndarray:
     """RMSNorm over the last (feature) axis: ``weight * x / sqrt(mean(x²) + eps)``.
 
@@ -92,7 +100,12 @@ def rms_norm(x, weight=None, *, eps: float = 0.0) -> np.ndarray:
     >>> rms_norm([[3.0, 4.0], [30.0, 40.0]]).round(4).tolist()   # each row on its own
     [[0.8485, 1.1314], [0.8485, 1.1314]]
     """
-    return rms_norm_trace(x, weight, eps=eps).output
+    x = as_float_array("x", x, min_ndim=1)  # [..., d]
+    eps = as_float("eps", eps, low=0.0)
+    w = np.ones(x.shape[-1]) if weight is None else _feature_weight("weight", weight, x.shape[-1])  # [d]
+    if np.any(np.mean(x * x, axis=-1) + eps == 0):
+        raise ValueError("x has an all-zero feature vector and eps = 0: its RMS is 0; pass eps > 0")
+    return _rms_norm(x, w, eps)
 
 
 @dataclass(frozen=True)
@@ -183,9 +196,20 @@ def sigmoid(x) -> np.ndarray:
     >>> float(sigmoid(0.0))
     0.5
     """
-    x = as_float_array("x", x)
+    return _sigmoid(as_float_array("x", x))
+
+
+def _sigmoid(x: np.ndarray) -> np.ndarray:
+    """The unchecked core of :func:`sigmoid`, in the dtype of ``x``: ``exp`` of minus
+    ``|x|`` only, so it never overflows."""
     e = np.exp(-np.abs(x))
     return np.where(x >= 0, 1.0 / (1.0 + e), e / (1.0 + e))
+
+
+def _gated(gate_pre: np.ndarray, content: np.ndarray) -> np.ndarray:
+    """The unchecked core of SwiGLU's hidden layer, ``SiLU(a) · c`` (the ``product`` of
+    :func:`gate_trace`, same operations in the same order), in the dtype of its inputs."""
+    return gate_pre * _sigmoid(gate_pre) * content
 
 
 def silu(x) -> np.ndarray:

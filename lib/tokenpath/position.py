@@ -52,6 +52,7 @@ __all__ = [
     "rope",
     "rope_angles",
     "rope_frequencies",
+    "rope_tables",
     "rotate_half_order",
     "rotation",
     "sinusoidal",
@@ -124,13 +125,41 @@ def rope(x, positions, *, base: float = 10000.0, pairing: str = "rotate_half") -
     if angles.shape[0] != t:
         raise ValueError(f"positions must give one position per row of x ({t}), got {angles.shape[0]}")
     cos, sin = np.cos(angles), np.sin(angles)
-    if pairing == "adjacent":
-        a, b = x[..., 0::2], x[..., 1::2]
-        out = np.empty_like(x)
-        out[..., 0::2] = a * cos - b * sin
-        out[..., 1::2] = a * sin + b * cos
-        return out
-    half = d // 2
+    return (_adjacent if pairing == "adjacent" else _rotate_half)(x, cos, sin)  # [a·cos − b·sin, a·sin + b·cos]
+
+
+def rope_tables(positions, head_dim: int, base: float = 10000.0, *, dtype=np.float64) -> tuple[np.ndarray, np.ndarray]:
+    """``(cos, sin)`` of every angle RoPE turns by, ``[T, head_dim/2]`` each (row = position,
+    column = pair), computed in float64 and then cast to ``dtype`` (float64 or float32):
+    what a model computes once per position and reuses in every layer and head.
+
+    >>> c, s = rope_tables([0, 1], 2, base=1.0, dtype=np.float32)
+    >>> c.dtype, [round(float(a), 6) for a in c[:, 0]], [round(float(a), 6) for a in s[:, 0]]
+    (dtype('float32'), [1.0, 0.540302], [0.0, 0.841471])
+    """
+    if not isinstance(dtype, (type, np.dtype, str)) or dtype not in (np.float64, np.float32, "float64", "float32"):
+        raise ValueError(f"dtype must be np.float64 or np.float32, got {dtype!r}")
+    dtype = np.dtype(dtype)
+    head_dim = as_pair_width("head_dim", head_dim)
+    angles = rope_angles(positions, head_dim, base)  # [T, head_dim/2]
+    return np.cos(angles).astype(dtype), np.sin(angles).astype(dtype)
+
+
+def _adjacent(x: np.ndarray, cos: np.ndarray, sin: np.ndarray) -> np.ndarray:
+    """The unchecked core of :func:`rope` with the ``adjacent`` pairing: feature ``2i``
+    turns with feature ``2i+1``. ``x [..., T, d_h]``, ``cos``/``sin [T, d_h/2]``."""
+    a, b = x[..., 0::2], x[..., 1::2]
+    out = np.empty_like(x)
+    out[..., 0::2] = a * cos - b * sin
+    out[..., 1::2] = a * sin + b * cos
+    return out
+
+
+def _rotate_half(x: np.ndarray, cos: np.ndarray, sin: np.ndarray) -> np.ndarray:
+    """The unchecked core of :func:`rope` with the ``rotate_half`` pairing: feature ``i``
+    turns with feature ``i + d_h/2``. ``x [..., T, d_h]``, ``cos``/``sin [T, d_h/2]``
+    (from :func:`rope_tables`, in ``x``'s dtype)."""
+    half = x.shape[-1] // 2
     a, b = x[..., :half], x[..., half:]
     return np.concatenate([a * cos - b * sin, a * sin + b * cos], axis=-1)
 

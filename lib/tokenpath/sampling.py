@@ -36,11 +36,15 @@ __all__ = [
 # ------------------------------------------------------------ probabilities, sampling
 
 
-def next_token_probs(z, *, temperature: float = 1.0, top_k: int | None = None) -> np.ndarray:
+def next_token_probs(z, *, temperature: float = 1.0, top_k: int | None = None,
+                     top_p: float | None = None) -> np.ndarray:
     """The distribution of the next ID from logits ``z [..., V]``, over the last
     (vocabulary) axis: keep the ``top_k`` largest logits (all when ``None``), divide by
-    ``temperature``, softmax. Temperature 0 is greedy: all mass on the largest logit
-    (the lowest ID among equals).
+    ``temperature``, softmax; then, with ``top_p`` in (0, 1], keep only the nucleus (the
+    most likely IDs, best first, up to and including the one whose cumulative
+    probability reaches ``top_p``) and renormalise, as ``transformers``' top-p warper
+    does after its temperature and top-k. Temperature 0 is greedy: all mass on the
+    largest logit (the lowest ID among equals).
 
     >>> next_token_probs([np.log(3), 0.0]).round(6).tolist()
     [0.75, 0.25]
@@ -48,11 +52,17 @@ def next_token_probs(z, *, temperature: float = 1.0, top_k: int | None = None) -
     [1.0, 0.0]
     >>> next_token_probs([1.0, 3.0, 2.0], top_k=1).tolist()
     [0.0, 1.0, 0.0]
+    >>> next_token_probs(np.log([0.5, 0.3, 0.2]), top_p=0.7).round(6).tolist()   # 0.5 + 0.3 reaches 0.7
+    [0.625, 0.375, 0.0]
     """
     z = as_float_array("z (the logits)", z, min_ndim=1)
     if z.shape[-1] == 0:
         raise ValueError(f"z (the logits) must hold at least one logit, got shape {list(z.shape)}")
     temperature = as_float("temperature", temperature, low=0.0)
+    if top_p is not None:
+        top_p = as_float("top_p", top_p)
+        if not 0.0 < top_p <= 1.0:
+            raise ValueError(f"top_p must be in (0, 1]: the probability the nucleus holds, got {top_p:g}")
     v = z.shape[-1]
     if top_k is not None:
         top_k = as_int("top_k", top_k, low=1, high=v)
@@ -65,7 +75,23 @@ def next_token_probs(z, *, temperature: float = 1.0, top_k: int | None = None) -
     # temperature sends the others towards −∞ and never overflows to +∞
     top = z.max(axis=-1, keepdims=True)
     with np.errstate(over="ignore"):
-        return softmax((z - top) / temperature, axis=-1)
+        p = softmax((z - top) / temperature, axis=-1)
+    if top_p is None or top_p == 1.0:
+        return p
+    return _nucleus(p, top_p)
+
+
+def _nucleus(p: np.ndarray, top_p: float) -> np.ndarray:
+    """``p [..., V]`` cut to its nucleus and renormalised: IDs by falling probability
+    (lower ID first among equals), kept while the mass before them is below ``top_p``
+    (so the most likely ID is always kept)."""
+    order = np.argsort(-p, axis=-1, kind="stable")  # best first
+    sorted_p = np.take_along_axis(p, order, axis=-1)
+    before = np.cumsum(sorted_p, axis=-1) - sorted_p  # mass of the better IDs
+    keep = np.zeros(p.shape, dtype=bool)
+    np.put_along_axis(keep, order, before < top_p, axis=-1)
+    cut = np.where(keep, p, 0.0)
+    return cut / cut.sum(axis=-1, keepdims=True)
 
 
 def draw_ids(probs, uniforms) -> np.ndarray:
@@ -88,7 +114,8 @@ def draw_ids(probs, uniforms) -> np.ndarray:
     return np.minimum(ids, np.flatnonzero(p > 0)[-1])
 
 
-def sample_next(z, rng: np.random.Generator, *, temperature: float = 1.0, top_k: int | None = None) -> int:
+def sample_next(z, rng: np.random.Generator, *, temperature: float = 1.0, top_k: int | None = None,
+                top_p: float | None = None) -> int:
     """Draw one ID from the logits ``z [V]`` with the seeded generator ``rng``.
 
     >>> sample_next([np.log(3), 0.0], np.random.default_rng(0), temperature=0.0)
@@ -99,7 +126,7 @@ def sample_next(z, rng: np.random.Generator, *, temperature: float = 1.0, top_k:
     z = as_float_array("z (the logits)", z, ndim=1)
     if z.shape[-1] == 0:
         raise ValueError(f"z (the logits) must hold at least one logit, got shape {list(z.shape)}")
-    p = next_token_probs(z, temperature=temperature, top_k=top_k)
+    p = next_token_probs(z, temperature=temperature, top_k=top_k, top_p=top_p)
     return int(draw_ids(p, [rng.random()])[0])
 
 
@@ -116,8 +143,8 @@ class GenerationStep:
 
 
 def generate(prompt, steps: int, *, table=None, layer: LayerWeights | None = None, w_out=None,
-             temperature: float = 1.0, top_k: int | None = None, seed: int = 0,
-             logits_fn=None) -> list[GenerationStep]:
+             temperature: float = 1.0, top_k: int | None = None, top_p: float | None = None, seed: int = 0,
+             logits_fn=None, next_logits=None, stop=()) -> list[GenerationStep]:
     """Autoregressive sampling with a one-layer model: IDs → ``table`` rows → decoder
     ``layer`` → final RMSNorm → ``W_out`` (tied to the table unless given) → sample →
     append the ID → look it up again. Seeded by ``seed``; ``temperature=0`` is greedy.
@@ -128,7 +155,13 @@ def generate(prompt, steps: int, *, table=None, layer: LayerWeights | None = Non
     Any other model runs the same loop through ``logits_fn(ids [T]) -> logits [T, V]``
     (a whole model's forward pass, e.g. :meth:`tokenpath.model.Model.logits`); then
     ``table``, ``layer`` and ``w_out`` are not used and the steps keep no ``x`` or
-    ``hidden``.
+    ``hidden``. ``next_logits(ids [T]) -> logits [V]`` is the same with only the row
+    that is sampled from: a model with a K/V cache computes just the positions it has
+    not seen (:meth:`tokenpath.model.Model.generate`).
+
+    ``top_p`` samples from the nucleus (:func:`next_token_probs`). The loop ends after
+    ``steps`` draws, or earlier when it draws an ID in ``stop`` (an end-of-sequence ID;
+    the stop ID is kept as the last step).
 
     >>> from tokenpath.decoder import random_layer
     >>> e = np.round(np.random.default_rng(0).normal(0.0, 0.5, (10, 8)), 1)
@@ -140,7 +173,24 @@ def generate(prompt, steps: int, *, table=None, layer: LayerWeights | None = Non
     ([3, 4], True)
     """
     steps = as_int("steps", steps, low=1)
-    if logits_fn is not None:
+    if isinstance(stop, (str, bytes)) or not hasattr(stop, "__iter__"):
+        raise TypeError(f"stop must be a collection of IDs, got {type(stop).__name__}")
+    stop = {as_int("stop ID", i, low=0) for i in stop}
+    if logits_fn is not None and next_logits is not None:
+        raise ValueError("give logits_fn or next_logits, not both")
+    if next_logits is not None:
+        if not callable(next_logits):
+            raise TypeError(f"next_logits must be callable as next_logits(ids) -> [V], got "
+                            f"{type(next_logits).__name__}")
+        if table is not None or layer is not None or w_out is not None:
+            raise ValueError("give either next_logits or table/layer/w_out: next_logits runs the whole model")
+        ids = as_int_array("prompt", prompt, ndim=1, low=0)
+
+        def run(ids):
+            z = as_float_array("next_logits(ids)", next_logits(ids), ndim=1)
+            check_ids(ids, z.shape[0])
+            return None, None, z
+    elif logits_fn is not None:
         if not callable(logits_fn):
             raise TypeError(f"logits_fn must be callable as logits_fn(ids) -> [T, V], got {type(logits_fn).__name__}")
         if table is not None or layer is not None or w_out is not None:
@@ -173,9 +223,11 @@ def generate(prompt, steps: int, *, table=None, layer: LayerWeights | None = Non
     out = []
     for _ in range(steps):
         x, final, z = run(ids)
-        p = next_token_probs(z, temperature=temperature, top_k=top_k)
+        p = next_token_probs(z, temperature=temperature, top_k=top_k, top_p=top_p)
         nxt = int(draw_ids(p, [rng.random()])[0])
         out.append(GenerationStep(ids, x, final, z, p, nxt))
+        if nxt in stop:
+            break
         ids = np.append(ids, nxt)
     return out
 

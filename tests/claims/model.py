@@ -13,6 +13,7 @@ from tokenpath import examples as ex
 from tokenpath import fmt
 from tokenpath import model as M
 from tokenpath import safetensors_format as S
+from tokenpath.lessons.model_files import tiny_config, tiny_model
 
 from . import Claim as _Claim
 from . import NotClaim as _NotClaim
@@ -27,7 +28,7 @@ NotClaim = partial(_NotClaim, chapter=CHAPTER)
 
 @cache
 def tiny():
-    return M.tiny_model()
+    return tiny_model()
 
 
 @cache
@@ -67,11 +68,11 @@ def config():
 
 @cache
 def mixtral():
-    return M.tiny_model(mixtral=True)
+    return tiny_model(mixtral=True)
 
 
 def mix_count(tied=False):
-    return M.count_parameters(M.tiny_config(mixtral=True, tied=tied))
+    return M.count_parameters(tiny_config(mixtral=True, tied=tied))
 
 
 @cache
@@ -84,7 +85,7 @@ def _mix_stored(name):
 
 
 def count(tied=False):
-    return M.count_parameters(M.tiny_config(tied=tied))
+    return M.count_parameters(tiny_config(tied=tied))
 
 
 def _thousands(v) -> str:

@@ -13,12 +13,14 @@ A model directory is three kinds of file:
   engine's byte-level BPE of :mod:`tokenpath.bpe`).
 
 :func:`load` reads such a directory into a :class:`Model`; :meth:`Model.logits` runs
-the forward pass, composed from the engine's own pieces and nothing else:
-:func:`tokenpath.embedding.lookup`, one :func:`tokenpath.decoder.decoder_layer` per
+the forward pass, composed from the engine's own pieces and nothing else: the
+embedding lookup, the arithmetic of one :func:`tokenpath.decoder.decoder_layer` per
 layer (RMSNorm, RoPE with the ``rotate_half`` pairing, grouped-query causal attention,
-SwiGLU, the residual adds), the final RMSNorm and the tied or untied head of
-:mod:`tokenpath.embedding`; :meth:`Model.generate` is
-:func:`tokenpath.embedding.generate`'s sampling loop run on it.
+SwiGLU, the residual adds), the final RMSNorm and the tied or untied head;
+:meth:`Model.forward` runs the same arithmetic and keeps every intermediate.
+:meth:`Model.generate` is :func:`tokenpath.sampling.generate`'s sampling loop run on it,
+with a :class:`KVCache`: the prompt once, then one position per step. A model of the
+book's size computes in float64, a real one in float32 (:data:`FLOAT64_MAX_PARAMETERS`).
 
 A Mixtral directory (``MixtralForCausalLM``, :class:`MixtralConfig`) is the same
 skeleton with the dense SwiGLU of every layer replaced by a mixture of experts: a
@@ -39,11 +41,11 @@ in (:meth:`Model.layer_weights`) and nowhere else.
 
 # The names of the modules below, where each is defined (and a few constants outside __all__).
 from ..safefiles import ModelFileError
+from .cache import KVCache
 from .config import (ARCHITECTURE, CONFIG_NAME, INDEX_NAME, MAX_CONFIG_BYTES, MAX_JSON_BYTES, MIXTRAL_ARCHITECTURE,
                      TOKENIZER_CONFIG_NAME, TOKENIZER_NAME, WEIGHTS_NAME, LlamaConfig, MixtralConfig, read_config)
 from .files import list_files, load, save
-from .forward import (ForwardTrace, GenerationTrace, Model, random_model, random_tensors, tiny_config, tiny_model,
-                      tiny_tokenizer)
+from .forward import FLOAT64_MAX_PARAMETERS, ForwardTrace, GenerationTrace, Model, random_model, random_tensors
 from .tensors import ParameterCount, count_parameters, tensor_role, tensor_shapes
 from .tokenizer_file import (TOKENIZER_MAX_BYTES, TOKENIZER_MAX_CONTAINERS, read_tokenizer, tokenizer_json,
                              write_tokenizer)
@@ -51,12 +53,14 @@ from .tokenizer_file import (TOKENIZER_MAX_BYTES, TOKENIZER_MAX_CONTAINERS, read
 __all__ = [
     "ARCHITECTURE",
     "CONFIG_NAME",
+    "FLOAT64_MAX_PARAMETERS",
     "INDEX_NAME",
     "MIXTRAL_ARCHITECTURE",
     "TOKENIZER_NAME",
     "WEIGHTS_NAME",
     "ForwardTrace",
     "GenerationTrace",
+    "KVCache",
     "LlamaConfig",
     "MixtralConfig",
     "Model",
@@ -72,9 +76,6 @@ __all__ = [
     "save",
     "tensor_role",
     "tensor_shapes",
-    "tiny_config",
-    "tiny_model",
-    "tiny_tokenizer",
     "tokenizer_json",
     "write_tokenizer",
 ]

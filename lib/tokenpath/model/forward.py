@@ -1,10 +1,10 @@
 """A loaded model run forward: :class:`Model` (the Llama or Mixtral forward pass built
-from the engine's own pieces, and generation), its traces, and seeded random models
-(:func:`random_model`, the chapter's :func:`tiny_model`)."""
+from the engine's own pieces, with a K/V cache for generation), its traces, and seeded
+random models (:func:`random_model`). The chapter's tiny model lives with its lessons
+(:mod:`tokenpath.lessons.model_files`): the model core takes no teaching constants."""
 
 from __future__ import annotations
 
-import dataclasses
 import math
 from dataclasses import dataclass
 from types import MappingProxyType
@@ -13,23 +13,29 @@ from typing import Mapping
 import numpy as np
 
 from .. import bpe, decoder, embedding, norms, sampling
-from .. import examples as ex
 from .._checks import as_int
+from ..position import rope_tables
 from ..safefiles import ModelFileError, short_repr
-from .config import TOKENIZER_NAME, LlamaConfig, MixtralConfig
-from .tensors import _check_tensors, _stored_dtype, tensor_role, tensor_shapes
+from .cache import KVCache
+from .config import TOKENIZER_NAME, LlamaConfig
+from .tensors import _check_tensors, _stored_dtype, count_parameters, tensor_role, tensor_shapes
 
 __all__ = [
+    "FLOAT64_MAX_PARAMETERS",
     "ForwardTrace",
     "GenerationTrace",
     "Model",
     "random_model",
     "random_tensors",
-    "tiny_config",
-    "tiny_model",
-    "tiny_tokenizer",
 ]
 
+#: The largest model (in stored numbers) that computes in float64 unless told otherwise:
+#: the book's teaching models (chapter 9's 17,008 parameters, chapter 10's trained
+#: mixture of experts), whose printed digits and whose stated agreement with
+#: ``transformers`` were measured in float64, and for which the copy costs nothing. A
+#: model past it (any real one: SmolLM2-135M stores 134,515,008) computes in float32, the
+#: precision its weights have after loading, and keeps them without a float64 copy.
+FLOAT64_MAX_PARAMETERS = 1 << 24
 
 @dataclass(frozen=True)
 class ForwardTrace:
@@ -74,12 +80,22 @@ class Model:
 
     ``tensors`` maps Hugging Face names to arrays in the stored ``[d_out, d_in]`` layout;
     they are checked against ``config`` (every name present, every shape right,
-    nothing extra) and kept as read-only float64. ``dtypes`` records each tensor's
-    dtype in the file.
+    nothing extra, every number finite) and kept read-only in the model's ``dtype``.
+    ``dtypes`` records each tensor's dtype in the file.
+
+    ``dtype`` is the precision the model computes in: ``np.float32`` or ``np.float64``.
+    The default (None) is float64 for a model of at most :data:`FLOAT64_MAX_PARAMETERS`
+    numbers (the book's teaching models: the digits chapters 9 and 10 print, and their
+    agreement with ``transformers`` to 1e-5, were measured in float64, and the copy costs
+    nothing at that size) and float32 above it: a real model computes in its weights'
+    own precision after loading, and float32 arrays are kept as they are, not copied.
+
+    >>> Model(LlamaConfig(10, 8, 16, 1, 4, 2), random_tensors(LlamaConfig(10, 8, 16, 1, 4, 2), seed=0)).dtype
+    dtype('float64')
     """
 
     def __init__(self, config: LlamaConfig, tensors: Mapping[str, np.ndarray], tokenizer: bpe.Tokenizer | None = None,
-                 *, dtypes: Mapping[str, str] | None = None, source: str = "tensors"):
+                 *, dtypes: Mapping[str, str] | None = None, source: str = "tensors", dtype=None):
         if not isinstance(config, LlamaConfig):
             raise TypeError(f"config must be a LlamaConfig, got {type(config).__name__}")
         if tokenizer is not None and not isinstance(tokenizer, bpe.Tokenizer):
@@ -88,20 +104,38 @@ class Model:
                 isinstance(k, str) and isinstance(v, str) for k, v in dtypes.items())):
             raise TypeError(f"dtypes must be a mapping of tensor name -> dtype name (str -> str), got "
                             f"{short_repr(dtypes)}")
+        if dtype is None:
+            small = count_parameters(config).total <= FLOAT64_MAX_PARAMETERS
+            dtype = np.float64 if small else np.float32
+        self.dtype = _check_dtype(dtype)
         self.config = config
-        self.tensors = MappingProxyType(_check_tensors(config, tensors, source))
+        self.tensors = MappingProxyType(_check_tensors(config, tensors, source, dtype=self.dtype))
         self.dtypes = MappingProxyType({k: _stored_dtype(k, dtypes or {}) for k in self.tensors})
         if tokenizer is not None and tokenizer.n_vocab > config.vocab_size:
             raise ModelFileError(f"{TOKENIZER_NAME}: the tokenizer has {tokenizer.n_vocab} IDs but config vocab_size "
                                  f"is {config.vocab_size}; IDs >= {config.vocab_size} would have no embedding row")
         self.tokenizer = tokenizer
         self._layers: dict[int, decoder.LayerWeights] = {}  # built once each: the tensors are read-only
+        self._rope = np.zeros((2, 0, config.head_dim // 2), dtype=self.dtype)  # cos, sin of positions 0 … n−1
 
     def __repr__(self) -> str:
         c = self.config
         experts = f", experts={c.n_experts}, k={c.num_experts_per_tok}" if c.n_experts else ""
         return (f"Model(V={c.vocab_size}, d={c.hidden_size}, L={c.num_hidden_layers}, Hq={c.num_attention_heads}, "
                 f"Hkv={c.num_key_value_heads}, d_ff={c.intermediate_size}{experts}, tied={c.tie_word_embeddings})")
+
+    def astype(self, dtype) -> "Model":
+        """The same model computing in ``dtype`` (float32 or float64); ``self`` when it
+        already does.
+
+        >>> m = random_model(LlamaConfig(10, 8, 16, 1, 4, 2), seed=0)
+        >>> m.dtype, m.astype(np.float32).dtype, m.astype(np.float64) is m
+        (dtype('float64'), dtype('float32'), True)
+        """
+        dtype = _check_dtype(dtype)
+        if dtype == self.dtype:
+            return self
+        return Model(self.config, self.tensors, self.tokenizer, dtypes=self.dtypes, source="Model.astype", dtype=dtype)
 
     # ---------------------------------------------------------------- parameters
 
@@ -112,15 +146,17 @@ class Model:
 
     @property
     def w_out(self) -> np.ndarray:
-        """The output projection [d, V]: Eᵀ when tied, else lm_head.weightᵀ."""
+        """The output projection [d, V]: Eᵀ when tied, else lm_head.weightᵀ (a view, not a copy)."""
         if self.config.tie_word_embeddings:
-            return embedding.tied_head(self.embedding)
+            return self.embedding.T
         return self.tensors["lm_head.weight"].T
 
     def layer_weights(self, i: int) -> decoder.LayerWeights:
         """Layer ``i``'s parameters as a :class:`tokenpath.decoder.LayerWeights`,
         transposed to the book's ``x @ W`` convention (the one place that transposes).
-        Built and checked once per layer, then reused: every tensor is read-only.
+        The transposes are views of the stored tensors: BLAS reads a transposed matrix
+        as it is, so nothing is copied. Built and checked once per layer, then reused:
+        every tensor is read-only.
 
         >>> m = random_model(LlamaConfig(10, 8, 16, 2, 4, 2), seed=0)
         >>> m.layer_weights(1) is m.layer_weights(1), m.layer_weights(1).w_q.shape
@@ -142,16 +178,13 @@ class Model:
         else:
             ffn = dict(gate_proj=t[p + "mlp.gate_proj.weight"], up_proj=t[p + "mlp.up_proj.weight"],
                        down_proj=t[p + "mlp.down_proj.weight"])
-        w = decoder.LayerWeights.from_linear(
+        return decoder.LayerWeights.from_linear(
             attn_norm=t[p + "input_layernorm.weight"], q_proj=t[p + "self_attn.q_proj.weight"],
             k_proj=t[p + "self_attn.k_proj.weight"], v_proj=t[p + "self_attn.v_proj.weight"],
             o_proj=t[p + "self_attn.o_proj.weight"], ffn_norm=t[p + "post_attention_layernorm.weight"],
             heads=c.num_attention_heads, kv_heads=c.num_key_value_heads, rope_base=c.rope_theta,
             eps=c.rms_norm_eps, **ffn,
         )
-        # the transposed views are strided; contiguous copies let NumPy hand every product to BLAS
-        return dataclasses.replace(w, **{f.name: np.ascontiguousarray(getattr(w, f.name)) for f in dataclasses.fields(w)
-                                         if isinstance(getattr(w, f.name), np.ndarray)})
 
     @property
     def parameter_count(self) -> int:
@@ -164,33 +197,67 @@ class Model:
 
     # ---------------------------------------------------------------- running
 
-    def _ids(self, ids) -> np.ndarray:
-        ids = embedding.check_ids(ids, self.config.vocab_size)
+    def _ids(self, ids, name: str = "ids") -> np.ndarray:
+        ids = embedding.check_ids(ids, self.config.vocab_size, name=name)
         if ids.ndim != 1 or ids.size < 1:
-            raise ValueError(f"ids must be a non-empty 1-D sequence [T], got shape {list(ids.shape)}")
+            raise ValueError(f"{name} must be a non-empty 1-D sequence [T], got shape {list(ids.shape)}")
         return ids
+
+    def _rope_rows(self, start: int, stop: int) -> tuple[np.ndarray, np.ndarray]:
+        """cos, sin ``[stop − start, d_h/2]`` of positions ``start … stop−1``, from a table
+        computed once and grown (doubling) when a longer sequence arrives."""
+        if stop > self._rope.shape[1]:
+            n = max(stop, 2 * self._rope.shape[1], 64)
+            self._rope = np.stack(rope_tables(np.arange(n), self.config.head_dim, self.config.rope_theta,
+                                              dtype=self.dtype))
+        return self._rope[0, start:stop], self._rope[1, start:stop]
+
+    def _run(self, ids: np.ndarray, *, cache: KVCache | None = None, keep: bool = False,
+             replace: Mapping[int, decoder.LayerWeights] | None = None, last: bool = False):
+        """The forward pass on checked ``ids [T]``, through :func:`tokenpath.decoder._layer_core`
+        (the arithmetic :func:`tokenpath.decoder.decoder_layer` runs too). With a ``cache``
+        the rows continue the cached positions and their keys and values are appended
+        to it. ``keep`` keeps every layer's intermediates; ``last`` scores only the last
+        row. Returns ``(x, layers, final, logits)``."""
+        c, t = self.config, ids.size
+        start = 0 if cache is None else cache.length
+        cos, sin = self._rope_rows(start, start + t)  # [T, d_h/2] each
+        x = self.embedding[ids]  # [T, d] rows of E
+        h, layers = x[None], []  # a batch of one sequence: [1, T, d]
+        for i in range(c.num_hidden_layers):
+            w = (replace or {}).get(i) or self.layer_weights(i)
+            past = None if cache is None else cache.layer(i)
+            if w.dtype != h.dtype:  # a replacement in another precision computes in its own
+                h, cos_i, sin_i = h.astype(w.dtype), cos.astype(w.dtype), sin.astype(w.dtype)
+                past = None if past is None else (past[0].astype(w.dtype), past[1].astype(w.dtype))
+            else:
+                cos_i, sin_i = cos, sin
+            h, kv, kept = decoder._layer_core(h, w, cos_i, sin_i, past=past, keep=keep)
+            h = h.astype(self.dtype, copy=False)
+            if cache is not None:
+                cache.store(i, kv[0].astype(self.dtype, copy=False), kv[1].astype(self.dtype, copy=False))
+            if keep:
+                layers.append(decoder.LayerTrace(positions=np.arange(start, start + t), **kept))
+        if cache is not None:
+            cache.advance(ids)
+        rows = h[0, -1:] if last else h[0]  # [T, d] (or [1, d])
+        final = norms._rms_norm(rows, self.tensors["model.norm.weight"], c.rms_norm_eps)
+        return x, layers, final, final @ self.w_out  # logits [T, V]: row t scores the ID after position t
 
     def forward(self, ids, *, replace: Mapping[int, decoder.LayerWeights] | None = None) -> ForwardTrace:
         """Run the whole model on one sequence ``ids [T]`` and keep every step.
 
         ``replace`` maps layer indices to other weights for those layers (an ablation:
         a head's output rows of W_O zeroed, an expert removed from a router); the
-        model's own weights are never changed.
+        model's own weights are never changed. The logits are bit for bit those of
+        :meth:`logits`: the same arithmetic, with the intermediates kept.
 
         >>> m = random_model(LlamaConfig(10, 8, 16, 2, 4, 2), seed=0)
         >>> tr = m.forward([3, 7, 3, 2]); len(tr.layers), tr.logits.shape
         (2, (4, 10))
         """
         ids = self._ids(ids)
-        c = self.config
-        replace = self._replacements(replace)
-        x = embedding.lookup(self.embedding, ids)  # [T, d]
-        layers, h = [], x[None]  # a batch of one sequence: [1, T, d]
-        for i in range(c.num_hidden_layers):
-            layers.append(decoder.decoder_layer(h, replace.get(i) or self.layer_weights(i)))
-            h = layers[-1].out
-        final = norms.rms_norm(h[0], self.tensors["model.norm.weight"], eps=c.rms_norm_eps)
-        z = embedding.logits(final, self.w_out)  # [T, V]
+        x, layers, final, z = self._run(ids, keep=True, replace=self._replacements(replace))
         return ForwardTrace(ids=ids, x=x, layers=tuple(layers), final=final, logits=z)
 
     def _replacements(self, replace) -> dict[int, decoder.LayerWeights]:
@@ -207,13 +274,34 @@ class Model:
             out[i] = w
         return out
 
-    def logits(self, ids) -> np.ndarray:
-        """Logits ``[T, V]`` for a 1-D sequence of IDs (row t scores the next ID).
+    def logits(self, ids, *, cache: KVCache | None = None) -> np.ndarray:
+        """Logits ``[T, V]`` for a 1-D sequence of IDs (row t scores the next ID), in the
+        model's dtype, with no intermediate kept.
 
-        >>> random_model(LlamaConfig(10, 8, 16, 1, 4, 2), seed=0).logits([1, 2]).shape
-        (2, 10)
+        ``cache`` (a :class:`KVCache` from :meth:`new_cache`) makes ``ids`` the
+        continuation of the positions it holds: only the new rows are computed, each
+        seeing every cached key and the new ones up to its own (chapter 4's cache
+        mask), and their keys and values are added to the cache.
+
+        >>> m = random_model(LlamaConfig(10, 8, 16, 1, 4, 2), seed=0)
+        >>> cache = m.new_cache(); first = m.logits([1, 2], cache=cache); more = m.logits([3], cache=cache)
+        >>> m.logits([1, 2]).shape, cache.length, bool(np.allclose(more, m.logits([1, 2, 3])[-1:]))
+        ((2, 10), 3, True)
         """
-        return self.forward(ids).logits
+        ids = self._ids(ids)
+        if cache is not None:
+            self._check_cache(cache)
+        return self._run(ids, cache=cache)[3]
+
+    def new_cache(self) -> KVCache:
+        """An empty K/V cache for this model: one (keys, values) pair per layer."""
+        return KVCache(self.config.num_hidden_layers, self.config.num_key_value_heads, self.config.head_dim,
+                       self.dtype)
+
+    def _check_cache(self, cache) -> None:
+        if not isinstance(cache, KVCache) or cache.shape != (self.config.num_hidden_layers,
+                                                             self.config.num_key_value_heads, self.config.head_dim):
+            raise TypeError(f"cache must be a KVCache from this model's new_cache(), got {short_repr(cache)}")
 
     def encode(self, text: str) -> np.ndarray:
         """IDs of ``text`` with the model's tokenizer (special tokens as ordinary text)."""
@@ -221,25 +309,56 @@ class Model:
             raise ValueError("this model has no tokenizer; load a directory with tokenizer.json or pass one")
         return np.array(self.tokenizer.encode(text, disallowed_special=()), dtype=np.int64)
 
-    def generate(self, prompt, steps: int, *, seed: int = 0, temperature: float = 1.0,
-                 top_k: int | None = None) -> GenerationTrace:
-        """The sampling loop: run the model on the prefix, turn the last row of logits
-        into a distribution, draw one ID (seeded), append it, repeat. ``prompt`` is a
-        string (encoded with the tokenizer) or a sequence of IDs.
+    def generate(self, prompt, steps: int, *, seed: int = 0, temperature: float = 1.0, top_k: int | None = None,
+                 top_p: float | None = None, use_cache: bool = True, stop_at_eos: bool = True) -> GenerationTrace:
+        """The sampling loop of :func:`tokenpath.sampling.generate`: turn the last row of
+        logits into a distribution, draw one ID (seeded), append it, repeat, at most
+        ``steps`` times. ``prompt`` is a string (encoded with the tokenizer) or a
+        sequence of IDs.
+
+        ``temperature=0`` is greedy; ``top_k`` keeps the k largest logits, ``top_p`` the
+        smallest set of most likely IDs holding probability ``top_p`` (nucleus sampling).
+        With ``use_cache`` (the default) the prompt runs once (prefill) and then one
+        position per step, reading the earlier keys and values from a :class:`KVCache`;
+        without it every step recomputes the whole prefix, with the same result up to
+        rounding. If the config names an ``eos_token_id`` and ``stop_at_eos`` is true,
+        drawing it ends the loop (the EOS is kept as the last sampled ID).
 
         >>> m = random_model(LlamaConfig(10, 8, 16, 1, 4, 2), seed=0)
         >>> g = m.generate([3, 7], 3, seed=0); g.ids.size
         5
         """
-        ids = self.encode(prompt) if isinstance(prompt, str) else self._ids(prompt)
-        loop = sampling.generate(ids, steps, logits_fn=self.logits, seed=seed, temperature=temperature, top_k=top_k)
-        prompt_ids = ids
-        ids = np.append(prompt_ids, [s.sampled for s in loop])
+        ids = self.encode(prompt) if isinstance(prompt, str) else self._ids(prompt, "prompt")
+        for name, flag in (("use_cache", use_cache), ("stop_at_eos", stop_at_eos)):
+            if not isinstance(flag, bool):
+                raise TypeError(f"{name} must be True or False, got {type(flag).__name__}")
+        stop = (self.config.eos_token_id,) if stop_at_eos and self.config.eos_token_id is not None else ()
+        if use_cache:
+            cache = self.new_cache()
+
+            def next_logits(prefix):  # only the positions the cache has not seen
+                return self._run(prefix[cache.length:], cache=cache, last=True)[3][-1]
+        else:
+            def next_logits(prefix):
+                return self._run(prefix, last=True)[3][-1]
+        loop = sampling.generate(ids, steps, next_logits=next_logits, seed=seed, temperature=temperature,
+                                 top_k=top_k, top_p=top_p, stop=stop)
+        sampled = np.array([s.sampled for s in loop], dtype=np.int64)
         text = None
         if self.tokenizer is not None:
-            known = [int(i) for i in ids if i < self.tokenizer.n_vocab]
+            known = [int(i) for i in np.concatenate([ids, sampled]) if i < self.tokenizer.n_vocab]
             text = self.tokenizer.decode(known, errors="replace")
-        return GenerationTrace(prompt_ids, ids[prompt_ids.size:], np.array([s.probs for s in loop]), text)
+        return GenerationTrace(ids, sampled, np.array([s.probs for s in loop]), text)
+
+
+def _check_dtype(dtype) -> np.dtype:
+    try:
+        dt = np.dtype(dtype)
+    except TypeError:
+        raise TypeError(f"dtype must be np.float32 or np.float64, got {short_repr(dtype)}") from None
+    if dt not in (np.dtype(np.float32), np.dtype(np.float64)):
+        raise ValueError(f"dtype must be np.float32 or np.float64, got {dt}")
+    return dt
 
 
 # ------------------------------------------------------------ random checkpoints
@@ -262,76 +381,27 @@ def random_tensors(config: LlamaConfig, *, seed: int) -> dict[str, np.ndarray]:
     out = {}
     for name, shape in tensor_shapes(config).items():
         if len(shape) == 1:
-            a = 1.0 + 0.2 * rng.standard_normal(shape)
-        elif "embed_tokens" in name or name == "lm_head.weight":
-            a = rng.standard_normal(shape)
-        else:
-            a = rng.standard_normal(shape) / math.sqrt(shape[1])
-        out[name] = a.astype(np.float32)
+            out[name] = (1.0 + 0.2 * rng.standard_normal(shape)).astype(np.float32)
+            continue
+        scale = 1.0 if "embed_tokens" in name or name == "lm_head.weight" else 1.0 / math.sqrt(shape[1])
+        a = np.empty(shape, dtype=np.float32)
+        for r in range(0, shape[0], _DRAW_ROWS):  # the same stream as one draw, with a small float64 buffer
+            block = rng.standard_normal((min(_DRAW_ROWS, shape[0] - r), shape[1]))
+            a[r:r + block.shape[0]] = block if scale == 1.0 else block / math.sqrt(shape[1])
+        out[name] = a
     return out
 
 
-def random_model(config: LlamaConfig, *, seed: int, tokenizer: bpe.Tokenizer | None = None) -> Model:
-    """A :class:`Model` of seeded random float32 weights (see :func:`random_tensors`).
+_DRAW_ROWS = 2048  # rows of a random matrix drawn at a time: a 49,152-row embedding never exists in float64
+
+
+def random_model(config: LlamaConfig, *, seed: int, tokenizer: bpe.Tokenizer | None = None, dtype=None) -> Model:
+    """A :class:`Model` of seeded random float32 weights (see :func:`random_tensors`),
+    computing in ``dtype`` (:class:`Model`'s default when None).
 
     >>> random_model(LlamaConfig(10, 8, 16, 1, 4, 2, tie_word_embeddings=True), seed=0).parameter_count
     680
     """
     tensors = random_tensors(config, seed=seed)
-    return Model(config, tensors, tokenizer, dtypes={k: "F32" for k in tensors}, source=f"random_model(seed={seed})")
-
-
-def tiny_tokenizer() -> bpe.Tokenizer:
-    """The chapter's tokenizer: byte-level BPE trained on
-    :data:`~tokenpath.examples.MODEL_CORPUS` (HF's tie rule), with the EOS marker.
-
-    >>> tiny_tokenizer().n_vocab
-    385
-    """
-    tok = bpe.train(ex.MODEL_CORPUS, ex.MODEL_BPE_VOCAB, min_frequency=2, tie_break="hf")
-    return tok.with_special_tokens([ex.MODEL_EOS_TOKEN])
-
-
-def tiny_config(*, tied: bool = False, vocab_size: int | None = None, mixtral: bool = False) -> LlamaConfig:
-    """The chapter's skeleton: V = the tokenizer's IDs, d=16, 2 layers, 4 query heads
-    over 2 K/V heads, d_ff=32; the head tied to E or not. ``mixtral=True`` gives the
-    same skeleton as a :class:`MixtralConfig` with 4 experts per layer, 2 per token.
-
-    >>> c = tiny_config(); c.vocab_size, c.head_dim, c.eos_token_id
-    (385, 4, 384)
-    >>> tiny_config(mixtral=True).n_experts
-    4
-    """
-    _check_flags(tied=tied, mixtral=mixtral)
-    if vocab_size is None:
-        vocab_size = tiny_tokenizer().n_vocab
-    vocab_size = as_int("vocab_size", vocab_size, low=1)
-    kw = dict(
-        vocab_size=vocab_size, hidden_size=ex.MODEL_HIDDEN, intermediate_size=ex.MODEL_FF,
-        num_hidden_layers=ex.MODEL_LAYERS, num_attention_heads=ex.MODEL_HEADS,
-        num_key_value_heads=ex.MODEL_KV_HEADS, rms_norm_eps=ex.MODEL_NORM_EPS,
-        rope_theta=ex.MODEL_ROPE_THETA, tie_word_embeddings=tied,
-        eos_token_id=vocab_size - 1, bos_token_id=None,
-    )
-    if mixtral:
-        return MixtralConfig(num_local_experts=ex.MODEL_EXPERTS, num_experts_per_tok=ex.MODEL_EXPERTS_PER_TOKEN, **kw)
-    return LlamaConfig(**kw)
-
-
-def _check_flags(**flags) -> None:
-    for name, value in flags.items():
-        if not isinstance(value, bool):
-            raise TypeError(f"{name} must be True or False, got {type(value).__name__}")
-
-
-def tiny_model(*, tied: bool = False, seed: int = ex.MODEL_SEED, mixtral: bool = False) -> Model:
-    """The chapter's tiny random Llama (or, with ``mixtral=True``, Mixtral) with its
-    tokenizer, ready for :func:`save`.
-
-    >>> tiny_model().parameter_count, tiny_model(tied=True).parameter_count
-    (17008, 10848)
-    """
-    _check_flags(tied=tied, mixtral=mixtral)
-    seed = as_int("seed", seed, low=0)
-    tok = tiny_tokenizer()
-    return random_model(tiny_config(tied=tied, vocab_size=tok.n_vocab, mixtral=mixtral), seed=seed, tokenizer=tok)
+    return Model(config, tensors, tokenizer, dtypes={k: "F32" for k in tensors}, source=f"random_model(seed={seed})",
+                 dtype=dtype)

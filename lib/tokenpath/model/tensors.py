@@ -316,16 +316,18 @@ def _match_names_and_shapes(c: LlamaConfig, tensors: Mapping, source: str, *,
     return expected, have
 
 
-def _check_tensors(c: LlamaConfig, tensors: Mapping, source: str) -> dict[str, np.ndarray]:
+def _check_tensors(c: LlamaConfig, tensors: Mapping, source: str, *, dtype=np.float64) -> dict[str, np.ndarray]:
     """Match stored tensors against the names and shapes the config implies, and
-    keep them as read-only float64 if every number is finite."""
+    keep them read-only in ``dtype`` (float32 or float64) if every number is finite. An
+    array already in ``dtype`` is kept as a view, not copied: a real model's float32
+    weights take their own memory once."""
     expected, have = _match_names_and_shapes(c, tensors, source)
     out = {}
     for name in expected:
         arr = np.asarray(have[name])
         if not np.issubdtype(arr.dtype, np.floating):
             raise ModelFileError(f"{source}: tensor {name!r} has dtype {arr.dtype}; weights must be floating point")
-        arr = arr.astype(np.float64)
+        arr = arr.astype(dtype, copy=False).view()  # a view: the flag below never touches the caller's array
         bad = np.argwhere(~np.isfinite(arr))
         if bad.size:
             raise ModelFileError(f"{source}: tensor {name!r} holds a non-finite value at index "

@@ -19,10 +19,11 @@ __all__ = ["questions"]
 def questions() -> tuple[Question, ...]:
     """The chapter's questions, in the order it asks them."""
     from .. import model as M
+    from ..lessons.model_files import tiny_config, tiny_model, tiny_tokenizer
     from .. import safetensors_format as S
 
     with tempfile.TemporaryDirectory() as tmp:
-        directory = M.save(Path(tmp) / "tiny-llama", M.tiny_model())
+        directory = M.save(Path(tmp) / "tiny-llama", tiny_model())
         _, n, _ = S.raw_header(directory / "model.safetensors")
         config = json.loads((directory / "config.json").read_text(encoding="utf-8"))
         config["num_hidden_layers"] -= 1
@@ -36,16 +37,16 @@ def questions() -> tuple[Question, ...]:
                8 + n, source='8 + safetensors_format.raw_header(".../model.safetensors")[1]',
                hint="a byte offset (a whole number)",
                why=f"8 bytes of length, then the JSON header of N = {n} bytes: the data starts at 8 + {n} = {8 + n}.")
-    untied, tied = M.tiny_config(), M.tiny_config(tied=True)
+    untied, tied = tiny_config(), tiny_config(tied=True)
     (gone,) = set(M.tensor_shapes(untied)) - set(M.tensor_shapes(tied))
     names = sorted(M.tensor_shapes(untied))
     missing = {"a": gone, "b": "model.embed_tokens.weight", "c": "model.norm.weight", "d": "none: only config.json changes"}
-    q2 = choice("files-tied", "Save M.tiny_model(tied=True): which tensor name is missing?", missing, "a",
-                source="set(M.tensor_shapes(M.tiny_config())) - set(M.tensor_shapes(M.tiny_config(tied=True)))",
+    q2 = choice("files-tied", "Save tiny_model(tied=True): which tensor name is missing?", missing, "a",
+                source="set(M.tensor_shapes(tiny_config())) - set(M.tensor_shapes(tiny_config(tied=True)))",
                 why=f"The tied head reuses model.embed_tokens.weight; of the {len(names)} untied names, {gone} is not stored.")
     fewer = M.count_parameters(untied).total - M.count_parameters(tied).total
     q3 = exact("files-tied-count", "How many parameters fewer does the tied model store?", fewer,
-               source="M.count_parameters(M.tiny_config()).total - M.count_parameters(M.tiny_config(tied=True)).total",
+               source="M.count_parameters(tiny_config()).total - M.count_parameters(tiny_config(tied=True)).total",
                hint="a whole number", why=f"The head is [V, d] = {untied.vocab_size} × {untied.hidden_size} = {fewer}.")
     kv4 = dataclasses.replace(untied, num_key_value_heads=4)
     k_shape = M.tensor_shapes(kv4)["model.layers.0.self_attn.k_proj.weight"]
@@ -67,7 +68,7 @@ def questions() -> tuple[Question, ...]:
     q6 = choice("files-layers", "config.json declares one layer fewer. Which tensor does the loader's error name?",
                 named, "a" if last in error else "d", source="M.load(directory) after editing num_hidden_layers",
                 why=f"The loader checks every stored tensor against the config: {error or 'no error'}")
-    tok = M.tiny_tokenizer()
+    tok = tiny_tokenizer()
     ids = tok.encode("大语言模型")
     broken = [i for i, t in enumerate(ids) if "\ufffd" in tok.decode_bytes([t]).decode("utf-8", errors="replace")]
     q7 = set_of("files-partial", 'Encode "大语言模型" with the tiny tokenizer. Which token positions (0, 1, …) hold '
