@@ -108,8 +108,9 @@ def test_the_named_heads_ablated_again_give_the_committed_losses(evaluation, mod
         row = next(r for r in evaluation["heads"] if (r["layer"], r["head"]) == (layer, head))
         losses = T.ablated_losses(model, sample, "head", layer, head, files=[0, 1])
         np.testing.assert_allclose(T.file_means(sample, losses, files=[0, 1]), row["file_loss"][:2], atol=EXACT)
-        _, second = T.second_copy_loss(model, runs, replace=T.ablated(model, "head", layer, head))
-        assert second == pytest.approx(row["second_copy_loss"], abs=EXACT)
+        first, second = T.second_copy_loss(model, runs, replace=T.ablated(model, "head", layer, head))
+        assert (first, second) == pytest.approx((row["first_copy_loss"], row["second_copy_loss"]), abs=EXACT)
+        assert row["first_copy_delta"] == pytest.approx(first - evaluation["induction"]["first_copy_loss"], abs=EXACT)
 
 
 def test_the_costliest_expert_removed_again_gives_the_committed_losses(evaluation, model, sample):

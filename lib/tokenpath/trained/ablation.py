@@ -131,7 +131,9 @@ def ablation_record(model: Model, sample: SamplePass, induction: Induction | Non
     """Every head and every expert of ``model`` ablated in turn: the loss on the
     ablation windows (:func:`ablation_spans`; overall and per file) and its change from
     the intact model's on the same targets; for a head also
-    the second-copy loss on repeated random tokens, for an expert the loss on the
+    the loss on both copies of the repeated random tokens (the first copy is the
+    control: no head can help there, so a head whose removal costs the second copy
+    more than the first is one the copying needs), for an expert the loss on the
     tokens the intact router sent to it in that layer (the tokens it serves)."""
     induction = induction_scores(model) if induction is None else induction
     runs = repeated_tokens(model.config.vocab_size, sequences=induction.sequences, length=induction.length)
@@ -142,9 +144,11 @@ def ablation_record(model: Model, sample: SamplePass, induction: Induction | Non
     for layer in range(c.num_hidden_layers):
         for head in range(c.num_attention_heads):
             losses = ablated_losses(model, sample, "head", layer, head)
-            _, second = second_copy_loss(model, runs, replace=ablated(model, "head", layer, head))
+            first, second = second_copy_loss(model, runs, replace=ablated(model, "head", layer, head))
             heads.append({"layer": layer, "head": head, "loss": _round(losses[ok].mean()),
                           "delta": _round((losses[ok] - base[ok]).mean()),
+                          "first_copy_loss": _round(first),
+                          "first_copy_delta": _round(first - induction.first_loss),
                           "second_copy_loss": _round(second),
                           "second_copy_delta": _round(second - induction.second_loss),
                           "file_loss": _round(file_means(sample, losses))})
