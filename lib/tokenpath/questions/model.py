@@ -33,7 +33,8 @@ def questions() -> tuple[Question, ...]:
             error = ""
         except M.ModelFileError as err:
             error = str(err)
-    q1 = exact("files-data-start", "At which byte of tiny-llama/model.safetensors does the first tensor's data begin?",
+    q1 = exact("files-data-start", "Read the 8 length bytes of tiny-llama/model.safetensors with int.from_bytes(..., \"little\"). "
+               "At which byte of the file does the first tensor's data begin?",
                8 + n, source='8 + safetensors_format.raw_header(".../model.safetensors")[1]',
                hint="a byte offset (a whole number)",
                why=f"8 bytes of length, then the JSON header of N = {n} bytes: the data starts at 8 + {n} = {8 + n}.")
@@ -50,11 +51,12 @@ def questions() -> tuple[Question, ...]:
                hint="a whole number", why=f"The head is [V, d] = {untied.vocab_size} × {untied.hidden_size} = {fewer}.")
     kv4 = dataclasses.replace(untied, num_key_value_heads=4)
     k_shape = M.tensor_shapes(kv4)["model.layers.0.self_attn.k_proj.weight"]
-    q4 = sequence("files-kproj", "With num_key_value_heads = 4, what is the shape of k_proj.weight?", list(k_shape),
+    q4 = sequence("files-kproj", "Change num_key_value_heads to 4 in a copy of the config. What is "
+                  "the shape of k_proj.weight?", list(k_shape),
                   source='M.tensor_shapes(replace(config, num_key_value_heads=4))["model.layers.0.self_attn.k_proj.weight"]',
                   hint="a shape such as [8, 16]",
                   why=f"PyTorch stores [out, in]: out = Hkv × d_h = 4 × {untied.head_dim}, in = d = {untied.hidden_size}.")
-    q5 = exact("files-kv4-count", "And the new parameter count?", M.count_parameters(kv4).total,
+    q5 = exact("files-kv4-count", "And the new parameter count (check it with M.count_parameters)?", M.count_parameters(kv4).total,
                source="M.count_parameters(replace(config, num_key_value_heads=4)).total", hint="a whole number",
                why="Only k_proj and v_proj grow, in every layer: "
                    f"{M.count_parameters(untied).total} becomes {M.count_parameters(kv4).total}.")
@@ -65,7 +67,8 @@ def questions() -> tuple[Question, ...]:
         "c": "lm_head.weight",
         "d": "none: the extra layer is silently ignored",
     }
-    q6 = choice("files-layers", "config.json declares one layer fewer. Which tensor does the loader's error name?",
+    q6 = choice("files-layers", "Edit config.json so that it declares one layer fewer, and load "
+                "the directory. Which tensor does the loader's error name?",
                 named, "a" if last in error else "d", source="M.load(directory) after editing num_hidden_layers",
                 why=f"The loader checks every stored tensor against the config: {error or 'no error'}")
     tok = tiny_tokenizer()
