@@ -8,6 +8,7 @@ table of contents, the offline questions and the size budgets.
 
 from __future__ import annotations
 
+import html
 import re
 from pathlib import Path
 
@@ -197,6 +198,7 @@ def test_every_question_gets_its_choices_or_a_box_and_the_engine_s_answer():
             markup = quiz.quiz_html(q)
             assert markup.count('type="radio"') == len(q.options)
             assert ('type="text"' in markup) == (not q.options)
+            assert f'<p class="tp-prompt">{html.escape(q.prompt)}</p>' in markup
             assert q.answer_text().split(" ")[0].replace("'", "&#x27;") in markup
 
 

@@ -1,12 +1,13 @@
 """"Check yourself" without a kernel.
 
-In a notebook, each question of a chapter's "Check yourself" is a numbered item of the
-prose followed by a cell ``answer_N = ...`` / ``quiz["id"].check(answer_N)`` whose
-stored output is the unanswered checker. In the HTML edition that cell is replaced by
-the question's choices (or an answer box with the checker's hint) and a reveal that
-gives the engine's answer and the checker's explanation, computed by
-:mod:`tokenpath.questions` when the book is built. The cell that builds ``quiz`` is
-left out; the question itself stays once, in the prose.
+In a notebook, each question of a chapter's "Check yourself" is a cell
+``answer_N = ...`` / ``quiz["id"].check(answer_N)`` whose stored output is the
+unanswered checker, which prints the question's prompt. In the HTML edition that cell
+is replaced, for each question it checks, by the prompt, the question's choices (or an
+answer box with the checker's hint) and a reveal that gives the engine's answer and the
+checker's explanation, computed by :mod:`tokenpath.questions` when the book is built.
+The cell that builds ``quiz`` is left out; the question's words live once, in its
+:class:`~tokenpath.selfcheck.Question`.
 """
 
 from __future__ import annotations
@@ -43,7 +44,8 @@ def quiz_html(question) -> str:
         ask = (f'<label class="tp-answer-box">Your answer ({html.escape(question.hint)}): '
                f'<input type="text" name="tp-{qid}" autocomplete="off"></label>')
     key = f' data-key="{html.escape(question.answer)}"' if question.options else ""
-    return (f'<div class="{QUIZ_CLASS}" data-question="{qid}" data-kind="{html.escape(question.kind)}"{key}>{ask}'
+    prompt = f'<p class="tp-prompt">{html.escape(question.prompt)}</p>'
+    return (f'<div class="{QUIZ_CLASS}" data-question="{qid}" data-kind="{html.escape(question.kind)}"{key}>{prompt}{ask}'
             f'<details class="tp-reveal"><summary>Show the engine\'s answer</summary>'
             f'<p class="tp-answer">Answer: <strong>{html.escape(question.answer_text())}</strong> '
             f'<span class="tp-source">(computed by <code>{html.escape(question.source)}</code>)</span></p>'
@@ -64,14 +66,14 @@ class QuizTransform(SphinxTransform):
                 continue
             block = next(iter(cell.findall(nodes.literal_block)), None)
             text = block.astext() if block is not None else ""
-            built, asked = BUILD.search(text), CHECK.search(text)
+            built, asked = BUILD.search(text), CHECK.findall(text)
             if built:
                 quiz = questions.for_chapter(built.group(1))
                 cell.parent.remove(cell)
             elif asked:
                 if quiz is None:
-                    raise ValueError(f"{self.env.docname}: quiz[{asked.group(1)!r}] is checked before a cell builds quiz")
-                markup = quiz_html(quiz[asked.group(1)])
+                    raise ValueError(f"{self.env.docname}: quiz[{asked[0]!r}] is checked before a cell builds quiz")
+                markup = "".join(quiz_html(quiz[qid]) for qid in asked)
                 if first:
                     markup, first = NOTE + markup, False
                 cell.parent.replace(cell, nodes.raw("", markup, format="html"))
