@@ -34,6 +34,7 @@ LAYER_OF = {
     "tokenpath": "tools",  # the package's own __init__, which imports every topic
     "tokenpath._build": "tools",
     "tokenpath._evaluate": "tools",
+    "tokenpath._evidence": "tools",
     "tokenpath._sphinx": "tools",
     "tokenpath._train": "tools",
     "tokenpath._train_data": "tools",

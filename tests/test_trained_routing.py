@@ -204,7 +204,8 @@ def test_every_state_is_a_full_draw_and_follows_the_engine(routing):
         assert (v.layer, v.line) == (layer, lines[line])
         assert routing.artists["state"].get_text().startswith(f"layer {layer} · held-out line {lines[line]} · ")
         assert routing.png() == full_draw(routing)
-    assert f"held-out line {lines[0]}" in routing.describe()
+    path, number = T.line_source(lines[0])
+    assert f"a held-out line, line {number} of {path}," in routing.describe()
 
 
 @pytest.mark.parametrize("bad, error, name", [

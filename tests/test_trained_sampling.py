@@ -99,9 +99,11 @@ def test_next_token_figure_draws_the_engine_trace_and_its_alt_names_the_numbers(
     assert [art[f"t1[{r}]"].get_xdata()[0] for r in range(k)] == pytest.approx(t.probs_t1[t.top].tolist())
     assert art["value[1]"].get_text() == f"{t.top_probs[1]:.2f}"
     assert art["piece[0]"].get_text() == f"“{F.short(t.top_pieces[0])}”"
-    for needle in (f"{t.greedy_prob:.2f}", f"{t.entropy:.2f} nats", f"{t.cover:,} tokens", f"{t.outside:.2f}",
+    cover = "1 token holds" if t.cover == 1 else f"{t.cover:,} tokens hold"  # no "1 tokens"
+    for needle in (f"{t.greedy_prob:.2f}", f"{t.entropy:.2f} nats", cover, f"{t.outside:.2f}",
                    "“def␣__init__(self”"):
         assert needle in drawn.alt
+    assert "1 tokens" not in drawn.alt
     assert f"entropy: {t.entropy:.2f} nats" in art["notes.values"].get_text()
 
 

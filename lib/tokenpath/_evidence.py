@@ -17,6 +17,9 @@ three streams the recipe was chosen on. This module adds what a sceptic asks for
    and a table, and between the model and the dense baseline
    (``models/stdlib-dense/training.json``) when it is there.
 4. **Coverage.** How many files of each stream its evaluation windows touch.
+5. **Routing, read two more ways.** The agreement of repeated texts per text as well as
+   per pair (:func:`agreement_by_text`), and the expert shares that the pooled
+   load-balancing loss sees beside each layer's own (:func:`pooled_balance`).
 
 NumPy and the standard library, apart from :func:`main` (PyTorch and ``transformers``
 score the models' windows).
@@ -33,6 +36,7 @@ from . import corpus as C
 from . import ngram as N
 from ._evaluate import rebuild, window_table_losses
 from ._train_data import token_stream, windows
+from .trained.files import EVIDENCE_NAME
 
 #: The test stream, fixed before any model or table was scored on it.
 TEST_PACKAGES = ("jinja2", "packaging")
@@ -48,7 +52,6 @@ BOOTSTRAP_SEED = 0
 #: The tables of the record, by name: (order, cache weight).
 TABLES = {"unigram": (1, 0.0), "bigram": (2, 0.0), "trigram": (3, 0.0), "4-gram": (4, 0.0), "5-gram": (5, 0.0),
           "5-gram + cache": (5, CACHE_LAMBDA)}
-EVIDENCE_NAME = "stdlib-evidence.json"
 
 
 def cache_losses(table: N.NgramModel, window, lam: float = CACHE_LAMBDA) -> np.ndarray:
@@ -167,7 +170,62 @@ def table_window_losses(folder) -> tuple[dict, dict, dict, dict]:
     return out, info, discounts, streams
 
 
-def evidence_record(tables: dict, info: dict, discounts: dict, model: dict, dense: dict | None) -> dict:
+def agreement_by_text(routes, top: int = 5) -> dict:
+    """Layer by layer, the same-set agreement of repeated token texts averaged two ways:
+    over pairs of occurrences (``"pairs"``, as :func:`tokenpath.trained.text_agreement`
+    does, so frequent texts weigh with the square of their count) and over texts
+    (``"texts"``, each text with at least two occurrences counting once); and the
+    ``top`` texts with the most pairs and their share of all pairs.
+
+    >>> import numpy as np
+    >>> from tokenpath.trained import Routes
+    >>> r = Routes(("a", "a", "a", "b", "b"), np.zeros((1, 5, 3)),
+    ...            np.array([[[0, 1], [0, 1], [0, 1], [1, 2], [0, 2]]]), np.zeros((1, 5, 2)))
+    >>> a = agreement_by_text(r, top=1)
+    >>> a["pairs"], a["texts"], a["top_texts"], a["top_share"]
+    ([0.75], [0.5], ['a'], 0.75)
+    """
+    pieces = np.array(routes.pieces, dtype=object).astype(str)
+    names, text_id, text_n = np.unique(pieces, return_inverse=True, return_counts=True)
+    pairs = text_n * (text_n - 1) // 2
+    rep = pairs > 0
+    E = routes.num_experts
+    by_pairs, by_texts = [], []
+    for chosen in routes.chosen:  # [T, k]
+        sets = np.sort(chosen, axis=-1) @ (E ** np.arange(routes.top_k))
+        _, set_id = np.unique(sets, return_inverse=True)
+        both = np.zeros((names.size, set_id.max() + 1), dtype=np.int64)
+        np.add.at(both, (text_id, set_id), 1)
+        same = (both * (both - 1) // 2).sum(axis=1)
+        by_pairs.append(round(float(same.sum() / pairs.sum()), 4))
+        by_texts.append(round(float((same[rep] / pairs[rep]).mean()), 4))
+    order = np.argsort(-pairs, kind="stable")[:top]
+    return {"pairs": by_pairs, "texts": by_texts, "top_texts": names[order].tolist(),
+            "top_share": round(float(pairs[order].sum() / pairs.sum()), 4)}
+
+
+def pooled_balance(load, top_k: int) -> dict:
+    """What Hugging Face's ``load_balancing_loss_func`` balances when it is given every
+    layer's router logits at once: it concatenates the layers' tokens before counting,
+    so expert ``i``'s share is pooled over the layers. ``load[l][e]`` is how often
+    layer ``l`` chose expert ``e``, each token making ``top_k`` choices; returns the
+    per-layer shares of the choices, the pooled shares and the share of tokens (not of
+    choices) that chose each expert.
+
+    >>> b = pooled_balance([[3, 1], [1, 3]], 1)
+    >>> b["pooled"], b["per_layer"][0]
+    ([0.5, 0.5], [0.75, 0.25])
+    """
+    load = np.asarray(load, dtype=float)
+    per_layer = load / load.sum(axis=1, keepdims=True)
+    tokens = load.sum(axis=1, keepdims=True) / top_k
+    return {"per_layer": np.round(per_layer, 4).tolist(),
+            "pooled": np.round(load.sum(axis=0) / load.sum(), 4).tolist(),
+            "token_share": np.round(load / tokens, 4).tolist()}
+
+
+def evidence_record(tables: dict, info: dict, discounts: dict, model: dict, dense: dict | None,
+                    agreement: dict | None = None, balance: dict | None = None) -> dict:
     """The record: per stream the mean of every table, the model and the dense model,
     and the paired bootstrap of every table − model and dense − model gap.
     ``model`` and ``dense`` are ``{stream: [windows] mean loss}``."""
@@ -184,7 +242,7 @@ def evidence_record(tables: dict, info: dict, discounts: dict, model: dict, dens
     return {"test_rule": TEST_RULE, "cache_lambda": CACHE_LAMBDA,
             "bootstrap": {"B": BOOTSTRAP_B, "seed": BOOTSTRAP_SEED, "interval": "95 % percentile, windows resampled"},
             "discount_estimate": {str(k): v for k, v in discounts.items()},
-            "streams": rows, "window_model": {k: list(v) for k, v in model.items()},
+            "streams": rows, "agreement": agreement, "balance": balance, "window_model": {k: list(v) for k, v in model.items()},
             "window_tables": tables}
 
 
@@ -207,15 +265,21 @@ def main(argv=None) -> int:
     moe = transformers.AutoModelForCausalLM.from_pretrained(folder).float().eval()
     model = {k: ev["streams"][k]["window_model"] for k in ev["streams"]}
     model[TEST] = _train.window_losses(moe, streams[TEST])
-    dense = None
+    dense, dense_summary = None, None
     dense_dir = Path(a.dense)
     if (dense_dir / "training.json").exists():
         rec = json.loads((dense_dir / "training.json").read_text(encoding="utf-8"))
         dense = dict(rec["window_model"])
+        dense_summary = {k: rec[k] for k in ("model", "config", "parameters", "feed_forward_width", "steps",
+                                             "seconds_train", "final_train_loss", "held_out", "held_out_curve")}
         if (dense_dir / "model.safetensors").exists():
             dm = transformers.AutoModelForCausalLM.from_pretrained(dense_dir).float().eval()
             dense[TEST] = _train.window_losses(dm, streams[TEST])
-    out = evidence_record(tables, info, discounts, model, dense)
+    routing = ev["sample"]["routing"]
+    out = evidence_record(tables, info, discounts, model, dense,
+                          agreement_by_text(T.held_out_routes(T.committed_model(folder), folder)),
+                          pooled_balance(routing["load"], routing["top_k"]))
+    out["dense"] = dense_summary
     (folder.parent / EVIDENCE_NAME).write_text(json.dumps(out, indent=1) + "\n", encoding="utf-8")
     for name, row in out["streams"].items():
         print(name, row["model"], row.get("dense"), row["tables"], {k: v["mean"] for k, v in row["gap"].items()})

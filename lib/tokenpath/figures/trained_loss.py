@@ -55,7 +55,7 @@ def draw_loss(ax, record: dict, evaluation: dict) -> dict[str, Artist]:
                                          label=f"held-out: {name}")
         table, value = best[name]
         art[f"best {name}"] = ax.axhline(value, color=colour, lw=1.0, ls="--",
-                                         label=f"best n-gram ({table}) on {name}: {value:.2f}")
+                                         label=f"{table} table on {name}: {value:.2f}")
     ax.set_xlabel("training step")
     ax.set_ylabel("cross-entropy (nats per token)")
     top = max(max(ys[: max(1, len(ys) // 20)]), max(v for _, v in best.values()))
@@ -71,7 +71,7 @@ def loss_alt(record: dict, evaluation: dict) -> str:
     best = best_baselines(evaluation)
     ys = record["loss_curve"]["mean_train_loss"]
     last = record["held_out_curve"][-1][1]
-    per_stream = "; ".join(f"{name} {last[name]:.2f} against the best n-gram table ({best[name][0]}) "
+    per_stream = "; ".join(f"{name} {last[name]:.2f} against the {best[name][0]} table "
                            f"{best[name][1]:.2f}" for name in STREAM_COLOURS if name in last and name in best)
     return (f"Training loss of the book's model (the mean of every {record['loss_curve']['every']} steps) over "
             f"{record['steps']} steps, falling from {ys[0]:.2f} to "

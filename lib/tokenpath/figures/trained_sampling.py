@@ -197,6 +197,7 @@ def build_next_token() -> Drawn:
            f"{_temperature(trace)}: bars for the {trace.top.size} tokens with the largest logits, best first, "
            f"with ticks at their probabilities at T = 1. The first three: {_top_words(trace, 3)}. Greedy picks "
            f"“{short(trace.top_pieces[0])}” with probability {trace.greedy_prob:.2f}; the entropy of the whole "
-           f"distribution over {trace.probs.size:,} tokens is {trace.entropy:.2f} nats; {trace.cover:,} tokens "
-           f"hold {100 * trace.cover_share:.0f} % of the mass; {trace.outside:.2f} lies outside the bars.")
+           f"distribution over {trace.probs.size:,} tokens is {trace.entropy:.2f} nats; "
+           f"{'1 token holds' if trace.cover == 1 else f'{trace.cover:,} tokens hold'} "
+           f"{100 * trace.cover_share:.0f} % of the mass; {trace.outside:.2f} lies outside the bars.")
     return Drawn(NUMBER, "The trained model's next-token distribution", fig, alt, art, trace)

@@ -16,9 +16,9 @@ folder needs no PyTorch; training it is :mod:`tokenpath._train` (``make model``)
 
 from .ablation import (KINDS, ablated, ablated_losses, ablation_record, ablation_spans, drop_expert, file_means,
                        intact_losses, zero_head)
-from .files import (EVALUATION_NAME, FOLDER, HELD_OUT_NAME, SAMPLES_NAME, TRAINING_NAME, MoeCount, SampleFile,
+from .files import (EVALUATION_NAME, EVIDENCE_NAME, FOLDER, HELD_OUT_NAME, SAMPLES_NAME, TRAINING_NAME, MoeCount, SampleFile,
                     check_record, committed_model, count_moe_parameters, held_out_rule, held_out_sample, held_out_text,
-                    read_evaluation, read_samples, read_training, trained_folder)
+                    read_evaluation, read_evidence, read_samples, read_training, trained_folder)
 from .heads import (MEASURE_NAMES, ROLE_NAMES, AttentionMap, HeadStats, Induction, LineAttention, attention_map,
                     head_stats, held_out_heads, induction_scores, line_attention, measured_heads, previous_token_weight,
                     repeated_tokens, second_copy_loss)
@@ -34,6 +34,7 @@ from .sampling import NextToken, greedy_steps, next_token, pieces_of
 #: suite share stay importable here and in the submodules.
 __all__ = [
     "EVALUATION_NAME",
+    "EVIDENCE_NAME",
     "FOLDER",
     "HEAD_MEASURES",
     "HELD_OUT_NAME",
@@ -82,6 +83,7 @@ __all__ = [
     "previous_token_weight",
     "query_measures",
     "read_evaluation",
+    "read_evidence",
     "read_samples",
     "read_training",
     "route_lines",

@@ -25,6 +25,8 @@ TRAINING_NAME = "training.json"
 SAMPLES_NAME = "samples.json"
 HELD_OUT_NAME = "held_out.json"
 EVALUATION_NAME = "evaluation.json"
+#: Beside the folder: the stronger baselines, the test stream, the intervals and the dense model (tokenpath._evidence).
+EVIDENCE_NAME = "stdlib-evidence.json"
 #: Bounds on the folder's JSON files (each is far smaller).
 MAX_RECORD_BYTES = 4 << 20
 
@@ -124,6 +126,23 @@ def read_evaluation(folder=None) -> dict:
     if not isinstance(record, dict) or not {"streams", "heads", "experts", "induction"} <= set(record):
         raise ModelFileError(f"{EVALUATION_NAME}: must be an object with 'streams', 'heads', 'experts' and "
                              "'induction'")
+    return record
+
+
+def read_evidence(folder=None) -> dict:
+    """What ``python -m tokenpath._evidence`` measured beside the folder (``stdlib-evidence.json``
+    in the folder's parent): per stream the model, the dense baseline and every table
+    up to a 5-gram with a cache, each gap with its paired bootstrap interval, and the
+    test stream's rule.
+
+    >>> e = read_evidence()
+    >>> sorted(e["streams"])[-1], e["bootstrap"]["B"] > 0
+    ('test code', True)
+    """
+    path = _folder_path(folder).parent / EVIDENCE_NAME
+    record = read_json(path, max_bytes=MAX_RECORD_BYTES, what=EVIDENCE_NAME)
+    if not isinstance(record, dict) or not {"streams", "bootstrap", "test_rule"} <= set(record):
+        raise ModelFileError(f"{EVIDENCE_NAME}: must be an object with 'streams', 'bootstrap' and 'test_rule'")
     return record
 
 
