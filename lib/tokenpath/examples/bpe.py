@@ -62,6 +62,10 @@ KILO = 1024
 FIG2_VOCAB_OLD = 32 * KILO
 FIG2_VOCAB_NEW = 128 * KILO
 FIG2_WIDTH = 4096
+#: The published vocabulary sizes of Llama 2 and Llama 3 (their config.json's vocab_size),
+#: counted in entries, not in 1K = 1024: the step chapter 2 sets beside its binary one.
+LLAMA2_VOCAB = 32_000
+LLAMA3_VOCAB = 128_256
 
 # --- the cross-check against HF tokenizers and tiktoken ------------------------------------
 #: Vocabulary size the cross-checks and the benchmark train the stdlib corpus to.

@@ -32,21 +32,23 @@ def questions() -> tuple[Question, ...]:
                       "that only the chat template inserts."))
     leaked = set(tok.encode(ex.INJECTION, disallowed_special=())) & set(tok.special_tokens.values())
     inject = {
-        "a": "it becomes the marker's special ID, and the model sees a new turn",
+        "a": "it becomes the marker's special ID, and the model sees a new turn (as when the rendered string is encoded whole)",
         "b": "it stays ordinary text: several ordinary IDs, never the marker's ID",
         "c": "the tokenizer silently drops it",
         "d": "the chat template stops with an error",
     }
-    q3 = choice("utf8-injection", "A message body contains the spelling of a marker. What happens to it?",
+    q3 = choice("utf8-injection", "A message body contains the spelling of a marker, and the chat is encoded body by "
+                "body, as render_chat does. What happens to the spelling?",
                 inject, "a" if leaked else "b",
                 source="set(tok.encode(INJECTION, disallowed_special=())) & set(tok.special_tokens.values())",
-                why=("Bodies are encoded as ordinary text, so the special IDs they produce form the set "
-                     f"{leaked or '{}'}. Plain encode refuses the spelling unless told how to treat it."))
+                why=("Body by body, each body is encoded as ordinary text, so the special IDs it produces form the set "
+                     f"{leaked or '{}'}. Encoding the whole rendered string with every special token allowed, as "
+                     "Hugging Face's apply_chat_template does, turns the spelling into the marker instead."))
     g = lesson2.vocab_growth(ex.FIG2_VOCAB_OLD, ex.FIG2_VOCAB_NEW, ex.FIG2_WIDTH)
-    q4 = exact("utf8-growth", "How many parameters does growing the vocabulary from 32K to 128K add to one "
-               "matrix of width 4096?", g.added_per_matrix,
+    q4 = exact("utf8-growth", f"How many parameters does growing the vocabulary from {g.old:,} to {g.new:,} entries "
+               f"({g.old // ex.KILO}K to {g.new // ex.KILO}K, counting 1K = {ex.KILO}) add to one matrix of width {g.width}?", g.added_per_matrix,
                source="lessons.utf8.vocab_growth(FIG2_VOCAB_OLD, FIG2_VOCAB_NEW, FIG2_WIDTH).added_per_matrix",
-               hint="a whole number (402653184 or \"402,653,184\")",
+               hint="a whole number (written 1234 or \"1,234\")",
                why=f"{g.added_rows} new rows, each of width {g.width}: {g.added_rows} × {g.width} = {g.added_per_matrix:,}.")
     with_bos = tok.with_special_tokens([ex.BOS_TOKEN]).with_template((ex.BOS_TOKEN, "$A"))
     bos = with_bos.special_tokens[ex.BOS_TOKEN]
