@@ -53,8 +53,8 @@ def questions() -> tuple[Question, ...]:
     x = LE.lookup_trace().x
     wide = {k: v[-1] for k, v in dec.decoder_layer(x, LE.teaching_layer()).shapes().items() if v[-1] > x.shape[-1]}
     (name, width), = wide.items()
-    q5 = exact("emb-wide", "Figure 4: which intermediate of the decoder layer is wider than the residual stream? "
-               "Give its width.", width,
+    q5 = exact("emb-wide", "Figure 4: one intermediate of the decoder layer is wider than the residual stream. "
+               "How many features does it have?", width,
                source="decoder.decoder_layer(X, lessons.embedding.teaching_layer()).shapes()", hint="a whole number",
                why=f"Only {name!r} has a last axis wider than d = {x.shape[-1]}: it has {width} features.")
     real = em.parameter_count(ex.SCALE_VOCAB, ex.SCALE_D, ex.SCALE_D_FF, ex.SCALE_LAYERS)
