@@ -150,7 +150,7 @@ def test_each_chapter_asks_every_question_in_a_cell_and_stores_the_unanswered_st
 
 #: Chapters whose questions are printed once, by the question object in its cell's output: the
 #: markdown around the answer cells holds no second copy of a prompt that could drift from it.
-PROMPTED_ONCE = ["04_attention", "05_rope_discs", "06_gqa", "07_rmsnorm_swiglu", "08_moe_routing", "09_model_files"]
+PROMPTED_ONCE = ["01_bpe_merges", "02_utf8_splits", "03_embedding_lookup", "04_attention", "05_rope_discs", "06_gqa", "07_rmsnorm_swiglu", "08_moe_routing", "09_model_files"]
 NUMBERED_ITEM = re.compile(r"^\s*\d+\.\s", re.M)
 ANSWER_COMMENT = re.compile(r"^answer_\w+ = \.\.\.\s*#", re.M)
 
