@@ -131,6 +131,7 @@ CLAIMS: list[_Claim] = [
     Claim("fig22.capacity", lambda: crowded().capacity, exact="1"),
     # -- Sources: the version the cross-checks run against -----------------------------------
     Claim("moe.pin.transformers", lambda: "transformers", text=("`transformers` 5.24.0", pinned_as_source)),
+    Claim("moe.pin.torch", lambda: "torch", text=("`torch` 2.13.0", pinned_as_source)),
 ]
 
 #: Digits in the prose that are not computed claims, each with its reason.
