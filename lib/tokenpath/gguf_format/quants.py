@@ -33,6 +33,8 @@ pretrained SmolLM2 file uses them (Q4_1 for the projections, Q8_0 for the embedd
 
 from __future__ import annotations
 
+import math
+
 import numpy as np
 
 __all__ = [
@@ -235,7 +237,7 @@ def dequantize(raw, type_name: str, shape) -> np.ndarray:
     if last % block:
         raise ValueError(f"shape {shape}: its last axis ({last}) is not a whole number of {type_name} blocks "
                          f"of {block}")
-    count = int(np.prod(shape, dtype=np.int64)) if shape else 1
+    count = math.prod(shape)
     if raw.size != count // block * size:
         raise ValueError(f"raw has {raw.size} bytes but {type_name} {shape} takes {count // block * size}")
     kernel, scale_columns = _KERNELS[type_name]

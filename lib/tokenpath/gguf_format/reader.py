@@ -29,6 +29,7 @@ refused before anything of that size is allocated, and every refusal is one
 from __future__ import annotations
 
 import collections
+import math
 import mmap
 import os
 import struct
@@ -88,7 +89,7 @@ class GGUFTensor:
     @property
     def size(self) -> int:
         """Number of elements, the product of the shape."""
-        return int(np.prod(self.shape, dtype=np.int64))
+        return math.prod(self.shape)
 
 
 class _Cursor:
@@ -227,6 +228,8 @@ def _read_tensor_info(cur: _Cursor, k: int) -> tuple[GGUFTensor, int]:
         _fail(cur.path, f"{label} has ggml type {type_id}, which is not a ggml type this reader knows")
     type_name, block, size = GGML_TYPES[type_id]
     offset = cur.u64(f"the offset of {label}")
+    if 0 in ne:
+        _fail(cur.path, f"{label} has shape ne = {ne}, with no numbers; a tensor holds at least one")
     if ne[0] % block:
         _fail(cur.path, f"{label} has rows of ne[0] = {ne[0]:,} numbers, not a whole number of {type_name} blocks of "
                         f"{block}")
@@ -293,8 +296,6 @@ class GGUFFile:
         with open_regular_file(self.path, what="GGUF file") as f:
             if os.fstat(f.fileno()).st_size != self.file_size:
                 _fail(self.path, f"has changed size since its header was read ({self.file_size:,} bytes then)")
-            if t.nbytes == 0:
-                return np.zeros(0, np.uint8)
             return np.memmap(f, dtype=np.uint8, mode="r", offset=self.data_offset + t.offset, shape=(t.nbytes,))
 
     def dequantize(self, name: str) -> np.ndarray:
