@@ -137,6 +137,8 @@ CLAIMS: list[_Claim] = [
                           f"SwiGLU width of {c[2]}")),
     Claim("names.k_proj", lambda: _stored("model.layers.0.self_attn.k_proj.weight"), text=("[8, 16]", _shape)),
     Claim("names.q_proj", lambda: _stored("model.layers.0.self_attn.q_proj.weight"), text=("[16, 16]", _shape)),
+    Claim("names.lm_head", lambda: _stored("lm_head.weight"),
+          text=("`lm_head.weight` is stored [V, d] = [385, 16]", lambda s: f"`lm_head.weight` is stored [V, d] = {_shape(s)}")),
     Claim("names.prompt_tokens", lambda: prompt_ids().size, exact="6"),
     Claim("names.q_activation", lambda: trace().layers[0].q.shape, text=("[1, 4, 6, 4]", _shape)),
     # -- 9.4 counting -----------------------------------------------------------------------
