@@ -15,16 +15,21 @@ two primitives of :mod:`.pairs`; :mod:`.symbols` writes the byte symbols the way
 file formats do. Chapters 1 and 2 teach this package; their worked examples and traces
 live in :mod:`tokenpath.lessons.bpe` and :mod:`tokenpath.lessons.utf8`.
 
-Reading order: ``pretokenizer`` → ``pairs`` → ``tokenizer`` → ``symbols`` → ``trainer``.
+A tokenizer's IDs come from a table (:mod:`.vocab`): the book's own numbering (byte ``b``
+is ID ``b``, merge ``k`` is ID ``256 + k``) or any numbering a real model's file gives.
+
+Reading order: ``pretokenizer`` → ``pairs`` → ``vocab`` → ``tokenizer`` → ``symbols`` → ``trainer``.
 """
 
 from __future__ import annotations
 
 from ._checks import check_text
 from .pairs import apply_merge, pair_counts
-from .pretokenizer import GPT2_PATTERN, NEWER_UNICODE_WORD_CHARS, pretokenize, word_counts
+from .pretokenizer import (GPT2_PATTERN, NEWER_UNICODE_WORD_CHARS, compile_pattern, pretokenize, split_covering,
+                           word_counts)
 from .symbols import bytes_to_unicode, hf_symbol_order
 from .tokenizer import TEMPLATE_TEXT, Tokenizer
+from .vocab import IdTable, id_table
 from .trainer import TIE_BREAKS, train, train_naive
 
 __all__ = [
@@ -32,13 +37,17 @@ __all__ = [
     "NEWER_UNICODE_WORD_CHARS",
     "TEMPLATE_TEXT",
     "TIE_BREAKS",
+    "IdTable",
     "Tokenizer",
     "apply_merge",
     "bytes_to_unicode",
     "check_text",
+    "compile_pattern",
     "hf_symbol_order",
+    "id_table",
     "pair_counts",
     "pretokenize",
+    "split_covering",
     "train",
     "train_naive",
     "word_counts",

@@ -75,10 +75,49 @@ def check_merges(merges) -> list[tuple[bytes, bytes]]:
     return merges
 
 
-def check_pattern(pattern) -> str:
-    if not isinstance(pattern, str):
-        raise TypeError(f"pattern must be a str (a regex), got {type(pattern).__name__}")
-    return pattern
+def check_pattern(pattern) -> str | tuple[str, ...]:
+    """A split pattern: one regex, or a non-empty sequence of regexes applied in turn
+    (each cuts the pieces of the one before, as Hugging Face's ``Sequence`` of
+    pre-tokenizers and llama.cpp's list of regexes do). Compiling is checked where the
+    pattern is compiled (:func:`tokenpath.bpe.compile_pattern`)."""
+    if isinstance(pattern, str):
+        return pattern
+    if isinstance(pattern, bytes) or not isinstance(pattern, Iterable):
+        raise TypeError(f"pattern must be a str (a regex) or a sequence of them, got {type(pattern).__name__}")
+    stages = tuple(pattern)
+    if not stages or not all(isinstance(p, str) for p in stages):
+        raise TypeError(f"pattern must be a str (a regex) or a non-empty sequence of str, got {short(stages)}")
+    return stages
+
+
+def short(value, limit: int = 80) -> str:
+    text = repr(value)
+    return text if len(text) <= limit else text[:limit] + "…"
+
+
+def check_chat_template(template) -> str | None:
+    """A Jinja chat template (a string) or None."""
+    if template is not None and not isinstance(template, str):
+        raise TypeError(f"chat_template must be a str (a Jinja template) or None, got {type(template).__name__}")
+    return template
+
+
+#: The roles a special token can play, as Hugging Face names them (``bos`` → ``bos_token``).
+ROLES = ("bos", "eos", "pad", "unk")
+
+
+def check_roles(roles, special_tokens: Mapping[str, int]) -> dict[str, str]:
+    """``roles`` (role → special token name, roles from :data:`ROLES`) as a dict."""
+    if roles is None:
+        return {}
+    if not isinstance(roles, Mapping):
+        raise TypeError(f"roles must be a mapping such as {{'eos': '<|end|>'}}, got {type(roles).__name__}")
+    for role, name in roles.items():
+        if role not in ROLES:
+            raise ValueError(f"roles has the role {role!r}; the roles are {ROLES}")
+        if name not in special_tokens:
+            raise ValueError(f"roles[{role!r}] is {short(name)}, which is not a registered special token")
+    return dict(roles)
 
 
 def check_template(template, special_tokens: Mapping[str, int]) -> tuple[str, ...] | None:

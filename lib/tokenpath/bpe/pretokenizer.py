@@ -19,7 +19,7 @@ import regex
 
 from ._checks import check_text
 
-__all__ = ["GPT2_PATTERN", "NEWER_UNICODE_WORD_CHARS", "pretokenize", "word_counts"]
+__all__ = ["GPT2_PATTERN", "NEWER_UNICODE_WORD_CHARS", "compile_pattern", "pretokenize", "split_covering", "word_counts"]
 
 #: GPT-2's pre-tokenisation pattern: contractions, a letter run with an optional leading
 #: space, a digit run likewise, a punctuation run likewise, then whitespace (a run of
@@ -72,6 +72,56 @@ _SPLIT_ASCII_BYTES = re.compile(_SPLIT_ASCII.pattern.encode("ascii"))
 def _split_words(text: str) -> list[str]:
     """GPT-2 pre-tokenisation without the input check: the ASCII fast path when it applies."""
     return (_SPLIT_ASCII if text.isascii() else _SPLIT).findall(text)
+
+
+def compile_pattern(pattern: str, name: str = "pattern"):
+    """``pattern`` compiled with the ``regex`` module, or a ``ValueError`` naming ``name``
+    and the regex error (a pattern now comes from files, so a bad one is refused by name).
+
+    >>> compile_pattern(r"\\p{N}").findall("a12")
+    ['1', '2']
+    >>> compile_pattern("(")
+    Traceback (most recent call last):
+    ...
+    ValueError: pattern '(' does not compile: missing ) at position 1
+    """
+    if not isinstance(pattern, str):
+        raise TypeError(f"{name} must be a str (a regex), got {type(pattern).__name__}")
+    try:
+        return regex.compile(pattern)
+    except regex.error as err:
+        raise ValueError(f"{name} {pattern!r} does not compile: {err}") from None
+
+
+def split_covering(compiled, text: str) -> list[str]:
+    """The pieces of ``text`` that ``compiled`` matches, left to right, which must cover it
+    (a pattern that skipped characters would encode text lossily: ``'a'`` on ``"abc"``
+    keeps only ``"a"``); otherwise a ``ValueError`` naming the pattern and the first
+    character it skips.
+
+    >>> split_covering(regex.compile(r"\\p{N}|[^\\p{N}]+"), "ab12")
+    ['ab', '1', '2']
+    >>> split_covering(regex.compile("a"), "abc")
+    Traceback (most recent call last):
+    ...
+    ValueError: pattern 'a' does not cover the text: it skips 'b' (U+0062) at index 1; every character must fall in a piece, or it would be lost
+    """
+    if not isinstance(compiled, (regex.Pattern, re.Pattern)) or not isinstance(compiled.pattern, str):
+        raise TypeError(f"compiled must be a compiled str pattern (see compile_pattern), got {type(compiled).__name__}")
+    text = check_text(text)
+    if compiled.groups:  # findall would return the groups; take whole matches
+        pieces = [m.group() for m in compiled.finditer(text)]
+    else:
+        pieces = compiled.findall(text)
+    if sum(map(len, pieces)) == len(text):
+        return pieces
+    at = 0
+    for m in compiled.finditer(text):
+        if m.start() != at:
+            break
+        at = m.end()
+    raise ValueError(f"pattern {compiled.pattern!r} does not cover the text: it skips {text[at]!r} "
+                     f"(U+{ord(text[at]):04X}) at index {at}; every character must fall in a piece, or it would be lost")
 
 
 def pretokenize(text: str) -> list[str]:

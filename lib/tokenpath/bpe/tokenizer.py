@@ -14,15 +14,17 @@ inside a character (chapter 2).
 
 from __future__ import annotations
 
-from typing import Iterable, Sequence
+from typing import Iterable, Mapping, Sequence
 
 import regex
 
 from .._checks import as_int
-from ._checks import (TEMPLATE_TEXT, check_errors, check_flag, check_merges, check_name_list, check_names,
-                      check_pattern, check_template, check_text, refuse_disallowed, special_sets)
+from ._checks import (TEMPLATE_TEXT, check_chat_template, check_errors, check_flag, check_name_list, check_pattern,
+                      check_roles, check_template, check_text, refuse_disallowed,
+                      special_sets)
 from .pairs import _merge_list
-from .pretokenizer import GPT2_PATTERN, _split_words
+from .pretokenizer import GPT2_PATTERN, _split_words, compile_pattern, split_covering
+from .vocab import id_table
 
 __all__ = ["TEMPLATE_TEXT", "Tokenizer", "utf8_error"]
 
@@ -55,6 +57,16 @@ def utf8_error(pieces: Sequence[bytes], err: UnicodeDecodeError) -> str:
     )
 
 
+def _missing_byte_error(data: bytes, at: int) -> str:
+    """The message for a byte the vocabulary gives no ID.
+
+    >>> _missing_byte_error(b"a\\x04", 1)
+    "byte 0x04 (at byte 1 of b'a\\\\x04') has no ID in this vocabulary, so it cannot be encoded; Hugging Face tokenizers and llama.cpp drop such a byte silently, this engine refuses it"
+    """
+    return (f"byte 0x{data[at]:02X} (at byte {at} of {data!r}) has no ID in this vocabulary, so it cannot be "
+            "encoded; Hugging Face tokenizers and llama.cpp drop such a byte silently, this engine refuses it")
+
+
 class Tokenizer:
     """A trained byte-level BPE tokenizer: merge rules in rank order, the vocabulary
     they build, optional special tokens, and an optional ``template`` that
@@ -68,26 +80,48 @@ class Tokenizer:
     ' lower'
     """
 
-    def __init__(self, merges: Iterable[tuple[bytes, bytes]], special_tokens: Iterable[str] = (),
-                 *, pattern: str = GPT2_PATTERN, template: Sequence[str] | None = None):
-        merges, names = check_merges(merges), check_names("special_tokens", special_tokens)
-        self.pattern = check_pattern(pattern)
-        self.merges: list[tuple[bytes, bytes]] = merges
-        self.vocab: dict[int, bytes] = {b: bytes([b]) for b in range(256)}  # ID → its bytes
-        self._ids: dict[bytes, int] = {v: k for k, v in self.vocab.items()}  # bytes → ID
-        self._ranks: dict[tuple[int, int], tuple[int, int]] = {}  # (left, right) → (rank, new ID)
-        for rank, (a, b) in enumerate(merges):
-            if a + b not in self._ids:  # a later rule may make the same bytes again
-                self._ids[a + b] = len(self.vocab)
-                self.vocab[len(self.vocab)] = a + b
-            self._ranks.setdefault((self._ids[a], self._ids[b]), (rank, self._ids[a + b]))
-        self.special_tokens: dict[str, int] = {s: len(self.vocab) + k for k, s in enumerate(dict.fromkeys(names))}
+    def __init__(self, merges: Iterable[tuple[bytes, bytes]], special_tokens: Iterable[str] | Mapping[str, int] = (),
+                 *, pattern: str | Sequence[str] = GPT2_PATTERN, template: Sequence[str] | None = None,
+                 vocab: Mapping[bytes, int] | None = None, chat_template: str | None = None,
+                 roles: Mapping[str, str] | None = None):
+        self.pattern: str | tuple[str, ...] = check_pattern(pattern)
+        self._stages = [None if p == GPT2_PATTERN else compile_pattern(p) for p in
+                        ((self.pattern,) if isinstance(self.pattern, str) else self.pattern)]
+        table = id_table(merges, special_tokens, vocab)  # checks the merges and the names
+        self.merges: list[tuple[bytes, bytes]] = table.merges
+        self.vocab: dict[int, bytes] = table.vocab  # ID → its bytes (ordinary tokens)
+        self._ids: dict[bytes, int] = table.ids  # bytes → ID
+        self._byte_ids = None if vocab is None else table.byte_ids  # None: byte b is ID b
+        self._lacks_bytes = None in table.byte_ids  # some byte has no ID: refused when met
+        self._ranks: dict[tuple[int, int], tuple[int, int]] = table.ranks  # (left, right) → (rank, new ID)
+        self._table = None if vocab is None else dict(table.ids)  # the numbering given, kept for copies
+        self.special_tokens: dict[str, int] = table.special_tokens
         self._special_ids = {i: s for s, i in self.special_tokens.items()}
+        self._n_vocab = table.n_vocab
         self.template: tuple[str, ...] | None = check_template(template, self.special_tokens)
-        self._split = _split_words if pattern == GPT2_PATTERN else regex.compile(pattern).findall
+        self.chat_template: str | None = check_chat_template(chat_template)
+        self.roles: dict[str, str] = check_roles(roles, self.special_tokens)
         self._cache: dict[str, tuple[int, ...]] = {}
 
+    def _split(self, text: str) -> list[str]:
+        """Pre-tokenise: each stage's pattern cuts every piece of the stage before."""
+        if len(self._stages) == 1:  # one pattern (the usual case): no list of pieces to re-cut
+            stage = self._stages[0]
+            return _split_words(text) if stage is None else split_covering(stage, text)
+        pieces = [text]
+        for stage in self._stages:
+            pieces = [w for p in pieces for w in (_split_words(p) if stage is None else split_covering(stage, p))]
+        return pieces
+
     # ------------------------------------------------------------ construction
+
+    def _replace(self, **changes) -> "Tokenizer":
+        """A copy with some constructor arguments changed."""
+        args = dict(merges=self.merges, special_tokens=dict(self.special_tokens) if self._table is not None
+                    else list(self.special_tokens), pattern=self.pattern, template=self.template,
+                    vocab=self._table, chat_template=self.chat_template, roles=self.roles)
+        args.update(changes)
+        return Tokenizer(args.pop("merges"), args.pop("special_tokens"), **args)
 
     def with_special_tokens(self, names: Iterable[str]) -> "Tokenizer":
         """The same merges with ``names`` registered as special tokens (IDs after the
@@ -98,8 +132,11 @@ class Tokenizer:
         {'<|user|>': 256, '<|end|>': 257}
         """
         names = check_name_list("names", names)  # the constructor checks each name
-        return Tokenizer(self.merges, [*self.special_tokens, *names], pattern=self.pattern,
-                         template=self.template)
+        if self._table is None:
+            return self._replace(special_tokens=[*self.special_tokens, *names])
+        new = [n for n in dict.fromkeys(names) if n not in self.special_tokens]
+        return self._replace(special_tokens={**self.special_tokens,
+                                             **{n: self.n_vocab + k for k, n in enumerate(new)}})
 
     def with_template(self, pieces: Sequence[str] | None) -> "Tokenizer":
         """The same tokenizer with a post-processing template: what :meth:`encode` puts
@@ -116,12 +153,17 @@ class Tokenizer:
         ...
         ValueError: template[1] is '<unk>', which is not a registered special token (registered: ['<s>', '</s>'])
         """
-        return Tokenizer(self.merges, list(self.special_tokens), pattern=self.pattern, template=pieces)
+        return self._replace(template=pieces)
 
     @property
     def n_vocab(self) -> int:
-        """Every ID this tokenizer can emit: learned tokens plus special tokens."""
-        return len(self.vocab) + len(self.special_tokens)
+        """Every ID this tokenizer can emit or decode: the largest ID + 1 (ordinary and
+        special tokens; a file whose IDs leave gaps counts the gaps too).
+
+        >>> Tokenizer([(b"a", b"b")], ["<s>"]).n_vocab
+        258
+        """
+        return self._n_vocab
 
     def __repr__(self) -> str:
         extra = "" if self.template is None else f", template={self.template!r}"
@@ -139,7 +181,9 @@ class Tokenizer:
         """
         if not isinstance(data, bytes):
             raise TypeError(f"data must be bytes, got {type(data).__name__}")
-        symbols = list(data)
+        symbols = list(data) if self._byte_ids is None else [self._byte_ids[b] for b in data]
+        if self._lacks_bytes and None in symbols:
+            raise ValueError(_missing_byte_error(data, symbols.index(None)))
         ranks = self._ranks
         while len(symbols) > 1:
             best, best_pair = None, None

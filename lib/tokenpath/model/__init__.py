@@ -47,6 +47,7 @@ from .config import (ARCHITECTURE, CONFIG_NAME, INDEX_NAME, MAX_CONFIG_BYTES, MA
 from .files import list_files, load, save
 from .forward import FLOAT64_MAX_PARAMETERS, ForwardTrace, GenerationTrace, Model, random_model, random_tensors
 from .tensors import ParameterCount, count_parameters, tensor_role, tensor_shapes
+from .gguf_tokenizer import tokenizer_from_gguf
 from .tokenizer_file import (TOKENIZER_MAX_BYTES, TOKENIZER_MAX_CONTAINERS, read_tokenizer, tokenizer_json,
                              write_tokenizer)
 
@@ -76,6 +77,7 @@ __all__ = [
     "save",
     "tensor_role",
     "tensor_shapes",
+    "tokenizer_from_gguf",
     "tokenizer_json",
     "write_tokenizer",
 ]

@@ -1,0 +1,137 @@
+"""Cross-check the tokenizer read from SmolLM2's GGUF file against ``transformers``,
+which reads the same file (``AutoTokenizer.from_pretrained(dir, gguf_file=name)``), on
+chat prompts, English, code, Chinese, digit runs, emoji, whitespace runs and
+hypothesis text (derandomised).
+
+* Every text gets the same IDs, special tokens parsed (Hugging Face always parses an
+  added token's spelling; the engine does so when ``allowed_special="all"``).
+* SmolLM2's vocabulary has no token for 21 single bytes (0x04 among them). The engine
+  refuses text holding one; ``transformers`` drops the byte silently (its BPE has no
+  ``unk_token``), which the test checks too, so the refusal stays honest.
+* llama.cpp cuts digits one by one before GPT-2's regex (``pre = smollm``; SmolLM2's own
+  ``tokenizer.json`` does the same with ``Digits(individual_digits=True)``), and so does the
+  engine. The ``tokenizer.json`` that ``transformers`` makes from the GGUF file has only the
+  ByteLevel regex. The two agree on ASCII digits, but not on a digit whose UTF-8 bytes a
+  token joins to the space before it: ``" ١"`` (Arabic-Indic one) is ``[" ", "\xd9", "\xa1"]``
+  under llama.cpp's rule and ``[" \xd9", "\xa1"]`` in ``transformers``. So text with
+  non-ASCII digits is compared with ``tokenizers`` running SmolLM2's own pre-tokenizer
+  (llama.cpp's rule), and all other text with ``transformers`` as well.
+"""
+
+from __future__ import annotations
+
+import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from tokenpath import bpe
+from tokenpath.model import tokenizer_from_gguf
+from tokenpath.pretrained import smollm2_path
+
+transformers = pytest.importorskip("transformers", reason="needs the crosscheck extra (transformers)")
+gguf = pytest.importorskip("gguf", reason="needs the gguf package")
+
+pytestmark = pytest.mark.torch
+
+TEXTS = [
+    "<|im_start|>system\nYou are a helpful AI assistant named SmolLM, trained by Hugging Face<|im_end|>\n"
+    "<|im_start|>user\nWhat is a token in a language model?<|im_end|>\n<|im_start|>assistant\n",
+    "The quick brown fox jumps over the lazy dog. It's 5 o'clock; we'll see, they've gone.",
+    "def encode(self, text: str) -> list[int]:\n    return [self.ids[w] for w in text.split()]  # ok\n",
+    "猫", "大语言模型", "我喜欢猫。", "0 12 345 6789 3.14159 2026-12-02 1,000,000 x2 a1b22",
+    "emoji 😀🐈‍⬛👍🏽🇫🇷 ok", "a  b   c\t\td\n\ne \n\n\n  f   ", "  leading and trailing  ", "",
+]
+
+
+@pytest.fixture(scope="module")
+def pair():
+    path = smollm2_path()
+    if not path.is_file():
+        pytest.skip(f"the pretrained model file is missing ({path}); run make smollm2")
+    reader = gguf.GGUFReader(path)
+    engine = tokenizer_from_gguf({k: f.contents() for k, f in reader.fields.items() if k.startswith("tokenizer.")})
+    hf = transformers.AutoTokenizer.from_pretrained(str(path.parent), gguf_file=path.name)
+    return engine, hf
+
+
+@pytest.mark.parametrize("text", TEXTS)
+def test_same_ids_as_transformers_on_the_texts(pair, text):
+    engine, hf = pair
+    ids = engine.encode(text, allowed_special="all")
+    assert ids == hf.encode(text, add_special_tokens=True)
+    assert engine.decode(ids) == hf.decode(ids) == text
+
+
+def test_special_tokens_and_roles_match_transformers(pair):
+    engine, hf = pair
+    assert {t: i for t, i in zip(hf.all_special_tokens, hf.all_special_ids)} == \
+        {t: engine.special_tokens[t] for t in hf.all_special_tokens}
+    assert engine.roles == {"bos": hf.bos_token, "eos": hf.eos_token, "pad": hf.pad_token, "unk": hf.unk_token}
+    assert engine.n_vocab == len(hf) and engine.chat_template == hf.chat_template
+
+
+NON_ASCII_DIGITS = ["١٢٣", " ١", "x ٣4", "² ³", " ５"]
+
+
+@pytest.fixture(scope="module")
+def llama_cpp_rule(pair, tmp_path_factory):
+    """``tokenizers`` with the file ``transformers`` writes, its pre-tokenizer replaced
+    by SmolLM2's own: each digit alone, then ByteLevel (llama.cpp's ``smollm`` rule)."""
+    tokenizers = pytest.importorskip("tokenizers")
+    _, hf = pair
+    folder = tmp_path_factory.mktemp("smollm2")
+    hf.save_pretrained(folder)
+    tok = tokenizers.Tokenizer.from_file(str(folder / "tokenizer.json"))
+    tok.pre_tokenizer = tokenizers.pre_tokenizers.Sequence([
+        tokenizers.pre_tokenizers.Digits(individual_digits=True),
+        tokenizers.pre_tokenizers.ByteLevel(add_prefix_space=False, use_regex=True)])
+    return tok
+
+
+@pytest.mark.parametrize("text", NON_ASCII_DIGITS + TEXTS)
+def test_same_ids_as_llama_cpps_digit_rule_in_tokenizers(pair, llama_cpp_rule, text):
+    engine, _ = pair
+    assert engine.encode(text, allowed_special="all") == llama_cpp_rule.encode(text).ids
+
+
+def test_transformers_from_gguf_joins_a_space_to_a_non_ascii_digit(pair, llama_cpp_rule):
+    engine, hf = pair
+    ids = engine.encode(" ١")
+    assert [engine.token_bytes(i) for i in ids] == [b" ", b"\xd9", b"\xa1"]
+    assert [engine.token_bytes(i) for i in hf.encode(" ١")] == [b" \xd9", b"\xa1"]
+
+
+def test_a_byte_without_an_id_is_refused_where_transformers_drops_it(pair):
+    engine, hf = pair
+    with pytest.raises(ValueError, match="byte 0x04 .* has no ID"):
+        engine.encode("a\x04b")
+    assert hf.decode(hf.encode("a\x04b")) == "ab"  # dropped without a word
+
+
+def _encodable(engine, text):
+    try:
+        return engine.encode(text, disallowed_special=())
+    except ValueError as err:
+        assert "has no ID in this vocabulary" in str(err)
+        return None
+
+
+@settings(max_examples=150, derandomize=True, deadline=None)
+@given(st.text(alphabet=st.characters(codec="utf-8", exclude_categories=("Cs", "Cn")), max_size=60))
+def test_same_ids_as_transformers_on_hypothesis_text(pair, text):
+    engine, hf = pair
+    ids = _encodable(engine, text)
+    if ids is None:
+        return
+    if bpe.compile_pattern(r"[^\x00-\x7f]").search(text) and bpe.compile_pattern(r"\p{N}").search(text):
+        return  # non-ASCII text with digits: the rules differ (see the module's docstring)
+    assert ids == hf.encode(text, add_special_tokens=False, split_special_tokens=True)
+
+
+@settings(max_examples=150, derandomize=True, deadline=None)
+@given(st.text(alphabet=st.characters(codec="utf-8", exclude_categories=("Cs", "Cn")), max_size=60))
+def test_same_ids_as_llama_cpps_digit_rule_on_hypothesis_text(pair, llama_cpp_rule, text):
+    engine, _ = pair
+    ids = _encodable(engine, text)
+    if ids is not None:
+        assert ids == llama_cpp_rule.encode(text, add_special_tokens=False).ids
