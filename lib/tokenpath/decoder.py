@@ -351,6 +351,18 @@ def _check_layer_input(x, weights, positions) -> tuple[np.ndarray, LayerWeights,
     return x, weights, positions
 
 
+def _project(x: np.ndarray, w: np.ndarray) -> np.ndarray:
+    """``x [..., d_in] @ w [d_in, d_out]``. A float32 ``w`` that is the transposed view of a
+    stored ``[d_out, d_in]`` matrix (how :class:`tokenpath.model.Model` holds a real model)
+    is multiplied as ``(w_stored @ xᵀ)ᵀ``: the same product, with BLAS reading the large
+    matrix in its stored order, which measured about 20 % faster on one core. float64
+    keeps ``x @ w``, the order of operations the book's printed digits come from."""
+    if w.dtype == np.float32 and w.flags.f_contiguous and not w.flags.c_contiguous:
+        rows = x.reshape(-1, x.shape[-1])  # [N, d_in]
+        return (w.T @ rows.T).T.reshape(*x.shape[:-1], w.shape[1])  # [..., d_out]
+    return x @ w
+
+
 def _layer_core(x: np.ndarray, w: LayerWeights, cos: np.ndarray, sin: np.ndarray, *,
                 past: tuple[np.ndarray, np.ndarray] | None = None, keep: bool = False):
     """The layer's arithmetic, unchecked: the one implementation that both
@@ -376,9 +388,9 @@ def _layer_core(x: np.ndarray, w: LayerWeights, cos: np.ndarray, sin: np.ndarray
     h, h_kv, d_h = w.heads, w.kv_heads, w.d_h
     # --- attention sub-layer: reads other positions --------------------------------
     attn_in = norms._rms_norm(x, w.attn_norm, w.eps)  # [B, T, d]
-    q = (attn_in @ w.w_q).reshape(b, t, h, d_h).transpose(0, 2, 1, 3)  # [B, H, T, d_h]
-    k = (attn_in @ w.w_k).reshape(b, t, h_kv, d_h).transpose(0, 2, 1, 3)  # [B, Hkv, T, d_h]
-    v = (attn_in @ w.w_v).reshape(b, t, h_kv, d_h).transpose(0, 2, 1, 3)  # [B, Hkv, T, d_h]
+    q = _project(attn_in, w.w_q).reshape(b, t, h, d_h).transpose(0, 2, 1, 3)  # [B, H, T, d_h]
+    k = _project(attn_in, w.w_k).reshape(b, t, h_kv, d_h).transpose(0, 2, 1, 3)  # [B, Hkv, T, d_h]
+    v = _project(attn_in, w.w_v).reshape(b, t, h_kv, d_h).transpose(0, 2, 1, 3)  # [B, Hkv, T, d_h]
     q_rot = _rotate_half(q, cos, sin)  # Q and K only, never V
     k_rot = _rotate_half(k, cos, sin)
     k_all, v_all = (k_rot, v) if past is None else (np.concatenate([past[0], k_rot], axis=2),
@@ -386,14 +398,14 @@ def _layer_core(x: np.ndarray, w: LayerWeights, cos: np.ndarray, sin: np.ndarray
     visible = att.cache_mask(k_all.shape[2] - t, t)  # [T, P+T]: row r sits at position P + r
     _, weights, heads_out = gqa._grouped(q_rot, k_all, v_all, visible)  # softmax over sources, per query head
     merged = heads_out.transpose(0, 2, 1, 3).reshape(b, t, h * d_h)  # [B, T, H·d_h]
-    attn_out = merged @ w.w_o  # [B, T, d]
+    attn_out = _project(merged, w.w_o)  # [B, T, d]
     y = x + attn_out  # first residual
     # --- feed-forward sub-layer: each position on its own --------------------------
     ffn_in = norms._rms_norm(y, w.ffn_norm, w.eps)  # [B, T, d]
     ffn_hidden = mix = None
     if w.w_router is None:
-        ffn_hidden = norms._gated(ffn_in @ w.w_gate, ffn_in @ w.w_up)  # [B, T, d_ff]
-        ffn_out = ffn_hidden @ w.w_down  # [B, T, d]
+        ffn_hidden = norms._gated(_project(ffn_in, w.w_gate), _project(ffn_in, w.w_up))  # [B, T, d_ff]
+        ffn_out = _project(ffn_hidden, w.w_down)  # [B, T, d]
     else:
         mix = moe.moe_experts(ffn_in, w.w_router, w.w_gate, w.w_up, w.w_down, w.experts_per_token)
         ffn_out = mix.output.astype(w.dtype, copy=False)  # [B, T, d]: Σ over the chosen experts of gate · SwiGLU_i

@@ -203,7 +203,8 @@ def _sigmoid(x: np.ndarray) -> np.ndarray:
     """The unchecked core of :func:`sigmoid`, in the dtype of ``x``: ``exp`` of minus
     ``|x|`` only, so it never overflows."""
     e = np.exp(-np.abs(x))
-    return np.where(x >= 0, 1.0 / (1.0 + e), e / (1.0 + e))
+    d = 1.0 + e
+    return np.where(x >= 0, 1.0 / d, e / d)
 
 
 def _gated(gate_pre: np.ndarray, content: np.ndarray) -> np.ndarray:

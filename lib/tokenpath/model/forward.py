@@ -242,7 +242,7 @@ class Model:
             cache.advance(ids)
         rows = h[0, -1:] if last else h[0]  # [T, d] (or [1, d])
         final = norms._rms_norm(rows, self.tensors["model.norm.weight"], c.rms_norm_eps)
-        return x, layers, final, final @ self.w_out  # logits [T, V]: row t scores the ID after position t
+        return x, layers, final, decoder._project(final, self.w_out)  # logits [T, V]: row t scores the next ID
 
     def forward(self, ids, *, replace: Mapping[int, decoder.LayerWeights] | None = None) -> ForwardTrace:
         """Run the whole model on one sequence ``ids [T]`` and keep every step.
