@@ -49,3 +49,25 @@ def test_hf_mixtral_balance_loss_pools_all_layers_before_the_product():
     per_layer_mean = (switch_loss(first, 2) + switch_loss(second, 2)) / 2
     assert hf_loss([first, second], 2) == pytest.approx(pooled, rel=1e-5)
     assert pooled < per_layer_mean - 0.1, "the two layers' opposite skews should partly cancel when pooled"
+
+
+def test_the_pooled_shares_the_chapter_reports_are_the_counts_hf_balances():
+    """Chapter 10 reads the committed model's load the way HF's loss does: the choices of
+    all layers counted together per expert index (``tokenpath._evidence.pooled_balance``)."""
+    from tokenpath._evidence import pooled_balance
+
+    rng = np.random.default_rng(2)
+    layers = [rng.standard_normal((40, 4)) + np.array([3.0, 0, 0, 0]), rng.standard_normal((40, 4))]
+    k, e = 2, 4
+    load, probs = [], []
+    for x in layers:
+        p = np.exp(x - x.max(axis=1, keepdims=True))
+        p /= p.sum(axis=1, keepdims=True)
+        load.append(np.bincount(np.argsort(-p, axis=1, kind="stable")[:, :k].ravel(), minlength=e))
+        probs.append(p)
+    pooled = np.array(pooled_balance(load, k)["pooled"])
+    p_mean = np.concatenate(probs).mean(axis=0)
+    assert hf_loss(layers, k) == pytest.approx(e * (k * pooled * p_mean).sum(), rel=1e-3)  # shares kept to 4 places
+    per_layer = np.array(pooled_balance(load, k)["per_layer"])
+    per_layer_loss = np.mean([e * (k * f * p.mean(axis=0)).sum() for f, p in zip(per_layer, probs)])
+    assert hf_loss(layers, k) != pytest.approx(per_layer_loss, rel=1e-3)
