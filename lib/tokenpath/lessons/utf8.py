@@ -9,7 +9,7 @@ shows about it:
   (figure 1, bottom);
 * :func:`render_chat`, a conversation rendered body by body with markers as IDs (the
   injection guard);
-* :func:`id_collision` (figure 2, left) and :func:`vocab_growth` (figure 2, right);
+* :func:`id_collision` (figure 2, panel a) and :func:`vocab_growth` (figure 2, panel c);
 * :func:`token_chips` and :func:`chips_text`, what the text box shows.
 """
 
