@@ -15,6 +15,7 @@ from ..safetensors_format import SafetensorsHeader, check_float_dtypes, load_ten
 from .config import (CONFIG_NAME, INDEX_NAME, MAX_CONFIG_BYTES, MAX_JSON_BYTES, TOKENIZER_CONFIG_NAME,
                      TOKENIZER_NAME, WEIGHTS_NAME, LlamaConfig, _read_json, _writable_directory, read_config)
 from .forward import Model, random_model  # noqa: F401 (random_model: the doctests' model)
+from .gguf_model import load_gguf
 from .tensors import _match_names_and_shapes
 from .tokenizer_file import read_tokenizer, write_tokenizer
 
@@ -83,7 +84,8 @@ def _check_headers(config: LlamaConfig, headers: list[SafetensorsHeader], source
 def load(directory) -> Model:
     """Read a Hugging Face-layout Llama directory: ``config.json``, the weights
     (``model.safetensors`` or shards with ``model.safetensors.index.json``) and, if
-    present, ``tokenizer.json``.
+    present, ``tokenizer.json``. A ``.gguf`` file is read by
+    :func:`tokenpath.model.gguf_model.load_gguf`.
 
     Whatever the directory holds, the answer is a :class:`Model` or one
     :class:`ModelFileError` naming the file and the field or tensor at fault: every
@@ -97,6 +99,8 @@ def load(directory) -> Model:
     (2, 10)
     """
     directory = as_path("directory", directory)
+    if directory.suffix == ".gguf" and not directory.is_dir():
+        return load_gguf(directory)  # one GGUF file: config, tokenizer and weights in one
     if not directory.is_dir():
         raise ModelFileError(f"{directory}: not a directory")
     config = read_config(directory / CONFIG_NAME)
