@@ -169,6 +169,12 @@ def test_top_p_and_steps_are_checked():
         m.generate([1], 0)
     with pytest.raises(TypeError, match="steps"):
         m.generate([1], 2.5)
+    short = M.Model(M.LlamaConfig(64, 24, 40, 3, 6, 2, max_position_embeddings=8), m.tensors)
+    assert short.generate([1, 2, 3], 5, stop_at_eos=False).ids.size == 8
+    with pytest.raises(ValueError, match="steps must be <= 5"):
+        short.generate([1, 2, 3], 6)
+    with pytest.raises(ValueError, match="no position is left"):
+        short.generate(list(range(8)), 1)
     with pytest.raises(TypeError, match="use_cache must be True or False"):
         m.generate([1], 2, use_cache=1)
     with pytest.raises(ValueError, match="prompt"):

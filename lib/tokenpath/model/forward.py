@@ -322,13 +322,19 @@ class Model:
         position per step, reading the earlier keys and values from a :class:`KVCache`;
         without it every step recomputes the whole prefix, with the same result up to
         rounding. If the config names an ``eos_token_id`` and ``stop_at_eos`` is true,
-        drawing it ends the loop (the EOS is kept as the last sampled ID).
+        drawing it ends the loop (the EOS is kept as the last sampled ID). ``steps`` is at
+        least 1 and at most what ``max_position_embeddings`` leaves after the prompt.
 
         >>> m = random_model(LlamaConfig(10, 8, 16, 1, 4, 2), seed=0)
         >>> g = m.generate([3, 7], 3, seed=0); g.ids.size
         5
         """
         ids = self.encode(prompt) if isinstance(prompt, str) else self._ids(prompt, "prompt")
+        room = self.config.max_position_embeddings - ids.size
+        if room < 1:
+            raise ValueError(f"prompt holds {ids.size} IDs, but the config's max_position_embeddings is "
+                             f"{self.config.max_position_embeddings}: no position is left to generate into")
+        steps = as_int("steps", steps, low=1, high=room)  # every new ID needs a position the model knows
         for name, flag in (("use_cache", use_cache), ("stop_at_eos", stop_at_eos)):
             if not isinstance(flag, bool):
                 raise TypeError(f"{name} must be True or False, got {type(flag).__name__}")
