@@ -328,8 +328,8 @@ def _check_tensors(c: LlamaConfig, tensors: Mapping, source: str, *, dtype=np.fl
         if not np.issubdtype(arr.dtype, np.floating):
             raise ModelFileError(f"{source}: tensor {name!r} has dtype {arr.dtype}; weights must be floating point")
         arr = arr.astype(dtype, copy=False).view()  # a view: the flag below never touches the caller's array
-        bad = np.argwhere(~np.isfinite(arr))
-        if bad.size:
+        if not np.isfinite(arr).all():  # the index is looked up only for the message
+            bad = np.argwhere(~np.isfinite(arr))
             raise ModelFileError(f"{source}: tensor {name!r} holds a non-finite value at index "
                                  f"{tuple(int(i) for i in bad[0])}")
         arr.setflags(write=False)
