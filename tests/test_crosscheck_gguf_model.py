@@ -60,6 +60,8 @@ def test_every_weight_equals_transformers_after_its_own_unpermute(both):
 def test_the_prompt_is_the_words_it_says(both):
     tokens = read_gguf(pretrained.smollm2_path()).metadata["tokenizer.ggml.tokens"]
     assert "".join(tokens[i] for i in IDS) == "<|im_start|>userĊWhatĠisĠaĠtoken?"  # Ġ a space, Ċ a newline
+    text = "<|im_start|>user\nWhat is a token?"
+    assert both[0].tokenizer.encode(text, allowed_special="all") == IDS  # the file's tokenizer, loaded with it
 
 
 def test_the_logits_equal_transformers_on_a_short_prompt(both):

@@ -121,6 +121,8 @@ REFUSALS = {
                                     "its llama.* metadata does not make a model"),
     "a tensor a llama has not": (dict(extra_tensors=[("blk.0.attn_q_norm.weight", np.ones(4, np.float32), None)]),
                                  "holds tensor 'blk.0.attn_q_norm.weight', which is not a tensor of a llama model"),
+    "a tokenizer it cannot read": (dict(kv={"tokenizer.ggml.model": ("llama", V.STRING)}),
+                                   "its tokenizer cannot be read: metadata['tokenizer.ggml.model'] is 'llama'"),
     "a missing tensor": (dict(drop_tensors=["blk.1.ffn_down.weight"]),
                          "missing tensor 'model.layers.1.mlp.down_proj.weight'"),
     "a layer too many": (dict(kv={"llama.block_count": (1, V.UINT32)}),

@@ -44,6 +44,7 @@ from ..gguf_format import GGUFFile, read_gguf
 from ..safefiles import ModelFileError, as_path, short_repr
 from .config import LlamaConfig
 from .forward import Model
+from .gguf_tokenizer import tokenizer_from_gguf
 from .tensors import _match_names_and_shapes
 
 __all__ = [
@@ -196,7 +197,8 @@ def _renamed(g: GGUFFile) -> dict[str, str]:
 
 def load_gguf(path) -> Model:
     """The model in the GGUF file ``path``: config from its metadata, weights renamed,
-    dequantized to float32, W_Q and W_K rows put back in Hugging Face's order. Every
+    dequantized to float32, W_Q and W_K rows put back in Hugging Face's order, and the
+    tokenizer its ``tokenizer.*`` metadata describes (none when it has none). Every
     name and shape is checked against the config before a weight is dequantized.
     ``Model.dtypes`` records each tensor's GGUF type (``"Q4_1"`` …).
 
@@ -211,6 +213,7 @@ def load_gguf(path) -> Model:
     stand_in = np.zeros((), np.float32)  # shapes only: nothing is dequantized before they match
     _match_names_and_shapes(config, {hf: np.broadcast_to(stand_in, g.tensors[n].shape) for hf, n in names.items()},
                             str(path), compare_tied_head=False)
+    tokenizer = _tokenizer(g)
     tensors = {}
     for hf, name in names.items():
         w = g.dequantize(name)  # float32 of the tensor's shape
@@ -220,11 +223,19 @@ def load_gguf(path) -> Model:
             w = unpermute_rows(w, config.num_key_value_heads)
         tensors[hf] = w
     dtypes = {hf: g.tensors[name].type_name for hf, name in names.items()}
-    return Model(config, tensors, _tokenizer(g), dtypes=dtypes, source=str(path), dtype=np.float32)
+    return Model(config, tensors, tokenizer, dtypes=dtypes, source=str(path), dtype=np.float32)
 
 
 def _tokenizer(g: GGUFFile):
-    return None
+    """The file's tokenizer (:func:`tokenpath.model.gguf_tokenizer.tokenizer_from_gguf`), or None without one."""
+    if "tokenizer.ggml.model" not in g.metadata:
+        return None
+    try:
+        return tokenizer_from_gguf(g.metadata)
+    except (TypeError, ValueError) as err:
+        if isinstance(err, ModelFileError):
+            raise
+        raise ModelFileError(f"{g.path}: its tokenizer cannot be read: {err}") from None
 
 
 def _tiny_gguf() -> str:
