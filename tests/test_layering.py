@@ -53,6 +53,7 @@ CORE = (
     "tokenpath.decoder",
     "tokenpath.embedding",
     "tokenpath.fmt",
+    "tokenpath.gguf_format",
     "tokenpath.gqa",
     "tokenpath.model",  # the package and every module in it: no teaching constants in the model core
     "tokenpath.moe",
