@@ -226,6 +226,7 @@ def trained_calls() -> list[Call]:
         "read_samples": {"folder": str(T.trained_folder())},
         "count_moe_parameters": {"folder": str(T.trained_folder())},
         "read_evaluation": {"folder": str(T.trained_folder())},
+        "read_evidence": {"folder": str(T.trained_folder())},
         "held_out_sample": {"folder": None},
         "held_out_text": {"folder": None},
         "example_lines": {"folder": None},

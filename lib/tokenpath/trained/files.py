@@ -140,7 +140,10 @@ def read_evidence(folder=None) -> dict:
     ('test code', True)
     """
     path = _folder_path(folder).parent / EVIDENCE_NAME
-    record = read_json(path, max_bytes=MAX_RECORD_BYTES, what=EVIDENCE_NAME)
+    try:
+        record = read_json(path, max_bytes=MAX_RECORD_BYTES, what=EVIDENCE_NAME)
+    except ModelFileError as e:
+        raise ModelFileError(f"{e} (read beside folder {short_repr(str(folder))}, in its parent)") from None
     if not isinstance(record, dict) or not {"streams", "bootstrap", "test_rule"} <= set(record):
         raise ModelFileError(f"{EVIDENCE_NAME}: must be an object with 'streams', 'bootstrap' and 'test_rule'")
     return record
