@@ -20,11 +20,13 @@ Weights follow the book's convention ``y = x @ W``: a matrix is ``[d_in, d_out]`
 A Hugging Face ``nn.Linear`` stores the transpose ``[d_out, d_in]``; whoever copies
 weights from a file transposes them (see :func:`LayerWeights.from_linear`).
 
-Nothing here is new arithmetic: RMSNorm, SwiGLU and the residual add come from
-:mod:`tokenpath.norms`, RoPE from :mod:`tokenpath.position`, the head split from
-:mod:`tokenpath.attention`, causal (grouped-query) softmax attention from
-:mod:`tokenpath.gqa`, routing and gates from :mod:`tokenpath.moe`. This module only wires them together and
-keeps what each step produced.
+Nothing here is new arithmetic: RMSNorm and SwiGLU's gate come from the unchecked cores
+of :mod:`tokenpath.norms`, RoPE from :mod:`tokenpath.position`, causal (grouped-query)
+softmax attention from :mod:`tokenpath.gqa` and :mod:`tokenpath.attention`, routing and
+gates from :mod:`tokenpath.moe`. This module only wires them together, once, in
+``_layer_core``: :func:`decoder_layer` checks its input and keeps what each step
+produced; a model's fast path (:meth:`tokenpath.model.Model.logits`, chapter 9) runs the
+same core, keeps nothing, and continues a K/V cache.
 """
 
 from __future__ import annotations
