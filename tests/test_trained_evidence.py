@@ -120,3 +120,27 @@ def test_the_tables_refitted_and_the_test_stream_rebuilt_give_the_committed_file
 @pytest.mark.corpus
 def test_the_agreement_per_text_is_measured_again(evidence):
     assert V.agreement_by_text(T.held_out_routes()) == evidence["agreement"]
+
+
+def test_the_dense_baseline_has_the_moe_s_active_feed_forward_width():
+    from tokenpath import _train
+    from tokenpath._train_data import Settings
+
+    s = Settings(**T.read_training()["settings"])
+    d = _train.dense_config_dict(s)
+    assert d["intermediate_size"] == s.num_experts_per_tok * s.intermediate_size
+    moe = _train.mixtral_config_dict(s)
+    assert {k: v for k, v in d.items() if k in moe} == {k: moe[k] for k in d if k in moe and k != "intermediate_size"} | {
+        "intermediate_size": d["intermediate_size"]}
+
+
+def test_the_dense_baseline_stores_what_one_moe_token_reads_but_the_routers():
+    transformers = pytest.importorskip("transformers", reason="transformers not installed: the crosscheck extra")
+    from tokenpath import _train
+    from tokenpath._train_data import Settings
+
+    s = Settings(**T.read_training()["settings"])
+    model = transformers.LlamaForCausalLM(transformers.LlamaConfig(**_train.dense_config_dict(s)))
+    count = T.count_moe_parameters()
+    routers = s.num_hidden_layers * s.hidden_size * s.num_local_experts
+    assert sum(p.numel() for p in model.parameters()) == count.active_with_table - routers
