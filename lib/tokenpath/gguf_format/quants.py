@@ -185,6 +185,8 @@ def row_bytes(type_name: str, n: int) -> int:
     >>> row_bytes("Q4_1", 576), row_bytes("F32", 3)
     (360, 12)
     """
+    if not isinstance(type_name, str):
+        raise TypeError(f"type_name must be a str such as 'Q4_1', got {type(type_name).__name__}")
     if type_name not in _BY_NAME:
         raise ValueError(f"type_name must be a ggml type name such as 'Q4_1', got {type_name!r}")
     if isinstance(n, bool) or not isinstance(n, (int, np.integer)) or n < 0:

@@ -94,7 +94,8 @@ def unpermute_rows(w: np.ndarray, n_heads: int) -> np.ndarray:
     >>> unpermute_rows(np.array([[0], [10], [1], [11]]), 1)[:, 0].tolist()  # one head, d_h = 4
     [0, 1, 10, 11]
     """
-    w = np.asarray(w)
+    if not isinstance(w, np.ndarray):
+        raise TypeError(f"w must be a numpy array [n_heads · d_h, d_in], got {type(w).__name__}")
     if isinstance(n_heads, bool) or not isinstance(n_heads, int) or n_heads < 1:
         raise TypeError(f"n_heads must be a positive integer, got {short_repr(n_heads)}")
     if w.ndim != 2 or w.shape[0] % (2 * n_heads):
