@@ -189,6 +189,18 @@ def test_every_tensor_of_the_real_file_dequantizes_bit_for_bit_as_gguf_does(real
     assert types == {"F32", "Q4_1", "Q8_0"}
 
 
+def test_the_real_files_header_reads_in_under_half_a_second(real):
+    """49,152 token strings and 48,900 merges among them; CPU time, the best of three."""
+    import time
+
+    seconds = []
+    for _ in range(3):
+        t0 = time.process_time()
+        read_gguf(real[0].path)
+        seconds.append(time.process_time() - t0)
+    assert min(seconds) < 0.5, seconds
+
+
 def test_the_real_files_summary_counts_its_types(real):
     text = real[0].summary(max_keys=3)
     assert text.splitlines()[1] == "tensor types: Q4_1 210, F32 61, Q8_0 1"

@@ -14,9 +14,12 @@ package refuses, the engine refuses).
 from __future__ import annotations
 
 import collections
+import functools
 import struct
+import tempfile
 import time
 import tracemalloc
+from pathlib import Path
 
 import numpy as np
 import pytest
@@ -111,17 +114,17 @@ def _tensor_field(data: bytes, name: str, field: str, n_dims: int = 2) -> int:
             "offset": at + 8 + 8 * n_dims}[field]
 
 
+@functools.lru_cache(maxsize=4)
+def read_gguf_bytes(data: bytes):
+    """The valid file ``data`` read from a temporary copy (for the offsets a patch needs)."""
+    with tempfile.TemporaryDirectory() as d:
+        path = Path(d) / "f.gguf"
+        path.write_bytes(data)
+        return read_gguf(path)
+
+
 def _data_start(data: bytes) -> int:
     return read_gguf_bytes(data).data_offset
-
-
-def read_gguf_bytes(data: bytes, _cache={}):
-    import os
-    import tempfile
-    path = os.path.join(tempfile.mkdtemp(), "f.gguf")
-    with open(path, "wb") as f:
-        f.write(data)
-    return read_gguf(path)
 
 
 CASES = {
