@@ -1,5 +1,6 @@
-"""Count-based baselines for the book's model: unigram, bigram and trigram tables
-trained on a token stream and scored on another, in nats per token.
+"""Count-based baselines for the book's model: unigram and Kneser–Ney tables of any
+order (the book scores bigrams to 5-grams) trained on a token stream and scored on
+another, in nats per token.
 
 Every model gives each of the ``V`` tokens a probability > 0 after any context, so a
 held-out token never costs infinity:
@@ -7,7 +8,10 @@ held-out token never costs infinity:
 - **Unigram, add-one** (:func:`unigram`): ``P(w) = (c(w) + 1) / (N + V)``, ``c(w)`` the
   count of ``w`` among the ``N`` training tokens.
 - **Interpolated Kneser–Ney** (:func:`kneser_ney`, order 2 for the bigram, 3 for the
-  trigram), the standard one (Chen & Goodman 1998, §3.5, one discount ``D = 0.75``):
+  trigram, up to 5 in the book), as Chen & Goodman (1998, §3.5) describe it, with one
+  discount ``D = 0.75`` for every order: a rule of thumb, where they estimate ``D`` from
+  the counts as ``n1 / (n1 + 2·n2)`` (:func:`tokenpath._evidence.discount_estimate`;
+  0.64 for the trigrams of the book's training tokens):
   with ``a_n`` the raw counts at the highest order and, below it, the *continuation*
   counts ``a_k(h w) = |{u : a_{k+1}(u h w) > 0}|`` (in how many distinct contexts
   ``h w`` was seen),
