@@ -278,6 +278,10 @@ class GGUFFile:
     data_offset: int  # file byte where the data section starts
     file_size: int
 
+    def __repr__(self) -> str:  # the metadata of a real file runs to megabytes: counts only
+        return (f"GGUFFile({self.path!r}, version={self.version}, {len(self.metadata)} metadata keys, "
+                f"{len(self.tensors)} tensors)")
+
     def _tensor(self, name) -> GGUFTensor:
         if not isinstance(name, str):
             raise TypeError(f"name must be a tensor name (str), got {type(name).__name__}")
@@ -364,7 +368,8 @@ def read_gguf(path) -> GGUFFile:
     alignment that is not a power of two, tensor data that is misaligned, overlaps
     another tensor's or runs past the end of the file.
 
-    >>> g = read_gguf(_example_file())
+    >>> g = read_gguf(_example_file()); g
+    GGUFFile('.../tiny.gguf', version=3, 3 metadata keys, 1 tensors)
     >>> g.version, g.tensors["w"], g.metadata["general.architecture"]
     (3, GGUFTensor(name='w', shape=(2, 2), type_name='F32', offset=0, nbytes=16), 'llama')
     """
