@@ -9,7 +9,9 @@ The measurement itself is part of the training script's finishing step
 bigram and trigram (interpolated Kneser–Ney, D = 0.75) tables fitted on exactly the
 model's training tokens and scored on exactly its evaluation windows, beside the model.
 This script prints that table, or with ``--recompute`` measures it again into a
-scratch copy of the folder and says whether it matches the committed file.
+scratch copy of the folder and says whether it matches the committed file. It then
+prints the stronger tables of ``models/stdlib-evidence.json`` (4- and 5-gram, the 5-gram
+with a cache, the test stream, paired bootstrap intervals; ``python -m tokenpath._evidence``).
 """
 
 from __future__ import annotations
@@ -43,6 +45,13 @@ def main(argv=None) -> int:
     a = p.parse_args(argv)
     committed = T.read_evaluation()
     print(table(committed))
+    evidence = T.read_evidence()
+    print(f"\nagainst the strongest table (5-gram + cache), 95 % paired bootstrap over windows, "
+          f"B = {evidence['bootstrap']['B']:,}:")
+    for name, row in evidence["streams"].items():
+        g = row["gap"]["5-gram + cache"]
+        print(f"{name:13s} model {row['model']:.3f}  table {row['tables']['5-gram + cache']:.3f}  "
+              f"gap {g['mean']:.3f} [{g['low']:.3f}, {g['high']:.3f}]")
     if not a.recompute:
         return 0
     from tokenpath import _train
