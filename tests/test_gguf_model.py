@@ -5,11 +5,15 @@ before a weight is dequantized."""
 
 from __future__ import annotations
 
+import collections
 import dataclasses
 
 import numpy as np
 import pytest
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
 
+from _fuzz_budget import examples
 from _gguf_files import V, gguf, write_gguf
 from tokenpath import model as M
 from tokenpath.model.gguf_model import gguf_tensor_name, unpermute_rows
@@ -156,3 +160,39 @@ def test_bad_arguments_are_named():
         gguf_tensor_name(3)
     with pytest.raises(TypeError, match="g must be a tokenpath.gguf_format.GGUFFile"):
         M.gguf_model.gguf_config({})
+
+
+LOAD_FUZZ = collections.Counter()
+
+
+@settings(max_examples=examples(150), derandomize=True, deadline=None, database=None,
+          suppress_health_check=[HealthCheck.function_scoped_fixture, HealthCheck.too_slow])
+@given(at=st.integers(0, 10**6), width=st.sampled_from([1, 4, 8]),
+       value=st.sampled_from([0, 1, 2, 3, 4, 5, 7, 8, 16, 255, 2**31, 2**32 - 1, 2**63]) | st.integers(0, 2**64 - 1))
+def test_a_model_file_with_a_corrupted_header_loads_or_is_refused_by_name(tiny, tmp_path, at, width, value):
+    """Any header field overwritten (counts, types, metadata numbers, shapes): ``model.load``
+    builds a model or raises one ModelFileError naming the file, within a second."""
+    import time
+
+    path = tmp_path / "f.gguf"
+    data = bytearray(write_llama(tmp_path / "base.gguf", tiny).read_bytes())
+    header = M.gguf_model.read_gguf(tmp_path / "base.gguf").data_offset
+    where = at % header
+    data[where:where + width] = (value % 2**(8 * width)).to_bytes(width, "little")
+    path.write_bytes(bytes(data))
+    t0 = time.process_time()
+    try:
+        M.load(path)
+        outcome = "loaded"
+    except M.ModelFileError as err:
+        assert str(err).startswith(f"{path}: "), str(err)
+        outcome = "refused"
+    assert time.process_time() - t0 < 1.0
+    LOAD_FUZZ[outcome] += 1
+
+
+def test_the_load_fuzzer_met_both_outcomes():
+    if not LOAD_FUZZ:
+        pytest.skip("the fuzzer did not run in this session")
+    assert LOAD_FUZZ["loaded"] and LOAD_FUZZ["refused"], LOAD_FUZZ
+    print("\nGGUF model fuzzer:", dict(LOAD_FUZZ))
