@@ -13,7 +13,7 @@ import textwrap
 import numpy as np
 import pytest
 
-from tokenpath import decoder, sampling
+from tokenpath import decoder, norms, sampling
 from tokenpath import model as M
 from tokenpath.position import rope_tables
 
@@ -234,3 +234,13 @@ def test_a_float32_projection_reads_the_stored_matrix_and_gives_the_same_product
     np.testing.assert_allclose(y, x @ stored.T, rtol=1e-5, atol=1e-5)
     x64, w64 = x.astype(np.float64), stored.T.astype(np.float64)
     np.testing.assert_array_equal(decoder._project(x64, w64), x64 @ w64)  # float64: the book's x @ W
+
+
+def test_the_float32_gate_is_silu_times_content_without_overflow_warnings():
+    a = np.array([-200.0, -88.0, -5.0, -1.0, 0.0, 1.0, 5.0, 50.0], dtype=np.float32)
+    c = np.linspace(-2, 2, a.size).astype(np.float32)
+    with np.errstate(all="raise"):
+        got = norms._gated(a, c)
+    assert got.dtype == np.float32
+    want = norms.gate_trace(a.astype(np.float64), c.astype(np.float64)).product
+    np.testing.assert_allclose(got, want, rtol=1e-6, atol=1e-30)

@@ -208,8 +208,16 @@ def _sigmoid(x: np.ndarray) -> np.ndarray:
 
 
 def _gated(gate_pre: np.ndarray, content: np.ndarray) -> np.ndarray:
-    """The unchecked core of SwiGLU's hidden layer, ``SiLU(a) · c`` (the ``product`` of
-    :func:`gate_trace`, same operations in the same order), in the dtype of its inputs."""
+    """The unchecked core of SwiGLU's hidden layer, ``SiLU(a) · c``, in the dtype of its
+    inputs. float64 runs :func:`gate_trace`'s operations in its order (the book's digits);
+    float32 (a real model) computes ``a / (1 + e^(−a)) · c``, the same function in three
+    passes instead of eight, measured 14× faster at SmolLM2's width: ``e^(−a)`` overflowing
+    to ``inf`` for a < −88 gives ``a / inf = −0``, SiLU's limit."""
+    if gate_pre.dtype == np.float32:
+        with np.errstate(over="ignore"):
+            d = np.exp(-gate_pre)
+            d += 1.0
+            return gate_pre / d * content
     return gate_pre * _sigmoid(gate_pre) * content
 
 
