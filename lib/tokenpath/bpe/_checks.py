@@ -59,9 +59,10 @@ def check_names(name: str, names) -> list[str]:
     return names
 
 
-def check_merges(merges) -> list[tuple[bytes, bytes]]:
+def check_merges(merges, *, ordered: bool = True) -> list[tuple[bytes, bytes]]:
     """Merge rules in rank order: pairs of non-empty bytes, each part a byte or a token
-    an earlier rule made."""
+    an earlier rule made (unless not ``ordered``: tiktoken's pairs, ranked by the token
+    they make, may join a token made later)."""
     if isinstance(merges, (str, bytes)) or not isinstance(merges, Iterable):
         raise TypeError(f"merges must be a list of (bytes, bytes) pairs, got {type(merges).__name__}")
     merges = list(merges)
@@ -69,7 +70,7 @@ def check_merges(merges) -> list[tuple[bytes, bytes]]:
     for rank, pair in enumerate(merges):
         if not isinstance(pair, tuple) or len(pair) != 2 or not all(isinstance(p, bytes) and p for p in pair):
             raise TypeError(f"merges[{rank}] must be a pair of non-empty bytes, got {pair!r}")
-        if pair[0] not in known or pair[1] not in known:
+        if ordered and (pair[0] not in known or pair[1] not in known):
             raise ValueError(f"merges[{rank}] = {pair!r} uses a token no earlier merge made")
         known.add(pair[0] + pair[1])
     return merges

@@ -14,6 +14,7 @@ inside a character (chapter 2).
 
 from __future__ import annotations
 
+import unicodedata
 from typing import Iterable, Mapping, Sequence
 
 import regex
@@ -83,11 +84,15 @@ class Tokenizer:
     def __init__(self, merges: Iterable[tuple[bytes, bytes]], special_tokens: Iterable[str] | Mapping[str, int] = (),
                  *, pattern: str | Sequence[str] = GPT2_PATTERN, template: Sequence[str] | None = None,
                  vocab: Mapping[bytes, int] | None = None, chat_template: str | None = None,
-                 roles: Mapping[str, str] | None = None):
+                 roles: Mapping[str, str] | None = None, normalize: str | None = None,
+                 rank_by: str = "merge", ignore_merges: bool = False):
         self.pattern: str | tuple[str, ...] = check_pattern(pattern)
         self._stages = [None if p == GPT2_PATTERN else compile_pattern(p) for p in
                         ((self.pattern,) if isinstance(self.pattern, str) else self.pattern)]
-        table = id_table(merges, special_tokens, vocab)  # checks the merges and the names
+        table = id_table(merges, special_tokens, vocab, rank_by=rank_by)  # checks the merges and the names
+        self.rank_by: str = rank_by
+        #: A word that is a token as a whole is that token, whatever the merges say (tiktoken's rule)
+        self.ignore_merges: bool = check_flag("ignore_merges", ignore_merges)
         self.merges: list[tuple[bytes, bytes]] = table.merges
         self.vocab: dict[int, bytes] = table.vocab  # ID → its bytes (ordinary tokens)
         self._ids: dict[bytes, int] = table.ids  # bytes → ID
@@ -101,6 +106,9 @@ class Tokenizer:
         self.template: tuple[str, ...] | None = check_template(template, self.special_tokens)
         self.chat_template: str | None = check_chat_template(chat_template)
         self.roles: dict[str, str] = check_roles(roles, self.special_tokens)
+        if normalize not in (None, "NFC"):
+            raise ValueError(f"normalize must be None or 'NFC' (Unicode normal form C), got {normalize!r}")
+        self.normalize: str | None = normalize
         self._cache: dict[str, tuple[int, ...]] = {}
 
     def _split(self, text: str) -> list[str]:
@@ -119,7 +127,8 @@ class Tokenizer:
         """A copy with some constructor arguments changed."""
         args = dict(merges=self.merges, special_tokens=dict(self.special_tokens) if self._table is not None
                     else list(self.special_tokens), pattern=self.pattern, template=self.template,
-                    vocab=self._table, chat_template=self.chat_template, roles=self.roles)
+                    vocab=self._table, chat_template=self.chat_template, roles=self.roles,
+                    normalize=self.normalize, rank_by=self.rank_by, ignore_merges=self.ignore_merges)
         args.update(changes)
         return Tokenizer(args.pop("merges"), args.pop("special_tokens"), **args)
 
@@ -207,7 +216,9 @@ class Tokenizer:
             hit = self._cache.get(word)
             if hit is not None:
                 return hit
-        ids = self.merge_bytes(word.encode("utf-8"))
+        data = word.encode("utf-8")
+        whole = self._ids.get(data) if self.ignore_merges else None
+        ids = (whole,) if whole is not None else self.merge_bytes(data)
         if use_cache:
             self._cache[word] = ids
         return ids
@@ -220,6 +231,8 @@ class Tokenizer:
         [104, 105]
         """
         text = check_text(text)
+        if self.normalize is not None:  # Hugging Face's NFC normalizer, before the split
+            text = unicodedata.normalize(self.normalize, text)
         out: list[int] = []
         for word in self._split(text):
             out.extend(self.encode_word(word, use_cache=use_cache))

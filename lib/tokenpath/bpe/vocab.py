@@ -48,11 +48,15 @@ def _check_table(vocab) -> dict[bytes, int]:
     return out
 
 
-def id_table(merges, special_tokens=(), vocab: Mapping[bytes, int] | None = None) -> IdTable:
+def id_table(merges, special_tokens=(), vocab: Mapping[bytes, int] | None = None, *,
+             rank_by: str = "merge") -> IdTable:
     """The ID table of ``merges`` (pairs of bytes in rank order) and ``special_tokens`` (a list of names,
     numbered after the vocabulary, or a mapping name → ID), with the book's numbering when
     ``vocab`` is None, else the IDs ``vocab`` gives (every byte and every merge result must
     have one; it may hold more tokens, which then decode but are never emitted by merges).
+    ``rank_by="merge"`` ranks a pair by its place in ``merges`` (Hugging Face, GGUF);
+    ``rank_by="token"`` by the ID of the token it makes (tiktoken, whose IDs are its ranks:
+    any two adjacent tokens whose bytes join into a token merge, the lowest such token first).
     A byte without an ID cannot be encoded (:meth:`~tokenpath.bpe.Tokenizer.merge_bytes`
     refuses it by name; Hugging Face and llama.cpp drop it silently).
 
@@ -64,7 +68,13 @@ def id_table(merges, special_tokens=(), vocab: Mapping[bytes, int] | None = None
     >>> t.byte_ids[ord("a")], t.ranks[(100, 101)], t.special_tokens, t.n_vocab
     (100, (0, 0), {'<s>': 1}, 259)
     """
-    merges, names = check_merges(merges), special_tokens
+    if not isinstance(rank_by, str) or rank_by not in ("merge", "token"):
+        raise ValueError(f"rank_by must be 'merge' or 'token', got {rank_by!r}")
+    if rank_by == "token" and vocab is None:
+        raise ValueError("rank_by='token' needs a vocab: the merged token's ID is its rank")
+    # the book's numbering needs each part made before it is used (it numbers tokens as they
+    # are made); a given table need not: a pair whose part is not made yet is never adjacent
+    merges, names = check_merges(merges, ordered=vocab is None), special_tokens
     if isinstance(names, Mapping):
         check_names("special_tokens", list(names))
     else:
@@ -76,11 +86,14 @@ def id_table(merges, special_tokens=(), vocab: Mapping[bytes, int] | None = None
     else:
         ids = _check_table(vocab)
         for rank, (a, b) in enumerate(merges):
-            if a + b not in ids:
-                raise ValueError(f"merges[{rank}] = {(a, b)!r} makes {a + b!r}, which vocab gives no ID")
+            for part, verb in ((a, "uses"), (b, "uses"), (a + b, "makes")):
+                if part not in ids:
+                    raise ValueError(f"merges[{rank}] = {(a, b)!r} {verb} {part!r}, which vocab gives no ID")
     ranks: dict[tuple[int, int], tuple[int, int]] = {}
+    by_token = rank_by == "token"
     for rank, (a, b) in enumerate(merges):
-        ranks.setdefault((ids[a], ids[b]), (rank, ids[a + b]))
+        new = ids[a + b]
+        ranks.setdefault((ids[a], ids[b]), (new if by_token else rank, new))
     by_id = {i: data for data, i in ids.items()}
     end = max(by_id) + 1
     if isinstance(names, Mapping):

@@ -8,9 +8,11 @@ import functools
 import json
 from pathlib import Path
 
+import regex
+
 from .. import bpe
-from ..safefiles import ModelFileError, as_path, read_json, short_repr
-from .config import TOKENIZER_CONFIG_NAME, TOKENIZER_NAME, _writable_directory
+from ..safefiles import ModelFileError, as_path, open_regular_file, read_json, short_repr
+from .config import MAX_CONFIG_BYTES, TOKENIZER_CONFIG_NAME, TOKENIZER_NAME, _writable_directory
 
 __all__ = [
     "read_tokenizer",
@@ -160,6 +162,68 @@ def _byte_level(fail, field: str, value) -> bool:
     return True
 
 
+#: The largest ID a file may give (Hugging Face and llama.cpp store IDs as 32-bit ints).
+MAX_ID = 1 << 31
+
+#: Hugging Face's ``Digits`` pre-tokenizer as a pattern whose pieces cover the text
+#: (Rust's ``char::is_numeric`` is the categories Nd, Nl and No, that is ``\p{N}``).
+_DIGITS = {True: r"\p{N}|[^\p{N}]+", False: r"\p{N}+|[^\p{N}]+"}
+
+
+def _isolated(pattern: str) -> str:
+    """A ``Split`` regex with ``behavior: Isolated`` as a pattern that covers the text:
+    Hugging Face keeps the text between two matches as a piece of its own, which is a
+    run of characters where the regex does not match: ``(?:(?!R)[\s\S])+``.
+
+    >>> import regex
+    >>> regex.findall(_isolated("a"), "xxaya")
+    ['xx', 'a', 'y', 'a']
+    """
+    return f"(?:{pattern})|(?:(?!(?:{pattern}))[\\s\\S])+"
+
+
+def _pre_tokenizer(fail, pre, field: str = "pre_tokenizer") -> tuple[str, ...]:
+    """The split stages of a pre-tokenizer: ``ByteLevel`` (its GPT-2 regex, or none with
+    ``use_regex: false``; ``add_prefix_space`` must be false), ``Split`` (a regex or a
+    string, ``Isolated``, not inverted), ``Digits`` and ``Sequence`` of them."""
+    if not isinstance(pre, dict):
+        fail(field, f"is {short_repr(pre)}; expected ByteLevel, Split, Digits or a Sequence of them")
+    kind = pre.get("type")
+    if _byte_level(fail, field, pre):
+        if pre.get("add_prefix_space", True):
+            fail(field, f"is {short_repr(pre)}; ByteLevel with add_prefix_space=true is not implemented "
+                 "(it must be false)")
+        return (bpe.GPT2_PATTERN,) if pre.get("use_regex", True) else ()
+    if kind == "Sequence":
+        _known(fail, field, pre, ("type", "pretokenizers"))
+        items = pre.get("pretokenizers")
+        if not isinstance(items, list):
+            fail(f"{field}.pretokenizers", f"is {short_repr(items)}; expected a list")
+        return tuple(p for k, item in enumerate(items) for p in _pre_tokenizer(fail, item, f"{field}.pretokenizers[{k}]"))
+    if kind == "Digits":
+        _known(fail, field, pre, ("type", "individual_digits"))
+        return (_DIGITS[_want(fail, f"{field}.individual_digits", pre.get("individual_digits", False), bool,
+                              "true or false")],)
+    if kind == "Split":
+        _known(fail, field, pre, ("type", "pattern", "behavior", "invert"))
+        if pre.get("behavior") != "Isolated":
+            fail(f"{field}.behavior", f"is {short_repr(pre.get('behavior'))}; this engine implements 'Isolated' only")
+        if pre.get("invert", False) is not False:
+            fail(f"{field}.invert", f"is {short_repr(pre.get('invert'))}; it must be false")
+        pat = pre.get("pattern")
+        if not isinstance(pat, dict) or len(pat) != 1 or next(iter(pat)) not in ("Regex", "String") \
+                or not isinstance(next(iter(pat.values())), str):
+            fail(f"{field}.pattern", f"is {short_repr(pat)}; expected {{'Regex': str}} or {{'String': str}}")
+        regex_text = pat["Regex"] if "Regex" in pat else regex.escape(pat["String"])
+        try:
+            bpe.compile_pattern(regex_text)
+        except ValueError as err:
+            fail(f"{field}.pattern", f"is refused: {err}")
+        return (_isolated(regex_text),)
+    fail(field, f"has type {short_repr(kind)}; this engine implements ByteLevel, Split (Isolated), Digits and "
+         "Sequence")
+
+
 def read_tokenizer(path) -> bpe.Tokenizer:
     """Read a byte-level BPE ``tokenizer.json`` back into the engine's tokenizer.
 
@@ -210,13 +274,11 @@ def read_tokenizer(path) -> bpe.Tokenizer:
         fail("model.type", f"is {short_repr(m.get('type'))}; this engine reads byte-level 'BPE' only")
     known("model", m, _BPE_FIELDS)
 
-    if d.get("normalizer") is not None:
-        fail("normalizer", f"is {short_repr(d['normalizer'])}; this engine applies none (it must be null)")
-
-    pre = d.get("pre_tokenizer")
-    if not byte_level("pre_tokenizer", pre) or not pre.get("use_regex", True) or pre.get("add_prefix_space", True):
-        fail("pre_tokenizer", f"is {short_repr(pre)}; expected ByteLevel with use_regex=true and "
-             "add_prefix_space=false (the GPT-2 pattern on the text as given)")
+    normalizer = d.get("normalizer")
+    if normalizer is not None and normalizer != {"type": "NFC"}:
+        fail("normalizer", f"is {short_repr(normalizer)}; this engine applies none or NFC (it must be null or "
+             "{'type': 'NFC'})")
+    stages = _pre_tokenizer(fail, d.get("pre_tokenizer"))
     if not byte_level("decoder", d.get("decoder")):
         fail("decoder", f"is {short_repr(d.get('decoder'))}; expected ByteLevel (the engine decodes the tokens' bytes "
              "as UTF-8)")
@@ -268,7 +330,8 @@ def read_tokenizer(path) -> bpe.Tokenizer:
 
     raw_added = d.get("added_tokens", [])
     want("added_tokens", raw_added, list, "a list of token objects")
-    specials: list[tuple[int, str, int]] = []
+    specials: dict[str, int] = {}
+    id_of_added: dict[int, int] = {}  # ID → its index in added_tokens
     for k, t in enumerate(raw_added):
         field = f"added_tokens[{k}]"
         want(field, t, dict, "an object with 'id' and 'content'")
@@ -277,56 +340,117 @@ def read_tokenizer(path) -> bpe.Tokenizer:
             if key not in t:
                 fail(field, f"has no {key!r}")
         want(f"{field}.id", t["id"], int, "an integer ID")
+        if not 0 <= t["id"] < MAX_ID:
+            fail(f"{field}.id", f"is {t['id']}; IDs are from 0 to {MAX_ID - 1}")
         want(f"{field}.content", t["content"], str, "the token's text")
         for key, default in (("single_word", False), ("lstrip", False), ("rstrip", False)):
             if want(f"{field}.{key}", t.get(key, default), bool, "true or false") is not default:
-                fail(f"{field}.{key}", f"is {short_repr(t[key])}; the engine matches a special token's exact "
+                fail(f"{field}.{key}", f"is {short_repr(t[key])}; the engine matches an added token's exact "
                      "spelling only (it must be false)")
-        if "normalized" in t:
-            want(f"{field}.normalized", t["normalized"], bool, "true or false")
-        if want(f"{field}.special", t.get("special", False), bool, "true or false") is not True:
-            fail(f"{field}.special", "is false (or missing); the engine's added tokens are all special tokens")
-        specials.append((t["id"], t["content"], k))
-    specials.sort()
-    names = [s for _, s, _ in specials]
-    if len(set(names)) != len(names):
-        fail("added_tokens", f"lists {short_repr(next(s for s in names if names.count(s) > 1))} more than once")
-    try:
-        tok = bpe.Tokenizer(merges, names)
-    except (TypeError, ValueError) as err:
-        fail("model.merges" if "merges" in str(err) else "added_tokens", f"is refused: {err}")
+        if want(f"{field}.normalized", t.get("normalized", False), bool, "true or false") and normalizer:
+            fail(f"{field}.normalized", "is true with a normalizer; the engine matches added tokens in the text "
+                 "as given (it must be false)")
+        want(f"{field}.special", t.get("special", False), bool, "true or false")
+        if t["content"] in specials:
+            fail("added_tokens", f"lists {short_repr(t['content'])} more than once")
+        if t["id"] in id_of_added:
+            fail(f"{field}.id", f"is {t['id']}, the ID of added_tokens[{id_of_added[t['id']]}] too")
+        id_of_added[t["id"]] = k
+        specials[t["content"]] = t["id"]
 
-    vocab = want("model.vocab", m.get("vocab", {}), dict, "an object of token -> ID")
-    if len(vocab) != len(tok.vocab):
-        fail("model.vocab", f"has {len(vocab)} entries, but 256 bytes and {len(merges)} merges make {len(tok.vocab)}")
-    ids_of = {data: i for i, data in tok.vocab.items()}
-    for text, i in vocab.items():
+    raw_vocab = want("model.vocab", m.get("vocab", {}), dict, "an object of token -> ID")
+    added_ids = set(specials.values())
+    table: dict[bytes, int] = {}
+    for text, i in raw_vocab.items():
         want(f"model.vocab[{short_repr(text)}]", i, int, "an integer ID")
+        if not 0 <= i < MAX_ID:
+            fail(f"model.vocab[{short_repr(text)}]", f"is {i}; IDs are from 0 to {MAX_ID - 1}")
+        if i in added_ids:
+            continue  # an added token's ID: its spelling is the token (Hugging Face lists it in both)
         data = to_bytes("model.vocab", text)
-        if tok.vocab.get(i) != data:
-            fail("model.vocab", f"numbers {text!r} as {i}; the engine numbers bytes by value and then merges in "
-                 f"rank order, which gives {ids_of.get(data)}")
-    base, n = len(tok.vocab), len(specials)
-    for i, s, k in sorted(specials, key=lambda t: t[2]):
-        if not base <= i < base + n:
-            fail(f"added_tokens[{k}].id", f"of added token {s!r} is {i}; the engine would give it "
-                 f"{tok.special_tokens[s]} (the {n} added tokens take the IDs {base} to {base + n - 1}, "
-                 "after the vocabulary)")
-    for i, s, k in specials:
-        if tok.special_tokens[s] != i:
-            fail(f"added_tokens[{k}].id", f"of added token {s!r} is {i}; the engine would give it "
-                 f"{tok.special_tokens[s]}")
+        if data in table:
+            fail("model.vocab", f"gives {_token_text(data)!r} two IDs")
+        table[data] = i
+    for k, (a, b) in enumerate(merges):  # any order: Hugging Face joins whichever ranked pair is present
+        for part, verb in ((a, "uses"), (b, "uses"), (a + b, "makes")):
+            if part not in table:
+                fail("model.vocab", f"has no ID for {_token_text(part)!r}, which model.merges[{k}] {verb}")
+    # Hugging Face does not read an added token's "id": it gives the token its ID in
+    # model.vocab, or else the next ID after the vocabulary's size (the count of its entries)
+    next_id = len(raw_vocab)
+    for k, t in enumerate(raw_added):
+        hf_id = raw_vocab.get(t["content"])
+        if hf_id is None:
+            hf_id, next_id = next_id, next_id + 1
+        if hf_id != t["id"]:
+            fail(f"added_tokens[{k}].id", f"of {short_repr(t['content'])} is {t['id']}, but Hugging Face gives it "
+                 f"{hf_id} (its ID in model.vocab, or else the next after the vocabulary's {len(raw_vocab)} "
+                 "entries) and ignores the file's; refused rather than numbered differently")
+    try:
+        pattern = bpe.GPT2_PATTERN if stages == (bpe.GPT2_PATTERN,) else stages or r"[\s\S]+"  # () splits nothing
+        tok = bpe.Tokenizer(merges, specials, vocab=table, pattern=pattern, normalize="NFC" if normalizer else None)
+    except (TypeError, ValueError) as err:
+        fail("model.vocab" if "vocab" in str(err) else "added_tokens", f"is refused: {err}")
     if ignore_merges:
         work = sum(len(data) ** 2 for data in tok.vocab.values())
         if work > _IGNORE_MERGES_WORK:
             fail("model.ignore_merges", "is true, and the vocabulary's tokens are too long to check that every "
                  "token is what its merges make (this engine always applies the merges); refused")
         for i, data in tok.vocab.items():
-            if tok.merge_bytes(data) != (i,):
+            try:
+                got = tok.merge_bytes(data)
+            except ValueError:
+                got = None
+            if got != (i,):
                 fail("model.ignore_merges", f"is true, and the word {_token_text(data)!r} is then token {i} "
-                     f"where the merges give {list(tok.merge_bytes(data))}; this engine always applies the merges")
+                     f"where the merges give {list(got or [])}; this engine always applies the merges")
     template = _read_template(d.get("post_processor"), tok, fail)
-    return tok if template is None else tok.with_template(template)
+    tok = tok if template is None else tok.with_template(template)
+    chat, roles = _read_tokenizer_config(path.parent, tok)
+    return tok if chat is None and not roles else tok._replace(chat_template=chat, roles=roles)
+
+
+#: The chat template ``transformers`` 5 writes next to ``tokenizer_config.json``.
+CHAT_TEMPLATE_NAME = "chat_template.jinja"
+
+
+def _read_tokenizer_config(folder: Path, tok: bpe.Tokenizer) -> tuple[str | None, dict[str, str]]:
+    """The chat template and the special-token roles of the ``tokenizer_config.json``
+    (and ``chat_template.jinja``) beside a ``tokenizer.json``, if there are any: its
+    ``chat_template`` (a string), and ``bos_token``, ``eos_token``, ``pad_token``,
+    ``unk_token`` (a string, or ``{"content": …}``), each an added token of the file."""
+    config_path, chat = folder / TOKENIZER_CONFIG_NAME, None
+    cfg = {}
+    if config_path.is_file():
+        cfg = read_json(config_path, max_bytes=MAX_CONFIG_BYTES, what=TOKENIZER_CONFIG_NAME)
+        if not isinstance(cfg, dict):
+            raise ModelFileError(f"{config_path}: holds a JSON {type(cfg).__name__}, not an object")
+    if "chat_template" in cfg and cfg["chat_template"] is not None:
+        chat = cfg["chat_template"]
+        if not isinstance(chat, str):
+            raise ModelFileError(f"{config_path}: chat_template is {short_repr(chat)}; this engine reads one template "
+                                 "string (not a list of named templates)")
+    jinja_path = folder / CHAT_TEMPLATE_NAME
+    if chat is None and jinja_path.is_file():
+        raw = open_regular_file(jinja_path, max_bytes=MAX_CONFIG_BYTES, what=CHAT_TEMPLATE_NAME)
+        with raw:
+            data = raw.read(MAX_CONFIG_BYTES + 1)
+        try:
+            chat = data.decode("utf-8")
+        except UnicodeDecodeError as err:
+            raise ModelFileError(f"{jinja_path}: is not UTF-8 text ({err.reason} at byte {err.start})") from None
+    roles = {}
+    for role in bpe.ROLES:
+        value = cfg.get(f"{role}_token")
+        if isinstance(value, dict):
+            value = value.get("content")
+        if value is None:
+            continue
+        if not isinstance(value, str) or value not in tok.special_tokens:
+            raise ModelFileError(f"{config_path}: {role}_token is {short_repr(value)}, which is not an added token "
+                                 "of the tokenizer.json beside it")
+        roles[role] = value
+    return chat, roles
 
 
 def _read_template(post, tok: bpe.Tokenizer, fail) -> tuple[str, ...] | None:
