@@ -34,6 +34,10 @@ What this file provides:
   standard library (the 2.66 M training tokens encoded again, every file classified by
   the data rule: seconds) to re-derive a committed measurement. ``make test`` skips such
   tests with the reason shown; ``make check-model`` (and CI) runs them with ``--corpus``.
+- The ``heavy`` marker, for a cross-check that opens the real SmolLM2 file in
+  ``transformers`` (its GGUF loader dequantizes all 135 M weights: tens of seconds on two
+  cores). ``make test`` skips it with the reason shown; ``make check-model`` (and CI)
+  runs it with ``--heavy``.
 """
 
 from __future__ import annotations
@@ -73,11 +77,14 @@ def torch():
 
 
 CORPUS_SKIPPED = "rebuilds the training data from the whole standard library: run by make check-model (CI runs it)"
+HEAVY_SKIPPED = "opens the real model file in transformers (tens of seconds): run by make check-model (CI runs it)"
 
 
 def pytest_addoption(parser):
     parser.addoption("--corpus", action="store_true", default=False,
                      help="also run the tests marked corpus (make check-model)")
+    parser.addoption("--heavy", action="store_true", default=False,
+                     help="also run the tests marked heavy (make check-model)")
 
 
 def pytest_runtest_setup(item):
@@ -85,6 +92,8 @@ def pytest_runtest_setup(item):
         pytest.skip(TORCH_MISSING)
     if item.get_closest_marker("corpus") is not None and not item.config.getoption("--corpus"):
         pytest.skip(CORPUS_SKIPPED)
+    if item.get_closest_marker("heavy") is not None and not item.config.getoption("--heavy"):
+        pytest.skip(HEAVY_SKIPPED)
 
 
 def pytest_collection_finish(session):

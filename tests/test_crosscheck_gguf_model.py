@@ -13,7 +13,7 @@ from tokenpath import model as M
 from tokenpath import pretrained
 from tokenpath.gguf_format import read_gguf
 
-pytestmark = pytest.mark.torch
+pytestmark = [pytest.mark.torch, pytest.mark.heavy]
 transformers = pytest.importorskip("transformers", reason="needs the crosscheck extra (transformers)")
 torch = pytest.importorskip("torch", reason="needs the crosscheck extra (torch)")
 pytest.importorskip("gguf", reason="transformers reads GGUF files with the gguf package")
