@@ -234,3 +234,26 @@ def test_cached_float32_greedy_generation_is_transformers_generate(tmp_path, tie
     delta = np.abs(ours.logits(ids) - ref_logits).max()
     assert delta <= 1e-4 * ref_logits.std()
 
+
+
+@pytest.mark.torch
+def test_the_pretrained_smollm2_file_generates_transformers_greedy_tokens_with_the_cache():
+    """The real model (float32 after dequantization) through the cached loop: a chat prompt's
+    32 greedy tokens equal ``generate(do_sample=False)`` of transformers reading the same file."""
+    pytest.importorskip("gguf", reason="transformers reads GGUF files with the gguf package")
+    from tokenpath import pretrained
+    from tokenpath.chat_template import chat_ids
+
+    path = pretrained.smollm2_path()
+    if not path.is_file():
+        pytest.skip(f"the pretrained file {path} is missing (make smollm2 fetches it)")
+    ours = M.load(path)
+    assert ours.dtype == np.float32
+    ref = transformers.AutoModelForCausalLM.from_pretrained(str(path.parent), gguf_file=path.name,
+                                                            dtype=torch.float32).eval()
+    # "<|im_start|>user\nWhat is a token in a language model?<|im_end|>\n<|im_start|>assistant\n"
+    ids = chat_ids(ours.tokenizer, [{"role": "user", "content": "What is a token in a language model?"}])
+    with torch.no_grad():
+        theirs = ref.generate(torch.tensor([ids]), max_new_tokens=32, do_sample=False)[0, len(ids):].tolist()
+    g = ours.generate(ids, 32, temperature=0)
+    assert g.sampled.tolist() == theirs
