@@ -2,9 +2,10 @@
 
 Encoding learns nothing. It cuts the text into words (:mod:`.pretokenizer`), starts each
 word from its UTF-8 bytes, and merges the adjacent pair with the lowest rank (the
-earliest learned rule) until no rule applies. IDs: 0–255 are the bytes themselves,
-256 + k is the token made by merge k, and special tokens (``<|user|>`` …) come after
-the learned vocabulary. A special token's spelling becomes its ID only when the caller
+earliest learned rule) until no rule applies. IDs, in the book's numbering: 0–255 are
+the bytes themselves, 256 + k is the token made by merge k, and special tokens
+(``<|user|>`` …) come after the learned vocabulary; a real model's file gives its own
+numbering as a table (``vocab``, :mod:`.vocab`), and the same loop runs on its IDs. A special token's spelling becomes its ID only when the caller
 allows it (tiktoken's rules); a ``template`` adds markers around every encoded text
 (Hugging Face's post-processor).
 
@@ -74,11 +75,22 @@ class Tokenizer:
     :meth:`encode` wraps the IDs in (e.g. ``("<s>", "$A")`` adds BOS; see
     :meth:`with_template`).
 
+    ``special_tokens`` is a list of names (IDs after the vocabulary) or a mapping name →
+    ID; ``vocab`` maps token bytes → ID (None: the book's numbering); ``pattern`` is one
+    split regex or a sequence applied in turn, whose pieces must cover the text;
+    ``chat_template`` the model's Jinja template (:mod:`tokenpath.chat_template`);
+    ``roles`` which special token is BOS, EOS, PAD, UNK; ``normalize="NFC"`` normalises
+    the text first; ``rank_by`` and ``ignore_merges`` give tiktoken's rules
+    (:func:`tokenpath.bpe.read_tiktoken`).
+
     >>> tok = Tokenizer([(b"e", b"r"), (b"l", b"o"), (b"lo", b"w"), (b" ", b"low"), (b" low", b"er")])
     >>> tok.encode(" lower"), tok.vocab[260]
     ([260], b' lower')
     >>> tok.decode(tok.encode(" lower"))
     ' lower'
+    >>> moved = Tokenizer([(b"h", b"i")], {"<s>": 0}, vocab={bytes([b]): b + 1 for b in range(256)} | {b"hi": 257})
+    >>> moved.encode("<s>hi!", allowed_special="all"), moved.n_vocab
+    ([0, 257, 34], 258)
     """
 
     def __init__(self, merges: Iterable[tuple[bytes, bytes]], special_tokens: Iterable[str] | Mapping[str, int] = (),
