@@ -115,7 +115,6 @@ REFUSED = {
     "added_tokens[0].lstrip": lambda d: d["added_tokens"][0].update(lstrip=True),
     "added_tokens[1].rstrip": lambda d: d["added_tokens"][1].update(rstrip=True),
     "added_tokens[0].single_word": lambda d: d["added_tokens"][0].update(single_word=True),
-    "model.ignore_merges": lambda d: d["model"].update(ignore_merges=True),
 }
 
 
@@ -180,8 +179,9 @@ def _split_then_bytes(d):
     lambda d: d["pre_tokenizer"].update(use_regex=False),
     lambda d: d["added_tokens"][0].update(special=False),
     _swap_ids, _digits_then_byte_level, _split_then_bytes,
+    lambda d: d["model"].update(ignore_merges=True),
 ], ids=["ByteLevel without its regex", "a non-special added token", "swapped IDs", "Digits then ByteLevel",
-        "NFC, a Split regex with gaps, ByteLevel without regex"])
+        "NFC, a Split regex with gaps, ByteLevel without regex", "ignore_merges (xyz is a token the merges never make)"])
 def test_settings_the_reader_implements_give_hfs_ids(tmp_path, change):
     good = M.tokenizer_json(_probe_tokenizer())
     changed = json.loads(json.dumps(good))

@@ -183,12 +183,15 @@ def test_a_good_file_and_harmless_settings_are_read(tmp_path, tok, good):
         assert back.merges == tok.merges and back.special_tokens == tok.special_tokens
 
 
-def test_ignore_merges_that_would_skip_merges_is_refused(tmp_path):
+def test_ignore_merges_takes_a_word_that_is_a_token_whole(tmp_path):
     # (b, c) outranks (a, b), so the merges never make "abc" from "abc", but the vocabulary holds it
     t = bpe.Tokenizer([(b"b", b"c"), (b"a", b"b"), (b"ab", b"c")])
     assert t.encode_ordinary("abc") == [97, 256]
-    _refused(tmp_path, _changed(M.tokenizer_json(t), lambda d: d["model"].update(ignore_merges=True)),
-             "model.ignore_merges is true, and the word 'abc' is then token 258 where the merges give [97, 256]")
+    path = tmp_path / "tokenizer.json"
+    path.write_text(json.dumps(_changed(M.tokenizer_json(t), lambda d: d["model"].update(ignore_merges=True))))
+    back = M.read_tokenizer(path)
+    assert back.ignore_merges and back.encode_ordinary("abc") == [258] and back.encode_ordinary("abcbc") == [97, 256, 256]
+    assert M.tokenizer_json(back)["model"]["ignore_merges"] is True
 
 
 @pytest.mark.parametrize("text, words", [

@@ -82,7 +82,8 @@ def tokenizer_json(tokenizer: bpe.Tokenizer) -> dict:
         "decoder": dict(byte_level),
         "model": {
             "type": "BPE", "dropout": None, "unk_token": None, "continuing_subword_prefix": None,
-            "end_of_word_suffix": None, "fuse_unk": False, "byte_fallback": False, "ignore_merges": False,
+            "end_of_word_suffix": None, "fuse_unk": False, "byte_fallback": False,
+            "ignore_merges": tokenizer.ignore_merges,
             "vocab": vocab,
             "merges": [[_token_text(a), _token_text(b)] for a, b in tokenizer.merges],
         },
@@ -121,8 +122,6 @@ def write_tokenizer(directory, tokenizer: bpe.Tokenizer, *, eos_token: str | Non
 TOKENIZER_MAX_BYTES = 32 << 20
 #: … and the most JSON arrays and objects it may hold (Llama 3's file has about 280,000).
 TOKENIZER_MAX_CONTAINERS = 2_000_000
-#: How much work (the sum of squared token lengths) checking ``ignore_merges`` may take.
-_IGNORE_MERGES_WORK = 20_000_000
 
 
 #: The fields of ``tokenizer.json`` the reader knows, and those of its ``model``.
@@ -142,6 +141,7 @@ def read_tokenizer(path) -> bpe.Tokenizer:
     false), ``Split`` with a regex or a string (``Isolated``: the text between matches is a
     piece too), ``Digits`` and a ``Sequence`` of them; the ``ByteLevel`` decoder; the
     post-processor null, ``ByteLevel`` (it moves only offsets) or ``TemplateProcessing``,
+    ``model.ignore_merges`` (a word that is a token as a whole is that token),
     whose single-sequence form becomes the :attr:`~tokenpath.bpe.Tokenizer.template`.
     Added tokens, special or not, become the tokenizer's special tokens: Hugging Face cuts
     the spelling of *every* added token out of the text before the model runs (the engine
@@ -155,8 +155,8 @@ def read_tokenizer(path) -> bpe.Tokenizer:
     :attr:`~tokenpath.bpe.Tokenizer.roles`.
 
     Every other setting that would change the IDs (``model.dropout``,
-    ``continuing_subword_prefix``, ``end_of_word_suffix``, ``byte_fallback``, an
-    ``ignore_merges`` that skips merges, ``add_prefix_space``, other normalisers,
+    ``continuing_subword_prefix``, ``end_of_word_suffix``, ``byte_fallback``,
+    ``add_prefix_space``, other normalisers,
     pre-tokenizers, decoders or post-processors, unknown fields) is refused by name
     rather than encoded differently; so is a malformed or oversized file. Every error is
     a :class:`ModelFileError` naming the file and the field.
@@ -308,22 +308,10 @@ def read_tokenizer(path) -> bpe.Tokenizer:
                  "entries) and ignores the file's; refused rather than numbered differently")
     try:
         pattern = bpe.GPT2_PATTERN if stages == (bpe.GPT2_PATTERN,) else stages or r"[\s\S]+"  # () splits nothing
-        tok = bpe.Tokenizer(merges, specials, vocab=table, pattern=pattern, normalize="NFC" if normalizer else None)
+        tok = bpe.Tokenizer(merges, specials, vocab=table, pattern=pattern, normalize="NFC" if normalizer else None,
+                            ignore_merges=ignore_merges)  # a word that is a token is that token (Llama 3's files)
     except (TypeError, ValueError) as err:
         fail("model.vocab" if "vocab" in str(err) else "added_tokens", f"is refused: {err}")
-    if ignore_merges:
-        work = sum(len(data) ** 2 for data in tok.vocab.values())
-        if work > _IGNORE_MERGES_WORK:
-            fail("model.ignore_merges", "is true, and the vocabulary's tokens are too long to check that every "
-                 "token is what its merges make (this engine always applies the merges); refused")
-        for i, data in tok.vocab.items():
-            try:
-                got = tok.merge_bytes(data)
-            except ValueError:
-                got = None
-            if got != (i,):
-                fail("model.ignore_merges", f"is true, and the word {_token_text(data)!r} is then token {i} "
-                     f"where the merges give {list(got or [])}; this engine always applies the merges")
     template = _read_template(d.get("post_processor"), tok, fail)
     tok = tok if template is None else tok.with_template(template)
     chat, roles = _read_tokenizer_config(path.parent, tok)
