@@ -105,7 +105,9 @@ REFUSED = {
     "model.continuing_subword_prefix": lambda d: d["model"].update(continuing_subword_prefix="##"),
     "model.end_of_word_suffix": lambda d: d["model"].update(end_of_word_suffix="</w>"),
     "normalizer": lambda d: d.update(normalizer={"type": "Lowercase"}),
-    "pre_tokenizer (add_prefix_space)": lambda d: d["pre_tokenizer"].update(add_prefix_space=True),
+    "pre_tokenizer.pretokenizers[1].add_prefix_space": lambda d: d.update(pre_tokenizer={
+        "type": "Sequence", "pretokenizers": [{"type": "Digits", "individual_digits": True},
+                                              {**d["pre_tokenizer"], "add_prefix_space": True}]}),
     "decoder": lambda d: d.update(decoder=None),
     "truncation": lambda d: d.update(truncation={"direction": "Right", "max_length": 3,
                                                  "strategy": "LongestFirst", "stride": 0}),
@@ -180,15 +182,19 @@ def _split_then_bytes(d):
     lambda d: d["added_tokens"][0].update(special=False),
     _swap_ids, _digits_then_byte_level, _split_then_bytes,
     lambda d: d["model"].update(ignore_merges=True),
+    lambda d: d["pre_tokenizer"].update(add_prefix_space=True),
+    lambda d: d.update(pre_tokenizer={"type": "Sequence", "pretokenizers": [
+        {**d["pre_tokenizer"], "add_prefix_space": True}, {"type": "Digits", "individual_digits": True}]}),
 ], ids=["ByteLevel without its regex", "a non-special added token", "swapped IDs", "Digits then ByteLevel",
-        "NFC, a Split regex with gaps, ByteLevel without regex", "ignore_merges (xyz is a token the merges never make)"])
+        "NFC, a Split regex with gaps, ByteLevel without regex", "ignore_merges (xyz is a token the merges never make)",
+        "add_prefix_space", "add_prefix_space, then Digits"])
 def test_settings_the_reader_implements_give_hfs_ids(tmp_path, change):
     good = M.tokenizer_json(_probe_tokenizer())
     changed = json.loads(json.dumps(good))
     change(changed)
     ours = M.read_tokenizer(_write(tmp_path, changed))
     hf = tokenizers.Tokenizer.from_str(json.dumps(changed))
-    for text in [PROBE, "Cafe\u0301 12 345 x9 猫猫 ", *TEXTS]:
+    for text in [PROBE, "Cafe\u0301 12 345 x9 猫猫 ", "<s>", "x<s>", "<s> y</s>z", "\nhi", *TEXTS]:
         assert ours.encode(text, allowed_special="all") == hf.encode(text).ids, text
 
 

@@ -110,7 +110,9 @@ CASES = {
     "normalizer": (lambda d: d.update(normalizer={"type": "Lowercase"}), "normalizer is"),
     "pre_tokenizer null": (lambda d: d.update(pre_tokenizer=None), "pre_tokenizer is None"),
     "pre_tokenizer a string": (lambda d: d.update(pre_tokenizer="ByteLevel"), "pre_tokenizer is 'ByteLevel'"),
-    "add_prefix_space": (lambda d: d["pre_tokenizer"].update(add_prefix_space=True), "pre_tokenizer is"),
+    "add_prefix_space after Digits": (lambda d: d.update(pre_tokenizer={"type": "Sequence", "pretokenizers": [
+        {"type": "Digits", "individual_digits": True}, {**d["pre_tokenizer"], "add_prefix_space": True}]}),
+        "pre_tokenizer.pretokenizers[1].add_prefix_space is true on a ByteLevel after another"),
     "add_prefix_space missing": (lambda d: d["pre_tokenizer"].pop("add_prefix_space"),
                                  "pre_tokenizer.add_prefix_space is missing"),
     "add_prefix_space a list": (lambda d: d["pre_tokenizer"].update(add_prefix_space=[False]),

@@ -80,7 +80,8 @@ class Tokenizer:
     split regex or a sequence applied in turn, whose pieces must cover the text;
     ``chat_template`` the model's Jinja template (:mod:`tokenpath.chat_template`);
     ``roles`` which special token is BOS, EOS, PAD, UNK; ``normalize="NFC"`` normalises
-    the text first; ``rank_by`` and ``ignore_merges`` give tiktoken's rules
+    the text first; ``add_prefix_space`` puts a space before every text between two markers
+    that lacks one (Hugging Face's ``ByteLevel`` option); ``rank_by`` and ``ignore_merges`` give tiktoken's rules
     (:func:`tokenpath.bpe.read_tiktoken`).
 
     >>> tok = Tokenizer([(b"e", b"r"), (b"l", b"o"), (b"lo", b"w"), (b" ", b"low"), (b" low", b"er")])
@@ -97,7 +98,7 @@ class Tokenizer:
                  *, pattern: str | Sequence[str] = GPT2_PATTERN, template: Sequence[str] | None = None,
                  vocab: Mapping[bytes, int] | None = None, chat_template: str | None = None,
                  roles: Mapping[str, str] | None = None, normalize: str | None = None,
-                 rank_by: str = "merge", ignore_merges: bool = False):
+                 rank_by: str = "merge", ignore_merges: bool = False, add_prefix_space: bool = False):
         self.pattern: str | tuple[str, ...] = check_pattern(pattern)
         self._stages = [None if p == GPT2_PATTERN else compile_pattern(p) for p in
                         ((self.pattern,) if isinstance(self.pattern, str) else self.pattern)]
@@ -105,6 +106,8 @@ class Tokenizer:
         self.rank_by: str = rank_by
         #: A word that is a token as a whole is that token, whatever the merges say (tiktoken's rule)
         self.ignore_merges: bool = check_flag("ignore_merges", ignore_merges)
+        #: A space before every text between markers that does not start with one (HF's ByteLevel option)
+        self.add_prefix_space: bool = check_flag("add_prefix_space", add_prefix_space)
         self.merges: list[tuple[bytes, bytes]] = table.merges
         self.vocab: dict[int, bytes] = table.vocab  # ID → its bytes (ordinary tokens)
         self._ids: dict[bytes, int] = table.ids  # bytes → ID
@@ -140,7 +143,8 @@ class Tokenizer:
         args = dict(merges=self.merges, special_tokens=dict(self.special_tokens) if self._table is not None
                     else list(self.special_tokens), pattern=self.pattern, template=self.template,
                     vocab=self._table, chat_template=self.chat_template, roles=self.roles,
-                    normalize=self.normalize, rank_by=self.rank_by, ignore_merges=self.ignore_merges)
+                    normalize=self.normalize, rank_by=self.rank_by, ignore_merges=self.ignore_merges,
+                    add_prefix_space=self.add_prefix_space)
         args.update(changes)
         return Tokenizer(args.pop("merges"), args.pop("special_tokens"), **args)
 
@@ -245,6 +249,8 @@ class Tokenizer:
         text = check_text(text)
         if self.normalize is not None:  # Hugging Face's NFC normalizer, before the split
             text = unicodedata.normalize(self.normalize, text)
+        if self.add_prefix_space and text and not text.startswith(" "):
+            text = " " + text
         out: list[int] = []
         for word in self._split(text):
             out.extend(self.encode_word(word, use_cache=use_cache))

@@ -12,7 +12,7 @@ from pathlib import Path
 from .. import bpe
 from ..safefiles import ModelFileError, as_path, read_json, short_repr
 from .config import TOKENIZER_CONFIG_NAME, TOKENIZER_NAME, _writable_directory
-from .tokenizer_parts import (MAX_ID, _byte_level, _known, _pre_tokenizer, _read_template, _read_tokenizer_config,
+from .tokenizer_parts import (MAX_ID, PREFIX_SPACE, _byte_level, _known, _pre_tokenizer, _read_template, _read_tokenizer_config,
                               _want)
 
 __all__ = [
@@ -66,7 +66,8 @@ def tokenizer_json(tokenizer: bpe.Tokenizer) -> dict:
     if tokenizer.pattern != bpe.GPT2_PATTERN:
         raise ValueError("tokenizer must use the GPT-2 pattern: Hugging Face's ByteLevel pre-tokenizer has no other")
     vocab = {_token_text(data): i for i, data in sorted(tokenizer.vocab.items())}
-    byte_level = {"type": "ByteLevel", "add_prefix_space": False, "trim_offsets": True, "use_regex": True}
+    byte_level = {"type": "ByteLevel", "add_prefix_space": tokenizer.add_prefix_space, "trim_offsets": True,
+                  "use_regex": True}
     return {
         "version": "1.0",
         "truncation": None,
@@ -138,7 +139,7 @@ def read_tokenizer(path) -> bpe.Tokenizer:
     IDs are the file's, any numbering (``model.vocab`` and ``added_tokens``; the
     tokenizer's ``n_vocab`` is the largest + 1). Read: the normalizer null or ``NFC``; the
     pre-tokenizers ``ByteLevel`` (with or without its GPT-2 regex; ``add_prefix_space``
-    false), ``Split`` with a regex or a string (``Isolated``: the text between matches is a
+    on the first pre-tokenizer), ``Split`` with a regex or a string (``Isolated``: the text between matches is a
     piece too), ``Digits`` and a ``Sequence`` of them; the ``ByteLevel`` decoder; the
     post-processor null, ``ByteLevel`` (it moves only offsets) or ``TemplateProcessing``,
     ``model.ignore_merges`` (a word that is a token as a whole is that token),
@@ -156,7 +157,7 @@ def read_tokenizer(path) -> bpe.Tokenizer:
 
     Every other setting that would change the IDs (``model.dropout``,
     ``continuing_subword_prefix``, ``end_of_word_suffix``, ``byte_fallback``,
-    ``add_prefix_space``, other normalisers,
+    ``add_prefix_space`` after another pre-tokenizer, other normalisers,
     pre-tokenizers, decoders or post-processors, unknown fields) is refused by name
     rather than encoded differently; so is a malformed or oversized file. Every error is
     a :class:`ModelFileError` naming the file and the field.
@@ -307,9 +308,11 @@ def read_tokenizer(path) -> bpe.Tokenizer:
                  f"{hf_id} (its ID in model.vocab, or else the next after the vocabulary's {len(raw_vocab)} "
                  "entries) and ignores the file's; refused rather than numbered differently")
     try:
+        prefix = stages[:1] == (PREFIX_SPACE,)
+        stages = stages[1:] if prefix else stages
         pattern = bpe.GPT2_PATTERN if stages == (bpe.GPT2_PATTERN,) else stages or r"[\s\S]+"  # () splits nothing
         tok = bpe.Tokenizer(merges, specials, vocab=table, pattern=pattern, normalize="NFC" if normalizer else None,
-                            ignore_merges=ignore_merges)  # a word that is a token is that token (Llama 3's files)
+                            ignore_merges=ignore_merges, add_prefix_space=prefix)  # a word that is a token is that token (Llama 3's files)
     except (TypeError, ValueError) as err:
         fail("model.vocab" if "vocab" in str(err) else "added_tokens", f"is refused: {err}")
     template = _read_template(d.get("post_processor"), tok, fail)

@@ -15,7 +15,11 @@ from .. import bpe
 from ..safefiles import ModelFileError, open_regular_file, read_json, short_repr
 from .config import MAX_CONFIG_BYTES, TOKENIZER_CONFIG_NAME
 
-__all__ = ["CHAT_TEMPLATE_NAME", "MAX_ID"]
+__all__ = ["CHAT_TEMPLATE_NAME", "MAX_ID", "PREFIX_SPACE"]
+
+#: The stage :func:`_pre_tokenizer` returns for ``ByteLevel(add_prefix_space=true)``
+#: first: a space before every text between two added tokens that does not start with one.
+PREFIX_SPACE = "add_prefix_space"
 
 _BYTE_LEVEL_FIELDS = ("type", "add_prefix_space", "trim_offsets", "use_regex")
 
@@ -71,16 +75,20 @@ def _isolated(pattern: str) -> str:
 
 def _pre_tokenizer(fail, pre, field: str = "pre_tokenizer") -> tuple[str, ...]:
     """The split stages of a pre-tokenizer: ``ByteLevel`` (its GPT-2 regex, or none with
-    ``use_regex: false``; ``add_prefix_space`` must be false), ``Split`` (a regex or a
+    ``use_regex: false``; ``add_prefix_space`` on the first pre-tokenizer only, as
+    :data:`PREFIX_SPACE`), ``Split`` (a regex or a
     string, ``Isolated``, not inverted), ``Digits`` and ``Sequence`` of them."""
     if not isinstance(pre, dict):
         fail(field, f"is {short_repr(pre)}; expected ByteLevel, Split, Digits or a Sequence of them")
     kind = pre.get("type")
     if _byte_level(fail, field, pre):
+        prefix = ()
         if pre.get("add_prefix_space", True):
-            fail(field, f"is {short_repr(pre)}; ByteLevel with add_prefix_space=true is not implemented "
-                 "(it must be false)")
-        return (bpe.GPT2_PATTERN,) if pre.get("use_regex", True) else ()
+            if field not in ("pre_tokenizer", "pre_tokenizer.pretokenizers[0]"):
+                fail(f"{field}.add_prefix_space", "is true on a ByteLevel after another pre-tokenizer, which adds a "
+                     "space to every piece; this engine implements it on the first pre-tokenizer only")
+            prefix = (PREFIX_SPACE,)
+        return prefix + ((bpe.GPT2_PATTERN,) if pre.get("use_regex", True) else ())
     if kind == "Sequence":
         _known(fail, field, pre, ("type", "pretokenizers"))
         items = pre.get("pretokenizers")
