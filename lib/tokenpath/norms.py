@@ -73,20 +73,27 @@ def rms_norm_trace(x, weight=None, *, eps: float = 0.0) -> RMSNormTrace:
     x = as_float_array("x", x, min_ndim=1)  # [..., d]
     eps = as_float("eps", eps, low=0.0)
     w = np.ones(x.shape[-1]) if weight is None else _feature_weight("weight", weight, x.shape[-1])  # [d]
-    ms = np.mean(x * x, axis=-1, keepdims=True)  # [..., 1]  over the features of one position
-    if np.any(ms + eps == 0):
+    if np.any(np.mean(x * x, axis=-1) + eps == 0):
         raise ValueError("x has an all-zero feature vector and eps = 0: its RMS is 0; pass eps > 0")
+    ms, rms, normalized, output = _rms_norm_steps(x, w, eps)  # mean of squares, its root + ε, x / RMS, γ ⊙ that
+    return RMSNormTrace(x, w, eps, ms, rms, normalized, output)
+
+
+def _rms_norm_steps(x: np.ndarray, weight: np.ndarray, eps: float):
+    """The unchecked arithmetic of RMSNorm, the one copy that :func:`rms_norm_trace`
+    (which keeps every step) and :func:`rms_norm` (which keeps the output) both run:
+    ``(mean square [..., 1], RMS [..., 1], normalized [..., d], output [..., d])`` in the
+    dtype of ``x`` and ``weight`` (``eps`` a Python float, which never widens float32).
+    ``x [..., d]``, ``weight [d]``."""
+    ms = np.mean(x * x, axis=-1, keepdims=True)  # [..., 1]  over the features of one position
     rms = np.sqrt(ms + eps)  # [..., 1]
     normalized = x / rms  # [..., d]  root-mean-square 1, mean not removed
-    return RMSNormTrace(x, w, eps, ms, rms, normalized, normalized * w)  # output [..., d]: γ ⊙ normalized
+    return ms, rms, normalized, normalized * weight  # output [..., d]: γ ⊙ normalized
 
 
 def _rms_norm(x: np.ndarray, weight: np.ndarray, eps: float) -> np.ndarray:
-    """The unchecked core of :func:`rms_norm`, the same operations in the same order as
-    :func:`rms_norm_trace` (so the same bits), in the dtype of ``x`` and ``weight``
-    (``eps`` a Python float, which never widens float32). ``x [..., d]``, ``weight [d]``."""
-    ms = np.mean(x * x, axis=-1, keepdims=True)  # [..., 1]
-    return x / np.sqrt(ms + eps) * weight  # [..., d]
+    """The unchecked core of :func:`rms_norm`: :func:`_rms_norm_steps`' output."""
+    return _rms_norm_steps(x, weight, eps)[3]
 
 
 def rms_norm(x, weight=None, *, eps: float = 0.0) -> np.ndarray:
