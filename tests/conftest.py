@@ -80,6 +80,18 @@ CORPUS_SKIPPED = "rebuilds the training data from the whole standard library: ru
 HEAVY_SKIPPED = "opens the real model file in transformers (tens of seconds): run by make check-model (CI runs it)"
 
 
+@pytest.fixture(scope="session")
+def smollm2_file():
+    """The path of the pretrained SmolLM2 GGUF file (``tokenpath.pretrained``), or a skip
+    that says how to fetch it when it is missing or not the pinned size."""
+    from tokenpath import pretrained
+
+    try:
+        return pretrained.smollm2_path()
+    except FileNotFoundError as err:
+        pytest.skip(str(err))
+
+
 def pytest_addoption(parser):
     parser.addoption("--corpus", action="store_true", default=False,
                      help="also run the tests marked corpus (make check-model)")

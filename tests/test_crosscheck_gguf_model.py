@@ -23,10 +23,8 @@ IDS = [1, 4093, 198, 1780, 314, 253, 9624, 47]
 
 
 @pytest.fixture(scope="module")
-def both():
-    path = pretrained.smollm2_path()
-    if not path.is_file():
-        pytest.skip(f"the pretrained file {path} is missing (make smollm2 fetches it)")
+def both(smollm2_file):
+    path = smollm2_file
     engine = M.load(path)
     torch.manual_seed(0)
     ref = transformers.AutoModelForCausalLM.from_pretrained(str(path.parent), gguf_file=path.name,

@@ -237,6 +237,7 @@ def test_cached_float32_greedy_generation_is_transformers_generate(tmp_path, tie
 
 
 @pytest.mark.torch
+@pytest.mark.heavy
 def test_the_pretrained_smollm2_file_generates_transformers_greedy_tokens_with_the_cache():
     """The real model (float32 after dequantization) through the cached loop: a chat prompt's
     32 greedy tokens equal ``generate(do_sample=False)`` of transformers reading the same file."""

@@ -94,15 +94,10 @@ def test_tiktoken_encode_adds_no_token_of_its_own():
     assert enc.encode("ab") == [ord("a"), ord("b")]
 
 
-def test_the_smollm2_file_says_its_tokenizer_adds_no_bos():
-    gguf = pytest.importorskip("gguf", reason="needs the gguf package")
-    from tokenpath import pretrained
+def test_the_smollm2_file_says_its_tokenizer_adds_no_bos(smollm2_file):
+    from tokenpath.gguf_format import read_gguf  # equal to gguf.GGUFReader's fields: tests/test_gguf_format.py
 
-    path = pretrained.smollm2_path()
-    if not path.exists():
-        pytest.skip("the SmolLM2 file is not fetched (make smollm2)")
-    field = gguf.GGUFReader(path).fields["tokenizer.ggml.add_bos_token"]
-    assert bool(field.parts[field.data[0]][0]) is False
+    assert read_gguf(smollm2_file).metadata["tokenizer.ggml.add_bos_token"] is False
 
 
 def test_hf_wordpiece_trainer_learns_the_pieces_of_its_bpe_trainer_in_the_same_order():

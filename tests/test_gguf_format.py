@@ -10,7 +10,6 @@ import numpy as np
 import pytest
 
 from _gguf_files import EVERY_VALUE_TYPE, T, V, gguf, quantized, write_gguf
-from tokenpath import pretrained
 from tokenpath.gguf_format import DEQUANTIZABLE, ModelFileError, dequantize, read_gguf, row_bytes
 
 
@@ -159,11 +158,8 @@ def test_bad_arguments_are_named():
 
 
 @pytest.fixture(scope="module")
-def real():
-    path = pretrained.smollm2_path()
-    if not path.is_file():
-        pytest.skip(f"the pretrained file {path} is missing (make smollm2 fetches it)")
-    return read_gguf(path), gguf.GGUFReader(path)
+def real(smollm2_file):
+    return read_gguf(smollm2_file), gguf.GGUFReader(smollm2_file)
 
 
 def test_the_real_files_metadata_and_tensor_table_equal_gguf_readers(real):
