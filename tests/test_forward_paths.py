@@ -244,3 +244,18 @@ def test_the_float32_gate_is_silu_times_content_without_overflow_warnings():
     assert got.dtype == np.float32
     want = norms.gate_trace(a.astype(np.float64), c.astype(np.float64)).product
     np.testing.assert_allclose(got, want, rtol=1e-6, atol=1e-30)
+
+
+def test_chat_ids_is_the_tokenizers_template_rendered_and_encoded():
+    from tokenpath import bpe
+    from tokenpath.chat_template import chat_ids
+
+    tok = bpe.Tokenizer([], ["<|u|>", "<|e|>"],
+                        chat_template="{% for m in messages %}<|u|>{{ m.content }}<|e|>{% endfor %}")
+    m = M.random_model(M.LlamaConfig(tok.n_vocab, 8, 16, 1, 2, 1), seed=0, tokenizer=tok)
+    messages = [{"role": "user", "content": "hi"}]
+    assert m.chat_ids(messages).tolist() == chat_ids(tok, messages) == [256, 104, 105, 257]
+    with pytest.raises(ValueError, match="no tokenizer"):
+        M.random_model(M.LlamaConfig(10, 8, 16, 1, 2, 1), seed=0).chat_ids(messages)
+    with pytest.raises((TypeError, ValueError), match="messages"):
+        m.chat_ids("hi")

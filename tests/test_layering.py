@@ -49,6 +49,7 @@ CORE = (
     "tokenpath._checks",
     "tokenpath.attention",
     "tokenpath.bpe",
+    "tokenpath.chat_template",
     "tokenpath.corpus",
     "tokenpath.decoder",
     "tokenpath.embedding",

@@ -12,7 +12,7 @@ from typing import Mapping
 
 import numpy as np
 
-from .. import bpe, decoder, embedding, norms, sampling
+from .. import bpe, chat_template, decoder, embedding, norms, sampling
 from .._checks import as_int
 from ..position import rope_tables
 from ..safefiles import ModelFileError, short_repr
@@ -308,6 +308,17 @@ class Model:
         if self.tokenizer is None:
             raise ValueError("this model has no tokenizer; load a directory with tokenizer.json or pass one")
         return np.array(self.tokenizer.encode(text, disallowed_special=()), dtype=np.int64)
+
+    def chat_ids(self, messages, *, add_generation_prompt: bool = True) -> np.ndarray:
+        """IDs of a conversation in the model's own chat template, as
+        ``apply_chat_template(messages, tokenize=True)`` gives them: the template (from the
+        GGUF file or ``tokenizer_config.json``) rendered with ``jinja2``, then encoded with
+        its special tokens parsed (:func:`tokenpath.chat_template.chat_ids`).
+        ``add_generation_prompt`` ends it with the opening of the assistant's turn."""
+        if self.tokenizer is None:
+            raise ValueError("this model has no tokenizer; load a directory with tokenizer.json or pass one")
+        ids = chat_template.chat_ids(self.tokenizer, messages, add_generation_prompt=add_generation_prompt)
+        return np.array(ids, dtype=np.int64)
 
     def generate(self, prompt, steps: int, *, seed: int = 0, temperature: float = 1.0, top_k: int | None = None,
                  top_p: float | None = None, use_cache: bool = True, stop_at_eos: bool = True) -> GenerationTrace:
