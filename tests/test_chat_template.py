@@ -87,6 +87,7 @@ def smollm2():
 
 
 @pytest.mark.torch
+@pytest.mark.heavy
 @pytest.mark.parametrize("add_generation_prompt", [True, False])
 @pytest.mark.parametrize("name", list(CHATS))
 def test_chat_ids_equal_apply_chat_template_for_smollm2(smollm2, name, add_generation_prompt):

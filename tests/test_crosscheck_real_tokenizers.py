@@ -1,7 +1,10 @@
 """Cross-check the tokenizer read from SmolLM2's GGUF file against ``transformers``,
 which reads the same file (``AutoTokenizer.from_pretrained(dir, gguf_file=name)``), on
 chat prompts, English, code, Chinese, digit runs, emoji, whitespace runs and
-hypothesis text (derandomised).
+hypothesis text (derandomised). Those tests open the file in ``transformers`` and are
+marked heavy (``make check-model`` and CI run them); the same file's tables built into
+``tokenizers`` with llama.cpp's rule, Qwen's tiktoken ranks and a Qwen2-style
+``tokenizer.json`` are checked in every run.
 
 * Every text gets the same IDs, special tokens parsed (Hugging Face always parses an
   added token's spelling; the engine does so when ``allowed_special="all"``).
@@ -31,7 +34,7 @@ from tokenpath.pretrained import smollm2_path
 transformers = pytest.importorskip("transformers", reason="needs the crosscheck extra (transformers)")
 gguf = pytest.importorskip("gguf", reason="needs the gguf package")
 
-pytestmark = pytest.mark.torch
+pytestmark = pytest.mark.torch  # the tests that open SmolLM2's file in transformers are marked heavy as well
 
 TEXTS = [
     "<|im_start|>system\nYou are a helpful AI assistant named SmolLM, trained by Hugging Face<|im_end|>\n"
@@ -54,6 +57,7 @@ def pair():
     return engine, hf
 
 
+@pytest.mark.heavy
 @pytest.mark.parametrize("text", TEXTS)
 def test_same_ids_as_transformers_on_the_texts(pair, text):
     engine, hf = pair
@@ -62,6 +66,7 @@ def test_same_ids_as_transformers_on_the_texts(pair, text):
     assert engine.decode(ids) == hf.decode(ids) == text
 
 
+@pytest.mark.heavy
 def test_special_tokens_and_roles_match_transformers(pair):
     engine, hf = pair
     assert {t: i for t, i in zip(hf.all_special_tokens, hf.all_special_ids)} == \
@@ -88,12 +93,14 @@ def llama_cpp_rule(pair, tmp_path_factory):
     return tok
 
 
+@pytest.mark.heavy
 @pytest.mark.parametrize("text", NON_ASCII_DIGITS + TEXTS)
 def test_same_ids_as_llama_cpps_digit_rule_in_tokenizers(pair, llama_cpp_rule, text):
     engine, _ = pair
     assert engine.encode(text, allowed_special="all") == llama_cpp_rule.encode(text).ids
 
 
+@pytest.mark.heavy
 def test_transformers_from_gguf_joins_a_space_to_a_non_ascii_digit(pair, llama_cpp_rule):
     engine, hf = pair
     ids = engine.encode(" ١")
@@ -101,6 +108,7 @@ def test_transformers_from_gguf_joins_a_space_to_a_non_ascii_digit(pair, llama_c
     assert [engine.token_bytes(i) for i in hf.encode(" ١")] == [b" \xd9", b"\xa1"]
 
 
+@pytest.mark.heavy
 def test_a_byte_without_an_id_is_refused_where_transformers_drops_it(pair):
     engine, hf = pair
     with pytest.raises(ValueError, match="byte 0x04 .* has no ID"):
@@ -116,6 +124,7 @@ def _encodable(engine, text):
         return None
 
 
+@pytest.mark.heavy
 @settings(max_examples=150, derandomize=True, deadline=None)
 @given(st.text(alphabet=st.characters(codec="utf-8", exclude_categories=("Cs", "Cn")), max_size=60))
 def test_same_ids_as_transformers_on_hypothesis_text(pair, text):
@@ -128,6 +137,7 @@ def test_same_ids_as_transformers_on_hypothesis_text(pair, text):
     assert ids == hf.encode(text, add_special_tokens=False, split_special_tokens=True)
 
 
+@pytest.mark.heavy
 @settings(max_examples=150, derandomize=True, deadline=None)
 @given(st.text(alphabet=st.characters(codec="utf-8", exclude_categories=("Cs", "Cn")), max_size=60))
 def test_same_ids_as_llama_cpps_digit_rule_on_hypothesis_text(pair, llama_cpp_rule, text):
@@ -205,6 +215,7 @@ def test_read_tokenizer_reads_a_qwen2_style_file(qwen2_json):
         assert engine.encode(text, allowed_special="all") == hf.encode(text).ids, text
 
 
+@pytest.mark.heavy
 def test_read_tokenizer_reads_the_file_transformers_writes_for_smollm2(pair, tmp_path):
     from tokenpath import model as M
     engine_gguf, hf = pair
@@ -214,3 +225,40 @@ def test_read_tokenizer_reads_the_file_transformers_writes_for_smollm2(pair, tmp
     assert engine.roles == engine_gguf.roles and engine.chat_template == hf.chat_template
     for text in TEXTS + NON_ASCII_DIGITS:  # this file has no Digits step: transformers' IDs throughout
         assert engine.encode(text, allowed_special="all") == hf.encode(text), text
+
+
+@pytest.fixture(scope="module")
+def from_gguf_tables():
+    """The engine's tokenizer from the GGUF file and ``tokenizers`` built from the same
+    file's token strings and merges with SmolLM2's own pre-tokenizer (each digit alone,
+    then ByteLevel: llama.cpp's ``smollm`` rule), without transformers (seconds, not heavy)."""
+    tokenizers = pytest.importorskip("tokenizers")
+    path = smollm2_path()
+    if not path.is_file():
+        pytest.skip(f"the pretrained model file is missing ({path}); run make smollm2")
+    md = {k: f.contents() for k, f in gguf.GGUFReader(path).fields.items() if k.startswith("tokenizer.")}
+    engine = tokenizer_from_gguf(md)
+    tokens, types = md["tokenizer.ggml.tokens"], md["tokenizer.ggml.token_type"]
+    vocab = {t: i for i, t in enumerate(tokens)}
+    hf = tokenizers.Tokenizer(tokenizers.models.BPE(vocab, [tuple(m.split(" ")) for m in md["tokenizer.ggml.merges"]]))
+    hf.pre_tokenizer = tokenizers.pre_tokenizers.Sequence([
+        tokenizers.pre_tokenizers.Digits(individual_digits=True),
+        tokenizers.pre_tokenizers.ByteLevel(add_prefix_space=False, use_regex=True)])
+    hf.decoder = tokenizers.decoders.ByteLevel()
+    hf.add_special_tokens([t for t, kind in zip(tokens, types) if kind == 3])
+    return engine, hf
+
+
+@pytest.mark.parametrize("text", TEXTS + NON_ASCII_DIGITS)
+def test_the_gguf_tables_in_tokenizers_give_the_engines_ids(from_gguf_tables, text):
+    engine, hf = from_gguf_tables
+    assert engine.encode(text, allowed_special="all") == hf.encode(text).ids
+
+
+@settings(max_examples=100, derandomize=True, deadline=None)
+@given(st.text(alphabet=st.characters(codec="utf-8", exclude_categories=("Cs", "Cn")), max_size=60))
+def test_the_gguf_tables_in_tokenizers_give_the_engines_ids_on_hypothesis_text(from_gguf_tables, text):
+    engine, hf = from_gguf_tables
+    ids = _encodable(engine, text)
+    if ids is not None:
+        assert ids == hf.encode(text, add_special_tokens=False).ids
