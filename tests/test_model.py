@@ -296,7 +296,9 @@ def _rewrite(path, change):
 
 @pytest.mark.parametrize("change, words", [
     (lambda d: d.__setitem__("normalizer", {"type": "NFKC"}), "normalizer is {'type': 'NFKC'}"),
-    (lambda d: d["pre_tokenizer"].__setitem__("add_prefix_space", True), "pre_tokenizer"),
+    (lambda d: d.__setitem__("pre_tokenizer", {"type": "Sequence", "pretokenizers": [
+        {"type": "Digits", "individual_digits": True}, {**d["pre_tokenizer"], "add_prefix_space": True}]}),
+     r"pre_tokenizer.pretokenizers\[1\].add_prefix_space is true"),
     (lambda d: d["model"].__setitem__("type", "WordPiece"), "model.type is 'WordPiece'"),
     (lambda d: d["model"]["merges"].__setitem__(0, ["Ġ"]), "merges\\[0\\]"),
     (lambda d: d["model"]["merges"].__setitem__(0, ["Ġ", "☃"]), "not a ByteLevel character"),
