@@ -314,3 +314,22 @@ def test_fuzzed_tokenizer_json_reads_or_is_one_clear_error(tmp_path, good, data)
     else:
         assert isinstance(result, bpe.Tokenizer)
     assert time.perf_counter() - start < 1.0
+
+
+def test_tokenizer_config_beside_the_file_gives_chat_template_and_roles(tmp_path):
+    tok = bpe.Tokenizer([(b"h", b"i")], ["<s>", "</s>"])
+    path = M.write_tokenizer(tmp_path, tok, eos_token="</s>")
+    back = M.read_tokenizer(path)
+    assert back.roles == {"eos": "</s>"} and back.chat_template is None
+    (tmp_path / "chat_template.jinja").write_text("{{ messages[0]['content'] }}{{ eos_token }}")
+    assert M.read_tokenizer(path).chat_template == "{{ messages[0]['content'] }}{{ eos_token }}"
+    cfg = tmp_path / "tokenizer_config.json"
+    cfg.write_text(json.dumps({"chat_template": "{{ bos_token }}", "bos_token": {"content": "<s>"}}))
+    back = M.read_tokenizer(path)
+    assert back.chat_template == "{{ bos_token }}" and back.roles == {"bos": "<s>"}
+    for bad, words in [({"chat_template": [{"name": "default", "template": "x"}]}, "chat_template is"),
+                       ({"eos_token": "<|end|>"}, "eos_token is '<|end|>', which is not an added token"),
+                       ([], "must hold a JSON object")]:
+        cfg.write_text(json.dumps(bad))
+        with pytest.raises(M.ModelFileError, match=str(cfg).replace(".", r"\.") + ": " + words.replace("|", r"\|")):
+            M.read_tokenizer(path)

@@ -133,7 +133,7 @@ def _read_tokenizer_config(folder: Path, tok: bpe.Tokenizer) -> tuple[str | None
     if config_path.is_file():
         cfg = read_json(config_path, max_bytes=MAX_CONFIG_BYTES, what=TOKENIZER_CONFIG_NAME)
         if not isinstance(cfg, dict):
-            raise ModelFileError(f"{config_path}: holds a JSON {type(cfg).__name__}, not an object")
+            raise ModelFileError(f"{config_path}: must hold a JSON object, not a JSON {type(cfg).__name__}")
     if "chat_template" in cfg and cfg["chat_template"] is not None:
         chat = cfg["chat_template"]
         if not isinstance(chat, str):
