@@ -50,9 +50,24 @@ def test_the_means_and_the_intervals_follow_from_the_stored_windows(evidence):
             assert len(per) == len(model)
             assert row["tables"][t] == pytest.approx(np.mean(per), abs=1e-4)
             assert row["gap"][t] == V.paired_bootstrap(per, model)
+        if evidence["window_dense"] is not None:
+            dense = evidence["window_dense"][name]
+            assert row["dense"] == pytest.approx(np.mean(dense), abs=1e-4)
+            assert row["gap"]["dense"] == V.paired_bootstrap(dense, model)
         # the stronger the table, the smaller its gap: each order is at least as good as the one below
         means = [row["tables"][t] for t in ("bigram", "trigram", "4-gram", "5-gram", "5-gram + cache")]
         assert means == sorted(means, reverse=True)
+
+
+def test_the_dense_record_is_the_committed_training_record(evidence):
+    import json
+
+    rec = json.loads((T.trained_folder().parent / "stdlib-dense" / "training.json").read_text(encoding="utf-8"))
+    for name, per in rec["window_model"].items():
+        assert evidence["window_dense"][name] == per
+    assert evidence["dense"]["held_out"] == rec["held_out"]
+    assert evidence["dense"]["parameters"] == rec["parameters"]
+    assert rec["settings"] == {**T.read_training()["settings"], "threads": 1}
 
 
 def test_the_validation_streams_are_evaluation_json_s_windows(evidence, evaluation):

@@ -243,6 +243,7 @@ def evidence_record(tables: dict, info: dict, discounts: dict, model: dict, dens
             "bootstrap": {"B": BOOTSTRAP_B, "seed": BOOTSTRAP_SEED, "interval": "95 % percentile, windows resampled"},
             "discount_estimate": {str(k): v for k, v in discounts.items()},
             "streams": rows, "agreement": agreement, "balance": balance, "window_model": {k: list(v) for k, v in model.items()},
+            "window_dense": None if dense is None else {k: list(v) for k, v in dense.items()},
             "window_tables": tables}
 
 
@@ -272,6 +273,7 @@ def main(argv=None) -> int:
         dense = dict(rec["window_model"])
         dense_summary = {k: rec[k] for k in ("model", "config", "parameters", "feed_forward_width", "steps",
                                              "seconds_train", "final_train_loss", "held_out", "held_out_curve")}
+        dense_summary["threads"] = rec["settings"]["threads"]
         if (dense_dir / "model.safetensors").exists():
             dm = transformers.AutoModelForCausalLM.from_pretrained(dense_dir).float().eval()
             dense[TEST] = _train.window_losses(dm, streams[TEST])

@@ -272,6 +272,25 @@ def _goal_strong(gaps) -> str:
             "model's goal, with their intervals.")
 
 
+def _dense_verdict(v) -> str:
+    """What the dense model's intervals say, stream by stream (gap = dense − mixture)."""
+    lows, highs, ratio = v
+    if min(lows) > 0:
+        return (f"On every stream the mixture is better, every interval above zero: at the same arithmetic per token "
+                f"the experts are worth something, bought by storing {ratio:.1f} times the parameters.")
+    if max(highs) < 0:
+        return ("On every stream the dense model is better, every interval below zero: here the experts cost more "
+                "than they give.")
+    if max(lows) > 0 and min(highs) < 0:
+        return ("So the sign depends on the stream: the intervals put the mixture ahead on some streams and the dense "
+                "model ahead on another, and the test stream's interval "
+                + ("spans zero" if lows[-1] <= 0 <= highs[-1] else "does not span zero")
+                + f". At this size and for the same arithmetic per token, the experts are not clearly worth their "
+                  f"{ratio:.1f} times the storage.")
+    return (f"No interval sets the two apart everywhere: at this size the experts are not clearly worth their "
+            f"{ratio:.1f} times the storage.")
+
+
 def _expert(le) -> str:
     return f"expert {le[1]} of layer {le[0]}"
 
@@ -481,6 +500,22 @@ STATED: dict[str, str] = {
     'exp.unserved_l0_max': '1.15',
     'exp.unserved_later_min': '0.01',
     'exp.unserved_later_max': '0.07',
+    'dense.width': '512',
+    'dense.params': '1,508,480',
+    'dense.code': '2.84',
+    'dense.code_gap': '+0.04',
+    'dense.code_low': '+0.02',
+    'dense.code_high': '+0.06',
+    'dense.out': '3.08',
+    'dense.out_gap': '−0.04',
+    'dense.out_low': '−0.06',
+    'dense.out_high': '−0.02',
+    'dense.test': '3.14',
+    'dense.test_gap': '+0.01',
+    'dense.test_low': '−0.01',
+    'dense.test_high': '+0.03',
+    'dense.threads': '1',
+    'dense.verdict': "So the sign depends on the stream: the intervals put the mixture ahead on some streams and the dense model ahead on another, and the test stream's interval spans zero. At this size and for the same arithmetic per token, the experts are not clearly worth their 1.5 times the storage.",
     'src.transformers': '`transformers` 5.24.0',
     'src.torch': '2.13.0',
 }
@@ -709,6 +744,25 @@ CLAIMS: list[_Claim] = [
     Claim("exp.unserved_l0_max", lambda: max(unserved_deltas(True)), _f(2)),
     Claim("exp.unserved_later_min", lambda: min(unserved_deltas(False)), _f(2)),
     Claim("exp.unserved_later_max", lambda: max(unserved_deltas(False)), _f(2)),
+    # -- the dense baseline ---------------------------------------------------------------------
+    Claim("dense.width", lambda: evidence()["dense"]["feed_forward_width"], _n),
+    Claim("dense.params", lambda: evidence()["dense"]["parameters"], _n),
+    Claim("dense.code", lambda: ev_stream(CODE)["dense"], _f(2)),
+    Claim("dense.code_gap", lambda: ev_gap(CODE, "dense")["mean"], _signed(2)),
+    Claim("dense.code_low", lambda: ev_gap(CODE, "dense")["low"], _signed(2)),
+    Claim("dense.code_high", lambda: ev_gap(CODE, "dense")["high"], _signed(2)),
+    Claim("dense.out", lambda: ev_stream(OUT)["dense"], _f(2)),
+    Claim("dense.out_gap", lambda: ev_gap(OUT, "dense")["mean"], _signed(2)),
+    Claim("dense.out_low", lambda: ev_gap(OUT, "dense")["low"], _signed(2)),
+    Claim("dense.out_high", lambda: ev_gap(OUT, "dense")["high"], _signed(2)),
+    Claim("dense.test", lambda: ev_stream(TEST)["dense"], _f(2)),
+    Claim("dense.test_gap", lambda: ev_gap(TEST, "dense")["mean"], _signed(2)),
+    Claim("dense.test_low", lambda: ev_gap(TEST, "dense")["low"], _signed(2)),
+    Claim("dense.test_high", lambda: ev_gap(TEST, "dense")["high"], _signed(2)),
+    Claim("dense.threads", lambda: evidence()["dense"]["threads"], _n),
+    Claim("dense.verdict", lambda: ([ev_gap(n, "dense")["low"] for n in evidence()["streams"]],
+                                    [ev_gap(n, "dense")["high"] for n in evidence()["streams"]],
+                                    count().total / evidence()["dense"]["parameters"]), _dense_verdict),
     # -- Sources ------------------------------------------------------------------------------
     Claim("src.transformers", lambda: "transformers", pinned_as_source),
     Claim("src.torch", lambda: record()["torch"]),
