@@ -89,15 +89,11 @@ def decode_timed(repeat: int, steps: int, run) -> tuple[float, float, list[int]]
     return wall, cpu, tokens
 
 
-def run_engine(folder: str, repeat: int, steps: int) -> dict:
+def time_engine(m, ids, repeat: int, steps: int) -> dict:
+    """Prompt and cached-decode times of an engine ``Model`` on ``ids`` (also the greedy tokens)."""
     import numpy as np
 
-    from tokenpath import model as M
-
-    t = time.perf_counter()
-    m = M.load(folder)
-    load = time.perf_counter() - t
-    ids = np.array(prompt_ids())
+    ids = np.asarray(ids)
     m.logits(ids)  # warm-up
     prompt, prompt_cpu, _ = best(repeat, lambda: m.logits(ids))
 
@@ -111,8 +107,40 @@ def run_engine(folder: str, repeat: int, steps: int) -> dict:
         return time.perf_counter() - t0, time.process_time() - c0, out
 
     decode, decode_cpu, tokens = decode_timed(repeat, steps, run)
-    return dict(load=load, prompt=prompt, prompt_cpu=prompt_cpu, decode=decode, decode_cpu=decode_cpu,
-                peak=peak_rss(), tokens=tokens, weights=4 * m.parameter_count, dtype=str(m.dtype))
+    return dict(prompt=prompt, prompt_cpu=prompt_cpu, decode=decode, decode_cpu=decode_cpu, tokens=tokens,
+                weights=4 * m.parameter_count, dtype=str(m.dtype))
+
+
+def time_transformers(model, ids, repeat: int, steps: int) -> dict:
+    """The same for a ``transformers`` causal LM (``model(ids, past_key_values=…)``)."""
+    import torch
+
+    ids = torch.tensor([list(ids)])
+    with torch.inference_mode():
+        model(ids)  # warm-up
+        prompt, prompt_cpu, _ = best(repeat, lambda: model(ids).logits)
+
+        def run(n):
+            out = model(ids, use_cache=True)  # prefill
+            past, nxt = out.past_key_values, int(out.logits[0, -1].argmax())
+            tokens, t0, c0 = [nxt], time.perf_counter(), time.process_time()
+            for _ in range(n):
+                out = model(torch.tensor([[nxt]]), past_key_values=past, use_cache=True)
+                past, nxt = out.past_key_values, int(out.logits[0, -1].argmax())
+                tokens.append(nxt)
+            return time.perf_counter() - t0, time.process_time() - c0, tokens
+
+        decode, decode_cpu, tokens = decode_timed(repeat, steps, run)
+    return dict(prompt=prompt, prompt_cpu=prompt_cpu, decode=decode, decode_cpu=decode_cpu, tokens=tokens)
+
+
+def run_engine(folder: str, repeat: int, steps: int) -> dict:
+    from tokenpath import model as M
+
+    t = time.perf_counter()
+    m = M.load(folder)
+    load = time.perf_counter() - t
+    return dict(load=load, **time_engine(m, prompt_ids(), repeat, steps), peak=peak_rss())
 
 
 def run_random(steps: int) -> dict:
@@ -135,34 +163,31 @@ def run_transformers(folder: str, repeat: int, steps: int) -> dict:
     t = time.perf_counter()
     model = LlamaForCausalLM.from_pretrained(folder, dtype=torch.float32).eval()
     load = time.perf_counter() - t
-    ids = torch.tensor([prompt_ids()])
-    with torch.inference_mode():
-        model(ids)  # warm-up
-        prompt, prompt_cpu, _ = best(repeat, lambda: model(ids).logits)
-
-        def run(n):
-            out = model(ids, use_cache=True)  # prefill
-            past, nxt = out.past_key_values, int(out.logits[0, -1].argmax())
-            tokens, t0, c0 = [nxt], time.perf_counter(), time.process_time()
-            for _ in range(n):
-                out = model(torch.tensor([[nxt]]), past_key_values=past, use_cache=True)
-                past, nxt = out.past_key_values, int(out.logits[0, -1].argmax())
-                tokens.append(nxt)
-            return time.perf_counter() - t0, time.process_time() - c0, tokens
-
-        decode, decode_cpu, tokens = decode_timed(repeat, steps, run)
-    return dict(load=load, prompt=prompt, prompt_cpu=prompt_cpu, decode=decode, decode_cpu=decode_cpu,
-                peak=peak_rss(), tokens=tokens)
+    return dict(load=load, **time_transformers(model, prompt_ids(), repeat, steps), peak=peak_rss())
 
 
-def child(side: str, folder: str, repeat: int, steps: int) -> dict:
+def child(script, *args) -> dict:
+    """Run ``script`` with ``args`` in a fresh process on one thread; its last line of output, as JSON."""
     env = {**os.environ, "OPENBLAS_NUM_THREADS": "1", "OMP_NUM_THREADS": "1", "MKL_NUM_THREADS": "1"}
-    cmd = [sys.executable, __file__, "--side", side, "--folder", folder, "--repeat", str(repeat),
-           "--steps", str(steps)]
-    out = subprocess.run(cmd, env=env, capture_output=True, text=True)
+    out = subprocess.run([sys.executable, str(script), *map(str, args)], env=env, capture_output=True, text=True)
     if out.returncode:
-        raise SystemExit(f"the {side} run failed:\n{out.stderr}")
+        raise SystemExit(f"{Path(script).name} {' '.join(map(str, args))} failed:\n{out.stderr}")
     return json.loads(out.stdout.strip().splitlines()[-1])
+
+
+def print_table(ours: dict, theirs: dict) -> dict[str, float]:
+    """Print load, prompt, decode and peak RSS of both sides; return engine / transformers per row."""
+    mib = 1 << 20
+    print(f"{'':28s} {'engine':>12s} {'transformers':>14s} {'ratio':>7s}")
+    ratios = {}
+    rows = (("load", "load", 1, "s"), ("prompt", f"prompt ({PROMPT_LEN} tokens), wall", 1, "s"),
+            ("prompt_cpu", f"prompt ({PROMPT_LEN} tokens), CPU", 1, "s"), ("decode", "decode per token, wall", 1e3, "ms"),
+            ("decode_cpu", "decode per token, CPU", 1e3, "ms"), ("peak", "peak RSS after loading", 1 / mib, "MiB"))
+    for key, label, scale, unit in rows:
+        ratios[key] = ours[key] / theirs[key]
+        print(f"{label:28s} {ours[key] * scale:8.3f} {unit:3s} {theirs[key] * scale:10.3f} {unit:3s} "
+              f"{ratios[key]:7.2f}")
+    return ratios
 
 
 def main(argv=None) -> int:
@@ -193,22 +218,13 @@ def main(argv=None) -> int:
         t = time.perf_counter()
         subprocess.run([sys.executable, __file__, "--side", "write", "--folder", folder], check=True)
         made = time.perf_counter() - t
-        ours = child("engine", folder, a.repeat, a.steps)
-        theirs = child("transformers", folder, a.repeat, a.steps)
-        built = child("random", folder, a.repeat, a.steps)
+        ours, theirs, built = (child(__file__, "--side", side, "--folder", folder, "--repeat", a.repeat,
+                                     "--steps", a.steps) for side in ("engine", "transformers", "random"))
 
     mib = 1 << 20
     print(f"SmolLM2-135M-shaped random Llama, float32, one thread; {platform.processor() or platform.machine()}, "
           f"Python {platform.python_version()}; model written in {made:.1f} s")
-    print(f"{'':28s} {'engine':>12s} {'transformers':>14s} {'ratio':>7s}")
-    ratios = {}
-    rows = (("load", "load", 1, "s"), ("prompt", f"prompt ({PROMPT_LEN} tokens), wall", 1, "s"),
-            ("prompt_cpu", f"prompt ({PROMPT_LEN} tokens), CPU", 1, "s"), ("decode", "decode per token, wall", 1e3, "ms"),
-            ("decode_cpu", "decode per token, CPU", 1e3, "ms"), ("peak", "peak RSS after loading", 1 / mib, "MiB"))
-    for key, label, scale, unit in rows:
-        ratios[key] = ours[key] / theirs[key]
-        print(f"{label:28s} {ours[key] * scale:8.3f} {unit:3s} {theirs[key] * scale:10.3f} {unit:3s} "
-              f"{ratios[key]:7.2f}")
+    ratios = print_table(ours, theirs)
     loaded, in_memory = ours["peak"] / ours["weights"], built["peak"] / built["weights"]
     print(f"engine peak RSS / float32 weights ({ours['weights'] / mib:.0f} MiB), dtype {ours['dtype']}: "
           f"{in_memory:.2f} built by random_model, {loaded:.2f} read by load (goal ≤ 1.5)")

@@ -64,7 +64,7 @@ _DIGITS = {True: r"\p{N}|[^\p{N}]+", False: r"\p{N}+|[^\p{N}]+"}
 def _isolated(pattern: str) -> str:
     """A ``Split`` regex with ``behavior: Isolated`` as a pattern that covers the text:
     Hugging Face keeps the text between two matches as a piece of its own, which is a
-    run of characters where the regex does not match: ``(?:(?!R)[\s\S])+``.
+    run of characters where the regex does not match: ``(?:(?!R)[\\s\\S])+``.
 
     >>> import regex
     >>> regex.findall(_isolated("a"), "xxaya")
