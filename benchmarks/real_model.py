@@ -53,19 +53,30 @@ def _reference(path):
     return AutoModelForCausalLM.from_pretrained(str(path.parent), gguf_file=path.name, dtype=torch.float32).eval()
 
 
-def prompts(m) -> dict[str, list[int]]:
-    """The three texts as IDs: the chat prompt through the file's template, the others plain."""
-    return {"chat prompt": m.chat_ids(MESSAGES).tolist(), "Python": m.encode(CODE).tolist(),
-            "Chinese": m.encode(CHINESE).tolist()}
+def prompts(tok) -> dict[str, list[int]]:
+    """The three texts as IDs of the file's tokenizer ``tok``: the chat prompt through the
+    file's template (what ``Model.chat_ids`` runs), the others plain (``Model.encode``)."""
+    from tokenpath.chat_template import chat_ids
+
+    return {"chat prompt": chat_ids(tok, MESSAGES), "Python": tok.encode(CODE, disallowed_special=()),
+            "Chinese": tok.encode(CHINESE, disallowed_special=())}
 
 
-def long_prompt(m) -> list[int]:
+def long_prompt(tok) -> list[int]:
     """64 IDs of real text: the three prompts, repeated as needed, cut to 64."""
     ids: list[int] = []
     while len(ids) < fs.PROMPT_LEN:
-        for p in prompts(m).values():
+        for p in prompts(tok).values():
             ids += p
     return ids[:fs.PROMPT_LEN]
+
+
+def _file_tokenizer(path):
+    """The file's tokenizer alone, without its weights (for the transformers side's memory)."""
+    from tokenpath.gguf_format import read_gguf
+    from tokenpath.model import tokenizer_from_gguf
+
+    return tokenizer_from_gguf(read_gguf(path).metadata)
 
 
 def run_accuracy(path) -> dict:
@@ -75,11 +86,11 @@ def run_accuracy(path) -> dict:
     m, ref = _engine(path), _reference(path)
     rows = {}
     with torch.inference_mode():
-        for name, ids in prompts(m).items():
+        for name, ids in prompts(m.tokenizer).items():
             ours = m.logits(ids)
             theirs = ref(torch.tensor([ids])).logits[0].numpy()
             rows[name] = dict(tokens=len(ids), max_diff=float(np.abs(ours - theirs).max()), std=float(theirs.std()))
-        chat = prompts(m)["chat prompt"]
+        chat = prompts(m.tokenizer)["chat prompt"]
         theirs = ref.generate(torch.tensor([chat]), max_new_tokens=GREEDY_STEPS, do_sample=False)[0, len(chat):]
     g = m.generate(chat, GREEDY_STEPS, temperature=0, stop_at_eos=False)
     return dict(rows=rows, ours=g.sampled.tolist(), theirs=theirs.tolist(), text=m.tokenizer.decode(g.sampled.tolist()))
@@ -91,33 +102,11 @@ def run_side(side: str, path, repeat: int, steps: int) -> dict:
     if side == "engine":
         m = _engine(path)
         load = time.perf_counter() - t
-        return dict(load=load, **fs.time_engine(m, long_prompt(m), repeat, steps), peak=fs.peak_rss())
+        return dict(load=load, **fs.time_engine(m, long_prompt(m.tokenizer), repeat, steps), peak=fs.peak_rss())
     model = _reference(path)
     load = time.perf_counter() - t
-    ids = long_prompt(_TokensOnly(path))  # the engine side's 64 IDs, without the engine's weights in memory
+    ids = long_prompt(_file_tokenizer(path))  # the engine side's 64 IDs, without the engine's weights in memory
     return dict(load=load, **fs.time_transformers(model, ids, repeat, steps), peak=fs.peak_rss())
-
-
-class _TokensOnly:
-    """The file's tokenizer and chat template without its weights."""
-
-    def __init__(self, path):
-        from tokenpath.gguf_format import read_gguf
-        from tokenpath.model import tokenizer_from_gguf
-
-        self.tokenizer = tokenizer_from_gguf(read_gguf(path).metadata)
-
-    def chat_ids(self, messages):
-        import numpy as np
-
-        from tokenpath.chat_template import chat_ids
-
-        return np.array(chat_ids(self.tokenizer, messages))
-
-    def encode(self, text):
-        import numpy as np
-
-        return np.array(self.tokenizer.encode(text, disallowed_special=()))
 
 
 def main(argv=None) -> int:
