@@ -6,8 +6,9 @@ The layer is the one Llama stacks::
     X' = Y + SwiGLU(RMSNorm(Y))        second residual: keeps Y, not X
 
 ``Attn`` is multi-head causal self-attention. Queries, keys and values are projections
-of the normalised input; RoPE turns the queries and the keys by their positions (with
-Llama's ``rotate_half`` pairing) and never the values. ``H`` query heads may share
+of the normalised input (Qwen2 adds a bias vector to each, Qwen3 normalises every
+query and key head with an RMSNorm of its own); RoPE turns the queries and the keys by
+their positions (with Llama's ``rotate_half`` pairing) and never the values. ``H`` query heads may share
 ``Hkv`` key/value heads (grouped-query attention, :mod:`tokenpath.gqa`; ``Hkv = H``
 is ordinary multi-head attention, the default). The heads' outputs are concatenated
 and projected back to the width of the residual stream.
@@ -37,233 +38,11 @@ import numpy as np
 
 from . import attention as att
 from . import gqa, moe, norms
-from ._checks import as_float, as_float_array, as_int, as_int_array
+from ._checks import as_float_array, as_int_array
+from .layer_weights import LayerWeights, random_layer
 from .position import _rotate_half, rope_tables
 
 __all__ = ["LayerTrace", "LayerWeights", "decoder_layer", "random_layer"]
-
-
-@dataclass(frozen=True)
-class LayerWeights:
-    """The parameters of one layer: what a model file stores for it.
-
-    ``d`` is the width of the residual stream, ``heads`` the number of query heads
-    (H), ``kv_heads`` the number of key/value heads (Hkv, default H; every Hkv head
-    serves H/Hkv query heads), ``d_h`` the width of one head and ``d_ff`` the width of
-    the SwiGLU hidden layer.
-
-    The FFN is dense when ``w_router`` is None. With a router ``[d, E]`` it is a
-    mixture of ``E`` SwiGLU experts: ``w_gate``/``w_up`` are ``[E, d, d_ff]``,
-    ``w_down`` is ``[E, d_ff, d]``, and each position runs its ``experts_per_token``
-    best-scored experts.
-    """
-
-    attn_norm: np.ndarray  # [d]          RMSNorm weight γ before attention
-    w_q: np.ndarray  # [d, H·d_h]         query projection W_Q
-    w_k: np.ndarray  # [d, Hkv·d_h]       key projection W_K
-    w_v: np.ndarray  # [d, Hkv·d_h]       value projection W_V
-    w_o: np.ndarray  # [H·d_h, d]         output projection back to the stream
-    ffn_norm: np.ndarray  # [d]           RMSNorm weight γ before the FFN
-    w_gate: np.ndarray  # [d, d_ff]       SwiGLU gate projection ([E, d, d_ff] with experts)
-    w_up: np.ndarray  # [d, d_ff]         SwiGLU content ("up") projection ([E, d, d_ff])
-    w_down: np.ndarray  # [d_ff, d]       SwiGLU down projection ([E, d_ff, d])
-    heads: int  # H
-    rope_base: float = 10000.0  # RoPE base (θ_i = base^(−2i/d_h))
-    eps: float = 1e-5  # ε inside both RMSNorms
-    kv_heads: int | None = None  # Hkv; None means H (one K/V head per query head)
-    w_router: np.ndarray | None = None  # [d, E] router W_r of a mixture of experts, or None (dense)
-    experts_per_token: int | None = None  # k: experts each position runs (with w_router only)
-
-    def __post_init__(self):
-        moe_ffn = self.w_router is not None
-        ffn_ndim = 3 if moe_ffn else 2
-        arrays = {f.name: getattr(self, f.name) for f in fields(self)
-                  if f.name.startswith(("w_", "attn", "ffn")) and f.name != "w_router"}
-        # float32 when every array already is (a real model's precision, kept without a
-        # copy); float64, the book's teaching precision, for anything else
-        dtype = np.float32 if all(isinstance(a, np.ndarray) and a.dtype == np.float32 for a in
-                                  (*arrays.values(), *([self.w_router] if moe_ffn else []))) else np.float64
-        for name, value in arrays.items():
-            nd = 1 if name.endswith("norm") else ffn_ndim if name in ("w_gate", "w_up", "w_down") else 2
-            if moe_ffn and nd == 3 and np.ndim(value) != 3:
-                raise ValueError(f"{name} must be [E, ·, ·], one matrix per expert, when w_router is given; "
-                                 f"got shape {list(np.shape(value))}")
-            arr = as_float_array(name, value, ndim=nd) if dtype == np.float64 else _float32_view(name, value, nd)
-            object.__setattr__(self, name, arr)
-        object.__setattr__(self, "heads", as_int("heads", self.heads, low=1))
-        kv = self.heads if self.kv_heads is None else as_int("kv_heads", self.kv_heads, low=1)
-        gqa.group_size(self.heads, kv)  # H % Hkv == 0, or a ValueError naming both
-        object.__setattr__(self, "kv_heads", kv)
-        object.__setattr__(self, "rope_base", as_float("rope_base", self.rope_base, low=1e-12))
-        object.__setattr__(self, "eps", as_float("eps", self.eps, low=0.0))
-        d, inner = self.w_q.shape
-        if inner % self.heads:
-            raise ValueError(f"w_q must have H·d_h columns with heads={self.heads}, got shape {list(self.w_q.shape)}")
-        if (inner // self.heads) % 2:
-            raise ValueError(f"d_h = {inner // self.heads} must be even: RoPE turns features in pairs")
-        kv_inner = kv * (inner // self.heads)
-        expected = {"attn_norm": (d,), "w_k": (d, kv_inner), "w_v": (d, kv_inner), "w_o": (inner, d), "ffn_norm": (d,)}
-        if moe_ffn:
-            r = (as_float_array("w_router", self.w_router, ndim=2) if dtype == np.float64
-                 else _float32_view("w_router", self.w_router, 2))
-            object.__setattr__(self, "w_router", r)
-            if r.shape[0] != d:
-                raise ValueError(f"w_router must be [d, E] with d = {d}, got shape {list(r.shape)}")
-            n_exp = r.shape[1]
-            if self.w_gate.shape[0] != n_exp or self.w_gate.shape[1] != d:
-                raise ValueError(f"w_gate must be [E, d, d_ff] = [{n_exp}, {d}, d_ff] (E from w_router), "
-                                 f"got shape {list(self.w_gate.shape)}")
-            ff = self.w_gate.shape[2]
-            expected.update({"w_up": self.w_gate.shape, "w_down": (n_exp, ff, d)})
-            if self.experts_per_token is None:
-                raise ValueError("experts_per_token must be given with w_router: how many experts each position runs")
-            object.__setattr__(self, "experts_per_token",
-                               as_int("experts_per_token", self.experts_per_token, low=1, high=n_exp))
-        else:
-            if self.experts_per_token is not None:
-                raise ValueError("experts_per_token needs w_router: a dense FFN has no experts")
-            if self.w_gate.shape[0] != d:
-                raise ValueError(f"w_gate must be [d, d_ff] with d = {d}, got shape {list(self.w_gate.shape)}")
-            expected.update({"w_up": self.w_gate.shape, "w_down": (self.w_gate.shape[1], d)})
-        for name, shape in expected.items():
-            got = getattr(self, name).shape
-            if got != shape:
-                raise ValueError(f"{name} must have shape {list(shape)} (from w_q {list(self.w_q.shape)}), got {list(got)}")
-
-    @property
-    def dtype(self) -> np.dtype:
-        """The precision the layer computes in: float32 when built from float32 arrays
-        only, else float64.
-
-        >>> random_layer(8, 2, 24, seed=0).dtype
-        dtype('float64')
-        """
-        return self.w_q.dtype
-
-    @property
-    def d(self) -> int:
-        """Width of the residual stream."""
-        return self.w_q.shape[0]
-
-    @property
-    def d_h(self) -> int:
-        """Width of one head."""
-        return self.w_q.shape[1] // self.heads
-
-    @property
-    def d_ff(self) -> int:
-        """Width of the SwiGLU hidden layer (of each expert)."""
-        return self.w_gate.shape[-1]
-
-    @property
-    def n_experts(self) -> int:
-        """E, the number of experts; 0 for a dense FFN.
-
-        >>> random_layer(8, 2, 24, seed=0).n_experts, random_layer(8, 2, 24, seed=0, experts=4, top_k=2).n_experts
-        (0, 4)
-        """
-        return 0 if self.w_router is None else self.w_router.shape[1]
-
-    def shapes(self) -> dict[str, tuple[int, ...]]:
-        """Name → shape of every stored matrix and vector (the parameters of the layer).
-
-        >>> random_layer(8, 2, 24, seed=0).shapes()["w_q"]
-        (8, 8)
-        """
-        return {f.name: getattr(self, f.name).shape for f in fields(self) if isinstance(getattr(self, f.name), np.ndarray)}
-
-    @property
-    def parameter_count(self) -> int:
-        """Number of stored numbers in the layer.
-
-        >>> random_layer(8, 2, 24, seed=0).parameter_count
-        848
-        """
-        return int(sum(np.prod(s) for s in self.shapes().values()))
-
-    @classmethod
-    def from_linear(cls, *, attn_norm, q_proj, k_proj, v_proj, o_proj, ffn_norm, gate_proj, up_proj,
-                    down_proj, heads: int, rope_base: float = 10000.0, eps: float = 1e-5,
-                    kv_heads: int | None = None, router=None, experts_per_token: int | None = None) -> "LayerWeights":
-        """Build from weights stored the ``nn.Linear`` way, ``[d_out, d_in]``, as Hugging
-        Face Llama files hold them (``q_proj.weight`` …): each matrix is transposed.
-        With experts, ``gate_proj``/``up_proj``/``down_proj`` hold one such matrix per
-        expert (``[E, d_out, d_in]``) and ``router`` is the router's ``[E, d]``.
-
-        >>> w = random_layer(8, 2, 24, seed=0)
-        >>> again = LayerWeights.from_linear(attn_norm=w.attn_norm, q_proj=w.w_q.T, k_proj=w.w_k.T,
-        ...     v_proj=w.w_v.T, o_proj=w.w_o.T, ffn_norm=w.ffn_norm, gate_proj=w.w_gate.T,
-        ...     up_proj=w.w_up.T, down_proj=w.w_down.T, heads=2)
-        >>> bool(np.array_equal(again.w_o, w.w_o))
-        True
-        """
-        def read(name, m, nd):  # float32 stays float32 (a view), anything else becomes float64
-            if isinstance(m, np.ndarray) and m.dtype == np.float32:
-                return _float32_view(name, m, nd)
-            return as_float_array(name, m, ndim=nd)
-
-        def t(name, m):
-            return read(name, m, 2).T  # a transposed view: BLAS reads it without a copy
-
-        def ffn(name, m):
-            if router is None:
-                return t(name, m)
-            return np.swapaxes(read(name, m, 3), 1, 2)  # [E, d_out, d_in] -> [E, d_in, d_out]
-
-        return cls(attn_norm=attn_norm, w_q=t("q_proj", q_proj), w_k=t("k_proj", k_proj),
-                   w_v=t("v_proj", v_proj), w_o=t("o_proj", o_proj), ffn_norm=ffn_norm,
-                   w_gate=ffn("gate_proj", gate_proj), w_up=ffn("up_proj", up_proj),
-                   w_down=ffn("down_proj", down_proj), heads=heads, rope_base=rope_base, eps=eps,
-                   kv_heads=kv_heads, w_router=None if router is None else t("router", router),
-                   experts_per_token=experts_per_token)
-
-
-def random_layer(d: int, heads: int, d_ff: int, *, d_h: int | None = None, seed: int,
-                 rope_base: float = 10000.0, eps: float = 1e-5, kv_heads: int | None = None,
-                 experts: int | None = None, top_k: int | None = None) -> LayerWeights:
-    """Random weights for one layer, from a generator seeded with ``seed``: a random,
-    untrained layer, good for shapes and for checking the wiring, not for meaning.
-
-    Each matrix entry is normal with standard deviation ``1/√d_in`` (so a projection
-    keeps the scale of its input); the RMSNorm weights are ``1 + 0.1·normal`` so that
-    they are not silently all ones. ``d_h`` defaults to ``d / heads``, ``kv_heads`` to
-    ``heads``. With ``experts=E`` the FFN is a mixture of E SwiGLU experts of which
-    each position runs ``top_k``.
-
-    >>> w = random_layer(8, 2, 24, seed=0)
-    >>> w.d, w.heads, w.d_h, w.d_ff, w.w_o.shape
-    (8, 2, 4, 24, (8, 8))
-    >>> random_layer(8, 4, 24, seed=0, kv_heads=2, experts=4, top_k=2).shapes()["w_k"]
-    (8, 4)
-    """
-    d = as_int("d", d, low=1)
-    heads = as_int("heads", heads, low=1)
-    d_ff = as_int("d_ff", d_ff, low=1)
-    if d_h is None:
-        if d % heads:
-            raise ValueError(f"d={d} does not divide into heads={heads}; pass d_h explicitly")
-        d_h = d // heads
-    d_h = as_int("d_h", d_h, low=2)
-    kv = heads if kv_heads is None else as_int("kv_heads", kv_heads, low=1)
-    seed = as_int("seed", seed, low=0)
-    rng = np.random.default_rng(seed)
-    inner = heads * d_h
-
-    def mat(d_in, d_out, *lead):
-        return rng.standard_normal((*lead, d_in, d_out)) / np.sqrt(d_in)
-
-    # the dense draw order is kept as it was, so a seed gives the same layer as before
-    attn_norm = 1.0 + 0.1 * rng.standard_normal(d)
-    w_q, w_k, w_v, w_o = mat(d, inner), mat(d, kv * d_h), mat(d, kv * d_h), mat(inner, d)
-    ffn_norm = 1.0 + 0.1 * rng.standard_normal(d)
-    lead = () if experts is None else (as_int("experts", experts, low=1),)
-    ffn = dict(w_gate=mat(d, d_ff, *lead), w_up=mat(d, d_ff, *lead), w_down=mat(d_ff, d, *lead))
-    if experts is not None:
-        ffn.update(w_router=mat(d, lead[0]), experts_per_token=top_k)
-    elif top_k is not None:
-        raise ValueError("top_k needs experts: a dense FFN has no experts to choose from")
-    return LayerWeights(attn_norm=attn_norm, w_q=w_q, w_k=w_k, w_v=w_v, w_o=w_o, ffn_norm=ffn_norm,
-                        heads=heads, kv_heads=kv, rope_base=rope_base, eps=eps, **ffn)
 
 
 @dataclass(frozen=True)
@@ -273,7 +52,7 @@ class LayerTrace:
 
     x: np.ndarray  # [B, T, d]        layer input (the residual stream)
     attn_in: np.ndarray  # [B, T, d]  RMSNorm(X)
-    q: np.ndarray  # [B, H, T, d_h]   queries, (attn_in @ W_Q) split into heads
+    q: np.ndarray  # [B, H, T, d_h]   queries, (attn_in @ W_Q + b_Q) split into heads (and q_norm'd)
     k: np.ndarray  # [B, Hkv, T, d_h]  keys, before RoPE (Hkv = H unless heads share K/V)
     v: np.ndarray  # [B, Hkv, T, d_h]  values (U in the prose): RoPE never touches them
     q_rot: np.ndarray  # [B, H, T, d_h]  queries turned by RoPE
@@ -321,19 +100,6 @@ class LayerTrace:
         return out
 
 
-def _float32_view(name: str, value: np.ndarray, ndim: int) -> np.ndarray:
-    """A read-only view of a float32 array with ``ndim`` axes and finite values, or an
-    error naming ``name`` (the float32 twin of ``as_float_array``: nothing is copied)."""
-    if value.ndim != ndim:
-        raise ValueError(f"{name} must have {ndim} axes, got shape {value.shape}")
-    if not np.isfinite(value).all():
-        bad = np.argwhere(~np.isfinite(value))
-        raise ValueError(f"{name} must be finite; found non-finite value(s) at index {tuple(int(i) for i in bad[0])}")
-    out = value.view()
-    out.flags.writeable = False
-    return out
-
-
 def _check_layer_input(x, weights, positions) -> tuple[np.ndarray, LayerWeights, np.ndarray]:
     """``x [B, T, d]`` of the layer's width, the weights, and one absolute position per
     row (default ``0 … T−1``), or an error naming the argument that does not fit."""
@@ -365,6 +131,22 @@ def _project(x: np.ndarray, w: np.ndarray) -> np.ndarray:
     return x @ w
 
 
+def _linear(x: np.ndarray, w: np.ndarray, bias: np.ndarray | None) -> np.ndarray:
+    """``x @ w`` (:func:`_project`), plus ``bias`` when the layer has one."""
+    y = _project(x, w)
+    return y if bias is None else y + bias
+
+
+def _heads(x: np.ndarray, heads: int, d_h: int, norm: np.ndarray | None, eps: float) -> np.ndarray:
+    """``[B, T, heads·d_h]`` split into ``[B, heads, T, d_h]``; with ``norm`` every head's
+    vector is RMS-normalised on its own first (Qwen3's q_norm and k_norm, over d_h)."""
+    b, t, _ = x.shape
+    x = x.reshape(b, t, heads, d_h)  # [B, T, heads, d_h]
+    if norm is not None:
+        x = norms._rms_norm(x, norm, eps)
+    return x.transpose(0, 2, 1, 3)  # [B, heads, T, d_h]
+
+
 def _layer_core(x: np.ndarray, w: LayerWeights, cos: np.ndarray, sin: np.ndarray, *,
                 past: tuple[np.ndarray, np.ndarray] | None = None, keep: bool = False):
     """The layer's arithmetic, unchecked: the one implementation that both
@@ -390,9 +172,9 @@ def _layer_core(x: np.ndarray, w: LayerWeights, cos: np.ndarray, sin: np.ndarray
     h, h_kv, d_h = w.heads, w.kv_heads, w.d_h
     # --- attention sub-layer: reads other positions --------------------------------
     attn_in = norms._rms_norm(x, w.attn_norm, w.eps)  # [B, T, d]
-    q = _project(attn_in, w.w_q).reshape(b, t, h, d_h).transpose(0, 2, 1, 3)  # [B, H, T, d_h]
-    k = _project(attn_in, w.w_k).reshape(b, t, h_kv, d_h).transpose(0, 2, 1, 3)  # [B, Hkv, T, d_h]
-    v = _project(attn_in, w.w_v).reshape(b, t, h_kv, d_h).transpose(0, 2, 1, 3)  # [B, Hkv, T, d_h]
+    q = _heads(_linear(attn_in, w.w_q, w.b_q), h, d_h, w.q_norm, w.eps)  # [B, H, T, d_h]
+    k = _heads(_linear(attn_in, w.w_k, w.b_k), h_kv, d_h, w.k_norm, w.eps)  # [B, Hkv, T, d_h]
+    v = _heads(_linear(attn_in, w.w_v, w.b_v), h_kv, d_h, None, w.eps)  # [B, Hkv, T, d_h]
     q_rot = _rotate_half(q, cos, sin)  # Q and K only, never V
     k_rot = _rotate_half(k, cos, sin)
     k_all, v_all = (k_rot, v) if past is None else (np.concatenate([past[0], k_rot], axis=2),
@@ -400,7 +182,7 @@ def _layer_core(x: np.ndarray, w: LayerWeights, cos: np.ndarray, sin: np.ndarray
     visible = att.cache_mask(k_all.shape[2] - t, t)  # [T, P+T]: row r sits at position P + r
     _, weights, heads_out = gqa._grouped(q_rot, k_all, v_all, visible)  # softmax over sources, per query head
     merged = heads_out.transpose(0, 2, 1, 3).reshape(b, t, h * d_h)  # [B, T, H·d_h]
-    attn_out = _project(merged, w.w_o)  # [B, T, d]
+    attn_out = _linear(merged, w.w_o, w.b_o)  # [B, T, d]
     y = x + attn_out  # first residual
     # --- feed-forward sub-layer: each position on its own --------------------------
     ffn_in = norms._rms_norm(y, w.ffn_norm, w.eps)  # [B, T, d]
@@ -438,6 +220,6 @@ def decoder_layer(x, weights: LayerWeights, *, positions=None) -> LayerTrace:
     ((1, 2, 3, 2), (1, 4, 3, 3), (1, 3, 2), [[1.0, 1.0, 1.0]])
     """
     x, w, positions = _check_layer_input(x, weights, positions)  # [B, T, d], weights, [T]
-    cos, sin = rope_tables(positions, w.d_h, w.rope_base, dtype=w.dtype)  # [T, d_h/2] each
+    cos, sin = rope_tables(positions, w.d_h, w.rope_base, dtype=w.dtype, scaling=w.rope_scaling)  # [T, d_h/2] each
     _, _, kept = _layer_core(x, w, cos, sin, keep=True)  # norm, attention, residual, norm, FFN, residual
     return LayerTrace(positions=positions, **kept)

@@ -28,6 +28,13 @@ Two conventions pair the features differently; both are named here:
 
 They compute the same rotation on a permuted order of the features
 (:func:`rotate_half_order`).
+
+Llama 3.1 stretches the slow discs for long contexts (``rope_type: "llama3"`` in a
+``config.json``, :class:`Llama3Scaling`): pairs whose wavelength ``2π/θ_i`` is longer
+than the pretraining context divided by ``low_freq_factor`` turn ``factor`` times
+slower, pairs shorter than the context divided by ``high_freq_factor`` keep their
+speed, and the ones between are blended. :func:`rope_frequencies` computes both, and
+every table of angles here is built from it.
 """
 
 from __future__ import annotations
@@ -42,6 +49,7 @@ from .attention import AttentionTrace, WeightedValuesTrace, causal_attention, we
 __all__ = [
     "PAIRINGS",
     "AlibiTrace",
+    "Llama3Scaling",
     "PositionTable",
     "RelativeScores",
     "alibi",
@@ -72,26 +80,75 @@ def _positive_base(base) -> float:
 # ------------------------------------------------------------------------ RoPE core
 
 
-def rope_frequencies(head_dim: int, base: float = 10000.0) -> np.ndarray:
+@dataclass(frozen=True)
+class Llama3Scaling:
+    """Llama 3.1's RoPE scaling (``rope_type: "llama3"``), as
+    ``transformers.modeling_rope_utils._compute_llama3_parameters`` applies it to the
+    frequencies: with ``L = original_max_position_embeddings``, a pair of wavelength
+    ``λ = 2π/θ`` longer than ``L / low_freq_factor`` turns ``factor`` times slower, one
+    shorter than ``L / high_freq_factor`` keeps its speed, and between the two
+    ``θ' = (1 − s)·θ/factor + s·θ`` with ``s = (L/λ − low_freq_factor) /
+    (high_freq_factor − low_freq_factor)``.
+
+    >>> Llama3Scaling(factor=8.0, low_freq_factor=1.0, high_freq_factor=4.0,
+    ...               original_max_position_embeddings=8192).factor
+    8.0
+    """
+
+    factor: float  # how many times slower the slowest pairs turn
+    low_freq_factor: float  # pairs with λ > L / low_freq_factor are slowed by factor
+    high_freq_factor: float  # pairs with λ < L / high_freq_factor are kept
+    original_max_position_embeddings: int  # L, the context length of pretraining
+
+    def __post_init__(self):
+        for name in ("factor", "low_freq_factor", "high_freq_factor"):
+            value = as_float(name, getattr(self, name))
+            if not value > 0:
+                raise ValueError(f"{name} must be > 0, got {value:g}")
+            object.__setattr__(self, name, value)
+        if not self.high_freq_factor > self.low_freq_factor:
+            raise ValueError(f"high_freq_factor ({self.high_freq_factor:g}) must be greater than low_freq_factor "
+                             f"({self.low_freq_factor:g}): the blend between them divides by their difference")
+        object.__setattr__(self, "original_max_position_embeddings",
+                           as_int("original_max_position_embeddings", self.original_max_position_embeddings, low=1))
+
+
+def rope_frequencies(head_dim: int, base: float = 10000.0, *, scaling: Llama3Scaling | None = None) -> np.ndarray:
     """The angle per position step of each feature pair: ``θ_i = base^(−2i/d_h)``,
-    ``i = 0 … d_h/2 − 1``.
+    ``i = 0 … d_h/2 − 1``; with ``scaling`` (:class:`Llama3Scaling`) the slow pairs are
+    slowed as Llama 3.1 does it.
 
     >>> rope_frequencies(4).tolist()
     [1.0, 0.01]
+    >>> s = Llama3Scaling(factor=8.0, low_freq_factor=1.0, high_freq_factor=4.0, original_max_position_embeddings=64)
+    >>> rope_frequencies(8, scaling=s).round(6).tolist()   # λ = 6.3 kept, 63 blended, 628 and 6283 slowed
+    [1.0, 0.013042, 0.00125, 0.000125]
     """
     head_dim = as_pair_width("head_dim", head_dim)
     base = _positive_base(base)
-    return base ** (-np.arange(0, head_dim, 2, dtype=np.float64) / head_dim)
+    inv = base ** (-np.arange(0, head_dim, 2, dtype=np.float64) / head_dim)  # [d_h/2]
+    if scaling is None:
+        return inv
+    if not isinstance(scaling, Llama3Scaling):
+        raise TypeError(f"scaling must be a Llama3Scaling or None, got {type(scaling).__name__}")
+    s = scaling
+    context = float(s.original_max_position_embeddings)
+    wavelength = 2 * np.pi / inv  # [d_h/2] positions per full turn of each pair
+    slow = np.where(wavelength > context / s.low_freq_factor, inv / s.factor, inv)
+    blend = (context / wavelength - s.low_freq_factor) / (s.high_freq_factor - s.low_freq_factor)
+    between = ~(wavelength < context / s.high_freq_factor) & ~(wavelength > context / s.low_freq_factor)
+    return np.where(between, (1 - blend) * slow / s.factor + blend * slow, slow)
 
 
-def rope_angles(positions, head_dim: int, base: float = 10000.0) -> np.ndarray:
-    """The angle ``p · θ_i`` of every position ``p`` and pair ``i``: shape ``[T, d_h/2]``.
+def rope_angles(positions, head_dim: int, base: float = 10000.0, *, scaling: Llama3Scaling | None = None) -> np.ndarray:
+    """The angle ``p · θ_i`` of every position ``p`` and pair ``i``: shape ``[T, d_h/2]``
+    (``θ`` from :func:`rope_frequencies`, scaled when ``scaling`` is given).
 
     >>> rope_angles([3], 4).tolist()
     [[3.0, 0.03]]
     """
     positions = as_float_array("positions", positions, ndim=1)
-    return positions[:, None] * rope_frequencies(head_dim, base)[None, :]
+    return positions[:, None] * rope_frequencies(head_dim, base, scaling=scaling)[None, :]
 
 
 def rotation(angle: float) -> np.ndarray:
@@ -128,10 +185,12 @@ def rope(x, positions, *, base: float = 10000.0, pairing: str = "rotate_half") -
     return (_adjacent if pairing == "adjacent" else _rotate_half)(x, cos, sin)  # [a·cos − b·sin, a·sin + b·cos]
 
 
-def rope_tables(positions, head_dim: int, base: float = 10000.0, *, dtype=np.float64) -> tuple[np.ndarray, np.ndarray]:
+def rope_tables(positions, head_dim: int, base: float = 10000.0, *, dtype=np.float64,
+                scaling: Llama3Scaling | None = None) -> tuple[np.ndarray, np.ndarray]:
     """``(cos, sin)`` of every angle RoPE turns by, ``[T, head_dim/2]`` each (row = position,
     column = pair), computed in float64 and then cast to ``dtype`` (float64 or float32):
     what a model computes once per position and reuses in every layer and head.
+    ``scaling`` is a :class:`Llama3Scaling` or None (plain RoPE).
 
     >>> c, s = rope_tables([0, 1], 2, base=1.0, dtype=np.float32)
     >>> c.dtype, [round(float(a), 6) for a in c[:, 0]], [round(float(a), 6) for a in s[:, 0]]
@@ -141,7 +200,7 @@ def rope_tables(positions, head_dim: int, base: float = 10000.0, *, dtype=np.flo
         raise ValueError(f"dtype must be np.float64 or np.float32, got {dtype!r}")
     dtype = np.dtype(dtype)
     head_dim = as_pair_width("head_dim", head_dim)
-    angles = rope_angles(positions, head_dim, base)  # [T, head_dim/2]
+    angles = rope_angles(positions, head_dim, base, scaling=scaling)  # [T, head_dim/2]
     return np.cos(angles).astype(dtype), np.sin(angles).astype(dtype)
 
 
