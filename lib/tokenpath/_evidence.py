@@ -20,6 +20,11 @@ three streams the recipe was chosen on. This module adds what a sceptic asks for
 5. **Routing, read two more ways.** The agreement of repeated texts per text as well as
    per pair (:func:`agreement_by_text`), and the expert shares that the pooled
    load-balancing loss sees beside each layer's own (:func:`pooled_balance`).
+6. **Verbatim overlap.** Held out is not unseen: how many long lines of the held-out
+   files of code also occur in a training file of code (:func:`verbatim_overlap`, the
+   rule :data:`OVERLAP_RULE`), file by file, and which lines of the committed held-out
+   sample they are (``python -m tokenpath._evidence --overlap-only`` writes this part
+   alone, from the standard library, without PyTorch).
 
 NumPy and the standard library, apart from :func:`main` (PyTorch and ``transformers``
 score the models' windows).
@@ -49,6 +54,13 @@ TEST = "test code"
 CACHE_LAMBDA = 0.1
 BOOTSTRAP_B = 10_000
 BOOTSTRAP_SEED = 0
+#: A line shorter than this, once stripped, is not counted as overlap: blank lines,
+#: brackets, ``else:``, ``return self`` and other short idioms repeat in any code.
+OVERLAP_MIN_CHARS = 30
+OVERLAP_RULE = (f"a line counts when it has at least {OVERLAP_MIN_CHARS} characters once its leading and trailing "
+                "white space is stripped; every occurrence of such a line in a held-out file of code is counted "
+                "(a line twice in one file counts twice), and it is repeated when the same stripped line occurs "
+                "anywhere in a training file of code")
 #: The tables of the record, by name: (order, cache weight).
 TABLES = {"unigram": (1, 0.0), "bigram": (2, 0.0), "trigram": (3, 0.0), "4-gram": (4, 0.0), "5-gram": (5, 0.0),
           "5-gram + cache": (5, CACHE_LAMBDA)}
@@ -170,6 +182,104 @@ def table_window_losses(folder) -> tuple[dict, dict, dict, dict]:
     return out, info, discounts, streams
 
 
+def long_lines(text: str, min_chars: int = OVERLAP_MIN_CHARS) -> list[str]:
+    """Every line of ``text`` that has at least ``min_chars`` characters once stripped,
+    stripped, in order, each occurrence kept.
+
+    >>> long_lines("    x = 1\\n        return self.value + other.value\\n", 20)
+    ['return self.value + other.value']
+    """
+    if not isinstance(text, str):
+        raise TypeError(f"text must be a str, got {type(text).__name__}")
+    if isinstance(min_chars, bool) or not isinstance(min_chars, int) or min_chars < 1:
+        raise ValueError(f"min_chars must be a whole number >= 1, got {min_chars!r}")
+    return [s for line in text.splitlines() if len(s := line.strip()) >= min_chars]
+
+
+def verbatim_overlap(train_texts, held_files, sample_lines=(), min_chars: int = OVERLAP_MIN_CHARS) -> dict:
+    """How much of the held-out code occurs verbatim in the training code, by
+    :data:`OVERLAP_RULE`: ``held_files`` maps each held-out file's path to its text.
+    Counted over every occurrence (``lines``, ``repeated``, ``share``) and over
+    distinct lines (``distinct_*``); ``files`` holds ``[path, lines, repeated]`` per
+    file in the order given; ``sample_lines`` the indices of the given sample lines
+    (the committed held-out sample's, :func:`tokenpath.trained.held_out_lines`) that
+    count and are repeated.
+
+    >>> a, b = "x = compute_something(first, second)", "y = compute_something(second, first)"
+    >>> r = verbatim_overlap([a + "\\n"], {"h.py": a + "\\n" + b + "\\n" + a + "\\n"}, [b, "    " + a])
+    >>> r["lines"], r["repeated"], r["distinct_lines"], r["distinct_repeated"], r["files"], r["sample_lines"]
+    (3, 2, 2, 1, [['h.py', 3, 2]], [1])
+    """
+    if isinstance(train_texts, str) or not isinstance(held_files, dict):
+        raise TypeError("train_texts must be a list of texts and held_files a dict {path: text}")
+    seen = {line for t in train_texts for line in long_lines(t, min_chars)}
+    files, every, distinct = [], 0, set()
+    repeated = 0
+    for path, text in held_files.items():
+        lines = long_lines(text, min_chars)
+        hits = sum(line in seen for line in lines)
+        files.append([str(path), len(lines), hits])
+        every, repeated = every + len(lines), repeated + hits
+        distinct.update(lines)
+    if not every:
+        raise ValueError(f"held_files must hold at least one line of {min_chars} characters or more")
+    shared = distinct & seen
+    hit_lines = [n for n, line in enumerate(sample_lines)
+                 if len(s := line.strip()) >= min_chars and s in seen]
+    return {"rule": OVERLAP_RULE if min_chars == OVERLAP_MIN_CHARS else None, "min_chars": min_chars,
+            "counted": "every occurrence", "lines": every, "repeated": repeated, "share": round(repeated / every, 4),
+            "distinct_lines": len(distinct), "distinct_repeated": len(shared),
+            "distinct_share": round(len(shared) / len(distinct), 4), "files": files, "sample_lines": hit_lines}
+
+
+def overlap_losses(losses, spans, lines, hit_lines, min_chars: int = OVERLAP_MIN_CHARS) -> dict:
+    """What the verbatim overlap does to a measured loss: ``losses`` [N] holds each
+    token's loss (NaN where nothing is predicted), ``spans`` the token positions of each
+    of ``lines`` (:func:`tokenpath.trained.line_tokens`), ``hit_lines`` the lines that
+    occur in training (``verbatim_overlap(...)["sample_lines"]``). Returns the number of
+    scored tokens in those lines, their mean loss, the mean loss of the tokens of the
+    other lines of at least ``min_chars`` characters, and the mean over every scored
+    token with and without the repeated lines' tokens.
+
+    >>> r = overlap_losses([np.nan, 1.0, 3.0, 2.0], [range(0, 2), range(2, 4)], ["a" * 30, "b" * 30], [0])
+    >>> r["tokens"], r["repeated"], r["other_long"], r["all"], r["without"]
+    (1, 1.0, 2.5, 2.0, 2.5)
+    """
+    losses = np.asarray(losses, dtype=float)
+    if losses.ndim != 1 or len(spans) != len(lines):
+        raise ValueError(f"losses must be 1-D and spans one per line, got shape {losses.shape}, "
+                         f"{len(spans)} spans for {len(lines)} lines")
+    hit = np.zeros(losses.size, dtype=bool)
+    long_ = np.zeros(losses.size, dtype=bool)
+    for n in hit_lines:
+        if not 0 <= n < len(lines) or len(lines[n].strip()) < min_chars:
+            raise ValueError(f"hit_lines must index lines of at least {min_chars} characters, got {n!r}")
+        hit[list(spans[n])] = True
+    for n, line in enumerate(lines):
+        if len(line.strip()) >= min_chars:
+            long_[list(spans[n])] = True
+    scored = ~np.isnan(losses)
+    return {"tokens": int((hit & scored).sum()), "scored": int(scored.sum()),
+            "repeated": float(losses[hit & scored].mean()), "other_long": float(losses[long_ & ~hit & scored].mean()),
+            "all": float(losses[scored].mean()), "without": float(losses[~hit & scored].mean())}
+
+
+def corpus_overlap(folder) -> dict:
+    """:func:`verbatim_overlap` of the run that wrote ``folder``: its held-out files of
+    code against its training files of code (the corpus read again by the run's split
+    rule), with the lines of the committed held-out sample."""
+    from . import trained as T
+
+    record = T.read_training(folder)
+    corpus = C.load(split=record["settings"]["split_rule"])
+    if corpus.sha256 != record["corpus"]["sha256"]:
+        raise ValueError("this interpreter's standard library is not the one the folder's model was trained on "
+                         f"(SHA-256 {corpus.sha256[:12]}…, training.json says {record['corpus']['sha256'][:12]}…)")
+    train = [f.text for f in corpus.files if not f.held_out and not f.data]
+    held = {f.relpath: f.text for f in corpus.files if f.held_out and not f.data}
+    return verbatim_overlap(train, held, T.held_out_lines(folder))
+
+
 def agreement_by_text(routes, top: int = 5) -> dict:
     """Layer by layer, the same-set agreement of repeated token texts averaged two ways:
     over pairs of occurrences (``"pairs"``, as :func:`tokenpath.trained.text_agreement`
@@ -250,16 +360,26 @@ def evidence_record(tables: dict, info: dict, discounts: dict, model: dict, dens
 def main(argv=None) -> int:
     import argparse
 
-    import torch
-    import transformers
-
-    from . import _train
     from . import trained as T
 
     p = argparse.ArgumentParser(prog="python -m tokenpath._evidence", description=__doc__.split("\n\n")[0])
     p.add_argument("--dense", default=str(T.trained_folder().parent / "stdlib-dense"))
+    p.add_argument("--overlap-only", action="store_true",
+                   help="measure the verbatim overlap only and write it into the existing file")
     a = p.parse_args(argv)
     folder = T.trained_folder()
+    path = folder.parent / EVIDENCE_NAME
+    if a.overlap_only:
+        out = T.read_evidence(folder)
+        out["overlap"] = corpus_overlap(folder)
+        path.write_text(json.dumps(out, indent=1) + "\n", encoding="utf-8")
+        print({k: v for k, v in out["overlap"].items() if k not in ("files", "sample_lines")})
+        return 0
+    import torch
+    import transformers
+
+    from . import _train
+
     torch.set_num_threads(1)
     tables, info, discounts, streams = table_window_losses(folder)
     ev = T.read_evaluation(folder)
@@ -282,7 +402,8 @@ def main(argv=None) -> int:
                           agreement_by_text(T.held_out_routes(T.committed_model(folder), folder)),
                           pooled_balance(routing["load"], routing["top_k"]))
     out["dense"] = dense_summary
-    (folder.parent / EVIDENCE_NAME).write_text(json.dumps(out, indent=1) + "\n", encoding="utf-8")
+    out["overlap"] = corpus_overlap(folder)
+    path.write_text(json.dumps(out, indent=1) + "\n", encoding="utf-8")
     for name, row in out["streams"].items():
         print(name, row["model"], row.get("dense"), row["tables"], {k: v["mean"] for k, v in row["gap"].items()})
     return 0
