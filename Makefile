@@ -108,7 +108,8 @@ test: $(STAMP) $(SMOLLM2)
 
 # What `make test` skips for time: the tests that rebuild the trained model's data from
 # the whole standard library (marked corpus) to re-derive its committed measurements,
-# and the cross-checks that open the real SmolLM2 file in transformers (marked heavy).
+# and the slow cross-checks (marked heavy, seconds each): a real model or vocabulary
+# loaded in transformers, tokenizers, tiktoken or gguf beside the engine.
 check-model: $(STAMP) $(SMOLLM2)
 	$(BIN)/pytest tests --corpus --heavy -m "corpus or heavy" -q
 

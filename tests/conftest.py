@@ -77,7 +77,7 @@ def torch():
 
 
 CORPUS_SKIPPED = "rebuilds the training data from the whole standard library: run by make check-model (CI runs it)"
-HEAVY_SKIPPED = "opens the real model file in transformers (tens of seconds): run by make check-model (CI runs it)"
+HEAVY_SKIPPED = "a slow cross-check (a real model or vocabulary in a reference library): run by make check-model (CI runs it)"
 
 
 @pytest.fixture(scope="session")

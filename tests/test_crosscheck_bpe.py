@@ -98,6 +98,7 @@ def test_hf_numbers_bytes_in_gpt2_character_order_then_merges(ours, hf):
         assert vocab["".join(chars[b] for b in token)] == 256 + k
 
 
+@pytest.mark.heavy
 def test_encoding_the_corpus_gives_hfs_tokens(ours, hf, corpus):
     ids = ours.encode_ordinary(corpus)
     # HF ID → our ID, through the token's bytes (1024 entries, so comparing IDs is cheap)

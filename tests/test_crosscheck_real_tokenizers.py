@@ -34,7 +34,9 @@ from tokenpath.pretrained import smollm2_path
 transformers = pytest.importorskip("transformers", reason="needs the crosscheck extra (transformers)")
 gguf = pytest.importorskip("gguf", reason="needs the gguf package")
 
-pytestmark = pytest.mark.torch  # the tests that open SmolLM2's file in transformers are marked heavy as well
+# Each table here is a real vocabulary (49,152 or 151,643 tokens) built in the engine and in
+# tokenizers or tiktoken: seconds per fixture, so the module runs in make check-model.
+pytestmark = [pytest.mark.torch, pytest.mark.heavy]
 
 TEXTS = [
     "<|im_start|>system\nYou are a helpful AI assistant named SmolLM, trained by Hugging Face<|im_end|>\n"

@@ -62,6 +62,7 @@ def test_transformers_loads_the_folder_as_a_mixtral_with_the_configured_shape(hf
     assert c.max_position_embeddings == s["seq_len"]
 
 
+@pytest.mark.heavy
 def test_held_out_loss_is_far_below_ln_v(hf, held_ids):
     record = T.read_training(FOLDER)
     ids = torch.tensor([held_ids])
@@ -91,6 +92,7 @@ def _forced_logits(hf, ids):
         return hf(torch.tensor([ids])).logits[0].double()
 
 
+@pytest.mark.heavy
 def test_greedy_completion_is_deterministic_and_equals_the_committed_one(hf, tok, samples):
     row = samples["completions"][0]
     assert tok.encode(row["prompt"]) == row["prompt_ids"]

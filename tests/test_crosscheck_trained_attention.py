@@ -15,6 +15,9 @@ from tokenpath import trained as T
 transformers = pytest.importorskip("transformers", reason="needs the crosscheck extra (transformers)")
 torch = pytest.importorskip("torch", reason="needs the crosscheck extra (torch)")
 
+# Loading the trained model into transformers and running the held-out sample: seconds.
+pytestmark = pytest.mark.heavy
+
 #: Bound on |engine − transformers| for a mean weight or a mean entropy (float32 weights).
 TOL = 1e-5
 

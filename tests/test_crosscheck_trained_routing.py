@@ -17,6 +17,7 @@ torch = pytest.importorskip("torch", reason="needs the crosscheck extra (torch)"
 TOL = 1e-5
 
 
+@pytest.mark.heavy
 def test_held_out_router_probabilities_choices_and_gates_equal_transformers():
     torch.set_num_threads(2)
     folder = T.trained_folder()

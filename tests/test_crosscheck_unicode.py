@@ -62,6 +62,7 @@ def test_the_list_is_what_the_regex_module_calls_letters_and_numbers():
         assert regex.match(r"\p{L}" if cls == "L" else r"\p{N}", chr(cp))
 
 
+@pytest.mark.heavy
 def test_tiktoken_and_hf_disagree_exactly_on_the_listed_letters_and_numbers(probe):
     tok, enc, hf = probe
     chars = "".join(chr(c) for c in range(0x80, 0x110000) if not 0xD800 <= c < 0xE000)
