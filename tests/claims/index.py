@@ -29,6 +29,9 @@ CLAIMS: list[_Claim] = [
 
 NOT_CLAIMS: list[_NotClaim] = [
     NotClaim("UTF-8", "the name of an encoding"),
+    NotClaim("SmolLM2-135M-Instruct", "a released model's name"),
+    NotClaim("Allal et al., 2025", "citation: the SmolLM2 paper"),
+    NotClaim("SHA-256", "the name of a hash function"),
     _NotClaim("UTF-8", "the name of an encoding", chapter="99_glossary"),
     _NotClaim("GPT-2", "a model's name", chapter="99_glossary"),
     _NotClaim("GPT-3", "a model's name", chapter="99_glossary"),
