@@ -9,9 +9,10 @@ from functools import cache, partial
 import numpy as np
 
 from tokenpath import examples as ex
-from tokenpath import fmt
+from tokenpath import fmt, gguf_format, pretrained
 from tokenpath import position as P
 from tokenpath.lessons import position as LP
+from tokenpath.model.gguf_model import gguf_config
 
 from . import Claim as _Claim
 from . import pinned
@@ -48,6 +49,17 @@ def four_wide():
 @cache
 def ali():
     return P.alibi(ex.FIG8_Q, ex.FIG8_K, ex.FIG8_U, P.alibi_slopes(ex.ALIBI_HEADS)[0])
+
+
+@cache
+def smol():
+    """SmolLM2-135M-Instruct's config, read from its GGUF header (section 5.4.5)."""
+    return gguf_config(gguf_format.read_gguf(pretrained.smollm2_path()))
+
+
+@cache
+def real():
+    return LP.model_rope(smol())
 
 
 def _slopes(v) -> str:
@@ -132,11 +144,41 @@ CLAIMS: list[_Claim] = [
     Claim("src05.transformers", lambda: pinned("transformers"),
           text=("transformers 5.24.0", lambda v: f"transformers {v}")),
     Claim("rope4.angles", lambda: four_wide()[1], text=("[3, 0.03]", fmt.vec)),
+    # -- section 5.4.5: SmolLM2's RoPE, from its GGUF header ----------------------------
+    Claim("smol.head_dim", lambda: real().head_dim, text=("d_h = 64", lambda v: f"d_h = {v}")),
+    Claim("smol.base", lambda: real().base, text=("base of 100000", lambda v: f"base of {fmt.num(v)}")),
+    Claim("smol.base_to", lambda: real().base, text=("base to 100000", lambda v: f"base to {fmt.num(v)}")),
+    Claim("smol.context", lambda: real().context_length,
+          text=("context length to 8,192 tokens", lambda v: f"context length to {v:,} tokens")),
+    Claim("smol.context_within", lambda: real().context_length,
+          text=("within 8,192 tokens", lambda v: f"within {v:,} tokens")),
+    Claim("smol.reference_base", lambda: real().reference_base,
+          text=("with base 10000", lambda v: f"with base {fmt.num(v)}")),
+    Claim("smol.last_slowdown", lambda: real().slowdown[-1], rounded=("9.31", 2)),
+    Claim("smol.pair16", lambda: (real().frequencies[16], real().reference[16]),
+          text=("pair 16 turns at 0.00316 radians per position instead of 0.01",
+                lambda t: f"pair 16 turns at {fmt.num(t[0], 5)} radians per position instead of {fmt.num(t[1])}")),
+    Claim("smol.slowest_turn", lambda: real().wavelengths[-1],
+          text=("438,460 tokens for one full turn", lambda v: f"{v:,.0f} tokens for one full turn")),
+    Claim("smol.slowest_over_context", lambda: real().wavelengths[-1] / real().context_length,
+          text=("53.5 times the context length", lambda v: f"{fmt.num(v, 1)} times the context length")),
+    Claim("smol.reference_slowest_turn", lambda: (real().reference_wavelengths[-1], real().reference_base),
+          text=("(47,117 tokens with base 10000)", lambda t: f"({t[0]:,.0f} tokens with base {fmt.num(t[1])})")),
+    Claim("smol.same_speed", lambda: np.flatnonzero(real().frequencies == real().reference),
+          text=("Pair 0 still turns", lambda v: f"Pair {_and(v)} still turns")),
+    Claim("smol.full_turns", lambda: (real().full_turns(real().wavelengths), real().frequencies.size,
+                                      real().full_turns(real().reference_wavelengths)),
+          text=("20 of the 32 pairs complete a turn within 8,192 tokens, against 25",
+                lambda t: f"{t[0]} of the {t[1]} pairs complete a turn within {real().context_length:,} tokens, "
+                          f"against {t[2]}")),
 ]
 
 #: Digits in the prose that are not computed claims, each with its reason.
 NOT_CLAIMS: list[_NotClaim] = [
     NotClaim("GPT-2", "a model's name"),
+    NotClaim("SmolLM3", "a model's name"),
+    NotClaim("SmolLM2-135M-Instruct", "a model's name"),
+    NotClaim("SmolLM2", "a model's name"),
     NotClaim("i + d_h/2", "an index formula: the partner of feature i in the rotate-half layout"),
     NotClaim("2i+1", "an index formula: the odd feature of pair i"),
     NotClaim("-2i/d_h", "an exponent: pair i's frequency falls as base to the power −2i/d_h"),

@@ -36,10 +36,11 @@ def questions() -> tuple[Question, ...]:
         refused = False
     except ValueError:
         refused = True
-    angles = P.rope_angles([8], 4)[0]
+    base = ex.ROPE_EXAMPLE_BASE
+    angles = P.rope_angles([8], 4, base)[0]
     q3 = vector("rope-pos8", "A learned table has rows 0–7, and position 8 has none. Which RoPE angles does "
-                "position 8 get with d_h = 4? (one angle per pair)", angles, tolerance=5e-3,
-                source="position.rope_angles([8], 4)[0]", hint="a list of two angles such as [1.0, 0.5]",
+                f"position 8 get with d_h = 4 and base {fmt.num(base)}? (one angle per pair)", angles, tolerance=5e-3,
+                source="position.rope_angles([8], 4, ROPE_EXAMPLE_BASE)[0]", hint="a list of two angles such as [1.0, 0.5]",
                 why=(f"The table {'refuses' if refused else 'accepts'} position 8. RoPE needs no row: the angle of pair "
                      "i is the position times θ_i, defined for every position."))
     theta = P.rope_frequencies(ex.ROPE_EXAMPLE_HEAD_DIM, ex.ROPE_EXAMPLE_BASE)

@@ -1,0 +1,45 @@
+"""What chapters 5–8 say about Hugging Face's models, checked against transformers:
+that not every model rotates every feature of every layer (section 5.4).
+
+transformers is an optional extra (`pip install -e '.[crosscheck]'`); without it these
+tests are skipped with a visible reason. CI installs it.
+"""
+
+from __future__ import annotations
+
+import pytest
+
+transformers = pytest.importorskip(
+    "transformers", reason="transformers not installed: install the 'crosscheck' extra to compare with it"
+)
+torch = pytest.importorskip("torch", reason="torch not installed: install the 'crosscheck' extra")
+
+pytestmark = pytest.mark.torch
+
+
+# ------------------------------------------- 5.4: partial RoPE and layers without RoPE
+
+
+def test_gpt_neox_turns_only_a_quarter_of_each_heads_features():
+    from transformers.models.gpt_neox.modeling_gpt_neox import GPTNeoXRotaryEmbedding
+
+    config = transformers.GPTNeoXConfig()
+    head_dim = config.hidden_size // config.num_attention_heads
+    assert config.rope_parameters["partial_rotary_factor"] == 0.25
+    rotary = GPTNeoXRotaryEmbedding(config)
+    assert 2 * rotary.inv_freq.numel() == head_dim // 4  # one frequency per turned pair
+
+
+def test_smollm3_leaves_every_fourth_layer_without_rope():
+    config = transformers.SmolLM3Config()
+    flags = list(config.no_rope_layers)  # 1 = this layer applies RoPE, 0 = it does not
+    assert len(flags) == config.num_hidden_layers
+    assert [k for k, f in enumerate(flags) if not f] == list(range(3, config.num_hidden_layers, 4))
+
+
+def test_llama_turns_every_feature_pair_of_every_layer():
+    from transformers.models.llama.modeling_llama import LlamaRotaryEmbedding
+
+    config = transformers.LlamaConfig(hidden_size=64, num_attention_heads=4, num_key_value_heads=2,
+                                      intermediate_size=64, num_hidden_layers=2, vocab_size=16)
+    assert 2 * LlamaRotaryEmbedding(config).inv_freq.numel() == config.hidden_size // config.num_attention_heads
