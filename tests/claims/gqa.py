@@ -6,8 +6,9 @@ from __future__ import annotations
 from functools import cache, partial
 
 from tokenpath import examples as ex
-from tokenpath import fmt, gqa
+from tokenpath import fmt, gguf_format, gqa, pretrained
 from tokenpath.lessons import gqa as LG
+from tokenpath.model.gguf_model import gguf_config
 
 from . import Claim as _Claim
 from . import pinned_as_source
@@ -30,6 +31,23 @@ def real():
     return LG.head_sharing(ex.KV_REAL_N_Q_HEADS, ex.KV_REAL_N_KV_HEADS, layers=ex.KV_REAL_LAYERS,
                            seq_len=ex.KV_REAL_SEQ_LEN, head_dim=ex.KV_REAL_HEAD_DIM)
 
+
+@cache
+def smol():
+    """SmolLM2-135M-Instruct's config, read from its GGUF header (section 6.4)."""
+    return gguf_config(gguf_format.read_gguf(pretrained.smollm2_path()))
+
+
+@cache
+def smol_share():
+    c = smol()
+    return LG.head_sharing(c.num_attention_heads, c.num_key_value_heads, layers=c.num_hidden_layers,
+                           seq_len=ex.SMOLLM2_KV_SEQ_LEN, head_dim=c.head_dim)
+
+
+def _smol_bytes(which: str, dtype: str, *, per_token: bool):
+    size = getattr(smol_share(), which)
+    return size.nbytes_per_position(dtype) if per_token else size.nbytes(dtype)
 
 
 def _thousands(n) -> str:
@@ -90,6 +108,34 @@ CLAIMS: list[_Claim] = [
           text=("4 GiB for the same context", lambda n: f"{gqa.bytes_text(n)} for the same context")),
     Claim("real.same_quarter", lambda: real().ratio == share().ratio,
           text=("the same quarter", lambda same: "the same quarter" if same else "another ratio")),
+    # -- section 6.4: SmolLM2, from its GGUF header --------------------------------------
+    Claim("smol.heading", lambda: (smol_share().n_q_heads, smol_share().n_kv_heads),
+          text=("SmolLM2's 9 query heads on 3 K/V heads", lambda h: f"SmolLM2's {h[0]} query heads on {h[1]} K/V heads")),
+    Claim("smol.group_size", lambda: smol_share().group_size,
+          text=("a group size of 3", lambda g: f"a group size of {g}")),
+    Claim("smol.shape", lambda: (smol().num_hidden_layers, smol_share().n_q_heads, smol_share().n_kv_heads, smol().head_dim),
+          text=("each of its 30 layers has 9 query heads sharing 3 K/V heads of width d_h = 64",
+                lambda t: f"each of its {t[0]} layers has {t[1]} query heads sharing {t[2]} K/V heads of width "
+                          f"d_h = {t[3]}")),
+    Claim("smol.context", lambda: smol_share().cache.seq_len,
+          text=("a context of 2,048 tokens", lambda n: f"a context of {n:,} tokens")),
+    Claim("smol.bits", lambda: tuple(8 * gqa.DTYPE_BYTES[d] for d in ex.SMOLLM2_KV_DTYPES),
+          text=("in 32-bit and in 16-bit floats", lambda b: f"in {b[0]}-bit and in {b[1]}-bit floats")),
+    Claim("smol.per_position", lambda: smol_share().cache,
+          text=("2×30×3×64 = 11,520", lambda c: f"2×{c.layers}×{c.kv_heads}×{c.head_dim} = {c.per_position:,}")),
+    Claim("smol.per_token_bytes", lambda: tuple(_smol_bytes("cache", d, per_token=True) for d in ex.SMOLLM2_KV_DTYPES),
+          text=("46,080 bytes (45 KiB) in 32-bit floats and 23,040 bytes in 16-bit ones",
+                lambda b: f"{b[0]:,} bytes ({gqa.bytes_text(b[0])}) in {8 * gqa.DTYPE_BYTES[ex.SMOLLM2_KV_DTYPES[0]]}-bit "
+                          f"floats and {b[1]:,} bytes in {8 * gqa.DTYPE_BYTES[ex.SMOLLM2_KV_DTYPES[1]]}-bit ones")),
+    Claim("smol.total", lambda: tuple(_smol_bytes("cache", d, per_token=False) for d in ex.SMOLLM2_KV_DTYPES),
+          text=("holds 90 MiB or 45 MiB", lambda b: f"holds {gqa.bytes_text(b[0])} or {gqa.bytes_text(b[1])}")),
+    Claim("smol.mha_heads", lambda: smol_share().mha_cache.kv_heads,
+          text=("the 9-K/V-head model", lambda n: f"the {n}-K/V-head model")),
+    Claim("smol.mha_total", lambda: tuple(_smol_bytes("mha_cache", d, per_token=False) for d in ex.SMOLLM2_KV_DTYPES),
+          text=("would hold 270 MiB or 135 MiB", lambda b: f"would hold {gqa.bytes_text(b[0])} or {gqa.bytes_text(b[1])}")),
+    Claim("smol.ratio", lambda: (smol_share().ratio, share().ratio, share().n_q_heads, share().n_kv_heads),
+          text=("here 1/3, against 1/4 for the toy's 8 and 2 heads",
+                lambda t: f"here {t[0]}, against {t[1]} for the toy's {t[2]} and {t[3]} heads")),
     # -- Sources: the versions the cross-checks run against -------------------------------
     Claim("gqa.pin.transformers", lambda: "transformers", text=("`transformers` 5.24.0", pinned_as_source)),
     Claim("gqa.pin.torch", lambda: "torch", text=("`torch` 2.13.0", pinned_as_source)),
@@ -104,5 +150,6 @@ NOT_CLAIMS: list[_NotClaim] = [
     NotClaim("arXiv:2407.21783", "citation: the Llama 3 report's arXiv identifier"),
     NotClaim("Table 3", "citation: the table of the Llama 3 report that lists the model shapes"),
     NotClaim("Llama 3", "the name of a model family"),
+    NotClaim("SmolLM2-135M-Instruct", "a model's name"),
     NotClaim("the 8B model", "the name of a Llama 3 model size"),
 ]

@@ -26,6 +26,11 @@ GQA_QUESTION_HEAD = 5
 KV_REAL_LAYERS, KV_REAL_N_Q_HEADS, KV_REAL_N_KV_HEADS, KV_REAL_HEAD_DIM = 32, 32, 8, 128
 KV_REAL_SEQ_LEN, KV_REAL_DTYPE = 8192, "bfloat16"
 
+#: Chapter 6's aside on SmolLM2: the context its K/V cache is counted for, and the two
+#: precisions it is counted in (the shapes come from the model's GGUF header).
+SMOLLM2_KV_SEQ_LEN = 2048
+SMOLLM2_KV_DTYPES = ("float32", "float16")
+
 #: A small random GQA layer used in the chapter's cells: batch, positions, head width.
 GQA_B, GQA_T, GQA_D_HEAD = 1, 4, 2
 GQA_SEED = 6
