@@ -1,5 +1,7 @@
 """What chapters 5–8 say about Hugging Face's models, checked against transformers:
-that not every model rotates every feature of every layer (section 5.4).
+that not every model rotates every feature of every layer (section 5.4), and
+that Llama's RMSNorm weight starts at ones where Gemma's stored offset starts at zeros
+(section 7.1).
 
 transformers is an optional extra (`pip install -e '.[crosscheck]'`); without it these
 tests are skipped with a visible reason. CI installs it.
@@ -43,3 +45,22 @@ def test_llama_turns_every_feature_pair_of_every_layer():
     config = transformers.LlamaConfig(hidden_size=64, num_attention_heads=4, num_key_value_heads=2,
                                       intermediate_size=64, num_hidden_layers=2, vocab_size=16)
     assert 2 * LlamaRotaryEmbedding(config).inv_freq.numel() == config.hidden_size // config.num_attention_heads
+
+
+# ------------------------------------------- 7.1: the two weight conventions of RMSNorm
+
+
+def test_llama_rmsnorm_weight_starts_at_ones_and_gemmas_offset_at_zeros():
+    from transformers.models.gemma.modeling_gemma import GemmaRMSNorm
+    from transformers.models.llama.modeling_llama import LlamaRMSNorm
+
+    llama, gemma = LlamaRMSNorm(4, eps=1e-6), GemmaRMSNorm(4, eps=1e-6)
+    assert torch.equal(llama.weight.detach(), torch.ones(4))
+    assert torch.equal(gemma.weight.detach(), torch.zeros(4))
+    x = torch.tensor([[3.0, 4.0, 0.0, 0.0]])
+    plain = x / torch.sqrt((x * x).mean(-1, keepdim=True) + 1e-6)
+    with torch.no_grad():
+        assert torch.allclose(llama(x), plain) and torch.allclose(gemma(x), plain)  # γ = w = 1 and γ = 1 + 0
+        gemma.weight.fill_(1.0)
+        llama.weight.fill_(1.0)
+        assert torch.allclose(gemma(x), 2 * llama(x))  # the same stored 1 read as 1 + w doubles the output

@@ -7,8 +7,12 @@ from functools import cache, partial
 
 import numpy as np
 
+from fractions import Fraction
+
 from tokenpath import examples as ex
-from tokenpath import fmt, norms
+from tokenpath import fmt, gguf_format, norms, pretrained
+from tokenpath.lessons import norms as LN
+from tokenpath.model.gguf_model import gguf_config
 
 from . import pinned_as_source
 
@@ -27,6 +31,30 @@ def _n(x, digits=None) -> str:
 
 def _v(v, digits=None) -> str:
     return "[" + ", ".join(_n(x, digits) for x in np.asarray(v, dtype=float)) + "]"
+
+
+@cache
+def smol_file():
+    """SmolLM2-135M-Instruct's GGUF file, header read (section 7.5)."""
+    return gguf_format.read_gguf(pretrained.smollm2_path())
+
+
+@cache
+def gains():
+    return LN.model_norm_gains(smol_file())
+
+
+def _norm_types() -> set:
+    return {t.type_name for n, t in smol_file().tensors.items() if n.endswith("norm.weight")}
+
+
+def _eps_parts(eps: float) -> tuple[str, str]:
+    """``("1e-5", "9.99999975e-6")``: ε as written, and the float32 the file stores for it."""
+    short = f"{eps:.0e}"
+    if float(np.float32(short)) != eps:
+        raise AssertionError(f"ε {eps!r} is not the float32 nearest to {short}")
+    mantissa, exp = f"{eps:.8e}".split("e")
+    return short.replace("e-0", "e-"), f"{mantissa}e{int(exp)}"
 
 
 @cache
@@ -87,6 +115,37 @@ CLAIMS: list[_Claim] = [
     Claim("fig18.output", lambda: residual().output, text=("[1.5, 1]", _v)),
     Claim("fig18.feature0", lambda: 0, text=("1 + 0.5 = 1.5", _feature_sum)),
     Claim("fig18.feature1", lambda: 1, text=("2 + (−1) = 1", _feature_sum)),
+    # -- section 7.5: SmolLM2's norms and SwiGLU width, from its GGUF file ------------------
+    Claim("smol.vectors", lambda: (gains().attn.shape[1], gains().layers),
+          text=("one 576-wide vector before attention and one before the feed-forward network in each of its 30 layers",
+                lambda t: f"one {t[0]}-wide vector before attention and one before the feed-forward network in each "
+                          f"of its {t[1]} layers")),
+    Claim("smol.f32", lambda: _norm_types(),
+          text=("all as 32-bit floats", lambda t: "all as 32-bit floats" if t == {"F32"} else f"as {sorted(t)}")),
+    Claim("smol.count_bytes", lambda: (2 * gains().layers + 1, gains().file_bytes),
+          text=("those 61 vectors, 140,544 bytes", lambda t: f"those {t[0]} vectors, {t[1]:,} bytes")),
+    Claim("smol.means", lambda: (gains().stats("attn").mean, gains().stats("ffn").mean),
+          text=("their mean is 0.302 before attention and 0.234 before",
+                lambda t: f"their mean is {fmt.num(t[0], 3)} before attention and {fmt.num(t[1], 3)} before")),
+    Claim("smol.largest", lambda: (gains().attn.size + gains().ffn.size,
+                                   max(gains().stats("attn").high, gains().stats("ffn").high)),
+          text=("the largest of all 34,560 is 1.375", lambda t: f"the largest of all {t[0]:,} is {fmt.num(t[1], 3)}")),
+    Claim("smol.layer0", lambda: (gains().stats("attn", 0), gains().attn.shape[1]),
+          text=("a mean of 0.001 and 271 of its 576 gains negative",
+                lambda t: f"a mean of {fmt.num(t[0].mean, 3)} and {t[0].negative} of its {t[1]} gains negative")),
+    Claim("smol.output", lambda: gains().stats("output"),
+          text=("a mean of 1.803 and a range from −2.125 to 3.344",
+                lambda o: f"a mean of {fmt.num(o.mean, 3)} and a range from {_n(o.low, 3)} to {_n(o.high, 3)}")),
+    Claim("smol.eps", lambda: _eps_parts(gains().eps),
+          text=("The ε of the file is 1e-5", lambda t: f"The ε of the file is {t[0]}")),
+    Claim("smol.eps_stored", lambda: _eps_parts(gains().eps),
+          text=("float nearest to it, 9.99999975e-6", lambda t: f"float nearest to it, {t[1]}")),
+    Claim("smol.ratio", lambda: gguf_config(smol_file()),
+          text=("d_ff of 1536 is (8/3)·576 exactly: 576 is a multiple of 3",
+                lambda c: f"d_ff of {c.intermediate_size} is ({LN.ffn_ratio(c)})·{c.hidden_size} exactly: "
+                          f"{c.hidden_size} is a multiple of {LN.ffn_ratio(c).denominator}")),
+    Claim("swiglu.ratio", lambda: Fraction(2, 3) * 4, exact="8/3"),
+    Claim("swiglu.shrink", lambda: Fraction(2 * 4, 3 * 4), text=("by 2/3", lambda r: f"by {r / 4}")),
     # -- Sources: the versions the cross-checks run against -------------------------------
     Claim("norms.pin.transformers", lambda: "transformers", text=("`transformers` 5.24.0", pinned_as_source)),
     Claim("norms.pin.torch", lambda: "torch", text=("`torch` 2.13.0", pinned_as_source)),
@@ -102,6 +161,7 @@ NOT_CLAIMS: list[_NotClaim] = [
     NotClaim("arXiv:1607.06450", "citation: the LayerNorm paper's arXiv identifier"),
     NotClaim("Prajit Ramachandran, Barret Zoph and Quoc V. Le (2017)", "citation: the Swish paper"),
     NotClaim("arXiv:1710.05941", "citation: the Swish paper's arXiv identifier"),
+    NotClaim("SmolLM2-135M-Instruct", "a model's name"),
     NotClaim("1 + w", "names the other weight convention (scale by one plus the stored weight), not a number"),
     NotClaim("32-bit", "the float width Hugging Face's LlamaRMSNorm computes in, a fact about its code"),
     NotClaim("\\frac{1}{d}", "notation: the mean over d features"),

@@ -30,7 +30,8 @@ def questions() -> tuple[Question, ...]:
         "b": "LayerNorm clips every feature to [−1, 1]",
         "c": "it only happens for these particular numbers",
     }
-    q3 = choice("norm-two", "Why can LayerNorm of two unequal features only return [−1, 1] or its mirror image?",
+    q3 = choice("norm-two", "With γ of ones, β of zeros and ε ignored, why can LayerNorm of two unequal features only "
+                "return [−1, 1] or its mirror image?",
                 two, "a" if np.allclose(np.abs(pair), 1, atol=1e-3) else "c",
                 source="norms.layer_norm([5.0, -2.0])",
                 why=f"For [5, −2]: {fmt.vec(pair)}. Whatever the two values, only their order survives.")

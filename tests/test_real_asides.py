@@ -1,0 +1,115 @@
+"""The "In a real model" asides of chapters 5–8: their lesson functions on small inputs,
+their refusals, and what each aside says about the pretrained SmolLM2 file."""
+
+from __future__ import annotations
+
+from fractions import Fraction
+
+import numpy as np
+import pytest
+
+from tokenpath import gguf_format, norms
+from tokenpath.lessons import gqa as LG
+from tokenpath.lessons import norms as LN
+from tokenpath.lessons import position as LP
+from tokenpath.model.config import LlamaConfig
+from tokenpath.model.gguf_model import _tiny_gguf, gguf_config
+
+
+def _config(**kw) -> LlamaConfig:
+    base = dict(vocab_size=8, hidden_size=8, intermediate_size=16, num_hidden_layers=2, num_attention_heads=2,
+                num_key_value_heads=1, max_position_embeddings=64)
+    return LlamaConfig(**(base | kw))
+
+
+@pytest.fixture(scope="module")
+def smol(smollm2_file):
+    g = gguf_format.read_gguf(smollm2_file)
+    return g, gguf_config(g)
+
+
+# ------------------------------------------------------------------ chapter 5
+
+
+def test_model_rope_pair_zero_keeps_its_speed_and_the_slowest_pair_slows_most():
+    r = LP.model_rope(_config(rope_theta=1e5, hidden_size=16), reference_base=1e4)
+    assert r.frequencies[0] == r.reference[0] == 1.0
+    assert np.all(np.diff(r.slowdown) > 0)  # every later pair slows more
+    assert np.allclose(r.wavelengths * r.frequencies, 2 * np.pi)
+
+
+@pytest.mark.parametrize("bad, err", [("config", TypeError), (None, TypeError)])
+def test_model_rope_refuses_a_config_that_is_not_one(bad, err):
+    with pytest.raises(err, match="config"):
+        LP.model_rope(bad)
+
+
+def test_model_rope_refuses_a_bad_reference_base():
+    with pytest.raises((TypeError, ValueError), match="reference_base"):
+        LP.model_rope(_config(), reference_base="ten")
+
+
+def test_smollm2_slowest_pair_needs_more_than_fifty_contexts_for_one_turn(smol):
+    r = LP.model_rope(smol[1])
+    assert r.base == 100000.0 and r.head_dim == 64 and r.context_length == 8192
+    assert r.wavelengths[-1] / r.context_length > 50 > r.reference_wavelengths[-1] / r.context_length
+    assert r.full_turns(r.wavelengths) < r.full_turns(r.reference_wavelengths)
+
+
+# ------------------------------------------------------------------ chapter 6
+
+
+def test_smollm2_cache_is_a_third_of_the_cache_without_gqa(smol):
+    c = smol[1]
+    s = LG.head_sharing(c.num_attention_heads, c.num_key_value_heads, layers=c.num_hidden_layers, seq_len=2048,
+                        head_dim=c.head_dim)
+    assert s.group_size == 3 and s.ratio == Fraction(1, 3)
+    assert s.cache.nbytes_per_position("float16") == 2 * 30 * 3 * 64 * 2
+
+
+# ------------------------------------------------------------------ chapter 7
+
+
+def test_norm_gains_of_a_tiny_file_are_its_norm_vectors():
+    g = gguf_format.read_gguf(_tiny_gguf())
+    n = LN.model_norm_gains(g)
+    assert np.array_equal(n.attn[0], g.dequantize("blk.0.attn_norm.weight"))
+    assert np.array_equal(n.output, g.dequantize("output_norm.weight"))
+    assert n.file_bytes == 3 * 8 * 4
+    assert n.stats("ffn", 0) == LN.GainStats.of(n.ffn[0])
+
+
+def test_norm_gains_refuse_what_is_not_a_gguf_file():
+    with pytest.raises(TypeError, match="g must be"):
+        LN.model_norm_gains("model.gguf")
+
+
+@pytest.mark.parametrize("which, layer, match", [("mlp", 0, "which"), ("attn", 1, "layer"), ("attn", True, "layer"),
+                                                 ("output", 0, "layer")])
+def test_norm_stats_refuse_a_bad_part_or_layer(which, layer, match):
+    n = LN.model_norm_gains(gguf_format.read_gguf(_tiny_gguf()))
+    with pytest.raises(ValueError, match=match):
+        n.stats(which, layer)
+
+
+@pytest.mark.parametrize("bad", [[], [[1.0]], [1.0, float("nan")]])
+def test_gain_stats_refuse_what_is_not_a_finite_vector(bad):
+    with pytest.raises(ValueError, match="gains"):
+        LN.GainStats.of(bad)
+
+
+def test_ffn_ratio_is_exact_and_refuses_a_non_config():
+    assert LN.ffn_ratio(_config(hidden_size=576, intermediate_size=1536, num_attention_heads=9,
+                                num_key_value_heads=3)) == Fraction(8, 3)
+    with pytest.raises(TypeError, match="config"):
+        LN.ffn_ratio({"hidden_size": 576})
+
+
+def test_smollm2_gains_are_uneven_yet_its_norms_stay_scale_invariant(smol):
+    n = LN.model_norm_gains(smol[0])
+    assert n.stats("attn", 0).negative > 200  # the first norm is centred on zero
+    x = np.random.default_rng(0).standard_normal(576)
+    for gamma in (n.attn[0], n.ffn[29], n.output):
+        y = norms.rms_norm(x, gamma, eps=0.0)
+        assert np.allclose(norms.rms_norm(10 * x, gamma, eps=0.0), y)  # scale invariance carries over
+        assert not np.isclose(abs(y @ x) / (np.linalg.norm(y) * np.linalg.norm(x)), 1.0)  # the direction does not
