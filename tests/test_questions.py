@@ -38,6 +38,7 @@ RIGHT = {
     "files-kv4-count": [17520], "files-layers": ["a"], "files-partial": [{2, 3, 4}],
     "trained-expert-share": [0.685, "0.685"], "trained-first-gap": [0.15, 0.1477], "trained-tabs": ["b"],
     "trained-head-read": [10, "10"], "trained-prev-head": [2], "trained-load": [[5, 4, 8, 7]], "trained-idle": [1, "1"],
+    "real-template": [30, "30"], "real-nucleus": [17], "real-lens-ten": [28], "real-induction-layer": [18, "18"],
 }
 WRONG = {
     "bpe-tie": ["b", "c"], "bpe-third-count": [8, 6], "bpe-lower": [["low", "er"], ["lo", "w", "er"]],
@@ -58,6 +59,7 @@ WRONG = {
     "trained-expert-share": [0.5, 1], "trained-first-gap": [1.0, 7.62], "trained-tabs": ["a", "c"],
     "trained-head-read": [11, 0], "trained-prev-head": [0], "trained-load": [[6, 6, 6, 6], [7, 8, 4, 5]],
     "trained-idle": [0, 2, 3],
+    "real-template": [37, 7], "real-nucleus": [10, 49152], "real-lens-ten": [29, 30], "real-induction-layer": [17, 6],
 }
 OWN = {qid for ch, qs in ALL.items() if ch != "08_moe_routing" for qid in qs}
 
@@ -150,7 +152,7 @@ def test_each_chapter_asks_every_question_in_a_cell_and_stores_the_unanswered_st
 
 #: Chapters whose questions are printed once, by the question object in its cell's output: the
 #: markdown around the answer cells holds no second copy of a prompt that could drift from it.
-PROMPTED_ONCE = ["01_bpe_merges", "02_utf8_splits", "03_embedding_lookup", "04_attention", "05_rope_discs", "06_gqa", "07_rmsnorm_swiglu", "08_moe_routing", "09_model_files"]
+PROMPTED_ONCE = ["01_bpe_merges", "02_utf8_splits", "03_embedding_lookup", "04_attention", "05_rope_discs", "06_gqa", "07_rmsnorm_swiglu", "08_moe_routing", "09_model_files", "10_trained_model", "11_real_model"]
 NUMBERED_ITEM = re.compile(r"^\s*\d+\.\s", re.M)
 ANSWER_COMMENT = re.compile(r"^answer_\w+ = \.\.\.\s*#", re.M)
 

@@ -90,6 +90,25 @@ def always_on() -> tuple[int, int]:
     return tuple(int(i) for i in np.unravel_index(share.argmax(), share.shape))
 
 
+def overlap() -> dict:
+    return evidence()["overlap"]
+
+
+def overlap_files(by: str) -> list:
+    """The held-out files of code, ``[path, long lines, repeated]``, most repeated first:
+    by share (``"share"``, ties to the longer file) or by count (``"count"``)."""
+    rows = [r for r in overlap()["files"] if r[1]]
+    key = (lambda r: (-r[2] / r[1], -r[1])) if by == "share" else (lambda r: -r[2])
+    return sorted(rows, key=key)
+
+
+@cache
+def overlap_loss() -> dict:
+    from tokenpath import _evidence as V
+
+    return V.overlap_losses(sample().losses, T.line_tokens(), T.held_out_lines(), overlap()["sample_lines"])
+
+
 def repeat_rate() -> np.ndarray:
     return 1 - routing().change_rate
 
@@ -204,6 +223,10 @@ def _f(digits: int):
 
 def _pct(v) -> str:
     return f"{100 * float(v):.0f}"
+
+
+def _pct1(v) -> str:
+    return f"{100 * float(v):.1f}"
 
 
 def _code(v) -> str:
@@ -516,6 +539,30 @@ STATED: dict[str, str] = {
     'dense.test_high': '+0.03',
     'dense.threads': '1',
     'dense.verdict': "So the sign depends on the stream: the intervals put the mixture ahead on some streams and the dense model ahead on another, and the test stream's interval spans zero. At this size and for the same arithmetic per token, the experts are not clearly worth their 1.5 times the storage.",
+    'overlap.min_chars': '30',
+    'overlap.lines': '6,171',
+    'overlap.repeated': '468',
+    'overlap.share': '7.6',
+    'overlap.distinct_lines': '5,639',
+    'overlap.distinct_repeated': '381',
+    'overlap.distinct_share': '6.8',
+    'overlap.worst': '`encodings/euc_kr.py`',
+    'overlap.worst_repeated': '7',
+    'overlap.worst_lines': '9',
+    'overlap.second': '`chunk.py`',
+    'overlap.second_repeated': '36',
+    'overlap.second_lines': '55',
+    'overlap.second_share': '65',
+    'overlap.most': '`lib2to3/pgen2/tokenize.py`',
+    'overlap.most_repeated': '99',
+    'overlap.most_lines': '229',
+    'overlap.tokens': '1,680',
+    'overlap.scored': '25,260',
+    'overlap.loss_repeated': '1.86',
+    'overlap.loss_other': '3.03',
+    'overlap.loss_all': '2.66',
+    'overlap.loss_without': '2.72',
+    'overlap.flatter': '0.06',
     'src.transformers': '`transformers` 5.24.0',
     'src.torch': '2.13.0',
 }
@@ -763,6 +810,31 @@ CLAIMS: list[_Claim] = [
     Claim("dense.verdict", lambda: ([ev_gap(n, "dense")["low"] for n in evidence()["streams"]],
                                     [ev_gap(n, "dense")["high"] for n in evidence()["streams"]],
                                     count().total / evidence()["dense"]["parameters"]), _dense_verdict),
+    # -- the verbatim overlap of held-out and training code ----------------------------------
+    Claim("overlap.min_chars", lambda: overlap()["min_chars"], _n),
+    Claim("overlap.lines", lambda: overlap()["lines"], _n),
+    Claim("overlap.repeated", lambda: overlap()["repeated"], _n),
+    Claim("overlap.share", lambda: overlap()["repeated"] / overlap()["lines"], _pct1),
+    Claim("overlap.distinct_lines", lambda: overlap()["distinct_lines"], _n),
+    Claim("overlap.distinct_repeated", lambda: overlap()["distinct_repeated"], _n),
+    Claim("overlap.distinct_share", lambda: overlap()["distinct_repeated"] / overlap()["distinct_lines"], _pct1),
+    Claim("overlap.worst", lambda: overlap_files("share")[0][0], _code),
+    Claim("overlap.worst_repeated", lambda: overlap_files("share")[0][2], _n),
+    Claim("overlap.worst_lines", lambda: overlap_files("share")[0][1], _n),
+    Claim("overlap.second", lambda: overlap_files("share")[1][0], _code),
+    Claim("overlap.second_repeated", lambda: overlap_files("share")[1][2], _n),
+    Claim("overlap.second_lines", lambda: overlap_files("share")[1][1], _n),
+    Claim("overlap.second_share", lambda: overlap_files("share")[1][2] / overlap_files("share")[1][1], _pct),
+    Claim("overlap.most", lambda: overlap_files("count")[0][0], _code),
+    Claim("overlap.most_repeated", lambda: overlap_files("count")[0][2], _n),
+    Claim("overlap.most_lines", lambda: overlap_files("count")[0][1], _n),
+    Claim("overlap.tokens", lambda: overlap_loss()["tokens"], _n),
+    Claim("overlap.scored", lambda: overlap_loss()["scored"], _n),
+    Claim("overlap.loss_repeated", lambda: overlap_loss()["repeated"], _f(2)),
+    Claim("overlap.loss_other", lambda: overlap_loss()["other_long"], _f(2)),
+    Claim("overlap.loss_all", lambda: overlap_loss()["all"], _f(2)),
+    Claim("overlap.loss_without", lambda: overlap_loss()["without"], _f(2)),
+    Claim("overlap.flatter", lambda: overlap_loss()["without"] - overlap_loss()["all"], _f(2)),
     # -- Sources ------------------------------------------------------------------------------
     Claim("src.transformers", lambda: "transformers", pinned_as_source),
     Claim("src.torch", lambda: record()["torch"]),
@@ -780,6 +852,7 @@ NOT_CLAIMS: list[_NotClaim] = [
     NotClaim("Chen & Goodman 1998", "citation: the Kneser–Ney survey"),
     NotClaim("Stanley F. Chen and Joshua Goodman (1998)", "citation: the Kneser–Ney survey"),
     NotClaim("TR-10-98", "citation: the survey's report number"),
+    NotClaim("Reinhard Kneser (1994)", "citation: the paper of the discount estimate"),
     NotClaim("arXiv:2401.06066", "the identifier of the cited DeepSeekMoE paper"),
     NotClaim("n₁/(n₁ + 2·n₂)", "Chen & Goodman's discount formula: the counts of n-grams seen once and twice"),
     NotClaim("n(n − 1)/2", "the number of pairs among n occurrences, a formula"),
