@@ -10,6 +10,7 @@ import pytest
 
 from tokenpath import gguf_format, norms
 from tokenpath.lessons import gqa as LG
+from tokenpath.lessons import moe as LM
 from tokenpath.lessons import norms as LN
 from tokenpath.lessons import position as LP
 from tokenpath.model.config import LlamaConfig
@@ -113,3 +114,26 @@ def test_smollm2_gains_are_uneven_yet_its_norms_stay_scale_invariant(smol):
         y = norms.rms_norm(x, gamma, eps=0.0)
         assert np.allclose(norms.rms_norm(10 * x, gamma, eps=0.0), y)  # scale invariance carries over
         assert not np.isclose(abs(y @ x) / (np.linalg.norm(y) * np.linalg.norm(x)), 1.0)  # the direction does not
+
+
+# ------------------------------------------------------------------ chapter 8
+
+
+def test_a_mixture_of_the_same_active_width_runs_the_dense_count_and_stores_more():
+    m = LM.dense_as_mixture(8, 12, n_experts=6, k=3)
+    assert m.experts.active == m.dense == 3 * 8 * 12
+    assert m.experts.stored == 2 * m.dense and m.router == 8 * 6 and m.expert_width == 4
+
+
+@pytest.mark.parametrize("kw, match", [(dict(d=0), "d"), (dict(d_ff=7), "d_ff"), (dict(k=5), "k"),
+                                       (dict(n_experts=1), "k"), (dict(k=0), "k")])
+def test_dense_as_mixture_refuses_what_does_not_divide_or_fit(kw, match):
+    args = dict(d=4, d_ff=6, n_experts=4, k=2) | kw
+    with pytest.raises(ValueError, match=match):
+        LM.dense_as_mixture(args.pop("d"), args.pop("d_ff"), **args)
+
+
+def test_smollm2_as_a_top2_of_4_mixture_would_store_twice_its_swiglu(smol):
+    c = smol[1]
+    m = LM.dense_as_mixture(c.hidden_size, c.intermediate_size, n_experts=4, k=2)
+    assert m.dense == 3 * 576 * 1536 and m.experts.stored == 2 * m.dense

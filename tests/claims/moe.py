@@ -8,7 +8,8 @@ import numpy as np
 
 from tokenpath import examples as ex
 from tokenpath.lessons import moe as lessons_moe
-from tokenpath import fmt, moe, moe_dispatch
+from tokenpath import fmt, gguf_format, moe, moe_dispatch, pretrained
+from tokenpath.model.gguf_model import gguf_config
 
 from . import Claim as _Claim
 from . import NotClaim as _NotClaim
@@ -34,6 +35,30 @@ def fig20_full():
 @cache
 def top2_gradient():
     return moe.router_gradient(ex.FIG20_SCORES, ex.FIG20_WIDGET_OUTPUTS[:4], ex.FIG21_TARGET, 2)
+
+
+@cache
+def smol():
+    """SmolLM2-135M-Instruct's config, read from its GGUF header (section 8.2's aside)."""
+    return gguf_config(gguf_format.read_gguf(pretrained.smollm2_path()))
+
+
+@cache
+def smol_mix():
+    return lessons_moe.dense_as_mixture(smol().hidden_size, smol().intermediate_size,
+                                        n_experts=ex.SMOLLM2_MIXTURE_EXPERTS, k=ex.SMOLLM2_MIXTURE_K)
+
+
+_TIMES = {2: "twice", 3: "three times", 4: "four times"}
+
+
+def _smol_sentence(m) -> str:
+    return (f"Each of its {smol().num_hidden_layers} layers runs one SwiGLU of width {m.d_ff}, {m.dense:,} parameters, "
+            f"for every token; a top-{m.experts.k}-of-{m.experts.n_experts} mixture with the same active width, "
+            f"{'four' if m.experts.n_experts == 4 else m.experts.n_experts} experts of width {m.expert_width}, would "
+            f"run {'as many' if m.experts.active == m.dense else f'{m.experts.active:,}'} per token but store "
+            f"{m.experts.stored:,} of them, {_TIMES.get(m.experts.stored // m.dense, 'more')} as many, plus a router "
+            f"of {m.router:,}")
 
 
 def fig21(delta):
@@ -79,6 +104,11 @@ def _terms(f) -> str:
 # ------------------------------------------------------------------------ claims
 
 CLAIMS: list[_Claim] = [
+    # -- section 8.2's aside: SmolLM2's dense SwiGLU beside a mixture of its width ------
+    Claim("smol.mixture", smol_mix, text=(
+        "Each of its 30 layers runs one SwiGLU of width 1536, 2,654,208 parameters, for every token; a top-2-of-4 "
+        "mixture with the same active width, four experts of width 768, would run as many per token but store "
+        "5,308,416 of them, twice as many, plus a router of 2,304", _smol_sentence)),
     # -- figures 19 and 20: one token, four experts, top-2 --------------------------------
     Claim("fig19.experts", lambda: fig20().route.n_experts, exact="4"),
     Claim("fig20.k", lambda: fig20().route.k, exact="2"),
@@ -136,6 +166,7 @@ CLAIMS: list[_Claim] = [
 
 #: Digits in the prose that are not computed claims, each with its reason.
 NOT_CLAIMS: list[_NotClaim] = [
+    NotClaim("SmolLM2-135M-Instruct", "a model's name"),
     NotClaim("½‖o − y‖²", "the formula of the squared-error task loss, not a number"),
     NotClaim("Transformers 5", "the major version of the transformers library, a name"),
     NotClaim("William Fedus, Barret Zoph and Noam Shazeer (2022)", "citation: the Switch Transformer paper"),

@@ -53,6 +53,8 @@ MOE_EXPERT_PARAMS = 100_000_000
 MOE_K = 2
 #: The k of the chapter's first question: figure 20's scores with three experts chosen.
 MOE_QUESTION_K = 3
+#: Section 8.2's aside: the mixture SmolLM2's dense SwiGLU is set beside (top-2 of 4).
+SMOLLM2_MIXTURE_EXPERTS, SMOLLM2_MIXTURE_K = 4, 2
 
 # --- a small MoE layer with SwiGLU experts, for the chapter's forward pass -------------
 MOE_D, MOE_D_FF, MOE_N_EXPERTS, MOE_SEED = 4, 6, 4, 8
