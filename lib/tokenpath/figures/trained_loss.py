@@ -73,10 +73,19 @@ def loss_alt(record: dict, evaluation: dict) -> str:
     last = record["held_out_curve"][-1][1]
     per_stream = "; ".join(f"{name} {last[name]:.2f} against the {best[name][0]} table "
                            f"{best[name][1]:.2f}" for name in STREAM_COLOURS if name in last and name in best)
+    turns = []
+    for name in STREAM_COLOURS:
+        points = [(step, row[name]) for step, row in record["held_out_curve"] if name in row]
+        step, low = min(points, key=lambda p: p[1]) if points else (None, None)
+        if points and step != points[-1][0]:
+            turns.append(f"{name} is lowest at step {step:,} ({low:.2f}) and ends at {points[-1][1]:.2f}")
+    turn = "; ".join(turns)
+    turn = f" {turn[:1].upper()}{turn[1:]}." if turn else ""
     return (f"Training loss of the book's model (the mean of every {record['loss_curve']['every']} steps) over "
-            f"{record['steps']} steps, falling from {ys[0]:.2f} to "
+            f"{record['steps']:,} steps, falling from {ys[0]:.2f} to "
             f"{ys[-1]:.2f} nats per token, with the held-out loss of three streams measured every "
-            f"{record['held_out_curve'][0][0]} steps as points. After the last step: {per_stream}.")
+            f"{record['held_out_curve'][0][0]} steps as points and, per stream, the table named below as a dashed "
+            f"line. After the last step: {per_stream}.{turn}")
 
 
 @register(NUMBER, TITLE)
