@@ -1,4 +1,4 @@
-"""Real model files: a Hugging Face-layout Llama (or Mixtral) directory, written, read and run.
+"""Real model files: a Hugging Face-layout Llama-family directory, written, read and run.
 
 A model directory is three kinds of file:
 
@@ -34,6 +34,14 @@ memory (``mlp.experts.gate_up_proj [E, 2·d_ff, d]``, ``mlp.experts.down_proj``,
 ``transformers`` opens; :func:`random_model` makes a tiny seeded one, since nothing
 here is downloaded.
 
+The folders readers download are other families of the same skeleton
+(:mod:`tokenpath.model.families`): ``Qwen2ForCausalLM`` (biases on W_Q, W_K, W_V),
+``Qwen3ForCausalLM`` (an RMSNorm on every query and key head, a ``head_dim`` of its
+own), ``MistralForCausalLM`` (Llama's shapes, with a ``sliding_window`` that must hide
+nothing), and Llama 3.1's ``rope_type: "llama3"`` frequencies
+(:class:`tokenpath.position.Llama3Scaling`); bf16 and sharded folders as
+``save_pretrained`` writes them load too, bf16 widened to float32.
+
 Hugging Face stores an ``nn.Linear`` weight as ``[d_out, d_in]``; the book computes
 ``y = x @ W`` with ``W [d_in, d_out]``, so every projection is transposed on the way
 in (:meth:`Model.layer_weights`) and nowhere else.
@@ -44,6 +52,8 @@ from ..safefiles import ModelFileError
 from .cache import KVCache
 from .config import (ARCHITECTURE, CONFIG_NAME, INDEX_NAME, MAX_CONFIG_BYTES, MAX_JSON_BYTES, MIXTRAL_ARCHITECTURE,
                      TOKENIZER_CONFIG_NAME, TOKENIZER_NAME, WEIGHTS_NAME, LlamaConfig, MixtralConfig, read_config)
+from .families import (MISTRAL_ARCHITECTURE, QWEN2_ARCHITECTURE, QWEN3_ARCHITECTURE, MistralConfig, Qwen2Config,
+                       Qwen3Config)
 from .files import list_files, load, save
 from .forward import FLOAT64_MAX_PARAMETERS, ForwardTrace, GenerationTrace, Model, random_model, random_tensors
 from .tensors import ParameterCount, count_parameters, tensor_role, tensor_shapes
@@ -56,17 +66,23 @@ __all__ = [
     "CONFIG_NAME",
     "FLOAT64_MAX_PARAMETERS",
     "INDEX_NAME",
+    "MISTRAL_ARCHITECTURE",
     "MIXTRAL_ARCHITECTURE",
+    "QWEN2_ARCHITECTURE",
+    "QWEN3_ARCHITECTURE",
     "TOKENIZER_NAME",
     "WEIGHTS_NAME",
     "ForwardTrace",
     "GenerationTrace",
     "KVCache",
     "LlamaConfig",
+    "MistralConfig",
     "MixtralConfig",
     "Model",
     "ModelFileError",
     "ParameterCount",
+    "Qwen2Config",
+    "Qwen3Config",
     "count_parameters",
     "list_files",
     "load",

@@ -1,5 +1,13 @@
 """A model directory's file names, and its ``config.json``: :class:`LlamaConfig` and
-:class:`MixtralConfig`, read and checked (:func:`read_config`)."""
+:class:`MixtralConfig` here, the other families (Qwen2, Qwen3, Mistral) in
+:mod:`tokenpath.model.families`, read and checked (:func:`read_config`).
+
+Each family is a subclass of :class:`LlamaConfig` that names its ``architectures``
+entry and ``model_type`` and says how it differs: biases on the projections, an
+RMSNorm on every query and key head, its own defaults for fields a file leaves out.
+:meth:`LlamaConfig.from_dict` picks the family a file names; whatever the engine
+would compute differently from ``transformers`` (a sliding window that hides keys,
+another RoPE scaling) is refused by name."""
 
 from __future__ import annotations
 
@@ -10,6 +18,7 @@ from typing import ClassVar, Mapping
 
 from .. import gqa
 from .._checks import as_float, as_int
+from ..position import Llama3Scaling
 from ..safefiles import ModelFileError, as_path, read_json, short_repr
 
 __all__ = [
@@ -37,6 +46,8 @@ MAX_CONFIG_BYTES = 1 << 20
 MAX_JSON_BYTES = 1 << 26
 #: Integers in config.json are below this (the size of a 64-bit signed integer).
 _MAX_CONFIG_INT = 2**63
+#: Every family by the architecture name a config.json gives (filled as each class is defined).
+_FAMILIES: dict[str, type] = {}
 
 
 # ---------------------------------------------------------------------- the config
@@ -48,12 +59,16 @@ class LlamaConfig:
 
     >>> c = LlamaConfig(vocab_size=1000, hidden_size=16, intermediate_size=32,
     ...                 num_hidden_layers=2, num_attention_heads=4, num_key_value_heads=2)
-    >>> c.head_dim, c.group_size
-    (4, 2)
+    >>> c.head_dim, c.group_size, c.qkv_bias, c.qk_norm
+    (4, 2, False, False)
     """
 
     ARCH: ClassVar[str] = ARCHITECTURE  # the class transformers builds from the file
     MODEL_TYPE: ClassVar[str] = "llama"
+    #: num_key_value_heads when a file leaves it out: None means num_attention_heads
+    DEFAULT_KV_HEADS: ClassVar[int | None] = None
+    #: the config.json fields this family's transformers class reads (others it ignores)
+    READS: ClassVar[tuple[str, ...]] = ("attention_bias", "mlp_bias", "pretraining_tp")
 
     vocab_size: int  # V: rows of the embedding, columns of the logits
     hidden_size: int  # d: width of the residual stream
@@ -68,6 +83,12 @@ class LlamaConfig:
     max_position_embeddings: int = 2048
     bos_token_id: int | None = None
     eos_token_id: int | None = None
+    attention_bias: bool = False  # bias vectors on W_Q, W_K, W_V and W_O (Llama, Qwen3)
+    rope_scaling: Llama3Scaling | None = None  # Llama 3.1's RoPE scaling, or None (plain RoPE)
+
+    def __init_subclass__(cls, **kwargs):
+        super().__init_subclass__(**kwargs)
+        _FAMILIES[cls.ARCH] = cls
 
     def __post_init__(self):
         for f in ("vocab_size", "hidden_size", "intermediate_size", "num_hidden_layers",
@@ -87,8 +108,12 @@ class LlamaConfig:
         if theta <= 0:
             raise ValueError(f"rope_theta must be > 0, got {theta:g}")
         object.__setattr__(self, "rope_theta", theta)
-        if not isinstance(self.tie_word_embeddings, bool):
-            raise TypeError(f"tie_word_embeddings must be true or false, got {self.tie_word_embeddings!r}")
+        for f in ("tie_word_embeddings", "attention_bias"):
+            if not isinstance(getattr(self, f), bool):
+                raise TypeError(f"{f} must be true or false, got {getattr(self, f)!r}")
+        if self.rope_scaling is not None and not isinstance(self.rope_scaling, Llama3Scaling):
+            raise TypeError(f"rope_scaling must be a tokenpath.position.Llama3Scaling or None, "
+                            f"got {type(self.rope_scaling).__name__}")
         for f in ("bos_token_id", "eos_token_id"):
             if getattr(self, f) is not None:
                 object.__setattr__(self, f, as_int(f, getattr(self, f), low=0, high=self.vocab_size - 1))
@@ -103,12 +128,30 @@ class LlamaConfig:
         """E, experts per layer; 0 for a dense (Llama) FFN."""
         return 0
 
+    @property
+    def qkv_bias(self) -> bool:
+        """Whether W_Q, W_K and W_V add a bias vector (``q_proj.bias`` …)."""
+        return self.attention_bias
+
+    @property
+    def o_bias(self) -> bool:
+        """Whether W_O adds a bias vector (``o_proj.bias``)."""
+        return self.attention_bias
+
+    @property
+    def qk_norm(self) -> bool:
+        """Whether every query and key head is RMS-normalised before RoPE (Qwen3)."""
+        return False
+
     @classmethod
     def from_dict(cls, d: Mapping, *, source: str = CONFIG_NAME) -> "LlamaConfig":
         """Read the fields of a Hugging Face ``config.json`` dict, refusing anything this
-        engine would compute differently (another architecture, biases, another
-        activation, RoPE scaling). The RoPE base is read from
-        ``rope_parameters["rope_theta"]`` (transformers 5) or ``rope_theta`` (earlier).
+        engine would compute differently (another architecture, MLP biases, another
+        activation, a sliding window that hides keys, RoPE scaling other than Llama
+        3.1's). The RoPE base is read from ``rope_parameters["rope_theta"]``
+        (transformers 5) or ``rope_theta`` (earlier); the scaling from
+        ``rope_parameters`` or ``rope_scaling``. Called on :class:`LlamaConfig`, it
+        returns the family the file names (Mixtral, Mistral, Qwen2, Qwen3).
 
         >>> LlamaConfig.from_dict({"architectures": ["LlamaForCausalLM"], "vocab_size": 8,
         ...     "hidden_size": 4, "intermediate_size": 8, "num_hidden_layers": 1,
@@ -122,40 +165,47 @@ class LlamaConfig:
             raise ModelFileError(f"{source}: must map field names (strings) to values")
         archs = d.get("architectures")
         model_type = d.get("model_type")
-        if cls is LlamaConfig and (model_type == MixtralConfig.MODEL_TYPE or (
-                isinstance(archs, list) and MIXTRAL_ARCHITECTURE in archs)):
-            return MixtralConfig.from_dict(d, source=source)
+        if cls is LlamaConfig:
+            family = _family(archs, model_type)
+            if family is not LlamaConfig:
+                return family.from_dict(d, source=source)
+        known = ", ".join(repr(a) for a in sorted(_FAMILIES))
         if archs is None and model_type is None:
             raise ModelFileError(f"{source}: names neither 'architectures' nor 'model_type'; "
                                  f"expected {cls.ARCH!r}")
         if archs is not None and (not isinstance(archs, list) or cls.ARCH not in archs):
-            raise ModelFileError(f"{source}: architectures is {short_repr(archs)}; this engine runs only "
-                                 f"{ARCHITECTURE!r} and {MIXTRAL_ARCHITECTURE!r}")
+            raise ModelFileError(f"{source}: architectures is {short_repr(archs)}; this engine runs only {known}")
         if model_type is not None and model_type != cls.MODEL_TYPE:
-            raise ModelFileError(f"{source}: model_type is {short_repr(model_type)}; this engine runs only 'llama' "
-                                 "and 'mixtral'")
-        if d.get("sliding_window") is not None:
-            raise ModelFileError(f"{source}: sliding_window is {short_repr(d['sliding_window'])}; this engine's "
-                                 "attention reads every earlier position (null)")
+            raise ModelFileError(f"{source}: model_type is {short_repr(model_type)}; {cls.ARCH} is "
+                                 f"{cls.MODEL_TYPE!r} (this engine runs only {known})")
         act = d.get("hidden_act", "silu")
         if act != "silu":
             raise ModelFileError(f"{source}: hidden_act is {short_repr(act)}; Llama's SwiGLU gate uses 'silu'")
         for flag in ("attention_bias", "mlp_bias"):
             value = d.get(flag)
-            if value is True:
-                raise ModelFileError(f"{source}: {flag} is true; this engine's Llama has no bias vectors")
-            if value not in (None, False) or not isinstance(value, (bool, type(None))):
+            if flag not in cls.READS:
+                continue  # transformers' class for this family has no such switch
+            if value not in (None, False, True) or not isinstance(value, (bool, type(None))):
                 raise ModelFileError(f"{source}: {flag} must be true or false, got {short_repr(value)}")
+            if value is True and flag == "mlp_bias":
+                raise ModelFileError(f"{source}: mlp_bias is true; this engine's SwiGLU has no bias vectors")
         tp = d.get("pretraining_tp")
-        if tp is not None and (type(tp) is not int or tp != 1):
+        if "pretraining_tp" in cls.READS and tp is not None and (type(tp) is not int or tp != 1):
             raise ModelFileError(f"{source}: pretraining_tp is {short_repr(tp)}; only 1 is supported")
-        theta = _rope_theta(d, source, default=cls.rope_theta)
-        kw = {f.name: d[f.name] for f in fields(cls) if f.name != "rope_theta" and d.get(f.name) is not None}
+        window = cls._read_window(d, source)
+        _check_layer_types(d, source)
+        max_pos = d.get("max_position_embeddings")
+        theta, scaling = _rope(d, source, default=cls.rope_theta,
+                               max_positions=max_pos if max_pos is not None else cls.max_position_embeddings)
+        kw = {f.name: d[f.name] for f in fields(cls)
+              if f.name not in ("rope_theta", "rope_scaling", "sliding_window") and d.get(f.name) is not None
+              and (f.name != "attention_bias" or "attention_bias" in cls.READS)}
+        kw.update(window)
         required = ("vocab_size", "hidden_size", "intermediate_size", "num_hidden_layers", "num_attention_heads")
         for name in required:
             if name not in kw:
                 raise ModelFileError(f"{source}: has no {name!r}")
-        kw.setdefault("num_key_value_heads", kw["num_attention_heads"])
+        kw.setdefault("num_key_value_heads", cls.DEFAULT_KV_HEADS or kw["num_attention_heads"])
         eos = kw.get("eos_token_id")
         if isinstance(eos, list):  # several stop IDs: each must be an ID; keep the first
             for k, i in enumerate(eos):
@@ -163,19 +213,37 @@ class LlamaConfig:
                     raise ModelFileError(f"{source}: eos_token_id[{k}] must be an integer, got {short_repr(i)}")
             kw["eos_token_id"] = eos[0] if eos else None
         for name, value in kw.items():  # before any arithmetic: no 5000-digit or boolean sizes
-            if isinstance(value, bool) and name != "tie_word_embeddings":
+            if isinstance(value, bool) and name not in ("tie_word_embeddings", "attention_bias"):
                 raise ModelFileError(f"{source}: {name} must be a number, got {short_repr(value)}")
             if isinstance(value, int) and not -_MAX_CONFIG_INT < value < _MAX_CONFIG_INT:
                 raise ModelFileError(f"{source}: {name} is {short_repr(value)}, beyond any size a model file holds "
                                      "(|value| < 2**63)")
         try:
-            return cls(rope_theta=theta, **kw)
+            return cls(rope_theta=theta, rope_scaling=scaling, **kw)
         except (TypeError, ValueError, OverflowError) as err:
             raise ModelFileError(f"{source}: {err}") from None
 
+    @classmethod
+    def _read_window(cls, d: Mapping, source: str) -> dict:
+        """The attention window a file gives, as constructor fields: Llama's attention
+        reads every earlier position, so any ``sliding_window`` but null is refused."""
+        if d.get("sliding_window") is not None:
+            raise ModelFileError(f"{source}: sliding_window is {short_repr(d['sliding_window'])}; this engine's "
+                                 "attention reads every earlier position (null)")
+        return {}
+
+    def _rope_dict(self) -> dict:
+        out = {"rope_theta": self.rope_theta, "rope_type": "default"}
+        s = self.rope_scaling
+        if s is not None:
+            out.update(rope_type="llama3", factor=s.factor, low_freq_factor=s.low_freq_factor,
+                       high_freq_factor=s.high_freq_factor,
+                       original_max_position_embeddings=s.original_max_position_embeddings)
+        return out
+
     def to_dict(self) -> dict:
-        """The ``config.json`` that transformers 5 writes for this model (RoPE base under
-        ``rope_parameters``).
+        """The ``config.json`` that transformers 5 writes for this model (RoPE base and
+        scaling under ``rope_parameters``).
 
         >>> LlamaConfig(8, 4, 8, 1, 2, 1).to_dict()["rope_parameters"]
         {'rope_theta': 10000.0, 'rope_type': 'default'}
@@ -193,8 +261,8 @@ class LlamaConfig:
             "hidden_act": "silu",
             "max_position_embeddings": self.max_position_embeddings,
             "rms_norm_eps": self.rms_norm_eps,
-            "rope_parameters": {"rope_theta": self.rope_theta, "rope_type": "default"},
-            "attention_bias": False,
+            "rope_parameters": self._rope_dict(),
+            "attention_bias": self.attention_bias,
             "attention_dropout": 0.0,
             "mlp_bias": False,
             "tie_word_embeddings": self.tie_word_embeddings,
@@ -209,7 +277,8 @@ class MixtralConfig(LlamaConfig):
     """A Mixtral ``config.json``: the Llama skeleton plus a mixture of experts in every
     layer, ``num_local_experts`` SwiGLU experts of width ``intermediate_size`` of which
     each position runs ``num_experts_per_tok``. Defaults are transformers' where a file
-    may leave a field out (ε = 1e-5, RoPE base 1e6, 8 experts, 2 per token).
+    may leave a field out (ε = 1e-5, RoPE base 1e6, 8 K/V heads, 8 experts, 2 per token).
+    Its projections have no biases (transformers ignores ``attention_bias`` here).
 
     >>> c = MixtralConfig(1000, 16, 32, 2, 4, 2, num_local_experts=4, num_experts_per_tok=2)
     >>> c.n_experts, c.to_dict()["architectures"]
@@ -218,6 +287,8 @@ class MixtralConfig(LlamaConfig):
 
     ARCH: ClassVar[str] = MIXTRAL_ARCHITECTURE
     MODEL_TYPE: ClassVar[str] = "mixtral"
+    DEFAULT_KV_HEADS: ClassVar[int | None] = 8
+    READS: ClassVar[tuple[str, ...]] = ()
 
     rms_norm_eps: float = 1e-5
     rope_theta: float = 1e6
@@ -226,6 +297,8 @@ class MixtralConfig(LlamaConfig):
 
     def __post_init__(self):
         super().__post_init__()
+        if self.attention_bias:
+            raise ValueError("attention_bias must be false: Mixtral's projections have no biases")
         e = as_int("num_local_experts", self.num_local_experts, low=1)
         object.__setattr__(self, "num_local_experts", e)
         object.__setattr__(self, "num_experts_per_tok",
@@ -246,20 +319,67 @@ class MixtralConfig(LlamaConfig):
         return out
 
 
-def _rope_theta(d: Mapping, source: str, default: float = 10000.0) -> float:
-    """The RoPE base from either place transformers has kept it."""
+_FAMILIES[ARCHITECTURE] = LlamaConfig
+
+
+def _family(archs, model_type) -> type:
+    """The config class a file names: by its ``architectures`` entry, else its
+    ``model_type``; :class:`LlamaConfig` (whose checks then name what is wrong) when
+    neither names a known family."""
+    if isinstance(archs, list):
+        for a in archs:
+            if isinstance(a, str) and a in _FAMILIES:
+                return _FAMILIES[a]
+        return LlamaConfig
+    for family in _FAMILIES.values():
+        if model_type == family.MODEL_TYPE:
+            return family
+    return LlamaConfig
+
+
+def _check_layer_types(d: Mapping, source: str) -> None:
+    """``layer_types`` (transformers 5 writes one per layer): every layer must read every
+    earlier position, ``"full_attention"``."""
+    types = d.get("layer_types")
+    if types is None:
+        return
+    if not isinstance(types, list):
+        raise ModelFileError(f"{source}: layer_types must be a list, one entry per layer, got {short_repr(types)}")
+    for i, kind in enumerate(types):
+        if kind != "full_attention":
+            raise ModelFileError(f"{source}: layer_types[{i}] is {short_repr(kind)}; this engine runs only "
+                                 "'full_attention' layers (every earlier position read)")
+    layers = d.get("num_hidden_layers")
+    if type(layers) is int and len(types) != layers:
+        raise ModelFileError(f"{source}: layer_types has {len(types)} entries but num_hidden_layers is {layers}")
+
+
+#: Llama 3.1's RoPE scaling fields, each required (transformers raises a KeyError without one).
+_LLAMA3_FIELDS = ("factor", "low_freq_factor", "high_freq_factor", "original_max_position_embeddings")
+
+
+def _rope(d: Mapping, source: str, default: float, max_positions) -> tuple[float, Llama3Scaling | None]:
+    """The RoPE base and scaling from either place transformers has kept them:
+    ``rope_parameters`` (transformers 5) or ``rope_theta`` and ``rope_scaling``
+    (earlier files, such as Llama 3.1's own)."""
     params = d.get("rope_parameters")
-    scaling = d.get("rope_scaling")
-    for name, block in (("rope_parameters", params), ("rope_scaling", scaling)):
+    scaling = None
+    for name, block in (("rope_parameters", params), ("rope_scaling", d.get("rope_scaling"))):
         if block is None:
             continue
         if not isinstance(block, Mapping):
             raise ModelFileError(f"{source}: {name} must be an object, got {short_repr(block)}")
         kind = block.get("rope_type", block.get("type", "default"))
-        if kind != "default":
+        if kind == "default":
+            continue
+        if kind != "llama3":
             raise ModelFileError(f"{source}: {name} asks for RoPE scaling {short_repr(kind)}; this engine computes "
-                                 "plain RoPE ('default') only")
-    nested = params.get("rope_theta") if params else None
+                                 "plain RoPE ('default') and Llama 3.1's ('llama3') only")
+        this = _llama3(block, name, source, max_positions)
+        if scaling is not None and this != scaling:
+            raise ModelFileError(f"{source}: rope_parameters and rope_scaling give different llama3 scalings")
+        scaling = this
+    nested = params.get("rope_theta") if isinstance(params, Mapping) else None
     top = d.get("rope_theta")
     for value in (nested, top):
         if value is None:
@@ -271,9 +391,28 @@ def _rope_theta(d: Mapping, source: str, default: float = 10000.0) -> float:
     if nested is not None and top is not None and float(nested) != float(top):
         raise ModelFileError(f"{source}: rope_theta={top} and rope_parameters.rope_theta={nested} disagree")
     value = nested if nested is not None else top
-    if value is None:
-        return default
-    return float(value)
+    return (default if value is None else float(value)), scaling
+
+
+def _llama3(block: Mapping, name: str, source: str, max_positions) -> Llama3Scaling:
+    """A ``llama3`` block's four numbers (``original_max_position_embeddings`` defaults to
+    ``max_position_embeddings``, as transformers does), or an error naming the field."""
+    partial = block.get("partial_rotary_factor", 1.0)
+    if partial != 1.0 or isinstance(partial, bool):
+        raise ModelFileError(f"{source}: {name}.partial_rotary_factor is {short_repr(partial)}; this engine turns "
+                             "every feature pair (1.0)")
+    values = {"original_max_position_embeddings": max_positions, **{k: block[k] for k in _LLAMA3_FIELDS if k in block}}
+    for key in _LLAMA3_FIELDS:
+        value = values.get(key)
+        if key not in values:
+            raise ModelFileError(f"{source}: {name} asks for 'llama3' scaling but has no {key!r}")
+        if isinstance(value, bool) or not isinstance(value, (int, float)) or (
+                isinstance(value, int) and not -_MAX_CONFIG_INT < value < _MAX_CONFIG_INT):
+            raise ModelFileError(f"{source}: {name}.{key} must be a number, got {short_repr(value)}")
+    try:
+        return Llama3Scaling(**values)
+    except (TypeError, ValueError, OverflowError) as err:
+        raise ModelFileError(f"{source}: {name}: {err}") from None
 
 
 # ---------------------------------------------------------- the directory's files

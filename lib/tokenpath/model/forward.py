@@ -1,5 +1,6 @@
-"""A loaded model run forward: :class:`Model` (the Llama or Mixtral forward pass built
-from the engine's own pieces, with a K/V cache for generation), its traces, and seeded
+"""A loaded model run forward: :class:`Model` (the forward pass of a Llama-family model,
+Llama, Mistral, Mixtral, Qwen2 or Qwen3, built from the engine's own pieces, with a K/V
+cache for generation), its traces, and seeded
 random models (:func:`random_model`). The chapter's tiny model lives with its lessons
 (:mod:`tokenpath.lessons.model_files`): the model core takes no teaching constants."""
 
@@ -76,7 +77,7 @@ class GenerationTrace:
 
 
 class Model:
-    """A Llama or Mixtral model held as the tensors of its files, with its config and tokenizer.
+    """A Llama-family model held as the tensors of its files, with its config and tokenizer.
 
     ``tensors`` maps Hugging Face names to arrays in the stored ``[d_out, d_in]`` layout;
     they are checked against ``config`` (every name present, every shape right,
@@ -178,12 +179,17 @@ class Model:
         else:
             ffn = dict(gate_proj=t[p + "mlp.gate_proj.weight"], up_proj=t[p + "mlp.up_proj.weight"],
                        down_proj=t[p + "mlp.down_proj.weight"])
+        extras = {f"b_{n}": t[p + f"self_attn.{n}_proj.bias"] for n in "qkv" if c.qkv_bias}
+        if c.o_bias:
+            extras["b_o"] = t[p + "self_attn.o_proj.bias"]
+        if c.qk_norm:
+            extras.update(q_norm=t[p + "self_attn.q_norm.weight"], k_norm=t[p + "self_attn.k_norm.weight"])
         return decoder.LayerWeights.from_linear(
             attn_norm=t[p + "input_layernorm.weight"], q_proj=t[p + "self_attn.q_proj.weight"],
             k_proj=t[p + "self_attn.k_proj.weight"], v_proj=t[p + "self_attn.v_proj.weight"],
             o_proj=t[p + "self_attn.o_proj.weight"], ffn_norm=t[p + "post_attention_layernorm.weight"],
             heads=c.num_attention_heads, kv_heads=c.num_key_value_heads, rope_base=c.rope_theta,
-            eps=c.rms_norm_eps, **ffn,
+            eps=c.rms_norm_eps, rope_scaling=c.rope_scaling, **ffn, **extras,
         )
 
     @property
@@ -197,10 +203,18 @@ class Model:
 
     # ---------------------------------------------------------------- running
 
-    def _ids(self, ids, name: str = "ids") -> np.ndarray:
+    def _ids(self, ids, name: str = "ids", *, before: int = 0) -> np.ndarray:
+        """``ids`` checked: a non-empty 1-D sequence of IDs the model has rows for, which,
+        after ``before`` cached positions, stays inside a sliding window the config has
+        (Mistral's, which this engine runs only as long as it hides no key)."""
         ids = embedding.check_ids(ids, self.config.vocab_size, name=name)
         if ids.ndim != 1 or ids.size < 1:
             raise ValueError(f"{name} must be a non-empty 1-D sequence [T], got shape {list(ids.shape)}")
+        window = getattr(self.config, "sliding_window", None)
+        if window is not None and before + ids.size > window:
+            raise ValueError(f"{name} would make {before + ids.size} positions, more than the config's sliding_window "
+                             f"of {window}: the earliest keys would fall outside the window, which this engine does "
+                             "not compute")
         return ids
 
     def _rope_rows(self, start: int, stop: int) -> tuple[np.ndarray, np.ndarray]:
@@ -209,7 +223,7 @@ class Model:
         if stop > self._rope.shape[1]:
             n = max(stop, 2 * self._rope.shape[1], 64)
             self._rope = np.stack(rope_tables(np.arange(n), self.config.head_dim, self.config.rope_theta,
-                                              dtype=self.dtype))
+                                              dtype=self.dtype, scaling=self.config.rope_scaling))
         return self._rope[0, start:stop], self._rope[1, start:stop]
 
     def _run(self, ids: np.ndarray, *, cache: KVCache | None = None, keep: bool = False,
@@ -288,9 +302,9 @@ class Model:
         >>> m.logits([1, 2]).shape, cache.length, bool(np.allclose(more, m.logits([1, 2, 3])[-1:]))
         ((2, 10), 3, True)
         """
-        ids = self._ids(ids)
         if cache is not None:
             self._check_cache(cache)
+        ids = self._ids(ids, before=0 if cache is None else cache.length)
         return self._run(ids, cache=cache)[3]
 
     def new_cache(self) -> KVCache:
@@ -387,7 +401,7 @@ def random_tensors(config: LlamaConfig, *, seed: int) -> dict[str, np.ndarray]:
 
     Projections are normal with standard deviation ``1/√d_in``; the embedding is
     normal with standard deviation 1; every RMSNorm weight is ``1 + 0.2·normal`` so a
-    norm that ignores its weight shows.
+    norm that ignores its weight shows, and every bias ``0.2·normal``.
 
     >>> t = random_tensors(LlamaConfig(10, 8, 16, 1, 4, 2), seed=0)
     >>> t["model.layers.0.self_attn.k_proj.weight"].shape, t["model.norm.weight"].dtype
@@ -397,8 +411,8 @@ def random_tensors(config: LlamaConfig, *, seed: int) -> dict[str, np.ndarray]:
     rng = np.random.default_rng(seed)
     out = {}
     for name, shape in tensor_shapes(config).items():
-        if len(shape) == 1:
-            out[name] = (1.0 + 0.2 * rng.standard_normal(shape)).astype(np.float32)
+        if len(shape) == 1:  # a norm's weight near 1, a bias near 0
+            out[name] = ((0.0 if name.endswith(".bias") else 1.0) + 0.2 * rng.standard_normal(shape)).astype(np.float32)
             continue
         scale = 1.0 if "embed_tokens" in name or name == "lm_head.weight" else 1.0 / math.sqrt(shape[1])
         a = np.empty(shape, dtype=np.float32)

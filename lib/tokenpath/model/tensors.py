@@ -28,10 +28,16 @@ def _layer_shapes(c: LlamaConfig, i: int) -> Iterator[tuple[str, tuple[int, ...]
         c.num_key_value_heads * c.head_dim
     p = f"model.layers.{i}."
     yield p + "input_layernorm.weight", (d,)
-    yield p + "self_attn.q_proj.weight", (q, d)
-    yield p + "self_attn.k_proj.weight", (kv, d)
-    yield p + "self_attn.v_proj.weight", (kv, d)
+    for name, rows in (("q", q), ("k", kv), ("v", kv)):
+        yield p + f"self_attn.{name}_proj.weight", (rows, d)
+        if c.qkv_bias:
+            yield p + f"self_attn.{name}_proj.bias", (rows,)
     yield p + "self_attn.o_proj.weight", (d, q)
+    if c.o_bias:
+        yield p + "self_attn.o_proj.bias", (d,)
+    if c.qk_norm:  # Qwen3: one RMSNorm weight over d_h, shared by every query (key) head
+        yield p + "self_attn.q_norm.weight", (c.head_dim,)
+        yield p + "self_attn.k_norm.weight", (c.head_dim,)
     yield p + "post_attention_layernorm.weight", (d,)
     if not c.n_experts:
         yield p + "mlp.gate_proj.weight", (ff, d)
@@ -78,6 +84,12 @@ _ROLES = {
     "self_attn.k_proj.weight": "W_K: keys K = Norm(X) W_K, then RoPE",
     "self_attn.v_proj.weight": "W_V: values = Norm(X) W_V (no RoPE)",
     "self_attn.o_proj.weight": "W_O: heads merged back to d; Y = X + this",
+    "self_attn.q_proj.bias": "b_Q: added to every query, Q = Norm(X) W_Q + b_Q",
+    "self_attn.k_proj.bias": "b_K: added to every key, K = Norm(X) W_K + b_K",
+    "self_attn.v_proj.bias": "b_V: added to every value",
+    "self_attn.o_proj.bias": "b_O: added to the attention update",
+    "self_attn.q_norm.weight": "γ of the RMSNorm of every query head (over d_h), before RoPE",
+    "self_attn.k_norm.weight": "γ of the RMSNorm of every key head (over d_h), before RoPE",
     "post_attention_layernorm.weight": "γ of the RMSNorm before the FFN: Norm(Y)",
     "mlp.gate_proj.weight": "W_gate: SwiGLU gate, SiLU(Norm(Y) W_gate)",
     "mlp.up_proj.weight": "W_up: SwiGLU content, Norm(Y) W_up",
@@ -92,8 +104,8 @@ _ROLES = {
 
 
 def tensor_role(name: str) -> str:
-    """What a stored tensor does in the forward pass of a pre-norm Llama (or Mixtral)
-    layer, after the layer (and expert) it belongs to.
+    """What a stored tensor does in the forward pass of a pre-norm Llama-family (Llama,
+    Mistral, Mixtral, Qwen2, Qwen3) layer, after the layer (and expert) it belongs to.
 
     >>> tensor_role("model.layers.1.self_attn.k_proj.weight")
     'layer 1: W_K: keys K = Norm(X) W_K, then RoPE'
@@ -118,9 +130,9 @@ class ParameterCount:
     a position runs; ``router`` is the router's ``d·E`` (always run)."""
 
     embedding: int  # V·d
-    attention: int  # per layer: d·Hq·d_h (W_Q) + 2·d·Hkv·d_h (W_K, W_V) + Hq·d_h·d (W_O)
+    attention: int  # per layer: d·Hq·d_h (W_Q) + 2·d·Hkv·d_h (W_K, W_V) + Hq·d_h·d (W_O), + any biases
     mlp: int  # per layer: 3·d·d_ff, times E with experts
-    norms: int  # per layer: 2·d (two RMSNorm weights)
+    norms: int  # per layer: 2·d (two RMSNorm weights), + 2·d_h with Qwen3's q/k norms
     layers: int  # L
     final_norm: int  # d
     head: int  # V·d untied, 0 tied (the head reuses E)
@@ -173,9 +185,9 @@ def count_parameters(config: LlamaConfig) -> ParameterCount:
         moe = dict(router=d * c.n_experts, active_mlp=expert * c.num_experts_per_tok)
     return ParameterCount(
         embedding=c.vocab_size * d,
-        attention=d * q + 2 * d * kv + q * d,
+        attention=d * q + 2 * d * kv + q * d + (q + 2 * kv) * c.qkv_bias + d * c.o_bias,
         mlp=expert * max(c.n_experts, 1),
-        norms=2 * d,
+        norms=2 * d + 2 * c.head_dim * c.qk_norm,
         layers=c.num_hidden_layers,
         final_norm=d,
         head=0 if c.tie_word_embeddings else c.vocab_size * d,
@@ -192,7 +204,9 @@ _IGNORED = re.compile(r"model\.layers\.\d+\.self_attn\.rotary_emb\.inv_freq")
 def _expected_shape_reason(name: str, c: LlamaConfig) -> str:
     d, ff = "hidden_size", "intermediate_size"
     q, kv = "num_attention_heads·head_dim", "num_key_value_heads·head_dim"
-    table = {"embed_tokens": ("vocab_size", d), "lm_head": ("vocab_size", d), "norm": (d,),
+    table = {"q_proj.bias": (q,), "k_proj.bias": (kv,), "v_proj.bias": (kv,), "o_proj.bias": (d,),
+             "q_norm": ("head_dim",), "k_norm": ("head_dim",),
+             "embed_tokens": ("vocab_size", d), "lm_head": ("vocab_size", d), "norm": (d,),
              "layernorm": (d,), "q_proj": (q, d), "k_proj": (kv, d), "v_proj": (kv, d),
              "o_proj": (d, q), "gate_proj": (ff, d), "up_proj": (ff, d), "down_proj": (d, ff),
              "moe.gate": ("num_local_experts", d), "w1": (ff, d), "w3": (ff, d), "w2": (d, ff)}
@@ -200,6 +214,14 @@ def _expected_shape_reason(name: str, c: LlamaConfig) -> str:
         if key in name:
             return "[" + ", ".join(why) + "]"
     return "the config"  # pragma: no cover
+
+
+def _attention_parts(c: LlamaConfig) -> str:
+    """What the config says the attention stores besides its four matrices."""
+    parts = [("biases on q, k and v" if not c.o_bias else "biases on q, k, v and o") if c.qkv_bias else
+             "no biases", "a q/k RMSNorm per head" if c.qk_norm else "no q/k norm"]
+    flag = f", attention_bias={str(c.attention_bias).lower()}" if "attention_bias" in c.READS else ""
+    return f"{flag}: {' and '.join(parts)}"
 
 
 _FUSED = re.compile(r"model\.layers\.(\d+)\.mlp\.(gate\.weight|experts\.gate_up_proj|experts\.down_proj)")
@@ -291,6 +313,8 @@ def _match_names_and_shapes(c: LlamaConfig, tensors: Mapping, source: str, *,
                         "needs its router)")
             elif ".experts." in name:
                 hint = f" (config.json says num_local_experts={c.n_experts})"
+            elif name.endswith(".bias") or "_norm." in name:
+                hint = f" (config.json describes {c.ARCH}{_attention_parts(c)})"
             elif name.startswith("model.layers."):
                 hint = f" (config.json says num_hidden_layers={c.num_hidden_layers})"
             raise ModelFileError(f"{source}: missing tensor {name!r}{hint}")
@@ -298,7 +322,9 @@ def _match_names_and_shapes(c: LlamaConfig, tensors: Mapping, source: str, *,
     if extra:
         m = re.match(r"model\.layers\.(\d+)\.", extra[0])
         hint = ""
-        if re.search(r"\.experts\.\d+\.", extra[0]):
+        if re.search(r"\.self_attn\.(\w_proj\.bias|[qk]_norm\.)", extra[0]):
+            hint = f" (config.json describes {c.ARCH}{_attention_parts(c)})"
+        elif re.search(r"\.experts\.\d+\.", extra[0]):
             hint = f" (config.json says num_local_experts={c.n_experts}: experts 0–{c.n_experts - 1})"
         elif ".mlp." in extra[0] or "block_sparse_moe" in extra[0]:
             hint = f" (config.json describes {c.ARCH}, whose layers store {'experts' if c.n_experts else 'one MLP'})"

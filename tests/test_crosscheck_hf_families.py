@@ -1,0 +1,195 @@
+"""Cross-check the folders readers download against ``transformers`` (the crosscheck
+extra): tiny random Llama (with Llama 3.1's RoPE scaling, with attention biases),
+Qwen2 (biases on q, k, v), Qwen3 (q/k RMSNorm per head, a head_dim other than d/H)
+and Mistral models are built here (nothing is downloaded), written by
+``save_pretrained`` in float32, in bfloat16 and in shards, read by
+:func:`tokenpath.model.load`, and run beside ``transformers`` reading the same folder:
+the logits agree to 1e-4 of their standard deviation and greedy decoding picks the
+same tokens. The statements the engine's refusals make about ``transformers`` are
+checked here too: a Mistral window shorter than the sequence changes its logits, and
+Qwen2 drops its ``sliding_window`` when ``use_sliding_window`` is false.
+"""
+
+from __future__ import annotations
+
+import json
+import math
+
+import numpy as np
+import pytest
+
+from tokenpath import model as M
+from tokenpath.position import Llama3Scaling, rope_frequencies
+
+transformers = pytest.importorskip("transformers", reason="needs the crosscheck extra (transformers)")
+torch = pytest.importorskip("torch", reason="needs the crosscheck extra (torch)")
+
+pytestmark = pytest.mark.torch
+
+BASE = dict(vocab_size=96, hidden_size=32, intermediate_size=48, num_hidden_layers=2, num_attention_heads=4,
+            num_key_value_heads=2, max_position_embeddings=64, rms_norm_eps=1e-5, bos_token_id=None,
+            eos_token_id=None, pad_token_id=None)
+LLAMA3 = {"rope_type": "llama3", "rope_theta": 5000.0, "factor": 8.0, "low_freq_factor": 1.0,
+          "high_freq_factor": 4.0, "original_max_position_embeddings": 16}
+
+#: family name → (transformers config class, model class, fields beyond BASE, engine class)
+FAMILIES = {
+    "llama3-tied": ("LlamaConfig", "LlamaForCausalLM", dict(tie_word_embeddings=True, rope_parameters=LLAMA3),
+                    M.LlamaConfig),
+    "llama-bias": ("LlamaConfig", "LlamaForCausalLM", dict(attention_bias=True, head_dim=16), M.LlamaConfig),
+    "qwen2": ("Qwen2Config", "Qwen2ForCausalLM", dict(use_sliding_window=False, sliding_window=8,
+                                                     max_window_layers=1), M.Qwen2Config),
+    "qwen3-tied": ("Qwen3Config", "Qwen3ForCausalLM", dict(head_dim=12, tie_word_embeddings=True), M.Qwen3Config),
+    "mistral": ("MistralConfig", "MistralForCausalLM", dict(sliding_window=None, head_dim=6), M.MistralConfig),
+    "mistral-wide-window": ("MistralConfig", "MistralForCausalLM", dict(sliding_window=64), M.MistralConfig),
+}
+IDS = [5, 17, 3, 88, 41, 41, 9, 60, 2, 33, 71, 12]
+
+
+def hf_model(family: str, seed: int = 0):
+    """A seeded random transformers model of ``family``, every parameter drawn (biases
+    and norm weights too: left at their initial zeros and ones they would test nothing)."""
+    config_cls, model_cls, extra, _ = FAMILIES[family]
+    config = getattr(transformers, config_cls)(**BASE, **extra)
+    torch.manual_seed(seed)
+    model = getattr(transformers, model_cls)(config).float().eval()
+    gen = torch.Generator().manual_seed(seed)
+    with torch.no_grad():
+        for name, p in model.named_parameters():
+            noise = torch.randn(p.shape, generator=gen)
+            if p.ndim == 1:
+                p.copy_(0.2 * noise + (0.0 if name.endswith(".bias") else 1.0))
+            elif "embed_tokens" in name or "lm_head" in name:
+                p.copy_(noise)
+            else:
+                p.copy_(noise / math.sqrt(p.shape[1]))
+    return model
+
+
+def saved(tmp_path, family: str, **kwargs):
+    """``save_pretrained`` of a fresh model of ``family`` (``dtype`` bfloat16 and
+    ``max_shard_size`` passed on), and the folder."""
+    model = hf_model(family)
+    dtype = kwargs.pop("dtype", None)
+    if dtype is not None:
+        model = model.to(dtype)
+    folder = tmp_path / family
+    model.save_pretrained(folder, **kwargs)
+    return folder
+
+
+def reread(folder):
+    """The folder read back by transformers in float32: a bf16 folder's numbers widened,
+    the same numbers the engine reads."""
+    return transformers.AutoModelForCausalLM.from_pretrained(folder, dtype=torch.float32).eval()
+
+
+def assert_same_logits(engine: M.Model, hf, ids=IDS):
+    with torch.no_grad():
+        want = hf(torch.tensor([ids])).logits[0].double().numpy()
+    got = engine.logits(ids)
+    assert got.shape == want.shape
+    gap = float(np.abs(got - want).max())
+    assert gap <= 1e-4 * float(want.std()), (gap, float(want.std()))
+
+
+def assert_same_greedy(engine: M.Model, hf, steps: int = 8):
+    with torch.no_grad():
+        out = hf.generate(torch.tensor([IDS[:4]]), max_new_tokens=steps, do_sample=False, pad_token_id=0)
+    assert engine.generate(IDS[:4], steps, temperature=0).sampled.tolist() == out[0, 4:].tolist()
+
+
+@pytest.mark.parametrize("family", sorted(FAMILIES))
+def test_a_float32_folder_loads_as_its_family_and_runs_as_transformers_does(tmp_path, family):
+    folder = saved(tmp_path, family)
+    m = M.load(folder)
+    assert type(m.config) is FAMILIES[family][3]
+    hf = reread(folder)
+    assert m.parameter_count == sum(p.numel() for p in hf.parameters())  # a tied head counted once by both
+    assert_same_logits(m, hf)
+    assert_same_greedy(m, hf)
+
+
+@pytest.mark.parametrize("family", ["qwen2", "qwen3-tied", "llama3-tied"])
+def test_a_bf16_folder_reads_as_its_widened_numbers(tmp_path, family):
+    folder = saved(tmp_path, family, dtype=torch.bfloat16)
+    assert json.loads((folder / "config.json").read_text())["dtype"] == "bfloat16"
+    m = M.load(folder)
+    assert set(m.dtypes.values()) == {"BF16"}
+    hf = reread(folder)
+    state = hf.state_dict()
+    for name, value in m.tensors.items():  # bf16 → float32 exactly: the top 16 bits of each float32
+        np.testing.assert_array_equal(value, state[name].numpy())
+    assert_same_logits(m, hf)
+
+
+@pytest.mark.parametrize("family", ["qwen3-tied", "mistral"])
+def test_a_sharded_folder_loads_shard_by_shard(tmp_path, family):
+    folder = saved(tmp_path, family, max_shard_size="20KB")
+    shards = sorted(p.name for p in folder.glob("model-*-of-*.safetensors"))
+    assert len(shards) > 2 and (folder / M.INDEX_NAME).exists()
+    m = M.load(folder)
+    assert_same_logits(m, reread(folder))
+
+
+def test_the_engine_writes_folders_of_each_family_that_transformers_reads_back(tmp_path):
+    for cfg in (M.Qwen2Config(96, 32, 48, 2, 4, 2, max_position_embeddings=64),
+                M.Qwen3Config(96, 32, 48, 2, 4, 2, head_dim=8, tie_word_embeddings=True),
+                M.MistralConfig(96, 32, 48, 2, 4, 2, max_position_embeddings=64, sliding_window=64),
+                M.LlamaConfig(96, 32, 48, 2, 4, 2, attention_bias=True,
+                              rope_scaling=Llama3Scaling(8.0, 1.0, 4.0, 16))):
+        folder = M.save(tmp_path / cfg.MODEL_TYPE, M.random_model(cfg, seed=1))
+        hf = reread(folder)
+        assert type(hf).__name__ == cfg.ARCH
+        assert_same_logits(M.load(folder), hf)
+
+
+def test_llama3_frequencies_are_transformers_inverse_frequencies():
+    from transformers.modeling_rope_utils import ROPE_INIT_FUNCTIONS
+
+    for head_dim, params in ((16, LLAMA3), (64, {**LLAMA3, "rope_theta": 500000.0,
+                                                 "original_max_position_embeddings": 8192})):
+        config = transformers.LlamaConfig(**BASE, head_dim=head_dim, rope_parameters=params)
+        want, attention_factor = ROPE_INIT_FUNCTIONS["llama3"](config, "cpu")
+        s = Llama3Scaling(params["factor"], params["low_freq_factor"], params["high_freq_factor"],
+                          params["original_max_position_embeddings"])
+        got = rope_frequencies(head_dim, params["rope_theta"], scaling=s)
+        np.testing.assert_allclose(got, want.double().numpy(), rtol=1e-6)  # transformers computes in float32
+        assert attention_factor == 1.0  # cos and sin are not rescaled: the tables need no other change
+
+
+def test_a_llama_3_1_style_config_with_rope_scaling_and_a_top_level_theta_loads_in_both(tmp_path):
+    folder = saved(tmp_path, "llama3-tied")
+    path = folder / "config.json"
+    d = json.loads(path.read_text())
+    params = d.pop("rope_parameters")
+    d["rope_theta"] = params.pop("rope_theta")
+    d["rope_scaling"] = params  # how Llama 3.1's own config.json spells it
+    path.write_text(json.dumps(d))
+    m = M.load(folder)
+    assert m.config.rope_scaling == Llama3Scaling(8.0, 1.0, 4.0, 16) and m.config.rope_theta == 5000.0
+    assert_same_logits(m, reread(folder))
+
+
+def test_transformers_mistral_window_hides_old_keys_so_a_short_window_is_refused(tmp_path):
+    """What the refusal says: with a window shorter than the sequence, transformers'
+    logits change (keys more than window − 1 positions back are hidden)."""
+    full = hf_model("mistral-wide-window")
+    short = hf_model("mistral-wide-window")
+    short.config.sliding_window = 4
+    with torch.no_grad():
+        a, b = full(torch.tensor([IDS])).logits[0], short(torch.tensor([IDS])).logits[0]
+    assert torch.equal(a[:4], b[:4]) and not torch.allclose(a[4:], b[4:])  # rows 0–3 see no more than 4 keys
+    folder = tmp_path / "short"
+    short.save_pretrained(folder)
+    with pytest.raises(M.ModelFileError, match="sliding_window is 4, below max_position_embeddings=64"):
+        M.load(folder)
+
+
+def test_transformers_drops_qwen2s_window_when_use_sliding_window_is_false():
+    config = transformers.Qwen2Config(**BASE, use_sliding_window=False, sliding_window=8, max_window_layers=1)
+    assert config.sliding_window is None and set(config.layer_types) == {"full_attention"}
+    on = transformers.Qwen2Config(**BASE, use_sliding_window=True, sliding_window=8, max_window_layers=1)
+    assert on.layer_types == ["full_attention", "sliding_attention"]
+    with pytest.raises(M.ModelFileError, match="use_sliding_window is true"):
+        M.LlamaConfig.from_dict(on.to_dict())
