@@ -1,0 +1,135 @@
+"""Chapter 9's statements about GGUF, llama.cpp and transformers, checked against them
+(sections 9.11–9.17):
+
+* the by-hand Q8_0 and Q4_1 readers (``lessons.model_files_gguf``) read blocks as the
+  ``gguf`` package (llama.cpp's Python quantizer, bit-exact with ``ggml-quants.c``'s
+  reference) writes them: d, m, low nibbles first;
+* the rounding bound the chapter states holds for that reference quantizer: every weight
+  within d/2 plus the float16 rounding of d and m, and every block reaching both ends of
+  its codes;
+* ``unpermute_rows`` equals the reverse permutation of ``transformers``' GGUF loader
+  (``TENSOR_PROCESSORS["llama"]``) and undoes llama.cpp's converter permutation (row i of
+  a head's first half to 2i, of its second half to 2i + 1);
+* on the real file: the neighbour pairing on the file's rows gives the scores of
+  ``rotate_half`` on the unpermuted rows, and the chapter's chat IDs (injection
+  included) equal ``apply_chat_template``.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+
+from _gguf_files import T, gguf, write_gguf
+from tokenpath import chat_template
+from tokenpath import examples as ex
+from tokenpath.gguf_format import read_gguf
+from tokenpath.lessons import model_files_gguf as G
+from tokenpath.model import tokenizer_from_gguf
+from tokenpath.model.gguf_model import unpermute_rows
+
+RNG_SEED = 9
+
+
+def _converter_permute(w: np.ndarray, n_heads: int) -> np.ndarray:
+    """llama.cpp's ``LlamaModel.permute`` as convert_hf_to_gguf.py describes it, written by
+    its row indices: within each head, row i of the first half goes to 2i, row i of the
+    second half to 2i + 1."""
+    rows = w.shape[0] // n_heads
+    half = rows // 2
+    out = np.empty_like(w)
+    for h in range(n_heads):
+        for i in range(half):
+            out[h * rows + 2 * i] = w[h * rows + i]
+            out[h * rows + 2 * i + 1] = w[h * rows + half + i]
+    return out
+
+
+@pytest.fixture(scope="module")
+def quantized_file(tmp_path_factory):
+    """A GGUF file of two matrices quantized by the gguf package, and their float32 originals."""
+    rng = np.random.default_rng(RNG_SEED)
+    x8 = (rng.standard_normal((64, 128)) * 0.05).astype(np.float32)
+    x4 = (rng.standard_normal((64, 128)) * 0.05).astype(np.float32)
+    x4[3, 5] = 0.9  # one outlier: its block's step widens
+    path = write_gguf(tmp_path_factory.mktemp("ch9") / "q.gguf", tensors=[
+        ("a.weight", gguf.quants.quantize(x8, T.Q8_0), T.Q8_0),
+        ("b.weight", gguf.quants.quantize(x4, T.Q4_1), T.Q4_1)])
+    return read_gguf(path), {"a.weight": x8, "b.weight": x4}
+
+
+@pytest.mark.parametrize("name, reader", [("a.weight", G.q8_0_by_hand), ("b.weight", G.q4_1_by_hand)])
+def test_blocks_read_by_hand_equal_gguf_dequantize_bit_for_bit(quantized_file, name, reader):
+    g, _ = quantized_file
+    t = g.tensors[name]
+    want = gguf.quants.dequantize(np.asarray(g.raw(name)), T[t.type_name]).reshape(t.shape)  # [64, 128]
+    for row in (0, 3, 63):
+        for block in range(t.shape[1] // 32):
+            got = reader(G.block_bytes(g, name, row, block)).weights
+            assert np.array_equal(got.view(np.uint32), want[row, 32 * block:32 * block + 32].view(np.uint32))
+
+
+def test_q4_1_codes_are_low_nibbles_then_high_as_gguf_quantizes():
+    x = np.linspace(-1.0, 0.5, 32, dtype=np.float32)[None]  # increasing: codes 0 … 15 in order
+    b = G.q4_1_by_hand(gguf.quants.quantize(x, T.Q4_1)[0])
+    assert b.q.tolist() == sorted(b.q.tolist()) and b.q[0] == 0 and b.q[-1] == 15
+    assert b.low.tolist() == b.q[:16].tolist() and b.high.tolist() == b.q[16:].tolist()
+    assert float(b.m) == pytest.approx(-1.0, abs=1e-3) and float(b.d) == pytest.approx(1.5 / 15, rel=1e-3)
+
+
+@pytest.mark.parametrize("name", ["a.weight", "b.weight"])
+def test_every_weight_lies_within_the_stated_bound_of_what_was_quantized(quantized_file, name):
+    g, original = quantized_file
+    rb = G.rounding_bound(g, name)
+    got = g.dequantize(name).reshape(-1, 32)
+    x = original[name].reshape(-1, 32)
+    d = 2 * rb.half_step[:, None]
+    error = np.abs(got - x)
+    assert np.all(error <= rb.half_step[:, None] + rb.float16_extra[:, None] * d + 1e-7)
+    assert np.any(error > 0.9 * rb.half_step[:, None])  # the bound is nearly reached: not a vacuous one
+    assert rb.full_range == 1.0  # the reference quantizer puts the block's extremes on both ends of the codes
+
+
+def test_one_outlier_widens_its_blocks_step(quantized_file):
+    g, _ = quantized_file
+    rb = G.rounding_bound(g, "b.weight")
+    outlier_block = 3 * 4 + 5 // 32  # row 3, block 0 of 4 per row
+    assert rb.half_step[outlier_block] > 3 * np.median(rb.half_step)
+
+
+@pytest.mark.heavy  # importing transformers takes seconds
+def test_unpermute_rows_equals_transformers_reverse_permute():
+    processors = pytest.importorskip("transformers.modeling_gguf_pytorch_utils",
+                                     reason="needs the crosscheck extra (transformers)")
+    proc = processors.TENSOR_PROCESSORS["llama"](config={"num_attention_heads": 9, "num_key_value_heads": 3})
+    rng = np.random.default_rng(RNG_SEED)
+    for name, rows, heads in (("blk.0.attn_q.weight", 576, 9), ("blk.0.attn_k.weight", 192, 3)):
+        w = rng.standard_normal((rows, 16)).astype(np.float32)
+        assert np.array_equal(proc.process(w, name).weights, unpermute_rows(w, heads)), name
+
+
+@pytest.mark.parametrize("rows, heads", [(576, 9), (192, 3), (8, 1)])
+def test_unpermute_rows_undoes_the_converters_permutation(rows, heads):
+    w = np.arange(rows * 2, dtype=np.float64).reshape(rows, 2)
+    assert np.array_equal(unpermute_rows(_converter_permute(w, heads), heads), w)
+    assert not np.array_equal(_converter_permute(w, heads), w)
+
+
+def test_on_the_real_file_the_file_order_with_neighbour_pairs_gives_the_engines_scores(smollm2_file):
+    g = read_gguf(smollm2_file)
+    c = G.pairing_check(g, tokenizer_from_gguf(g.metadata).encode(ex.SMOL_PAIRING_TEXT))
+    assert c.largest_gap < 1e-9 * c.scale
+    assert c.mixed_gap > 0.1 * c.scale
+
+
+@pytest.mark.torch
+@pytest.mark.heavy
+def test_the_chapters_chat_ids_and_injection_equal_apply_chat_template(smollm2_file):
+    transformers = pytest.importorskip("transformers", reason="needs the crosscheck extra (transformers)")
+    hf = transformers.AutoTokenizer.from_pretrained(str(smollm2_file.parent), gguf_file=smollm2_file.name)
+    engine = tokenizer_from_gguf(read_gguf(smollm2_file).metadata)
+    for messages in (list(ex.SMOL_CHAT), [{"role": "user", "content": ex.SMOL_INJECTION}]):
+        want = hf.apply_chat_template(messages, tokenize=True, add_generation_prompt=True, return_dict=False)
+        assert chat_template.chat_ids(engine, messages) == list(want)
+    injected = list(want)
+    assert sum(i == hf.convert_tokens_to_ids("<|im_end|>") for i in injected) == 3  # system, typed, user turn
