@@ -19,7 +19,8 @@ machine may be shared, so the budget is on CPU time. Both sides must pick the sa
 tokens. Prints a table; exits with status 1 when the engine takes longer than
 ``transformers`` on prompt or decode (CPU ratio > 1.0), when the model built in memory
 (``random_model``) peaks above 1.5× its float32 weights, or when the tokens differ. The
-peak after ``load`` is shown too: it includes the pages of the safetensors file the reader maps.
+peak after ``load`` is shown too (the reader copies tensor by tensor and maps no file:
+within 1.5× the float32 weights, ``tests/test_load_peak.py``).
 
     .venv/bin/python benchmarks/forward_speed.py [--repeat 5] [--steps 16]
 """

@@ -16,10 +16,14 @@ every tensor's name, dtype and shape without reading a single weight.
 
 :func:`read_header` parses the header by hand and checks it against the file's size,
 so a truncated or corrupt file is refused with a message that names the tensor and
-the byte counts. :func:`load_tensors` then reads the numbers through the
-``safetensors`` package (``bfloat16``, which NumPy has no type for, is widened to
-``float32`` here by hand), and :func:`read_tensor_by_hand` reads one tensor straight
-from the bytes, which the tests compare with the package.
+the byte counts. :func:`read_tensor_by_hand` then reads one tensor straight from the
+bytes, which the tests compare with the ``safetensors`` package, and
+:func:`load_tensors` reads every weight the same way, one tensor at a time into an
+array of its own (``bfloat16``, which NumPy has no type for, widened to ``float32``):
+the file is never mapped into memory whole, so loading a model costs its weights'
+memory once, not the weights plus the file's pages (the package's ``safe_open`` maps
+the file). Tensors of other dtypes (integers, booleans, 8-bit floats) are read
+through the package.
 
 A model folder may come from anywhere, so every file of it is opened through
 :func:`tokenpath.safefiles.open_regular_file` (a regular file of bounded size, never a
@@ -271,6 +275,24 @@ def _bf16_to_f32(raw: np.ndarray) -> np.ndarray:
     return (raw.astype(np.uint32) << 16).view(np.float32)
 
 
+def _read_into(path, f, data_start: int, e: TensorEntry) -> np.ndarray:
+    """Tensor ``e``'s bytes read from the open file ``f`` straight into an array of its
+    own, little-endian, with ``readinto`` (no intermediate bytes object, no mapping):
+    F16/F32/F64 as they are, BF16 widened to float32 (the only transient: the 16-bit
+    numbers of this one tensor)."""
+    on_disk = np.dtype("<u2") if e.dtype == "BF16" else np.dtype(FLOAT_DTYPES[e.dtype])
+    out = np.empty(e.shape, dtype=on_disk)
+    buffer = memoryview(out.reshape(-1).view(np.uint8))
+    f.seek(data_start + e.start)
+    done = 0
+    while done < e.nbytes:
+        got = f.readinto(buffer[done:])
+        if not got:  # pragma: no cover - the file shrank after its header was checked
+            _fail(path, f"tensor {e.name!r} ends after {done} of its {e.nbytes} bytes; the file is truncated")
+        done += got
+    return _bf16_to_f32(out) if e.dtype == "BF16" else out
+
+
 def read_tensor_by_hand(path, name: str) -> np.ndarray:
     """Read one tensor straight from the file's bytes, using only the header: seek to
     ``8 + N + start`` and interpret ``end − start`` bytes as dtype × shape
@@ -292,11 +314,7 @@ def read_tensor_by_hand(path, name: str) -> np.ndarray:
     if e.dtype not in FLOAT_DTYPES:
         _fail(path, f"tensor {name!r} has dtype {e.dtype}; this reader handles {sorted(FLOAT_DTYPES)}")
     with open_regular_file(path) as f:
-        f.seek(header.data_start + e.start)
-        raw = f.read(e.nbytes)
-    if e.dtype == "BF16":
-        return _bf16_to_f32(np.frombuffer(raw, dtype="<u2")).reshape(e.shape)
-    return np.frombuffer(raw, dtype=FLOAT_DTYPES[e.dtype]).reshape(e.shape).copy()
+        return _read_into(path, f, header.data_start, e)
 
 
 def check_float_dtypes(header: SafetensorsHeader) -> None:
@@ -309,8 +327,11 @@ def check_float_dtypes(header: SafetensorsHeader) -> None:
 
 
 def load_tensors(path, *, float_only: bool = True) -> tuple[dict[str, np.ndarray], SafetensorsHeader]:
-    """Every tensor of one file, read through the ``safetensors`` package after the
-    header has been checked by :func:`read_header`; bfloat16 widened to float32.
+    """Every tensor of one file, after the header has been checked by
+    :func:`read_header`: each floating-point tensor read by hand into an array of its
+    own (:func:`read_tensor_by_hand`'s reading; bfloat16 widened to float32), one at a
+    time, so the peak memory is the arrays plus one tensor's 16-bit numbers, never a
+    mapping of the whole file; any other dtype through the ``safetensors`` package.
 
     With ``float_only`` a tensor of any other dtype (integers, booleans, 8-bit floats)
     is refused by name: a weight file of a model holds floating-point numbers.
@@ -329,18 +350,22 @@ def load_tensors(path, *, float_only: bool = True) -> tuple[dict[str, np.ndarray
     if float_only:
         check_float_dtypes(header)
     out = {}
+    with open_regular_file(path, what="safetensors file") as f:
+        for e in header.tensors:
+            if e.dtype in FLOAT_DTYPES:
+                out[e.name] = _read_into(path, f, header.data_start, e)
+    others = [e for e in header.tensors if e.dtype not in FLOAT_DTYPES]
+    if not others:
+        return out, header
     try:
         with safe_open(str(path), framework="numpy") as f:
-            for e in header.tensors:
-                if e.dtype == "BF16":
-                    out[e.name] = read_tensor_by_hand(path, e.name)
-                else:
-                    out[e.name] = f.get_tensor(e.name)
+            for e in others:
+                out[e.name] = f.get_tensor(e.name)
     except ModelFileError:
         raise
     except (SafetensorError, OSError, ValueError, TypeError) as err:  # pragma: no cover - read_header checks first
         _fail(path, f"the safetensors package refused the file: {err}")
-    return out, header
+    return {e.name: out[e.name] for e in header.tensors}, header  # in the order of their bytes
 
 
 def save_tensors(path, tensors: dict, metadata: dict | None = None) -> None:
