@@ -178,7 +178,7 @@ def test_the_layers_are_read_the_way_they_are_stated():
     assert layer_of("tokenpath.questions.attention") == "tools"
     assert layer_of("tokenpath.selfcheck.question") == "tools"
     assert "tokenpath.lessons.bpe" in {m for m, _ in imports("tokenpath.figures.bpe")}  # from ..lessons import bpe
-    assert "tokenpath.bpe.pairs" in {m for m, _ in imports("tokenpath.bpe.tokenizer")}  # from .pairs import …
+    assert "tokenpath.bpe.merge_queue" in {m for m, _ in imports("tokenpath.bpe.tokenizer")}  # from .merge_queue import …
     assert FIGURE_NAME.search("fig01_top") and FIGURE_NAME.search("Fig15Trace")
     assert FIGURE_NAME.search("FIG11_SCORES") and FIGURE_NAME.search("figure4_place")
     assert not FIGURE_NAME.search("LlamaConfig") and not FIGURE_NAME.search("figure_bundle")

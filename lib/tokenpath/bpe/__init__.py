@@ -11,14 +11,14 @@ Two phases that must not be confused:
 The symbols start as the 256 byte values, so every string can be encoded (no
 ``[UNK]``). Text is first cut into "words" by the GPT-2 pre-tokenisation regex
 (:mod:`.pretokenizer`), and merges never cross a word boundary. Both phases share the
-two primitives of :mod:`.pairs`; :mod:`.symbols` writes the byte symbols the way the
-file formats do. Chapters 1 and 2 teach this package; their worked examples and traces
+two primitives of :mod:`.pairs`; the encoder merges with the priority queue of
+:mod:`.merge_queue`; :mod:`.symbols` writes the byte symbols the way the file formats do. Chapters 1 and 2 teach this package; their worked examples and traces
 live in :mod:`tokenpath.lessons.bpe` and :mod:`tokenpath.lessons.utf8`.
 
 A tokenizer's IDs come from a table (:mod:`.vocab`): the book's own numbering (byte ``b``
 is ID ``b``, merge ``k`` is ID ``256 + k``) or any numbering a real model's file gives.
 
-Reading order: ``pretokenizer`` → ``pairs`` → ``vocab`` → ``tokenizer`` → ``symbols`` → ``trainer``.
+Reading order: ``pretokenizer`` → ``pairs`` → ``vocab`` → ``merge_queue`` → ``tokenizer`` → ``symbols`` → ``trainer``.
 """
 
 from __future__ import annotations

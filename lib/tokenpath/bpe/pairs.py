@@ -1,8 +1,9 @@
 """The two primitives of BPE, shared by training and encoding: count adjacent pairs,
 and replace every occurrence of one pair by a new symbol.
 
-Training counts pairs to choose the next merge; both training and encoding apply a
-merge with the same loop (:func:`_merge_list`).
+Training counts pairs to choose the next merge and applies it to every word with one
+loop (:func:`_merge_list`); encoding, which merges the lowest-rank pair of one word again
+and again, runs a priority queue instead (:mod:`.merge_queue`).
 """
 
 from __future__ import annotations
@@ -32,8 +33,7 @@ def pair_counts(words: Mapping[tuple, int]) -> Counter:
 
 def _merge_list(symbols: Sequence, a, b, new) -> list | None:
     """Replace each ``a`` followed by ``b``, left to right, by ``new``; None when the
-    pair does not occur (the one merge loop the trainers, the encoder and
-    :func:`apply_merge` share).
+    pair does not occur (the one merge loop the trainers and :func:`apply_merge` share).
 
     >>> _merge_list([1, 2, 3, 1, 2], 1, 2, 9), _merge_list([1, 3], 1, 2, 9)
     ([9, 3, 9], None)

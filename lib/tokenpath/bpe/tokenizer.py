@@ -2,7 +2,8 @@
 
 Encoding learns nothing. It cuts the text into words (:mod:`.pretokenizer`), starts each
 word from its UTF-8 bytes, and merges the adjacent pair with the lowest rank (the
-earliest learned rule) until no rule applies. IDs, in the book's numbering: 0–255 are
+earliest learned rule; the leftmost of equal ones) until no rule applies, with a priority
+queue of pairs (:mod:`.merge_queue`). IDs, in the book's numbering: 0–255 are
 the bytes themselves, 256 + k is the token made by merge k, and special tokens
 (``<|user|>`` …) come after the learned vocabulary; a real model's file gives its own
 numbering as a table (``vocab``, :mod:`.vocab`), and the same loop runs on its IDs. A special token's spelling becomes its ID only when the caller
@@ -24,7 +25,7 @@ from .._checks import as_int
 from ._checks import (TEMPLATE_TEXT, check_chat_template, check_errors, check_flag, check_name_list, check_pattern,
                       check_roles, check_template, check_text, refuse_disallowed,
                       special_sets)
-from .pairs import _merge_list
+from .merge_queue import PIECE_MIN_BYTES, _junctions, _merge_pieces, _merge_ranked
 from .pretokenizer import GPT2_PATTERN, _split_words, compile_pattern, split_covering
 from .vocab import id_table
 
@@ -124,7 +125,9 @@ class Tokenizer:
         if normalize not in (None, "NFC"):
             raise ValueError(f"normalize must be None or 'NFC' (Unicode normal form C), got {normalize!r}")
         self.normalize: str | None = normalize
-        self._cache: dict[str, tuple[int, ...]] = {}
+        self._junctions = _junctions(self.merges)  # byte pairs some merge joins across
+        #: word (str) → its IDs, and piece of a long word (bytes) → its IDs (:mod:`.merge_queue`)
+        self._cache: dict[str | bytes, tuple[int, ...]] = {}
 
     def _split(self, text: str) -> list[str]:
         """Pre-tokenise: each stage's pattern cuts every piece of the stage before."""
@@ -198,28 +201,26 @@ class Tokenizer:
     # ---------------------------------------------------------------- encoding
 
     def merge_bytes(self, data: bytes) -> tuple[int, ...]:
-        """One word's bytes → IDs: merge the lowest-rank pair present, until none is.
-        The bytes need not be whole characters.
+        """One word's bytes → IDs: merge the lowest-rank pair present (the leftmost of
+        equal ranks), until none is (:mod:`.merge_queue`). The bytes need not be whole
+        characters.
 
         >>> Tokenizer([(b"\\xe7", b"\\x8c")]).merge_bytes(b"\\xe7\\x8c\\xab")
         (256, 171)
         """
         if not isinstance(data, bytes):
             raise TypeError(f"data must be bytes, got {type(data).__name__}")
+        return self._merge(data, self._cache)
+
+    def _merge(self, data: bytes, cache: dict | None) -> tuple[int, ...]:
+        """:meth:`merge_bytes` without the type check; a long word is cut where no merge
+        can join it and its pieces cached in ``cache`` (None: merged whole, nothing stored)."""
         symbols = list(data) if self._byte_ids is None else [self._byte_ids[b] for b in data]
         if self._lacks_bytes and None in symbols:
             raise ValueError(_missing_byte_error(data, symbols.index(None)))
-        ranks = self._ranks
-        while len(symbols) > 1:
-            best, best_pair = None, None
-            for pair in zip(symbols, symbols[1:]):
-                r = ranks.get(pair)
-                if r is not None and (best is None or r < best):
-                    best, best_pair = r, pair
-            if best is None:
-                break
-            symbols = _merge_list(symbols, *best_pair, best[1])
-        return tuple(symbols)
+        if cache is None or len(data) < PIECE_MIN_BYTES:
+            return _merge_ranked(symbols, self._ranks)
+        return _merge_pieces(data, symbols, self._ranks, self._junctions, cache)
 
     def encode_word(self, word: str, *, use_cache: bool = True) -> tuple[int, ...]:
         """One pre-tokenised word → IDs, merging the lowest-rank pair first.
@@ -234,7 +235,7 @@ class Tokenizer:
                 return hit
         data = word.encode("utf-8")
         whole = self._ids.get(data) if self.ignore_merges else None
-        ids = (whole,) if whole is not None else self.merge_bytes(data)
+        ids = (whole,) if whole is not None else self._merge(data, self._cache if use_cache else None)
         if use_cache:
             self._cache[word] = ids
         return ids
