@@ -1,6 +1,8 @@
 """Chapter 9's "Check yourself" questions (``09_model_files``): where the tensor data
 starts, the tied head, a config edit, a mismatched layer count and the tiny tokenizer's
-partial characters. Every answer is computed by the engine when the questions are built.
+partial characters; then, on the pretrained GGUF file, where llama.cpp's row order puts a
+row of W_Q, and two weights of a Q4_1 block read by hand. Every answer is computed by the
+engine when the questions are built.
 """
 
 from __future__ import annotations
@@ -11,7 +13,7 @@ import tempfile
 from pathlib import Path
 
 from .. import fmt
-from ..selfcheck import Question, choice, exact, sequence, set_of
+from ..selfcheck import Question, choice, exact, sequence, set_of, vector
 
 __all__ = ["questions"]
 
@@ -79,4 +81,47 @@ def questions() -> tuple[Question, ...]:
                 source='[tiny_tokenizer().decode_bytes([i]).decode("utf-8", errors="replace") for i in ids]',
                 hint="a set of token positions such as {0, 1}",
                 why=f"IDs {fmt.vec(ids)}; a token whose bytes end or start inside a character decodes to �.")
-    return q1, q2, q3, q4, q5, q6, q7
+    return q1, q2, q3, q4, q5, q6, q7, *_gguf_questions()
+
+
+#: The file row asked about, and the Q4_1 block of the last question: d = 0.5, m = −2 as
+#: float16 bytes, then nibble byte 3 = 0x4B (weights 3 and 19).
+GGUF_ROW = 5
+Q41_HEAD = bytes.fromhex("0038 00c0")
+Q41_BYTE, Q41_VALUE = 3, 0x4B
+
+
+def _gguf_questions() -> tuple[Question, ...]:
+    import numpy as np
+
+    from .. import pretrained
+    from ..gguf_format import read_gguf
+    from ..lessons.model_files_gguf import q4_1_by_hand
+    from ..model.gguf_model import gguf_config, unpermute_rows
+
+    d_h = gguf_config(read_gguf(pretrained.smollm2_path())).head_dim
+    order = unpermute_rows(np.arange(d_h)[:, None], 1)[:, 0]  # Hugging Face row j comes from file row order[j]
+    hf_row = int(np.flatnonzero(order == GGUF_ROW)[0])
+    q8 = exact("files-gguf-row", f"In the GGUF file, each head of W_Q has d_h = {d_h} rows in llama.cpp's order. "
+               f"unpermute_rows(np.arange({d_h})[:, None], 1) lists, for every row in Hugging Face's order, the file row "
+               f"it comes from. Which row, in Hugging Face's order, is the file's row {GGUF_ROW}?", hf_row,
+               source=f"np.flatnonzero(unpermute_rows(np.arange({d_h})[:, None], 1)[:, 0] == {GGUF_ROW})[0]",
+               hint="a row index (a whole number)",
+               why=f"The converter sent row i of a head's first half to 2i and row i of its second half to 2i + 1: "
+                   f"file row {GGUF_ROW} is {'odd' if GGUF_ROW % 2 else 'even'}, so it is row {GGUF_ROW // 2} of the "
+                   f"{'second' if GGUF_ROW % 2 else 'first'} half, row {hf_row} in Hugging Face's order.")
+    raw = np.zeros(20, np.uint8)
+    raw[:4] = np.frombuffer(Q41_HEAD, np.uint8)
+    raw[4 + Q41_BYTE] = Q41_VALUE
+    block = q4_1_by_hand(raw)
+    lo, hi = Q41_BYTE, Q41_BYTE + block.low.size
+    q9 = vector("files-q41-weights", f"A Q4_1 block starts with the bytes {Q41_HEAD.hex(' ')} (d, then m, each a "
+                f"little-endian float16), and its nibble byte {Q41_BYTE} (byte {4 + Q41_BYTE} of the block) is "
+                f"0x{Q41_VALUE:02X}. What are weights {lo} and {hi}? Check with model_files_gguf.q4_1_by_hand.",
+                [float(block.weights[lo]), float(block.weights[hi])], tolerance=1e-6,
+                source=f"q4_1_by_hand(the block's 20 bytes).weights[[{lo}, {hi}]]", hint="two numbers such as [1.5, -0.5]",
+                why=f"d = {float(block.d)}, m = {float(block.m)}; 0x{Q41_VALUE:02X} holds code {int(block.low[lo])} "
+                    f"(low nibble, weight {lo}) and {int(block.high[lo])} (high nibble, weight {hi}): "
+                    f"{float(block.d)} · {int(block.low[lo])} + {float(block.m)} and "
+                    f"{float(block.d)} · {int(block.high[lo])} + {float(block.m)}.")
+    return q8, q9
