@@ -26,7 +26,8 @@ from . import Drawn, register, style
 from .draw import add_text, check_ax, check_trace, fit_lines, new_canvas
 from .trained_attention import short
 
-__all__ = ["NUMBER", "build_next_token", "describe_next_token", "draw_candidates", "draw_next_notes", "short", "update_next_token"]
+__all__ = ["NUMBER", "build_next_token", "describe_next_token", "draw_candidates", "draw_next_notes", "next_token_canvas",
+           "short", "state_line", "update_next_token"]
 
 NOTE_SIZE = 8.5
 TICK_SIZE = 8
@@ -139,14 +140,24 @@ def _move_notes(art: dict, trace: T.NextToken) -> None:
     art["notes.bar"].set_text(f"softmax(logits / T) at {_temperature(trace)}")
 
 
+def state_line(trace: T.NextToken) -> str:
+    """The line under the title that names the view's state: the prompt, the greedy steps
+    and T, or what a trace with its own ``settings()`` (chapter 11's, with top-k and
+    top-p) says of itself."""
+    trace = check_trace(trace, T.NextToken)
+    if hasattr(trace, "settings"):
+        return f"prompt {trace.prompt}, {trace.settings()}"
+    return (f"prompt {trace.prompt}, after {trace.step} greedy "
+            f"token{'' if trace.step == 1 else 's'}, {_temperature(trace)}")
+
+
 def update_next_token(artists: dict, trace: T.NextToken) -> None:
-    """Move figure 25's artists to another prompt, step or temperature."""
+    """Move the next-token figure's artists to another prompt, step, temperature (or cut)."""
     trace = check_trace(trace, T.NextToken)
     title = _title(trace)
     two = "\n" in title
     artists["context"].set(text=title, y=TITLE_Y2 if two else TITLE_Y, linespacing=1.0 if two else "normal")
-    artists["state"].set_text(f"prompt {trace.prompt}, after {trace.step} greedy "
-                              f"token{'' if trace.step == 1 else 's'}, {_temperature(trace)}")
+    artists["state"].set_text(state_line(trace))
     _move_candidates(artists, trace)
     _move_notes(artists, trace)
 
@@ -179,9 +190,10 @@ NOTES_X, NOTES_Y = 4.65, 0.9
 NUMBER = 24
 
 
-@register(NUMBER, "The trained model's next-token distribution")
-def build_next_token() -> Drawn:
-    trace = T.next_token()
+def next_token_canvas(trace: T.NextToken):
+    """The next-token figure of ``trace`` on a new canvas: (figure, artists by name). Chapter
+    10's figure and chapter 11's (the same view of another model) are both drawn by it."""
+    trace = check_trace(trace, T.NextToken)
     fig, canvas = new_canvas(style.WIDTH, _HEIGHT)
     canvas.set_zorder(-1)
     art: dict[str, Artist] = {}
@@ -192,6 +204,13 @@ def build_next_token() -> Drawn:
     art.update(draw_candidates(ax, trace))
     art.update(draw_next_notes(canvas, trace, NOTES_X, NOTES_Y))
     update_next_token(art, trace)
+    return fig, art
+
+
+@register(NUMBER, "The trained model's next-token distribution")
+def build_next_token() -> Drawn:
+    trace = T.next_token()
+    fig, art = next_token_canvas(trace)
     alt = (f"The next-token distribution of the book's trained model after {_context(trace)} (prompt "
            f"{trace.prompt}, the first of the chapter's prompts, {trace.step} greedy tokens added) at "
            f"{_temperature(trace)}: bars for the {trace.top.size} tokens with the largest logits, best first, "

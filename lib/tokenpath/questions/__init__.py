@@ -3,7 +3,7 @@
 One module per chapter, named like the chapter's modules of examples, figures and
 claims (:mod:`.bpe`, :mod:`.utf8`, :mod:`.embedding`, :mod:`.attention`,
 :mod:`.position`, :mod:`.gqa`, :mod:`.norms`, :mod:`.moe`, :mod:`.model`,
-:mod:`.trained`), builds that chapter's questions with ``questions()``; each answer is
+:mod:`.trained`, :mod:`.real_model`), builds that chapter's questions with ``questions()``; each answer is
 computed by the engine's public functions at the moment the questions are built, never
 typed in. This module is what the chapters call: a chapter asks for its questions by
 its file name and grades the reader's answer in a cell:
@@ -21,7 +21,7 @@ from __future__ import annotations
 from typing import Callable
 
 from ..selfcheck import Question
-from . import attention, bpe, embedding, gqa, model, moe, norms, position, trained, utf8
+from . import attention, bpe, embedding, gqa, model, moe, norms, position, real_model, trained, utf8
 
 __all__ = ["CHAPTERS", "for_chapter"]
 
@@ -37,6 +37,7 @@ CHAPTERS: dict[str, Callable[[], tuple[Question, ...]]] = {
     "08_moe_routing": moe.questions,
     "09_model_files": model.questions,
     "10_trained_model": trained.questions,
+    "11_real_model": real_model.questions,
 }
 
 

@@ -60,6 +60,7 @@ from .moe import batch_token, boundary_delta, routing_choice  # noqa: E402
 from .norms import gate_pre_activation, rms_features  # noqa: E402
 from .ownline import own_line  # noqa: E402
 from .position import rope_distance, rope_pair  # noqa: E402
+from .real_model import real_next_token, real_own_line  # noqa: E402
 from .trained_attention import line_heads  # noqa: E402
 from .trained_routing import trained_routing  # noqa: E402
 from .trained_sampling import next_token  # noqa: E402
@@ -80,6 +81,8 @@ __all__ = [
     "next_token",
     "own_line",
     "real_in",
+    "real_next_token",
+    "real_own_line",
     "rms_features",
     "rope_distance",
     "rope_pair",

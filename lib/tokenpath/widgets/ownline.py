@@ -97,16 +97,17 @@ def _legend() -> str:
             f'{swatches} (the first token has none: nothing comes before it)</p>')
 
 
-def _line_chips(trace, position: int) -> str:
+def _line_chips(trace, position: int, ids: bool = False) -> str:
     chips = []
     for t, (piece, s) in enumerate(zip(trace.pieces, trace.surprisal)):
+        tag = f'<br><span style="font-size:0.7em">#{int(trace.ids[t])}</span>' if ids else ""
         outline = f"2px solid {COLOURS['QUERY']}" if t == position else f"1px solid {COLOURS['NEUTRAL']}"
         title = f"token {t}: {piece!r}, " + (f"surprisal {s:.2f} nats" if math.isfinite(s) else "the first: no surprisal")
         chips.append(
             f'<span title="{html.escape(title)}" style="display:inline-block;margin:1px;padding:1px 3px;'
             f'border:{outline};background:{surprisal_colour(s)};text-align:center">'
             f'<span style="font-family:monospace;white-space:pre">{_shown(piece)}</span><br>'
-            f'<span style="font-size:0.75em">{_nats(s)}</span></span>')
+            f'<span style="font-size:0.75em">{_nats(s)}</span>{tag}</span>')
     return '<div style="line-height:1.2">' + "".join(chips) + "</div>"
 
 
@@ -132,7 +133,7 @@ def _next_table(trace, position: int) -> str:
             + "".join(rows) + f'</table><p style="margin:2px 0">{html.escape(foot)}</p>')
 
 
-def _token_table(trace, position: int, layer: int, head: int) -> str:
+def _token_table(trace, position: int, layer: int, head: int, ids: bool = False) -> str:
     row = trace.attention_row(layer, head, position)
     k = trace.experts.shape[-1]
     head_cells = "".join(f'<th scope="col" style="{CELL}">layer {l} experts</th>' for l in range(trace.layers)) if k else ""
@@ -141,7 +142,8 @@ def _token_table(trace, position: int, layer: int, head: int) -> str:
            f'(best first, gates in brackets) and the attention weight the query, position {position}, puts on it '
            f'in layer {layer}, head {head}</caption>'
            f'<tr><th scope="col" style="{CELL}">position</th><th scope="col" style="{CELL}">token</th>'
-           f'<th scope="col" style="{CELL}">surprisal (nats)</th>{head_cells}'
+           + (f'<th scope="col" style="{CELL}">ID</th>' if ids else "")
+           + f'<th scope="col" style="{CELL}">surprisal (nats)</th>{head_cells}'
            f'<th scope="col" style="{CELL}">attention from {position}</th></tr>']
     for t in range(trace.tokens):
         s = trace.surprisal[t]
@@ -157,16 +159,18 @@ def _token_table(trace, position: int, layer: int, head: int) -> str:
         label = f"{t} (query)" if t == position else str(t)
         out.append(f'<tr style="{query[1:]}"><th scope="row" style="{CELL}">{label}</th>'
                    f'<td style="{TOKEN};background:{surprisal_colour(s)}">{_shown(trace.pieces[t])}</td>'
-                   f'<td style="{CELL}">{_nats(s) if math.isfinite(s) else "none"}</td>{experts}{att}</tr>')
+                   + (f'<td style="{CELL}">{int(trace.ids[t])}</td>' if ids else "")
+                   + f'<td style="{CELL}">{_nats(s) if math.isfinite(s) else "none"}</td>{experts}{att}</tr>')
     out.append("</table>")
     return "".join(out)
 
 
-def line_html(trace, position: int, layer: int, head: int) -> str:
+def line_html(trace, position: int, layer: int, head: int, *, ids: bool = False) -> str:
     """The whole view of ``trace`` as HTML: legend, the line's tokens coloured by
     surprisal (with their values), the next-token table at ``position`` and the table
     of every token's surprisal, experts and attention from ``position`` in head
-    ``head`` of layer ``layer``. Every typed character is escaped.
+    ``head`` of layer ``layer`` (with ``ids``, each token's ID too). Every typed character
+    is escaped.
 
     >>> view = line_html(ownline.line_trace("s = '<script>'"), 0, 0, 0)
     >>> "<script" in view, "&lt;" in view
@@ -177,8 +181,8 @@ def line_html(trace, position: int, layer: int, head: int) -> str:
     mean = trace.mean_surprisal
     summary = (f"{trace.tokens} tokens" + ("" if mean is None else f", mean surprisal {mean:.2f} nats"))
     return (f'<div class="tp-ownline" style="max-width:100%;overflow-x:auto">'
-            f'<p style="margin:4px 0">{html.escape(summary)}</p>{_legend()}{_line_chips(trace, position)}'
-            f"{_next_table(trace, position)}{_token_table(trace, position, layer, head)}</div>")
+            f'<p style="margin:4px 0">{html.escape(summary)}</p>{_legend()}{_line_chips(trace, position, ids)}'
+            f"{_next_table(trace, position)}{_token_table(trace, position, layer, head, ids)}</div>")
 
 
 def describe_line(trace, position: int, layer: int, head: int) -> str:
@@ -210,16 +214,18 @@ class OwnLine:
     computed once (:func:`tokenpath.ownline.line_trace` caches it). :attr:`error` holds
     the engine's message for a refused line (and :attr:`trace` the last line shown)."""
 
-    def __init__(self, line: str = ex.OWNLINE_DEFAULT, *, model=None):
+    def __init__(self, line: str = ex.OWNLINE_DEFAULT, *, model=None, hint: str | None = None, ids: bool = False):
         from .. import trained as T
 
         self.model = T.committed_model() if model is None else model
+        self.ids = bool(ids)  # show each token's ID (chapter 11's real model)
         config = self.model.config
         layout = ipywidgets.Layout(width="36em")
         style = {"description_width": "5em"}
         self.input = ipywidgets.Text(value="", description="your line", continuous_update=True, style=style,
                                      layout=ipywidgets.Layout(width="100%"))
-        self.hint = ipywidgets.HTML(f"One line of Python, at most {ownline.max_tokens(self.model)} tokens.")
+        what = "One line of Python" if hint is None else hint
+        self.hint = ipywidgets.HTML(html.escape(f"{what}, at most {ownline.max_tokens(self.model)} tokens."))
         self.position = ipywidgets.IntSlider(value=0, min=0, max=0, description="position", style=style,
                                              layout=layout, continuous_update=True)
         self.layer = ipywidgets.IntSlider(value=config.num_hidden_layers - 1, min=0,
@@ -253,6 +259,9 @@ class OwnLine:
         t0 = time.perf_counter()
         old = self.trace
         if line is not None:
+            if old is None or line != old.line:  # a new text runs forward: say so while it does
+                self.message.value = (f'<p role="status">Running the text through '
+                                      f'{self.model.config.num_hidden_layers} layers…</p>')
             try:
                 trace = ownline.line_trace(line, self.model)
             except (ValueError, TypeError) as err:
@@ -278,7 +287,7 @@ class OwnLine:
         position = self.trace.position(position)
         layer = self.layer.value if layer is None else layer
         head = self.head.value if head is None else head
-        self.view.value = line_html(self.trace, position, layer, head)  # checks layer and head
+        self.view.value = line_html(self.trace, position, layer, head, ids=self.ids)  # checks layer and head
         self._set(self.position, position, high=last)
         self._set(self.layer, layer)
         self._set(self.head, head)
@@ -309,7 +318,8 @@ class OwnLine:
         """The numbers of the current view in plain text, or the message for a refused line."""
         if self.error is not None:
             return f"refused: {self.error}"
-        return describe_line(self.trace, *self.state)
+        text = describe_line(self.trace, *self.state)
+        return text + (f" IDs: {[int(i) for i in self.trace.ids]}." if self.ids else "")
 
     def snapshot(self) -> "Snapshot":
         """The current view as a static output: HTML for the page, :meth:`describe` as text."""

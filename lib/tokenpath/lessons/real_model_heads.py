@@ -1,0 +1,208 @@
+"""Chapter 11's heads of SmolLM2-135M-Instruct, measured and tested by ablation, as
+chapter 10 tests its own model's heads (:mod:`tokenpath.trained.heads`,
+:mod:`tokenpath.trained.ablation`, the same functions).
+
+The test: random runs of tokens, each repeated once
+(:func:`tokenpath.trained.repeated_tokens`). Nothing predicts the first copy; the second
+can be read off the first by a head that looks from a token back to the token that
+followed its earlier occurrence (an *induction* read, score in
+:class:`tokenpath.trained.Induction`). The head of largest score is then silenced
+(:func:`tokenpath.trained.zero_head`: its rows of W_O zeroed) and the loss of both
+copies measured again; the control is the same removal of heads drawn at random.
+
+It costs about a minute on one core, so :func:`measure` runs once into the committed
+``models/smollm2-measurements.json`` (with the file's sha256 and the engine's version);
+:func:`read_measurements` reads it back, checked, and :func:`head_finding` states the
+finding from it. ``python -m tokenpath.lessons.real_model_heads`` writes it again.
+"""
+
+from __future__ import annotations
+
+import importlib.metadata
+import json
+import sys
+from dataclasses import dataclass
+from pathlib import Path
+
+import numpy as np
+
+from .. import pretrained
+from .._checks import as_int
+from ..examples import real_model as ex
+from ..model import Model
+from ..safefiles import ModelFileError, read_json
+from ..trained.ablation import zero_head
+from ..trained.heads import induction_scores, repeated_tokens, second_copy_loss
+from .real_model import real_model
+
+__all__ = ["MEASUREMENTS", "HeadFinding", "ablate_heads", "control_heads", "head_finding", "induction_runs",
+           "measure", "read_measurements", "write_measurements"]
+
+#: The committed measurement file.
+MEASUREMENTS = Path(__file__).resolve().parents[3] / "models" / "smollm2-measurements.json"
+#: It is small: a few kilobytes.
+MAX_BYTES = 1 << 20
+_KEYS = {"file", "sha256", "engine", "induction", "top", "control", "top_five"}
+
+
+def induction_runs(vocab_size: int = 49152) -> np.ndarray:
+    """``[sequences, 2 · length]`` the chapter's repeated random runs
+    (:data:`~tokenpath.examples.real_model.REAL_INDUCTION_SEQUENCES` of
+    :data:`~tokenpath.examples.real_model.REAL_INDUCTION_LENGTH` tokens, seed
+    :data:`~tokenpath.examples.real_model.REAL_INDUCTION_SEED`).
+
+    >>> induction_runs().shape
+    (8, 64)
+    """
+    return repeated_tokens(vocab_size, sequences=ex.REAL_INDUCTION_SEQUENCES, length=ex.REAL_INDUCTION_LENGTH,
+                           seed=ex.REAL_INDUCTION_SEED)
+
+
+def ablate_heads(model: Model, heads) -> dict:
+    """The ``replace`` argument of ``model.forward`` with every ``(layer, head)`` of
+    ``heads`` silenced (several heads of one layer in one replaced layer).
+
+    >>> sorted(ablate_heads(real_model(), [(3, 1), (3, 2), (5, 0)]))
+    [3, 5]
+    """
+    if not isinstance(model, Model):
+        raise TypeError(f"model must be a tokenpath.model.Model, got {type(model).__name__}")
+    c, out = model.config, {}
+    for i, pair in enumerate(heads):
+        if not isinstance(pair, (tuple, list)) or len(pair) != 2:
+            raise TypeError(f"heads[{i}] must be a (layer, head) pair, got {pair!r:.40}")
+        layer = as_int(f"heads[{i}]'s layer", pair[0], low=0, high=c.num_hidden_layers - 1)
+        head = as_int(f"heads[{i}]'s head", pair[1], low=0, high=c.num_attention_heads - 1)
+        out[layer] = zero_head(out.get(layer) or model.layer_weights(layer), head)
+    return out
+
+
+def control_heads(layers: int, heads: int, exclude, count: int = ex.REAL_CONTROL_HEADS,
+                  seed: int = ex.REAL_CONTROL_SEED) -> list[tuple[int, int]]:
+    """``count`` distinct (layer, head) pairs drawn at random (seeded), none in ``exclude``.
+
+    >>> control_heads(30, 9, [(18, 6)], count=3)
+    [(29, 1), (13, 6), (15, 6)]
+    """
+    layers, heads = as_int("layers", layers, low=1), as_int("heads", heads, low=1)
+    excluded = {tuple(int(v) for v in p) for p in exclude}
+    pool = [(l, h) for l in range(layers) for h in range(heads) if (l, h) not in excluded]
+    count = as_int("count", count, low=1, high=len(pool))
+    order = np.random.default_rng(as_int("seed", seed, low=0)).permutation(layers * heads)
+    picked = [divmod(int(o), heads) for o in order]
+    return [p for p in picked if p not in excluded][:count]
+
+
+def _r(x) -> float | list:
+    return np.round(np.asarray(x, dtype=float), 6).tolist()
+
+
+def measure(model: Model | None = None) -> dict:
+    """Every head's induction and previous-token scores on :func:`induction_runs`, the loss
+    of both copies, and the same losses with the top induction head silenced, with the
+    five top heads silenced together, and with each of the control heads silenced."""
+    model = real_model() if model is None else model
+    if not isinstance(model, Model):
+        raise TypeError(f"model must be a tokenpath.model.Model, got {type(model).__name__}")
+    c = model.config
+    runs = induction_runs(c.vocab_size)
+    ind = induction_scores(model, runs)
+    order = np.argsort(-ind.score, axis=None, kind="stable")
+    ranked = [tuple(int(v) for v in np.unravel_index(o, ind.score.shape)) for o in order]
+    top = ranked[0]
+
+    def losses(heads):
+        first, second = second_copy_loss(model, runs, replace=ablate_heads(model, heads))
+        return {"first_copy_loss": _r(first), "second_copy_loss": _r(second),
+                "first_copy_delta": _r(first - ind.first_loss), "second_copy_delta": _r(second - ind.second_loss)}
+
+    control = [{"layer": l, "head": h, **losses([(l, h)])}
+               for l, h in control_heads(c.num_hidden_layers, c.num_attention_heads, [top])]
+    return {
+        "file": pretrained.SMOLLM2.filename, "sha256": pretrained.SMOLLM2.sha256, "engine": importlib.metadata.version("tokenpath"),
+        "induction": {"sequences": ind.sequences, "length": ind.length, "seed": ex.REAL_INDUCTION_SEED,
+                      "first_copy_loss": _r(ind.first_loss), "second_copy_loss": _r(ind.second_loss),
+                      "score": _r(ind.score), "previous": _r(ind.previous)},
+        "top": {"layer": top[0], "head": top[1], **losses([top])},
+        "top_five": {"heads": [list(p) for p in ranked[:5]], **losses(ranked[:5])},
+        "control": control,
+    }
+
+
+def write_measurements(path=MEASUREMENTS, model: Model | None = None) -> Path:
+    """:func:`measure`, written as JSON to ``path``."""
+    path = Path(path)
+    path.write_text(json.dumps(measure(model), indent=1) + "\n")
+    return path
+
+
+def read_measurements(path=MEASUREMENTS) -> dict:
+    """The committed measurements, checked: its fields, and that it was measured on the
+    pinned file (its sha256).
+
+    >>> m = read_measurements(); m["file"], len(m["control"])
+    ('SmolLM2-135M-Instruct.Q4_1.gguf', 20)
+    """
+    record = read_json(Path(path), max_bytes=MAX_BYTES, what=Path(path).name)
+    if not isinstance(record, dict) or set(record) != _KEYS:
+        raise ModelFileError(f"{Path(path).name}: must be an object with exactly the fields {sorted(_KEYS)}")
+    if record["sha256"] != pretrained.SMOLLM2.sha256:
+        raise ModelFileError(f"{Path(path).name}: field sha256 is {record['sha256']!r:.20}, not the pinned file's "
+                             f"{pretrained.SMOLLM2.sha256[:16]}…: it measured another file")
+    score = np.asarray(record["induction"].get("score"), dtype=float)
+    if score.ndim != 2 or not np.isfinite(score).all():
+        raise ModelFileError(f"{Path(path).name}: field induction.score must be a [layers, heads] table of numbers")
+    return record
+
+
+@dataclass(frozen=True)
+class HeadFinding:
+    """The induction finding, as the measurement file states it."""
+
+    first_loss: float  # mean loss on the first copy, intact model (nats)
+    second_loss: float  # on the second copy
+    score: np.ndarray  # [L, H] induction score of every head
+    previous: np.ndarray  # [L, H] mean weight on the previous token
+    top: tuple[int, int]  # (layer, head) of the largest score
+    top_second_delta: float  # second copy's loss change with it silenced
+    top_first_delta: float  # first copy's (the control on the text)
+    top_five: tuple[tuple[int, int], ...]
+    top_five_second_delta: float
+    control: tuple[tuple[int, int], ...]  # the random heads
+    control_second_delta: np.ndarray  # [n] each one's change of the second copy's loss
+    control_first_delta: np.ndarray  # [n]
+
+    @property
+    def top_score(self) -> float:
+        return float(self.score[self.top])
+
+    @property
+    def control_worst(self) -> tuple[tuple[int, int], float]:
+        """The control head whose removal costs the second copy most, and that cost."""
+        k = int(np.argmax(self.control_second_delta))
+        return self.control[k], float(self.control_second_delta[k])
+
+
+def head_finding(record: dict | None = None) -> HeadFinding:
+    """:class:`HeadFinding` of ``record`` (default: the committed measurements).
+
+    >>> f = head_finding(); f.top_second_delta > f.control_worst[1]
+    True
+    """
+    record = read_measurements() if record is None else record
+    if not isinstance(record, dict) or not _KEYS <= set(record):
+        raise TypeError("record must be the dict read_measurements() returns")
+    ind, top, five = record["induction"], record["top"], record["top_five"]
+    arrays = [np.array(ind["score"]), np.array(ind["previous"]),
+              np.array([c["second_copy_delta"] for c in record["control"]]),
+              np.array([c["first_copy_delta"] for c in record["control"]])]
+    for a in arrays:
+        a.setflags(write=False)
+    return HeadFinding(ind["first_copy_loss"], ind["second_copy_loss"], arrays[0], arrays[1],
+                       (top["layer"], top["head"]), top["second_copy_delta"], top["first_copy_delta"],
+                       tuple(tuple(p) for p in five["heads"]), five["second_copy_delta"],
+                       tuple((c["layer"], c["head"]) for c in record["control"]), arrays[2], arrays[3])
+
+
+if __name__ == "__main__":  # pragma: no cover (run by hand: about a minute)
+    print(write_measurements(sys.argv[1] if len(sys.argv) > 1 else MEASUREMENTS))

