@@ -9,6 +9,8 @@ import json
 
 import numpy as np
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 from tokenpath import model as M
 from tokenpath.position import Llama3Scaling, rope_frequencies
@@ -143,3 +145,37 @@ def test_a_folder_missing_a_familys_tensor_or_holding_one_too_many_is_refused_by
     with pytest.raises(M.ModelFileError, match=r"unexpected tensor 'model.layers.0.self_attn.[qkv]_proj.bias'.*"
                                                "attention_bias=false: no biases"):
         M.load(folder)
+
+
+# ------------------------------------------------------------------ a fuzzer of the family fields
+
+_LEAVES = st.one_of(st.none(), st.booleans(), st.integers(-2**70, 2**70), st.floats(allow_nan=False),
+                    st.text(max_size=6), st.sampled_from(["llama3", "default", "yarn", "full_attention",
+                                                          "sliding_attention", "qwen2", "Qwen3ForCausalLM"]))
+_VALUES = st.recursive(_LEAVES, lambda kids: st.one_of(st.lists(kids, max_size=4),
+                                                      st.dictionaries(st.sampled_from(
+                                                          ["rope_type", "type", "rope_theta", "factor",
+                                                           "low_freq_factor", "high_freq_factor",
+                                                           "original_max_position_embeddings",
+                                                           "partial_rotary_factor"]), kids, max_size=6)),
+                       max_leaves=8)
+_FIELDS = ["use_sliding_window", "sliding_window", "layer_types", "max_window_layers", "head_dim", "attention_bias",
+           "mlp_bias", "rope_parameters", "rope_scaling", "rope_theta", "max_position_embeddings", "model_type",
+           "architectures", "num_key_value_heads"]
+
+
+@settings(max_examples=150, derandomize=True, deadline=None, database=None)
+@given(base=st.sampled_from([QWEN2, QWEN3, MISTRAL, LLAMA3]),
+       changes=st.dictionaries(st.sampled_from(_FIELDS), _VALUES, min_size=1, max_size=3),
+       dropped=st.lists(st.sampled_from(_FIELDS), max_size=2))
+def test_any_family_config_either_reads_or_is_refused_by_one_model_file_error(base, changes, dropped):
+    d = {k: v for k, v in base.to_dict().items() if k not in dropped}
+    d.update(changes)
+    try:
+        c = M.LlamaConfig.from_dict(d)
+    except M.ModelFileError as err:
+        assert str(err).startswith("config.json: ")
+        return
+    assert isinstance(c, M.LlamaConfig) and M.LlamaConfig.from_dict(c.to_dict()) == c
+    if c.rope_scaling is not None:
+        assert np.all(np.isfinite(rope_frequencies(c.head_dim, c.rope_theta, scaling=c.rope_scaling)))
