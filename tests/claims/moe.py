@@ -105,7 +105,7 @@ def _terms(f) -> str:
 
 CLAIMS: list[_Claim] = [
     # -- section 8.2's aside: SmolLM2's dense SwiGLU beside a mixture of its width ------
-    Claim("smol.mixture", smol_mix, text=(
+    Claim("moe.smol.mixture", smol_mix, text=(
         "Each of its 30 layers runs one SwiGLU of width 1536, 2,654,208 parameters, for every token; a top-2-of-4 "
         "mixture with the same active width, four experts of width 768, would run as many per token but store "
         "5,308,416 of them, twice as many, plus a router of 2,304", _smol_sentence)),
