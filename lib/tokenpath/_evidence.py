@@ -15,7 +15,9 @@ three streams the recipe was chosen on. This module adds what a sceptic asks for
 3. **Intervals.** A paired bootstrap over windows (:func:`paired_bootstrap`, seed
    :data:`BOOTSTRAP_SEED`, :data:`BOOTSTRAP_B` resamples) for every gap between the model
    and a table, and between the model and the dense baseline
-   (``models/stdlib-dense/training.json``) when it is there.
+   (``models/stdlib-dense/training.json``) when it is there; and the same gaps resampled
+   by file (:func:`file_bootstrap`: the windows of one file stay together, since they
+   are alike), with the file each window starts in (:func:`window_files`).
 4. **Coverage.** How many files of each stream its evaluation windows touch.
 5. **Routing, read two more ways.** The agreement of repeated texts per text as well as
    per pair (:func:`agreement_by_text`), and the expert shares that the pooled
@@ -23,8 +25,11 @@ three streams the recipe was chosen on. This module adds what a sceptic asks for
 6. **Verbatim overlap.** Held out is not unseen: how many long lines of the held-out
    files of code also occur in a training file of code (:func:`verbatim_overlap`, the
    rule :data:`OVERLAP_RULE`), file by file, and which lines of the committed held-out
-   sample they are (``python -m tokenpath._evidence --overlap-only`` writes this part
-   alone, from the standard library, without PyTorch).
+   sample they are.
+
+``python -m tokenpath._evidence --without-models`` recomputes, without PyTorch, what needs
+only the corpus and the stored per-window losses: the overlap, the file of each window
+and the intervals by file.
 
 NumPy and the standard library, apart from :func:`main` (PyTorch and ``transformers``
 score the models' windows).
@@ -137,6 +142,44 @@ def files_touched(lengths, seq_len: int, limit: int) -> int:
     return int(hit.sum())
 
 
+def window_files(lengths, seq_len: int, limit: int) -> list[int]:
+    """For each window of :func:`tokenpath._train_data.windows` over the files whose
+    streams have ``lengths`` tokens (in order, joined), the index of the file its first
+    token belongs to.
+
+    >>> window_files([3, 3, 3, 3], 2, 4)  # windows start at tokens 0 and 6
+    [0, 2]
+    """
+    ends = np.cumsum(lengths)
+    n = (int(ends[-1]) - 1) // seq_len
+    k = max(1, -(-n * seq_len // limit))
+    return np.searchsorted(ends, np.arange(0, n, k) * seq_len, side="right").tolist()
+
+
+def file_bootstrap(a, b, groups, B: int = BOOTSTRAP_B, seed: int = BOOTSTRAP_SEED) -> dict:
+    """The mean of ``a − b`` over paired windows and its 95 % percentile interval when
+    whole groups (files: ``groups[i]`` is window ``i``'s) are resampled with replacement,
+    each drawn group bringing all its windows; ``B`` resamples, generator seeded ``seed``.
+
+    >>> r = file_bootstrap([2.0, 2.0, 4.0], [1.0, 1.0, 1.0], [0, 0, 1], B=200)
+    >>> r["mean"], r["groups"], r["low"] >= 1.0, r["high"] <= 3.0
+    (1.6667, 2, True, True)
+    """
+    a, b, g = np.asarray(a, dtype=float), np.asarray(b, dtype=float), np.asarray(groups)
+    if a.shape != b.shape or a.shape != g.shape or a.ndim != 1 or a.size < 2:
+        raise ValueError(f"a, b and groups must be 1-D of one length >= 2, got shapes {a.shape}, {b.shape}, {g.shape}")
+    _, gid = np.unique(g, return_inverse=True)
+    G = int(gid.max()) + 1
+    if G < 2:
+        raise ValueError("groups must name at least two groups")
+    d = a - b
+    sums, counts = np.bincount(gid, weights=d, minlength=G), np.bincount(gid, minlength=G)
+    idx = np.random.default_rng(seed).integers(0, G, size=(B, G))
+    means = sums[idx].sum(axis=1) / counts[idx].sum(axis=1)
+    lo, hi = np.percentile(means, [2.5, 97.5])
+    return {"mean": round(float(d.mean()), 4), "low": round(float(lo), 4), "high": round(float(hi), 4), "groups": G}
+
+
 def scored_test_stream(folder):
     """(settings, data, windows, info) of the test stream under the folder's tokenizer."""
     s, d, streams, info = rebuild(folder)
@@ -146,7 +189,8 @@ def scored_test_stream(folder):
     lengths = [len(token_stream(d.tok, [t])) for t in texts]
     return s, d, streams, info, win, {"files": len(texts), "bytes": n_bytes, "tokens": len(ids),
                                       "eval_tokens": int(win[:, 1:].size), "packages": versions,
-                                      "files_touched": files_touched(lengths, s.seq_len, s.eval_tokens)}
+                                      "files_touched": files_touched(lengths, s.seq_len, s.eval_tokens),
+                                      "window_files": window_files(lengths, s.seq_len, s.eval_tokens)}
 
 
 def stream_lengths(d, s, name: str) -> list[int]:
@@ -159,15 +203,22 @@ def stream_lengths(d, s, name: str) -> list[int]:
     return [len(token_stream(d.tok, [t])) for t in texts]
 
 
-def table_window_losses(folder) -> tuple[dict, dict, dict, dict]:
-    """({stream: {table: [windows] mean loss}}, {stream: info}, {order: discount
-    estimate}, {stream: windows}) for the three streams and the test stream."""
+def stream_infos(folder) -> tuple:
+    """(settings, data, {stream: windows}, {stream: info}) for the three streams and the
+    test stream, each info with the files its windows touch and the file of each window."""
     s, d, streams, info, test_win, test_info = scored_test_stream(folder)
     streams = {**streams, TEST: test_win}
     for name in info:
-        info[name] = {**info[name], "files_touched": files_touched(stream_lengths(d, s, name), s.seq_len,
-                                                                   s.eval_tokens)}
-    info = {**info, TEST: test_info}
+        lengths = stream_lengths(d, s, name)
+        info[name] = {**info[name], "files_touched": files_touched(lengths, s.seq_len, s.eval_tokens),
+                      "window_files": window_files(lengths, s.seq_len, s.eval_tokens)}
+    return s, d, streams, {**info, TEST: test_info}
+
+
+def table_window_losses(folder) -> tuple[dict, dict, dict, dict]:
+    """({stream: {table: [windows] mean loss}}, {stream: info}, {order: discount
+    estimate}, {stream: windows}) for the three streams and the test stream."""
+    s, d, streams, info = stream_infos(folder)
     fitted = {o: (N.unigram(d.train_ids, s.vocab_size) if o == 1 else N.kneser_ney(d.train_ids, s.vocab_size, o))
               for o in {o for o, _ in TABLES.values()}}
     out = {}
@@ -334,6 +385,15 @@ def pooled_balance(load, top_k: int) -> dict:
             "token_share": np.round(load / tokens, 4).tolist()}
 
 
+def gaps_by_file(per_table: dict, model, dense, files) -> dict:
+    """:func:`file_bootstrap` of every table − model gap, and of dense − model when
+    ``dense`` is given, with ``files`` the file of each window."""
+    out = {t: file_bootstrap(v, model, files) for t, v in per_table.items()}
+    if dense is not None:
+        out["dense"] = file_bootstrap(dense, model, files)
+    return out
+
+
 def evidence_record(tables: dict, info: dict, discounts: dict, model: dict, dense: dict | None,
                     agreement: dict | None = None, balance: dict | None = None) -> dict:
     """The record: per stream the mean of every table, the model and the dense model,
@@ -348,6 +408,7 @@ def evidence_record(tables: dict, info: dict, discounts: dict, model: dict, dens
         if dense is not None and name in dense:
             row["dense"] = round(float(np.mean(dense[name])), 4)
             row["gap"]["dense"] = paired_bootstrap(dense[name], m)
+        row["gap_by_file"] = gaps_by_file(per_table, m, dense.get(name) if dense else None, row["window_files"])
         rows[name] = row
     return {"test_rule": TEST_RULE, "cache_lambda": CACHE_LAMBDA,
             "bootstrap": {"B": BOOTSTRAP_B, "seed": BOOTSTRAP_SEED, "interval": "95 % percentile, windows resampled"},
@@ -364,14 +425,21 @@ def main(argv=None) -> int:
 
     p = argparse.ArgumentParser(prog="python -m tokenpath._evidence", description=__doc__.split("\n\n")[0])
     p.add_argument("--dense", default=str(T.trained_folder().parent / "stdlib-dense"))
-    p.add_argument("--overlap-only", action="store_true",
-                   help="measure the verbatim overlap only and write it into the existing file")
+    p.add_argument("--without-models", action="store_true",
+                   help="recompute only what needs no model (the verbatim overlap, the file of each window, the "
+                        "intervals by file) and write it into the existing file")
     a = p.parse_args(argv)
     folder = T.trained_folder()
     path = folder.parent / EVIDENCE_NAME
-    if a.overlap_only:
+    if a.without_models:
         out = T.read_evidence(folder)
         out["overlap"] = corpus_overlap(folder)
+        info = stream_infos(folder)[3]
+        for name, row in out["streams"].items():
+            row["window_files"] = info[name]["window_files"]
+            dense = out["window_dense"].get(name) if out["window_dense"] else None
+            row["gap_by_file"] = gaps_by_file(out["window_tables"][name], out["window_model"][name], dense,
+                                              row["window_files"])
         path.write_text(json.dumps(out, indent=1) + "\n", encoding="utf-8")
         print({k: v for k, v in out["overlap"].items() if k not in ("files", "sample_lines")})
         return 0
