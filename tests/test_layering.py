@@ -39,6 +39,7 @@ LAYER_OF = {
     "tokenpath._train": "tools",
     "tokenpath._train_data": "tools",
     "tokenpath.doctor": "tools",
+    "tokenpath.exercises": "tools",
     "tokenpath.guide": "tools",
     "tokenpath.questions": "tools",
     "tokenpath.selfcheck": "tools",

@@ -6,7 +6,8 @@ The engine behind the book. Topic modules, one per chapter (``tokenpath.bpe``,
 pure NumPy functions that return small frozen trace objects; ``tokenpath.lessons`` holds
 each chapter's worked examples and demos; ``tokenpath.figures`` draws those traces;
 ``tokenpath.widgets`` wires sliders to them; ``tokenpath.examples`` holds the teaching
-constants.
+constants; ``tokenpath.exercises`` checks a reader's own version of each chapter's core
+function against the engine.
 """
 
 from __future__ import annotations
@@ -19,6 +20,7 @@ from . import (
     decoder,
     embedding,
     examples,
+    exercises,
     fmt,
     gqa,
     model,
@@ -41,6 +43,7 @@ __all__ = [
     "decoder",
     "embedding",
     "examples",
+    "exercises",
     "fmt",
     "gqa",
     "model",

@@ -1,0 +1,204 @@
+"""Chapter 4's exercises: the causal mask, attention with a mask, and the KV-cache mask
+for ``P`` cached positions. The worked example is figure 8's Q, K and U
+(:mod:`tokenpath.examples.attention`); random cases vary ``T_q``, ``T_k`` and ``d_h``
+(``d_h = 1`` included) and the masks, every row keeping at least one visible source.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+
+from .. import attention as att
+from ..examples import attention as ex
+from .checker import Case, Exercise, Field, Mistake
+
+__all__ = ["CACHE_MASK", "CAUSAL_MASK", "EXERCISES", "MASKED_ATTENTION"]
+
+# ---------------------------------------------------------------- the causal mask
+
+_CAUSAL_STUB = '''\
+def causal_mask(t):
+    """Visibility of t positions that attend inside one block: M[i, j] is True when
+    key j is visible to query i, that is when j <= i.
+
+    t: int >= 1.  Returns a bool array of shape [t, t] (row = query i, column = key j).
+    """
+    ...
+'''
+
+
+def _causal_cases() -> tuple[Case, ...]:
+    return (Case("the worked example (figure 8: t = 3)", (3,)), Case("t = 1", (1,)),
+            *(Case(f"t = {t}", (t,)) for t in (2, 5, 8)))
+
+
+CAUSAL_MASK = Exercise(
+    "causal_mask", 4, "the causal mask", _CAUSAL_STUB, att.causal_mask, (att.causal_mask,),
+    (Field("mask", "M", ("i", "j"), "bool"),), _causal_cases,
+    (Mistake("the triangle flipped", "your mask shows each query the keys after it (j >= i), the future; "
+             "the chapter's shows j <= i: np.tril, not np.triu.",
+             lambda t: np.triu(np.ones((t, t), dtype=bool))),
+     Mistake("the diagonal hidden", "your mask hides key i from query i (j < i); a position sees itself, "
+             "so the first row would see nothing and its softmax would be 0/0.",
+             lambda t: np.tril(np.ones((t, t), dtype=bool), k=-1)),
+     Mistake("True where hidden", "your mask is True on the future cells; in the chapter True means visible.",
+             lambda t: ~np.tril(np.ones((t, t), dtype=bool)))),
+)
+
+# ------------------------------------------------------------ attention with a mask
+
+_ATTENTION_STUB = '''\
+def masked_attention(query, key, value, mask):
+    """Scaled dot-product attention of one head with a visibility mask.
+
+    query [T_q, d_h], key [T_k, d_h], value [T_k, d_v] (U in the chapter),
+    mask [T_q, T_k] bool, True where key j is visible to query i.
+    Returns a dict with
+      "scores":  S = Q Kᵀ / √d_h, before the mask            [T_q, T_k]
+      "weights": A = softmax of S over the sources j, hidden
+                 cells set to -inf first (so they get 0)      [T_q, T_k]
+      "output":  O = A U                                      [T_q, d_v]
+    """
+    ...
+'''
+
+
+def _attention_reference(query, key, value, mask):
+    t = att.attention(query, key, value, mask)
+    return {"scores": t.scores, "weights": t.weights, "output": t.output}
+
+
+def _random_mask(rng, tq: int, tk: int) -> np.ndarray:
+    mask = rng.random((tq, tk)) < 0.6
+    mask[np.arange(tq), rng.integers(0, tk, size=tq)] = True  # every row sees a source
+    return mask
+
+
+def _attention_cases() -> tuple[Case, ...]:
+    cases = [Case("the worked example (figure 8, causal)", (ex.FIG8_Q, ex.FIG8_K, ex.FIG8_U, att.causal_mask(3)))]
+    rng = np.random.default_rng(4)
+    for n, (tq, tk, d, causal) in enumerate([(4, 4, 2, True), (2, 5, 3, False), (3, 3, 1, True), (1, 4, 4, False)]):
+        q, k, v = rng.normal(size=(tq, d)), rng.normal(size=(tk, d)), rng.normal(size=(tk, 2))
+        m = att.cache_mask(tk - tq, tq) if causal else _random_mask(rng, tq, tk)
+        cases.append(Case(f"random case {n + 1} (seed 4): T_q = {tq}, T_k = {tk}, d_h = {d}", (q, k, v, m)))
+    return tuple(cases)
+
+
+def _softmax(s, axis):
+    with np.errstate(invalid="ignore"):  # a hidden column over the wrong axis is NaN
+        e = np.exp(s - np.max(s, axis=axis, keepdims=True))
+        return e / e.sum(axis=axis, keepdims=True)
+
+
+def _no_scale(q, k, v, m):
+    s = q @ k.T
+    a = _softmax(np.where(m, s, -np.inf), -1)
+    return {"scores": s, "weights": a, "output": a @ v}
+
+
+def _query_axis(q, k, v, m):
+    s = q @ k.T / np.sqrt(q.shape[-1])
+    a = np.nan_to_num(_softmax(np.where(m, s, -np.inf), 0))
+    return {"scores": s, "weights": a, "output": a @ v}
+
+
+def _mask_after(q, k, v, m):
+    s = q @ k.T / np.sqrt(q.shape[-1])
+    a = _softmax(s, -1) * m
+    return {"scores": s, "weights": a, "output": a @ v}
+
+
+def _mask_ignored(q, k, v, m):
+    s = q @ k.T / np.sqrt(q.shape[-1])
+    a = _softmax(s, -1)
+    return {"scores": s, "weights": a, "output": a @ v}
+
+
+MASKED_ATTENTION = Exercise(
+    "masked_attention", 4, "attention with a mask", _ATTENTION_STUB, _attention_reference, (att.attention,),
+    (Field("scores", "S = QKᵀ/√d_h", ("i", "j")),
+     Field("weights", "A = softmax(S)", ("i", "j"), sums_to_one=True),
+     Field("output", "O = AU", ("i", "d"))),
+    _attention_cases,
+    (Mistake("no 1/√d_h", "your scores are QKᵀ without the division by √d_h, so every softmax is sharper "
+             "than the chapter's; divide the dot products by the square root of the head width.", _no_scale),
+     Mistake("softmax over the query axis", "your softmax normalised each column (axis 0, the queries i); "
+             "the chapter's normalises each row over the sources j (the last axis), so row i of A sums to 1.",
+             _query_axis),
+     Mistake("the mask applied after the softmax", "you zeroed the hidden weights after normalising, so "
+             "each row sums to less than 1; set hidden scores to −∞ before the softmax instead.", _mask_after),
+     Mistake("the mask ignored", "your weights give the hidden (future) keys a share; set the scores of "
+             "cells where the mask is False to −∞ before the softmax.", _mask_ignored)),
+    figure=lambda case, expected, got: _attention_figure(case, expected, got),
+)
+
+
+def _attention_figure(case: Case, expected: dict, got: dict):
+    """The worked example's weight matrix A, the book's beside the reader's."""
+    from ..figures import Drawn, FigureDisplay
+    from ..figures.attention import draw_weights
+    from ..figures.draw import add_heading, new_canvas
+
+    q, k, v, m = case.args
+
+    def trace(fields):
+        w = np.asarray(fields["weights"], dtype=float)
+        return att.AttentionTrace(q, k, v, np.asarray(fields["scores"], dtype=float), np.asarray(m, dtype=bool),
+                                  w, np.asarray(fields["output"], dtype=float))
+
+    tq, tk = np.shape(expected["weights"])
+    width = 1.4 + (tk + 1) * 0.95 + 0.6  # labels, the columns and the row sums, a margin
+    fig, ax = new_canvas(2 * width, 1.5 + (tq + 1) * 0.62 + 0.6)
+    for x0, title, fields in ((1.4, "The book's A (the engine)", expected), (width + 1.4, "Your A", got)):
+        add_heading(ax, x0 - 1.2, 0.3, title)
+        draw_weights(ax, trace(fields), at=(x0, 1.2))
+    alt = (f"The weight matrix A of the worked example: the engine's rows "
+           f"{np.round(expected['weights'], 4).tolist()}, yours {np.round(np.asarray(got['weights'], float), 4).tolist()}.")
+    return FigureDisplay(Drawn(0, "Your weights beside the book's", fig, alt), caption="Your A beside the book's (figure 8)")
+
+
+# ------------------------------------------------------------- the KV-cache mask
+
+_CACHE_STUB = '''\
+def cache_mask(past, new):
+    """Visibility of `new` queries appended after `past` cached positions.
+
+    Query row r sits at absolute position past + r and sees key j (an absolute
+    position, 0 … past + new − 1) when j <= past + r.
+    past: int >= 0, new: int >= 1.  Returns a bool array of shape [new, past + new].
+    """
+    ...
+'''
+
+
+def _cache_cases() -> tuple[Case, ...]:
+    return (Case(f"the worked example (figure 14: P = {ex.FIG14_PAST}, {ex.FIG14_NEW} new)",
+                 (ex.FIG14_PAST, ex.FIG14_NEW)), Case("P = 0, 3 new (no cache)", (0, 3)),
+            Case("P = 5, 1 new (one decode step)", (5, 1)), Case("P = 2, 4 new", (2, 4)), Case("P = 1, 1 new", (1, 1)))
+
+
+def _local_indices(past, new):
+    return np.arange(past + new)[None, :] <= np.arange(new)[:, None]
+
+
+def _square(past, new):
+    return np.tril(np.ones((new, new), dtype=bool))
+
+
+def _diagonal_hidden(past, new):
+    return np.arange(past + new)[None, :] < past + np.arange(new)[:, None]
+
+
+CACHE_MASK = Exercise(
+    "cache_mask", 4, "the KV-cache mask for P cached positions", _CACHE_STUB, att.cache_mask, (att.cache_mask,),
+    (Field("mask", "M", ("r", "j"), "bool"),), _cache_cases,
+    (Mistake("the cache mask built from local indices", "you compared key j with the local row r (j <= r) "
+             "instead of the query's absolute position past + r, so new queries lose the cached keys.",
+             _local_indices),
+     Mistake("the square causal mask reused", "you returned the [new, new] causal mask; with a cache the "
+             "columns are all past + new keys, cached ones first.", _square),
+     Mistake("the diagonal hidden", "your query at position past + r does not see its own key "
+             "(j < past + r); a position sees itself.", _diagonal_hidden)),
+)
+
+EXERCISES = (CAUSAL_MASK, MASKED_ATTENTION, CACHE_MASK)

@@ -1,0 +1,157 @@
+"""Chapter 1's exercises: counting adjacent pairs, and one BPE merge step. The worked
+example is figure 1's word table (:data:`tokenpath.examples.bpe.FIG1_TABLE`, each word
+split into characters); random cases draw words over a small alphabet, so runs such as
+``a a a`` (overlapping pairs) occur.
+"""
+
+from __future__ import annotations
+
+from collections import Counter
+
+import numpy as np
+
+from ..bpe import apply_merge, pair_counts
+from ..examples import bpe as ex
+from ..lessons.bpe import teach_merges
+from .checker import Case, Exercise, Field, Mistake
+
+__all__ = ["EXERCISES", "MERGE_PAIR", "PAIR_COUNTS"]
+
+_ALPHABET = "aabn"
+
+
+def _word_table(rng) -> dict[tuple, int]:
+    table = {}
+    for _ in range(int(rng.integers(2, 5))):
+        word = tuple(rng.choice(list(_ALPHABET), size=int(rng.integers(1, 7))))
+        table[tuple(str(c) for c in word)] = int(rng.integers(1, 6))
+    return table
+
+
+def _fig1_words() -> dict[tuple, int]:
+    return {tuple(word): n for word, n in ex.FIG1_TABLE.items()}
+
+
+# ------------------------------------------------------------------ pair counts
+
+_PAIRS_STUB = '''\
+def pair_counts(words):
+    """Weighted counts of adjacent symbol pairs.
+
+    words: dict mapping a word's symbols (a tuple such as ("l", "o", "w")) to how
+    often the word occurs.  Each adjacent pair of a word is counted once per
+    occurrence of the word, so a pair inside a word seen 5 times counts 5.
+    Returns a dict (a Counter will do) mapping each pair (a, b) to its count.
+    """
+    ...
+'''
+
+
+def _pair_cases() -> tuple[Case, ...]:
+    rng = np.random.default_rng(1)
+    cases = [Case("the worked example (figure 1: low ×5, lower ×2, newer ×6)", (_fig1_words(),)),
+             Case("a a a ×3 and a b (overlapping pairs)", ({("a", "a", "a"): 3, ("a", "b"): 1},)),
+             Case("one-symbol words (no pairs)", ({("a",): 4, ("b",): 1},))]
+    cases += [Case(f"random word table {n + 1} (seed 1)", (_word_table(rng),)) for n in range(4)]
+    return tuple(cases)
+
+
+def _unweighted(words):
+    c = Counter()
+    for w in words:
+        c.update(zip(w, w[1:]))
+    return c
+
+
+def _once_per_word(words):
+    c = Counter()
+    for w, n in words.items():
+        for p in set(zip(w, w[1:])):
+            c[p] += n
+    return c
+
+
+def _last_pair_dropped(words):
+    c = Counter()
+    for w, n in words.items():
+        for i in range(len(w) - 2):
+            c[(w[i], w[i + 1])] += n
+    return c
+
+
+PAIR_COUNTS = Exercise(
+    "pair_counts", 1, "the pair count", _PAIRS_STUB, pair_counts, (pair_counts,),
+    (Field("counts", "count(a, b)", (), "exact"),), _pair_cases,
+    (Mistake("counts not weighted by the word's frequency", "you counted each word's pairs once; a word "
+             "that occurs n times contributes n to each of its pairs.", _unweighted),
+     Mistake("a pair counted once per word", "you counted the distinct pairs of each word, so a a a gives "
+             "(a, a) once; every adjacent position counts, overlapping ones too.", _once_per_word),
+     Mistake("the last pair left out", "your loop stops one position early (range(len(w) - 2)); a word "
+             "of n symbols has n − 1 adjacent pairs.", _last_pair_dropped)),
+)
+
+# ------------------------------------------------------------------ one merge step
+
+_MERGE_STUB = '''\
+def merge_pair(symbols, pair, new):
+    """One BPE merge step on one word: replace every occurrence of `pair` (a, b) in
+    `symbols`, scanning left to right, by the single symbol `new`.  After a
+    replacement the scan continues after the pair, so a a a with (a, a) gives aa a.
+
+    symbols: tuple of symbols; pair: tuple (a, b); new: the merged symbol.
+    Returns a tuple of symbols.
+    """
+    ...
+'''
+
+
+def _merge_cases() -> tuple[Case, ...]:
+    best = teach_merges(ex.FIG1_TABLE, 1).merges[0]  # figure 1's first merge, (e, r)
+    cases = [Case(f"the worked example (figure 1's first merge {best} on newer)",
+                  (tuple("newer"), best, "".join(best))),
+             Case("a a a with (a, a)", (("a", "a", "a"), ("a", "a"), "aa")),
+             Case("a a a a b with (a, a)", (("a", "a", "a", "a", "b"), ("a", "a"), "aa")),
+             Case("l o w with (e, r) (no occurrence)", (("l", "o", "w"), ("e", "r"), "er"))]
+    rng = np.random.default_rng(2)
+    for n in range(4):
+        w = tuple(str(c) for c in rng.choice(list(_ALPHABET), size=int(rng.integers(2, 9))))
+        k = int(rng.integers(0, len(w) - 1))
+        cases.append(Case(f"random word {n + 1} (seed 2): {' '.join(w)}", (w, (w[k], w[k + 1]), w[k] + w[k + 1])))
+    return tuple(cases)
+
+
+def _overlapping_twice(symbols, pair, new):
+    out = []
+    for i, s in enumerate(symbols):
+        if tuple(symbols[i:i + 2]) == tuple(pair):
+            out.append(new)
+        elif i == 0 or tuple(symbols[i - 1:i + 1]) != tuple(pair):
+            out.append(s)
+    return tuple(out)
+
+
+def _first_only(symbols, pair, new):
+    s = list(symbols)
+    for i in range(len(s) - 1):
+        if (s[i], s[i + 1]) == tuple(pair):
+            return tuple(s[:i] + [new] + s[i + 2:])
+    return tuple(s)
+
+
+def _right_to_left(symbols, pair, new):
+    return tuple(reversed(apply_merge(tuple(reversed(symbols)), tuple(reversed(pair)), new)))
+
+
+MERGE_PAIR = Exercise(
+    "merge_pair", 1, "one BPE merge step", _MERGE_STUB, apply_merge, (apply_merge,),
+    (Field("symbols", "the merged word", (), "exact"),), _merge_cases,
+    (Mistake("overlapping pairs merged twice", "your loop replaces (a, a) at every position where it starts, "
+             "so a a a gives aa aa: the second a is used twice; after a replacement skip past both symbols.",
+             _overlapping_twice),
+     Mistake("only the first occurrence merged", "you stopped after the first replacement; a merge "
+             "replaces every occurrence in the word.", _first_only),
+     Mistake("merged right to left", "you scanned from the end, so a a a gives a aa; BPE scans left to right.",
+             _right_to_left)),
+)
+
+EXERCISES = (PAIR_COUNTS, MERGE_PAIR)

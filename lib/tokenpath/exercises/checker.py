@@ -1,0 +1,356 @@
+"""The checker: an :class:`Exercise` runs a reader's function on the chapter's worked
+example and on seeded random cases, compares every named intermediate with the
+engine's, and says where the reader's numbers first differ and, when they match a
+known wrong implementation on every case, which mistake that is.
+
+An exercise's function returns its intermediates under the names its docstring gives
+(a dict such as ``{"scores": S, "weights": A, "output": O}``, or an object with those
+attributes); one that returns a single value has one field. Each :class:`Field` knows
+its name in the chapter's notation (``A = softmax(S)``) and the names of its axes
+(``i`` the receiving query, ``j`` the source), so a difference reads
+``A at [i=1, j=0]: expected 0.5, got 0.333333``.
+
+>>> from tokenpath.attention import causal_mask
+>>> ex = Exercise("demo_mask", 4, "the causal mask", "def causal_mask(t): ...", causal_mask,
+...               (causal_mask,), (Field("mask", "M", ("i", "j"), "bool"),),
+...               lambda: (Case("t = 3", (3,)),))
+>>> ex.check(causal_mask).passed
+True
+>>> print(ex.check(lambda t: causal_mask(t).T).text())   # doctest: +ELLIPSIS
+[differs] demo_mask: ...M at [i=0, j=1]: expected False, got True.
+(No known mistake gives your results on all 1 case.)
+"""
+
+from __future__ import annotations
+
+import copy
+import math
+from collections.abc import Mapping
+from dataclasses import dataclass, field
+from typing import Any, Callable
+
+import numpy as np
+
+from ._running import Outcome, run
+from .result import CheckResult, Difference
+
+__all__ = ["KINDS", "Case", "Exercise", "Field", "Mistake"]
+
+#: The kinds of value a field holds, and how each is compared.
+KINDS = ("float", "bool", "int", "exact")
+#: Relative and absolute tolerance for floating-point fields.
+RTOL, ATOL = 1e-6, 1e-9
+#: Seconds one case may take, and all cases of one check together.
+CASE_SECONDS, TOTAL_SECONDS = 2.0, 10.0
+
+
+@dataclass(frozen=True)
+class Field:
+    """One named intermediate of an exercise's result."""
+
+    name: str  # the key the reader returns it under: "weights"
+    label: str  # the chapter's notation: "A = softmax(S)"
+    axes: tuple[str, ...] = ()  # the chapter's name of each axis: ("i", "j")
+    kind: str = "float"  # one of KINDS
+    sums_to_one: bool = False  # each row (last axis) sums to 1: say so when it does not
+
+
+@dataclass(frozen=True)
+class Mistake:
+    """A typical wrong implementation, run on the same cases as the reader's."""
+
+    name: str  # "softmax over the query axis"
+    why: str  # one sentence: what the code did and what the chapter does instead
+    fn: Callable
+
+
+@dataclass(frozen=True)
+class Case:
+    """The inputs of one run: the worked example or a seeded random case."""
+
+    label: str  # "the worked example (figure 8)", "random case 2: T = 4, d_h = 2"
+    args: tuple
+    kwargs: Mapping = field(default_factory=dict)
+    max_bytes: int | None = None  # the most the call may allocate at once (measured), if bounded
+    budget: str = ""  # what max_bytes allows for, in the chapter's words
+
+
+class _Unreadable(Exception):
+    """The reader's result cannot be read as the field asks (wrong type, shape …)."""
+
+
+def _index(axes: tuple[str, ...], where: tuple[int, ...]) -> str:
+    names = list(axes)[-len(where):] if len(axes) >= len(where) else [""] * (len(where) - len(axes)) + list(axes)
+    return "[" + ", ".join(f"{n}={w}" if n else str(w) for n, w in zip(names, where)) + "]"
+
+
+def _num(v) -> str:
+    if isinstance(v, (bool, np.bool_)):
+        return str(bool(v))
+    if isinstance(v, (int, np.integer)):
+        return str(int(v))
+    v = float(v)
+    return repr(v) if not math.isfinite(v) else f"{v:.6g}"
+
+
+def _type_name(v) -> str:
+    return type(v).__name__
+
+
+def _as_array(f: Field, got, expected: np.ndarray) -> np.ndarray:
+    """``got`` as an array of the field's kind and the expected shape, or _Unreadable."""
+    if isinstance(got, (str, bytes, Mapping)) or got is None or got is Ellipsis:
+        raise _Unreadable(f"is a {_type_name(got)}, expected a numpy array of shape {list(expected.shape)}")
+    try:
+        arr = np.asarray(got)
+    except Exception as err:
+        raise _Unreadable(f"could not be read as an array ({type(err).__name__})") from None
+    if arr.dtype == object:
+        raise _Unreadable(f"is a {_type_name(got)} that numpy reads as objects, not numbers")
+    if arr.shape != expected.shape:
+        raise _Unreadable(f"has shape {list(arr.shape)}, expected {list(expected.shape)} "
+                          f"({', '.join(a for a in f.axes if a) or 'a scalar'})")
+    if f.kind == "bool" and arr.dtype != np.bool_:
+        raise _Unreadable(f"has dtype {arr.dtype}, expected bool (True where visible)")
+    if f.kind == "int" and not np.issubdtype(arr.dtype, np.integer):
+        raise _Unreadable(f"has dtype {arr.dtype}, expected whole numbers (an integer dtype)")
+    if f.kind == "float":
+        if not (np.issubdtype(arr.dtype, np.floating) or np.issubdtype(arr.dtype, np.integer)) \
+                or np.issubdtype(arr.dtype, np.bool_):
+            raise _Unreadable(f"has dtype {arr.dtype}, expected float64")
+        if arr.dtype != expected.dtype:
+            raise _Unreadable(f"has dtype {arr.dtype}, expected {expected.dtype} (the engine computes in float64)")
+    return arr
+
+
+def _exact(got, expected):
+    """A reader's exact value in the expected value's form (tuple, str, dict of counts)."""
+    if isinstance(expected, Mapping):
+        if not isinstance(got, Mapping):
+            raise _Unreadable(f"is a {_type_name(got)}, expected a dict (a Counter will do)")
+        return {k: v for k, v in dict(got).items() if v != 0}
+    if isinstance(expected, tuple):
+        if not isinstance(got, (tuple, list)):
+            raise _Unreadable(f"is a {_type_name(got)}, expected a tuple")
+        return tuple(got)
+    if not isinstance(got, type(expected)):
+        raise _Unreadable(f"is a {_type_name(got)}, expected a {_type_name(expected)}")
+    return got
+
+
+def _first_difference(f: Field, got, expected) -> tuple[str, Any, Any] | None:
+    """``(where, expected, got)`` of the first entry that differs, or None when equal."""
+    if f.kind == "exact":
+        if got == expected:
+            return None
+        if isinstance(expected, Mapping):
+            for key in sorted(set(expected) | set(got), key=repr):
+                if expected.get(key, 0) != got.get(key, 0):
+                    return f"[{key!r}]", expected.get(key, 0), got.get(key, 0)
+        if isinstance(expected, tuple):
+            if len(got) != len(expected):
+                return "length", len(expected), len(got)
+            for k, (a, b) in enumerate(zip(expected, got)):
+                if a != b:
+                    return f"[{k}]", a, b
+        return "", expected, got
+    if f.kind == "float":
+        nan = np.argwhere(np.atleast_1d(~np.isfinite(got) & np.isfinite(expected)))
+        if nan.size and got.ndim == 0:
+            return "", expected[()], got[()]
+        if nan.size:
+            where = tuple(int(v) for v in nan[0])
+            return _index(f.axes, where), expected[where], got[where]
+        bad = ~np.isclose(got, expected, rtol=RTOL, atol=ATOL, equal_nan=True)
+    else:
+        bad = got != expected
+    if np.ndim(bad) == 0:
+        return ("", expected[()], got[()]) if bool(bad) else None
+    hits = np.argwhere(bad)
+    if not hits.size:
+        return None
+    where = tuple(int(v) for v in hits[0])
+    return _index(f.axes, where), expected[where] if where else expected[()], got[where] if where else got[()]
+
+
+def _sum_note(f: Field, got: np.ndarray) -> str:
+    """Why a weight matrix is wrong, when its sums say so."""
+    if not f.sums_to_one or got.ndim < 1 or not np.all(np.isfinite(got)):
+        return ""
+    rows = got.sum(axis=-1)
+    if np.allclose(rows, 1.0):
+        return ""
+    bad = tuple(int(v) for v in np.argwhere(~np.isclose(rows, 1.0))[0])
+    where = _index(f.axes[:-1], bad)[1:-1] if bad else ""
+    name = f.label.split(" ")[0]
+    note = f" Row {where} of {name} sums to {_num(rows[bad])}, not 1" if where else \
+        f" The entries of {name} sum to {_num(rows[bad])}, not 1"
+    if got.ndim >= 2 and np.allclose(got.sum(axis=-2), 1.0):
+        axis = f.axes[-2] if len(f.axes) >= 2 else "first"
+        note += f": its columns sum to 1, so softmax ran over the {axis} axis, not over the sources"
+    return note + "."
+
+
+@dataclass(frozen=True)
+class Exercise:
+    """One exercise: the function the reader writes, the engine's reference, the cases,
+    the fields compared, the known mistakes and (optionally) the figure drawn from the
+    reader's numbers."""
+
+    name: str  # "masked_attention"
+    chapter: int  # 4
+    title: str  # "attention with a mask"
+    stub: str  # the signature and docstring the reader starts from, body `...`
+    reference: Callable  # the engine's function (or the engine called with the exercise's arguments)
+    engine: tuple  # the engine objects a solution cell shows with show_source
+    fields: tuple[Field, ...]  # what the result holds, in the order the computation makes it
+    cases: Callable[[], tuple[Case, ...]]  # the worked example first, then seeded random cases
+    mistakes: tuple[Mistake, ...] = ()
+    figure: Callable | None = None  # figure(expected, got) -> a figure display, from the first case
+    case_seconds: float = CASE_SECONDS
+
+    # -- reading a result ----------------------------------------------------------
+
+    def _fields_of(self, value) -> dict:
+        """The reader's result split into fields; _Unreadable when it is not in that form."""
+        if len(self.fields) == 1 and not (isinstance(value, Mapping) and self.fields[0].name in value):
+            return {self.fields[0].name: value}
+        names = [f.name for f in self.fields]
+        out = {}
+        for name in names:
+            if isinstance(value, Mapping):
+                if name not in value:
+                    raise _Unreadable(f"has no {name!r}: return a dict with the keys {', '.join(names)}")
+                out[name] = value[name]
+            elif hasattr(value, name):
+                out[name] = getattr(value, name)
+            else:
+                raise _Unreadable(f"is a {_type_name(value)}; return a dict with the keys {', '.join(names)}")
+        return out
+
+    def expected(self, case: Case) -> dict:
+        """The engine's fields for ``case``."""
+        value = self.reference(*copy.deepcopy(case.args), **copy.deepcopy(dict(case.kwargs)))
+        out = self._fields_of(value)
+        return {f.name: (np.asarray(out[f.name]) if f.kind != "exact" else out[f.name]) for f in self.fields}
+
+    def _compare(self, outcome: Outcome, expected: dict) -> Difference | None:
+        """The first field that differs (None when all agree)."""
+        if outcome.status != "returned":
+            return Difference("", "", outcome.status, None, None, outcome.error)
+        try:
+            got = self._fields_of(outcome.value)
+        except _Unreadable as why:
+            return Difference("", "your result", "unreadable", None, None, f"Your result {why}.")
+        for f in self.fields:
+            try:
+                g = _exact(got[f.name], expected[f.name]) if f.kind == "exact" else _as_array(f, got[f.name], expected[f.name])
+                diff = _first_difference(f, g, expected[f.name])
+            except _Unreadable as why:
+                return Difference(f.name, f.label, "unreadable", None, None, f"{f.label} ({f.name!r}) {why}.")
+            except Exception as err:  # a reader's object that misbehaves when compared
+                return Difference(f.name, f.label, "unreadable", None, None,
+                                  f"{f.label} ({f.name!r}) could not be compared ({type(err).__name__}).")
+            if diff is not None:
+                where, e, g_ = diff
+                note = _sum_note(f, g) if f.kind == "float" else ""
+                at = f"'s length" if where == "length" else f" at {where}"
+                shown = _num if f.kind != "exact" else repr
+                text = f"{f.label}{at if where else ''}: expected {shown(e)}, got {shown(g_)}.{note}"
+                return Difference(f.name, f.label, "differs", e, g_, text)
+        return None
+
+    def _same(self, a: Outcome, b: Outcome) -> bool:
+        """Whether two runs gave the same result (both raising the same error type counts)."""
+        if a.status != b.status:
+            return False
+        if a.status != "returned":
+            return a.status in ("raised", "memory") and a.error_type == b.error_type
+        try:
+            fa, fb = self._fields_of(a.value), self._fields_of(b.value)
+            for f in self.fields:
+                if f.kind == "exact":
+                    ea, eb = fa[f.name], fb[f.name]
+                    if isinstance(eb, Mapping):
+                        ea, eb = _exact(ea, eb), _exact(eb, eb)
+                    elif isinstance(eb, tuple):
+                        ea = _exact(ea, eb)
+                    if ea != eb:
+                        return False
+                    continue
+                x, y = np.asarray(fa[f.name]), np.asarray(fb[f.name])
+                if x.shape != y.shape or x.dtype.kind != y.dtype.kind:
+                    return False
+                if f.kind == "float":
+                    if not np.allclose(x, y, rtol=RTOL, atol=ATOL, equal_nan=True):
+                        return False
+                elif not np.array_equal(x, y):
+                    return False
+        except Exception:
+            return False
+        return True
+
+    # -- checking -----------------------------------------------------------------
+
+    def _run(self, fn, case: Case) -> Outcome:
+        """One bounded run of ``fn`` on a fresh copy of ``case``'s inputs; a run that
+        allocates more than the case allows becomes a "memory" outcome."""
+        out = run(fn, copy.deepcopy(case.args), kwargs=copy.deepcopy(dict(case.kwargs)),
+                  seconds=self.case_seconds, measure=case.max_bytes is not None)
+        if case.max_bytes is not None and out.status == "returned" and out.peak_bytes > case.max_bytes:
+            return Outcome("memory", error=f"your function allocated {out.peak_bytes / 1e6:.1f} MB at once, more "
+                           f"than the {case.max_bytes / 1e6:.1f} MB {case.budget}", error_type="memory",
+                           seconds=out.seconds, peak_bytes=out.peak_bytes, printed=out.printed)
+        return out
+
+    def check(self, fn) -> CheckResult:
+        """Run ``fn`` on every case and compare it with the engine; never raises for
+        anything ``fn`` does."""
+        if not callable(fn):
+            return CheckResult(self, "not callable", f"{_type_name(fn)} is not a function: pass the function itself, "
+                               f"check({self.name!r}, {self.name}), without calling it.")
+        cases = self.cases()
+        outcomes: list[Outcome] = []
+        spent = 0.0
+        for k, case in enumerate(cases):
+            if spent > TOTAL_SECONDS:
+                break
+            out = self._run(fn, case)
+            spent += out.seconds
+            outcomes.append(out)
+            if out.status == "refused":
+                return CheckResult(self, "refused", out.error)
+            if k == 0 and out.status == "returned" and (out.value is Ellipsis or out.value is None):
+                return CheckResult(self, "not written yet",
+                                   f"Not written yet: your {self.name} returns {out.value!r}. Replace the `...` "
+                                   f"with your code, run its cell, then run this one again.", printed=out.printed)
+            if k == 0 and out.status == "raised" and out.error_type == "NotImplementedError":
+                return CheckResult(self, "not written yet", f"Not written yet: your {self.name} raises "
+                                   f"NotImplementedError. Write its body, then run this cell again.",
+                                   printed=out.printed)
+            if out.status == "timeout":
+                break
+        expected = [self.expected(c) for c in cases[:len(outcomes)]]
+        first = next(((k, d) for k, (o, e) in enumerate(zip(outcomes, expected))
+                      if (d := self._compare(o, e)) is not None), None)
+        printed = next((o.printed for o in outcomes if o.printed.total), None)
+        if first is None:
+            if len(outcomes) < len(cases):
+                return CheckResult(self, "timeout", f"Your function took more than {TOTAL_SECONDS:g} s over "
+                                   f"{len(outcomes)} of {len(cases)} cases; the rest were not run.", printed=printed)
+            return CheckResult(self, "passed", f"Passed: your {self.name} agrees with the engine on "
+                               f"{cases[0].label} and {len(cases) - 1} random cases.", cases=cases,
+                               outcomes=tuple(outcomes), expected=tuple(expected), printed=printed)
+        k, diff = first
+        mistake = self._diagnose(cases[:len(outcomes)], outcomes) if len(outcomes) == len(cases) else None
+        status = {"raised": "raised", "timeout": "timeout"}.get(diff.status, "differs")
+        return CheckResult(self, status, "", case=cases[k], case_index=k, difference=diff, mistake=mistake,
+                           outcome=outcomes[k], cases=cases, outcomes=tuple(outcomes), expected=tuple(expected),
+                           printed=printed)
+
+    def _diagnose(self, cases, outcomes) -> Mistake | None:
+        """The known mistake whose output equals the reader's on every case, if one does."""
+        for m in self.mistakes:
+            if all(self._same(o, self._run(m.fn, c)) for c, o in zip(cases, outcomes)):
+                return m
+        return None

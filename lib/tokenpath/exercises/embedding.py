@@ -1,0 +1,128 @@
+"""Chapter 3's exercises: the embedding lookup, and the cross-entropy of one position.
+The worked examples are the chapter's table ``E [1000, 8]`` read by the ID tensor
+``s [2, 4]`` (:func:`tokenpath.lessons.embedding.teaching_embedding`, ``batch_ids``) and
+figure 5's logits ``[log 3, 0]``; random cases vary ``V``, ``d``, the IDs and the size
+of the logits (up to 1000, where ``exp`` overflows unless the maximum is subtracted).
+"""
+
+from __future__ import annotations
+
+import math
+
+import numpy as np
+
+from ..embedding import lookup
+from ..examples import embedding as ex
+from ..lessons.embedding import batch_ids, teaching_embedding
+from ..sampling import cross_entropy
+from .checker import Case, Exercise, Field, Mistake
+
+__all__ = ["CROSS_ENTROPY", "EMBED", "EXERCISES"]
+
+# ------------------------------------------------------------------ the lookup
+
+_EMBED_STUB = '''\
+def embed(table, ids):
+    """The embedding rows of token IDs: X[..., t, :] = table[ids[..., t], :].
+
+    table [V, d] float (row v is token v's vector), ids [T] or [B, T] integers in
+    0 … V − 1.  Returns [T, d] or [B, T, d]: one row of the table per ID.
+    """
+    ...
+'''
+
+
+def _embed_cases() -> tuple[Case, ...]:
+    cases = [Case("the worked example (E [1000, 8] read by s [2, 4])", (np.array(teaching_embedding()), batch_ids()))]
+    rng = np.random.default_rng(3)
+    for n, (v, d, shape) in enumerate([(5, 3, (4,)), (12, 4, (2, 3)), (3, 6, (5,)), (50, 2, (1, 1))]):
+        table = np.round(rng.normal(size=(v, d)), 2)
+        ids = rng.integers(0, v, size=shape)
+        cases.append(Case(f"random case {n + 1} (seed 3): V = {v}, d = {d}, ids {list(shape)}", (table, ids)))
+    return tuple(cases)
+
+
+EMBED = Exercise(
+    "embed", 3, "the embedding lookup", _EMBED_STUB, lookup, (lookup,),
+    (Field("rows", "X = E[s]", ("t", "feature")),), _embed_cases,
+    (Mistake("IDs counted from 1", "you read row id − 1; IDs count from 0, so ID v is row v of the table.",
+             lambda table, ids: np.asarray(table)[np.asarray(ids) - 1]),
+     Mistake("the rows added up", "you summed the rows of the sequence into one vector; the lookup keeps one "
+             "row per position, shape [..., T, d].", lambda table, ids: np.asarray(table)[np.asarray(ids)].sum(axis=-2)),
+     Mistake("the rows scaled by √d", "you multiplied the rows by √d, as the original Transformer paper does "
+             "after the lookup; the chapter's lookup returns the rows as stored.",
+             lambda table, ids: np.asarray(table)[np.asarray(ids)] * math.sqrt(np.asarray(table).shape[-1]))),
+)
+
+# ----------------------------------------------------- cross-entropy at one position
+
+_CE_STUB = '''\
+def cross_entropy_one(logits, target):
+    """Next-token cross-entropy at one position.
+
+    logits [V] float (z), target an int in 0 … V − 1 (y).  Returns a dict with
+      "probs": p = softmax(z) over the vocabulary   [V]
+      "loss":  −log p[y]                            a float
+    Subtract max(z) before exp, so logits of 1000 do not overflow.
+    """
+    ...
+'''
+
+
+def _ce_reference(logits, target):
+    tr = cross_entropy(np.asarray(logits, dtype=float)[None, :], [target])
+    return {"probs": tr.probs[0], "loss": float(tr.nll[0])}
+
+
+def _ce_cases() -> tuple[Case, ...]:
+    cases = [Case("the worked example (figure 5: z = [log 3, 0], y = 0)", (np.array(ex.FIG5_GAP), 0)),
+             Case("the same logits shifted by 100, y = 1", (ex.FIG5_GAP + ex.FIG5_SHIFT, 1)),
+             Case("large logits: z = [1000, 999, 990], y = 1", (np.array([1000.0, 999.0, 990.0]), 1))]
+    rng = np.random.default_rng(5)
+    for n, (v, scale) in enumerate([(5, 1.0), (20, 3.0), (2, 0.1), (8, 10.0)]):
+        z = rng.normal(size=v) * scale
+        cases.append(Case(f"random case {n + 1} (seed 5): V = {v}", (z, int(rng.integers(0, v)))))
+    return tuple(cases)
+
+
+def _softmax(z):
+    e = np.exp(z - np.max(z))
+    return e / e.sum()
+
+
+def _no_minus(z, y):
+    p = _softmax(np.asarray(z, float))
+    return {"probs": p, "loss": float(np.log(p[y]))}
+
+
+def _raw_logit(z, y):
+    z = np.asarray(z, float)
+    return {"probs": _softmax(z), "loss": float(-z[y])}
+
+
+def _no_max(z, y):
+    with np.errstate(over="ignore", invalid="ignore"):
+        e = np.exp(np.asarray(z, float))
+        p = e / e.sum()
+        return {"probs": p, "loss": float(-np.log(p[y]))}
+
+
+def _log10(z, y):
+    p = _softmax(np.asarray(z, float))
+    return {"probs": p, "loss": float(-np.log10(p[y]))}
+
+
+CROSS_ENTROPY = Exercise(
+    "cross_entropy_one", 3, "cross-entropy for one position", _CE_STUB, _ce_reference, (cross_entropy,),
+    (Field("probs", "p = softmax(z)", ("v",), sums_to_one=True), Field("loss", "−log p[y]", ())),
+    _ce_cases,
+    (Mistake("the minus sign left out", "your loss is log p[y], which is negative; cross-entropy is −log p[y], "
+             "0 when the model is sure of the right token and growing as p[y] shrinks.", _no_minus),
+     Mistake("the logit instead of the log-probability", "your loss is −z[y]; the logits must go through the "
+             "softmax (log p[y] = z[y] − log Σ exp z) before the log is taken.", _raw_logit),
+     Mistake("softmax without subtracting the maximum", "exp(1000) overflows to inf and inf/inf is NaN; "
+             "subtract max(z) first, which changes no probability.", _no_max),
+     Mistake("log base 10", "you took log₁₀; cross-entropy in the chapter uses the natural log (nats).", _log10)),
+)
+
+EXERCISES = (EMBED, CROSS_ENTROPY)

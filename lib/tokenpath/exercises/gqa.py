@@ -1,0 +1,126 @@
+"""Chapter 6's exercise: grouped-query attention without copying K/V. Query head ``h``
+reads K/V head ``h // (Hq/Hkv)``. The worked example is the chapter's random layer
+(seed :data:`~tokenpath.examples.gqa.GQA_SEED`: ``Hq = 8`` query heads, ``Hkv = 2``,
+``T = 4``, causal); random cases vary the head counts (MQA's ``Hkv = 1`` and MHA's
+``Hkv = Hq`` included). The last case is a decoding step over a long cache, where the
+checker measures what the function allocates (``tracemalloc``): repeating the K/V
+heads to line them up with the query heads allocates ``Hq/Hkv`` times their size.
+"""
+
+from __future__ import annotations
+
+import tracemalloc
+
+import numpy as np
+
+from ..attention import cache_mask
+from ..examples import gqa as ex
+from ..gqa import grouped_attention
+from .checker import Case, Exercise, Field, Mistake
+
+__all__ = ["EXERCISES", "GQA", "MEMORY_CASE"]
+
+_STUB = '''\
+def gqa_attention(query, key, value, mask):
+    """Grouped-query attention of one sequence, without copying K/V.
+
+    query [Hq, T_q, d_h], key [Hkv, T_k, d_h], value [Hkv, T_k, d_v] (U), with Hkv
+    dividing Hq; mask [T_q, T_k] bool (True where key j is visible to query i), the
+    same for every head.  Query head h reads K/V head h // (Hq // Hkv).  Do not build
+    repeated copies of key and value (no np.repeat, np.tile or key[groups]): let
+    each group's keys broadcast over its query heads.
+    Returns a dict with
+      "scores":  S = QKᵀ/√d_h per query head, before the mask   [Hq, T_q, T_k]
+      "weights": A = softmax of S over the keys j               [Hq, T_q, T_k]
+      "output":  O = A U of each head's group                   [Hq, T_q, d_v]
+    """
+    ...
+'''
+
+#: The decoding step whose allocations are measured: Hq, Hkv, cached keys T_k, d_h.
+MEMORY_CASE = (8, 1, 4096, 64)
+#: How many times the K/V heads' bytes a function may allocate on that step (scores, weights
+#: and one working copy fit; Hq/Hkv = 8 repeated copies do not).
+ALLOWANCE = 3
+
+
+def _reference(query, key, value, mask):
+    t = grouped_attention(np.asarray(query)[None], np.asarray(key)[None], np.asarray(value)[None], mask)
+    return {"scores": t.scores[0], "weights": t.weights[0], "output": t.output[0]}
+
+
+def _cases() -> tuple[Case, ...]:
+    rng = np.random.default_rng(ex.GQA_SEED)
+    q = rng.standard_normal((ex.GQA_B, ex.FIG16_N_Q_HEADS, ex.GQA_T, ex.GQA_D_HEAD))[0]
+    k, u = rng.standard_normal((2, ex.GQA_B, ex.FIG16_N_KV_HEADS, ex.GQA_T, ex.GQA_D_HEAD))[:, 0]
+    cases = [Case(f"the worked example (chapter 6: Hq = {ex.FIG16_N_Q_HEADS}, Hkv = {ex.FIG16_N_KV_HEADS}, "
+                  f"T = {ex.GQA_T}, causal)", (q, k, u, cache_mask(0, ex.GQA_T)))]
+    rng = np.random.default_rng(16)
+    for n, (hq, hkv, tq, tk, d) in enumerate([(4, 1, 3, 3, 2), (6, 3, 2, 5, 3), (2, 2, 3, 3, 1), (8, 4, 1, 6, 2)]):
+        q = rng.normal(size=(hq, tq, d))
+        k, u = rng.normal(size=(hkv, tk, d)), rng.normal(size=(hkv, tk, 2))
+        cases.append(Case(f"random case {n + 1} (seed 16): Hq = {hq}, Hkv = {hkv}, T_q = {tq}, T_k = {tk}",
+                          (q, k, u, cache_mask(tk - tq, tq))))
+    hq, hkv, tk, d = MEMORY_CASE
+    q = rng.normal(size=(hq, 1, d))
+    k, u = rng.normal(size=(hkv, tk, d)), rng.normal(size=(hkv, tk, d))
+    cases.append(Case(f"a decoding step over {tk} cached keys (Hq = {hq}, Hkv = {hkv}, d_h = {d}), its memory "
+                      "measured", (q, k, u, cache_mask(tk - 1, 1)), max_bytes=ALLOWANCE * (k.nbytes + u.nbytes),
+                      budget=f"allowed ({ALLOWANCE} × what K and U hold)"))
+    return tuple(cases)
+
+
+def _softmax(s):
+    e = np.exp(s - s.max(axis=-1, keepdims=True))
+    return e / e.sum(axis=-1, keepdims=True)
+
+
+def _attend(q, k, v, m, scale=True, axis=-1):
+    s = q @ np.swapaxes(k, -1, -2) / (np.sqrt(q.shape[-1]) if scale else 1.0)
+    x = np.where(m, s, -np.inf)
+    if axis == -1:  # (the wrong axis leaves whole columns hidden: NaN, then 0)
+        a = _softmax(x)
+    else:
+        with np.errstate(invalid="ignore"):
+            a = np.nan_to_num(np.exp(x - x.max(axis=axis, keepdims=True)))
+            a = np.nan_to_num(a / a.sum(axis=axis, keepdims=True))
+    return {"scores": s, "weights": a, "output": a @ v}
+
+
+def _grouped(q, k, v, m, **kw):
+    hq, hkv = q.shape[0], k.shape[0]
+    g = hq // hkv
+    out = _attend(q.reshape(hkv, g, *q.shape[1:]), k[:, None], v[:, None], m, **kw)
+    return {name: a.reshape(hq, *a.shape[2:]) for name, a in out.items()}
+
+
+def _repeated(q, k, v, m):
+    g = q.shape[0] // k.shape[0]
+    return _attend(q, np.repeat(k, g, axis=0), np.repeat(v, g, axis=0), m)
+
+
+def _modulo(q, k, v, m):
+    heads = [_attend(q[h], k[h % k.shape[0]], v[h % k.shape[0]], m) for h in range(q.shape[0])]  # views, no copy
+    return {name: np.stack([o[name] for o in heads]) for name in heads[0]}
+
+
+GQA = Exercise(
+    "gqa_attention", 6, "grouped-query attention without copying K/V", _STUB, _reference, (grouped_attention,),
+    (Field("scores", "S = QKᵀ/√d_h", ("h", "i", "j")),
+     Field("weights", "A = softmax(S)", ("h", "i", "j"), sums_to_one=True),
+     Field("output", "O = AU", ("h", "i", "d"))),
+    _cases,
+    (Mistake("K/V copied to line up with the query heads", "your function allocates repeated K/V heads "
+             "(np.repeat, np.tile or fancy indexing such as key[groups]); the numbers are right, but the cache "
+             "saving of GQA is gone. View the queries as [Hkv, Hq/Hkv, T, d_h] and let key[:, None] broadcast.",
+             _repeated),
+     Mistake("query heads grouped by h % Hkv", "you gave query head h the K/V head h % Hkv, which interleaves "
+             "the groups; the chapter's grouping is h // (Hq/Hkv): heads 0–3 read K/V head 0.",
+             _modulo),
+     Mistake("no 1/√d_h", "your scores are QKᵀ without the division by √d_h.",
+             lambda q, k, v, m: _grouped(q, k, v, m, scale=False)),
+     Mistake("softmax over the query axis", "your softmax normalised over the queries i (axis −2); each row "
+             "of A sums over the keys j (the last axis).", lambda q, k, v, m: _grouped(q, k, v, m, axis=-2))),
+)
+
+EXERCISES = (GQA,)

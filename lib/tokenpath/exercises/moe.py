@@ -1,0 +1,136 @@
+"""Chapter 8's exercise: top-k routing with the gates renormalised over the chosen
+experts (a softmax over the chosen scores only). The worked example is figure 20's
+scores ``[2, 1, 0, −1]`` with ``k = 2``; random cases vary ``E`` and ``k`` (``k = 1`` and
+``k = E`` included) and have tied scores, which go to the lower expert ID.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+
+from .. import moe
+from ..examples import moe as ex
+from .checker import Case, Exercise, Field, Mistake
+
+__all__ = ["EXERCISES", "ROUTE_TOP_K"]
+
+_STUB = '''\
+def route_top_k(scores, k):
+    """Top-k routing of one token.
+
+    scores [E] float (the router scores a, column = expert ID), k an int, 1 <= k <= E.
+    Returns a dict with
+      "chosen": the k expert IDs with the highest scores, highest first; equal scores
+                go to the lower ID first                            [k] ints
+      "gates":  g_i = exp(a_i) / Σ_{j chosen} exp(a_j) for a chosen expert i,
+                exactly 0 for the others                            [E]
+    """
+    ...
+'''
+
+
+def _reference(scores, k):
+    r = moe.route(scores, k)
+    return {"chosen": r.chosen, "gates": r.gates}
+
+
+def _cases() -> tuple[Case, ...]:
+    cases = [Case(f"the worked example (figure 20: a = [2, 1, 0, −1], k = {ex.FIG20_K})", (ex.FIG20_SCORES, ex.FIG20_K)),
+             Case("tied scores a = [1, 3, 3, 0], k = 1", (np.array([1.0, 3.0, 3.0, 0.0]), 1)),
+             Case("every expert chosen: a = [0.5, -1, 2], k = 3", (np.array([0.5, -1.0, 2.0]), 3))]
+    rng = np.random.default_rng(20)
+    for n, (e, k) in enumerate([(6, 2), (8, 3), (5, 1), (4, 2)]):
+        a = np.round(rng.normal(size=e), 1)
+        a[int(rng.integers(0, e))] = a[int(rng.integers(0, e))]  # often a tie
+        cases.append(Case(f"random case {n + 1} (seed 20): E = {e}, k = {k}", (a, k)))
+    return tuple(cases)
+
+
+def _order(a, k):
+    return np.argsort(-np.asarray(a, dtype=float), kind="stable")[:k]
+
+
+def _gates_over(a, chosen, among_all):
+    a = np.asarray(a, dtype=float)
+    e = np.exp(a - a.max())
+    g = np.zeros_like(a)
+    g[chosen] = e[chosen] / (e.sum() if among_all else e[chosen].sum())
+    return g
+
+
+def _not_renormalised(a, k):
+    c = _order(a, k)
+    return {"chosen": c, "gates": _gates_over(a, c, among_all=True)}
+
+
+def _dense(a, k):
+    a = np.asarray(a, dtype=float)
+    e = np.exp(a - a.max())
+    return {"chosen": _order(a, k), "gates": e / e.sum()}
+
+
+def _bottom(a, k):
+    c = np.argsort(np.asarray(a, dtype=float), kind="stable")[:k]
+    return {"chosen": c, "gates": _gates_over(a, c, among_all=False)}
+
+
+def _id_order(a, k):
+    c = _order(a, k)
+    return {"chosen": np.sort(c), "gates": _gates_over(a, c, among_all=False)}
+
+
+def _higher_id_on_ties(a, k):
+    c = np.argsort(np.asarray(a, dtype=float), kind="stable")[::-1][:k]
+    return {"chosen": c, "gates": _gates_over(a, c, among_all=False)}
+
+
+ROUTE_TOP_K = Exercise(
+    "route_top_k", 8, "top-k routing with renormalised gates", _STUB, _reference, (moe.route, moe.top_k),
+    (Field("chosen", "the chosen set S", ("rank",), "int"), Field("gates", "g_i", ("expert",), sums_to_one=True)),
+    _cases,
+    (Mistake("top-k without renormalising", "your gates are the chosen experts' probabilities under a softmax "
+             "over all E scores, so they sum to less than 1; the chapter renormalises over the chosen set: "
+             "a softmax of the chosen scores only.", _not_renormalised),
+     Mistake("gates left on the unchosen experts", "your gates are the softmax over every expert, so experts "
+             "that do not run get a weight; a gate is exactly 0 outside the chosen set.", _dense),
+     Mistake("the lowest scores chosen", "you took the first k of an ascending sort; top-k takes the k highest "
+             "scores (sort by −a, or reverse).", _bottom),
+     Mistake("the chosen experts listed by ID", "your set is right but sorted by expert ID; list the chosen "
+             "experts highest score first, as the engine's trace does.", _id_order),
+     Mistake("ties broken towards the higher ID", "reversing an ascending sort puts the higher of two equal "
+             "scores first; the chapter gives a tie to the lower expert ID (a stable sort of −a).",
+             _higher_id_on_ties)),
+    figure=lambda case, expected, got: _routing_figure(case, expected, got),
+)
+
+
+def _route_of(scores, k, fields) -> moe.Route:
+    a = np.asarray(scores, dtype=float)
+    chosen = np.asarray(fields["chosen"]).astype(int)
+    gates = np.asarray(fields["gates"], dtype=float)
+    mask = np.zeros(a.shape, dtype=bool)
+    mask[chosen] = True
+    return moe.Route(a, k, "in_set", chosen, mask, moe.route(a, k).probs, gates)
+
+
+def _routing_figure(case: Case, expected: dict, got: dict):
+    """Figure 20's routing table, the book's beside the one drawn from the reader's gates."""
+    from ..figures import Drawn, FigureDisplay
+    from ..figures.draw import add_heading, new_canvas
+    from ..figures.moe import draw_routing_table
+
+    scores, k = case.args
+    fig, ax = new_canvas(14.8, 6.3)
+    traces = []
+    for x0, title, fields in ((1.4, "The book's routing (the engine)", expected), (8.4, "Your routing", got)):
+        add_heading(ax, x0 - 1.2, 0.3, title)
+        t = moe.combine(_route_of(scores, k, fields), ex.FIG20_OUTPUTS)
+        draw_routing_table(ax, t, at=(x0, 0.8), columns=len(scores))
+        traces.append(t)
+    alt = (f"Figure 20's routing table twice: the engine's gates {np.round(expected['gates'], 3).tolist()}, "
+           f"yours {np.round(np.asarray(got['gates'], float), 3).tolist()}.")
+    return FigureDisplay(Drawn(0, "Your routing beside the book's", fig, alt, trace=tuple(traces)),
+                         caption="Your routing beside the book's (figure 20)")
+
+
+EXERCISES = (ROUTE_TOP_K,)

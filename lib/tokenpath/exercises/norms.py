@@ -1,0 +1,137 @@
+"""Chapter 7's exercises: RMSNorm and SwiGLU. The worked examples are figure 17's
+``x = [3, 4]`` (γ = 1, ε = 0) and the chapter's SwiGLU shapes (``d = 8 → d_ff = 24 → 8``,
+seed :data:`~tokenpath.examples.norms.FFN_SEED`); random cases vary the widths, γ and ε
+(large enough, beside small features, that where ε goes shows).
+"""
+
+from __future__ import annotations
+
+import numpy as np
+
+from .. import examples
+from ..examples import norms as ex
+from ..norms import rms_norm_trace, swiglu_trace
+from .checker import Case, Exercise, Field, Mistake
+
+__all__ = ["EXERCISES", "RMS_NORM", "SWIGLU"]
+
+# ------------------------------------------------------------------ RMSNorm
+
+_RMS_STUB = '''\
+def rms_norm(x, weight, eps):
+    """RMSNorm over the last (feature) axis of x.
+
+    x [..., d] float, weight [d] (γ), eps a float (ε).  Returns a dict with
+      "mean_square": mean of x² over the features, keepdims   [..., 1]
+      "rms":         sqrt(mean_square + ε)                     [..., 1]
+      "output":      γ ⊙ x / rms                               [..., d]
+    The mean is not subtracted.
+    """
+    ...
+'''
+
+
+def _rms_reference(x, weight, eps):
+    t = rms_norm_trace(x, weight, eps=eps)
+    return {"mean_square": t.mean_square, "rms": t.rms, "output": t.output}
+
+
+def _rms_cases() -> tuple[Case, ...]:
+    cases = [Case("the worked example (figure 17: x = [3, 4], γ = 1, ε = 0)", (ex.FIG17_X, ex.FIG17_WEIGHT, ex.FIG17_EPS))]
+    rng = np.random.default_rng(17)
+    for n, (shape, eps) in enumerate([((3, 4), 1e-5), ((2, 3), 0.5), ((5,), 1.0), ((2, 2, 6), 1e-6)]):
+        x = rng.normal(size=shape) * (0.3 if eps >= 0.5 else 1.0) + 0.4
+        cases.append(Case(f"random case {n + 1} (seed 17): x {list(shape)}, ε = {eps:g}",
+                          (x, rng.normal(size=shape[-1]), eps)))
+    return tuple(cases)
+
+
+def _rms(x, w, eps, centre=False, eps_inside=True, axis=-1, weighted=True):
+    x = np.asarray(x, dtype=float)
+    if centre:
+        x = x - x.mean(axis=axis, keepdims=True)
+    ms = np.mean(x * x, axis=axis, keepdims=True)
+    rms = np.sqrt(ms + eps) if eps_inside else np.sqrt(ms) + eps
+    out = x / rms * (np.asarray(w, dtype=float) if weighted else 1.0)
+    return {"mean_square": ms, "rms": rms, "output": out}
+
+
+RMS_NORM = Exercise(
+    "rms_norm", 7, "RMSNorm", _RMS_STUB, _rms_reference, (rms_norm_trace,),
+    (Field("mean_square", "mean(x²)", ("position", "")), Field("rms", "RMS = √(mean(x²) + ε)", ("position", "")),
+     Field("output", "γ ⊙ x / RMS", ("position", "feature"))),
+    _rms_cases,
+    (Mistake("RMSNorm subtracting the mean", "you centred x first, which is LayerNorm's step; RMSNorm divides "
+             "by the root mean square of x itself and keeps its mean.",
+             lambda x, w, eps: _rms(x, w, eps, centre=True)),
+     Mistake("ε outside the square root", "you computed √(mean(x²)) + ε; the chapter's RMS is √(mean(x²) + ε), "
+             "ε added to the mean square.", lambda x, w, eps: _rms(x, w, eps, eps_inside=False)),
+     Mistake("the mean over the positions", "you averaged x² over axis 0 (the positions); RMSNorm averages "
+             "over the features of one position, the last axis.", lambda x, w, eps: _rms(x, w, eps, axis=0)),
+     Mistake("γ left out", "your output is x / RMS without the weight; multiply feature by feature by γ.",
+             lambda x, w, eps: _rms(x, w, eps, weighted=False))),
+)
+
+# ------------------------------------------------------------------ SwiGLU
+
+_SWIGLU_STUB = '''\
+def swiglu(x, w_gate, w_up, w_down):
+    """The SwiGLU feed-forward network, (SiLU(x W_gate) ⊙ x W_up) W_down.
+
+    x [..., d], w_gate and w_up [d, d_ff], w_down [d_ff, d].  SiLU(a) = a·σ(a).
+    Returns a dict with
+      "gate":   a = x W_gate             [..., d_ff]
+      "up":     c = x W_up               [..., d_ff]
+      "hidden": SiLU(a) ⊙ c              [..., d_ff]
+      "output": hidden W_down            [..., d]
+    """
+    ...
+'''
+
+
+def _swiglu_reference(x, w_gate, w_up, w_down):
+    t = swiglu_trace(x, w_gate, w_up, w_down)
+    return {"gate": t.gate.gate_pre, "up": t.gate.content, "hidden": t.gate.product, "output": t.output}
+
+
+def _swiglu_cases() -> tuple[Case, ...]:
+    rng = np.random.default_rng(ex.FFN_SEED)  # the chapter's own draw, in its order
+    x = rng.standard_normal((examples.B, examples.T, examples.D_MODEL))
+    w_g, w_u = rng.standard_normal((2, examples.D_MODEL, examples.D_FF))
+    w_d = rng.standard_normal((examples.D_FF, examples.D_MODEL))
+    cases = [Case(f"the worked example (chapter 7: x [{examples.B}, {examples.T}, {examples.D_MODEL}], "
+                  f"d_ff = {examples.D_FF})", (x, w_g, w_u, w_d))]
+    rng = np.random.default_rng(18)
+    for n, (shape, d_ff) in enumerate([((3, 2), 4), ((4,), 6), ((2, 5), 1)]):
+        d = shape[-1]
+        cases.append(Case(f"random case {n + 1} (seed 18): x {list(shape)}, d_ff = {d_ff}",
+                          (rng.normal(size=shape), rng.normal(size=(d, d_ff)), rng.normal(size=(d, d_ff)),
+                           rng.normal(size=(d_ff, d)))))
+    return tuple(cases)
+
+
+def _ffn(x, wg, wu, wd, act, swap=False):
+    a, c = x @ wg, x @ wu
+    h = act(c) * a if swap else act(a) * c
+    return {"gate": a, "up": c, "hidden": h, "output": h @ wd}
+
+
+def _silu(a):
+    return a / (1.0 + np.exp(-a))
+
+
+SWIGLU = Exercise(
+    "swiglu", 7, "SwiGLU", _SWIGLU_STUB, _swiglu_reference, (swiglu_trace,),
+    (Field("gate", "a = x W_gate", ("position", "k")), Field("up", "c = x W_up", ("position", "k")),
+     Field("hidden", "SiLU(a) ⊙ c", ("position", "k")), Field("output", "(SiLU(a) ⊙ c) W_down", ("position", "feature"))),
+    _swiglu_cases,
+    (Mistake("SiLU on the up branch", "you applied SiLU to c = x W_up and multiplied by a; the gate branch "
+             "x W_gate goes through SiLU, the up branch is the content it scales.",
+             lambda x, wg, wu, wd: _ffn(x, wg, wu, wd, _silu, swap=True)),
+     Mistake("σ instead of SiLU", "you gated with σ(a), the sigmoid (GLU's gate); SiLU(a) = a·σ(a).",
+             lambda x, wg, wu, wd: _ffn(x, wg, wu, wd, lambda a: 1.0 / (1.0 + np.exp(-a)))),
+     Mistake("ReLU instead of SiLU", "you gated with max(a, 0) (ReGLU); SiLU(a) = a·σ(a) is smooth and lets "
+             "a little of a negative a through.", lambda x, wg, wu, wd: _ffn(x, wg, wu, wd, lambda a: np.maximum(a, 0.0)))),
+)
+
+EXERCISES = (RMS_NORM, SWIGLU)

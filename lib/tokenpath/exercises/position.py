@@ -1,0 +1,98 @@
+"""Chapter 5's exercise: RoPE for one head with the rotate-half pairing the book uses
+(feature ``i`` turns with feature ``i + d_h/2`` by the angle ``p·θ_i``,
+``θ_i = base^(−2i/d_h)``). The worked example is the chapter's four-wide case
+(``d_h = 4``, position 3, base 10000: angles ``[3, 0.03]``) with ``x = [1, 2, 3, 4]``;
+random cases vary ``T``, ``d_h`` (2 included), the positions and the base.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+
+from ..examples import position as ex
+from ..position import rope, rope_angles
+from .checker import Case, Exercise, Field, Mistake
+
+__all__ = ["EXERCISES", "ROPE"]
+
+_STUB = '''\
+def rope_head(x, positions, base):
+    """Rotary position embedding of one head, rotate-half pairing.
+
+    x [T, d_h] float (d_h even), positions [T] (the absolute position p of each row),
+    base a float (10000 in the chapter).  Pair i (i = 0 … d_h/2 − 1) is feature i
+    with feature i + d_h/2; it turns by the angle p·θ_i, θ_i = base^(−2i/d_h):
+      a' = a·cos − b·sin,  b' = a·sin + b·cos.
+    Returns a dict with
+      "angles": p·θ_i                [T, d_h/2]
+      "output": the rotated rows     [T, d_h]
+    """
+    ...
+'''
+
+
+def _reference(x, positions, base):
+    x = np.asarray(x, dtype=float)
+    return {"angles": rope_angles(positions, x.shape[-1], base), "output": rope(x, positions, base=base)}
+
+
+def _cases() -> tuple[Case, ...]:
+    d = ex.ROPE_EXAMPLE_HEAD_DIM
+    cases = [Case(f"the worked example (d_h = {d}, position {ex.ROPE_EXAMPLE_POSITION}, base "
+                  f"{ex.ROPE_EXAMPLE_BASE:g}, x = [1, 2, 3, 4])",
+                  (np.arange(1.0, d + 1)[None, :], np.array([ex.ROPE_EXAMPLE_POSITION]), ex.ROPE_EXAMPLE_BASE))]
+    rng = np.random.default_rng(15)
+    for n, (t, dh, base) in enumerate([(3, 4, 10000.0), (2, 2, 100.0), (4, 8, 10000.0), (1, 6, 500.0)]):
+        x = rng.normal(size=(t, dh))
+        pos = np.sort(rng.integers(0, 20, size=t))
+        cases.append(Case(f"random case {n + 1} (seed 15): T = {t}, d_h = {dh}, base {base:g}", (x, pos, base)))
+    return tuple(cases)
+
+
+def _angles(positions, d, base, exponent=2.0):
+    theta = base ** (-exponent * np.arange(d // 2) / d)
+    return np.asarray(positions, dtype=float)[:, None] * theta
+
+
+def _interleaved(x, positions, base):
+    x = np.asarray(x, dtype=float)
+    ang = _angles(positions, x.shape[-1], base)
+    a, b = x[:, 0::2], x[:, 1::2]
+    out = np.empty_like(x)
+    out[:, 0::2] = a * np.cos(ang) - b * np.sin(ang)
+    out[:, 1::2] = a * np.sin(ang) + b * np.cos(ang)
+    return {"angles": ang, "output": out}
+
+
+def _rotate(x, ang, sign=1.0):
+    h = x.shape[-1] // 2
+    a, b = x[:, :h], x[:, h:]
+    c, s = np.cos(ang), sign * np.sin(ang)
+    return np.concatenate([a * c - b * s, a * s + b * c], axis=-1)
+
+
+def _backwards(x, positions, base):
+    x = np.asarray(x, dtype=float)
+    ang = _angles(positions, x.shape[-1], base)
+    return {"angles": ang, "output": _rotate(x, ang, -1.0)}
+
+
+def _exponent_i(x, positions, base):
+    x = np.asarray(x, dtype=float)
+    ang = _angles(positions, x.shape[-1], base, exponent=1.0)
+    return {"angles": ang, "output": _rotate(x, ang)}
+
+
+ROPE = Exercise(
+    "rope_head", 5, "RoPE for one head (rotate-half pairing)", _STUB, _reference, (rope, rope_angles),
+    (Field("angles", "p·θ_i", ("p", "i")), Field("output", "RoPE(x, p)", ("p", "feature"))), _cases,
+    (Mistake("RoPE's interleaved pairing where rotate_half is used", "you turned feature 2i with feature 2i + 1 "
+             "(the adjacent pairing the RoPE paper writes); the book pairs feature i with feature i + d_h/2 "
+             "(rotate_half), so the same weights give other numbers.", _interleaved),
+     Mistake("turned the wrong way", "your sin has the wrong sign, so each pair turns clockwise by p·θ_i; "
+             "a' = a·cos − b·sin and b' = a·sin + b·cos turn it counter-clockwise.", _backwards),
+     Mistake("θ_i = base^(−i/d_h)", "your frequencies use i/d_h in the exponent; RoPE's are base^(−2i/d_h), "
+             "one per pair, so the slowest pair turns at about 1/base per position.", _exponent_i)),
+)
+
+EXERCISES = (ROPE,)

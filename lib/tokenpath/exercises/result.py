@@ -1,0 +1,120 @@
+"""What a check says: a :class:`CheckResult`, whose ``str()`` is the message the reader
+sees (plain text; a notebook shows it as HTML), with ``.passed`` and, where the exercise
+has one, ``.figure()``: the chapter's figure drawn from the reader's numbers beside the
+book's.
+"""
+
+from __future__ import annotations
+
+import html
+from dataclasses import dataclass
+from typing import Any
+
+__all__ = ["STATUSES", "CheckResult", "Difference"]
+
+#: Every status a check can end in.
+STATUSES = ("passed", "not written yet", "differs", "raised", "timeout", "refused", "not callable")
+
+_COLOURS = {"passed": "#009E73", "not written yet": "#999999", "differs": "#E69F00"}
+
+
+@dataclass(frozen=True)
+class Difference:
+    """The first intermediate of one case that differs from the engine's."""
+
+    field: str  # "weights" ("" when the function raised or timed out)
+    label: str  # "A = softmax(S)"
+    status: str  # "differs", "unreadable", "raised" or "timeout"
+    expected: Any
+    got: Any
+    text: str  # the sentence the reader sees
+
+
+@dataclass(frozen=True)
+class CheckResult:
+    """The verdict of :meth:`Exercise.check` on one function."""
+
+    exercise: Any  # the Exercise
+    status: str  # one of STATUSES
+    summary: str = ""  # the message, when no case differs
+    case: Any = None  # the first case that differs
+    case_index: int = -1
+    difference: Difference | None = None
+    mistake: Any = None  # the known Mistake the function matches, if any
+    outcome: Any = None  # the run of that case
+    cases: tuple = ()
+    outcomes: tuple = ()
+    expected: tuple = ()
+    printed: Any = None  # the first case's captured output, when it printed
+
+    @property
+    def passed(self) -> bool:
+        return self.status == "passed"
+
+    def lines(self) -> list[str]:
+        """The message, one sentence a line."""
+        ex = self.exercise
+        head = f"[{self.status}] {ex.name}: {ex.title} (chapter {ex.chapter})."
+        out = [head]
+        if self.summary:
+            out.append(self.summary)
+        elif self.difference is not None:
+            d, o = self.difference, self.outcome
+            if d.status == "raised":
+                out.append(f"Your function raised {o.error} on {self.case.label}"
+                           + (f" ({o.where})." if o.where else "."))
+            elif d.status == "timeout":
+                out.append(f"Your function did not return within {ex.case_seconds:g} s on {self.case.label}; "
+                           "the checker stopped it. Look for a loop whose condition never changes.")
+            else:
+                out.append(f"First difference, on {self.case.label}: {d.text}")
+            if self.mistake is not None:
+                out.append(f"This is a known mistake, {self.mistake.name}: {self.mistake.why}")
+            elif d.status != "timeout":
+                n = len(self.outcomes)
+                out.append(f"(No known mistake gives your results on all {n} case{'s' * (n != 1)}.)")
+        if self.printed is not None and self.printed.total:
+            out.append(f"Your function printed {self.printed.total:,} characters; the first of them:")
+            out.append(self.printed.summary().rstrip("\n"))
+        return out
+
+    def text(self) -> str:
+        return "\n".join(self.lines())
+
+    def __str__(self) -> str:
+        return self.text()
+
+    def __repr__(self) -> str:
+        return f"CheckResult({self.exercise.name!r}, {self.status!r})"
+
+    def figure(self):
+        """The chapter's figure from the reader's numbers on the worked example beside the
+        book's (a display for a notebook cell), or None when the exercise has no figure or
+        the reader's numbers on the worked example cannot be read."""
+        ex = self.exercise
+        if ex.figure is None or not self.outcomes or self.outcomes[0].status != "returned":
+            return None
+        try:
+            got = ex._fields_of(self.outcomes[0].value)
+            return ex.figure(self.cases[0], self.expected[0], got)
+        except Exception:  # the reader's numbers cannot be drawn (wrong shape …): the text says why
+            return None
+
+    def html(self) -> str:
+        colour = _COLOURS.get(self.status, "#D55E00")
+        lines = self.lines()
+        body = "".join(f"<p>{html.escape(t)}</p>" for t in lines[1:] if not t.startswith("\n"))
+        return (f'<div class="tokenpath-exercise" data-status="{html.escape(self.status)}" '
+                f'style="border-left:4px solid {colour};padding:0.3em 0.8em;margin:0.3em 0">'
+                f'<p><strong style="color:{colour}">{html.escape(self.status)}</strong> · '
+                f"<code>{html.escape(self.exercise.name)}</code> · {html.escape(self.exercise.title)}</p>"
+                f"{body}</div>")
+
+    def _repr_mimebundle_(self, include=None, exclude=None):
+        bundle = {"text/html": self.html(), "text/plain": self.text()}
+        fig = self.figure()
+        if fig is not None:
+            drawn = fig._repr_mimebundle_()
+            bundle = {"text/html": bundle["text/html"] + drawn["text/html"],
+                      "text/plain": bundle["text/plain"] + "\n" + drawn["text/plain"]}
+        return bundle

@@ -1,0 +1,85 @@
+"""Chapter 2's exercise: decoding a list of token IDs by joining the tokens' bytes first,
+and why decoding each token on its own fails. The worked example is figure 1's split
+character (猫 = E7 8C AB with E7 8C one token and AB another, as
+:func:`tokenpath.lessons.utf8.split_char` builds it); random cases are texts of
+one- to four-byte characters, some cut in the middle of a character.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+
+from ..bpe import Tokenizer
+from ..examples import bpe as ex
+from .checker import Case, Exercise, Field, Mistake
+
+__all__ = ["DECODE", "EXERCISES"]
+
+_STUB = '''\
+def decode(tokenizer, ids):
+    """The text of a list of token IDs.
+
+    tokenizer.token_bytes(i) gives the bytes of token i.  Join the bytes of all the
+    tokens first, then decode them as UTF-8, writing U+FFFD (the replacement
+    character) where the bytes are not valid UTF-8 (errors="replace").
+    Returns a str.
+    """
+    ...
+'''
+
+_CHARS = ("a", " ", "é", "猫", "语", "🙂")
+
+
+def _reference(tokenizer, ids):
+    return tokenizer.decode(ids, errors="replace")
+
+
+def _cases() -> tuple[Case, ...]:
+    code = ex.FIG1_CHAR.encode("utf-8")
+    split = Tokenizer([(code[:1], code[1:2])])  # token 256 = the first two bytes, as figure 1 splits them
+    cases = [Case(f"the worked example (figure 1: {ex.FIG1_CHAR} as E7 8C + AB)",
+                  (split, list(split.merge_bytes(code[:ex.FIG1_SPLIT_AT])) + list(split.merge_bytes(code[ex.FIG1_SPLIT_AT:])))),
+             Case(f"{ex.FIG1_CHAR} cut after its first two bytes", (split, [256])),
+             Case("plain ASCII", (Tokenizer([]), list(b"abc")))]
+    rng = np.random.default_rng(2)
+    byte_level = Tokenizer([])
+    for n in range(4):
+        text = "".join(rng.choice(_CHARS, size=int(rng.integers(2, 6))))
+        data = text.encode("utf-8")
+        cut = len(data) if n % 2 == 0 else int(rng.integers(1, len(data)))
+        what = "whole" if cut == len(data) else f"cut after byte {cut}"
+        cases.append(Case(f"random text {n + 1} (seed 2): {text!r}, {what}", (byte_level, list(data[:cut]))))
+    return tuple(cases)
+
+
+def _per_token(tokenizer, ids):
+    return "".join(tokenizer.token_bytes(i).decode("utf-8", errors="replace") for i in ids)
+
+
+def _ignore(tokenizer, ids):
+    return b"".join(tokenizer.token_bytes(i) for i in ids).decode("utf-8", errors="ignore")
+
+
+def _latin1(tokenizer, ids):
+    return b"".join(tokenizer.token_bytes(i) for i in ids).decode("latin-1")
+
+
+def _strict(tokenizer, ids):
+    return b"".join(tokenizer.token_bytes(i) for i in ids).decode("utf-8")
+
+
+DECODE = Exercise(
+    "decode", 2, "decoding joined bytes", _STUB, _reference, (Tokenizer.decode,),
+    (Field("text", "the decoded text", (), "exact"),), _cases,
+    (Mistake("per-token decoding", "you decoded each token's bytes on their own; a character whose bytes are "
+             "split over two tokens is then two invalid pieces (two U+FFFD) instead of one character. Join "
+             "all the bytes, then decode once.", _per_token),
+     Mistake("invalid bytes dropped", "you decoded with errors=\"ignore\", so a cut character vanishes "
+             "without a trace; errors=\"replace\" leaves U+FFFD where it was.", _ignore),
+     Mistake("the bytes read as Latin-1", "you decoded with latin-1, which turns each byte into its own "
+             "character (E7 8C AB becomes 'ç\\x8c«'); tokens' bytes are UTF-8.", _latin1),
+     Mistake("strict decoding", "you decoded with errors=\"strict\", which raises on a character cut by the "
+             "end of the list; the exercise asks for errors=\"replace\".", _strict)),
+)
+
+EXERCISES = (DECODE,)

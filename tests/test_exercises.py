@@ -1,0 +1,520 @@
+"""The exercises: every reference solution passes, every catalogued mistake is named when
+a reader's wrong twin makes it, and a wrong function that matches no catalogued mistake
+gets "first difference" without a diagnosis.
+
+The wrong twins are written here the way a reader would write them (loops, other numpy
+calls), not copied from the package's catalogue, so a twin that stops matching its
+mistake fails the test."""
+
+from __future__ import annotations
+
+import math
+import textwrap
+from collections import Counter, defaultdict
+
+import numpy as np
+import pytest
+
+from tokenpath import exercises
+from tokenpath.attention import attention, cache_mask, causal_mask
+
+
+def _softmax_rows(s):
+    out = np.zeros_like(s)
+    for idx in np.ndindex(*s.shape[:-1]):
+        row = s[idx]
+        e = np.exp(row - row.max())
+        out[idx] = e / e.sum()
+    return out
+
+
+# ------------------------------------------------------------------- chapter 1
+
+def pairs_unweighted(words):
+    d = defaultdict(int)
+    for w in words.keys():
+        for i in range(len(w) - 1):
+            d[w[i], w[i + 1]] += 1
+    return dict(d)
+
+
+def pairs_distinct(words):
+    d = Counter()
+    for w, n in words.items():
+        seen = {(w[i], w[i + 1]) for i in range(len(w) - 1)}
+        for p in seen:
+            d[p] += n
+    return d
+
+
+def pairs_short(words):
+    d = {}
+    for w, n in words.items():
+        for a, b in list(zip(w, w[1:]))[:-1]:
+            d[(a, b)] = d.get((a, b), 0) + n
+    return d
+
+
+def merge_no_skip(symbols, pair, new):
+    out, prev_used = [], False
+    for i in range(len(symbols)):
+        if i + 1 < len(symbols) and (symbols[i], symbols[i + 1]) == pair:
+            out.append(new)
+            prev_used = True
+        elif prev_used:
+            prev_used = False
+        else:
+            out.append(symbols[i])
+    return tuple(out)
+
+
+def merge_once(symbols, pair, new):
+    s = list(symbols)
+    for i in range(len(s) - 1):
+        if s[i] == pair[0] and s[i + 1] == pair[1]:
+            s[i:i + 2] = [new]
+            break
+    return tuple(s)
+
+
+def merge_from_right(symbols, pair, new):
+    s, i, out = list(symbols), len(symbols) - 1, []
+    while i >= 0:
+        if i > 0 and (s[i - 1], s[i]) == pair:
+            out.insert(0, new)
+            i -= 2
+        else:
+            out.insert(0, s[i])
+            i -= 1
+    return tuple(out)
+
+
+# ------------------------------------------------------------------- chapter 2
+
+def decode_each(tokenizer, ids):
+    return "".join(tokenizer.token_bytes(i).decode(errors="replace") for i in ids)
+
+
+def decode_ignoring(tokenizer, ids):
+    data = bytearray()
+    for i in ids:
+        data += tokenizer.token_bytes(i)
+    return bytes(data).decode("utf-8", "ignore")
+
+
+def decode_latin(tokenizer, ids):
+    return "".join(chr(b) for i in ids for b in tokenizer.token_bytes(i))
+
+
+def decode_strict(tokenizer, ids):
+    return b"".join(map(tokenizer.token_bytes, ids)).decode()
+
+
+# ------------------------------------------------------------------- chapter 3
+
+def embed_from_one(table, ids):
+    return np.take(table, np.asarray(ids) - 1, axis=0)
+
+
+def embed_summed(table, ids):
+    return np.stack([table[i] for i in np.ravel(ids)]).reshape(*np.shape(ids), -1).sum(axis=-2)
+
+
+def embed_scaled(table, ids):
+    return np.take(table, ids, axis=0) * np.sqrt(table.shape[1])
+
+
+def ce_positive_log(z, y):
+    p = np.exp(z - z.max()); p /= p.sum()
+    return {"probs": p, "loss": math.log(p[y])}
+
+
+def ce_raw(z, y):
+    p = np.exp(z - np.max(z)); p = p / np.sum(p)
+    return {"probs": p, "loss": -float(z[y])}
+
+
+def ce_naive(z, y):
+    with np.errstate(all="ignore"):
+        p = np.exp(z) / np.exp(z).sum()
+        return {"probs": p, "loss": -math.log(p[y]) if p[y] > 0 else float("nan")}
+
+
+def ce_log10(z, y):
+    p = np.exp(z - z.max()); p /= p.sum()
+    return {"probs": p, "loss": -math.log10(p[y])}
+
+
+# ------------------------------------------------------------------- chapter 4
+
+def causal_upper(t):
+    return np.array([[j >= i for j in range(t)] for i in range(t)])
+
+
+def causal_strict(t):
+    return np.array([[j < i for j in range(t)] for i in range(t)])
+
+
+def causal_inverted(t):
+    return np.triu(np.ones((t, t)), 1).astype(bool)
+
+
+def att_unscaled(q, k, v, mask):
+    s = np.einsum("id,jd->ij", q, k)
+    a = _softmax_rows(np.where(mask, s, -np.inf))
+    return {"scores": s, "weights": a, "output": a @ v}
+
+
+def att_columns(q, k, v, mask):
+    s = q @ k.T / math.sqrt(k.shape[1])
+    a = _softmax_rows(np.where(mask, s, -np.inf).T).T
+    return {"scores": s, "weights": np.nan_to_num(a), "output": np.nan_to_num(a) @ v}
+
+
+def att_mask_late(q, k, v, mask):
+    s = q @ k.T / math.sqrt(k.shape[1])
+    a = np.where(mask, _softmax_rows(s), 0.0)
+    return {"scores": s, "weights": a, "output": a @ v}
+
+
+def att_unmasked(q, k, v, mask):
+    s = q @ k.T / math.sqrt(k.shape[1])
+    a = _softmax_rows(s)
+    return {"scores": s, "weights": a, "output": a @ v}
+
+
+def cache_local(past, new):
+    return np.array([[j <= r for j in range(past + new)] for r in range(new)])
+
+
+def cache_square(past, new):
+    return np.tril(np.full((new, new), True))
+
+
+def cache_no_self(past, new):
+    return np.array([[j < past + r for j in range(past + new)] for r in range(new)])
+
+
+# ------------------------------------------------------------------- chapter 5
+
+def _theta(d, base, two=2):
+    return np.array([base ** (-two * i / d) for i in range(d // 2)])
+
+
+def rope_adjacent(x, positions, base):
+    d = x.shape[1]
+    ang = np.outer(positions, _theta(d, base))
+    out = x.copy()
+    for i in range(d // 2):
+        a, b = x[:, 2 * i], x[:, 2 * i + 1]
+        out[:, 2 * i] = a * np.cos(ang[:, i]) - b * np.sin(ang[:, i])
+        out[:, 2 * i + 1] = a * np.sin(ang[:, i]) + b * np.cos(ang[:, i])
+    return {"angles": ang, "output": out}
+
+
+def _rope_half(x, ang, sign):
+    d = x.shape[1] // 2
+    out = x.copy()
+    for i in range(d):
+        a, b = x[:, i], x[:, i + d]
+        out[:, i] = a * np.cos(ang[:, i]) + sign * b * np.sin(ang[:, i])
+        out[:, i + d] = -sign * a * np.sin(ang[:, i]) + b * np.cos(ang[:, i])
+    return out
+
+
+def rope_clockwise(x, positions, base):
+    ang = np.outer(positions, _theta(x.shape[1], base))
+    return {"angles": ang, "output": _rope_half(x, ang, 1.0)}
+
+
+def rope_slow_exponent(x, positions, base):
+    ang = np.outer(positions, _theta(x.shape[1], base, two=1))
+    return {"angles": ang, "output": _rope_half(x, ang, -1.0)}
+
+
+# ------------------------------------------------------------------- chapter 6
+
+def _per_head(q, k, v, mask, head_of, scale=True, axis=-1):
+    hq = q.shape[0]
+    s = np.stack([q[h] @ k[head_of(h)].T for h in range(hq)]) / (math.sqrt(q.shape[-1]) if scale else 1.0)
+    x = np.where(mask, s, -np.inf)
+    if axis == -1:
+        a = _softmax_rows(x)
+    else:
+        a = np.nan_to_num(np.swapaxes(_softmax_rows(np.swapaxes(x, -1, -2)), -1, -2))
+    return {"scores": s, "weights": a, "output": np.stack([a[h] @ v[head_of(h)] for h in range(hq)])}
+
+
+def gqa_tiled(q, k, v, mask):
+    g = q.shape[0] // k.shape[0]
+    k_all = np.concatenate([np.tile(k[i:i + 1], (g, 1, 1)) for i in range(k.shape[0])])
+    v_all = np.concatenate([np.tile(v[i:i + 1], (g, 1, 1)) for i in range(v.shape[0])])
+    t = attention(q, k_all, v_all, mask)
+    return {"scores": t.scores, "weights": t.weights, "output": t.output}
+
+
+def gqa_modulo(q, k, v, mask):
+    return _per_head(q, k, v, mask, lambda h: h % k.shape[0])
+
+
+def gqa_unscaled(q, k, v, mask):
+    g = q.shape[0] // k.shape[0]
+    return _per_head(q, k, v, mask, lambda h: h // g, scale=False)
+
+
+def gqa_query_axis(q, k, v, mask):
+    g = q.shape[0] // k.shape[0]
+    return _per_head(q, k, v, mask, lambda h: h // g, axis=-2)
+
+
+# ------------------------------------------------------------------- chapter 7
+
+def rms_centred(x, w, eps):
+    c = x - np.mean(x, axis=-1, keepdims=True)
+    ms = np.mean(c ** 2, axis=-1, keepdims=True)
+    return {"mean_square": ms, "rms": np.sqrt(ms + eps), "output": w * c / np.sqrt(ms + eps)}
+
+
+def rms_eps_outside(x, w, eps):
+    ms = (x ** 2).sum(axis=-1, keepdims=True) / x.shape[-1]
+    r = ms ** 0.5 + eps
+    return {"mean_square": ms, "rms": r, "output": w * (x / r)}
+
+
+def rms_positions(x, w, eps):
+    ms = (x ** 2).mean(axis=0, keepdims=True)
+    return {"mean_square": ms, "rms": np.sqrt(ms + eps), "output": w * x / np.sqrt(ms + eps)}
+
+
+def rms_no_gamma(x, w, eps):
+    ms = np.mean(np.square(x), axis=-1, keepdims=True)
+    return {"mean_square": ms, "rms": np.sqrt(ms + eps), "output": x / np.sqrt(ms + eps)}
+
+
+def _ffn(x, wg, wu, wd, gate):
+    a, c = np.matmul(x, wg), np.matmul(x, wu)
+    h = gate(a, c)
+    return {"gate": a, "up": c, "hidden": h, "output": np.matmul(h, wd)}
+
+
+def swiglu_swapped(x, wg, wu, wd):
+    return _ffn(x, wg, wu, wd, lambda a, c: a * (c / (1 + np.exp(-c))))
+
+
+def swiglu_sigmoid(x, wg, wu, wd):
+    return _ffn(x, wg, wu, wd, lambda a, c: c / (1 + np.exp(-a)))
+
+
+def swiglu_relu(x, wg, wu, wd):
+    return _ffn(x, wg, wu, wd, lambda a, c: np.where(a > 0, a, 0.0) * c)
+
+
+# ------------------------------------------------------------------- chapter 8
+
+def _chosen(a, k):
+    return np.array(sorted(range(len(a)), key=lambda i: (-a[i], i))[:k])
+
+
+def _gates(a, chosen, denominator):
+    g = np.zeros(len(a))
+    for i in chosen:
+        g[i] = math.exp(a[i]) / denominator
+    return g
+
+
+def route_unnormalised(a, k):
+    c = _chosen(a, k)
+    return {"chosen": c, "gates": _gates(a, c, sum(math.exp(v) for v in a))}
+
+
+def route_dense(a, k):
+    e = np.exp(a - a.max())
+    return {"chosen": _chosen(a, k), "gates": e / e.sum()}
+
+
+def route_lowest(a, k):
+    c = np.array(sorted(range(len(a)), key=lambda i: (a[i], i))[:k])
+    return {"chosen": c, "gates": _gates(a, c, sum(math.exp(a[i]) for i in c))}
+
+
+def route_by_id(a, k):
+    c = _chosen(a, k)
+    return {"chosen": np.sort(c), "gates": _gates(a, c, sum(math.exp(a[i]) for i in c))}
+
+
+def route_high_tie(a, k):
+    c = np.array(sorted(range(len(a)), key=lambda i: (-a[i], -i))[:k])
+    return {"chosen": c, "gates": _gates(a, c, sum(math.exp(a[i]) for i in c))}
+
+
+#: (exercise, the mistake's name, the reader's wrong twin)
+TWINS = [
+    ("pair_counts", "counts not weighted by the word's frequency", pairs_unweighted),
+    ("pair_counts", "a pair counted once per word", pairs_distinct),
+    ("pair_counts", "the last pair left out", pairs_short),
+    ("merge_pair", "overlapping pairs merged twice", merge_no_skip),
+    ("merge_pair", "only the first occurrence merged", merge_once),
+    ("merge_pair", "merged right to left", merge_from_right),
+    ("decode", "per-token decoding", decode_each),
+    ("decode", "invalid bytes dropped", decode_ignoring),
+    ("decode", "the bytes read as Latin-1", decode_latin),
+    ("decode", "strict decoding", decode_strict),
+    ("embed", "IDs counted from 1", embed_from_one),
+    ("embed", "the rows added up", embed_summed),
+    ("embed", "the rows scaled by √d", embed_scaled),
+    ("cross_entropy_one", "the minus sign left out", ce_positive_log),
+    ("cross_entropy_one", "the logit instead of the log-probability", ce_raw),
+    ("cross_entropy_one", "softmax without subtracting the maximum", ce_naive),
+    ("cross_entropy_one", "log base 10", ce_log10),
+    ("causal_mask", "the triangle flipped", causal_upper),
+    ("causal_mask", "the diagonal hidden", causal_strict),
+    ("causal_mask", "True where hidden", causal_inverted),
+    ("masked_attention", "no 1/√d_h", att_unscaled),
+    ("masked_attention", "softmax over the query axis", att_columns),
+    ("masked_attention", "the mask applied after the softmax", att_mask_late),
+    ("masked_attention", "the mask ignored", att_unmasked),
+    ("cache_mask", "the cache mask built from local indices", cache_local),
+    ("cache_mask", "the square causal mask reused", cache_square),
+    ("cache_mask", "the diagonal hidden", cache_no_self),
+    ("rope_head", "RoPE's interleaved pairing where rotate_half is used", rope_adjacent),
+    ("rope_head", "turned the wrong way", rope_clockwise),
+    ("rope_head", "θ_i = base^(−i/d_h)", rope_slow_exponent),
+    ("gqa_attention", "K/V copied to line up with the query heads", gqa_tiled),
+    ("gqa_attention", "query heads grouped by h % Hkv", gqa_modulo),
+    ("gqa_attention", "no 1/√d_h", gqa_unscaled),
+    ("gqa_attention", "softmax over the query axis", gqa_query_axis),
+    ("rms_norm", "RMSNorm subtracting the mean", rms_centred),
+    ("rms_norm", "ε outside the square root", rms_eps_outside),
+    ("rms_norm", "the mean over the positions", rms_positions),
+    ("rms_norm", "γ left out", rms_no_gamma),
+    ("swiglu", "SiLU on the up branch", swiglu_swapped),
+    ("swiglu", "σ instead of SiLU", swiglu_sigmoid),
+    ("swiglu", "ReLU instead of SiLU", swiglu_relu),
+    ("route_top_k", "top-k without renormalising", route_unnormalised),
+    ("route_top_k", "gates left on the unchosen experts", route_dense),
+    ("route_top_k", "the lowest scores chosen", route_lowest),
+    ("route_top_k", "the chosen experts listed by ID", route_by_id),
+    ("route_top_k", "ties broken towards the higher ID", route_high_tie),
+]
+
+
+@pytest.mark.parametrize("name", exercises.names())
+def test_the_reference_solution_passes(name):
+    result = exercises.check(name, exercises.solution(name))
+    assert result.passed, result.text()
+    assert str(result).startswith(f"[passed] {name}:")
+
+
+@pytest.mark.parametrize("name,mistake,twin", TWINS, ids=[f"{n}-{m}" for n, m, _ in TWINS])
+def test_a_wrong_twin_is_named_by_its_mistake(name, mistake, twin):
+    result = exercises.check(name, twin)
+    assert not result.passed
+    assert result.mistake is not None, result.text()
+    assert result.mistake.name == mistake, result.text()
+    assert f"This is a known mistake, {mistake}:" in str(result)
+    assert "First difference" in str(result) or "raised" in str(result)
+
+
+def test_every_exercise_catalogues_at_least_three_mistakes_and_each_has_a_twin():
+    named = {(n, m) for n, m, _ in TWINS}
+    for name in exercises.names():
+        mistakes = exercises.exercise(name).mistakes
+        assert len(mistakes) >= 3, name
+        assert {(name, m.name) for m in mistakes} <= named, name
+
+
+def test_each_catalogued_mistake_differs_from_the_reference_on_some_case():
+    for name in exercises.names():
+        ex = exercises.exercise(name)
+        for m in ex.mistakes:
+            assert not ex.check(m.fn).passed, (name, m.name)
+
+
+# random wrong functions: a difference, and no false diagnosis
+RANDOM_WRONG = [
+    ("pair_counts", lambda words: {("a", "b"): 1}),
+    ("merge_pair", lambda symbols, pair, new: tuple(reversed(symbols))),
+    ("decode", lambda tok, ids: "猫"),
+    ("embed", lambda table, ids: np.zeros((*np.shape(ids), table.shape[1]))),
+    ("cross_entropy_one", lambda z, y: {"probs": np.full(len(z), 1 / len(z)), "loss": 1.0}),
+    ("causal_mask", lambda t: np.eye(t, dtype=bool)),
+    ("masked_attention", lambda q, k, v, m: {"scores": q @ k.T / math.sqrt(q.shape[1]),
+                                             "weights": m / m.sum(axis=-1, keepdims=True),
+                                             "output": (m / m.sum(axis=-1, keepdims=True)) @ v}),
+    ("cache_mask", lambda past, new: np.ones((new, past + new), dtype=bool)),
+    ("rope_head", lambda x, p, base: {"angles": np.outer(p, _theta(x.shape[1], base)), "output": x.copy()}),
+    ("gqa_attention", lambda q, k, v, m: {"scores": np.zeros((q.shape[0], *m.shape))}),
+    ("rms_norm", lambda x, w, eps: {"mean_square": np.ones((*x.shape[:-1], 1)), "rms": np.ones((*x.shape[:-1], 1)),
+                                    "output": x * w}),
+    ("swiglu", lambda x, wg, wu, wd: {"gate": x @ wg, "up": x @ wu, "hidden": x @ wg * (x @ wu),
+                                      "output": (x @ wg * (x @ wu)) @ wd}),
+    ("route_top_k", lambda a, k: {"chosen": np.arange(k), "gates": np.full(len(a), 1 / len(a))}),
+]
+
+
+@pytest.mark.parametrize("name,fn", RANDOM_WRONG, ids=[n for n, _ in RANDOM_WRONG])
+def test_a_wrong_function_gets_its_first_difference_without_a_false_diagnosis(name, fn):
+    result = exercises.check(name, fn)
+    assert not result.passed and result.mistake is None, result.text()
+    assert "No known mistake" in str(result)
+    assert result.difference is not None and result.case_index >= 0
+
+
+def test_the_first_differing_intermediate_is_named_in_the_chapters_notation():
+    # right scores, weights normalised over the query axis: the weights differ first
+    def late(q, k, v, m):
+        out = att_columns(q, k, v, m)
+        out["output"] = np.zeros_like(out["output"])  # a second difference, later in the order
+        return out
+
+    r = exercises.check("masked_attention", late)
+    assert r.difference.field == "weights"
+    text = str(r)
+    assert "A = softmax(S) at [i=0, j=0]: expected 1, got 0.428571" in text
+    assert "so softmax ran over the i axis" in text
+    assert r.case_index == 0 and "figure 8" in r.case.label
+
+
+def test_a_figure_is_drawn_from_the_readers_numbers_beside_the_books():
+    r = exercises.check("route_top_k", route_unnormalised)
+    fig = r.figure()
+    assert fig is not None
+    assert "yours [0.644, 0.237, 0.0, 0.0]" in fig.alt and "engine's gates [0.731, 0.269, 0.0, 0.0]" in fig.alt
+    reader_trace = fig.drawn.trace[1]
+    np.testing.assert_allclose(reader_trace.route.gates[:2], [0.643914, 0.236883], atol=1e-6)
+    bundle = r._repr_mimebundle_()
+    assert "<img" in bundle["text/html"] and "top-k without renormalising" in bundle["text/plain"]
+
+
+def test_an_exercise_without_a_figure_or_unreadable_numbers_draws_nothing():
+    assert exercises.check("rms_norm", rms_no_gamma).figure() is None
+    assert exercises.check("masked_attention", lambda q, k, v, m: {"scores": 1}).figure() is None
+
+
+@pytest.mark.parametrize("name", exercises.names())
+def test_the_stub_as_given_says_not_written_yet(name):
+    scope: dict = {"np": np}
+    exec(textwrap.dedent(exercises.stub(name)), scope)
+    result = exercises.check(name, scope[name])
+    assert result.status == "not written yet", result.text()
+    assert "Not written yet" in str(result) and "expected" not in str(result)
+
+
+def test_the_solutions_shown_are_the_engines_own_code():
+    shown = exercises.show_solution("cache_mask")
+    assert shown.text().startswith("tokenpath/attention.py · cache_mask")
+    assert "cols <= rows" in shown.text()
+    assert "tokenpath/position.py · rope_angles" in exercises.show_solution("rope_head").text()
+    assert exercises.solution("causal_mask") is causal_mask and exercises.solution("cache_mask") is cache_mask
+
+
+def test_names_and_chapters():
+    assert [e.chapter for e in map(exercises.exercise, exercises.names())] == sorted(
+        e.chapter for e in map(exercises.exercise, exercises.names()))
+    assert {e.chapter for e in exercises.EXERCISES.values()} == set(range(1, 9))
+    for bad in ("nope", 3, None):
+        with pytest.raises(ValueError, match="name must be one of the exercises"):
+            exercises.check(bad, print)
+    for bad in (0, 9, "4", True):
+        with pytest.raises(ValueError, match="chapter must be one of"):
+            exercises.for_chapter(bad)
