@@ -6,8 +6,11 @@ and Mistral models are built here (nothing is downloaded), written by
 :func:`tokenpath.model.load`, and run beside ``transformers`` reading the same folder:
 the logits agree to 1e-4 of their standard deviation and greedy decoding picks the
 same tokens. The statements the engine's refusals make about ``transformers`` are
-checked here too: a Mistral window shorter than the sequence changes its logits, and
-Qwen2 drops its ``sliding_window`` when ``use_sliding_window`` is false.
+checked here too: a Mistral window shorter than the sequence changes its logits, a
+Mistral file without the field has a window of 4096, and Qwen2 drops its
+``sliding_window`` when ``use_sliding_window`` is false. Configs shaped like released
+ones (Llama 3.2, Qwen2.5, Qwen3, Mistral v0.3) are read as transformers reads them,
+RoPE frequencies included.
 """
 
 from __future__ import annotations
@@ -193,3 +196,68 @@ def test_transformers_drops_qwen2s_window_when_use_sliding_window_is_false():
     assert on.layer_types == ["full_attention", "sliding_attention"]
     with pytest.raises(M.ModelFileError, match="use_sliding_window is true"):
         M.LlamaConfig.from_dict(on.to_dict())
+
+
+#: config.json files shaped like the released ones (the fields and spellings they use:
+#: transformers-4 names such as ``rope_scaling`` and ``torch_dtype``, windows present but off).
+RELEASED_SHAPES = {
+    "llama-3.2-1b": {"architectures": ["LlamaForCausalLM"], "model_type": "llama", "vocab_size": 128256,
+                     "hidden_size": 2048, "intermediate_size": 8192, "num_hidden_layers": 16,
+                     "num_attention_heads": 32, "num_key_value_heads": 8, "head_dim": 64, "hidden_act": "silu",
+                     "max_position_embeddings": 131072, "rms_norm_eps": 1e-5, "rope_theta": 500000.0,
+                     "rope_scaling": {"factor": 32.0, "high_freq_factor": 4.0, "low_freq_factor": 1.0,
+                                      "original_max_position_embeddings": 8192, "rope_type": "llama3"},
+                     "attention_bias": False, "mlp_bias": False, "pretraining_tp": 1, "tie_word_embeddings": True,
+                     "bos_token_id": 128000, "eos_token_id": 128001, "torch_dtype": "bfloat16"},
+    "qwen2.5-0.5b": {"architectures": ["Qwen2ForCausalLM"], "model_type": "qwen2", "vocab_size": 151936,
+                     "hidden_size": 896, "intermediate_size": 4864, "num_hidden_layers": 24,
+                     "num_attention_heads": 14, "num_key_value_heads": 2, "hidden_act": "silu",
+                     "max_position_embeddings": 32768, "max_window_layers": 24, "rms_norm_eps": 1e-6,
+                     "rope_theta": 1000000.0, "sliding_window": 32768, "use_sliding_window": False,
+                     "tie_word_embeddings": True, "bos_token_id": 151643, "eos_token_id": 151643,
+                     "torch_dtype": "bfloat16"},
+    "qwen3-0.6b": {"architectures": ["Qwen3ForCausalLM"], "model_type": "qwen3", "vocab_size": 151936,
+                   "hidden_size": 1024, "intermediate_size": 3072, "num_hidden_layers": 28,
+                   "num_attention_heads": 16, "num_key_value_heads": 8, "head_dim": 128, "hidden_act": "silu",
+                   "max_position_embeddings": 40960, "max_window_layers": 28, "rms_norm_eps": 1e-6,
+                   "rope_scaling": None, "rope_theta": 1000000, "sliding_window": None, "use_sliding_window": False,
+                   "attention_bias": False, "tie_word_embeddings": True, "bos_token_id": 151643,
+                   "eos_token_id": 151645, "torch_dtype": "bfloat16"},
+    "mistral-7b-v0.3": {"architectures": ["MistralForCausalLM"], "model_type": "mistral", "vocab_size": 32768,
+                        "hidden_size": 4096, "intermediate_size": 14336, "num_hidden_layers": 32,
+                        "num_attention_heads": 32, "num_key_value_heads": 8, "head_dim": 128, "hidden_act": "silu",
+                        "max_position_embeddings": 32768, "rms_norm_eps": 1e-5, "rope_theta": 1000000.0,
+                        "sliding_window": None, "tie_word_embeddings": False, "bos_token_id": 1, "eos_token_id": 2,
+                        "torch_dtype": "bfloat16"},
+}
+
+
+@pytest.mark.parametrize("name", sorted(RELEASED_SHAPES))
+def test_released_config_shapes_read_as_transformers_reads_them(name):
+    """The engine's reading of each file against transformers' own: the family, the
+    head shapes, ε, the tie, and the RoPE inverse frequencies its rotary embedding holds."""
+    d = RELEASED_SHAPES[name]
+    ours = M.LlamaConfig.from_dict(d)
+    theirs = transformers.AutoConfig.for_model(**d)
+    assert ours.ARCH == d["architectures"][0] and ours.MODEL_TYPE == theirs.model_type
+    head_dim = getattr(theirs, "head_dim", None) or theirs.hidden_size // theirs.num_attention_heads
+    assert (ours.num_key_value_heads, ours.head_dim) == (theirs.num_key_value_heads, head_dim)
+    assert ours.rms_norm_eps == theirs.rms_norm_eps and ours.tie_word_embeddings == theirs.tie_word_embeddings
+    assert getattr(theirs, "sliding_window", None) is None  # nothing hidden: the engine's reading is the same
+    module = __import__(f"transformers.models.{theirs.model_type}.modeling_{theirs.model_type}", fromlist=["x"])
+    rotary = getattr(module, f"{type(theirs).__name__.removesuffix('Config')}RotaryEmbedding")(theirs)
+    want = rotary.inv_freq.double().numpy()
+    got = rope_frequencies(ours.head_dim, ours.rope_theta, scaling=ours.rope_scaling)
+    np.testing.assert_allclose(got, want, rtol=1e-6)
+    assert rotary.attention_scaling == 1.0
+
+
+def test_a_mistral_7b_v0_1_shaped_config_keeps_its_window_in_transformers_and_is_refused_here():
+    d = {**RELEASED_SHAPES["mistral-7b-v0.3"], "sliding_window": 4096, "rope_theta": 10000.0, "vocab_size": 32000}
+    assert transformers.AutoConfig.for_model(**d).sliding_window == 4096
+    with pytest.raises(M.ModelFileError, match="sliding_window is 4096, below max_position_embeddings=32768"):
+        M.LlamaConfig.from_dict(d)
+    del d["sliding_window"]  # and a file without the field: transformers' default window
+    assert transformers.AutoConfig.for_model(**d).sliding_window == 4096
+    with pytest.raises(M.ModelFileError, match="has no sliding_window, which transformers' Mistral reads as 4096"):
+        M.LlamaConfig.from_dict(d)
