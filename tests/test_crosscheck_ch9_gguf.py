@@ -2,11 +2,12 @@
 (sections 9.11–9.17):
 
 * the by-hand Q8_0 and Q4_1 readers (``lessons.model_files_gguf``) read blocks as the
-  ``gguf`` package (llama.cpp's Python quantizer, bit-exact with ``ggml-quants.c``'s
-  reference) writes them: d, m, low nibbles first;
+  ``gguf`` package (llama.cpp's Python quantizer, written after ``ggml-quants.c``'s
+  reference quantizers) writes them: d, m, low nibbles first;
+* ``safetensors`` stores tensors widest dtype first, then by name (section 9.2);
 * the rounding bound the chapter states holds for that reference quantizer: every weight
-  within d/2 plus the float16 rounding of d and m, and every block reaching both ends of
-  its codes;
+  within d/2 plus the float16 rounding of d and m, and every block using its extreme
+  codes;
 * ``unpermute_rows`` equals the reverse permutation of ``transformers``' GGUF loader
   (``TENSOR_PROCESSORS["llama"]``) and undoes llama.cpp's converter permutation (row i of
   a head's first half to 2i, of its second half to 2i + 1);
@@ -133,3 +134,15 @@ def test_the_chapters_chat_ids_and_injection_equal_apply_chat_template(smollm2_f
         assert chat_template.chat_ids(engine, messages) == list(want)
     injected = list(want)
     assert sum(i == hf.convert_tokens_to_ids("<|im_end|>") for i in injected) == 3  # system, typed, user turn
+
+
+def test_safetensors_stores_tensors_widest_dtype_first_then_by_name(tmp_path):
+    """Section 9.2: why lm_head.weight comes first in a file of float32 tensors."""
+    from safetensors.numpy import save_file
+
+    from tokenpath import safetensors_format as S
+
+    path = tmp_path / "order.safetensors"
+    save_file({"z": np.zeros(2, np.float16), "a": np.zeros(2, np.float16), "m": np.zeros(3, np.float64),
+               "b": np.zeros(1, np.float32), "c": np.zeros(1, np.float32)}, str(path))
+    assert [e.name for e in S.read_header(path).tensors] == ["m", "b", "c", "a", "z"]

@@ -364,8 +364,10 @@ CLAIMS: list[_Claim] = [
     Claim("real.bound_q8", lambda: bound(ex.SMOL_Q8_TENSOR).median_relative,
           text=("embedding, up to 0.011", lambda v: f"embedding, up to {v:.3f}")),
     Claim("real.full_range", lambda: (bound(ex.SMOL_Q8_TENSOR).full_range, bound(ex.SMOL_Q41_TENSOR).full_range),
-          text=("Every block of both reaches both ends of its codes",
-                lambda f: "Every block of both reaches both ends of its codes" if f == (1.0, 1.0) else "")),
+          text=("Every Q4_1 block uses both code 0 and code 15, and every Q8_0 block uses 127 or −127",
+                lambda f: "Every Q4_1 block uses both code 0 and code 15, and every Q8_0 block uses 127 or −127"
+                if f == (1.0, 1.0) else "")),
+    Claim("real.k_quant_block", lambda: block_type("Q4_K")[0], text=("take blocks of 256", lambda n: f"take blocks of {n}")),
     Claim("real.outlier", lambda: _largest_weight(),
           text=("weight 28 (code 15, 1.4291) stretches the range that the other 31, all within ±0.62",
                 lambda v: f"weight {v[0]} (code {v[1]}, {v[2]:.4f}) stretches the range that the other {v[3]}, all within "
@@ -431,6 +433,8 @@ NOT_CLAIMS: list[_NotClaim] = [
     NotClaim("(max − min)/15", "the reference quantizer's Q4_1 step (ggml-quants.c), cross-checked with gguf.quants"),
     NotClaim("max|x|/127", "the reference quantizer's Q8_0 step (ggml-quants.c), cross-checked with gguf.quants"),
     NotClaim("codes 0 and 15", "the two ends of a 4-bit code"),
+    NotClaim("code 0 and code 15", "the two ends of a 4-bit code"),
+    NotClaim("127 or −127", "the ends of a Q8_0 code; that every block uses one is claim real.full_range"),
     NotClaim("i + d_h/2", "RoPE's rotate_half pairing, a formula"),
     NotClaim("2i and 2i + 1", "RoPE's neighbour pairing, a formula"),
     NotClaim("row 2i + 1", "the converter's row order, a formula"),

@@ -265,7 +265,7 @@ class RoundingBound:
     half_step: np.ndarray  # [blocks] d / 2
     spread: np.ndarray  # [blocks] standard deviation of the block's 32 dequantized weights
     float16_extra: np.ndarray  # [blocks] most that float16 rounding of d (and m) adds, over d
-    full_range: float  # share of blocks whose codes reach both ends (Q4_1: 0 and 15; Q8_0: ±127)
+    full_range: float  # share of blocks using their extreme codes (Q4_1: both 0 and 15; Q8_0: 127 or −127)
 
     @property
     def blocks(self) -> int:
