@@ -314,6 +314,21 @@ def _dense_verdict(v) -> str:
             f"{ratio:.1f} times the storage.")
 
 
+def ev_file_gap(name: str, table: str = "5-gram + cache") -> dict:
+    return ev_stream(name)["gap_by_file"][table]
+
+
+def _file_goal(low: float) -> str:
+    return "and its low end falls below the goal" if low < GOAL else "and still clears the goal"
+
+
+def _dense_inputs(key: str):
+    """The dense verdict's inputs from the intervals by window (``"gap"``) or by file (``"gap_by_file"``)."""
+    return ([ev_stream(n)[key]["dense"]["low"] for n in evidence()["streams"]],
+            [ev_stream(n)[key]["dense"]["high"] for n in evidence()["streams"]],
+            count().total / evidence()["dense"]["parameters"])
+
+
 def _expert(le) -> str:
     return f"expert {le[1]} of layer {le[0]}"
 
@@ -563,6 +578,21 @@ STATED: dict[str, str] = {
     'overlap.loss_all': '2.66',
     'overlap.loss_without': '2.72',
     'overlap.flatter': '0.06',
+    'file.code_groups': '24',
+    'file.code_low': '0.44',
+    'file.code_high': '0.67',
+    'file.goal': 'and its low end falls below the goal',
+    'file.out_low': '0.73',
+    'file.out_high': '0.85',
+    'file.test_low': '0.69',
+    'file.test_high': '0.84',
+    'file.dense_code_low': '+0.01',
+    'file.dense_code_high': '+0.06',
+    'file.dense_out_low': '−0.06',
+    'file.dense_out_high': '−0.02',
+    'file.dense_test_low': '−0.02',
+    'file.dense_test_high': '+0.04',
+    'file.dense_verdict': 'the same verdict',
     'src.transformers': '`transformers` 5.24.0',
     'src.torch': '2.13.0',
 }
@@ -810,6 +840,23 @@ CLAIMS: list[_Claim] = [
     Claim("dense.verdict", lambda: ([ev_gap(n, "dense")["low"] for n in evidence()["streams"]],
                                     [ev_gap(n, "dense")["high"] for n in evidence()["streams"]],
                                     count().total / evidence()["dense"]["parameters"]), _dense_verdict),
+    # -- the intervals resampled by file --------------------------------------------------------
+    Claim("file.code_groups", lambda: ev_file_gap(CODE)["groups"], _n),
+    Claim("file.code_low", lambda: ev_file_gap(CODE)["low"], _f(2)),
+    Claim("file.code_high", lambda: ev_file_gap(CODE)["high"], _f(2)),
+    Claim("file.goal", lambda: ev_file_gap(CODE)["low"], _file_goal),
+    Claim("file.out_low", lambda: ev_file_gap(OUT)["low"], _f(2)),
+    Claim("file.out_high", lambda: ev_file_gap(OUT)["high"], _f(2)),
+    Claim("file.test_low", lambda: ev_file_gap(TEST)["low"], _f(2)),
+    Claim("file.test_high", lambda: ev_file_gap(TEST)["high"], _f(2)),
+    Claim("file.dense_code_low", lambda: ev_file_gap(CODE, "dense")["low"], _signed(2)),
+    Claim("file.dense_code_high", lambda: ev_file_gap(CODE, "dense")["high"], _signed(2)),
+    Claim("file.dense_out_low", lambda: ev_file_gap(OUT, "dense")["low"], _signed(2)),
+    Claim("file.dense_out_high", lambda: ev_file_gap(OUT, "dense")["high"], _signed(2)),
+    Claim("file.dense_test_low", lambda: ev_file_gap(TEST, "dense")["low"], _signed(2)),
+    Claim("file.dense_test_high", lambda: ev_file_gap(TEST, "dense")["high"], _signed(2)),
+    Claim("file.dense_verdict", lambda: _dense_verdict(_dense_inputs("gap_by_file")) == _dense_verdict(_dense_inputs("gap")),
+          lambda same: "the same verdict" if same else "a different verdict"),
     # -- the verbatim overlap of held-out and training code ----------------------------------
     Claim("overlap.min_chars", lambda: overlap()["min_chars"], _n),
     Claim("overlap.lines", lambda: overlap()["lines"], _n),
