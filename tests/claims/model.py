@@ -359,6 +359,9 @@ CLAIMS: list[_Claim] = [
     # -- 9.14 rounding ----------------------------------------------------------------------------------------
     Claim("real.levels_q41", lambda: int(q4().q.max()) + 1, text=("the nearest of 16", lambda n: f"the nearest of {n}")),
     Claim("real.levels_q8", lambda: 2 * int(np.abs(q8().q.astype(int)).max()) + 1, text=("or 255", lambda n: f"or {n}")),
+    Claim("real.no_minus_128", lambda: int(np.asarray(smol().raw(ex.SMOL_Q8_TENSOR)).reshape(-1, 34)[:, 2:].view(np.int8).min()),
+          text=("the reference quantizer never writes −128",
+                lambda lo: "the reference quantizer never writes −128" if lo > -128 else "")),
     Claim("real.bound_q41", lambda: bound(ex.SMOL_Q41_TENSOR).median_relative,
           text=("up to 0.142 of the block's spread", lambda v: f"up to {v:.3f} of the block's spread")),
     Claim("real.bound_q8", lambda: bound(ex.SMOL_Q8_TENSOR).median_relative,
@@ -434,6 +437,7 @@ NOT_CLAIMS: list[_NotClaim] = [
     NotClaim("max|x|/127", "the reference quantizer's Q8_0 step (ggml-quants.c), cross-checked with gguf.quants"),
     NotClaim("codes 0 and 15", "the two ends of a 4-bit code"),
     NotClaim("code 0 and code 15", "the two ends of a 4-bit code"),
+    NotClaim("never writes −128", "the one int8 code Q8_0's reference quantizer never writes; the file's codes are claim real.no_minus_128"),
     NotClaim("127 or −127", "the ends of a Q8_0 code; that every block uses one is claim real.full_range"),
     NotClaim("i + d_h/2", "RoPE's rotate_half pairing, a formula"),
     NotClaim("2i and 2i + 1", "RoPE's neighbour pairing, a formula"),
