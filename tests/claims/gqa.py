@@ -6,13 +6,13 @@ from __future__ import annotations
 from functools import cache, partial
 
 from tokenpath import examples as ex
-from tokenpath import fmt, gguf_format, gqa, pretrained
+from tokenpath import fmt, gqa
 from tokenpath.lessons import gqa as LG
-from tokenpath.model.gguf_model import gguf_config
 
 from . import Claim as _Claim
 from . import pinned_as_source
 from . import NotClaim as _NotClaim
+from .position import smol  # SmolLM2's config, its header read once
 
 CHAPTER = "06_gqa"
 Claim = partial(_Claim, chapter=CHAPTER)
@@ -30,12 +30,6 @@ def real():
     """The K/V cache at a realistic size (section 6.3)."""
     return LG.head_sharing(ex.KV_REAL_N_Q_HEADS, ex.KV_REAL_N_KV_HEADS, layers=ex.KV_REAL_LAYERS,
                            seq_len=ex.KV_REAL_SEQ_LEN, head_dim=ex.KV_REAL_HEAD_DIM)
-
-
-@cache
-def smol():
-    """SmolLM2-135M-Instruct's config, read from its GGUF header (section 6.4)."""
-    return gguf_config(gguf_format.read_gguf(pretrained.smollm2_path()))
 
 
 @cache

@@ -8,12 +8,12 @@ import numpy as np
 
 from tokenpath import examples as ex
 from tokenpath.lessons import moe as lessons_moe
-from tokenpath import fmt, gguf_format, moe, moe_dispatch, pretrained
-from tokenpath.model.gguf_model import gguf_config
+from tokenpath import fmt, moe, moe_dispatch
 
 from . import Claim as _Claim
 from . import NotClaim as _NotClaim
 from . import pinned_as_source
+from .position import smol  # SmolLM2's config, its header read once
 
 CHAPTER = "08_moe_routing"
 Claim = partial(_Claim, chapter=CHAPTER)
@@ -35,12 +35,6 @@ def fig20_full():
 @cache
 def top2_gradient():
     return moe.router_gradient(ex.FIG20_SCORES, ex.FIG20_WIDGET_OUTPUTS[:4], ex.FIG21_TARGET, 2)
-
-
-@cache
-def smol():
-    """SmolLM2-135M-Instruct's config, read from its GGUF header (section 8.2's aside)."""
-    return gguf_config(gguf_format.read_gguf(pretrained.smollm2_path()))
 
 
 @cache

@@ -10,14 +10,14 @@ import numpy as np
 from fractions import Fraction
 
 from tokenpath import examples as ex
-from tokenpath import fmt, gguf_format, norms, pretrained
+from tokenpath import fmt, norms
 from tokenpath.lessons import norms as LN
-from tokenpath.model.gguf_model import gguf_config
 
 from . import pinned_as_source
 
 from . import Claim as _Claim
 from . import NotClaim as _NotClaim
+from .position import smol, smol_file  # SmolLM2's file and config, its header read once
 
 CHAPTER = "07_rmsnorm_swiglu"
 Claim = partial(_Claim, chapter=CHAPTER)
@@ -31,12 +31,6 @@ def _n(x, digits=None) -> str:
 
 def _v(v, digits=None) -> str:
     return "[" + ", ".join(_n(x, digits) for x in np.asarray(v, dtype=float)) + "]"
-
-
-@cache
-def smol_file():
-    """SmolLM2-135M-Instruct's GGUF file, header read (section 7.5)."""
-    return gguf_format.read_gguf(pretrained.smollm2_path())
 
 
 @cache
@@ -140,7 +134,7 @@ CLAIMS: list[_Claim] = [
           text=("The ε of the file is 1e-5", lambda t: f"The ε of the file is {t[0]}")),
     Claim("norms.smol.eps_stored", lambda: _eps_parts(gains().eps),
           text=("float nearest to it, 9.99999975e-6", lambda t: f"float nearest to it, {t[1]}")),
-    Claim("norms.smol.ratio", lambda: gguf_config(smol_file()),
+    Claim("norms.smol.ratio", smol,
           text=("d_ff of 1536 is (8/3)·576 exactly: 576 is a multiple of 3",
                 lambda c: f"d_ff of {c.intermediate_size} is ({LN.ffn_ratio(c)})·{c.hidden_size} exactly: "
                           f"{c.hidden_size} is a multiple of {LN.ffn_ratio(c).denominator}")),

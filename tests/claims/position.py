@@ -52,9 +52,15 @@ def ali():
 
 
 @cache
+def smol_file():
+    """SmolLM2-135M-Instruct's GGUF file, its header read once for the asides of chapters 5–8."""
+    return gguf_format.read_gguf(pretrained.smollm2_path())
+
+
+@cache
 def smol():
-    """SmolLM2-135M-Instruct's config, read from its GGUF header (section 5.4.5)."""
-    return gguf_config(gguf_format.read_gguf(pretrained.smollm2_path()))
+    """SmolLM2-135M-Instruct's config, from its GGUF header (sections 5.4.5, 6.4, 7.5, 8.2)."""
+    return gguf_config(smol_file())
 
 
 @cache
