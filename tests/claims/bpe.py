@@ -12,7 +12,9 @@ from functools import cache, partial
 from tokenpath import bpe, fmt
 from tokenpath import examples as ex
 from tokenpath.lessons import bpe as lesson1
+from tokenpath.lessons import real_vocab
 from tokenpath.lessons import utf8 as lesson2
+from tokenpath.examples import asides
 
 from . import Claim as _Claim
 from . import pinned
@@ -213,7 +215,85 @@ CLAIMS += [
            exact="3"),
 ]
 
+# -- the "In a real model" asides: SmolLM2's tokenizer, read from its GGUF file ----------------
+
+@cache
+def smol():
+    return real_vocab.smollm2_tokenizer()
+
+
+@cache
+def real_cuts():
+    return {c.text: c for c in real_vocab.cuts(asides.REAL_WORDS + asides.REAL_STRINGS)}
+
+
+@cache
+def real_cost(text):
+    return real_vocab.token_cost(text)
+
+
+@cache
+def gaps():
+    return real_vocab.missing_bytes()
+
+
+def _control(b: int) -> bool:
+    return b < 0x20
+
+
+CLAIMS += [
+    Claim("aside1.merges", lambda: len(smol().merges), text=("48,900 merges", lambda n: f"{n:,} merges")),
+    Claim("aside1.ids", lambda: smol().n_vocab, text=("49,152 IDs in all", lambda n: f"{n:,} IDs in all")),
+    Claim("aside1.special", lambda: len(smol().special_tokens),
+          text=("17 of them special tokens", lambda n: f"{n} of them special tokens")),
+    Claim("aside1.lower_id", lambda: real_cuts()["lower"].ids, text=("lower is ID 8266", lambda i: f"lower is ID {i[0]}")),
+    Claim("aside1.space_lower_id", lambda: real_cuts()[" lower"].ids,
+          text=('" lower" ID 2208', lambda i: f'" lower" ID {i[0]}')),
+    Claim("aside1.bytes_present", lambda: gaps().present,
+          text=("vocabulary has 235 of them", lambda n: f"vocabulary has {n} of them")),
+    Claim("aside1.bytes_missing", lambda: 256 - gaps().present,
+          text=("Of the 21 it lacks", lambda n: f"Of the {n} it lacks")),
+    Claim("aside1.bytes_never", lambda: len(gaps().never_in_utf8),
+          text=("13 never occur in", lambda n: f"{n} never occur in")),
+    Claim("aside1.bytes_possible", lambda: gaps().in_utf8,
+          text=("but 8 can: 6 control characters and the bytes F1 and F2",
+                lambda g: f"but {len(g)} can: {sum(map(_control, g))} control characters and the bytes "
+                          + " and ".join(f"{b:02X}" for b in g if not _control(b)))),
+    # chapter 2's aside ------------------------------------------------------------------------
+    Claim2("aside2.cat_tokens", lambda: len(real_cuts()["猫"].ids),
+           text=("SmolLM2 spends 3 tokens on 猫", lambda n: f"SmolLM2 spends {n} tokens on 猫")),
+    Claim2("aside2.llm_tokens", lambda: len(real_cuts()["大语言模型"].ids),
+           text=("and 8 on 大语言模型", lambda n: f"and {n} on 大语言模型")),
+    Claim2("aside2.python_line", lambda: real_cuts()[asides.REAL_STRINGS[-1]],
+           text=("is 12 tokens for 31 characters", lambda c: f"is {len(c.ids)} tokens for {len(c.text)} characters")),
+    Claim2("aside2.en_per_char", lambda: real_cost(asides.REAL_PARAGRAPH_EN).per_character,
+           text=("costs 0.20 tokens per character", lambda r: f"costs {r:.2f} tokens per character")),
+    Claim2("aside2.en_chars_per_token", lambda: real_cost(asides.REAL_PARAGRAPH_EN).per_character,
+           text=("about one token per 5 characters", lambda r: f"about one token per {round(1 / r)} characters")),
+    Claim2("aside2.zh_per_char", lambda: real_cost(asides.REAL_PARAGRAPH_ZH).per_character,
+           text=("costs 1.50 per character", lambda r: f"costs {r:.2f} per character")),
+    Claim2("aside2.per_byte", lambda: (real_cost(asides.REAL_PARAGRAPH_ZH).per_byte,
+                                     real_cost(asides.REAL_PARAGRAPH_EN).per_byte),
+           text=("it costs 0.54 against 0.20", lambda r: f"it costs {r[0]:.2f} against {r[1]:.2f}")),
+    Claim2("aside2.special_ids", lambda: real_vocab.special_table(),
+           text=("its 17 special tokens first, as IDs 0 to 16",
+                 lambda t: f"its {len(t)} special tokens first, as IDs {t[0][0]} to {t[-1][0]}")),
+    Claim2("aside2.chat", lambda: real_vocab.chat_rendering(asides.REAL_CHAT_MESSAGE),
+           text=("becomes 42 IDs, 5 of them special", lambda c: f"becomes {len(c.ids)} IDs, {len(c.markers)} of them special")),
+    Claim2("aside2.injected", lambda: (len(real_vocab.chat_rendering([{"role": "user", "content": asides.REAL_INJECTION}])
+                                         .markers), len(real_vocab.chat_rendering(asides.REAL_CHAT_MESSAGE).markers)),
+           text=("has 7 special tokens instead of 5", lambda n: f"has {n[0]} special tokens instead of {n[1]}")),
+]
+
 NOT_CLAIMS: list[_NotClaim] = [
+    NotClaim("SmolLM2-135M-Instruct", "a released model's name"),
+    NotClaim("rank 0", "the rank of the first merge, by definition"),
+    NotClaim2("SmolLM2-135M-Instruct", "a released model's name"),
+    NotClaim2("Allal et al., 2025", "citation: the SmolLM2 paper"),
+    NotClaim2("Allal et al. (2025)", "citation: the SmolLM2 paper"),
+    NotClaim2("2502.02737", "the SmolLM2 paper's arXiv number"),
+    NotClaim2("Q4_1", "the name of a GGUF quantization type"),
+    NotClaim2("Apache-2.0", "the name of a licence"),
     NotClaim("UTF-8", "the name of the encoding"),
     NotClaim("GPT-2", "the name of a model family"),
     NotClaim("GPT-4", "the name of a model"),
