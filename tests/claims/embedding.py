@@ -12,6 +12,8 @@ from tokenpath.lessons import embedding as LE
 from tokenpath import embedding as em
 from tokenpath import examples as ex
 from tokenpath import fmt
+from tokenpath.lessons import real_layers, real_vocab
+from tokenpath.model.gguf_model import gguf_config
 
 from . import Claim as _Claim
 from . import pinned
@@ -181,7 +183,30 @@ CLAIMS: list[_Claim] = [
 ]
 
 #: Digits in the prose that are not computed claims, each with its reason.
+# -- the "In a real model" aside: SmolLM2's table, counted from its GGUF header -----------------
+
+@cache
+def smol():
+    return real_layers.file_counts()
+
+
+CLAIMS += [
+    Claim("aside3.table", smol, text=("[49,152, 576], 28,311,552 numbers",
+                                      lambda c: f"[{c.vocab:,}, {c.d}], {c.embedding:,} numbers")),
+    Claim("aside3.layers_worth", lambda: smol().embedding / smol().per_layer,
+          text=("as many numbers as 8.0 of its layers", lambda r: f"as many numbers as {r:.1f} of its layers")),
+    Claim("aside3.share", smol, text=("is 21.0% of the 134,515,008 numbers",
+                                      lambda c: f"is {c.vocab_share:.1%} of the {c.total:,} numbers")),
+    Claim("aside3.width", lambda: smol().d, text=("at a width of 576", lambda d: f"at a width of {d}")),
+    Claim("aside3.heads", lambda: gguf_config(real_vocab.smollm2_header()),
+          text=("its 9 query heads share 3 key and value heads",
+                lambda c: f"its {c.num_attention_heads} query heads share {c.num_key_value_heads} key and value heads")),
+]
+
 NOT_CLAIMS: list[_NotClaim] = [
+    NotClaim("SmolLM2-135M-Instruct", "a released model's name"),
+    NotClaim("4·d² + 3·d·d_ff", "a formula: the parameters of a layer whose heads each have their own K and V"),
+    NotClaim("Q8_0", "the name of a GGUF quantization type"),
     NotClaim("sequence 0", "the name of the first sequence of the batch (its index b)"),
     NotClaim("sequence 1", "the name of the second sequence of the batch (its index b)"),
     NotClaim("float32", "a dtype name"),
