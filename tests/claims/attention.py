@@ -11,6 +11,9 @@ from tokenpath import packing as PK
 from tokenpath.lessons import attention as LA
 from tokenpath import examples as ex
 from tokenpath import fmt
+from tokenpath.examples import asides
+from tokenpath.lessons import real_layers, real_vocab
+from tokenpath.model.gguf_model import gguf_config
 
 from . import Claim as _Claim
 from . import pinned
@@ -218,7 +221,52 @@ CLAIMS: list[_Claim] = [
 ]
 
 #: Digits in the prose that are not computed claims, each with its reason.
+# -- the "In a real model" aside: layer 0 of SmolLM2 on one sentence, from its GGUF file ----------
+
+@cache
+def smol():
+    return real_layers.real_head_weights(asides.REAL_ATTENTION_TEXT, asides.REAL_ATTENTION_LAYER)
+
+
+@cache
+def real_config():
+    return gguf_config(real_vocab.smollm2_header())
+
+
+def _sinks():
+    """The heads that put more than half of each row's weight, on average, on position 0."""
+    return [h for h, w in enumerate(smol().first) if w > 0.5]
+
+
+def _others():
+    return [h for h in range(smol().weights.shape[0]) if h not in _sinks()]
+
+
+CLAIMS += [
+    Claim("aside4.layer", lambda: asides.REAL_ATTENTION_LAYER,
+          text=("weights of layer 0 alone", lambda i: f"weights of layer {i} alone")),
+    Claim("aside4.heads", lambda: (real_config().num_attention_heads, real_config().num_key_value_heads),
+          text=("The layer has 9 query heads, which share 3 key and value heads",
+                lambda h: f"The layer has {h[0]} query heads, which share {h[1]} key and value heads")),
+    Claim("aside4.sinks", _sinks, text=("heads 7 and 8 put more than half",
+                                        lambda hs: "heads " + " and ".join(map(str, hs)) + " put more than half")),
+    Claim("aside4.others_first", lambda: (len(_others()), max(smol().first[h] for h in _others())),
+          text=("the other seven heads give position 0 at most 0.25",
+                lambda r: f"the other {['zero', 'one', 'two', 'three', 'four', 'five', 'six', 'seven', 'eight'][r[0]]} "
+                          f"heads give position 0 at most {r[1]:.2f}")),
+    Claim("aside4.others_own", lambda: [smol().own[h] for h in _others()],
+          text=("their own position between 0.26 and 0.44", lambda w: f"their own position between {min(w):.2f} and "
+                                                               f"{max(w):.2f}")),
+    Claim("aside4.layers", lambda: real_config().num_hidden_layers,
+          text=("runs all 30 layers", lambda n: f"runs all {n} layers")),
+]
+
 NOT_CLAIMS: list[_NotClaim] = [
+    NotClaim("SmolLM2-135M-Instruct", "a released model's name"),
+    NotClaim("position 0", "the first position, by definition"),
+    NotClaim("rows 1 onwards", "every row but the first, which can read only itself"),
+    NotClaim("Xiao et al. (2024)", "citation: the attention-sink paper"),
+    NotClaim("2309.17453", "the attention-sink paper's arXiv number"),
     NotClaim("GPT-3", "a model's name"),
     NotClaim("Llama 3", "a model's name"),
     NotClaim("dim=-1", "code: PyTorch's name for the last axis"),
