@@ -40,7 +40,8 @@ True
 The package holds the checker (:mod:`.checker`, with :mod:`._running` for bounded runs
 and :mod:`.result` for what a check says), one module of exercises per chapter
 (:mod:`.bpe`, :mod:`.utf8`, :mod:`.embedding`, :mod:`.attention`, :mod:`.position`,
-:mod:`.gqa`, :mod:`.norms`, :mod:`.moe`).
+:mod:`.gqa`, :mod:`.norms`, :mod:`.moe`) and fresh variants of the chapters' numeric
+"Check yourself" questions (:mod:`.variants`, which ``quiz[id].variant(seed)`` draws).
 """
 
 from __future__ import annotations

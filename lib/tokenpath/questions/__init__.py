@@ -13,13 +13,16 @@ its file name and grades the reader's answer in a cell:
 ('right', 'not yet')
 
 Each question has one shape: its answer lies in one cell of a figure, one
-path through it, or one operation.
+path through it, or one operation. A numeric question also draws fresh variants for
+practice (``quiz["gqa-head5"].variant(seed)``, from :mod:`tokenpath.exercises.variants`).
 """
 
 from __future__ import annotations
 
+from dataclasses import replace
 from typing import Callable
 
+from ..exercises.variants import VARIANTS, variant
 from ..selfcheck import Question
 from . import attention, bpe, embedding, gqa, model, moe, norms, position, real_model, trained, utf8
 
@@ -50,4 +53,4 @@ def for_chapter(chapter: str) -> dict[str, Question]:
     """
     if chapter not in CHAPTERS:
         raise ValueError(f"chapter must be one of {sorted(CHAPTERS)}, got {chapter!r}")
-    return {q.id: q for q in CHAPTERS[chapter]()}
+    return {q.id: replace(q, _variant=variant) if q.id in VARIANTS else q for q in CHAPTERS[chapter]()}

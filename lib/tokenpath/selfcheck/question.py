@@ -78,6 +78,23 @@ class Question:
     tolerance: float = 0.0
     options: tuple[tuple[str, str], ...] = ()  # choice: (key, text) pairs
     _compare: Callable[["Question", Any], tuple[str, str]] = field(default=None, repr=False, compare=False)
+    #: draws a fresh variant: ``_variant(question, seed)``; None for a question whose answer cannot be redrawn
+    _variant: Callable[["Question", int], "Question"] | None = field(default=None, repr=False, compare=False)
+
+    def variant(self, seed: int) -> "Question":
+        """The same question on freshly drawn numbers, its answer computed by the engine
+        (deterministic in ``seed``), for practice; a ``ValueError`` for a question that has
+        no variants (a choice, or a fact about one figure).
+
+        >>> q = choice("c", "Which axis?", {"a": "positions", "b": "vocabulary"}, "b", source="demo", why="V")
+        >>> q.variant(1)
+        Traceback (most recent call last):
+        ...
+        ValueError: question 'c' has no variants: its answer is not a number drawn afresh
+        """
+        if self._variant is None:
+            raise ValueError(f"question {self.id!r} has no variants: its answer is not a number drawn afresh")
+        return self._variant(self, seed)
 
     def answer_text(self) -> str:
         """The engine's value, written the book's way."""

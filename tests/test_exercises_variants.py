@@ -1,0 +1,84 @@
+"""Fresh variants of the numeric "Check yourself" questions: each factory is registered
+under a real question, keeps its kind, is deterministic in the seed, draws other numbers
+for other seeds, and its checker accepts the engine's answer and refuses a perturbed one."""
+
+from __future__ import annotations
+
+import re
+from fractions import Fraction
+
+import numpy as np
+import pytest
+
+from tokenpath import questions, selfcheck
+from tokenpath.exercises import variants
+from tokenpath.exercises.variants import VARIANTS
+
+ALL = {q.id: q for ch in questions.CHAPTERS for q in questions.for_chapter(ch).values()}
+SEEDS = (0, 1, 2, 17, 2**32 - 1)
+
+
+def _perturbed(q: selfcheck.Question):
+    """An answer the engine's value is not: one step off in the question's own terms."""
+    if q.kind == "exact":
+        return q.answer + 1
+    if q.kind == "number":
+        return q.answer + 10 * q.tolerance
+    if q.kind == "vector":
+        return q.answer + np.r_[10 * q.tolerance, np.zeros(q.answer.size - 1)]
+    if q.kind == "set":
+        return set(q.answer) ^ {max(q.answer) + 1}
+    return [q.answer[0] + 1, *q.answer[1:]]
+
+
+def test_every_factory_is_registered_under_a_numeric_question_of_the_chapters():
+    assert set(VARIANTS) <= set(ALL)
+    assert all(ALL[i].kind != "choice" for i in VARIANTS)
+    assert len(VARIANTS) >= 15
+    for ch in questions.CHAPTERS:
+        for q in questions.for_chapter(ch).values():
+            assert (q._variant is not None) == (q.id in VARIANTS), q.id
+
+
+@pytest.mark.parametrize("qid", sorted(VARIANTS))
+def test_a_variant_accepts_its_engine_answer_and_refuses_a_perturbed_one(qid):
+    q = ALL[qid]
+    for seed in SEEDS:
+        v = q.variant(seed)
+        assert v.id == f"{qid}@{seed}" and v.kind == q.kind and v.hint == q.hint and v.tolerance == q.tolerance
+        assert v.check(v.answer).status == "right", v.check(v.answer).text()
+        assert v.check(_perturbed(v)).status == "not yet", (seed, v.text())
+        assert v.check(None).status == "unanswered"
+        assert v.prompt and v.prompt != q.prompt
+
+
+@pytest.mark.parametrize("qid", sorted(VARIANTS))
+def test_a_variant_is_deterministic_in_its_seed_and_varies_with_it(qid):
+    q = ALL[qid]
+    a, b = q.variant(5), q.variant(5)
+    assert (a.prompt, a.answer_text(), a.why, a.source) == (b.prompt, b.answer_text(), b.why, b.source)
+    prompts = {q.variant(s).prompt for s in range(8)}
+    assert len(prompts) >= 2, prompts
+
+
+def test_a_variants_answer_is_the_engines_on_the_numbers_it_shows():
+    from tokenpath import gqa, norms
+    v = ALL["gqa-head5"].variant(3)
+    hq, hkv, h = (int(w) for w in re.findall(r"\d+", v.prompt)[:3])
+    assert v.answer == Fraction(int(gqa.kv_groups(hq, hkv)[h]))
+    v = ALL["norm-silu"].variant(4)
+    a = float(v.prompt.rsplit("SiLU(", 1)[1].rstrip("?)"))
+    assert v.answer == pytest.approx(float(norms.silu(a)))
+
+
+def test_questions_without_variants_and_bad_seeds_are_refused_by_name():
+    with pytest.raises(ValueError, match="'att-A10' has no variants"):
+        ALL["att-A10"].variant(0)
+    for bad in (-1, 2**32, 1.5, "3", True):
+        with pytest.raises((ValueError, TypeError), match="seed"):
+            ALL["gqa-head5"].variant(bad)
+    with pytest.raises(TypeError, match="question must be a selfcheck Question"):
+        variants.variant("gqa-head5", 0)
+    plain = selfcheck.number("n", "n?", 1.0, tolerance=0.1, source="s", why="w")
+    with pytest.raises(ValueError, match="has no variants"):
+        variants.variant(plain, 0)
