@@ -59,6 +59,9 @@ TEST = "test code"
 CACHE_LAMBDA = 0.1
 BOOTSTRAP_B = 10_000
 BOOTSTRAP_SEED = 0
+#: Other cache weights the 5-gram is scored with, to show how much the choice of
+#: :data:`CACHE_LAMBDA` matters (a sensitivity check, made after the test stream was scored).
+CACHE_SWEEP = (0.05, 0.1, 0.15, 0.2, 0.3)
 #: A line shorter than this, once stripped, is not counted as overlap: blank lines,
 #: brackets, ``else:``, ``return self`` and other short idioms repeat in any code.
 OVERLAP_MIN_CHARS = 30
@@ -231,6 +234,18 @@ def table_window_losses(folder) -> tuple[dict, dict, dict, dict]:
             out[name][t] = np.round(per, 5).tolist()
     discounts = {o: round(discount_estimate(d.train_ids, o), 4) for o in range(2, 6)}
     return out, info, discounts, streams
+
+
+def cache_sweep(table: N.NgramModel, streams: dict, lams=CACHE_SWEEP) -> dict:
+    """{stream: {weight: mean loss over the stream's windows}} of ``table`` mixed with the
+    window's cache at each weight of ``lams`` (keys written as text, for JSON).
+
+    >>> t = N.unigram([0, 1, 0, 1], 2)
+    >>> cache_sweep(t, {"s": [[0, 0, 0]]}, (0.0, 0.5))
+    {'s': {'0.0': 0.6931, '0.5': 0.2877}}
+    """
+    return {name: {str(lam): round(float(np.mean([cache_losses(table, w, lam).mean() for w in win])), 4)
+                   for lam in lams} for name, win in streams.items()}
 
 
 def long_lines(text: str, min_chars: int = OVERLAP_MIN_CHARS) -> list[str]:
@@ -434,7 +449,8 @@ def main(argv=None) -> int:
     if a.without_models:
         out = T.read_evidence(folder)
         out["overlap"] = corpus_overlap(folder)
-        info = stream_infos(folder)[3]
+        s, d, streams, info = stream_infos(folder)
+        out["cache_sweep"] = cache_sweep(N.kneser_ney(d.train_ids, s.vocab_size, 5), streams)
         for name, row in out["streams"].items():
             row["window_files"] = info[name]["window_files"]
             dense = out["window_dense"].get(name) if out["window_dense"] else None
@@ -471,6 +487,8 @@ def main(argv=None) -> int:
                           pooled_balance(routing["load"], routing["top_k"]))
     out["dense"] = dense_summary
     out["overlap"] = corpus_overlap(folder)
+    s, d, _, _ = stream_infos(folder)
+    out["cache_sweep"] = cache_sweep(N.kneser_ney(d.train_ids, s.vocab_size, 5), streams)
     path.write_text(json.dumps(out, indent=1) + "\n", encoding="utf-8")
     for name, row in out["streams"].items():
         print(name, row["model"], row.get("dense"), row["tables"], {k: v["mean"] for k, v in row["gap"].items()})
