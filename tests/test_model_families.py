@@ -5,6 +5,7 @@ its own tensors, and every setting the engine does not compute is refused by one
 
 from __future__ import annotations
 
+import dataclasses
 import json
 
 import numpy as np
@@ -12,6 +13,7 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
+from tokenpath import decoder
 from tokenpath import model as M
 from tokenpath.position import Llama3Scaling, rope_frequencies
 
@@ -76,6 +78,29 @@ def test_the_traced_forward_of_a_qwen3_model_is_its_logits_and_normalises_each_h
     q = tr.layers[0].q[0]  # [H, T, d_h] after q_norm: each head's vector has RMS 1 before its γ
     gamma = m.tensors["model.layers.0.self_attn.q_norm.weight"]
     np.testing.assert_allclose(np.sqrt(np.mean((q / gamma) ** 2, axis=-1)), 1.0, rtol=1e-4)
+
+
+@pytest.mark.parametrize("config", [QWEN2, QWEN3, LLAMA3], ids=lambda c: c.ARCH)
+def test_the_checked_layer_runs_a_familys_weights_as_the_model_does(config):
+    """decoder_layer on a layer's weights (biases, q/k norms, the RoPE scaling all carried
+    by LayerWeights) gives the model's own layer output, and without them it would not."""
+    m = M.random_model(config, seed=2)
+    layer = m.forward([4, 8, 15, 16, 23, 42]).layers[0]
+    w = m.layer_weights(0)
+    np.testing.assert_allclose(decoder.decoder_layer(layer.x, w).out, layer.out, rtol=1e-12, atol=1e-12)
+    plain = dataclasses.replace(w, b_q=None, b_k=None, b_v=None, b_o=None, q_norm=None, k_norm=None,
+                                rope_scaling=None)
+    assert not np.allclose(decoder.decoder_layer(layer.x, plain).out, layer.out)
+
+
+def test_layer_weights_refuse_extras_of_the_wrong_shape_by_name():
+    w = M.random_model(QWEN3, seed=0).layer_weights(0)
+    with pytest.raises(ValueError, match=r"q_norm must have shape \[6\]"):
+        dataclasses.replace(w, q_norm=np.ones(5))
+    with pytest.raises(ValueError, match=r"b_k must have shape \[12\]"):
+        dataclasses.replace(w, b_k=np.ones(24))
+    with pytest.raises(TypeError, match="rope_scaling must be a tokenpath.position.Llama3Scaling"):
+        dataclasses.replace(w, rope_scaling={"factor": 8})
 
 
 def test_llama3_scaling_keeps_fast_pairs_slows_slow_ones_and_blends_between():
