@@ -56,7 +56,7 @@ def questions() -> tuple[Question, ...]:
     q4 = sequence("files-kproj", "Change num_key_value_heads to 4 in a copy of the config. What is "
                   "the shape of k_proj.weight?", list(k_shape),
                   source='M.tensor_shapes(replace(config, num_key_value_heads=4))["model.layers.0.self_attn.k_proj.weight"]',
-                  hint="a shape such as [8, 16]",
+                  hint="a shape [rows, columns] such as [2, 3]",
                   why=f"PyTorch stores [out, in]: out = Hkv × d_h = 4 × {untied.head_dim}, in = d = {untied.hidden_size}.")
     q5 = exact("files-kv4-count", "And the new parameter count (check it with M.count_parameters)?", M.count_parameters(kv4).total,
                source="M.count_parameters(replace(config, num_key_value_heads=4)).total", hint="a whole number",
