@@ -329,6 +329,16 @@ def _dense_inputs(key: str):
             count().total / evidence()["dense"]["parameters"])
 
 
+def sweep_best(name: str) -> tuple[str, float]:
+    """(weight, loss) of the best cache weight on stream ``name``."""
+    return min(evidence()["cache_sweep"][name].items(), key=lambda kv: kv[1])
+
+
+def _weights(ws) -> str:
+    ws = list(ws)
+    return ", ".join(ws[:-1]) + " and " + ws[-1]
+
+
 def _expert(le) -> str:
     return f"expert {le[1]} of layer {le[0]}"
 
@@ -593,6 +603,13 @@ STATED: dict[str, str] = {
     'file.dense_test_low': '−0.02',
     'file.dense_test_high': '+0.04',
     'file.dense_verdict': 'the same verdict',
+    'sweep.weights': '0.05, 0.1, 0.15, 0.2 and 0.3',
+    'sweep.code_best': '0.1',
+    'sweep.out_best': '0.2',
+    'sweep.out_gain': '0.02',
+    'sweep.test_same': 'and so it would on the test stream',
+    'sweep.out_lead': '0.77',
+    'sweep.test_lead': '0.75',
     'src.transformers': '`transformers` 5.24.0',
     'src.torch': '2.13.0',
 }
@@ -840,6 +857,17 @@ CLAIMS: list[_Claim] = [
     Claim("dense.verdict", lambda: ([ev_gap(n, "dense")["low"] for n in evidence()["streams"]],
                                     [ev_gap(n, "dense")["high"] for n in evidence()["streams"]],
                                     count().total / evidence()["dense"]["parameters"]), _dense_verdict),
+    # -- the cache weight swept ------------------------------------------------------------------
+    Claim("sweep.weights", lambda: list(evidence()["cache_sweep"][CODE]), _weights),
+    Claim("sweep.code_best", lambda: sweep_best(CODE)[0]),
+    Claim("sweep.out_best", lambda: sweep_best(OUT)[0]),
+    Claim("sweep.out_gain", lambda: ev_stream(OUT)["tables"]["5-gram + cache"] - sweep_best(OUT)[1], _f(2)),
+    Claim("sweep.test_same", lambda: (sweep_best(TEST)[0] == sweep_best(OUT)[0],
+                                      round(ev_stream(TEST)["tables"]["5-gram + cache"] - sweep_best(TEST)[1], 2)
+                                      == round(ev_stream(OUT)["tables"]["5-gram + cache"] - sweep_best(OUT)[1], 2)),
+          lambda same: "and so it would on the test stream" if all(same) else "and differently on the test stream"),
+    Claim("sweep.out_lead", lambda: sweep_best(OUT)[1] - ev_stream(OUT)["model"], _f(2)),
+    Claim("sweep.test_lead", lambda: sweep_best(TEST)[1] - ev_stream(TEST)["model"], _f(2)),
     # -- the intervals resampled by file --------------------------------------------------------
     Claim("file.code_groups", lambda: ev_file_gap(CODE)["groups"], _n),
     Claim("file.code_low", lambda: ev_file_gap(CODE)["low"], _f(2)),
