@@ -261,3 +261,27 @@ def test_a_mistral_7b_v0_1_shaped_config_keeps_its_window_in_transformers_and_is
     assert transformers.AutoConfig.for_model(**d).sliding_window == 4096
     with pytest.raises(M.ModelFileError, match="has no sliding_window, which transformers' Mistral reads as 4096"):
         M.LlamaConfig.from_dict(d)
+
+
+def test_what_the_families_module_says_of_transformers_classes():
+    """tokenpath.model.families' account of each class: Qwen2 biases q, k and v and never
+    o whatever attention_bias says; Qwen3 biases all four only with attention_bias and
+    defaults head_dim to 128; Mistral and Mixtral have no biases even when asked."""
+    def bias_names(config_cls, model_cls, **kw):
+        config = getattr(transformers, config_cls)(**{**BASE, "num_hidden_layers": 1}, **kw)
+        model = getattr(transformers, model_cls)(config)
+        return sorted(n.split(".")[-2] for n, _ in model.named_parameters() if n.endswith(".bias"))
+
+    assert bias_names("Qwen2Config", "Qwen2ForCausalLM", attention_bias=False) == ["k_proj", "q_proj", "v_proj"]
+    assert bias_names("Qwen2Config", "Qwen2ForCausalLM", attention_bias=True) == ["k_proj", "q_proj", "v_proj"]
+    assert bias_names("Qwen3Config", "Qwen3ForCausalLM", head_dim=8) == []
+    assert bias_names("Qwen3Config", "Qwen3ForCausalLM", head_dim=8, attention_bias=True) == [
+        "k_proj", "o_proj", "q_proj", "v_proj"]
+    assert bias_names("MistralConfig", "MistralForCausalLM", attention_bias=True) == []
+    assert bias_names("MixtralConfig", "MixtralForCausalLM", attention_bias=True) == []
+    assert transformers.Qwen3Config().head_dim == 128
+    for arch in ("Qwen2ForCausalLM", "MistralForCausalLM", "MixtralForCausalLM"):
+        family = type(M.LlamaConfig.from_dict({**BASE, "architectures": [arch], "attention_bias": True}))
+        assert family.ARCH == arch
+    qwen3 = M.LlamaConfig.from_dict({**BASE, "architectures": ["Qwen3ForCausalLM"], "attention_bias": True})
+    assert qwen3.qkv_bias and qwen3.o_bias and qwen3.head_dim == 128
