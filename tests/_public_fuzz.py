@@ -42,7 +42,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
-TOP_MODULES = ("attention", "bpe", "chat_template", "decoder", "embedding", "fmt", "gguf_format", "gqa", "lessons", "model",
+TOP_MODULES = ("attention", "bpe", "chat_template", "decoder", "embedding", "exercises", "fmt", "gguf_format", "gqa", "lessons", "model",
                "moe", "moe_dispatch", "norms", "ownline", "packing", "position", "safefiles", "safetensors_format", "sampling", "selfcheck",
                "subword", "trained")
 
