@@ -285,3 +285,13 @@ def test_what_the_families_module_says_of_transformers_classes():
         assert family.ARCH == arch
     qwen3 = M.LlamaConfig.from_dict({**BASE, "architectures": ["Qwen3ForCausalLM"], "attention_bias": True})
     assert qwen3.qkv_bias and qwen3.o_bias and qwen3.head_dim == 128
+
+
+def test_a_llama3_block_without_original_max_positions_uses_max_position_embeddings_in_both():
+    params = {k: v for k, v in LLAMA3.items() if k != "original_max_position_embeddings"}
+    theirs = transformers.LlamaConfig(**BASE, rope_parameters=dict(params))
+    rotary = transformers.models.llama.modeling_llama.LlamaRotaryEmbedding(theirs)
+    ours = M.LlamaConfig.from_dict({**theirs.to_dict(), "rope_parameters": params})
+    assert ours.rope_scaling.original_max_position_embeddings == BASE["max_position_embeddings"]
+    np.testing.assert_allclose(rope_frequencies(ours.head_dim, ours.rope_theta, scaling=ours.rope_scaling),
+                               rotary.inv_freq.double().numpy(), rtol=1e-6)
