@@ -9,9 +9,10 @@ from functools import cache, partial
 import numpy as np
 
 from tokenpath import examples as ex
-from tokenpath import fmt, gguf_format, pretrained
+from tokenpath import fmt
 from tokenpath import position as P
 from tokenpath.lessons import position as LP
+from tokenpath.lessons import real_vocab
 from tokenpath.model.gguf_model import gguf_config
 
 from . import Claim as _Claim
@@ -53,8 +54,8 @@ def ali():
 
 @cache
 def smol_file():
-    """SmolLM2-135M-Instruct's GGUF file, its header read once for the asides of chapters 5–8."""
-    return gguf_format.read_gguf(pretrained.smollm2_path())
+    """SmolLM2-135M-Instruct's GGUF file, its header read once for the asides of chapters 1–8."""
+    return real_vocab.smollm2_header()
 
 
 @cache
