@@ -17,7 +17,7 @@ from typing import Iterable, Mapping
 from ._checks import as_float, as_int, as_list
 from .bpe import check_text
 
-__all__ = ["UnigramTrace", "WordPieceTrace", "unigram_encode", "wordpiece_encode"]
+__all__ = ["UNIGRAM_MAX_TRIES", "UnigramTrace", "WordPieceTrace", "unigram_encode", "wordpiece_encode"]
 
 SPACE = "▁"
 
@@ -85,44 +85,92 @@ class UnigramTrace:
     best: tuple[float, ...]  #            best score of each prefix text[:k], k = 0 … len
 
 
+#: The most candidate pieces :func:`unigram_encode` looks up for one text (well under a second
+#: of work); a text and vocabulary that need more are refused by name.
+UNIGRAM_MAX_TRIES = 750_000
+
+
+def _piece_trie(pieces: Mapping[str, float]) -> dict:
+    """The pieces as a trie: each character → ``[log-probability if the path so far is a
+    piece else None, the next characters]``; built in one pass over the pieces' characters.
+
+    >>> _piece_trie({"ab": -1.0, "a": -2.0})
+    {'a': [-2.0, {'b': [-1.0, {}]}]}
+    """
+    root: dict = {}
+    for p, score in pieces.items():
+        children, entry = root, None
+        for ch in p:
+            entry = children.get(ch)
+            if entry is None:
+                entry = children[ch] = [None, {}]
+            children = entry[1]
+        entry[0] = float(score)
+    return root
+
+
 def unigram_encode(text: str, pieces: Mapping[str, float], *, unk: str = "<unk>",
                    unk_score: float = -10.0) -> UnigramTrace:
     """The segmentation with the highest sum of piece log-probabilities (Viterbi over
-    prefixes). A character that no piece covers becomes ``unk`` at ``unk_score``.
+    prefixes). A character where no piece ends becomes ``unk`` at ``unk_score``, a
+    log-probability ``<= 0`` (above 0 an unknown character would score better than the
+    known pieces it stands beside, and the best segmentation would seek out unknowns).
+
+    From each position the candidates grow one character at a time down a trie of the
+    pieces and stop at the first that is no prefix of any piece, so the work per position
+    is bounded by the longest piece (and is usually far less); a text that would need more
+    than :data:`UNIGRAM_MAX_TRIES` candidates is refused. Of equal totals the longer last
+    piece wins.
 
     >>> t = unigram_encode("lower", {"▁low": -3.0, "er": -3.5, "▁lower": -7.0, "▁": -4, "e": -5, "r": -5})
     >>> t.pieces, t.total
     (('▁low', 'er'), -6.5)
+    >>> unigram_encode("x", {"▁": -1.0}, unk_score=5)
+    Traceback (most recent call last):
+    ...
+    ValueError: unk_score must be a log-probability <= 0, got 5.0: an unknown character must not score better than a known piece
     """
     text = check_text(text)
     unk_score = as_float("unk_score", unk_score)
-    if unk_score > 0:  # a log-probability; above 0 an unknown character would beat every piece
-        raise ValueError(f"unk_score must be a log-probability <= 0, got {unk_score}")
+    if unk_score > 0:
+        raise ValueError(f"unk_score must be a log-probability <= 0, got {unk_score}: an unknown character "
+                         "must not score better than a known piece")
     if not isinstance(pieces, Mapping) or not pieces:
         raise TypeError("pieces must be a non-empty mapping piece → log-probability")
-    for p, s in pieces.items():
+    for p, sc in pieces.items():
         if not isinstance(p, str) or not p:
             raise TypeError(f"pieces keys must be non-empty strings, got {p!r}")
-        if isinstance(s, bool) or not isinstance(s, (int, float)) or not math.isfinite(s) or s > 0:
-            raise ValueError(f"pieces[{p!r}] must be a finite log-probability <= 0, got {s!r}")
+        if isinstance(sc, bool) or not isinstance(sc, (int, float)) or not math.isfinite(sc) or sc > 0:
+            raise ValueError(f"pieces[{p!r}] must be a finite log-probability <= 0, got {sc!r}")
     s = SPACE + text.replace(" ", SPACE)
-    # only the lengths some piece has, longest first (the order the ties were always broken in)
-    lengths = sorted({len(p) for p in pieces}, reverse=True)
     n = len(s)
-    best = [0.0] + [-math.inf] * n
-    back: list[tuple[int, str, float]] = [(0, "", 0.0)] * (n + 1)
-    for end in range(1, n + 1):
-        for length in lengths:
-            if length > end:
-                continue
-            start = end - length
-            piece = s[start:end]
-            if piece in pieces and best[start] + pieces[piece] > best[end]:
-                best[end] = best[start] + pieces[piece]
-                back[end] = (start, piece, float(pieces[piece]))
-        if best[end] == -math.inf:  # no piece ends here: one unknown character
-            best[end] = best[end - 1] + unk_score
-            back[end] = (end - 1, unk, unk_score)
+    root = _piece_trie({p: sc for p, sc in pieces.items() if len(p) <= n})  # a longer piece never fits
+    best = [0.0] + [-math.inf] * n  # [n + 1]  best total of s[:k]
+    back: list[tuple[int, str, float]] = [(0, "", 0.0)] * (n + 1)  # [n + 1]  the last piece of that best
+    tries = 0
+    for start in range(n):
+        here = best[start]
+        if here == -math.inf:  # no piece ends here: one unknown character
+            here = best[start] = best[start - 1] + unk_score
+            back[start] = (start - 1, unk, unk_score)
+        children, end = root, start
+        while end < n:  # grow the candidate s[start:end] while it is a prefix of a piece
+            entry = children.get(s[end])
+            if entry is None:
+                break
+            end += 1
+            score, children = entry
+            if score is not None and here + score > best[end]:  # ties: the earlier start, the longer piece
+                best[end] = here + score
+                back[end] = (start, s[start:end], score)
+        tries += end - start
+        if tries > UNIGRAM_MAX_TRIES:
+            raise ValueError(f"text of {len(text):,} characters needs more than {UNIGRAM_MAX_TRIES:,} candidate "
+                             f"pieces with these pieces (the longest has {max(map(len, pieces)):,} characters); "
+                             "cut the text into words first")
+    if best[n] == -math.inf:
+        best[n] = best[n - 1] + unk_score
+        back[n] = (n - 1, unk, unk_score)
     out, scores, k = [], [], n
     while k > 0:
         start, piece, score = back[k]
