@@ -20,12 +20,9 @@ from tokenpath.attention import attention, cache_mask, causal_mask
 
 
 def _softmax_rows(s):
-    out = np.zeros_like(s)
-    for idx in np.ndindex(*s.shape[:-1]):
-        row = s[idx]
-        e = np.exp(row - row.max())
-        out[idx] = e / e.sum()
-    return out
+    with np.errstate(invalid="ignore"):  # a row with nothing visible is NaN (the callers that can make one zero it)
+        e = np.exp(s - np.max(s, axis=-1, keepdims=True))
+        return e / np.sum(e, axis=-1, keepdims=True)
 
 
 # ------------------------------------------------------------------- chapter 1

@@ -323,7 +323,8 @@ class Exercise:
             if k == 0 and out.status == "returned" and (out.value is Ellipsis or out.value is None):
                 return CheckResult(self, "not written yet",
                                    f"Not written yet: your {self.name} returns {out.value!r}. Replace the `...` "
-                                   f"with your code, run its cell, then run this one again.", printed=out.printed)
+                                   f"with your code (ending in a return), run its cell, then run this one again.",
+                                   printed=out.printed)
             if k == 0 and out.status == "raised" and out.error_type == "NotImplementedError":
                 return CheckResult(self, "not written yet", f"Not written yet: your {self.name} raises "
                                    f"NotImplementedError. Write its body, then run this cell again.",
