@@ -260,6 +260,8 @@ CLAIMS += [
                 lambda g: f"but {len(g)} can: {sum(map(_control, g))} control characters and the bytes "
                           + " and ".join(f"{b:02X}" for b in g if not _control(b)))),
     # chapter 2's aside ------------------------------------------------------------------------
+    Claim2("aside2.all_bytes", lambda: len(bpe.Tokenizer([]).vocab),
+           text=("has all 256 bytes as tokens", lambda n: f"has all {n} bytes as tokens")),
     Claim2("aside2.cat_tokens", lambda: len(real_cuts()["猫"].ids),
            text=("SmolLM2 spends 3 tokens on 猫", lambda n: f"SmolLM2 spends {n} tokens on 猫")),
     Claim2("aside2.llm_tokens", lambda: len(real_cuts()["大语言模型"].ids),
