@@ -92,6 +92,8 @@ def test_printing_a_flood_is_captured_and_cut():
     text = str(r)
     assert "Your function printed" in text and "more characters printed, not shown" in text
     assert len(text) < 5_000
+    page = r.html()
+    assert page.count("<pre") == 1 and "line 0\n" in page and len(page) < 6_000
 
 
 @pytest.mark.parametrize("value,says", [

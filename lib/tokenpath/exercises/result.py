@@ -74,7 +74,8 @@ class CheckResult:
                 n = len(self.outcomes)
                 out.append(f"(No known mistake gives your results on all {n} case{'s' * (n != 1)}.)")
         if self.printed is not None and self.printed.total:
-            out.append(f"Your function printed {self.printed.total:,} characters; the first of them:")
+            cut = self.printed.total > self.printed.limit
+            out.append(f"Your function printed {self.printed.total:,} characters" + ("; the first of them:" if cut else ":"))
             out.append(self.printed.summary().rstrip("\n"))
         return out
 
@@ -103,7 +104,11 @@ class CheckResult:
     def html(self) -> str:
         colour = _COLOURS.get(self.status, "#D55E00")
         lines = self.lines()
-        body = "".join(f"<p>{html.escape(t)}</p>" for t in lines[1:] if not t.startswith("\n"))
+        printed = self.printed is not None and self.printed.total
+        said = lines[1:-1] if printed else lines[1:]  # the printed text (last line) goes in a <pre>
+        body = "".join(f"<p>{html.escape(t)}</p>" for t in said)
+        if printed:
+            body += f'<pre style="max-height:12em;overflow:auto">{html.escape(lines[-1])}</pre>'
         return (f'<div class="tokenpath-exercise" data-status="{html.escape(self.status)}" '
                 f'style="border-left:4px solid {colour};padding:0.3em 0.8em;margin:0.3em 0">'
                 f'<p><strong style="color:{colour}">{html.escape(self.status)}</strong> · '
