@@ -1,10 +1,12 @@
-"""Chapter 9's statements about GGUF, llama.cpp and transformers, checked against them
-(sections 9.11–9.17):
+"""Chapter 9's statements about GGUF, llama.cpp, safetensors and transformers, checked against
+them (sections 9.2, 9.10 and 9.11–9.17):
 
 * the by-hand Q8_0 and Q4_1 readers (``lessons.model_files_gguf``) read blocks as the
   ``gguf`` package (llama.cpp's Python quantizer, written after ``ggml-quants.c``'s
   reference quantizers) writes them: d, m, low nibbles first;
 * ``safetensors`` stores tensors widest dtype first, then by name (section 9.2);
+* Mixtral's ``save_pretrained`` writes per-expert names while Transformers 5 holds the
+  experts fused, gate rows before up rows (section 9.10);
 * the rounding bound the chapter states holds for that reference quantizer: every weight
   within d/2 plus the float16 rounding of d and m, and every block using its extreme
   codes;
@@ -148,3 +150,32 @@ def test_safetensors_stores_tensors_widest_dtype_first_then_by_name(tmp_path):
     save_file({"z": np.zeros(2, np.float16), "a": np.zeros(2, np.float16), "m": np.zeros(3, np.float64),
                "b": np.zeros(1, np.float32), "c": np.zeros(1, np.float32)}, str(path))
     assert [e.name for e in S.read_header(path).tensors] == ["m", "b", "c", "a", "z"]
+
+
+@pytest.mark.torch
+@pytest.mark.heavy  # importing transformers takes seconds
+def test_mixtral_save_pretrained_writes_per_expert_names_and_holds_them_fused(tmp_path):
+    """Section 9.10: the file has block_sparse_moe.experts.e.w1/w2/w3; in memory, Transformers 5
+    holds gate_up_proj [E, 2·d_ff, d] (each expert's gate rows, then its up rows) and down_proj."""
+    transformers = pytest.importorskip("transformers", reason="needs the crosscheck extra (transformers)")
+    torch = pytest.importorskip("torch", reason="needs the crosscheck extra (torch)")
+    from safetensors.numpy import load_file
+
+    torch.manual_seed(RNG_SEED)
+    cfg = transformers.MixtralConfig(vocab_size=50, hidden_size=16, intermediate_size=32, num_hidden_layers=1,
+                                     num_attention_heads=4, num_key_value_heads=2, num_local_experts=4,
+                                     num_experts_per_tok=2)
+    ref = transformers.MixtralForCausalLM(cfg)
+    ref.save_pretrained(tmp_path)
+    stored = load_file(str(tmp_path / "model.safetensors"))
+    p = "model.layers.0."
+    assert {k for k in stored if "experts" in k or ".gate." in k} == {
+        p + f"block_sparse_moe.experts.{e}.{w}.weight" for e in range(4) for w in ("w1", "w2", "w3")
+    } | {p + "block_sparse_moe.gate.weight"}
+    memory = {k: v.detach().numpy() for k, v in ref.state_dict().items()}
+    gate_up, down = memory[p + "mlp.experts.gate_up_proj"], memory[p + "mlp.experts.down_proj"]
+    assert gate_up.shape == (4, 64, 16) and down.shape == (4, 16, 32)
+    for e in range(4):
+        assert np.array_equal(gate_up[e, :32], stored[p + f"block_sparse_moe.experts.{e}.w1.weight"])
+        assert np.array_equal(gate_up[e, 32:], stored[p + f"block_sparse_moe.experts.{e}.w3.weight"])
+        assert np.array_equal(down[e], stored[p + f"block_sparse_moe.experts.{e}.w2.weight"])
