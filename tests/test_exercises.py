@@ -483,9 +483,20 @@ def test_a_figure_is_drawn_from_the_readers_numbers_beside_the_books():
     assert "<img" in bundle["text/html"] and "top-k without renormalising" in bundle["text/plain"]
 
 
+def test_the_cache_mask_figure_hatches_what_the_readers_mask_wrongly_hides():
+    fig = exercises.check("cache_mask", cache_local).figure()
+    trace = fig.drawn.trace
+    assert (trace.past, trace.new) == (3, 2)
+    np.testing.assert_array_equal(trace.mask, cache_mask(3, 2))
+    np.testing.assert_array_equal(trace.wrong, cache_local(3, 2))
+    assert "(0, 1), (0, 2), (0, 3), (1, 2), (1, 3), (1, 4)" in fig.alt
+    assert exercises.check("cache_mask", cache_mask).figure().alt.endswith("yours hides no visible cell.")
+
+
 def test_an_exercise_without_a_figure_or_unreadable_numbers_draws_nothing():
     assert exercises.check("rms_norm", rms_no_gamma).figure() is None
     assert exercises.check("masked_attention", lambda q, k, v, m: {"scores": 1}).figure() is None
+    assert exercises.check("cache_mask", cache_square).figure() is None  # [new, new] fits no [new, P + new] grid
 
 
 @pytest.mark.parametrize("name", exercises.names())

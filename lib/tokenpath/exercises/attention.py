@@ -199,6 +199,33 @@ CACHE_MASK = Exercise(
              "columns are all past + new keys, cached ones first.", _square),
      Mistake("the diagonal hidden", "your query at position past + r does not see its own key "
              "(j < past + r); a position sees itself.", _diagonal_hidden)),
+    figure=lambda case, expected, got: _cache_figure(case, expected, got),
 )
+
+
+def _cache_figure(case: Case, expected: dict, got: dict):
+    """Figure 14's mask, the book's beside the reader's, with the cells the reader's mask
+    wrongly hides hatched."""
+    from ..figures import Drawn, FigureDisplay
+    from ..figures.attention_mask import draw_cache_mask
+    from ..figures.draw import add_heading, new_canvas
+    from ..lessons.attention import CacheMasks
+
+    past, new = case.args
+    book = np.asarray(expected["mask"], dtype=bool)
+    yours = np.asarray(got["mask"])
+    if yours.shape != book.shape or yours.dtype != np.bool_:
+        raise ValueError("the reader's mask cannot be drawn in the book's grid")
+    trace = CacheMasks(past, new, book, yours)
+    width = 2.0 + (past + new) * 0.46 + 0.6
+    fig, ax = new_canvas(2 * width, 2.2 + new * 0.46)
+    for x0, title, wrong in ((2.0, "The book's mask (the engine)", False), (width + 2.0, "Your mask", True)):
+        add_heading(ax, x0 - 1.8, 0.3, title)
+        draw_cache_mask(ax, trace, wrong=wrong, at=(x0, 1.6))
+    hidden = [(int(r), int(j)) for r, j in np.argwhere(trace.dropped)]
+    alt = (f"Figure 14's mask for P = {past} cached positions and {new} new queries, the engine's beside yours; "
+           + (f"yours hides the visible cells (r, j) {hidden}." if hidden else "yours hides no visible cell."))
+    return FigureDisplay(Drawn(0, "Your cache mask beside the book's", fig, alt, trace=trace),
+                         caption="Your cache mask beside the book's (figure 14)")
 
 EXERCISES = (CAUSAL_MASK, MASKED_ATTENTION, CACHE_MASK)
