@@ -1,6 +1,8 @@
 """Chapter 9's statements about GGUF, llama.cpp, safetensors and transformers, checked against
-them (sections 9.2, 9.10 and 9.11–9.17):
+them (sections 9.1, 9.2, 9.10 and 9.11–9.17):
 
+* the files ``save_pretrained`` writes, and ``rope_parameters`` (section 9.1); ``torch.load``
+  refusing a pickled object that is not a tensor or plain container (section 9.2);
 * the by-hand Q8_0 and Q4_1 readers (``lessons.model_files_gguf``) read blocks as the
   ``gguf`` package (llama.cpp's Python quantizer, written after ``ggml-quants.c``'s
   reference quantizers) writes them: d, m, low nibbles first;
@@ -179,3 +181,45 @@ def test_mixtral_save_pretrained_writes_per_expert_names_and_holds_them_fused(tm
         assert np.array_equal(gate_up[e, :32], stored[p + f"block_sparse_moe.experts.{e}.w1.weight"])
         assert np.array_equal(gate_up[e, 32:], stored[p + f"block_sparse_moe.experts.{e}.w3.weight"])
         assert np.array_equal(down[e], stored[p + f"block_sparse_moe.experts.{e}.w2.weight"])
+
+
+@pytest.mark.torch
+@pytest.mark.heavy  # importing transformers takes seconds
+def test_save_pretrained_writes_the_files_section_9_1_names(tmp_path):
+    """Section 9.1: a model's save_pretrained writes config.json, model.safetensors and
+    generation_config.json; a tokenizer's writes tokenizer.json and tokenizer_config.json;
+    Transformers 5 keeps the RoPE base inside rope_parameters."""
+    transformers = pytest.importorskip("transformers", reason="needs the crosscheck extra (transformers)")
+    from tokenizers import Tokenizer, models
+
+    cfg = transformers.LlamaConfig(vocab_size=50, hidden_size=16, intermediate_size=32, num_hidden_layers=1,
+                                   num_attention_heads=4, num_key_value_heads=2)
+    transformers.LlamaForCausalLM(cfg).save_pretrained(tmp_path / "model")
+    assert {p.name for p in (tmp_path / "model").iterdir()} == {"config.json", "model.safetensors",
+                                                                "generation_config.json"}
+    import json
+
+    written = json.loads((tmp_path / "model" / "config.json").read_text())
+    assert "rope_theta" not in written and written["rope_parameters"]["rope_theta"] == 10000.0
+    fast = transformers.PreTrainedTokenizerFast(tokenizer_object=Tokenizer(models.BPE({"a": 0}, [])))
+    fast.save_pretrained(tmp_path / "tok")
+    assert {"tokenizer.json", "tokenizer_config.json"} <= {p.name for p in (tmp_path / "tok").iterdir()}
+
+
+@pytest.mark.torch
+def test_torch_load_refuses_an_arbitrary_pickled_object_unless_told_otherwise(tmp_path):
+    """Section 9.2: torch.load reads tensors and plain containers, and refuses other pickled
+    objects (which could run code when unpickled) unless weights_only=False."""
+    torch = pytest.importorskip("torch", reason="needs the crosscheck extra (torch)")
+    import pickle
+
+    torch.save({"w": torch.zeros(2), "n": [1, 2]}, tmp_path / "ok.pt")
+    assert torch.load(tmp_path / "ok.pt")["n"] == [1, 2]
+    torch.save({"w": torch.zeros(2), "x": _Anything()}, tmp_path / "code.pt")
+    with pytest.raises(pickle.UnpicklingError):
+        torch.load(tmp_path / "code.pt")
+    assert isinstance(torch.load(tmp_path / "code.pt", weights_only=False)["x"], _Anything)
+
+
+class _Anything:
+    """A class pickle stores by reference: unpickling it imports and runs code named in the file."""
