@@ -122,6 +122,7 @@ def test_unpermute_rows_undoes_the_converters_permutation(rows, heads):
     assert not np.array_equal(_converter_permute(w, heads), w)
 
 
+@pytest.mark.heavy  # builds the file's tokenizer; tests/claims/model.py's real.pairing_same checks the same in every run
 def test_on_the_real_file_the_file_order_with_neighbour_pairs_gives_the_engines_scores(smollm2_file):
     g = read_gguf(smollm2_file)
     c = G.pairing_check(g, tokenizer_from_gguf(g.metadata).encode(ex.SMOL_PAIRING_TEXT))
