@@ -102,7 +102,7 @@ CLAIMS: list[_Claim] = [
           text=("4 GiB for the same context", lambda n: f"{gqa.bytes_text(n)} for the same context")),
     Claim("gqa.real.same_quarter", lambda: real().ratio == share().ratio,
           text=("the same quarter", lambda same: "the same quarter" if same else "another ratio")),
-    # -- section 6.4: SmolLM2, from its GGUF header --------------------------------------
+    # -- section 6.3's aside: SmolLM2, from its GGUF header --------------------------------------
     Claim("gqa.smol.heading", lambda: (smol_share().n_q_heads, smol_share().n_kv_heads),
           text=("SmolLM2's 9 query heads on 3 K/V heads", lambda h: f"SmolLM2's {h[0]} query heads on {h[1]} K/V heads")),
     Claim("gqa.smol.group_size", lambda: smol_share().group_size,

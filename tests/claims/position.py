@@ -60,7 +60,7 @@ def smol_file():
 
 @cache
 def smol():
-    """SmolLM2-135M-Instruct's config, from its GGUF header (sections 5.4.5, 6.4, 7.5, 8.2)."""
+    """SmolLM2-135M-Instruct's config, from its GGUF header (the asides of sections 5.4, 6.3, 7.4 and 8.2)."""
     return gguf_config(smol_file())
 
 
@@ -151,7 +151,7 @@ CLAIMS: list[_Claim] = [
     Claim("src05.transformers", lambda: pinned("transformers"),
           text=("transformers 5.24.0", lambda v: f"transformers {v}")),
     Claim("rope4.angles", lambda: four_wide()[1], text=("[3, 0.03]", fmt.vec)),
-    # -- section 5.4.5: SmolLM2's RoPE, from its GGUF header ----------------------------
+    # -- section 5.4's aside: SmolLM2's RoPE, from its GGUF header ----------------------------
     Claim("rope.smol.head_dim", lambda: real().head_dim, text=("d_h = 64", lambda v: f"d_h = {v}")),
     Claim("rope.smol.base", lambda: real().base, text=("base of 100000", lambda v: f"base of {fmt.num(v)}")),
     Claim("rope.smol.base_to", lambda: real().base, text=("base to 100000", lambda v: f"base to {fmt.num(v)}")),
