@@ -159,6 +159,18 @@ def test_check_never_raises_for_what_a_function_returns_or_raises(name, fn):
     assert "Traceback" not in str(r)
 
 
+def test_an_interrupt_from_the_reader_stops_the_check_at_that_case():
+    calls = []
+
+    def interrupted(t):
+        calls.append(t)
+        raise KeyboardInterrupt
+
+    r = exercises.check("causal_mask", interrupted)
+    assert r.status == "raised" and "KeyboardInterrupt" in str(r)
+    assert len(calls) == 1
+
+
 def test_passing_the_result_instead_of_the_function_is_explained():
     r = exercises.check("causal_mask", causal_mask(3))
     assert r.status == "not callable"

@@ -329,7 +329,7 @@ class Exercise:
                 return CheckResult(self, "not written yet", f"Not written yet: your {self.name} raises "
                                    f"NotImplementedError. Write its body, then run this cell again.",
                                    printed=out.printed)
-            if out.status == "timeout":
+            if out.status == "timeout" or out.error_type == "KeyboardInterrupt":  # the reader stopped it: run no more
                 break
         expected = [self.expected(c) for c in cases[:len(outcomes)]]
         first = next(((k, d) for k, (o, e) in enumerate(zip(outcomes, expected))
