@@ -110,7 +110,9 @@ def lens_alt(lens: R.LogitLens) -> str:
             f"{int(lens.rank[-1]):,} after all {n}; {where}. The bottom panel draws its probability, "
             f"{lens.prob[-2]:.2f} after {n - 1} layers and {lens.prob[-1]:.2f} after all {n}, beside the top "
             f"token's, whose text is written above each point, from the embedding row on: "
-            + ", ".join(f"“{short(p)}”" for p in lens.top_pieces) + ".")
+            + ", ".join(f"“{short(p)}”" for p in lens.top_pieces) + ". The horizontal axis counts the layers "
+            f"passed, ticked at " + ", ".join(str(t) for t in range(0, n + 1, 5)) + "; the probability axis at 0, "
+            "0.5 and 1 and the quarters between.")
 
 
 @register(LENS, LENS_TITLE)
@@ -172,7 +174,10 @@ def heads_alt(finding: RH.HeadFinding) -> str:
             f"with that head silenced the loss of the second copy rises by {finding.top_second_delta:.2f} nats "
             f"(from {finding.second_loss:.2f}) and that of the first copy changes by {_signed(finding.top_first_delta)}; "
             f"each of {len(finding.control)} heads drawn at random, silenced alone, changes the second copy's loss "
-            f"by {_signed(finding.control_second_delta.min())} to {_signed(worst)} nats, the most at layer {wl}, head {wh}.")
+            f"by {_signed(finding.control_second_delta.min())} to {_signed(worst)} nats, the most at layer {wl}, head {wh}. "
+            f"The map is ticked at the query heads " + ", ".join(str(h) for h in range(finding.score.shape[1])) +
+            " and at the layers " + ", ".join(str(l) for l in range(0, finding.score.shape[0], 5)) +
+            "; its colour scale runs from 0 to 1.")
 
 
 @register(HEADS, HEADS_TITLE)
