@@ -27,12 +27,11 @@ def test_the_sweep_holds_every_weight_and_the_chosen_one_is_the_recorded_table(e
 
 def test_no_cache_weight_outside_zero_to_one_is_scored():
     table = V.N.unigram([0, 1, 0, 1], 2)
-    with pytest.raises(ValueError, match="lam"):
+    with pytest.raises(ValueError, match="lams"):
         V.cache_sweep(table, {"s": [[0, 1, 0]]}, (1.0,))
 
 
 @pytest.mark.corpus
 def test_the_refitted_5_gram_gives_the_stored_sweep(evidence):
-    s, d, streams, _ = V.stream_infos(T.trained_folder())
-    table = V.N.kneser_ney(d.train_ids, s.vocab_size, 5)
-    assert V.cache_sweep(table, streams) == evidence["cache_sweep"]
+    streams = V.stream_infos(T.trained_folder())[2]
+    assert V.cache_sweep(V.fitted_table(T.trained_folder(), 5), streams) == evidence["cache_sweep"]

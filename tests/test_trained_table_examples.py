@@ -13,9 +13,9 @@ from tokenpath import trained as T
 
 @pytest.fixture(scope="module")
 def trigram():
-    from tokenpath._evaluate import rebuild
+    from tokenpath._evidence import stream_infos
 
-    s, d, _, _ = rebuild(T.trained_folder())
+    s, d, _, _ = stream_infos(T.trained_folder())
     return N.kneser_ney(d.train_ids, s.vocab_size, 3), d.tok, s.vocab_size
 
 

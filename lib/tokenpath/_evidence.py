@@ -37,6 +37,7 @@ score the models' windows).
 
 from __future__ import annotations
 
+import functools
 import json
 from pathlib import Path
 
@@ -85,12 +86,17 @@ def cache_losses(table: N.NgramModel, window, lam: float = CACHE_LAMBDA) -> np.n
     """
     if not 0 <= lam < 1:
         raise ValueError(f"lam must be in [0, 1), got {lam!r}")
+    p_table, cache = _cache_parts(table, window)
+    return -np.log((1 - lam) * p_table + lam * cache)
+
+
+def _cache_parts(table: N.NgramModel, window) -> tuple[np.ndarray, np.ndarray]:
+    """([targets] the table's probability of each target, [targets] the cache's)."""
     w = np.asarray(window, dtype=np.int64)
     p_table = np.exp(-N.token_losses(table, w))
     seen = w[:-1, None] == w[None, 1:]                     # [inputs, targets]: input i equals target j
     upto = np.tril(np.ones((len(w) - 1, len(w) - 1), dtype=bool)).T  # input i at or before target j's input
-    cache = (seen & upto).sum(axis=0) / np.arange(1, len(w))
-    return -np.log((1 - lam) * p_table + lam * cache)
+    return p_table, (seen & upto).sum(axis=0) / np.arange(1, len(w))
 
 
 def discount_estimate(ids, order: int) -> float:
@@ -208,7 +214,13 @@ def stream_lengths(d, s, name: str) -> list[int]:
 
 def stream_infos(folder) -> tuple:
     """(settings, data, {stream: windows}, {stream: info}) for the three streams and the
-    test stream, each info with the files its windows touch and the file of each window."""
+    test stream, each info with the files its windows touch and the file of each window.
+    Rebuilt from the corpus once per folder and process (callers must not change it)."""
+    return _stream_infos(Path(folder).resolve())
+
+
+@functools.lru_cache(maxsize=1)
+def _stream_infos(folder: Path) -> tuple:
     s, d, streams, info, test_win, test_info = scored_test_stream(folder)
     streams = {**streams, TEST: test_win}
     for name in info:
@@ -218,12 +230,24 @@ def stream_infos(folder) -> tuple:
     return s, d, streams, {**info, TEST: test_info}
 
 
+def fitted_table(folder, order: int) -> N.NgramModel:
+    """The ``order``-gram table (add-one unigram for 1, interpolated Kneser–Ney above)
+    fitted on the training tokens of the run that wrote ``folder``; fitted once per
+    folder, order and process."""
+    return _fitted_table(Path(folder).resolve(), order)
+
+
+@functools.lru_cache(maxsize=8)
+def _fitted_table(folder: Path, order: int) -> N.NgramModel:
+    s, d, _, _ = stream_infos(folder)
+    return N.unigram(d.train_ids, s.vocab_size) if order == 1 else N.kneser_ney(d.train_ids, s.vocab_size, order)
+
+
 def table_window_losses(folder) -> tuple[dict, dict, dict, dict]:
     """({stream: {table: [windows] mean loss}}, {stream: info}, {order: discount
     estimate}, {stream: windows}) for the three streams and the test stream."""
     s, d, streams, info = stream_infos(folder)
-    fitted = {o: (N.unigram(d.train_ids, s.vocab_size) if o == 1 else N.kneser_ney(d.train_ids, s.vocab_size, o))
-              for o in {o for o, _ in TABLES.values()}}
+    fitted = {o: fitted_table(folder, o) for o in {o for o, _ in TABLES.values()}}
     out = {}
     for name, win in streams.items():
         out[name] = {}
@@ -244,8 +268,14 @@ def cache_sweep(table: N.NgramModel, streams: dict, lams=CACHE_SWEEP) -> dict:
     >>> cache_sweep(t, {"s": [[0, 0, 0]]}, (0.0, 0.5))
     {'s': {'0.0': 0.6931, '0.5': 0.2877}}
     """
-    return {name: {str(lam): round(float(np.mean([cache_losses(table, w, lam).mean() for w in win])), 4)
-                   for lam in lams} for name, win in streams.items()}
+    if not all(0 <= lam < 1 for lam in lams):
+        raise ValueError(f"lams must be weights in [0, 1), got {lams!r}")
+    out = {}
+    for name, win in streams.items():
+        parts = [_cache_parts(table, w) for w in win]
+        out[name] = {str(lam): round(float(np.mean([-np.log((1 - lam) * p + lam * c).mean() for p, c in parts])), 4)
+                     for lam in lams}
+    return out
 
 
 def long_lines(text: str, min_chars: int = OVERLAP_MIN_CHARS) -> list[str]:
@@ -450,7 +480,7 @@ def main(argv=None) -> int:
         out = T.read_evidence(folder)
         out["overlap"] = corpus_overlap(folder)
         s, d, streams, info = stream_infos(folder)
-        out["cache_sweep"] = cache_sweep(N.kneser_ney(d.train_ids, s.vocab_size, 5), streams)
+        out["cache_sweep"] = cache_sweep(fitted_table(folder, 5), streams)
         for name, row in out["streams"].items():
             row["window_files"] = info[name]["window_files"]
             dense = out["window_dense"].get(name) if out["window_dense"] else None
@@ -487,8 +517,7 @@ def main(argv=None) -> int:
                           pooled_balance(routing["load"], routing["top_k"]))
     out["dense"] = dense_summary
     out["overlap"] = corpus_overlap(folder)
-    s, d, _, _ = stream_infos(folder)
-    out["cache_sweep"] = cache_sweep(N.kneser_ney(d.train_ids, s.vocab_size, 5), streams)
+    out["cache_sweep"] = cache_sweep(fitted_table(folder, 5), streams)
     path.write_text(json.dumps(out, indent=1) + "\n", encoding="utf-8")
     for name, row in out["streams"].items():
         print(name, row["model"], row.get("dense"), row["tables"], {k: v["mean"] for k, v in row["gap"].items()})
