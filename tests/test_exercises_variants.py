@@ -14,7 +14,9 @@ from tokenpath import questions, selfcheck
 from tokenpath.exercises import variants
 from tokenpath.exercises.variants import VARIANTS
 
-ALL = {q.id: q for ch in questions.CHAPTERS for q in questions.for_chapter(ch).values()}
+#: The chapters with numeric questions that redraw (1-8; later chapters' questions are about one file or model).
+CHAPTERS = [ch for ch in questions.CHAPTERS if ch[:2] <= "08"]
+ALL = {q.id: q for ch in CHAPTERS for q in questions.for_chapter(ch).values()}
 SEEDS = (0, 1, 2, 17, 2**32 - 1)
 
 
@@ -35,9 +37,8 @@ def test_every_factory_is_registered_under_a_numeric_question_of_the_chapters():
     assert set(VARIANTS) <= set(ALL)
     assert all(ALL[i].kind != "choice" for i in VARIANTS)
     assert len(VARIANTS) >= 15
-    for ch in questions.CHAPTERS:
-        for q in questions.for_chapter(ch).values():
-            assert (q._variant is not None) == (q.id in VARIANTS), q.id
+    for q in ALL.values():
+        assert (q._variant is not None) == (q.id in VARIANTS), q.id
 
 
 @pytest.mark.parametrize("qid", sorted(VARIANTS))
