@@ -340,7 +340,7 @@ class Exercise:
                 return CheckResult(self, "timeout", f"Your function took more than {TOTAL_SECONDS:g} s over "
                                    f"{len(outcomes)} of {len(cases)} cases; the rest were not run.", printed=printed)
             return CheckResult(self, "passed", f"Passed: your {self.name} agrees with the engine on "
-                               f"{cases[0].label} and {len(cases) - 1} random cases.", cases=cases,
+                               f"{cases[0].label} and on {len(cases) - 1} more cases (edge cases and seeded random ones).", cases=cases,
                                outcomes=tuple(outcomes), expected=tuple(expected), printed=printed)
         k, diff = first
         mistake = self._diagnose(cases[:len(outcomes)], outcomes) if len(outcomes) == len(cases) else None
