@@ -610,6 +610,8 @@ STATED: dict[str, str] = {
     'sweep.test_same': 'and so it would on the test stream',
     'sweep.out_lead': '0.77',
     'sweep.test_lead': '0.75',
+    'file.wider': '27',
+    'file.gaps': '28',
     'src.transformers': '`transformers` 5.24.0',
     'src.torch': '2.13.0',
 }
@@ -869,6 +871,9 @@ CLAIMS: list[_Claim] = [
     Claim("sweep.out_lead", lambda: sweep_best(OUT)[1] - ev_stream(OUT)["model"], _f(2)),
     Claim("sweep.test_lead", lambda: sweep_best(TEST)[1] - ev_stream(TEST)["model"], _f(2)),
     # -- the intervals resampled by file --------------------------------------------------------
+    Claim("file.wider", lambda: sum(r["gap_by_file"][t]["high"] - r["gap_by_file"][t]["low"] > g["high"] - g["low"]
+                                    for r in evidence()["streams"].values() for t, g in r["gap"].items()), _n),
+    Claim("file.gaps", lambda: sum(len(r["gap"]) for r in evidence()["streams"].values()), _n),
     Claim("file.code_groups", lambda: ev_file_gap(CODE)["groups"], _n),
     Claim("file.code_low", lambda: ev_file_gap(CODE)["low"], _f(2)),
     Claim("file.code_high", lambda: ev_file_gap(CODE)["high"], _f(2)),
