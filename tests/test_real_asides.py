@@ -116,6 +116,20 @@ def test_smollm2_gains_are_uneven_yet_its_norms_stay_scale_invariant(smol):
         assert not np.isclose(abs(y @ x) / (np.linalg.norm(y) * np.linalg.norm(x)), 1.0)  # the direction does not
 
 
+def test_bfloat16_exact_counts_only_gains_whose_low_16_bits_are_zero():
+    bf16 = np.float32(np.array([1.375, -2.125, 3.34375, 0.0]))  # 8 significant bits or fewer
+    n = LN.NormGains(bf16[None, :2], bf16[None, 2:], np.float32([0.1, 1 + 2**-10]), 1e-5, 0)
+    assert (n.count, n.bfloat16_exact) == (6, 4)  # 0.1 and 1 + 2^-10 need more than bfloat16 keeps
+
+
+def test_smollm2_norm_gains_were_not_rounded_by_block_quantization(smol):
+    g = smol[0]
+    n = LN.model_norm_gains(g)
+    assert {g.tensors[f"blk.{k}.{p}.weight"].type_name for k in range(30) for p in ("attn_norm", "ffn_norm")} \
+        == {g.tensors["output_norm.weight"].type_name} == {"F32"}
+    assert n.count == 2 * 30 * 576 + 576 and n.bfloat16_exact == n.count  # every gain a widened bfloat16
+
+
 # ------------------------------------------------------------------ chapter 8
 
 

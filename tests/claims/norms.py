@@ -17,7 +17,7 @@ from . import pinned_as_source
 
 from . import Claim as _Claim
 from . import NotClaim as _NotClaim
-from .position import smol, smol_file  # SmolLM2's file and config, its header read once
+from .position import smol, smol_file, smollm2_source  # SmolLM2's file and config, its header read once
 
 CHAPTER = "07_rmsnorm_swiglu"
 Claim = partial(_Claim, chapter=CHAPTER)
@@ -134,6 +134,9 @@ CLAIMS: list[_Claim] = [
           text=("The ε of the file is 1e-5", lambda t: f"The ε of the file is {t[0]}")),
     Claim("norms.smol.eps_stored", lambda: _eps_parts(gains().eps),
           text=("float nearest to it, 9.99999975e-6", lambda t: f"float nearest to it, {t[1]}")),
+    Claim("norms.smol.bfloat16", lambda: (gains().count, gains().bfloat16_exact),
+          text=("while all 35,136 gains are", lambda t: ("while all" if t[1] == t[0] else f"while {t[1]:,} of the")
+                                                      + f" {t[0]:,} gains are")),
     Claim("norms.smol.ratio", smol,
           text=("d_ff of 1536 is (8/3)·576 exactly: 576 is a multiple of 3",
                 lambda c: f"d_ff of {c.intermediate_size} is ({LN.ffn_ratio(c)})·{c.hidden_size} exactly: "
@@ -158,8 +161,15 @@ NOT_CLAIMS: list[_NotClaim] = [
     NotClaim("Prajit Ramachandran, Barret Zoph and Quoc V. Le (2017)", "citation: the Swish paper"),
     NotClaim("arXiv:1710.05941", "citation: the Swish paper's arXiv identifier"),
     NotClaim("SmolLM2-135M-Instruct", "a model's name"),
+    NotClaim("bfloat16", "a number format's name"),
+    NotClaim("low 16 bits", "the mantissa bits bfloat16 drops from a float32, a property of the two formats"),
+    NotClaim("32 bits", "the width of a float32, a property of the format"),
     NotClaim("1 + w", "names the other weight convention (scale by one plus the stored weight), not a number"),
     NotClaim("32-bit", "the float width Hugging Face's LlamaRMSNorm computes in, a fact about its code"),
     NotClaim("\\frac{1}{d}", "notation: the mean over d features"),
     NotClaim("position 0 is never added to position 1", "position indices in a sentence about two positions"),
 ]
+
+_SRC_CLAIMS, _SRC_NOT = smollm2_source("norms", Claim, NotClaim)
+CLAIMS += _SRC_CLAIMS
+NOT_CLAIMS += _SRC_NOT

