@@ -234,12 +234,22 @@ def real_config():
 
 
 def _sinks():
-    """The heads that put more than half of each row's weight, on average, on position 0."""
+    """The heads that put more than half of a row's weight, on average, on position 0."""
     return [h for h, w in enumerate(smol().first) if w > 0.5]
 
 
 def _others():
     return [h for h in range(smol().weights.shape[0]) if h not in _sinks()]
+
+
+@cache
+def control():
+    """The same layer on the sentence with another first word."""
+    return real_layers.real_head_weights(asides.REAL_ATTENTION_CONTROL, asides.REAL_ATTENTION_LAYER)
+
+
+def _heads(hs):
+    return " and ".join(map(str, hs))
 
 
 CLAIMS += [
@@ -248,11 +258,21 @@ CLAIMS += [
     Claim("aside4.heads", lambda: (real_config().num_attention_heads, real_config().num_key_value_heads),
           text=("The layer has 9 query heads, which share 3 key and value heads",
                 lambda h: f"The layer has {h[0]} query heads, which share {h[1]} key and value heads")),
-    Claim("aside4.sinks", _sinks, text=("heads 7 and 8 put more than half",
-                                        lambda hs: "heads " + " and ".join(map(str, hs)) + " put more than half")),
+    Claim("aside4.even", lambda: smol().even,
+          text=("evenly would put 0.23 on", lambda w: f"evenly would put {w:.2f} on")),
+    Claim("aside4.sinks", lambda: (_sinks(), [smol().first[h] for h in _sinks()]),
+          text=("Heads 7 and 8 put 0.52 and 0.61 on",
+                lambda r: f"Heads {_heads(r[0])} put {_heads(f'{w:.2f}' for w in r[1])} on")),
+    Claim("aside4.control", lambda: [control().first[h] for h in _sinks()],
+          text=("only 0.05 and 0.26. On these two sentences",
+                lambda ws: f"only {_heads(f'{w:.2f}' for w in ws)}. On these two sentences")),
+    Claim("aside4.layer0_type", lambda: sorted({t.type_name for n, t in real_vocab.smollm2_header().tensors.items()
+                                                 if n.startswith("blk.0.") and len(t.shape) == 2}),
+          text=("(stored as Q4_1, chapter 9", lambda ts: f"(stored as {', '.join(ts)}, chapter 9")),
+    Claim("aside4.table_head", lambda: smol().head, text=("head 8's table", lambda h: f"head {h}'s table")),
     Claim("aside4.others_first", lambda: (len(_others()), max(smol().first[h] for h in _others())),
-          text=("the other seven heads give position 0 at most 0.25",
-                lambda r: f"the other {['zero', 'one', 'two', 'three', 'four', 'five', 'six', 'seven', 'eight'][r[0]]} "
+          text=("The other seven heads give position 0 at most 0.25",
+                lambda r: f"The other {['zero', 'one', 'two', 'three', 'four', 'five', 'six', 'seven', 'eight'][r[0]]} "
                           f"heads give position 0 at most {r[1]:.2f}")),
     Claim("aside4.others_own", lambda: [smol().own[h] for h in _others()],
           text=("their own position between 0.26 and 0.44", lambda w: f"their own position between {min(w):.2f} and "
@@ -266,6 +286,8 @@ NOT_CLAIMS: list[_NotClaim] = [
     NotClaim("position 0", "the first position, by definition"),
     NotClaim("rows 1 onwards", "every row but the first, which can read only itself"),
     NotClaim("Xiao et al. (2024)", "citation: the attention-sink paper"),
+    NotClaim("bf16", "a number format's name (bfloat16)"),
+    NotClaim("Llama 2's layers after its first two", "what Xiao et al. (2024) report, a model's name"),
     NotClaim("2309.17453", "the attention-sink paper's arXiv number"),
     NotClaim("GPT-3", "a model's name"),
     NotClaim("Llama 3", "a model's name"),

@@ -35,6 +35,9 @@ REAL_PARAGRAPH_ZH = (
 #: Chapter 4's sentence for one real head: a short sentence whose last two tokens repeat
 #: its first two, so that one can ask whether a layer-0 head already looks back to them.
 REAL_ATTENTION_TEXT = "The cat sat on the mat. The cat"
+#: The same sentence with another start: a control for reading a head's weight on position 0
+#: as a pull of the first position rather than of the word that happens to stand there.
+REAL_ATTENTION_CONTROL = "My dog sat on the mat. The cat"
 #: The layer whose heads chapter 4 prints: the first, which reads only the embedding.
 REAL_ATTENTION_LAYER = 0
 

@@ -202,6 +202,12 @@ class HeadReading:
     same_queries_after_rope: bool  #  … and after it
 
     @property
+    def even(self) -> float:
+        """The mean weight on position 0 (and on the row's own position), rows 1 … T−1, of a
+        head that spreads every row evenly: 1/(t+1) in row t, large in the short early rows."""
+        return float(np.mean(1.0 / np.arange(2, len(self.ids) + 1)))
+
+    @property
     def head(self) -> int:
         """The head that puts the most weight on position 0."""
         return int(np.argmax(self.first))
@@ -232,6 +238,8 @@ def real_head_weights(text: str, layer: int = 0, *, g: GGUFFile | None = None,
     >>> r = real_head_weights("abc", g=read_gguf(_tiny_gguf()), tokenizer=Tokenizer([], vocab={b"a": 0, b"b": 1, b"c": 2}))
     >>> r.weights.shape, bool(np.allclose(r.weights.sum(-1), 1)), r.weights[0, 0].tolist()
     ((4, 3, 3), True, [1.0, 0.0, 0.0])
+    >>> round(r.even, 3)  # (1/2 + 1/3) / 2
+    0.417
     """
     text = check_text(text)
     layer = as_int("layer", layer, low=0, high=0)
