@@ -196,3 +196,17 @@ def test_the_load_fuzzer_met_both_outcomes():
         pytest.skip("the fuzzer did not run in this session")
     assert LOAD_FUZZ["loaded"] and LOAD_FUZZ["refused"], LOAD_FUZZ
     print("\nGGUF model fuzzer:", dict(LOAD_FUZZ))
+
+
+def test_one_tensor_as_hf_is_what_load_builds_and_a_wrong_name_is_refused():
+    from tokenpath.gguf_format import read_gguf
+    from tokenpath.model.gguf_model import _tiny_gguf, dequantize_as_hf
+
+    path = _tiny_gguf()
+    g, m = read_gguf(path), M.load(path)
+    for gguf_name, hf in (("blk.0.attn_q.weight", "model.layers.0.self_attn.q_proj.weight"),
+                          ("blk.0.attn_k.weight", "model.layers.0.self_attn.k_proj.weight"),
+                          ("blk.0.ffn_up.weight", "model.layers.0.mlp.up_proj.weight")):
+        assert np.array_equal(dequantize_as_hf(g, gguf_name), m.tensors[hf])
+    with pytest.raises(ValueError, match="name must be a tensor of"):
+        dequantize_as_hf(g, "blk.9.attn_q.weight")

@@ -49,6 +49,7 @@ from .tensors import _match_names_and_shapes
 
 __all__ = [
     "GGUF_ARCHITECTURE",
+    "dequantize_as_hf",
     "gguf_config",
     "gguf_tensor_name",
     "load_gguf",
@@ -196,6 +197,34 @@ def _renamed(g: GGUFFile) -> dict[str, str]:
     return out
 
 
+def dequantize_as_hf(g: GGUFFile, name: str, config: LlamaConfig | None = None) -> np.ndarray:
+    """The tensor ``name`` of ``g`` as Hugging Face's Llama holds it: dequantized to
+    float32 of its shape and, for W_Q and W_K (``blk.N.attn_q.weight``, ``attn_k``),
+    its rows put back in Hugging Face's order (:func:`unpermute_rows`). ``config`` is
+    ``gguf_config(g)``, read when not given. What :func:`load_gguf` does to every tensor,
+    for a reader who wants one.
+
+    >>> g = read_gguf(_tiny_gguf())
+    >>> q = dequantize_as_hf(g, "blk.0.attn_q.weight")
+    >>> heads = gguf_config(g).num_attention_heads
+    >>> q.shape, q.dtype, bool((q == unpermute_rows(g.dequantize("blk.0.attn_q.weight"), heads)).all())
+    ((8, 8), dtype('float32'), True)
+    """
+    if not isinstance(g, GGUFFile):
+        raise TypeError(f"g must be a GGUFFile (tokenpath.gguf_format.read_gguf), got {short_repr(g)}")
+    if config is not None and not isinstance(config, LlamaConfig):
+        raise TypeError(f"config must be a LlamaConfig (gguf_config(g)) or None, got {short_repr(config)}")
+    if not isinstance(name, str) or name not in g.tensors:
+        raise ValueError(f"name must be a tensor of {g.path}, got {short_repr(name)}")
+    config = gguf_config(g) if config is None else config
+    w = g.dequantize(name)  # float32 of the tensor's shape
+    if name.endswith(".attn_q.weight"):
+        w = unpermute_rows(w, config.num_attention_heads)
+    elif name.endswith(".attn_k.weight"):
+        w = unpermute_rows(w, config.num_key_value_heads)
+    return w
+
+
 def load_gguf(path) -> Model:
     """The model in the GGUF file ``path``: config from its metadata, weights renamed,
     dequantized to float32, W_Q and W_K rows put back in Hugging Face's order, and the
@@ -215,14 +244,7 @@ def load_gguf(path) -> Model:
     _match_names_and_shapes(config, {hf: np.broadcast_to(stand_in, g.tensors[n].shape) for hf, n in names.items()},
                             str(path), compare_tied_head=False)
     tokenizer = _tokenizer(g)
-    tensors = {}
-    for hf, name in names.items():
-        w = g.dequantize(name)  # float32 of the tensor's shape
-        if hf.endswith("q_proj.weight"):
-            w = unpermute_rows(w, config.num_attention_heads)
-        elif hf.endswith("k_proj.weight"):
-            w = unpermute_rows(w, config.num_key_value_heads)
-        tensors[hf] = w
+    tensors = {hf: dequantize_as_hf(g, name, config) for hf, name in names.items()}
     dtypes = {hf: g.tensors[name].type_name for hf, name in names.items()}
     return Model(config, tensors, tokenizer, dtypes=dtypes, source=str(path), dtype=np.float32)
 
