@@ -16,6 +16,8 @@ or a layer built here in memory; nothing is downloaded.
   ``split_special_tokens=True`` turns only the special ones into text; an added token
   with ``single_word=True`` is not matched inside a word; ``tiktoken``'s ``encode`` adds no
   token of its own, and the SmolLM2 file says its tokenizer adds no BOS;
+* chapter 1's aside: the code points that the UTF-8 lead bytes F1 and F2 begin have no
+  character assigned in Python's ``unicodedata``, yet encode;
 * chapter 3: ``nn.Embedding(padding_idx=0)`` makes ID 0 padding by its value: its row
   starts at zero and receives no gradient.
 """
@@ -176,3 +178,14 @@ def test_byte_level_add_prefix_space_puts_a_space_in_front_that_decoding_keeps()
                                   show_progress=False)
     tok.train_from_iterator(CORPUS, trainer)
     assert tok.decode(tok.encode("lait").ids) == " lait"
+
+
+def test_the_code_points_that_f1_and_f2_begin_have_no_character_assigned_yet_but_encode_in_utf8():
+    """Chapter 1's aside: the bytes F1 and F2, which SmolLM2 lacks, begin only U+40000 to
+    U+BFFFF; Python's Unicode database has no character there (category Cn), and UTF-8
+    encodes them all the same."""
+    import unicodedata
+
+    assert chr(0x40000).encode() == b"\xf1\x80\x80\x80" and chr(0xBFFFF).encode() == b"\xf2\xbf\xbf\xbf"
+    assert chr(0x3FFFF).encode()[0] == 0xF0 and chr(0xC0000).encode()[0] == 0xF3
+    assert {unicodedata.category(chr(c)) for c in range(0x40000, 0xC0000)} == {"Cn"}
