@@ -27,14 +27,14 @@ import numpy as np
 
 from .. import norms
 from .. import pretrained
-from .._checks import as_float, as_int
+from .._checks import as_float, as_float_array, as_int
 from ..examples import real_model as ex
 from ..gguf_format import read_gguf
 from ..model import Model, load
 from ..sampling import next_token_probs
 from ..trained.sampling import NextToken, _entropy
 
-__all__ = ["ChatAnswer", "FileSummary", "LogitLens", "RealNextToken", "chat_answer", "file_summary", "logit_lens",
+__all__ = ["ChatAnswer", "FileSummary", "LogitLens", "RealNextToken", "chat_answer", "file_summary", "lens_rows", "logit_lens",
            "next_token", "real_model"]
 
 
@@ -288,7 +288,7 @@ def lens_rows(model: Model, streams: np.ndarray) -> np.ndarray:
     """
     if not isinstance(model, Model):
         raise TypeError(f"model must be a tokenpath.model.Model, got {type(model).__name__}")
-    streams = np.asarray(streams)
+    streams = as_float_array("streams", streams, ndim=2)
     if streams.ndim != 2 or streams.shape[1] != model.config.hidden_size:
         raise ValueError(f"streams must be [n, {model.config.hidden_size}] residual rows, got shape "
                          f"{list(streams.shape)}")
