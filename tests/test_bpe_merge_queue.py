@@ -1,6 +1,6 @@
 """The encoder's merge loop (tokenpath.bpe.merge_queue): the priority queue equals the
 plain loop that rescans every pair (lowest rank first, leftmost first) on random merge
-tables and texts, cutting long words where no merge can join them changes no token, and
+tables and texts, starting a word from its characters merged alone changes no token, and
 the chapter-1 teaching trace (merges applied in rank order to a word's characters) gives
 the engine's tokens on every table a trainer learns.
 """
@@ -15,17 +15,17 @@ from hypothesis import strategies as st
 
 from tokenpath import bpe
 from tokenpath import examples as ex
-from tokenpath.bpe.merge_queue import PIECE_MIN_BYTES, _junctions, _merge_pieces, _merge_ranked, _merge_rescan
+from tokenpath.bpe.merge_queue import NO_RULE, _junction_ranks, _merge_ranked, _rescan, _start_symbols
 from tokenpath.lessons import bpe as lesson1
 
-BYTES = b"ab \xe7\x8c"  # a small alphabet, so random rules meet often (two bytes of 猫 among them)
+BYTES = b"ab \xe7\x8c\xab\xc3\xa9"  # a small alphabet, so random rules meet often: a, b, space, 猫, é
 
 
 @st.composite
-def merge_tables(draw):
+def merge_tables(draw, alphabet=BYTES):
     """Random rules over a small alphabet in any order (a rule's parts need not be made
     before it, as a file's table allows), with a numbering that gives every token an ID."""
-    tokens = [bytes([b]) for b in BYTES]
+    tokens = [bytes([b]) for b in alphabet]
     merges = []
     for _ in range(draw(st.integers(0, 25))):
         a, b = draw(st.sampled_from(tokens)), draw(st.sampled_from(tokens))
@@ -38,6 +38,10 @@ def merge_tables(draw):
     for t in tokens:
         ids.setdefault(t, len(ids))
     return list(order), ids
+
+
+def _merge_rescan(symbols, ranks):
+    return _rescan(symbols, ranks)[0]
 
 
 SYMBOL_LISTS = st.lists(st.integers(0, 5), max_size=40)
@@ -54,7 +58,7 @@ def test_the_queue_equals_the_rescanning_loop_on_random_rank_tables(symbols, ran
 
 
 @settings(max_examples=100, deadline=None)
-@given(merge_tables(), st.lists(st.sampled_from([*"ab ", "猫", "ab猫", "猫猫", "aaaa", "a b"]), max_size=12))
+@given(merge_tables(), st.lists(st.sampled_from([*"ab ", "猫", "é", "ab猫", "猫猫", "é猫a", "aaaa", "a b"]), max_size=12))
 def test_a_tokenizer_encodes_as_the_rescanning_loop_on_random_tables_and_texts(table, parts):
     merges, ids = table
     tok = bpe.Tokenizer(merges, vocab=ids, pattern=r"\S+|\s+")
@@ -62,9 +66,21 @@ def test_a_tokenizer_encodes_as_the_rescanning_loop_on_random_tables_and_texts(t
     byte_ids = {b: ids[bytes([b])] for b in range(256)}
     expected = [i for word in tok._split(text)
                 for i in _merge_rescan([byte_ids[b] for b in word.encode()], tok._ranks)]
-    assert tok.encode_ordinary(text) == expected  # long words cut into cached pieces
-    assert tok.encode_ordinary(text, use_cache=False) == expected  # every word merged whole
-    assert tok.encode_ordinary(text) == expected  # the cache filled by the first call
+    assert tok.encode_ordinary(text) == expected  # words started from their characters merged alone
+    assert tok.encode_ordinary(text, use_cache=False) == expected  # every word started from its bytes
+    assert tok.encode_ordinary(text) == expected  # the words and characters the first call cached
+
+
+@settings(max_examples=150, deadline=None)
+@given(merge_tables(b"\xe7\x8c\xab\xc3\xa9"), st.text(alphabet="猫é", min_size=2, max_size=8))
+def test_starting_from_characters_merged_alone_changes_no_token_on_random_tables(table, word):
+    # only the bytes of 猫 and é: rules across the edges between characters, ranked below
+    # or above the characters' own merges, are common
+    merges, ids = table
+    tok = bpe.Tokenizer(merges, vocab=ids)
+    expected = _merge_rescan([ids[bytes([b])] for b in word.encode()], tok._ranks)
+    assert tok.encode_word(word) == expected
+    assert tok.encode_word(word, use_cache=False) == expected
 
 
 def test_lowest_rank_first_merges_one_pair_at_a_time_not_every_occurrence():
@@ -80,33 +96,42 @@ def test_equal_ranks_merge_the_leftmost_pair_first():
     assert _merge_ranked([2, 1, 3], {(2, 1): (5, 7), (1, 3): (5, 7)}) == (7, 3)
 
 
-def test_junctions_are_the_bytes_each_rule_joins_across():
-    assert _junctions([(b"ab", b"c"), (b"x", b"yz"), (b"b", b"c")]) == {(98, 99), (120, 121)}
+def test_junction_ranks_hold_the_lowest_rank_across_each_byte_pair():
+    tok = bpe.Tokenizer([(b"a", b"b"), (b"ab", b"c"), (b"b", b"c")])
+    table = _junction_ranks(tok._ranks, tok.vocab)
+    assert table[ord("a") << 8 | ord("b")] == 0 and table[ord("b") << 8 | ord("c")] == 1
+    assert sum(r != NO_RULE for r in table) == 2
 
 
-def test_a_word_is_cut_only_between_bytes_no_rule_joins_and_its_pieces_are_cached():
-    tok = bpe.Tokenizer([(b"a", b"b"), (b"ab", b"c"), (b"c", b"c")])
-    word = "abcabcabxabc"  # c|a, b|x and x|a are no junction: the pieces are abc, abc, ab, x, abc
-    cache: dict = {}
-    symbols = list(word.encode())
-    ids = _merge_pieces(word.encode(), symbols, tok._ranks, tok._junctions, cache)
-    assert ids == _merge_rescan(list(word.encode()), tok._ranks)
-    assert set(cache) == {b"abc", b"ab", b"x"}  # abc merged once, read twice
+def test_a_character_starts_whole_only_where_no_rule_across_its_edges_ranks_below_its_own_merges():
+    # 猫 = E7 8C AB; its own merges, then a rule across its edge AB|E7 ranked after them
+    # (it starts whole) or before them (it starts as bytes, and that rule merges first)
+    cat = [(b"\xe7", b"\x8c"), (b"\xe7\x8c", b"\xab")]
+    ids = {bytes([b]): b for b in range(256)} | {b"\xe7\x8c": 256, b"\xe7\x8c\xab": 257, b"\xab\xe7": 258}
+    after = bpe.Tokenizer([*cat, (b"\xab", b"\xe7")], vocab=ids)
+    before = bpe.Tokenizer([(b"\xab", b"\xe7"), *cat], vocab=ids)
+    assert after._char(ord("猫"))[:2] == ((257,), 1) and before._char(ord("猫"))[:2] == ((257,), 2)
+    assert _start_symbols([after._char(ord("猫"))] * 2, after._junctions) == [257, 257]
+    assert _start_symbols([before._char(ord("猫"))] * 2, before._junctions) == [0xE7, 0x8C, 0xAB] * 2
+    assert after.encode_word("猫猫") == (257, 257)
+    assert before.encode_word("猫猫") == (256, 258, 0x8C, 0xAB)  # AB E7 first: 猫 never whole
+    for tok in (after, before):
+        assert tok.encode_word("猫猫") == _merge_rescan(list("猫猫".encode()), tok._ranks)
 
 
-def test_a_piece_met_again_in_another_word_is_read_from_the_cache():
+def test_characters_are_cached_under_their_code_points_beside_the_words():
     tok = bpe.Tokenizer([(b"\xe7", b"\x8c"), (b"\xe7\x8c", b"\xab")])  # 猫 = E7 8C AB, one token
-    cat = tok.encode_word("猫" * 4)
-    assert cat == (257,) * 4 and tok._cache[b"\xe7\x8c\xab"] == (257,)
-    tok._cache[b"\xe7\x8c\xab"] = (1, 2)  # a poisoned entry shows the next word reads it
+    assert tok.encode_word("猫猫") == (257, 257)
+    assert set(tok._cache) == {"猫猫", ord("猫")} and tok._cache[ord("猫")][0] == (257,)
+    tok._cache[ord("猫")] = ((1, 2), 1, 0xE7, 0xAB << 8, (0xE7, 0x8C, 0xAB))  # a poisoned entry is read
     assert tok.encode_word("猫猫猫") == (1, 2) * 3
-    assert tok.encode_word("猫猫猫", use_cache=False) == (257,) * 3  # no cache: merged whole
+    assert tok.encode_word("猫猫猫", use_cache=False) == (257,) * 3  # no cache: from the bytes
 
 
-def test_short_words_are_merged_whole():
+def test_ascii_words_start_from_their_bytes():
     tok = bpe.Tokenizer([(b"a", b"b")])
-    tok.encode_word("ab" + "x" * (PIECE_MIN_BYTES - 3))
-    assert not any(isinstance(k, bytes) for k in tok._cache)
+    tok.encode_word("abab")
+    assert list(tok._cache) == ["abab"]
 
 
 def test_a_long_word_costs_lookups_per_merge_not_per_pair():

@@ -20,41 +20,47 @@ dropout. :meth:`tokenpath.bpe.Tokenizer.merge_bytes` runs it for every tokenizer
 (the book's, a GGUF file's, a ``tokenizer.json``'s, a tiktoken rank file's), and a
 property test keeps it equal to the plain loop that rescans every pair.
 
-Long words are cut first where no merge can ever join them (:func:`_merge_pieces`): a
-merge joins a token ending in byte ``u`` to one starting with byte ``v`` only if some rule
-``(x, y)`` has ``x`` ending in ``u`` and ``y`` starting with ``v``. Where two adjacent bytes
-are no such *junction*, no merge crosses between them, the two sides never see each other,
-and each side merges alone to what it would give inside the word (the lowest-rank pair
-of the whole word is always the lowest of its own side). The pieces repeat far more than
-the words (a run of Chinese characters is one word, its characters recur), so each piece
-is merged once and cached.
+Most merges in a word of Chinese join the three bytes of one character, and characters
+recur far more than words (a run of characters between two punctuation marks is one
+word). So each character is merged alone once and cached (:func:`_rescan`), and a
+word's loop starts from those tokens wherever that cannot change the result
+(:func:`_start_symbols`). A merge across the edge between two characters joins a token
+ending in the left one's last byte ``u`` to one starting with the right one's first byte
+``v``, by a rule whose parts end in ``u`` and start with ``v``. If every such rule ranks
+above the highest rank the character's own merges use, then while the character is not
+yet whole some pair inside it (of lower rank) is always present, so nothing across its
+edges merges first, and inside it the loop merges exactly as it does alone; the other
+merges of the word are chosen among the same pairs either way. Starting from the whole
+character gives the same tokens.
 """
 
 from __future__ import annotations
 
 from heapq import heapify, heappop, heappush
-from itertools import chain, compress, islice
-from operator import not_
+from itertools import islice
 
 __all__: list[str] = []
 
 
-def _merge_rescan(symbols: list, ranks: dict) -> tuple:
+def _rescan(symbols: list, ranks: dict) -> tuple[tuple, int]:
     """The plain loop :func:`_merge_ranked` must equal: look up every adjacent pair, merge
-    the one of lowest rank (the leftmost of equal ranks), and start again. ``len(word)``
-    lookups per merge; the tests and the benchmark compare the queue with it.
+    the one of lowest rank (the leftmost of equal ranks), and start again; ``len(word)``
+    lookups per merge. Returns the tokens and the highest rank merged (-1: none). It merges
+    each character alone (:func:`_start_symbols`), and the tests and the benchmark compare
+    the queue with it.
 
-    >>> _merge_rescan([1, 2, 1, 2], {(1, 2): (0, 5), (5, 5): (1, 6)})
-    (6,)
+    >>> _rescan([1, 2, 1, 2], {(1, 2): (0, 5), (5, 5): (1, 6)})
+    ((6,), 1)
     """
-    symbols = list(symbols)
+    symbols, top = list(symbols), -1
     while len(symbols) > 1:
         found = [(r[0], i, r[1]) for i, r in enumerate(map(ranks.get, zip(symbols, symbols[1:]))) if r is not None]
         if not found:
             break
-        _, i, new = min(found)  # the lowest rank, then the leftmost
+        rank, i, new = min(found)  # the lowest rank, then the leftmost
         symbols[i:i + 2] = [new]
-    return tuple(symbols)
+        top = max(top, rank)
+    return tuple(symbols), top
 
 
 def _merge_ranked(symbols: list, ranks: dict) -> tuple:
@@ -108,40 +114,49 @@ def _merge_ranked(symbols: list, ranks: dict) -> tuple:
     return tuple(filter((-1).__ne__, symbols))
 
 
-#: Words shorter than this many bytes are merged whole (cutting them costs more than it saves).
-PIECE_MIN_BYTES = 8
+#: Above every rank: the edge of a word, or two bytes no rule joins across.
+NO_RULE = 1 << 62
 
 
-def _junctions(merges) -> frozenset:
-    """The byte pairs a merge can join across: (last byte of the left part, first byte of
-    the right part) of every rule.
+def _junction_ranks(ranks: dict, vocab: dict) -> list[int]:
+    """For each pair of bytes ``(u, v)``, at index ``u << 8 | v``, the lowest rank of a rule
+    whose left token ends in ``u`` and whose right token starts with ``v`` (:data:`NO_RULE`
+    if none): the lowest rank a merge across an edge between those bytes can have.
 
-    >>> sorted(_junctions([(b"ab", b"c"), (b"x", b"yz")]))
-    [(98, 99), (120, 121)]
+    >>> table = _junction_ranks({(1, 2): (4, 3), (0, 2): (1, 4)}, {0: b"ax", 1: b"x", 2: b"y", 3: b"xy", 4: b"axy"})
+    >>> table[ord("x") << 8 | ord("y")], table[ord("y") << 8 | ord("x")] == NO_RULE
+    (1, True)
     """
-    return frozenset((a[-1], b[0]) for a, b in merges)
+    out = [NO_RULE] * 65536
+    for (left, right), (rank, _) in ranks.items():
+        key = vocab[left][-1] << 8 | vocab[right][0]
+        if rank < out[key]:
+            out[key] = rank
+    return out
 
 
-def _merge_pieces(data: bytes, symbols: list, ranks: dict, junctions: frozenset, cache: dict) -> tuple:
-    """:func:`_merge_ranked` on a word cut between every two bytes that are no junction,
-    each piece looked up in ``cache`` (piece bytes → IDs) or merged and stored there.
+def _start_symbols(chars: list, junctions: list) -> list:
+    """The symbols a word's merge loop starts from: each character's own tokens (merged
+    alone by :func:`_rescan`) where every rule across its two edges ranks above the
+    highest rank those merges used, else its bytes. ``chars`` holds one ``(tokens, top
+    rank, first byte, last byte << 8, byte IDs)`` per character; ``junctions`` is
+    :func:`_junction_ranks`.
 
-    >>> cache = {}
-    >>> _merge_pieces(b"abab", [97, 98, 97, 98], {(97, 98): (0, 256)}, frozenset({(97, 98)}), cache)
-    (256, 256)
-    >>> cache
-    {b'ab': (256,)}
+    Why the result is unchanged: a pair across the edge has a rank above every pair inside
+    the character, and one of those is present until the character is whole, so the loop
+    merges nothing across the edge before then; inside, it merges as alone (module text).
+
+    >>> chars = [((11,), 3, 7, 9 << 8, (7, 8, 9))] * 2
+    >>> table = [NO_RULE] * 65536
+    >>> _start_symbols(chars, table)
+    [11, 11]
+    >>> table[9 << 8 | 7] = 2  # a rule across 9|7 ranks below the character's own merges
+    >>> _start_symbols(chars, table)
+    [7, 8, 9, 7, 8, 9]
     """
-    n = len(data)
-    # bounds: [pieces + 1]  0, each 0 < p < n where data[p - 1], data[p] is no junction, n
-    bounds = [0, *compress(range(1, n), map(not_, map(junctions.__contains__, zip(data, islice(data, 1, None))))), n]
-    if len(bounds) == 2:
-        return _merge_ranked(symbols, ranks)
-    pieces = list(map(data.__getitem__, map(slice, bounds, islice(bounds, 1, None))))
-    found = list(map(cache.get, pieces))  # [pieces]  the IDs of each piece, None if not cached yet
-    if None in found:
-        for k, ids in enumerate(found):
-            if ids is None:
-                found[k] = cache[pieces[k]] = cache.get(pieces[k]) or _merge_ranked(
-                    symbols[bounds[k]:bounds[k + 1]], ranks)
-    return tuple(chain.from_iterable(found))
+    # edges: [len(chars) + 1]  the lowest rank across each edge (the word's two ends: none)
+    edges = [NO_RULE, *[junctions[a[3] | b[2]] for a, b in zip(chars, islice(chars, 1, None))], NO_RULE]
+    out: list = []
+    for k, (tokens, top, _, _, raw) in enumerate(chars):
+        out += tokens if edges[k] > top < edges[k + 1] else raw
+    return out

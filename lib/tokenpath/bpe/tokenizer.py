@@ -25,7 +25,7 @@ from .._checks import as_int
 from ._checks import (TEMPLATE_TEXT, check_chat_template, check_errors, check_flag, check_name_list, check_pattern,
                       check_roles, check_template, check_text, refuse_disallowed,
                       special_sets)
-from .merge_queue import PIECE_MIN_BYTES, _junctions, _merge_pieces, _merge_ranked
+from .merge_queue import _junction_ranks, _merge_ranked, _rescan, _start_symbols
 from .pretokenizer import GPT2_PATTERN, _split_words, compile_pattern, split_covering
 from .vocab import id_table
 
@@ -125,9 +125,10 @@ class Tokenizer:
         if normalize not in (None, "NFC"):
             raise ValueError(f"normalize must be None or 'NFC' (Unicode normal form C), got {normalize!r}")
         self.normalize: str | None = normalize
-        self._junctions = _junctions(self.merges)  # byte pairs some merge joins across
-        #: word (str) → its IDs, and piece of a long word (bytes) → its IDs (:mod:`.merge_queue`)
-        self._cache: dict[str | bytes, tuple[int, ...]] = {}
+        self._junctions = _junction_ranks(self._ranks, self.vocab)  # [65536]  lowest rank joining across u|v
+        self._missing = bytes(b for b in range(256) if table.byte_ids[b] is None)  # bytes with no ID
+        #: word (str) → its IDs; code point (int) → that character merged alone (:mod:`.merge_queue`)
+        self._cache: dict[str | int, tuple] = {}
 
     def _split(self, text: str) -> list[str]:
         """Pre-tokenise: each stage's pattern cuts every piece of the stage before."""
@@ -210,17 +211,37 @@ class Tokenizer:
         """
         if not isinstance(data, bytes):
             raise TypeError(f"data must be bytes, got {type(data).__name__}")
-        return self._merge(data, self._cache)
+        return _merge_ranked(self._byte_symbols(data), self._ranks)
 
-    def _merge(self, data: bytes, cache: dict | None) -> tuple[int, ...]:
-        """:meth:`merge_bytes` without the type check; a long word is cut where no merge
-        can join it and its pieces cached in ``cache`` (None: merged whole, nothing stored)."""
-        symbols = list(data) if self._byte_ids is None else [self._byte_ids[b] for b in data]
-        if self._lacks_bytes and None in symbols:
-            raise ValueError(_missing_byte_error(data, symbols.index(None)))
-        if cache is None or len(data) < PIECE_MIN_BYTES:
-            return _merge_ranked(symbols, self._ranks)
-        return _merge_pieces(data, symbols, self._ranks, self._junctions, cache)
+    def _byte_symbols(self, data: bytes) -> list[int]:
+        """The ID of each byte of ``data``; the first byte without one is refused by name."""
+        self._check_bytes(data)
+        return list(data) if self._byte_ids is None else [self._byte_ids[b] for b in data]
+
+    def _check_bytes(self, data: bytes) -> None:
+        """Refuse, naming it, the first byte of ``data`` that has no ID."""
+        if self._lacks_bytes and len(data.translate(None, self._missing)) != len(data):
+            at = next(k for k, b in enumerate(data) if self._byte_ids[b] is None)
+            raise ValueError(_missing_byte_error(data, at))
+
+    def _char(self, code: int) -> tuple:
+        """One character merged alone, cached under its code point: ``(tokens, highest rank
+        merged, first byte, last byte << 8, byte IDs)`` (what :func:`.merge_queue._start_symbols` reads)."""
+        data = chr(code).encode("utf-8")
+        raw = tuple(data) if self._byte_ids is None else tuple(self._byte_ids[b] for b in data)
+        tokens, top = _rescan(list(raw), self._ranks)
+        self._cache[code] = info = (tokens, top, data[0], data[-1] << 8, raw)
+        return info
+
+    def _merge_word(self, word: str, data: bytes, use_cache: bool) -> tuple[int, ...]:
+        """A word's IDs: the queue started from its characters merged alone where that
+        changes nothing (with the cache; without it, from the bytes)."""
+        if not use_cache or len(data) == len(word):  # no cache, or ASCII: start from the bytes
+            return _merge_ranked(self._byte_symbols(data), self._ranks)
+        self._check_bytes(data)
+        get, char = self._cache.get, self._char
+        chars = [get(code) or char(code) for code in map(ord, word)]
+        return _merge_ranked(_start_symbols(chars, self._junctions), self._ranks)
 
     def encode_word(self, word: str, *, use_cache: bool = True) -> tuple[int, ...]:
         """One pre-tokenised word → IDs, merging the lowest-rank pair first.
@@ -235,7 +256,7 @@ class Tokenizer:
                 return hit
         data = word.encode("utf-8")
         whole = self._ids.get(data) if self.ignore_merges else None
-        ids = (whole,) if whole is not None else self._merge(data, self._cache if use_cache else None)
+        ids = (whole,) if whole is not None else self._merge_word(word, data, use_cache)
         if use_cache:
             self._cache[word] = ids
         return ids
