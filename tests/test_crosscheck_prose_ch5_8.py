@@ -1,7 +1,8 @@
 """What chapters 5–8 say about Hugging Face's models, checked against transformers:
 that not every model rotates every feature of every layer (section 5.4), and
 that Llama's RMSNorm weight starts at ones where Gemma's stored offset starts at zeros
-(section 7.1).
+(section 7.1); and what chapter 8's aside reads as a mixture's GGUF names, checked
+against llama.cpp's `gguf` package (section 8.2).
 
 transformers is an optional extra (`pip install -e '.[crosscheck]'`); without it these
 tests are skipped with a visible reason. CI installs it.
@@ -64,3 +65,21 @@ def test_llama_rmsnorm_weight_starts_at_ones_and_gemmas_offset_at_zeros():
         gemma.weight.fill_(1.0)
         llama.weight.fill_(1.0)
         assert torch.allclose(gemma(x), 2 * llama(x))  # the same stored 1 read as 1 + w doubles the output
+
+
+# ------------------------------------------- 8.2: the GGUF names of a mixture of experts
+
+
+def test_gguf_names_a_mixtures_expert_count_router_and_stacked_experts_as_the_aside_reads_them():
+    gguf = pytest.importorskip("gguf", reason="gguf not installed: install the 'crosscheck' extra")
+    from tokenpath.lessons import moe as LM
+
+    C = gguf.constants
+    T, names = C.MODEL_TENSOR, C.TENSOR_NAMES
+    assert C.Keys.LLM.EXPERT_COUNT.format(arch="llama") == "llama.expert_count"
+    assert names[T.FFN_GATE_INP].format(bid=0) + ".weight" == "blk.0.ffn_gate_inp.weight"
+    assert tuple(names[t].format(bid=0) for t in (T.FFN_GATE_EXP, T.FFN_UP_EXP, T.FFN_DOWN_EXP)) == \
+        tuple(f"blk.0.{p}" for p in LM._EXPERT_PARTS)
+    assert tuple(names[t].format(bid=0) for t in (T.FFN_GATE, T.FFN_UP, T.FFN_DOWN)) == \
+        tuple(f"blk.0.{p}" for p in LM._DENSE_PARTS)
+    assert {T.FFN_GATE_INP, T.FFN_GATE_EXP} <= set(C.MODEL_TENSORS[C.MODEL_ARCH.LLAMA])  # llama files may hold a mixture

@@ -151,3 +151,36 @@ def test_smollm2_as_a_top2_of_4_mixture_would_store_twice_its_swiglu(smol):
     c = smol[1]
     m = LM.dense_as_mixture(c.hidden_size, c.intermediate_size, n_experts=4, k=2)
     assert m.dense == 3 * 576 * 1536 and m.experts.stored == 2 * m.dense
+
+
+def test_file_experts_finds_a_mixtures_key_router_and_stacked_experts():
+    import dataclasses
+
+    g = gguf_format.read_gguf(_tiny_gguf())
+    plain = LM.file_experts(g)
+    assert plain.dense and (plain.layers, plain.dense_tensors) == (1, 3)
+    one = next(iter(g.tensors.values()))
+    moe_tensors = {n: one for n in g.tensors if not n.startswith("blk.0.ffn_")}
+    moe_tensors |= {f"blk.0.{p}.weight": one for p in ("ffn_gate_inp", *LM._EXPERT_PARTS)}
+    mixed = LM.file_experts(dataclasses.replace(g, metadata={**g.metadata, "llama.expert_count": 4},
+                                                tensors=moe_tensors))
+    assert (mixed.expert_count, mixed.routers, mixed.expert_tensors, mixed.dense_tensors) == (4, 1, 3, 0)
+    assert not mixed.dense
+    assert not LM.file_experts(dataclasses.replace(g, metadata={**g.metadata, "llama.expert_count": 4})).dense
+
+
+def test_file_experts_refuses_what_is_not_a_gguf_file_or_names_no_architecture():
+    with pytest.raises(TypeError, match="g must be"):
+        LM.file_experts({"general.architecture": "llama"})
+    import dataclasses
+
+    g = gguf_format.read_gguf(_tiny_gguf())
+    with pytest.raises(ValueError, match="architecture"):
+        LM.file_experts(dataclasses.replace(g, metadata={k: v for k, v in g.metadata.items()
+                                                          if k != "general.architecture"}))
+
+
+def test_smollm2_file_holds_no_mixture(smol):
+    f = LM.file_experts(smol[0])
+    assert (f.layers, f.expert_count, f.routers, f.expert_tensors, f.dense_tensors) == (30, None, 0, 0, 90)
+

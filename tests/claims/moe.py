@@ -13,7 +13,7 @@ from tokenpath import fmt, moe, moe_dispatch
 from . import Claim as _Claim
 from . import NotClaim as _NotClaim
 from . import pinned_as_source
-from .position import smol  # SmolLM2's config, its header read once
+from .position import smol, smollm2_source  # SmolLM2's config, its header read once
 
 CHAPTER = "08_moe_routing"
 Claim = partial(_Claim, chapter=CHAPTER)
@@ -156,6 +156,7 @@ CLAIMS: list[_Claim] = [
     # -- Sources: the version the cross-checks run against -----------------------------------
     Claim("moe.pin.transformers", lambda: "transformers", text=("`transformers` 5.24.0", pinned_as_source)),
     Claim("moe.pin.torch", lambda: "torch", text=("`torch` 2.13.0", pinned_as_source)),
+    Claim("moe.pin.gguf", lambda: "gguf", text=("`gguf` 0.19.0", pinned_as_source)),
 ]
 
 #: Digits in the prose that are not computed claims, each with its reason.
@@ -166,3 +167,7 @@ NOT_CLAIMS: list[_NotClaim] = [
     NotClaim("William Fedus, Barret Zoph and Noam Shazeer (2022)", "citation: the Switch Transformer paper"),
     NotClaim("arXiv:2401.04088", "citation: the Mixtral paper's arXiv identifier"),
 ]
+
+_SRC_CLAIMS, _SRC_NOT = smollm2_source("moe", Claim, NotClaim)
+CLAIMS += _SRC_CLAIMS
+NOT_CLAIMS += _SRC_NOT

@@ -4,7 +4,8 @@ Built on the engine's :mod:`tokenpath.moe`: the teaching table of expert outputs
 the hand calculation with rounded gates of figure 20, and the top-1 boundary of
 figure 21, where two experts trade places as δ crosses 0 and the tie rule decides at
 δ = 0; and (:func:`dense_as_mixture`) what a dense SwiGLU layer would store as a
-mixture of the same active width.
+mixture of the same active width, and (:func:`file_experts`) whether a GGUF file holds
+a mixture at all.
 """
 
 from __future__ import annotations
@@ -14,15 +15,18 @@ from dataclasses import dataclass
 import numpy as np
 
 from .._checks import as_float, as_float_array, as_int
+from ..gguf_format import GGUFFile
 from ..moe import MoETrace, Route, RouterGradient, combine, route, router_gradient
 from ..moe_dispatch import ExpertParameters, expert_parameters
 
 __all__ = [
     "Boundary",
     "DenseAsMixture",
+    "FileExperts",
     "Top1Curves",
     "combine_table",
     "dense_as_mixture",
+    "file_experts",
     "output_from_rounded_gates",
     "top1_boundary",
     "top1_curves",
@@ -171,3 +175,51 @@ def dense_as_mixture(d: int, d_ff: int, *, n_experts: int, k: int) -> DenseAsMix
         raise ValueError(f"d_ff ({d_ff}) must divide into k ({k}) experts of equal width")
     experts = expert_parameters(n_experts, 3 * d * (d_ff // k), k)
     return DenseAsMixture(d, d_ff, 3 * d * d_ff, experts, d * experts.n_experts)
+
+
+# ------------------------------------------------- does a GGUF file hold a mixture?
+
+_EXPERT_PARTS = ("ffn_gate_exps", "ffn_up_exps", "ffn_down_exps")  # a mixture's stacked experts
+_DENSE_PARTS = ("ffn_gate", "ffn_up", "ffn_down")  # one dense SwiGLU
+
+
+@dataclass(frozen=True)
+class FileExperts:
+    """What a GGUF file's header and tensor names say about mixtures of experts, by the
+    names llama.cpp gives them: ``{arch}.expert_count`` in the metadata, a router
+    ``blk.N.ffn_gate_inp`` and stacked experts ``blk.N.ffn_{gate,up,down}_exps`` per layer."""
+
+    layers: int  # {arch}.block_count
+    expert_count: int | None  # {arch}.expert_count, None when the header has no such key
+    routers: int  # tensors blk.N.ffn_gate_inp.weight
+    expert_tensors: int  # tensors blk.N.ffn_{gate,up,down}_exps.weight
+    dense_tensors: int  # tensors blk.N.ffn_{gate,up,down}.weight
+
+    @property
+    def dense(self) -> bool:
+        """No expert count, no router, no stacked experts, and one gate, up and down matrix per layer."""
+        return (self.expert_count is None and self.routers == self.expert_tensors == 0
+                and self.dense_tensors == 3 * self.layers)
+
+
+def file_experts(g: GGUFFile) -> FileExperts:
+    """Count the header key and the tensors of a mixture in the GGUF file ``g`` (chapter 8's aside).
+
+    >>> from ..gguf_format import read_gguf
+    >>> from ..model.gguf_model import _tiny_gguf
+    >>> f = file_experts(read_gguf(_tiny_gguf()))
+    >>> f.expert_count, f.routers, f.expert_tensors, f.dense_tensors, f.dense
+    (None, 0, 0, 3, True)
+    """
+    if not isinstance(g, GGUFFile):
+        raise TypeError(f"g must be a tokenpath.gguf_format.GGUFFile, got {type(g).__name__}")
+    arch = g.metadata.get("general.architecture")
+    if not isinstance(arch, str) or not isinstance(g.metadata.get(f"{arch}.block_count"), int):
+        raise ValueError("g must name its general.architecture and that architecture's block_count")
+    layers = g.metadata[f"{arch}.block_count"]
+
+    def count(parts) -> int:
+        return sum(f"blk.{k}.{p}.weight" in g.tensors for k in range(layers) for p in parts)
+
+    return FileExperts(layers, g.metadata.get(f"{arch}.expert_count"), count(("ffn_gate_inp",)),
+                       count(_EXPERT_PARTS), count(_DENSE_PARTS))
