@@ -12,7 +12,7 @@ from tokenpath.lessons import gqa as LG
 from . import Claim as _Claim
 from . import pinned_as_source
 from . import NotClaim as _NotClaim
-from .position import smol  # SmolLM2's config, its header read once
+from .position import smol, smollm2_source  # SmolLM2's config, its header read once
 
 CHAPTER = "06_gqa"
 Claim = partial(_Claim, chapter=CHAPTER)
@@ -113,6 +113,8 @@ CLAIMS: list[_Claim] = [
                           f"d_h = {t[3]}")),
     Claim("gqa.smol.context", lambda: smol_share().cache.seq_len,
           text=("a context of 2,048 tokens", lambda n: f"a context of {n:,} tokens")),
+    Claim("gqa.smol.declared_context", lambda: smol().max_position_embeddings,
+          text=("a context length of 8,192", lambda n: f"a context length of {n:,}")),
     Claim("gqa.smol.bits", lambda: tuple(8 * gqa.DTYPE_BYTES[d] for d in ex.SMOLLM2_KV_DTYPES),
           text=("in 32-bit and in 16-bit floats", lambda b: f"in {b[0]}-bit and in {b[1]}-bit floats")),
     Claim("gqa.smol.per_position", lambda: smol_share().cache,
@@ -147,3 +149,7 @@ NOT_CLAIMS: list[_NotClaim] = [
     NotClaim("SmolLM2-135M-Instruct", "a model's name"),
     NotClaim("the 8B model", "the name of a Llama 3 model size"),
 ]
+
+_SRC_CLAIMS, _SRC_NOT = smollm2_source("gqa", Claim, NotClaim)
+CLAIMS += _SRC_CLAIMS
+NOT_CLAIMS += _SRC_NOT
