@@ -200,3 +200,19 @@ def test_ablate_heads_silences_exactly_the_heads_named(m):
                              ([3], TypeError, r"heads\[0\]")):
         with pytest.raises(error, match=name):
             RH.ablate_heads(m, bad)
+
+
+@pytest.mark.torch
+def test_the_cuts_equal_transformers_warpers_on_smollm2_s_logits():
+    """transformers' sampling chain (temperature, then top-k, then top-p, the order its
+    generate builds them in) gives the chapter's distributions on the real logits."""
+    torch = pytest.importorskip("torch")
+    tr = pytest.importorskip("transformers")
+    for prompt, t, k, p in ((0, 1.0, None, 0.9), (2, 0.7, 5, 1.0), (2, 1.3, 10, 0.8), (3, 2.0, None, 0.5)):
+        nxt = R.next_token(prompt, t, k, p)
+        chain = [tr.TemperatureLogitsWarper(t)] + ([tr.TopKLogitsWarper(k)] if k else []) + [tr.TopPLogitsWarper(p)]
+        z = torch.tensor(nxt.logits[None])
+        for warp in chain:
+            z = warp(None, z)
+        theirs = torch.softmax(z, dim=-1)[0].numpy()
+        np.testing.assert_allclose(nxt.probs, theirs, rtol=0, atol=1e-9)
