@@ -198,6 +198,7 @@ CLAIMS: list[_Claim] = [
 NOT_CLAIMS: list[_NotClaim] = [
     NotClaim("GPT-2", "a model's name"),
     NotClaim("SmolLM3", "a model's name"),
+    NotClaim("form pair 16", "names again the pair whose speed the claim rope.smol.pair16 states"),
     NotClaim("SmolLM2-135M-Instruct", "a model's name"),
     NotClaim("SmolLM2", "a model's name"),
     NotClaim("i + d_h/2", "an index formula: the partner of feature i in the rotate-half layout"),
@@ -207,3 +208,7 @@ NOT_CLAIMS: list[_NotClaim] = [
     NotClaim("2i", "an index formula: the even feature of pair i"),
     NotClaim("1/base", "a formula: the slowest frequency approaches one over the base"),
 ]
+
+_SRC_CLAIMS, _SRC_NOT = smollm2_source("rope", Claim, NotClaim)
+CLAIMS += _SRC_CLAIMS
+NOT_CLAIMS += _SRC_NOT
