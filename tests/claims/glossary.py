@@ -1,26 +1,51 @@
-"""Claims of the glossary (99_glossary) about the book's own model: the verbatim overlap
-of held-out and training code that the entry *Held-out text* states, read from
-``models/stdlib-evidence.json`` as chapter 10's claims are (the guide's claims and the
-glossary's names and citations are in :mod:`claims.index`)."""
+"""Claims of the glossary (99_glossary): the verbatim overlap of held-out and training
+code that the entry *Held-out text* states, read from ``models/stdlib-evidence.json`` as
+chapter 10's claims are; the byte values of a byte-level BPE and those SmolLM2's
+vocabulary lacks (*Byte-level BPE*, *UNK*), from the engine and the pretrained file as
+chapter 1's aside counts them (the guide's claims and the glossary's names and citations
+are in :mod:`claims.index`)."""
 
 from __future__ import annotations
 
-from functools import partial
+from functools import cache, partial
 
+from tokenpath import bpe
 from tokenpath import trained as T
+from tokenpath.lessons import real_vocab
 
 from . import Claim as _Claim
+from . import NotClaim as _NotClaim
 
 CHAPTER = "99_glossary"
 Claim = partial(_Claim, chapter=CHAPTER)
+NotClaim = partial(_NotClaim, chapter=CHAPTER)
 
 
 def _overlap() -> dict:
     return T.read_evidence()["overlap"]
 
 
+def _byte_values() -> int:
+    """The base symbols of a byte-level BPE with no merges: one per byte value."""
+    return len(bpe.Tokenizer([]).vocab)
+
+
+@cache
+def _gaps():
+    return real_vocab.missing_bytes()
+
+
 CLAIMS: list[_Claim] = [
     Claim("gloss.overlap_share", lambda: _overlap()["repeated"] / _overlap()["lines"],
           text=("7.6", lambda v: f"{100 * v:.1f}")),
     Claim("gloss.overlap_min_chars", lambda: _overlap()["min_chars"], text=("30", str)),
+    Claim("gloss.all_bytes", _byte_values, text=("each of the 256 byte values", lambda n: f"each of the {n} byte values")),
+    Claim("gloss.unk_bytes", _byte_values, text=("has all 256 bytes as tokens", lambda n: f"has all {n} bytes as tokens")),
+    Claim("gloss.smol_missing", lambda: len(_gaps().never_in_utf8) + len(_gaps().in_utf8),
+          text=("SmolLM2's lacks 21 of them", lambda n: f"SmolLM2's lacks {n} of them")),
+]
+
+NOT_CLAIMS: list[_NotClaim] = [
+    NotClaim("GPT-4", "the name of a model"),
+    NotClaim("cl100k_base", "the name of tiktoken's GPT-4 encoding"),
 ]
