@@ -5,16 +5,17 @@ them (sections 9.1, 9.2, 9.10 and 9.11–9.17):
   refusing a pickled object that is not a tensor or plain container (section 9.2);
 * the by-hand Q8_0 and Q4_1 readers (``lessons.model_files_gguf``) read blocks as the
   ``gguf`` package (llama.cpp's Python quantizer, written after ``ggml-quants.c``'s
-  reference quantizers) writes them: d, m, low nibbles first;
+  reference quantizers) writes them: Δ, m, low nibbles first;
 * ``safetensors`` stores tensors widest dtype first, then by name (section 9.2);
 * Mixtral's ``save_pretrained`` writes per-expert names while Transformers 5 holds the
   experts fused, gate rows before up rows (section 9.10);
 * the rounding bound the chapter states holds for that reference quantizer: every weight
-  within d/2 plus the float16 rounding of d and m, and every block using its extreme
+  within Δ/2 plus the float16 rounding of Δ and m, and every block using its extreme
   codes;
 * ``unpermute_rows`` equals the reverse permutation of ``transformers``' GGUF loader
   (``TENSOR_PROCESSORS["llama"]``) and undoes llama.cpp's converter permutation (row i of
-  a head's first half to 2i, of its second half to 2i + 1);
+  a head's first half to 2i, of its second half to 2i + 1); the loader un-permutes only a
+  llama file's rows, not a qwen2 or qwen3 file's (section 9.15);
 * on the real file: the neighbour pairing on the file's rows gives the scores of
   ``rotate_half`` on the unpermuted rows, and the chapter's chat IDs (injection
   included) equal ``apply_chat_template``.
@@ -79,7 +80,7 @@ def test_q4_1_codes_are_low_nibbles_then_high_as_gguf_quantizes():
     b = G.q4_1_by_hand(gguf.quants.quantize(x, T.Q4_1)[0])
     assert b.q.tolist() == sorted(b.q.tolist()) and b.q[0] == 0 and b.q[-1] == 15
     assert b.low.tolist() == b.q[:16].tolist() and b.high.tolist() == b.q[16:].tolist()
-    assert float(b.m) == pytest.approx(-1.0, abs=1e-3) and float(b.d) == pytest.approx(1.5 / 15, rel=1e-3)
+    assert float(b.m) == pytest.approx(-1.0, abs=1e-3) and float(b.delta) == pytest.approx(1.5 / 15, rel=1e-3)
 
 
 @pytest.mark.parametrize("name", ["a.weight", "b.weight"])
@@ -88,9 +89,9 @@ def test_every_weight_lies_within_the_stated_bound_of_what_was_quantized(quantiz
     rb = G.rounding_bound(g, name)
     got = g.dequantize(name).reshape(-1, 32)
     x = original[name].reshape(-1, 32)
-    d = 2 * rb.half_step[:, None]
+    delta = 2 * rb.half_step[:, None]
     error = np.abs(got - x)
-    assert np.all(error <= rb.half_step[:, None] + rb.float16_extra[:, None] * d + 1e-7)
+    assert np.all(error <= rb.half_step[:, None] + rb.float16_extra[:, None] * delta + 1e-7)
     assert np.any(error > 0.9 * rb.half_step[:, None])  # the bound is nearly reached: not a vacuous one
     assert rb.full_range == 1.0  # the reference quantizer puts the block's extremes on both ends of the codes
     if rb.type_name == "Q8_0":  # codes −127 … 127 only: −128 is an int8 the quantizer never writes
@@ -113,6 +114,23 @@ def test_unpermute_rows_equals_transformers_reverse_permute():
     for name, rows, heads in (("blk.0.attn_q.weight", 576, 9), ("blk.0.attn_k.weight", 192, 3)):
         w = rng.standard_normal((rows, 16)).astype(np.float32)
         assert np.array_equal(proc.process(w, name).weights, unpermute_rows(w, heads)), name
+
+
+@pytest.mark.heavy  # importing transformers takes seconds
+def test_transformers_unpermutes_q_and_k_of_a_llama_file_only():
+    """Section 9.15: the row order is the llama architecture's (llama.cpp's rope type NORM,
+    neighbour pairs); for a qwen2 file (rope type NEOX, the rotate_half pairing) the
+    converter leaves the rows alone, and transformers' loader keeps them as stored."""
+    processors = pytest.importorskip("transformers.modeling_gguf_pytorch_utils",
+                                     reason="needs the crosscheck extra (transformers)")
+    config = {"num_attention_heads": 9, "num_key_value_heads": 3}
+    w = np.random.default_rng(RNG_SEED).standard_normal((576, 16)).astype(np.float32)
+    llama = processors.TENSOR_PROCESSORS["llama"](config=config).process(w, "blk.0.attn_q.weight").weights
+    assert not np.array_equal(llama, w)
+    for arch in ("qwen2", "qwen3"):
+        assert arch not in processors.TENSOR_PROCESSORS  # the plain processor: tensors as stored
+        kept = processors.TensorProcessor(config=config).process(w, "blk.0.attn_q.weight").weights
+        assert np.array_equal(kept, w), arch
 
 
 @pytest.mark.parametrize("rows, heads", [(576, 9), (192, 3), (8, 1)])

@@ -216,6 +216,7 @@ CLAIMS: list[_Claim] = [
 
 NOT_CLAIMS: list[_NotClaim] = [
     NotClaim("Transformers 5", "the major version of the transformers library, a name"),
+    NotClaim("Llama 3.1", "a model's name (its rope_type \"llama3\" scaling)"),
     NotClaim("model.layers.0.", "a layer index inside a stored tensor name"),
     NotClaim("model.layers.1.", "a layer index inside a stored tensor name"),
     NotClaim("64-bit floats", "the float width the engine computes in, a fact about its code"),

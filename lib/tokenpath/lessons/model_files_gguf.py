@@ -198,34 +198,34 @@ def _block(raw, size: int, type_name: str) -> np.ndarray:
 class Q8_0Block:
     """One Q8_0 block read by hand: 2 bytes of scale, then 32 signed bytes."""
 
-    d: np.float16  # bytes 0–1: the scale
+    delta: np.float16  # bytes 0–1: the scale
     q: np.ndarray  # [32] int8, bytes 2–33: one code per weight, −127 … 127
-    weights: np.ndarray  # [32] float32: d · q
+    weights: np.ndarray  # [32] float32: Δ · q
 
 
 def q8_0_by_hand(raw) -> Q8_0Block:
-    """Weight ``i`` of a Q8_0 block is ``d · q[i]``, ``d`` a float16, ``q`` a signed byte.
+    """Weight ``i`` of a Q8_0 block is ``Δ · q[i]``, ``Δ`` a float16, ``q`` a signed byte.
 
-    >>> b = q8_0_by_hand(np.array([0x00, 0x38] + [2, 254] * 16, np.uint8))  # d = 0.5
-    >>> float(b.d), b.q[:2].tolist(), b.weights[:2].tolist()
+    >>> b = q8_0_by_hand(np.array([0x00, 0x38] + [2, 254] * 16, np.uint8))  # Δ = 0.5
+    >>> float(b.delta), b.q[:2].tolist(), b.weights[:2].tolist()
     (0.5, [2, -2], [1.0, -1.0])
     """
     raw = _block(raw, 34, "Q8_0")
-    d = raw[0:2].view("<f2")[0]
+    delta = raw[0:2].view("<f2")[0]
     q = raw[2:34].view(np.int8)
-    return Q8_0Block(d, q.copy(), np.float32(d) * q.astype(np.float32))
+    return Q8_0Block(delta, q.copy(), np.float32(delta) * q.astype(np.float32))
 
 
 @dataclass(frozen=True)
 class Q4_1Block:
     """One Q4_1 block read by hand: a float16 scale, a float16 minimum, 16 bytes of nibbles."""
 
-    d: np.float16  # bytes 0–1: the step between two codes
+    delta: np.float16  # bytes 0–1: the step between two codes
     m: np.float16  # bytes 2–3: the value of code 0
     packed: np.ndarray  # [16] uint8, bytes 4–19: two 4-bit codes per byte
     low: np.ndarray  # [16] packed & 0x0F: the codes of weights 0–15
     high: np.ndarray  # [16] packed >> 4: the codes of weights 16–31
-    weights: np.ndarray  # [32] float32: d · code + m
+    weights: np.ndarray  # [32] float32: Δ · code + m
 
     @property
     def q(self) -> np.ndarray:
@@ -234,19 +234,19 @@ class Q4_1Block:
 
 
 def q4_1_by_hand(raw) -> Q4_1Block:
-    """Weight ``i`` of a Q4_1 block is ``d · q[i] + m``; byte ``j`` of the nibbles holds
+    """Weight ``i`` of a Q4_1 block is ``Δ · q[i] + m``; byte ``j`` of the nibbles holds
     ``q[j]`` in its low four bits and ``q[j + 16]`` in its high four.
 
-    >>> b = q4_1_by_hand(np.array([0x00, 0x3C, 0x00, 0xBC] + [0x3A] + [0] * 15, np.uint8))  # d = 1, m = −1
+    >>> b = q4_1_by_hand(np.array([0x00, 0x3C, 0x00, 0xBC] + [0x3A] + [0] * 15, np.uint8))  # Δ = 1, m = −1
     >>> int(b.low[0]), int(b.high[0]), float(b.weights[0]), float(b.weights[16])
     (10, 3, 9.0, 2.0)
     """
     raw = _block(raw, 20, "Q4_1")
-    d, m = raw[0:2].view("<f2")[0], raw[2:4].view("<f2")[0]
+    delta, m = raw[0:2].view("<f2")[0], raw[2:4].view("<f2")[0]
     packed = raw[4:20].copy()
     low, high = packed & 0x0F, packed >> 4
     codes = np.concatenate([low, high]).astype(np.float32)
-    return Q4_1Block(d, m, packed, low, high, np.float32(d) * codes + np.float32(m))
+    return Q4_1Block(delta, m, packed, low, high, np.float32(delta) * codes + np.float32(m))
 
 
 # ------------------------------------------------------------------ the rounding bound
@@ -255,16 +255,16 @@ def q4_1_by_hand(raw) -> Q4_1Block:
 @dataclass(frozen=True)
 class RoundingBound:
     """What a block format says about every block of one matrix: no weight lies farther
-    than half a step, d/2, from the number that was quantized (when the codes were
-    rounded to the nearest, as ggml's reference quantizers round), plus what storing d
+    than half a step, Δ/2, from the number that was quantized (when the codes were
+    rounded to the nearest, as ggml's reference quantizers round), plus what storing Δ
     (and m) as float16 can add. A bound read from the file, not an error measured
     against the original weights, which the file does not hold."""
 
     tensor: str
     type_name: str
-    half_step: np.ndarray  # [blocks] d / 2
+    half_step: np.ndarray  # [blocks] Δ / 2
     spread: np.ndarray  # [blocks] standard deviation of the block's 32 dequantized weights
-    float16_extra: np.ndarray  # [blocks] most that float16 rounding of d (and m) adds, over d
+    float16_extra: np.ndarray  # [blocks] most that float16 rounding of Δ (and m) adds, over Δ
     full_range: float  # share of blocks using their extreme codes (Q4_1: both 0 and 15; Q8_0: 127 or −127)
 
     @property
@@ -273,12 +273,12 @@ class RoundingBound:
 
     @property
     def relative(self) -> np.ndarray:
-        """[blocks] (d/2) / spread: half a step against the block's own spread."""
+        """[blocks] (Δ/2) / spread: half a step against the block's own spread."""
         return self.half_step / self.spread
 
     @property
     def median_relative(self) -> float:
-        """The median block's (d/2) / spread."""
+        """The median block's (Δ/2) / spread."""
         return float(np.median(self.relative))
 
 
@@ -289,13 +289,13 @@ def _f16_spacing(h: np.ndarray) -> np.ndarray:
 def rounding_bound(g: GGUFFile, name: str) -> RoundingBound:
     """The :class:`RoundingBound` of every block of the Q8_0 or Q4_1 tensor ``name``.
 
-    Q8_0's reference quantizer takes ``d = max|x| / 127`` and rounds ``x / d``; Q4_1's takes
-    ``d = (max − min) / 15``, ``m = min`` and rounds ``(x − m) / d``. Either way a code is
-    at most half a step from the exact quotient, and d, m are then stored as float16:
-    ``|x − (d₁₆·q + m₁₆)| ≤ d/2 + q·|d − d₁₆| + |m − m₁₆|``.
+    Q8_0's reference quantizer takes ``Δ = max|x| / 127`` and rounds ``x / Δ``; Q4_1's takes
+    ``Δ = (max − min) / 15``, ``m = min`` and rounds ``(x − m) / Δ``. Either way a code is
+    at most half a step from the exact quotient, and Δ, m are then stored as float16:
+    ``|x − (Δ₁₆·q + m₁₆)| ≤ Δ/2 + q·|Δ − Δ₁₆| + |m − m₁₆|``.
 
     >>> from tokenpath.gguf_format import read_gguf
-    >>> rb = rounding_bound(read_gguf(_example_q4_1_file()), "w")  # one block: codes 0 … 15 twice, d = 1
+    >>> rb = rounding_bound(read_gguf(_example_q4_1_file()), "w")  # one block: codes 0 … 15 twice, Δ = 1
     >>> rb.blocks, float(rb.half_step[0]), rb.full_range
     (1, 0.5, 1.0)
     """
@@ -305,21 +305,22 @@ def rounding_bound(g: GGUFFile, name: str) -> RoundingBound:
         raise ValueError(f"name {name!r} is {t.type_name}; rounding_bound reads a Q8_0 or Q4_1 tensor")
     n, size = _BLOCK[t.type_name]
     blocks = np.asarray(g.raw(name)).reshape(-1, size)  # [blocks, bytes]
-    d = np.ascontiguousarray(blocks[:, 0:2]).view("<f2")[:, 0]
+    delta = np.ascontiguousarray(blocks[:, 0:2]).view("<f2")[:, 0]
     weights = g.dequantize(name).reshape(-1, n)  # [blocks, 32]
     spread = weights.std(axis=1)
     if t.type_name == "Q8_0":
         q = blocks[:, 2:].view(np.int8)
-        extra = 127 * _f16_spacing(d) / 2
+        extra = 127 * _f16_spacing(delta) / 2
         full = np.abs(q.astype(np.int16)).max(axis=1) == 127
     else:
         m = np.ascontiguousarray(blocks[:, 2:4]).view("<f2")[:, 0]
         codes = np.concatenate([blocks[:, 4:] & 0x0F, blocks[:, 4:] >> 4], axis=1)
-        extra = 15 * _f16_spacing(d) / 2 + _f16_spacing(m) / 2
+        extra = 15 * _f16_spacing(delta) / 2 + _f16_spacing(m) / 2
         full = (codes.min(axis=1) == 0) & (codes.max(axis=1) == 15)
-    d32 = d.astype(np.float32)
+    delta32 = delta.astype(np.float32)
     keep = spread > 0
-    return RoundingBound(name, t.type_name, (d32 / 2)[keep], spread[keep], (extra / d32)[keep], float(full.mean()))
+    return RoundingBound(name, t.type_name, (delta32 / 2)[keep], spread[keep], (extra / delta32)[keep],
+                         float(full.mean()))
 
 
 # ------------------------------------------------------------------ the Q/K row order
@@ -398,7 +399,7 @@ def pairing_check(g: GGUFFile, ids, layer: int = 0) -> PairingCheck:
 
 def _example_q4_1_file() -> str:
     """A GGUF file written byte by byte, for the doctests: one Q4_1 tensor of one block,
-    d = 1, m = 0, codes 0 … 15 and again 0 … 15."""
+    Δ = 1, m = 0, codes 0 … 15 and again 0 … 15."""
     import os
     import tempfile
 

@@ -84,7 +84,7 @@ def questions() -> tuple[Question, ...]:
     return q1, q2, q3, q4, q5, q6, q7, *_gguf_questions()
 
 
-#: The file row asked about, and the Q4_1 block of the last question: d = 0.5, m = −2 as
+#: The file row asked about, and the Q4_1 block of the last question: Δ = 0.5, m = −2 as
 #: float16 bytes, then nibble byte 3 = 0x4B (weights 3 and 19).
 GGUF_ROW = 5
 Q41_HEAD = bytes.fromhex("0038 00c0")
@@ -115,13 +115,13 @@ def _gguf_questions() -> tuple[Question, ...]:
     raw[4 + Q41_BYTE] = Q41_VALUE
     block = q4_1_by_hand(raw)
     lo, hi = Q41_BYTE, Q41_BYTE + block.low.size
-    q9 = vector("files-q41-weights", f"A Q4_1 block starts with the bytes {Q41_HEAD.hex(' ')} (d, then m, each a "
+    q9 = vector("files-q41-weights", f"A Q4_1 block starts with the bytes {Q41_HEAD.hex(' ')} (Δ, then m, each a "
                 f"little-endian float16), and its nibble byte {Q41_BYTE} (byte {4 + Q41_BYTE} of the block) is "
                 f"0x{Q41_VALUE:02X}. What are weights {lo} and {hi}? Check with model_files_gguf.q4_1_by_hand.",
                 [float(block.weights[lo]), float(block.weights[hi])], tolerance=1e-6,
                 source=f"q4_1_by_hand(the block's 20 bytes).weights[[{lo}, {hi}]]", hint="two numbers such as [1.5, -0.5]",
-                why=f"d = {float(block.d)}, m = {float(block.m)}; 0x{Q41_VALUE:02X} holds code {int(block.low[lo])} "
+                why=f"Δ = {float(block.delta)}, m = {float(block.m)}; 0x{Q41_VALUE:02X} holds code {int(block.low[lo])} "
                     f"(low nibble, weight {lo}) and {int(block.high[lo])} (high nibble, weight {hi}): "
-                    f"{float(block.d)} · {int(block.low[lo])} + {float(block.m)} and "
-                    f"{float(block.d)} · {int(block.high[lo])} + {float(block.m)}.")
+                    f"{float(block.delta)} · {int(block.low[lo])} + {float(block.m)} and "
+                    f"{float(block.delta)} · {int(block.high[lo])} + {float(block.m)}.")
     return q8, q9
