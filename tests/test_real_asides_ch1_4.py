@@ -50,6 +50,14 @@ def test_the_tiny_files_layer_0_weights_are_causal_and_sum_to_one():
     assert len(r.table()) == 1 + len(r.ids)
 
 
+def test_the_yardsticks_an_even_head_and_the_median_row():
+    r = real_layers.real_head_weights("abcab", g=read_gguf(_tiny_gguf()), tokenizer=ABC)  # 3 tokens
+    assert r.even == pytest.approx((1 / 2 + 1 / 3) / 2)
+    e = np.array([[1.0, 0.0], [0.0, 1.0], [1.0, 1.0], [-1.0, 0.0]])
+    n = real_layers.nearest_rows("a", 2, table=e, tokenizer=ABC)
+    assert n.median == pytest.approx(np.median([1.0, 0.0, 2 ** -0.5, -1.0]))
+
+
 @pytest.mark.parametrize("call, match", [
     (lambda: real_vocab.cut(3, ABC), "text"),
     (lambda: real_vocab.cut("a", tokenizer="gpt2"), "tokenizer"),
