@@ -1,7 +1,7 @@
 """What chapters 5–8 say about Hugging Face's models, checked against transformers:
 that not every model rotates every feature of every layer (section 5.4), and
 that Llama's RMSNorm weight starts at ones where Gemma's stored offset starts at zeros
-(section 7.1); and what chapter 8's aside reads as a mixture's GGUF names, checked
+(section 7.1), and that OLMo's norm has no weight at all (section 7.4); and what chapter 8's aside reads as a mixture's GGUF names, checked
 against llama.cpp's `gguf` package (section 8.2).
 
 transformers is an optional extra (`pip install -e '.[crosscheck]'`); without it these
@@ -83,3 +83,16 @@ def test_gguf_names_a_mixtures_expert_count_router_and_stacked_experts_as_the_as
     assert tuple(names[t].format(bid=0) for t in (T.FFN_GATE, T.FFN_UP, T.FFN_DOWN)) == \
         tuple(f"blk.0.{p}" for p in LM._DENSE_PARTS)
     assert {T.FFN_GATE_INP, T.FFN_GATE_EXP} <= set(C.MODEL_TENSORS[C.MODEL_ARCH.LLAMA])  # llama files may hold a mixture
+
+
+# ------------------------------------------- 7.4: a norm with no learned gain at all
+
+
+def test_olmos_layer_norm_learns_no_gain_and_no_bias():
+    from transformers.models.olmo.modeling_olmo import OlmoLayerNorm
+
+    norm = OlmoLayerNorm(4)
+    assert list(norm.parameters()) == []  # no γ, no β
+    x = torch.tensor([[3.0, 4.0, 0.0, 1.0]])
+    with torch.no_grad():
+        assert torch.allclose(norm(x), torch.nn.functional.layer_norm(x, (4,), eps=1e-5))

@@ -162,6 +162,7 @@ NOT_CLAIMS: list[_NotClaim] = [
     NotClaim("arXiv:1710.05941", "citation: the Swish paper's arXiv identifier"),
     NotClaim("SmolLM2-135M-Instruct", "a model's name"),
     NotClaim("bfloat16", "a number format's name"),
+    NotClaim("Dirk Groeneveld et al. (2024)", "citation: the OLMo paper"),
     NotClaim("low 16 bits", "the mantissa bits bfloat16 drops from a float32, a property of the two formats"),
     NotClaim("32 bits", "the width of a float32, a property of the format"),
     NotClaim("1 + w", "names the other weight convention (scale by one plus the stored weight), not a number"),
