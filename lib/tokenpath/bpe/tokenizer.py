@@ -25,7 +25,7 @@ from .._checks import as_int
 from ._checks import (TEMPLATE_TEXT, check_chat_template, check_errors, check_flag, check_name_list, check_pattern,
                       check_roles, check_template, check_text, refuse_disallowed,
                       special_sets)
-from .merge_queue import _junction_ranks, _merge_ranked, _rescan, _start_symbols
+from .merge_queue import _junction_ranks, _merge_word_symbols, _rescan, _start_symbols
 from .pretokenizer import GPT2_PATTERN, _split_words, compile_pattern, split_covering
 from .vocab import id_table
 
@@ -211,7 +211,7 @@ class Tokenizer:
         """
         if not isinstance(data, bytes):
             raise TypeError(f"data must be bytes, got {type(data).__name__}")
-        return _merge_ranked(self._byte_symbols(data), self._ranks)
+        return _merge_word_symbols(self._byte_symbols(data), self._ranks)
 
     def _byte_symbols(self, data: bytes) -> list[int]:
         """The ID of each byte of ``data``; the first byte without one is refused by name."""
@@ -228,8 +228,8 @@ class Tokenizer:
         """One character merged alone, cached under its code point: ``(tokens, highest rank
         merged, first byte, last byte << 8, byte IDs)`` (what :func:`.merge_queue._start_symbols` reads)."""
         data = chr(code).encode("utf-8")
-        raw = tuple(data) if self._byte_ids is None else tuple(self._byte_ids[b] for b in data)
-        tokens, top = _rescan(list(raw), self._ranks)
+        raw = tuple(data) if self._byte_ids is None else tuple(map(self._byte_ids.__getitem__, data))
+        tokens, top = _rescan(raw, self._ranks) if len(raw) > 1 else (raw, -1)
         self._cache[code] = info = (tokens, top, data[0], data[-1] << 8, raw)
         return info
 
@@ -237,11 +237,11 @@ class Tokenizer:
         """A word's IDs: the queue started from its characters merged alone where that
         changes nothing (with the cache; without it, from the bytes)."""
         if not use_cache or len(data) == len(word):  # no cache, or ASCII: start from the bytes
-            return _merge_ranked(self._byte_symbols(data), self._ranks)
+            return _merge_word_symbols(self._byte_symbols(data), self._ranks)
         self._check_bytes(data)
         get, char = self._cache.get, self._char
         chars = [get(code) or char(code) for code in map(ord, word)]
-        return _merge_ranked(_start_symbols(chars, self._junctions), self._ranks)
+        return _merge_word_symbols(_start_symbols(chars, self._junctions), self._ranks)
 
     def encode_word(self, word: str, *, use_cache: bool = True) -> tuple[int, ...]:
         """One pre-tokenised word → IDs, merging the lowest-rank pair first.
