@@ -16,9 +16,11 @@ Here each pair is looked up once, when it is formed:
   acted on only if its position still holds a pair with that rank (lazy invalidation).
 
 This is Hugging Face ``tokenizers``' ``Word::merge_all`` (``models/bpe/word.rs``) without
-dropout. :meth:`tokenpath.bpe.Tokenizer.merge_bytes` runs it for every tokenizer here
-(the book's, a GGUF file's, a ``tokenizer.json``'s, a tiktoken rank file's), and a
-property test keeps it equal to the plain loop that rescans every pair.
+dropout. :class:`tokenpath.bpe.Tokenizer` runs it on every word of
+:data:`QUEUE_MIN_SYMBOLS` symbols or more, for every tokenizer here (the book's, a GGUF
+file's, a ``tokenizer.json``'s, a tiktoken rank file's); shorter words, where its setup
+costs more than it saves, run the plain loop that rescans every pair (:func:`_rescan`),
+and property tests keep the two equal.
 
 Most merges in a word of Chinese join the three bytes of one character, and characters
 recur far more than words (a run of characters between two punctuation marks is one
