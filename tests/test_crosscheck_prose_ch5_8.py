@@ -40,6 +40,13 @@ def test_smollm3_leaves_every_fourth_layer_without_rope():
     assert [k for k, f in enumerate(flags) if not f] == list(range(3, config.num_hidden_layers, 4))
 
 
+def test_llama4_leaves_every_fourth_layer_without_rope():
+    config = transformers.Llama4TextConfig()
+    flags = list(config.no_rope_layers)  # 1 = this layer applies RoPE, 0 = it does not
+    assert len(flags) == config.num_hidden_layers
+    assert [k for k, f in enumerate(flags) if not f] == list(range(3, config.num_hidden_layers, 4))
+
+
 def test_llama_turns_every_feature_pair_of_every_layer():
     from transformers.models.llama.modeling_llama import LlamaRotaryEmbedding
 

@@ -198,6 +198,8 @@ CLAIMS: list[_Claim] = [
 NOT_CLAIMS: list[_NotClaim] = [
     NotClaim("GPT-2", "a model's name"),
     NotClaim("SmolLM3", "a model's name"),
+    NotClaim("Llama 2 and 3", "the names of two model generations"),
+    NotClaim("Llama 4", "a model generation's name"),
     NotClaim("form pair 16", "names again the pair whose speed the claim rope.smol.pair16 states"),
     NotClaim("SmolLM2-135M-Instruct", "a model's name"),
     NotClaim("SmolLM2", "a model's name"),
