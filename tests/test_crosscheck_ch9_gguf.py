@@ -242,3 +242,14 @@ def test_torch_load_refuses_an_arbitrary_pickled_object_unless_told_otherwise(tm
 
 class _Anything:
     """A class pickle stores by reference: unpickling it imports and runs code named in the file."""
+
+
+def test_the_real_files_float32_tensors_are_its_one_axis_norm_weights(smollm2_file):
+    """Section 9.11: llama.cpp's quantizer (``src/llama-quant.cpp``) quantizes only tensors
+    of two or more axes and never a ``*_norm.weight``; the file's F32 tensors are exactly
+    its one-axis tensors, all of them norm weights, and every other tensor is quantized."""
+    g = read_gguf(smollm2_file)
+    f32 = {n for n, t in g.tensors.items() if t.type_name == "F32"}
+    assert f32 == {n for n, t in g.tensors.items() if len(t.shape) == 1}
+    assert f32 and all(n.endswith("_norm.weight") for n in f32)
+    assert all(t.type_name in ("Q4_1", "Q8_0") for n, t in g.tensors.items() if n not in f32)
