@@ -1,5 +1,5 @@
 """What chapters 4, 6 and 8 say about PyTorch and Hugging Face, checked against them:
-a query row that sees no key (section 4.3), what ``enable_gqa`` and ``repeat_kv`` do
+a query row that sees no key (section 4.3), when Hugging Face passes ``enable_gqa`` and what it and ``repeat_kv`` do
 with the shared heads (section 6.2), and which experts Adam and AdamW move when no
 token chose them (section 8.4).
 
@@ -73,6 +73,27 @@ def test_enable_gqa_gives_what_attention_over_repeated_heads_gives():
                                               is_causal=True)
     assert torch.allclose(grouped, repeated, rtol=1e-12, atol=1e-12)
     assert not torch.allclose(grouped[:, 0], grouped[:, 1])  # heads sharing K/V still read differently
+
+
+def test_hf_sdpa_path_passes_enable_gqa_only_when_it_can_and_repeats_the_heads_otherwise():
+    pytest.importorskip("transformers", reason="transformers not installed: install the 'crosscheck' extra")
+    import os
+
+    from transformers.integrations import sdpa_attention as S
+
+    if os.environ.get("TRANSFORMERS_SDPA_FORCE_GQA") == "1" or S._is_torch_xpu_available or S._is_torch_mps_available:
+        pytest.skip("this check reads the CPU/CUDA rule of use_gqa_in_sdpa")
+    q, k, v = _qkv(2, h_q=8, h_kv=2, t=4)
+    assert S.use_gqa_in_sdpa(None, k, v)  # no mask, head width <= 256: PyTorch does the grouping
+    mask = torch.ones(1, 1, 4, 4, dtype=torch.bool).tril()
+    assert not S.use_gqa_in_sdpa(mask, k, v)  # with a mask the heads are repeated first
+
+    class _Module(torch.nn.Module):
+        is_causal, num_key_value_groups = True, 4
+
+    out, _ = S.sdpa_attention_forward(_Module(), q, k, v, mask, dropout=0.0, scaling=None)
+    ref = F.scaled_dot_product_attention(q, k.repeat_interleave(4, -3), v.repeat_interleave(4, -3), attn_mask=mask)
+    assert torch.allclose(out, ref.transpose(1, 2), rtol=1e-12, atol=1e-12)
 
 
 def test_hf_repeat_kv_builds_a_new_tensor_not_a_view_of_the_cache():
