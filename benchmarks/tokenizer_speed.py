@@ -18,7 +18,7 @@ Each fast measurement is the best of ``--repeat`` runs, in wall time and in CPU 
 (the machine may be shared); the naive trainer runs once (it takes about a minute). Prints seconds and ratios; exits with status 1 when a goal
 is missed: incremental ≥ 100× faster than naive, training and encoding no slower
 than ``tokenizers`` (ratio ≤ 1), with the real vocabulary ≤ 1.5× ``tokenizers`` on
-Chinese and ≤ 1 on code and prose, and never slower than the rescanning loop.
+Chinese and ≤ 1 on code and prose, and no slower than the rescanning loop (within 5 %).
 ``--skip-naive`` leaves the slow reference out.
 
     .venv/bin/python benchmarks/tokenizer_speed.py [--repeat 5] [--skip-naive] [--chinese FILE]
@@ -72,6 +72,8 @@ def hf_train(text: str):
 CHINESE = Path(__file__).with_name("texts") / "zh_prose.txt"
 #: The largest ratio to ``tokenizers`` allowed: Chinese (long words) and the rest.
 CHINESE_BUDGET, OTHER_BUDGET = 1.5, 1.0
+#: "No slower than the rescanning loop", allowing the spread of two runs of the same work.
+SAME_WORK_NOISE = 1.05
 
 
 def book_prose(limit: int = 100_000) -> str:
@@ -147,8 +149,8 @@ def real_vocabulary(texts: dict[str, str], repeat: int) -> list[str]:
         line("HF tokenizers", t_hf, c_hf)
         if c_enc / c_hf > budget:
             failed.append(f"{name}: encoding {c_enc / c_hf:.2f}x tokenizers (budget {budget})")
-        if c_enc > c_old:
-            failed.append(f"{name}: encoding slower than the rescanning loop")
+        if c_enc > SAME_WORK_NOISE * c_old:  # ASCII words under 12 symbols run the same loop in both
+            failed.append(f"{name}: encoding {c_enc / c_old:.2f}x the rescanning loop")
     return failed
 
 
