@@ -147,7 +147,8 @@ CLAIMS: list[_Claim] = [
     Claim("real.layer_tensors", lambda: len(smol().tensors) - 2 == 9 * smol_layers(),
           text=("nine tensors", lambda ok: "nine tensors" if ok else "")),
     # -- 9.13 blocks ----------------------------------------------------------------------------------------
-    Claim("real.block", lambda: block_type("Q4_1")[0], text=("blocks of 32 numbers", lambda n: f"blocks of {n} numbers")),
+    Claim("real.block", lambda: block_type("Q4_1")[0],
+          text=("of 32 numbers (the K-quants", lambda n: f"of {n} numbers (the K-quants")),
     Claim("real.q8_block", lambda: (block_type("Q8_0"), storage()["Q8_0"].bits_per_weight),
           text=("34 bytes for 32 weights, 8.5 bits each", lambda v: f"{v[0][1]} bytes for {v[0][0]} weights, {v[1]:.1f} bits each")),
     Claim("real.q41_block", lambda: (block_type("Q4_1"), storage()["Q4_1"].bits_per_weight),
