@@ -59,7 +59,7 @@ CLAIMS: list[_Claim] = [
     Claim("gloss.gguf_alignment", lambda: DEFAULT_ALIGNMENT,
           text=("alignment (32 unless", lambda n: f"alignment ({n} unless")),
     Claim("gloss.block", lambda: {_block("Q8_0")[0], _block("Q4_1")[0]},
-          text=("blocks of 32 numbers", lambda ns: f"blocks of {'/'.join(map(str, sorted(ns)))} numbers")),
+          text=("in blocks of 32 that share", lambda ns: f"in blocks of {'/'.join(map(str, sorted(ns)))} that share")),
     Claim("gloss.q8_bits", lambda: _bits("Q8_0"), text=("Q8_0 costs 8.5 bits", lambda b: f"Q8_0 costs {b:.1f} bits")),
     Claim("gloss.q41_bits", lambda: _bits("Q4_1"), text=("Q4_1 5.0", lambda b: f"Q4_1 {b:.1f}")),
     Claim("gloss.k_quant_block", lambda: {_block(t)[0] for t in ("Q2_K", "Q3_K", "Q4_K", "Q5_K", "Q6_K")},
