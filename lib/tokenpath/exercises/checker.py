@@ -24,6 +24,7 @@ True
 from __future__ import annotations
 
 import copy
+import dis
 import math
 from collections.abc import Mapping
 from dataclasses import dataclass, field
@@ -75,6 +76,20 @@ class Case:
     budget: str = ""  # what max_bytes allows for, in the chapter's words
 
 
+#: The only instructions of a function whose body is a docstring and ``...`` (or ``pass``).
+_STUB_OPS = frozenset({"RESUME", "NOP", "CACHE", "LOAD_CONST", "RETURN_VALUE", "RETURN_CONST", "POP_TOP"})
+
+
+def _is_stub(fn) -> bool:
+    """Whether ``fn``'s body does nothing (the stub as given): only then is a None or
+    ``...`` result "not written yet"; a written body that returns None has lost a return.
+    A callable without Python code (a builtin, a class) is never a stub."""
+    code = getattr(getattr(fn, "__func__", fn), "__code__", None)
+    if code is None:
+        return False
+    return all(ins.opname in _STUB_OPS for ins in dis.get_instructions(code))
+
+
 class _Unreadable(Exception):
     """The reader's result cannot be read as the field asks (wrong type, shape …)."""
 
@@ -97,9 +112,35 @@ def _type_name(v) -> str:
     return type(v).__name__
 
 
+def _axes_of(f: Field, shape: tuple[int, ...]) -> str:
+    """The chapter's names of the axes of an array of ``shape``, aligned from the last
+    axis as :func:`_index` aligns them; an axis without a name that has length 1 is the
+    reduced one kept by ``keepdims``."""
+    names = list(f.axes)[-len(shape):] if shape else []
+    names = [""] * (len(shape) - len(names)) + names
+    shown = [n or ("the kept axis of length 1" if d == 1 else f"axis {k}") for k, (n, d) in enumerate(zip(names, shape))]
+    return ", ".join(shown) or "a scalar"
+
+
+def _shape_hint(got: tuple[int, ...], expected: tuple[int, ...]) -> str:
+    """What a shape that differs only by axes of length 1 means."""
+    if got == expected or [d for d in got if d != 1] != [d for d in expected if d != 1]:
+        return ""
+    if len(got) < len(expected):
+        return "; keep the axis you averaged over as length 1 (keepdims=True)"
+    return "; drop the extra axes of length 1"
+
+
+def _nothing(got) -> str:
+    """Why ``got`` is no value, when the reader's function returned None."""
+    return "is None (what a function gives when a path through it ends without a return)" if got is None else ""
+
+
 def _as_array(f: Field, got, expected: np.ndarray) -> np.ndarray:
     """``got`` as an array of the field's kind and the expected shape, or _Unreadable."""
-    if isinstance(got, (str, bytes, Mapping)) or got is None or got is Ellipsis:
+    if got is None:
+        raise _Unreadable(f"{_nothing(got)}, expected a numpy array of shape {list(expected.shape)}")
+    if isinstance(got, (str, bytes, Mapping)) or got is Ellipsis:
         raise _Unreadable(f"is a {_type_name(got)}, expected a numpy array of shape {list(expected.shape)}")
     try:
         arr = np.asarray(got)
@@ -109,7 +150,7 @@ def _as_array(f: Field, got, expected: np.ndarray) -> np.ndarray:
         raise _Unreadable(f"is a {_type_name(got)} that numpy reads as objects, not numbers")
     if arr.shape != expected.shape:
         raise _Unreadable(f"has shape {list(arr.shape)}, expected {list(expected.shape)} "
-                          f"({', '.join(a for a in f.axes if a) or 'a scalar'})")
+                          f"({_axes_of(f, expected.shape)}){_shape_hint(arr.shape, expected.shape)}")
     if f.kind == "bool" and arr.dtype != np.bool_:
         raise _Unreadable(f"has dtype {arr.dtype}, expected bool (True where visible)")
     if f.kind == "int" and not np.issubdtype(arr.dtype, np.integer):
@@ -125,6 +166,8 @@ def _as_array(f: Field, got, expected: np.ndarray) -> np.ndarray:
 
 def _exact(got, expected):
     """A reader's exact value in the expected value's form (tuple, str, dict of counts)."""
+    if got is None:
+        raise _Unreadable(f"{_nothing(got)}, expected a {_type_name(expected)}")
     if isinstance(expected, Mapping):
         if not isinstance(got, Mapping):
             raise _Unreadable(f"is a {_type_name(got)}, expected a dict (a Counter will do)")
@@ -225,7 +268,8 @@ class Exercise:
             elif hasattr(value, name):
                 out[name] = getattr(value, name)
             else:
-                raise _Unreadable(f"is a {_type_name(value)}; return a dict with the keys {', '.join(names)}")
+                what = _nothing(value) or f"is a {_type_name(value)}"
+                raise _Unreadable(f"{what}; return a dict with the keys {', '.join(names)}")
         return out
 
     def expected(self, case: Case) -> dict:
@@ -320,7 +364,7 @@ class Exercise:
             outcomes.append(out)
             if out.status == "refused":
                 return CheckResult(self, "refused", out.error)
-            if k == 0 and out.status == "returned" and (out.value is Ellipsis or out.value is None):
+            if k == 0 and out.status == "returned" and (out.value is Ellipsis or out.value is None) and _is_stub(fn):
                 return CheckResult(self, "not written yet",
                                    f"Not written yet: your {self.name} returns {out.value!r}. Replace the `...` "
                                    f"with your code (ending in a return), run its cell, then run this one again.",

@@ -58,8 +58,8 @@ def _rms(x, w, eps, centre=False, eps_inside=True, axis=-1, weighted=True):
 
 RMS_NORM = Exercise(
     "rms_norm", 7, "RMSNorm", _RMS_STUB, _rms_reference, (rms_norm_trace,),
-    (Field("mean_square", "mean(x²)", ("position", "")), Field("rms", "RMS = √(mean(x²) + ε)", ("position", "")),
-     Field("output", "γ ⊙ x / RMS", ("position", "feature"))),
+    (Field("mean_square", "mean(x²)", ("sequence", "position", "")), Field("rms", "RMS = √(mean(x²) + ε)", ("sequence", "position", "")),
+     Field("output", "γ ⊙ x / RMS", ("sequence", "position", "feature"))),
     _rms_cases,
     (Mistake("RMSNorm subtracting the mean", "you centred x first, which is LayerNorm's step; RMSNorm divides "
              "by the root mean square of x itself and keeps its mean.",
@@ -122,8 +122,8 @@ def _silu(a):
 
 SWIGLU = Exercise(
     "swiglu", 7, "SwiGLU", _SWIGLU_STUB, _swiglu_reference, (swiglu_trace,),
-    (Field("gate", "a = x W_gate", ("position", "k")), Field("up", "c = x W_up", ("position", "k")),
-     Field("hidden", "SiLU(a) ⊙ c", ("position", "k")), Field("output", "(SiLU(a) ⊙ c) W_down", ("position", "feature"))),
+    (Field("gate", "a = x W_gate", ("sequence", "position", "k")), Field("up", "c = x W_up", ("sequence", "position", "k")),
+     Field("hidden", "SiLU(a) ⊙ c", ("sequence", "position", "k")), Field("output", "(SiLU(a) ⊙ c) W_down", ("sequence", "position", "feature"))),
     _swiglu_cases,
     (Mistake("SiLU on the up branch", "you applied SiLU to c = x W_up and multiplied by a; the gate branch "
              "x W_gate goes through SiLU, the up branch is the content it scales.",

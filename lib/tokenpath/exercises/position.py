@@ -85,7 +85,7 @@ def _exponent_i(x, positions, base):
 
 ROPE = Exercise(
     "rope_head", 5, "RoPE for one head (rotate-half pairing)", _STUB, _reference, (rope, rope_angles),
-    (Field("angles", "p·θ_i", ("p", "i")), Field("output", "RoPE(x, p)", ("p", "feature"))), _cases,
+    (Field("angles", "p·θ_i", ("row", "i")), Field("output", "RoPE(x, p)", ("row", "feature"))), _cases,
     (Mistake("RoPE's interleaved pairing where rotate_half is used", "you turned feature 2i with feature 2i + 1 "
              "(the adjacent pairing the RoPE paper writes); the book pairs feature i with feature i + d_h/2 "
              "(rotate_half), so the same weights give other numbers.", _interleaved),
