@@ -202,6 +202,7 @@ def test_generation_stops_at_the_configs_eos():
 # ------------------------------------------------------------------ memory at SmolLM2's shape
 
 
+@pytest.mark.heavy  # builds 134 M random weights and runs them: seconds
 def test_peak_memory_of_a_smollm2_shaped_model_is_within_1_5x_its_float32_weights():
     script = textwrap.dedent("""
         import json, resource, sys
