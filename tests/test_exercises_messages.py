@@ -105,3 +105,17 @@ def test_rms_norm_reference_still_passes():
     assert exercises.check("rms_norm", exercises.solution("rms_norm")).passed
     assert np.allclose(exercises.solution("rms_norm")(np.array([3.0, 4.0]), np.ones(2), 0.0)["output"],
                        rms_norm(np.array([3.0, 4.0]), np.ones(2), eps=0.0))
+
+
+def test_swiglu_speaks_chapter_sevens_notation():
+    stub = exercises.stub("swiglu")
+    assert "FFN(x) = [SiLU(x W_g) ⊙ (x W_u)] W_d" in stub and "W_gate" not in stub
+
+    def silu_on_content(x, w_gate, w_up, w_down):
+        a, c = x @ w_gate, x @ w_up
+        h = c / (1.0 + np.exp(-c)) * a
+        return {"gate": a, "up": c, "hidden": h, "output": h @ w_down}
+
+    text = exercises.check("swiglu", silu_on_content).text()
+    assert "SiLU(a) ⊙ c at [sequence=0, position=0, k=0]" in text
+    assert "the content c = x W_u" in text and "W_up" not in text

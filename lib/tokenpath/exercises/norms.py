@@ -76,14 +76,14 @@ RMS_NORM = Exercise(
 
 _SWIGLU_STUB = '''\
 def swiglu(x, w_gate, w_up, w_down):
-    """The SwiGLU feed-forward network, (SiLU(x W_gate) ⊙ x W_up) W_down.
+    """The SwiGLU feed-forward network, FFN(x) = [SiLU(x W_g) ⊙ (x W_u)] W_d.
 
-    x [..., d], w_gate and w_up [d, d_ff], w_down [d_ff, d].  SiLU(a) = a·σ(a).
-    Returns a dict with
-      "gate":   a = x W_gate             [..., d_ff]
-      "up":     c = x W_up               [..., d_ff]
-      "hidden": SiLU(a) ⊙ c              [..., d_ff]
-      "output": hidden W_down            [..., d]
+    x [..., d]; w_gate (W_g) and w_up (W_u) [d, d_ff]; w_down (W_d) [d_ff, d].
+    SiLU(a) = a·σ(a).  Returns a dict with
+      "gate":   the gate pre-activation a = x W_g    [..., d_ff]
+      "up":     the content c = x W_u                [..., d_ff]
+      "hidden": SiLU(a) ⊙ c                          [..., d_ff]
+      "output": hidden W_d                           [..., d]
     """
     ...
 '''
@@ -122,11 +122,11 @@ def _silu(a):
 
 SWIGLU = Exercise(
     "swiglu", 7, "SwiGLU", _SWIGLU_STUB, _swiglu_reference, (swiglu_trace,),
-    (Field("gate", "a = x W_gate", ("sequence", "position", "k")), Field("up", "c = x W_up", ("sequence", "position", "k")),
-     Field("hidden", "SiLU(a) ⊙ c", ("sequence", "position", "k")), Field("output", "(SiLU(a) ⊙ c) W_down", ("sequence", "position", "feature"))),
+    (Field("gate", "a = x W_g", ("sequence", "position", "k")), Field("up", "c = x W_u", ("sequence", "position", "k")),
+     Field("hidden", "SiLU(a) ⊙ c", ("sequence", "position", "k")), Field("output", "(SiLU(a) ⊙ c) W_d", ("sequence", "position", "feature"))),
     _swiglu_cases,
-    (Mistake("SiLU on the up branch", "you applied SiLU to c = x W_up and multiplied by a; the gate branch "
-             "x W_gate goes through SiLU, the up branch is the content it scales.",
+    (Mistake("SiLU on the up branch", "you applied SiLU to the content c = x W_u and multiplied by a; the gate "
+             "branch a = x W_g goes through SiLU, and the content is what it scales.",
              lambda x, wg, wu, wd: _ffn(x, wg, wu, wd, _silu, swap=True)),
      Mistake("σ instead of SiLU", "you gated with σ(a), the sigmoid (GLU's gate); SiLU(a) = a·σ(a).",
              lambda x, wg, wu, wd: _ffn(x, wg, wu, wd, lambda a: 1.0 / (1.0 + np.exp(-a)))),
