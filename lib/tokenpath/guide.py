@@ -21,9 +21,10 @@ __all__ = ["GUIDE_PAGES", "HELPERS", "ChapterUse", "book_dir", "book_map", "chap
 #: Pages of the book that are about the book, not chapters of it.
 GUIDE_PAGES = ("00_index", "99_glossary")
 #: Modules every chapter imports to display, teach and check things; the map lists the others.
-HELPERS = frozenset({"examples", "figures", "fmt", "lessons", "questions", "widgets"})
+HELPERS = frozenset({"examples", "exercises", "figures", "fmt", "lessons", "questions", "widgets"})
 
 _CODE_CELL = re.compile(r"^```\{code-cell\}[^\n]*\n(.*?)^```", re.S | re.M)
+_YAML_OPTIONS = re.compile(r"\A---\n.*?^---\n", re.S | re.M)
 
 
 @dataclass(frozen=True)
@@ -40,6 +41,7 @@ class ChapterUse:
 def _code(text: str) -> str:
     cells = []
     for body in _CODE_CELL.findall(text):
+        body = _YAML_OPTIONS.sub("", body)  # a cell's metadata block (---, YAML, ---) is no code
         lines = [ln for ln in body.splitlines() if not ln.startswith((":", "%", "!"))]
         cells.append("\n".join(lines))
     return "\n".join(cells)
