@@ -119,3 +119,16 @@ def test_swiglu_speaks_chapter_sevens_notation():
     text = exercises.check("swiglu", silu_on_content).text()
     assert "SiLU(a) ⊙ c at [sequence=0, position=0, k=0]" in text
     assert "the content c = x W_u" in text and "W_up" not in text
+
+
+def test_embed_speaks_chapter_threes_notation():
+    assert "X[b, t, :] = E[s[b, t], :]" in exercises.stub("embed")
+
+    def transposed(table, ids):
+        return np.asarray(table)[np.asarray(ids)].swapaxes(0, 1)
+
+    def plus_one(table, ids):
+        return np.asarray(table)[np.asarray(ids)] + 1.0
+
+    assert "[b=0, t=0, f=0]" in exercises.check("embed", plus_one).text()
+    assert "(b, t, f)" in exercises.check("embed", transposed).text()

@@ -23,10 +23,11 @@ __all__ = ["CROSS_ENTROPY", "EMBED", "EXERCISES"]
 
 _EMBED_STUB = '''\
 def embed(table, ids):
-    """The embedding rows of token IDs: X[..., t, :] = table[ids[..., t], :].
+    """The embedding rows of token IDs, X[b, t, :] = E[s[b, t], :].
 
-    table [V, d] float (row v is token v's vector), ids [T] or [B, T] integers in
-    0 … V − 1.  Returns [T, d] or [B, T, d]: one row of the table per ID.
+    table: the embedding matrix E [V, d] float (row v is token v's vector);
+    ids: the IDs s, [T] or [B, T] integers in 0 … V − 1.
+    Returns X, [T, d] or [B, T, d]: one row of E per ID.
     """
     ...
 '''
@@ -44,7 +45,7 @@ def _embed_cases() -> tuple[Case, ...]:
 
 EMBED = Exercise(
     "embed", 3, "the embedding lookup", _EMBED_STUB, lookup, (lookup,),
-    (Field("rows", "X = E[s]", ("t", "feature")),), _embed_cases,
+    (Field("rows", "X = E[s]", ("b", "t", "f")),), _embed_cases,
     (Mistake("IDs counted from 1", "you read row id − 1; IDs count from 0, so ID v is row v of the table.",
              lambda table, ids: np.asarray(table)[np.asarray(ids) - 1]),
      Mistake("the rows added up", "you summed the rows of the sequence into one vector; the lookup keeps one "
