@@ -162,6 +162,12 @@ def att_unscaled(q, k, v, mask):
     return {"scores": s, "weights": a, "output": a @ v}
 
 
+def att_over_width(q, k, v, mask):
+    s = np.einsum("id,jd->ij", q, k) / q.shape[1]
+    a = _softmax_rows(np.where(mask, s, -np.inf))
+    return {"scores": s, "weights": a, "output": a @ v}
+
+
 def att_columns(q, k, v, mask):
     s = q @ k.T / math.sqrt(k.shape[1])
     a = _softmax_rows(np.where(mask, s, -np.inf).T).T
@@ -367,6 +373,7 @@ TWINS = [
     ("causal_mask", "the diagonal hidden", causal_strict),
     ("causal_mask", "True where hidden", causal_inverted),
     ("masked_attention", "no 1/√d_h", att_unscaled),
+    ("masked_attention", "divided by d_h, not √d_h", att_over_width),
     ("masked_attention", "softmax over the query axis", att_columns),
     ("masked_attention", "the mask applied after the softmax", att_mask_late),
     ("masked_attention", "the mask ignored", att_unmasked),

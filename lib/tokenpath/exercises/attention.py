@@ -102,6 +102,12 @@ def _query_axis(q, k, v, m):
     return {"scores": s, "weights": a, "output": a @ v}
 
 
+def _over_width(q, k, v, m):
+    s = q @ k.T / q.shape[-1]
+    a = _softmax(np.where(m, s, -np.inf), -1)
+    return {"scores": s, "weights": a, "output": a @ v}
+
+
 def _mask_after(q, k, v, m):
     s = q @ k.T / np.sqrt(q.shape[-1])
     a = _softmax(s, -1) * m
@@ -122,6 +128,9 @@ MASKED_ATTENTION = Exercise(
     _attention_cases,
     (Mistake("no 1/√d_h", "your scores are QKᵀ without the division by √d_h, so every softmax is sharper "
              "than the chapter's; divide the dot products by the square root of the head width.", _no_scale),
+     Mistake("divided by d_h, not √d_h", "your scores are QKᵀ/d_h; dividing by √d_h brings the scores' "
+             "variance back to 1 for entries of variance 1 (section 4.2), dividing by d_h shrinks it to 1/d_h, "
+             "so your softmax is flatter than the chapter's.", _over_width),
      Mistake("softmax over the query axis", "your softmax normalised each column (axis 0, the queries i); "
              "the chapter's normalises each row over the sources j (the last axis), so row i of A sums to 1.",
              _query_axis),
