@@ -235,6 +235,11 @@ def rope_slow_exponent(x, positions, base):
     return {"angles": ang, "output": _rope_half(x, ang, -1.0)}
 
 
+def rope_row_numbers(x, positions, base):
+    ang = np.outer(np.arange(x.shape[0]), _theta(x.shape[1], base))
+    return {"angles": ang, "output": _rope_half(x, ang, -1.0)}
+
+
 # ------------------------------------------------------------------- chapter 6
 
 def _per_head(q, k, v, mask, head_of, scale=True, axis=-1):
@@ -383,6 +388,7 @@ TWINS = [
     ("rope_head", "RoPE's interleaved pairing where rotate_half is used", rope_adjacent),
     ("rope_head", "turned the wrong way", rope_clockwise),
     ("rope_head", "θ_i = base^(−i/d_h)", rope_slow_exponent),
+    ("rope_head", "the row number used as the position", rope_row_numbers),
     ("gqa_attention", "K/V copied to line up with the query heads", gqa_tiled),
     ("gqa_attention", "query heads grouped by h % Hkv", gqa_modulo),
     ("gqa_attention", "no 1/√d_h", gqa_unscaled),

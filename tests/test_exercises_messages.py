@@ -8,6 +8,7 @@ import numpy as np
 
 from tokenpath import exercises
 from tokenpath.exercises import checker
+from tokenpath.exercises.gqa import ALLOWANCE
 from tokenpath.norms import rms_norm
 
 
@@ -132,3 +133,18 @@ def test_embed_speaks_chapter_threes_notation():
 
     assert "[b=0, t=0, f=0]" in exercises.check("embed", plus_one).text()
     assert "(b, t, f)" in exercises.check("embed", transposed).text()
+
+
+def test_a_memory_message_is_a_sentence_and_an_error_needs_no_mistake_line():
+    def repeats(query, key, value, mask):
+        g = query.shape[0] // key.shape[0]
+        return exercises.solution("gqa_attention")(query, np.repeat(key, g, 0)[::g], np.repeat(value, g, 0)[::g], mask)
+
+    text = exercises.check("gqa_attention", repeats).text()
+    assert f"({ALLOWANCE} × what K and U hold)." in text
+
+    def typo(scores, k):
+        return {"chosen": chosen, "gates": scores}  # noqa: F821 (the name is misspelt on purpose)
+
+    text = exercises.check("route_top_k", typo).text()
+    assert "NameError" in text and "No known mistake" not in text

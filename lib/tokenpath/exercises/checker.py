@@ -343,7 +343,7 @@ class Exercise:
                   seconds=self.case_seconds, measure=case.max_bytes is not None)
         if case.max_bytes is not None and out.status == "returned" and out.peak_bytes > case.max_bytes:
             return Outcome("memory", error=f"your function allocated {out.peak_bytes / 1e6:.1f} MB at once, more "
-                           f"than the {case.max_bytes / 1e6:.1f} MB {case.budget}", error_type="memory",
+                           f"than the {case.max_bytes / 1e6:.1f} MB {case.budget}.", error_type="memory",
                            seconds=out.seconds, peak_bytes=out.peak_bytes, printed=out.printed)
         return out
 

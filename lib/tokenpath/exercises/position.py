@@ -77,6 +77,12 @@ def _backwards(x, positions, base):
     return {"angles": ang, "output": _rotate(x, ang, -1.0)}
 
 
+def _row_index(x, positions, base):
+    x = np.asarray(x, dtype=float)
+    ang = _angles(np.arange(x.shape[0]), x.shape[-1], base)
+    return {"angles": ang, "output": _rotate(x, ang)}
+
+
 def _exponent_i(x, positions, base):
     x = np.asarray(x, dtype=float)
     ang = _angles(positions, x.shape[-1], base, exponent=1.0)
@@ -92,7 +98,11 @@ ROPE = Exercise(
      Mistake("turned the wrong way", "your sin has the wrong sign, so each pair turns clockwise by p·θ_i; "
              "a' = a·cos − b·sin and b' = a·sin + b·cos turn it counter-clockwise.", _backwards),
      Mistake("θ_i = base^(−i/d_h)", "your frequencies use i/d_h in the exponent; RoPE's are base^(−2i/d_h), "
-             "one per pair, so the slowest pair turns at about 1/base per position.", _exponent_i)),
+             "one per pair, so the slowest pair turns at about 1/base per position.", _exponent_i),
+     Mistake("the row number used as the position", "you turned row t by t·θ_i; the angle is p·θ_i with p "
+             f"the row's absolute position from positions (the worked example's one row is at position "
+             f"{ex.ROPE_EXAMPLE_POSITION}).",
+             _row_index)),
 )
 
 EXERCISES = (ROPE,)

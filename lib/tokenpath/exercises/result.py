@@ -70,7 +70,7 @@ class CheckResult:
                 out.append(f"First difference, on {self.case.label}: {d.text}")
             if self.mistake is not None:
                 out.append(f"This is a known mistake, {self.mistake.name}: {self.mistake.why}")
-            elif d.status != "timeout":
+            elif d.status not in ("timeout", "raised"):  # an error is its own diagnosis
                 n = len(self.outcomes)
                 out.append(f"(No known mistake gives your results on all {n} case{'s' * (n != 1)}.)")
         if self.printed is not None and self.printed.total:
