@@ -32,7 +32,7 @@ from ..examples import real_model as ex
 from ..gguf_format import read_gguf
 from ..model import Model, load
 from ..sampling import next_token_probs
-from ..trained.sampling import NextToken, _entropy
+from ..trained.sampling import NextToken, _entropy, _top_and_cover
 
 __all__ = ["ChatAnswer", "FileSummary", "LogitLens", "RealNextToken", "chat_answer", "file_summary", "lens_rows", "logit_lens",
            "next_token", "real_model"]
@@ -42,8 +42,11 @@ def real_model() -> Model:
     """SmolLM2-135M-Instruct from its Q4_1 GGUF file, loaded (dequantized to float32) once
     per process.
 
-    >>> m = real_model(); m is real_model(), m.config.num_hidden_layers
-    (True, 30)
+    It loads :func:`tokenpath.pretrained.smollm2_path` (about 2 s: the examples below
+    run on a tiny file instead, and ``tests/test_real_model.py`` on this one).
+
+    >>> pretrained.smollm2_path().name
+    'SmolLM2-135M-Instruct.Q4_1.gguf'
     """
     return _real_model(pretrained.smollm2_path())
 
@@ -88,8 +91,9 @@ class FileSummary:
 def file_summary(path=None) -> FileSummary:
     """The header of ``path`` (default: the pretrained file) in a few facts.
 
-    >>> s = file_summary(); s.version, s.tensors, dict(s.items)["llama.block_count"]
-    (3, 272, 30)
+    >>> from tokenpath.model.gguf_model import _tiny_gguf   # a 1-layer Llama written for the examples
+    >>> s = file_summary(_tiny_gguf()); s.version, s.tensors, dict(s.items)["llama.block_count"], s.types
+    (3, 11, 1, (('F32', 11),))
     """
     if path is None:
         path = pretrained.smollm2_path()
@@ -131,8 +135,12 @@ def chat_answer(messages=ex.REAL_CHAT, steps: int = ex.REAL_CHAT_STEPS) -> ChatA
     """``messages`` rendered by the file's chat template and answered greedily (temperature
     0, the KV cache) for at most ``steps`` tokens.
 
-    >>> a = chat_answer(); a.ended, "Paris" in a.answer
-    (True, True)
+    Each message is a dict of two strings, ``role`` and ``content``; the model answers
+    the conversation's last turn (``tests/test_real_model.py`` runs it):
+
+    >>> chat_answer([{"role": "user"}])
+    Traceback (most recent call last):
+    TypeError: messages[0] must be a dict with the str keys 'role' and 'content', got {'role': 'user'}
     """
     steps = as_int("steps", steps, low=1)
     return _chat_answer(_messages(messages), steps)
@@ -204,15 +212,19 @@ def next_token(prompt: int = 0, temperature: float = ex.REAL_TEMPERATURE, top_k:
     the ``top_k`` largest (None or 0: no cut), divided by ``temperature``, softmax, then
     cut to the nucleus holding ``top_p``. One forward pass per prompt and process.
 
-    >>> t = next_token(0, 1.0); t.top_pieces[0], round(float(t.probs.sum()), 6)
-    (' Paris', 1.0)
-    >>> next_token(0, 1.0, top_k=2).kept, next_token(0, 0.5, top_p=0.5).kept
-    (2, 1)
+    The arguments are checked before the model runs (``tests/test_real_model.py`` runs
+    it, against :func:`~tokenpath.sampling.next_token_probs` and ``transformers``):
+
+    >>> next_token(0, 1.0, top_p=0.0)
+    Traceback (most recent call last):
+    ValueError: top_p must be in (0, 1]: the probability the nucleus holds, got 0
     """
     prompt = as_int("prompt", prompt, low=0, high=len(ex.REAL_PROMPTS) - 1)
     temperature = as_float("temperature", temperature, low=0.0)
     top_k = None if top_k is None else as_int("top_k", top_k, low=0) or None  # 0: no cut
     top_p = as_float("top_p", top_p)
+    if not 0.0 < top_p <= 1.0:
+        raise ValueError(f"top_p must be in (0, 1]: the probability the nucleus holds, got {top_p:g}")
     cover_share = as_float("cover_share", cover_share, low=0.0)
     if cover_share > 1.0:
         raise ValueError(f"cover_share must be at most 1, got {cover_share}")
@@ -220,13 +232,7 @@ def next_token(prompt: int = 0, temperature: float = ex.REAL_TEMPERATURE, top_k:
     top = as_int("top", top, low=1, high=z.size)
     probs = next_token_probs(z, temperature=temperature, top_k=top_k, top_p=top_p)
     probs_t1 = next_token_probs(z)
-    order = np.argsort(-z, kind="stable")  # best first, lower ID among equals
-    mass = np.cumsum(np.sort(probs)[::-1])
-    cover = int(min(np.searchsorted(mass, cover_share - 1e-12) + 1, mass.size))
-    best = order[:top]
-    top_probs, top_probs_t1 = probs[best], probs_t1[best]
-    for a in (probs, probs_t1, best, top_probs, top_probs_t1):
-        a.setflags(write=False)
+    best, top_probs, top_probs_t1, cover = _top_and_cover(z, probs, probs_t1, top, cover_share)
     return RealNextToken(prompt, 0, temperature, ids, pieces, z, probs, probs_t1, best,
                          tuple(_piece(i) for i in best), top_probs, top_probs_t1, float(probs[best[0]]),
                          max(0.0, _entropy(probs)), cover, cover_share, float(max(0.0, 1.0 - top_probs.sum())),
@@ -261,8 +267,10 @@ class LogitLens:
         """The first row (layers passed) from which on the target stays among the top ``k``
         (None: not even in the last row).
 
-        >>> logit_lens().first_within(1)
-        30
+        >>> ranks = np.array([900, 40, 3, 12, 4, 1])   # rows 0 … 5
+        >>> lens = LogitLens("x", np.array([7]), ("x",), 7, "x", ranks, ranks * 0.0, ranks * 0, ("x",) * 6, ranks * 0.0)
+        >>> lens.first_within(10), lens.first_within(1), lens.first_within(100)
+        (4, 5, 1)
         """
         k = as_int("k", k, low=1)
         inside = self.rank <= k
@@ -282,9 +290,11 @@ def lens_rows(model: Model, streams: np.ndarray) -> np.ndarray:
     """The logit lens of residual streams ``[n, d]``: the final RMSNorm and the head,
     logits ``[n, V]``; applied to the last layer's output they are the model's logits.
 
-    >>> m = real_model(); tr = m.forward(m.encode("Hi"))
-    >>> bool(np.allclose(lens_rows(m, tr.layers[-1].out[0]), tr.logits, atol=1e-4))
-    True
+    >>> from tokenpath.model import load
+    >>> from tokenpath.model.gguf_model import _tiny_gguf   # a 1-layer Llama, 10 IDs
+    >>> m = load(_tiny_gguf()); tr = m.forward([1, 4, 2])
+    >>> z = lens_rows(m, tr.layers[-1].out[0]); z.shape, bool(np.allclose(z, tr.logits, atol=1e-5))
+    ((3, 10), True)
     """
     if not isinstance(model, Model):
         raise TypeError(f"model must be a tokenpath.model.Model, got {type(model).__name__}")
@@ -300,8 +310,13 @@ def logit_lens(text: str = ex.REAL_PROMPTS[0]) -> LogitLens:
     """The logit lens of SmolLM2 on ``text``'s last position, following the token the
     model finally predicts, from one traced forward pass.
 
-    >>> lens = logit_lens(); lens.target_piece, int(lens.rank[-1]), lens.layers
-    (' Paris', 1, 30)
+    ``tests/test_real_model.py`` runs it on the chapter's prompt (and
+    ``tests/test_crosscheck_real_model.py`` against ``transformers``); the text is
+    checked first:
+
+    >>> logit_lens("")
+    Traceback (most recent call last):
+    ValueError: text must be a non-empty str, got ''
     """
     if not isinstance(text, str) or not text:
         raise ValueError(f"text must be a non-empty str, got {text!r:.60}")

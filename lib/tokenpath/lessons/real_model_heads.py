@@ -30,8 +30,8 @@ import numpy as np
 from .. import pretrained
 from .._checks import as_int
 from ..examples import real_model as ex
-from ..model import Model
-from ..safefiles import ModelFileError, read_json
+from ..model import Model, load
+from ..safefiles import ModelFileError, as_path, read_json
 from ..trained.ablation import zero_head
 from ..trained.heads import induction_scores, repeated_tokens, second_copy_loss
 from .real_model import real_model
@@ -76,8 +76,10 @@ def ablate_heads(model: Model, heads) -> dict:
     """The ``replace`` argument of ``model.forward`` with every ``(layer, head)`` of
     ``heads`` silenced (several heads of one layer in one replaced layer).
 
-    >>> sorted(ablate_heads(real_model(), [(3, 1), (3, 2), (5, 0)]))
-    [3, 5]
+    >>> from tokenpath.model import load
+    >>> from tokenpath.model.gguf_model import _tiny_gguf   # a 1-layer Llama with 4 heads
+    >>> replace = ablate_heads(load(_tiny_gguf()), [(0, 1), (0, 3)]); sorted(replace)
+    [0]
     """
     if not isinstance(model, Model):
         raise TypeError(f"model must be a tokenpath.model.Model, got {type(model).__name__}")
@@ -107,14 +109,25 @@ def _r(x) -> float | list:
     return np.round(np.asarray(x, dtype=float), 6).tolist()
 
 
-def measure(model: Model) -> dict:
-    """Every head's induction and previous-token scores on :func:`induction_runs`, the loss
-    of both copies, and the same losses with the top induction head silenced, with the
-    five top heads silenced together, and with each of the control heads silenced (about a
-    minute for SmolLM2 on one core: ``model`` is asked for, never defaulted)."""
-    if not isinstance(model, Model):
-        raise TypeError(f"model must be a tokenpath.model.Model, got {type(model).__name__}")
+def measure(path, *, controls: int = ex.REAL_CONTROL_HEADS) -> dict:
+    """The model in the GGUF file ``path``, measured: every head's induction and
+    previous-token scores on :func:`induction_runs`, the loss of both copies, and the same
+    losses with the top induction head silenced, with the five top heads silenced
+    together, and with each of ``controls`` heads drawn at random silenced. The record
+    names the file it measured (its name and sha256). About a minute for SmolLM2 on one
+    core, so ``path`` is asked for, never defaulted; a tiny file takes milliseconds:
+
+    >>> from tokenpath.model.gguf_model import _tiny_gguf   # a 1-layer Llama with 4 heads, 10 IDs
+    >>> r = measure(_tiny_gguf(), controls=2)
+    >>> r["file"], r["induction"]["sequences"], len(r["top_five"]["heads"]), len(r["control"])
+    ('tiny.gguf', 8, 4, 2)
+    """
+    path = as_path("path", path)
+    controls = as_int("controls", controls, low=1)
+    pinned = (pretrained.model_dir() / pretrained.SMOLLM2.filename).resolve()
+    model = real_model() if path.resolve() == pinned else load(path)  # load checks the file first
     c = model.config
+    as_int("controls", controls, high=c.num_hidden_layers * c.num_attention_heads - 1)
     runs = induction_runs(c.vocab_size)
     ind = induction_scores(model, runs)
     order = np.argsort(-ind.score, axis=None, kind="stable")
@@ -127,9 +140,9 @@ def measure(model: Model) -> dict:
                 "first_copy_delta": _r(first - ind.first_loss), "second_copy_delta": _r(second - ind.second_loss)}
 
     control = [{"layer": l, "head": h, **losses([(l, h)])}
-               for l, h in control_heads(c.num_hidden_layers, c.num_attention_heads, [top])]
+               for l, h in control_heads(c.num_hidden_layers, c.num_attention_heads, [top], count=controls)]
     return {
-        "file": pretrained.SMOLLM2.filename, "sha256": pretrained.SMOLLM2.sha256, "engine": importlib.metadata.version("tokenpath"),
+        "file": path.name, "sha256": pretrained._sha256(path), "engine": importlib.metadata.version("tokenpath"),
         "induction": {"sequences": ind.sequences, "length": ind.length, "seed": ex.REAL_INDUCTION_SEED,
                       "first_copy_loss": _r(ind.first_loss), "second_copy_loss": _r(ind.second_loss),
                       "score": _r(ind.score), "previous": _r(ind.previous)},
@@ -139,13 +152,20 @@ def measure(model: Model) -> dict:
     }
 
 
-def write_measurements(path, model: Model) -> Path:
-    """:func:`measure` of ``model``, written as JSON to ``path`` (:data:`MEASUREMENTS` is
-    the committed file)."""
-    if not isinstance(path, (str, os.PathLike)) or isinstance(path, bytes) or not str(path):
-        raise TypeError(f"path must be the path to write (str or os.PathLike), got {path!r:.40}")
-    record = measure(model)
-    path = Path(path)
+def write_measurements(path, source, *, controls: int = ex.REAL_CONTROL_HEADS) -> Path:
+    """:func:`measure` of the GGUF file ``source``, written as JSON to ``path``
+    (:data:`MEASUREMENTS` of :func:`tokenpath.pretrained.smollm2_path` is the committed
+    file, which :func:`read_measurements` accepts only for the pinned file):
+
+    >>> import os, tempfile
+    >>> from tokenpath.model.gguf_model import _tiny_gguf
+    >>> out = write_measurements(os.path.join(tempfile.mkdtemp(), "m.json"), _tiny_gguf(), controls=1)
+    >>> read_measurements(out)   # doctest: +ELLIPSIS
+    Traceback (most recent call last):
+    tokenpath.safefiles.ModelFileError: m.json: field sha256 is ..., not the pinned file's ...: it measured another file
+    """
+    path = as_path("path", path)
+    record = measure(as_path("source", source), controls=controls)
     path.write_text(json.dumps(record, indent=1) + "\n")
     return path
 
@@ -221,4 +241,4 @@ def head_finding(record: dict | None = None) -> HeadFinding:
 
 
 if __name__ == "__main__":  # pragma: no cover (run by hand: about a minute)
-    print(write_measurements(sys.argv[1] if len(sys.argv) > 1 else MEASUREMENTS, real_model()))
+    print(write_measurements(sys.argv[1] if len(sys.argv) > 1 else MEASUREMENTS, pretrained.smollm2_path()))

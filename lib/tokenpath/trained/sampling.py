@@ -24,6 +24,21 @@ def _entropy(p) -> float:
     return float(-(p * np.log(np.where(p > 0, p, 1.0))).sum())
 
 
+def _top_and_cover(logits, probs, probs_t1, top: int, cover_share: float):
+    """What the next-token view reads off one distribution (chapters 10 and 11): the IDs of
+    the ``top`` largest ``logits [V]``, best first (lower ID among equals), their ``probs``
+    and ``probs_t1``, and the fewest IDs whose ``probs`` hold at least ``cover_share``.
+    The arrays are made read-only, ``probs`` and ``probs_t1`` included."""
+    order = np.argsort(-logits, kind="stable")                      # [V] best first, lower ID among equals
+    mass = np.cumsum(probs[np.argsort(-probs, kind="stable")])      # [V] mass of the best 1, 2, … IDs
+    cover = int(min(np.searchsorted(mass, cover_share - 1e-12) + 1, mass.size))
+    best = order[:top]                                              # [top]
+    top_probs, top_probs_t1 = probs[best], probs_t1[best]
+    for a in (probs, probs_t1, best, top_probs, top_probs_t1):
+        a.setflags(write=False)
+    return best, top_probs, top_probs_t1, cover
+
+
 @dataclass(frozen=True)
 class NextToken:
     """The next-token view's trace: what the trained model predicts after prompt ``prompt`` of
@@ -129,13 +144,7 @@ def next_token(prompt: int = 0, step: int = 0, temperature: float = ex.TRAINED_T
     logits = rows[step]                                             # [V]
     probs = next_token_probs(logits, temperature=temperature)
     probs_t1 = next_token_probs(logits)
-    order = np.argsort(-logits, kind="stable")                      # best first, lower ID among equals
-    mass = np.cumsum(probs[np.argsort(-probs, kind="stable")])
-    cover = int(min(np.searchsorted(mass, cover_share - 1e-12) + 1, mass.size))
-    best = order[:top]
-    top_probs, top_probs_t1 = probs[best], probs_t1[best]
-    for a in (probs, probs_t1, best, top_probs, top_probs_t1):
-        a.setflags(write=False)
+    best, top_probs, top_probs_t1, cover = _top_and_cover(logits, probs, probs_t1, top, cover_share)
     return NextToken(prompt, step, temperature, ids[:n], pieces[:n], logits, probs, probs_t1, best,
                      pieces_of(best, folder), top_probs, top_probs_t1, float(probs[best[0]]), _entropy(probs),
                      cover, cover_share, float(max(0.0, 1.0 - top_probs.sum())))
