@@ -63,11 +63,14 @@ def finding() -> RH.HeadFinding:
 
 
 @cache
-def own():
+def own_widget():
     from tokenpath import widgets
 
-    w = widgets.real_own_line()
-    return w.trace
+    return widgets.real_own_line()
+
+
+def own():
+    return own_widget().trace
 
 
 def own_row():
@@ -138,6 +141,9 @@ CLAIMS: list[_Claim] = [
     Claim("ch11.next.p09_share", lambda: nt(1.0, None, 0.9).top_p, "0.9", _f(1)),
     Claim("ch11.next.T05", lambda: nt(0.5, None, 0.5).temperature, "0.5", _f(1)),
     Claim("ch11.next.T05_kept", lambda: nt(0.5, None, 0.5).kept, "1", _n),
+    Claim("ch11.next.T1_p05_kept", lambda: nt(1.0, None, 0.5).kept, "1", _n),
+    Claim("ch11.next.paris_over_half", lambda: nt().top_probs[0] > 0.5, "more than half",
+          lambda x: "more than half" if x else "at most half"),
     Claim("ch11.next.T2", lambda: nt(2.0).temperature, "2", _f(None)),
     Claim("ch11.next.T2_entropy", lambda: nt(2.0).entropy, "8.64", _f(2)),
     Claim("ch11.next.T2_cover", lambda: nt(2.0).cover, "13,307", _n),
@@ -172,11 +178,21 @@ CLAIMS: list[_Claim] = [
     Claim("ch11.ind.control_head", lambda: finding().control_worst[0][1], "1", _n),
     Claim("ch11.ind.five", lambda: len(finding().top_five), "five", lambda x: ["one", "two", "three", "four", "five"][x - 1]),
     Claim("ch11.ind.five_delta", lambda: finding().top_five_second_delta, "8.05", _f(2)),
+    Claim("ch11.ind.control_five", lambda: len(finding().control_five), "five",
+          lambda x: ["one", "two", "three", "four", "five"][x - 1]),
+    Claim("ch11.ind.control_five_apart", lambda: set(finding().control_five).isdisjoint(finding().top_five),
+          "none of the top five", lambda x: "none of the top five" if x else "some of the top five"),
+    Claim("ch11.ind.control_five_delta", lambda: finding().control_five_second_delta, "0.62", _f(2)),
     # -- 11.6 your own text --------------------------------------------------------------
     Claim("ch11.own.top", lambda: own().top_ids.shape[1], "5", _n),
     Claim("ch11.own.max_tokens", lambda: ownline.max_tokens(R.real_model()), "128", _n),
     Claim("ch11.own.mat", lambda: own_row()[own().pieces.index(" mat")], "0.54", _f(2)),
     Claim("ch11.own.first", lambda: own_row()[0], "0.39", _f(2)),
+    Claim("ch11.own.default_head", lambda: own_widget().head.value, "0", _n),
+    Claim("ch11.own.default_layer", lambda: own_widget().layer.value == R.real_model().config.num_hidden_layers - 1,
+          "the last layer", lambda x: "the last layer" if x else "another layer"),
+    Claim("ch11.own.first_surprisal", lambda: own().surprisal[0], "none",
+          lambda x: "none" if math.isnan(float(x)) else fmt.num(float(x), 2)),
     Claim("ch11.own.next_mat", lambda: own_next(" mat"), "0.15", _f(2)),
     Claim("ch11.own.next_cat", lambda: own_next(" cat"), "0.12", _f(2)),
     # -- Sources -------------------------------------------------------------------------

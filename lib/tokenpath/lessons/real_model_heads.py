@@ -43,7 +43,7 @@ __all__ = ["MEASUREMENTS", "HeadFinding", "ablate_heads", "control_heads", "head
 MEASUREMENTS = Path(__file__).resolve().parents[3] / "models" / "smollm2-measurements.json"
 #: It is small: a few kilobytes.
 MAX_BYTES = 1 << 20
-_KEYS = {"file", "sha256", "engine", "induction", "top", "control", "top_five"}
+_KEYS = {"file", "sha256", "engine", "induction", "top", "control", "top_five", "control_five"}
 
 
 def induction_runs(vocab_size: int = 49152) -> np.ndarray:
@@ -113,7 +113,8 @@ def measure(path, *, controls: int = ex.REAL_CONTROL_HEADS) -> dict:
     """The model in the GGUF file ``path``, measured: every head's induction and
     previous-token scores on :func:`induction_runs`, the loss of both copies, and the same
     losses with the top induction head silenced, with the five top heads silenced
-    together, and with each of ``controls`` heads drawn at random silenced. The record
+    together, with each of ``controls`` heads drawn at random silenced, and with five
+    heads drawn at random (none of the top five) silenced together. The record
     names the file it measured (its name and sha256). About a minute for SmolLM2 on one
     core, so ``path`` is asked for, never defaulted; a tiny file takes milliseconds:
 
@@ -121,6 +122,8 @@ def measure(path, *, controls: int = ex.REAL_CONTROL_HEADS) -> dict:
     >>> r = measure(_tiny_gguf(), controls=2)
     >>> r["file"], r["induction"]["sequences"], len(r["top_five"]["heads"]), len(r["control"])
     ('tiny.gguf', 8, 4, 2)
+    >>> len(r["control_five"]["heads"])   # the tiny model has 4 heads, none outside its top five
+    0
     """
     path = as_path("path", path)
     controls = as_int("controls", controls, low=1)
@@ -139,6 +142,9 @@ def measure(path, *, controls: int = ex.REAL_CONTROL_HEADS) -> dict:
         return {"first_copy_loss": _r(first), "second_copy_loss": _r(second),
                 "first_copy_delta": _r(first - ind.first_loss), "second_copy_delta": _r(second - ind.second_loss)}
 
+    pool = c.num_hidden_layers * c.num_attention_heads - len(ranked[:5])
+    five_control = control_heads(c.num_hidden_layers, c.num_attention_heads, ranked[:5], count=min(5, pool),
+                                 seed=ex.REAL_CONTROL_SEED) if pool else []
     control = [{"layer": l, "head": h, **losses([(l, h)])}
                for l, h in control_heads(c.num_hidden_layers, c.num_attention_heads, [top], count=controls)]
     return {
@@ -149,6 +155,7 @@ def measure(path, *, controls: int = ex.REAL_CONTROL_HEADS) -> dict:
         "top": {"layer": top[0], "head": top[1], **losses([top])},
         "top_five": {"heads": [list(p) for p in ranked[:5]], **losses(ranked[:5])},
         "control": control,
+        "control_five": {"heads": [list(p) for p in five_control], **losses(five_control)},
     }
 
 
@@ -204,6 +211,8 @@ class HeadFinding:
     top_first_delta: float  # first copy's (the control on the text)
     top_five: tuple[tuple[int, int], ...]
     top_five_second_delta: float
+    control_five: tuple[tuple[int, int], ...]  # five random heads, none of the top five
+    control_five_second_delta: float  # second copy's loss change with them silenced together
     control: tuple[tuple[int, int], ...]  # the random heads
     control_second_delta: np.ndarray  # [n] each one's change of the second copy's loss
     control_first_delta: np.ndarray  # [n]
@@ -237,6 +246,8 @@ def head_finding(record: dict | None = None) -> HeadFinding:
     return HeadFinding(ind["first_copy_loss"], ind["second_copy_loss"], arrays[0], arrays[1],
                        (top["layer"], top["head"]), top["second_copy_delta"], top["first_copy_delta"],
                        tuple(tuple(p) for p in five["heads"]), five["second_copy_delta"],
+                       tuple(tuple(p) for p in record["control_five"]["heads"]),
+                       record["control_five"]["second_copy_delta"],
                        tuple((c["layer"], c["head"]) for c in record["control"]), arrays[2], arrays[3])
 
 
