@@ -34,10 +34,15 @@ What this file provides:
   standard library (the 2.66 M training tokens encoded again, every file classified by
   the data rule: seconds) to re-derive a committed measurement. ``make test`` skips such
   tests with the reason shown; ``make check-model`` (and CI) runs them with ``--corpus``.
-- The ``heavy`` marker, for a cross-check that opens the real SmolLM2 file in
-  ``transformers`` (its GGUF loader dequantizes all 135 M weights: tens of seconds on two
-  cores). ``make test`` skips it with the reason shown; ``make check-model`` (and CI)
-  runs it with ``--heavy``.
+- The ``heavy`` marker, for a slow cross-check (seconds each: a real model or vocabulary
+  loaded in ``transformers``, ``tokenizers``, ``tiktoken`` or ``gguf`` beside the engine).
+  ``make test`` skips it with the reason shown; ``make check-model`` (and CI) runs it with
+  ``--heavy``.
+- Under ``make test``'s ``--dist loadscope``, each test module runs on one worker, and
+  the modules of one of :data:`SHARED_SCOPES` run on the same worker, one after another:
+  they read the same expensive per-process caches (every widget built and drawn, every
+  figure rendered; the trained model's pass over the held-out sample), which a second
+  worker would otherwise compute again.
 """
 
 from __future__ import annotations
@@ -113,3 +118,29 @@ def pytest_collection_finish(session):
     anyway) from the cyclic garbage collector, so each full collection during the run
     scans only the objects the tests create: about half the collector's time."""
     gc.freeze()
+
+
+#: Test modules (and doctest modules) that share per-process caches, by the name of the
+#: scope they run in together under ``--dist loadscope``.
+SHARED_SCOPES = {
+    **dict.fromkeys(("tests/test_widgets.py", "tests/test_frame_view.py", "tests/test_figures.py",
+                     "tests/test_accessibility.py", "tests/test_sphinx_sliders.py"), "drawn"),
+    **dict.fromkeys(("tests/test_claims.py", "tests/test_trained_routing.py", "tests/test_trained_evaluation.py",
+                     "tests/test_trained_sampling.py", "tests/test_public_fuzz.py",
+                     "lib/tokenpath/trained/heads.py"), "held-out pass"),
+}
+
+
+@pytest.hookimpl(optionalhook=True)
+def pytest_xdist_make_scheduler(config, log):
+    """``--dist loadscope`` with :data:`SHARED_SCOPES` merged (other modes as xdist has them)."""
+    if config.getvalue("dist") != "loadscope":
+        return None
+    from xdist.scheduler import LoadScopeScheduling
+
+    class SharedScopes(LoadScopeScheduling):
+        def _split_scope(self, nodeid: str) -> str:
+            scope = super()._split_scope(nodeid)
+            return SHARED_SCOPES.get(scope.split("::", 1)[0], scope)
+
+    return SharedScopes(config, log)
