@@ -153,6 +153,10 @@ CLAIMS: list[_Claim] = [
     # -- 11.4 the logit lens -------------------------------------------------------------
     Claim("ch11.lens.rows", lambda: lens().rank.size, "31", _n),
     Claim("ch11.lens.above", lambda: above_for(2000), "23", _n),
+    Claim("ch11.lens.row0_self", lambda: lens().top_pieces[0] if lens().top_ids[0] == lens().ids[-1] else None,
+          "` is`", lambda x: f"`{x}`"),
+    Claim("ch11.lens.early_tops", lambda: sorted(set(lens().top_pieces[1:above_for(2000) + 1])), "` a`, `.` or a space",
+          lambda ps: ", ".join(f"`{p}`" for p in ps if p != " ") + (" or a space" if " " in ps else "")),
     Claim("ch11.lens.top100", lambda: lens().first_within(100), "27", _n),
     Claim("ch11.lens.top10", lambda: lens().first_within(10), "28", _n),
     Claim("ch11.lens.p29", lambda: lens().prob[-2], "0.07", _f(2)),
