@@ -9,6 +9,8 @@ from __future__ import annotations
 import json
 import math
 
+from pathlib import Path
+
 import numpy as np
 import pytest
 
@@ -151,6 +153,22 @@ def test_the_measurements_are_of_the_pinned_file_and_state_the_finding():
     assert f.top not in f.control and len(set(f.control)) == len(f.control) == ex.REAL_CONTROL_HEADS
     assert f.control == tuple(RH.control_heads(*score.shape, [f.top]))
     assert f.top_second_delta > f.control_worst[1] and f.top_five[0] == f.top
+    # the five random heads removed together: the seeded draw outside the top five
+    assert f.control_five == tuple(RH.control_heads(*score.shape, list(f.top_five), count=5))
+    assert set(f.control_five).isdisjoint(f.top_five) and f.top_five_second_delta > f.control_five_second_delta
+
+
+def test_measure_names_the_file_it_measured_and_refuses_bad_arguments_by_name():
+    from tokenpath.model.gguf_model import _tiny_gguf
+
+    tiny = _tiny_gguf()  # 1 layer, 4 heads
+    r = RH.measure(tiny, controls=3)
+    assert r["file"] == "tiny.gguf" and r["sha256"] == pretrained._sha256(Path(tiny)) != pretrained.SMOLLM2.sha256
+    assert len(r["control"]) == 3 and r["top_five"]["heads"][0] == [r["top"]["layer"], r["top"]["head"]]
+    for bad, error, name in ((dict(controls=0), ValueError, "controls"), (dict(controls=4), ValueError, "controls"),
+                             (dict(path=""), ValueError, "path"), (dict(path=3), TypeError, "path")):
+        with pytest.raises(error, match=name):
+            RH.measure(**{"path": tiny, **bad})
 
 
 def test_the_notebook_prints_the_committed_finding():
@@ -162,6 +180,7 @@ def test_the_notebook_prints_the_committed_finding():
     f = RH.head_finding()
     assert f"largest induction score: layer {f.top[0]}, head {f.top[1]}, {f.top_score:.2f}" in text
     assert f"silenced: second copy {f.top_second_delta:+.2f} nats" in text
+    assert f"five random heads silenced together {f.control_five}: second copy {f.control_five_second_delta:+.2f}" in text
 
 
 @pytest.mark.parametrize("change, match", [
