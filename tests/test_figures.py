@@ -26,6 +26,7 @@ from tokenpath import figures
 from tokenpath import fmt
 from tokenpath.figures import FIGURES, style
 from tokenpath.figures import __main__ as cli
+from tokenpath.figures import real_model as real_figures
 from tokenpath.figures._fonts import FAMILY, FONT_PATH, missing_glyphs
 
 ROOT = Path(__file__).resolve().parents[1]
@@ -124,13 +125,55 @@ def _notebook_alt_texts() -> dict[int, str]:
 NOTEBOOK_ALT = _notebook_alt_texts()
 
 
+#: Figures drawn from the pretrained model's float32 forward pass. Their numbers are the
+#: same on every run of one machine, but float32 matrix products sum in the order the
+#: BLAS kernel for the processor chooses, so another processor moves a drawn point by a
+#: few millionths of a point: the committed files are compared with that tolerance.
+FLOAT32_FIGURES = {real_figures.NEXT, real_figures.LENS, real_figures.HEADS}
+_NUMBER = re.compile(rb"-?\d+\.\d+")
+
+
+def _same_within(committed: bytes, drawn: bytes, tolerance: float) -> bool:
+    """The two SVGs are the same text but for decimal numbers that differ by at most
+    ``tolerance``."""
+    if _NUMBER.sub(b"#", committed) != _NUMBER.sub(b"#", drawn):
+        return False
+    a = np.array([float(x) for x in _NUMBER.findall(committed)])
+    b = np.array([float(x) for x in _NUMBER.findall(drawn)])
+    return a.shape == b.shape and bool(np.all(np.abs(a - b) <= tolerance))
+
+
+def _pixels(data: bytes) -> np.ndarray:
+    from io import BytesIO
+
+    from PIL import Image
+
+    return np.asarray(Image.open(BytesIO(data)).convert("RGBA"), dtype=np.int16)
+
+
 @pytest.mark.parametrize("number", NUMBERS)
 def test_committed_figure_files_are_current(number):
     r = rendered(number)
     for ext, data in (("svg", r.svg), ("png", r.png)):
         path = FIGURE_DIR / f"fig{number:02d}.{ext}"
         assert path.exists(), f"{path.name} is missing: run make figures"
-        assert path.read_bytes() == data, f"{path.name} is out of date: run make figures"
+        committed = path.read_bytes()
+        if committed == data or number not in FLOAT32_FIGURES:
+            assert committed == data, f"{path.name} is out of date: run make figures"
+        elif ext == "svg":
+            assert _same_within(committed, data, 1e-3), f"{path.name} is out of date: run make figures"
+        else:  # antialiased edges may shade differently; nothing else may move
+            a, b = _pixels(committed), _pixels(data)
+            assert a.shape == b.shape, f"{path.name} is out of date: run make figures"
+            changed = np.any(np.abs(a - b) > 64, axis=-1)
+            assert changed.mean() < 1e-3, f"{path.name} is out of date: run make figures"
+
+
+def test_the_float32_tolerance_still_sees_a_moved_number():
+    svg = b'<path d="M 10.000001 20.5 L 30.25 40"/>'
+    assert _same_within(svg, svg.replace(b"10.000001", b"10.000002"), 1e-3)
+    assert not _same_within(svg, svg.replace(b"30.25", b"30.26"), 1e-3)
+    assert not _same_within(svg, svg.replace(b"L", b"M"), 1e-3)
 
 
 @pytest.mark.parametrize("number", NUMBERS)

