@@ -143,6 +143,8 @@ CLAIMS: list[_Claim] = [
     Claim("fig21.in_set_grad", lambda: fig21(ex.FIG21_DELTA).in_set.grad, text=("[0, 0]", _v)),
     Claim("fig21.in_set_fd", lambda: fig21(ex.FIG21_DELTA).in_set.fd_grad, text=("[0, 0]", _v)),
     Claim("fig21.full_gate", lambda: fig21(ex.FIG21_DELTA).gate_full, rounded=("0.731", 3)),
+    Claim("fig21.F0", lambda: ex.FIG21_OUTPUTS[0], exact="[1, 0]"),
+    Claim("fig21.F1", lambda: ex.FIG21_OUTPUTS[1], exact="[0, 2]"),
     Claim("fig21.full_grad", lambda: fig21(ex.FIG21_DELTA).full.grad, text=("[0.144, −0.144]", lambda g: _v(g, 3))),
     # -- figure 22: a batch of two tokens --------------------------------------------------
     Claim("fig22.token0", lambda: fig22().route.chosen[0], text=("{0, 1}", _set)),

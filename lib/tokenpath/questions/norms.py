@@ -18,10 +18,10 @@ __all__ = ["questions"]
 def questions() -> tuple[Question, ...]:
     """The chapter's questions, in the order it asks them."""
     x = ex.FIG17_SCALE * ex.FIG17_X
-    q1 = vector("norm-rms", f"What does RMSNorm give for x = {fmt.vec(x)}?", norms.rms_norm(x), tolerance=5e-3,
+    q1 = vector("norm-rms", f"What does RMSNorm (γ of ones, ε ignored) give for x = {fmt.vec(x)}?", norms.rms_norm(x), tolerance=5e-3,
                 source="norms.rms_norm(FIG17_SCALE * FIG17_X)",
                 why="Divide by the root mean square, √((30² + 40²)/2) ≈ 35.36; the direction is kept.")
-    q2 = vector("norm-layer", f"And LayerNorm of x = {fmt.vec(x)}?", norms.layer_norm(x), tolerance=5e-3,
+    q2 = vector("norm-layer", f"And LayerNorm (γ of ones, β of zeros, ε ignored) of x = {fmt.vec(x)}?", norms.layer_norm(x), tolerance=5e-3,
                 source="norms.layer_norm(FIG17_SCALE * FIG17_X)",
                 why="Subtract the mean 35, then divide by the spread 5: the two features become ∓1.")
     pair = norms.layer_norm([5.0, -2.0])
