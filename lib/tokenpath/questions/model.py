@@ -69,9 +69,14 @@ def questions() -> tuple[Question, ...]:
         "c": "lm_head.weight",
         "d": "none: the extra layer is silently ignored",
     }
+    # The key is the option the error actually names; an error that names none of them is a bug here.
+    key = ("d" if not error else "a" if last in error else "b" if "embed_tokens" in error
+           else "c" if "lm_head" in error else None)
+    if key is None:
+        raise AssertionError(f"the loader's error names none of the options: {error}")
     q6 = choice("files-layers", "Edit config.json so that it declares one layer fewer, and load "
                 "the directory. Which tensor does the loader's error name?",
-                named, "a" if last in error else "d", source="M.load(directory) after editing num_hidden_layers",
+                named, key, source="M.load(directory) after editing num_hidden_layers",
                 why=f"The loader checks every stored tensor against the config: {error or 'no error'}")
     tok = tiny_tokenizer()
     ids = tok.encode("大语言模型")
