@@ -1,7 +1,7 @@
 """Chapter 8's exercise: top-k routing with the gates renormalised over the chosen
 experts (a softmax over the chosen scores only). The worked example is figure 20's
-scores ``[2, 1, 0, −1]`` with ``k = 2``; random cases vary ``E`` and ``k`` (``k = 1`` and
-``k = E`` included) and have tied scores, which go to the lower expert ID.
+scores ``[2, 1, 0, −1]`` with ``k = 2``; random cases vary ``E_n`` and ``k`` (``k = 1`` and
+``k = E_n`` included) and have tied scores, which go to the lower expert ID.
 """
 
 from __future__ import annotations
@@ -18,12 +18,12 @@ _STUB = '''\
 def route_top_k(scores, k):
     """Top-k routing of one token.
 
-    scores [E] float (the router scores a, column = expert ID), k an int, 1 <= k <= E.
+    scores [E_n] float (the router scores a, column = expert ID), k an int, 1 <= k <= E_n.
     Returns a dict with
       "chosen": the k expert IDs with the highest scores, highest first; equal scores
                 go to the lower ID first                            [k] ints
       "gates":  g_i = exp(a_i) / Σ_{j chosen} exp(a_j) for a chosen expert i,
-                exactly 0 for the others                            [E]
+                exactly 0 for the others                            [E_n]
     """
     ...
 '''
@@ -42,7 +42,7 @@ def _cases() -> tuple[Case, ...]:
     for n, (e, k) in enumerate([(6, 2), (8, 3), (5, 1), (4, 2)]):
         a = np.round(rng.normal(size=e), 1)
         a[int(rng.integers(0, e))] = a[int(rng.integers(0, e))]  # often a tie
-        cases.append(Case(f"random case {n + 1} (seed 20): E = {e}, k = {k}", (a, k)))
+        cases.append(Case(f"random case {n + 1} (seed 20): E_n = {e}, k = {k}", (a, k)))
     return tuple(cases)
 
 
@@ -89,7 +89,7 @@ ROUTE_TOP_K = Exercise(
     (Field("chosen", "the chosen set S", ("rank",), "int"), Field("gates", "g_i", ("expert",), sums_to_one=True)),
     _cases,
     (Mistake("top-k without renormalising", "your gates are the chosen experts' probabilities under a softmax "
-             "over all E scores, so they sum to less than 1; the chapter renormalises over the chosen set: "
+             "over all E_n scores, so they sum to less than 1; the chapter renormalises over the chosen set: "
              "a softmax of the chosen scores only.", _not_renormalised),
      Mistake("gates left on the unchosen experts", "your gates are the softmax over every expert, so experts "
              "that do not run get a weight; a gate is exactly 0 outside the chosen set.", _dense),

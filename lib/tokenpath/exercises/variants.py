@@ -210,7 +210,7 @@ def _small_vector(rng, n):
 def _norm_rms(q, rng):
     x = _small_vector(rng, 2) * 10
     y = norms.rms_norm(x)
-    return _made(q, f"What does RMSNorm give for x = {[int(v) for v in x]}?", y,
+    return _made(q, f"What does RMSNorm (γ of ones, ε ignored) give for x = {[int(v) for v in x]}?", y,
                  source=f"norms.rms_norm({[int(v) for v in x]})",
                  why=f"RMS = √(mean(x²)) = {float(np.sqrt(np.mean(x * x))):.4f}; x / RMS.")
 
