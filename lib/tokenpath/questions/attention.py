@@ -34,7 +34,8 @@ def questions() -> tuple[Question, ...]:
     shift = LA.shift_vs_mask(ex.TEXT, eos=ex.EOS, column=ex.FIG13_COLUMN, sampled=ex.FIG13_SAMPLED)
     col = shift.column
     read = np.flatnonzero(shift.visibility[col])
-    q2 = set_of("att-reads", f"Figure 13: which input positions does column t={col} read?", read,
+    q2 = set_of("att-reads", f"Figure 13: which input positions does position t={col} read "
+                f"(the outlined row t={col} of the visibility matrix)?", read,
                 source=f"np.flatnonzero(lessons.attention.shift_vs_mask(TEXT, ...).visibility[{col}])",
                 hint="a set of positions such as {0, 1}",
                 why=(f"The mask lets position {col} read positions 0…{col}; its target y[{col}] = "
