@@ -119,8 +119,25 @@ def test_the_costliest_expert_removed_again_gives_the_committed_losses(evaluatio
     np.testing.assert_allclose(T.file_means(sample, losses, files=[0, 1]), row["file_loss"][:2], atol=EXACT)
     with pytest.raises(ValueError, match="file 2 of the sample has no measured loss"):
         T.file_means(sample, losses)  # the other files were not ablated
-    served = (sample.chosen[row["layer"]] == row["expert"]).any(axis=-1) & ~np.isnan(T.intact_losses(sample))
+    ok = ~np.isnan(T.intact_losses(sample))
+    served = T.served_targets(sample, row["layer"], row["expert"]) & ok
     assert row["served"] == int(served.sum())
+
+
+def test_an_expert_of_the_last_layer_changes_only_the_predictions_made_where_it_ran(evaluation, model, sample):
+    """Token i is predicted at position i − 1; in the last layer no attention carries an
+    expert's output to another position, so its removal leaves every other target's loss
+    as it was: the served targets are the ones whose prediction ran it."""
+    layer = model.config.num_hidden_layers - 1
+    row = next(r for r in evaluation["experts"] if (r["layer"], r["expert"]) == (layer, 0))
+    losses = T.ablated_losses(model, sample, "expert", layer, 0)
+    base = T.intact_losses(sample)
+    ok = ~np.isnan(losses)
+    served = T.served_targets(sample, layer, 0) & ok
+    np.testing.assert_allclose(losses[ok & ~served], base[ok & ~served], atol=1e-9)
+    assert np.abs(losses[served] - base[served]).max() > 1e-3
+    assert row["served"] == int(served.sum())
+    assert row["served_delta"] == pytest.approx((losses[served] - base[served]).mean(), abs=EXACT)
 
 
 def test_removing_a_head_or_an_expert_leaves_the_model_itself_unchanged(model):

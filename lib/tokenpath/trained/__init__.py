@@ -15,7 +15,7 @@ folder needs no PyTorch; training it is :mod:`tokenpath._train` (``make model``)
 """
 
 from .ablation import (KINDS, ablated, ablated_losses, ablation_record, ablation_spans, drop_expert, file_means,
-                       intact_losses, zero_head)
+                       intact_losses, served_targets, zero_head)
 from .files import (EVALUATION_NAME, EVIDENCE_NAME, FOLDER, HELD_OUT_NAME, SAMPLES_NAME, TRAINING_NAME, MoeCount, SampleFile,
                     check_record, committed_model, count_moe_parameters, held_out_rule, held_out_sample, held_out_text,
                     read_evaluation, read_evidence, read_samples, read_training, trained_folder)
@@ -92,6 +92,7 @@ __all__ = [
     "routing_stats",
     "routing_view",
     "sample_pass",
+    "served_targets",
     "text_agreement",
     "trained_folder",
     "uniform_weights",

@@ -123,6 +123,22 @@ def file_means(sample: SamplePass, losses: np.ndarray, files=None) -> list[float
     return out
 
 
+def served_targets(sample: SamplePass, layer: int, expert: int) -> np.ndarray:
+    """``[N]`` True for each target token whose prediction ran expert ``expert`` of
+    ``layer``: token i is predicted at position i − 1, so it is the router's choice
+    there that counts (token 0 is predicted nowhere).
+
+    >>> from types import SimpleNamespace
+    >>> s = SimpleNamespace(chosen=np.array([[[0, 1], [2, 3], [0, 2]]]))  # [L, N, k]
+    >>> served_targets(s, 0, 0).tolist()
+    [False, True, False]
+    """
+    at = (np.asarray(sample.chosen[layer]) == expert).any(axis=-1)  # [N] positions routed to the expert
+    out = np.zeros_like(at)
+    out[1:] = at[:-1]
+    return out
+
+
 def _round(x, digits: int = 6):
     return np.round(np.asarray(x, dtype=float), digits).tolist()
 
@@ -154,7 +170,7 @@ def ablation_record(model: Model, sample: SamplePass, induction: Induction | Non
                           "file_loss": _round(file_means(sample, losses))})
         for expert in range(c.n_experts):
             losses = ablated_losses(model, sample, "expert", layer, expert)
-            served = (sample.chosen[layer] == expert).any(axis=-1) & ok
+            served = served_targets(sample, layer, expert) & ok
             experts.append({"layer": layer, "expert": expert, "loss": _round(losses[ok].mean()),
                             "delta": _round((losses[ok] - base[ok]).mean()),
                             "served": int(served.sum()),
