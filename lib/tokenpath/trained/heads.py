@@ -344,7 +344,9 @@ def _line_weights(model: Model, folder: Path, line: int):
 
 def repeated_tokens(vocab_size: int, *, sequences: int = ex.INDUCTION_SEQUENCES,
                     length: int = ex.INDUCTION_LENGTH, seed: int = ex.INDUCTION_SEED) -> np.ndarray:
-    """``[sequences, 2 · length]`` random token IDs (seeded, EOS excluded), each row a
+    """``[sequences, 2 · length]`` random token IDs below ``vocab_size − 1`` (seeded; the
+    last ID is left out, the book's own model's EOS; another model's special tokens may
+    be drawn), each row a
     random run of ``length`` tokens followed by the same run again: text no model has
     seen, whose second half can only be predicted by finding the first.
 
