@@ -92,7 +92,6 @@ __all__ = [
     "routing_stats",
     "routing_view",
     "sample_pass",
-    "served_targets",
     "text_agreement",
     "trained_folder",
     "uniform_weights",

@@ -133,7 +133,10 @@ def served_targets(sample: SamplePass, layer: int, expert: int) -> np.ndarray:
     >>> served_targets(s, 0, 0).tolist()
     [False, True, False]
     """
-    at = (np.asarray(sample.chosen[layer]) == expert).any(axis=-1)  # [N] positions routed to the expert
+    chosen = np.asarray(sample.chosen)  # [L, N, k]
+    layer = as_int("layer", layer, low=0, high=chosen.shape[0] - 1)
+    expert = as_int("expert", expert, low=0)
+    at = (chosen[layer] == expert).any(axis=-1)  # [N] positions routed to the expert
     out = np.zeros_like(at)
     out[1:] = at[:-1]
     return out
