@@ -14,14 +14,23 @@ download), and checks that
    keyboard** from one end of its range to the other (focus its handle, Home, then End),
    changes both the image shown (a slider figure's component, ``tokenpath/widgets/frames.js``:
    a held frame or one the kernel sends; for a widget drawn as HTML, its HTML view), the
-   slider's readout and, for the component's range inputs, their ``aria-valuetext``.
-   Other widgets (a text box, a button) are left alone.
+   slider's readout and, for the component's range inputs, their ``aria-valuetext``;
+4. every "Follow your own line" widget (``tokenpath/widgets/ownline.py``, chapters 10 and
+   11; found by its box's class ``tp-ownline-widget``, at least as many as the code's
+   ``own_line(``/``real_own_line(`` calls), typed into **with the keyboard** (focus its
+   text box, select all, type; no Enter: the box sends each keystroke to the kernel):
+   a new line (Python where the widget asks for Python, English otherwise) changes the
+   HTML view, whose token chips then spell exactly the typed line, with no message; an
+   empty line shows the engine's message (``role="alert"``) and empties the view; the
+   widget's first line typed back is shown again. Its cell shows no error, stderr or
+   traceback afterwards, nor does the server's log (where the kernel's stderr goes).
+   Other widgets (chapter 1's text area, a button) are left alone.
 
 Screenshots go to ``build/lab-smoke/`` (one before and after each slider move per
-notebook). Autosave is switched off for the session (a settings folder of its own), and
-the run fails if a notebook or its markdown file changed on disk anyway. Exit status 0
-when every check passes. Not part of ``make test``: it needs a browser and takes a
-minute or two.
+notebook, one after each line typed into an own-line widget). Autosave is switched off
+for the session (a settings folder of its own), and the run fails if a notebook or its
+markdown file changed on disk anyway. Exit status 0 when every check passes. Not part
+of ``make test``: it needs a browser and takes a few minutes.
 """
 
 from __future__ import annotations
@@ -48,6 +57,8 @@ CHROMIUM_ARGS = [
 ]
 #: What marks a notebook as having widgets, besides a registered slider call.
 WIDGET_WORDS = re.compile(r"\bipywidgets\b|\btokenpath\.widgets\b|\bfrom tokenpath import\b[^\n]*\bwidgets\b|\bselfcheck\b")
+#: A call that builds a "Follow your own line" widget.
+OWNLINE_CALL = re.compile(r"\b(?:real_)?own_line\(|\bOwnLine\(")
 
 
 def widget_notebooks() -> list[tuple[Path, int]]:
@@ -65,6 +76,14 @@ def widget_notebooks() -> list[tuple[Path, int]]:
         if sliders or WIDGET_WORDS.search(code):
             found.append((path, sliders))
     return found
+
+
+def own_line_calls(path: Path) -> int:
+    """How many "Follow your own line" widgets the notebook's code builds."""
+    import nbformat
+
+    nb = nbformat.read(path, as_version=4)
+    return sum(len(OWNLINE_CALL.findall(c.source)) for c in nb.cells if c.cell_type == "code")
 
 
 def wait_for_url(log: Path, seconds: float) -> str:
@@ -152,7 +171,106 @@ def press(page, out, slider, key: str, before: tuple) -> tuple:
     return state(out, slider)
 
 
-def check_notebook(page, url: str, path: Path, sliders: int) -> list[str]:
+#: The "Follow your own line" widget (``tokenpath/widgets/ownline.py``): its box, and in it
+#: its text box, the message shown for a refused line and the HTML view.
+OWNLINE, OWNLINE_INPUT = ".tp-ownline-widget", ".widget-text input"
+#: A line to type: Python where the widget's hint asks for Python (chapter 10's model was
+#: trained on Python's standard library), English otherwise (chapter 11's SmolLM2).
+OWNLINE_LINES = {"python": "print(len(items))", "text": "The dog ate the bone because the dog"}
+#: What the widget shows: its view's HTML, the line its token chips spell (the marks of
+#: whitespace undone; null without chips), its message, whether that is an alert, and
+#: the text box's value.
+OWNLINE_STATE = r"""(b) => {
+  const view = b.querySelector('.tp-ownline-view'), message = b.querySelector('.tp-ownline-message');
+  const chips = [...view.querySelectorAll('.tp-ownline span[title^="token "] > span:first-child')];
+  const line = chips.map(s => s.textContent).join('')
+    .replace(/␣/g, ' ').replace(/⇥/g, '\t').replace(/␍/g, '\r').replace(/↵/g, '\n');
+  return {view: view.innerHTML, line: chips.length ? line : null, tokens: chips.length,
+          message: message.innerText.trim(), alert: !!message.querySelector('[role=alert]'),
+          input: b.querySelector('.widget-text input').value};
+}"""
+#: An output of a cell that shows an error or writes to stderr.
+BAD_OUTPUT = ".jp-OutputArea-output[data-mime-type='application/vnd.jupyter.stderr'], .jp-OutputArea-output.jp-mod-error"
+
+
+def new_tracebacks(log: Path, offset: int) -> list[str]:
+    """The Python tracebacks written to ``log`` after byte ``offset``, but for the noise of
+    a kernel shut down between notebooks (zmq: "requested during shutdown")."""
+    with log.open("rb") as f:
+        f.seek(offset)
+        text = f.read().decode(errors="replace")
+    blocks = re.split(r"(?m)^(?=Traceback \(most recent call last\):)", text)[1:]
+    return [b for b in blocks if "during shutdown" not in b]
+
+
+def type_line(page, box, line: str) -> None:
+    """Type ``line`` into the own-line widget's text box as a reader does: focus it,
+    select all, type (an empty line: delete the selection)."""
+    box.locator(OWNLINE_INPUT).first.focus()
+    page.keyboard.press("Control+a")
+    if line:
+        page.keyboard.type(line, delay=15)
+    else:
+        page.keyboard.press("Backspace")
+
+
+def check_own_lines(page, stem: str, expected: int, log: Path | None) -> tuple[list[str], int]:
+    """Type a new line, an empty one and the first line again into every own-line widget
+    of the page (check 4 of the module docstring); the problems, and how many widgets."""
+    problems = []
+    boxes = page.locator(OWNLINE)
+    if boxes.count() < expected:
+        problems.append(f"{stem}: its code builds {expected} own-line widget(s), the page shows {boxes.count()}")
+    for k in range(boxes.count()):
+        name = f"{stem} own line {k + 1}"
+        box = boxes.nth(k)
+        box.scroll_into_view_if_needed()
+        cell = box.locator("xpath=ancestor::div[contains(concat(' ', normalize-space(@class), ' '), ' jp-OutputArea ')][1]")
+        logged = log.stat().st_size if log else 0
+        first = box.evaluate(OWNLINE_STATE)
+        if first["line"] != first["input"] or first["message"]:
+            problems.append(f"{name}: before typing, the view spells {first['line']!r}, the box holds "
+                            f"{first['input']!r}, the message is {first['message']!r}")
+        hint = box.inner_text()
+        new = OWNLINE_LINES["python" if "line of Python" in hint else "text"]
+        shown = {}
+        for step, line in (("typed", new), ("refused", ""), ("restored", first["input"])):
+            before = box.evaluate(OWNLINE_STATE)
+            started = time.monotonic()
+            type_line(page, box, line)
+            if line:  # the view changes (from the one before) and spells the line, with no message
+                done = until(lambda: (s := box.evaluate(OWNLINE_STATE))["line"] == line and not s["message"]
+                             and s["view"] != before["view"], 180)
+            else:  # the engine's message, and no view
+                done = until(lambda: (s := box.evaluate(OWNLINE_STATE))["alert"] and s["line"] is None, 60)
+            time.sleep(0.5)  # let a last update land
+            now = shown[step] = box.evaluate(OWNLINE_STATE)
+            page.screenshot(path=str(OUT / f"{stem}-ownline{k + 1}-{step}.png"))
+            took = time.monotonic() - started
+            if not done:
+                problems.append(f"{name}: {step} {line!r}: after {took:.0f} s the box holds {now['input']!r}, the view "
+                                f"spells {now['line']!r} ({now['tokens']} chips), the message is {now['message']!r}")
+            elif line:
+                print(f"{name}: {step} {line!r} in {took:.1f} s: view changed, {now['tokens']} token chips spell it")
+            else:
+                print(f"{name}: {step} an empty line in {took:.1f} s: message {now['message']!r}, view empty")
+            if now["input"] != line:
+                problems.append(f"{name}: {step} {line!r}, the text box holds {now['input']!r}")
+        bad = cell.locator(BAD_OUTPUT)
+        if bad.count():
+            problems.append(f"{name}: its cell shows {bad.count()} output(s) with an error or on stderr after typing: "
+                            f"{bad.first.inner_text()[:300]!r}")
+        if "Traceback" in cell.inner_text():
+            problems.append(f"{name}: its cell shows a Python traceback after typing")
+        if log and (found := new_tracebacks(log, logged)):
+            problems.append(f"{name}: a Python traceback in the server's log ({log.name}) while typing: "
+                            f"{found[0][-300:]!r}")
+    return problems, boxes.count()
+
+
+def check_notebook(page, url: str, path: Path, sliders: int, log: Path | None = None) -> tuple[list[str], int]:
+    """Run the notebook, move its sliders and type into its own-line widgets: the
+    problems found, and how many own-line widgets were typed into."""
     problems = []
     stem = path.stem
     page.goto(url)
@@ -166,9 +284,7 @@ def check_notebook(page, url: str, path: Path, sliders: int) -> list[str]:
         page.wait_for_selector(".widget-slider, .tp-frames", timeout=120_000)
     time.sleep(1)
     idle(page)
-    errors = page.locator(
-        ".jp-OutputArea-output[data-mime-type='application/vnd.jupyter.stderr'], .jp-OutputArea-output.jp-mod-error"
-    )
+    errors = page.locator(BAD_OUTPUT)
     if errors.count():
         problems.append(f"{stem}: {errors.count()} output(s) with an error or on stderr after Run All: "
                         f"{errors.first.inner_text()[:300]!r}")
@@ -206,7 +322,8 @@ def check_notebook(page, url: str, path: Path, sliders: int) -> list[str]:
                     problems.append(f"{name}: {key} moved the readout {a[1]!r} → {b[1]!r} but not the image")
                 if b[2] is not None and not b[2].endswith(f"= {b[1]}"):
                     problems.append(f"{name}: after {key} its aria-valuetext is {b[2]!r}, not its readout {b[1]!r}")
-    return problems
+    found, typed = check_own_lines(page, stem, own_line_calls(path), log)
+    return problems + found, typed
 
 
 def main(argv=None) -> int:
@@ -231,6 +348,7 @@ def main(argv=None) -> int:
                JUPYTERLAB_WORKSPACES_DIR=str(settings / "workspaces"))
     log = OUT / "lab.log"
     problems: list[str] = []
+    typed = 0  # own-line widgets typed into
     with log.open("w") as sink:
         lab = subprocess.Popen(
             ["make", "lab"], cwd=ROOT, stdout=sink, stderr=subprocess.STDOUT,
@@ -261,7 +379,9 @@ def main(argv=None) -> int:
                 nb_url = f"{base}/lab/workspaces/check-{path.stem}/tree/{rel}?token={token}"
                 started = time.monotonic()
                 try:
-                    problems += check_notebook(page, nb_url, path, sliders)
+                    found, n = check_notebook(page, nb_url, path, sliders, log)
+                    problems += found
+                    typed += n
                 except Exception as exc:  # a timeout names the notebook, and the others still run
                     page.screenshot(path=str(OUT / f"{path.stem}-99-failed.png"))
                     problems.append(f"{path.stem}: {type(exc).__name__}: {str(exc).splitlines()[0]}")
@@ -278,7 +398,8 @@ def main(argv=None) -> int:
         print("FAIL:", problem)
     print("screenshots in", OUT.relative_to(ROOT))
     if not problems:
-        print(f"check-lab: {len(notebooks)} notebook(s) with widgets, every slider moved by keyboard end to end")
+        print(f"check-lab: {len(notebooks)} notebook(s) with widgets, every slider moved by keyboard end to end, "
+              f"{typed} own-line widget(s) typed into")
     return 1 if problems else 0
 
 

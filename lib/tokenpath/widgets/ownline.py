@@ -236,6 +236,8 @@ class OwnLine:
         self.message = ipywidgets.HTML()
         self.view = ipywidgets.HTML()
         self.box = ipywidgets.VBox([self.input, self.hint, self.message, self.position, self.layer, self.head, self.view])
+        for part, name in ((self.box, "widget"), (self.message, "message"), (self.view, "view")):
+            part.add_class(f"tp-ownline-{name}")  # hooks for the browser check (tests/lab_smoke.py)
         self.trace = None
         self.error: str | None = None
         self.timings: dict[str, float] = {}
