@@ -146,9 +146,9 @@ def check_line(line) -> str:
     ValueError: line must be one line, but it has a line break (U+000A) at index 5
     """
     if not isinstance(line, str):
-        raise TypeError(f"line must be a str (one line of Python), got {type(line).__name__}")
+        raise TypeError(f"line must be a str (one line of text), got {type(line).__name__}")
     if not line:
-        raise ValueError("line is empty: type a line of Python")
+        raise ValueError("line is empty: type one line of text")
     try:
         line.encode("utf-8")
     except UnicodeEncodeError as err:

@@ -357,6 +357,6 @@ def own_line(line: str = ex.OWNLINE_DEFAULT, *, model=None) -> OwnLine:
     >>> w.trace.tokens == len(w.model.encode("x = 1")), w.state[0] == w.trace.tokens - 1
     (True, True)
     >>> w.update(""); w.error
-    'line is empty: type a line of Python'
+    'line is empty: type one line of text'
     """
     return OwnLine(line, model=model)
