@@ -52,6 +52,15 @@ def pairs_short(words):
     return d
 
 
+def merge_keeps_second(symbols, pair, new):
+    out, i = [], 0
+    while i < len(symbols):
+        hit = i + 1 < len(symbols) and (symbols[i], symbols[i + 1]) == pair
+        out.append(new if hit else symbols[i])
+        i += 1  # the second symbol of the pair is not skipped
+    return tuple(out)
+
+
 def merge_no_skip(symbols, pair, new):
     out, prev_used = [], False
     for i in range(len(symbols)):
@@ -172,6 +181,22 @@ def att_columns(q, k, v, mask):
     s = q @ k.T / math.sqrt(k.shape[1])
     a = _softmax_rows(np.where(mask, s, -np.inf).T).T
     return {"scores": s, "weights": np.nan_to_num(a), "output": np.nan_to_num(a) @ v}
+
+
+def att_columns_nan(q, k, v, mask):
+    s = q @ k.T / math.sqrt(k.shape[1])
+    with np.errstate(invalid="ignore"):
+        e = np.exp(np.where(mask, s, -np.inf) - np.where(mask, s, -np.inf).max(axis=0))
+        a = e / e.sum(axis=0)
+        return {"scores": s, "weights": a, "output": a @ v}
+
+
+def att_columns_big(q, k, v, mask):
+    s = q @ k.T / math.sqrt(k.shape[1])
+    z = np.where(mask, s, -1e9)
+    e = np.exp(z - z.max(axis=0))
+    a = e / e.sum(axis=0)
+    return {"scores": s, "weights": a, "output": a @ v}
 
 
 def att_mask_late(q, k, v, mask):
@@ -361,6 +386,7 @@ TWINS = [
     ("pair_counts", "a pair counted once per word", pairs_distinct),
     ("pair_counts", "the last pair left out", pairs_short),
     ("merge_pair", "overlapping pairs merged twice", merge_no_skip),
+    ("merge_pair", "the pair's second symbol kept", merge_keeps_second),
     ("merge_pair", "only the first occurrence merged", merge_once),
     ("merge_pair", "merged right to left", merge_from_right),
     ("decode", "per-token decoding", decode_each),
@@ -380,6 +406,8 @@ TWINS = [
     ("masked_attention", "no 1/√d_h", att_unscaled),
     ("masked_attention", "divided by d_h, not √d_h", att_over_width),
     ("masked_attention", "softmax over the query axis", att_columns),
+    ("masked_attention", "softmax over the query axis, hidden columns NaN", att_columns_nan),
+    ("masked_attention", "softmax over the query axis, −1e9 for hidden cells", att_columns_big),
     ("masked_attention", "the mask applied after the softmax", att_mask_late),
     ("masked_attention", "the mask ignored", att_unmasked),
     ("cache_mask", "the cache mask built from local indices", cache_local),

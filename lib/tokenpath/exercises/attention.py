@@ -102,6 +102,19 @@ def _query_axis(q, k, v, m):
     return {"scores": s, "weights": a, "output": a @ v}
 
 
+def _query_axis_nan(q, k, v, m):
+    s = q @ k.T / np.sqrt(q.shape[-1])
+    with np.errstate(invalid="ignore"):
+        a = _softmax(np.where(m, s, -np.inf), 0)  # a column with no visible cell is 0/0
+        return {"scores": s, "weights": a, "output": a @ v}
+
+
+def _query_axis_big(q, k, v, m):
+    s = q @ k.T / np.sqrt(q.shape[-1])
+    a = _softmax(np.where(m, s, -1e9), 0)  # a column with no visible cell is spread evenly
+    return {"scores": s, "weights": a, "output": a @ v}
+
+
 def _over_width(q, k, v, m):
     s = q @ k.T / q.shape[-1]
     a = _softmax(np.where(m, s, -np.inf), -1)
@@ -134,6 +147,13 @@ MASKED_ATTENTION = Exercise(
      Mistake("softmax over the query axis", "your softmax normalised each column (axis 0, the queries i); "
              "the chapter's normalises each row over the sources j (the last axis), so row i of A sums to 1.",
              _query_axis),
+     Mistake("softmax over the query axis, hidden columns NaN", "your softmax normalised each column (axis 0, "
+             "the queries i), and a column with no visible cell came out 0/0 = NaN; the chapter's normalises "
+             "each row over the sources j (the last axis), so row i of A sums to 1.", _query_axis_nan),
+     Mistake("softmax over the query axis, −1e9 for hidden cells", "your softmax normalised each column "
+             "(axis 0, the queries i), and a column with no visible cell was spread evenly over the queries; the "
+             "chapter's normalises each row over the sources j (the last axis), so row i of A sums to 1.",
+             _query_axis_big),
      Mistake("the mask applied after the softmax", "you zeroed the hidden weights after normalising, so "
              "each row sums to less than 1; set hidden scores to −∞ before the softmax instead.", _mask_after),
      Mistake("the mask ignored", "your weights give the hidden (future) keys a share; set the scores of "

@@ -130,6 +130,13 @@ def _overlapping_twice(symbols, pair, new):
     return tuple(out)
 
 
+def _second_kept(symbols, pair, new):
+    out = []
+    for i, s in enumerate(symbols):
+        out.append(new if tuple(symbols[i:i + 2]) == tuple(pair) else s)
+    return tuple(out)
+
+
 def _first_only(symbols, pair, new):
     s = list(symbols)
     for i in range(len(s) - 1):
@@ -148,6 +155,9 @@ MERGE_PAIR = Exercise(
     (Mistake("overlapping pairs merged twice", "your loop replaces (a, a) at every position where it starts, "
              "so a a a gives aa aa: the second a is used twice; after a replacement skip past both symbols.",
              _overlapping_twice),
+     Mistake("the pair's second symbol kept", "you wrote the new symbol where the pair starts but then "
+             "stepped on by one, so the pair's second symbol stays behind it: newer gives n e w er r; after "
+             "a replacement skip past both symbols.", _second_kept),
      Mistake("only the first occurrence merged", "you stopped after the first replacement; a merge "
              "replaces every occurrence in the word.", _first_only),
      Mistake("merged right to left", "you scanned from the end, so a a a gives a aa; BPE scans left to right.",

@@ -234,6 +234,27 @@ def _sum_note(f: Field, got: np.ndarray) -> str:
     return note + "."
 
 
+
+def _more_cases(rest) -> str:
+    """The cases after the worked example, in words: how many were chosen by hand and how
+    many drawn at random (a random case's label starts with "random").
+
+    >>> _more_cases([Case("t = 1", ()), Case("random case 1 (seed 3)", ()), Case("random case 2 (seed 3)", ())])
+    '3 more cases (1 chosen case and 2 seeded random ones)'
+    >>> _more_cases([Case("t = 1", ())])
+    '1 more case (chosen by hand)'
+    """
+    drawn = sum(c.label.startswith("random") for c in rest)
+    chosen = len(rest) - drawn
+    if not drawn:
+        parts = "chosen by hand"
+    elif not chosen:
+        parts = "all seeded random ones" if drawn > 1 else "a seeded random one"
+    else:
+        parts = f"{chosen} chosen case{'s' * (chosen != 1)} and {drawn} seeded random one{'s' * (drawn != 1)}"
+    return f"{len(rest)} more case{'s' * (len(rest) != 1)} ({parts})"
+
+
 @dataclass(frozen=True)
 class Exercise:
     """One exercise: the function the reader writes, the engine's reference, the cases,
@@ -384,7 +405,7 @@ class Exercise:
                 return CheckResult(self, "timeout", f"Your function took more than {TOTAL_SECONDS:g} s over "
                                    f"{len(outcomes)} of {len(cases)} cases; the rest were not run.", printed=printed)
             return CheckResult(self, "passed", f"Passed: your {self.name} agrees with the engine on "
-                               f"{cases[0].label} and on {len(cases) - 1} more cases (edge cases and seeded random ones).", cases=cases,
+                               f"{cases[0].label} and on {_more_cases(cases[1:])}.", cases=cases,
                                outcomes=tuple(outcomes), expected=tuple(expected), printed=printed)
         k, diff = first
         mistake = self._diagnose(cases[:len(outcomes)], outcomes) if len(outcomes) == len(cases) else None

@@ -145,7 +145,8 @@ def _att_cache_dropped(q, rng):
     return _made(q, f"{p} positions are cached and {n} new queries arrive. Which cached keys would the first new "
                     "query row wrongly lose if its local row number 0 were compared with the absolute key index?",
                  lost.tolist(), source=f"(d := np.flatnonzero(lessons.attention.cache_masks({p}, {n}).dropped[0]))[d < {p}]",
-                 why=f"Compared with 0, only key 0 stays visible; keys 1 … {p - 1} of the cache are lost.")
+                 why=f"Compared with 0, only key 0 stays visible; "
+                     + ("key 1 of the cache is lost." if p == 2 else f"keys 1 … {p - 1} of the cache are lost."))
 
 
 def _rope_score(q, rng):
