@@ -97,6 +97,13 @@ def merge_from_right(symbols, pair, new):
 
 # ------------------------------------------------------------------- chapter 2
 
+def decode_each_strictly(tokenizer, ids):
+    out = ""
+    for i in ids:
+        out += bytes(tokenizer.token_bytes(i)).decode()  # UTF-8, strict by default
+    return out
+
+
 def decode_each(tokenizer, ids):
     return "".join(tokenizer.token_bytes(i).decode(errors="replace") for i in ids)
 
@@ -390,6 +397,7 @@ TWINS = [
     ("merge_pair", "only the first occurrence merged", merge_once),
     ("merge_pair", "merged right to left", merge_from_right),
     ("decode", "per-token decoding", decode_each),
+    ("decode", "per-token decoding, strict", decode_each_strictly),
     ("decode", "invalid bytes dropped", decode_ignoring),
     ("decode", "the bytes read as Latin-1", decode_latin),
     ("decode", "strict decoding", decode_strict),

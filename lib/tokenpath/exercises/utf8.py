@@ -56,6 +56,10 @@ def _per_token(tokenizer, ids):
     return "".join(tokenizer.token_bytes(i).decode("utf-8", errors="replace") for i in ids)
 
 
+def _per_token_strict(tokenizer, ids):
+    return "".join(tokenizer.token_bytes(i).decode("utf-8") for i in ids)
+
+
 def _ignore(tokenizer, ids):
     return b"".join(tokenizer.token_bytes(i) for i in ids).decode("utf-8", errors="ignore")
 
@@ -74,6 +78,9 @@ DECODE = Exercise(
     (Mistake("per-token decoding", "you decoded each token's bytes on their own; a character whose bytes are "
              "split over two tokens is then two invalid pieces (two U+FFFD) instead of one character. Join "
              "all the bytes, then decode once.", _per_token),
+     Mistake("per-token decoding, strict", "you decoded each token's bytes on their own with the default "
+             "errors=\"strict\", which raises as soon as a character's bytes are split over two tokens, as 猫's "
+             "are in the worked example. Join all the bytes, then decode once.", _per_token_strict),
      Mistake("invalid bytes dropped", "you decoded with errors=\"ignore\", so a cut character vanishes "
              "without a trace; errors=\"replace\" leaves U+FFFD where it was.", _ignore),
      Mistake("the bytes read as Latin-1", "you decoded with latin-1, which turns each byte into its own "
