@@ -5,6 +5,7 @@ state."""
 
 from __future__ import annotations
 
+import functools
 import re
 from fractions import Fraction
 from pathlib import Path
@@ -16,8 +17,19 @@ import pytest
 from tokenpath import questions, selfcheck
 
 ROOT = Path(__file__).resolve().parents[1]
-ALL = {ch: questions.for_chapter(ch) for ch in questions.CHAPTERS}
-QUESTIONS = {qid: q for qs in ALL.values() for qid, q in qs.items()}
+
+
+@functools.cache
+def all_questions() -> dict:
+    """{chapter: {id: question}}, built once, when a test first asks (chapter 11's load
+    the pretrained model, which collection should not wait for)."""
+    return {ch: questions.for_chapter(ch) for ch in questions.CHAPTERS}
+
+
+@functools.cache
+def by_id() -> dict:
+    return {qid: q for qs in all_questions().values() for qid, q in qs.items()}
+
 
 #: For every question of every chapter (08's are in test_selfcheck.py): right answers and wrong ones.
 RIGHT = {
@@ -63,23 +75,26 @@ WRONG = {
     "trained-idle": [0, 2, 3],
     "real-template": [37, 7], "real-nucleus": [10, 49152], "real-lens-ten": [29, 30], "real-induction-layer": [17, 6],
 }
-OWN = {qid for ch, qs in ALL.items() if ch != "08_moe_routing" for qid in qs}
+
+
+def own_ids() -> set:
+    return {qid for ch, qs in all_questions().items() if ch != "08_moe_routing" for qid in qs}
 
 
 def test_every_chapter_with_a_notebook_has_questions():
     stems = {p.stem for p in (ROOT / "book").glob("[0-9][0-9]_*.md")} - {"00_index", "99_glossary"}
     assert stems <= set(questions.CHAPTERS), f"chapters without questions: {sorted(stems - set(questions.CHAPTERS))}"
-    assert all(len(qs) >= 4 for qs in ALL.values())
+    assert all(len(qs) >= 4 for qs in all_questions().values())
 
 
 def test_every_question_is_fed_right_and_wrong_answers_and_ids_are_unique():
-    assert set(RIGHT) == set(WRONG) == OWN
-    assert len(QUESTIONS) == sum(len(qs) for qs in ALL.values())
+    assert set(RIGHT) == set(WRONG) == own_ids()
+    assert len(by_id()) == sum(len(qs) for qs in all_questions().values())
 
 
-@pytest.mark.parametrize("qid", sorted(OWN))
+@pytest.mark.parametrize("qid", sorted(RIGHT))
 def test_right_answers_are_right_and_wrong_ones_not_yet(qid):
-    q = QUESTIONS[qid]
+    q = by_id()[qid]
     for answer in RIGHT[qid]:
         result = q.check(answer)
         assert result.correct, result.text()
@@ -100,17 +115,17 @@ def test_answers_come_from_the_engine():
     from tokenpath.lessons import bpe as lesson1
     from tokenpath.lessons import utf8 as lesson2
 
-    assert QUESTIONS["utf8-growth"].answer == lesson2.vocab_growth(ex.FIG2_VOCAB_OLD, ex.FIG2_VOCAB_NEW, ex.FIG2_WIDTH).added_per_matrix
-    assert QUESTIONS["gqa-head5"].answer == gqa.kv_groups(ex.FIG16_N_Q_HEADS, ex.FIG16_N_KV_HEADS)[ex.GQA_QUESTION_HEAD]
-    np.testing.assert_allclose(QUESTIONS["norm-rms"].answer, norms.rms_norm(ex.FIG17_SCALE * ex.FIG17_X))
-    assert QUESTIONS["bpe-lower"].answer == tuple(lesson1.teach_merges(ex.FIG1_TABLE, ex.FIG1_MERGES).segmentation(3)["lower"])
+    assert by_id()["utf8-growth"].answer == lesson2.vocab_growth(ex.FIG2_VOCAB_OLD, ex.FIG2_VOCAB_NEW, ex.FIG2_WIDTH).added_per_matrix
+    assert by_id()["gqa-head5"].answer == gqa.kv_groups(ex.FIG16_N_Q_HEADS, ex.FIG16_N_KV_HEADS)[ex.GQA_QUESTION_HEAD]
+    np.testing.assert_allclose(by_id()["norm-rms"].answer, norms.rms_norm(ex.FIG17_SCALE * ex.FIG17_X))
+    assert by_id()["bpe-lower"].answer == tuple(lesson1.teach_merges(ex.FIG1_TABLE, ex.FIG1_MERGES).segmentation(3)["lower"])
 
 
 def test_sequence_questions_need_the_items_in_order_and_of_the_right_kind():
-    q = QUESTIONS["bpe-lower"]
+    q = by_id()["bpe-lower"]
     assert q.check(["wer", "lo"]).status == "not yet" and "Items 0, 1 differ" in q.check(["wer", "lo"]).message
     assert q.check([1, 2]).status == "can't read" and q.check("lower").status == "can't read"
-    n = QUESTIONS["utf8-bytes"]
+    n = by_id()["utf8-bytes"]
     assert n.check(["3", "4"]).status == "can't read" and n.check(np.array([3, 4])).correct
     assert n.answer_text() == "[3, 4]" and q.answer_text() == "['lo', 'wer']"
     with pytest.raises(ValueError, match="one kind"):
@@ -120,9 +135,9 @@ def test_sequence_questions_need_the_items_in_order_and_of_the_right_kind():
 
 
 def test_exact_answers_accept_thousands_separators_only_where_they_are_separators():
-    q = QUESTIONS["utf8-growth"]
+    q = by_id()["utf8-growth"]
     assert q.check("402,653,184").correct and q.check("4,02653184").status == "can't read"
-    assert QUESTIONS["emb-wide"].check(Fraction(24)).correct
+    assert by_id()["emb-wide"].check(Fraction(24)).correct
 
 
 def test_unknown_chapter_is_refused_by_name():
@@ -147,7 +162,7 @@ def test_each_chapter_asks_every_question_in_a_cell_and_stores_the_unanswered_st
         assert {a for _, a in ids} <= placeholders, f"{chapter}: an answer variable is not set to ... in its cell"
         asked += [q for q, _ in ids]
         stored += [o for o in cell.get("outputs", []) if o.get("output_type") in ("execute_result", "display_data")]
-    assert asked == list(ALL[chapter]), f"{chapter} asks {asked}, its questions are {list(ALL[chapter])}"
+    assert asked == list(all_questions()[chapter]), f"{chapter} asks {asked}, its questions are {list(all_questions()[chapter])}"
     texts = [o["data"]["text/plain"] for o in stored]
     assert len(texts) == len(asked) and all(t.startswith("[unanswered]") for t in texts)
 
@@ -176,10 +191,10 @@ def test_a_question_is_worded_once_by_its_checker_and_the_chapter_holds_no_copy(
             if k == len(section) - 1:
                 text = text[:heading.search(text).start()]
             assert not NUMBERED_ITEM.search(text), f"{chapter}: a prompt is written out in the markdown"
-            assert not any(q.prompt in text for q in ALL[chapter].values())
+            assert not any(q.prompt in text for q in all_questions()[chapter].values())
         else:
             assert not ANSWER_COMMENT.search(cell.source), f"{chapter}: an answer cell describes its answer itself"
     shown = [o["data"]["text/plain"] for c in section if c.cell_type == "code"
              for o in c.get("outputs", []) if o.get("output_type") in ("execute_result", "display_data")]
-    for qid, q in ALL[chapter].items():
+    for qid, q in all_questions()[chapter].items():
         assert any(f"{qid}: {q.prompt}" in t and q.hint in t for t in shown), f"{chapter}: {qid} is not shown"
