@@ -273,7 +273,9 @@ def build_fig11() -> Drawn:
     alt = (
         "Two panels on one scale. Each shows a 2-D feature plane with the contributions a₀u₀ "
         "and a₁u₁ drawn tip to tail (green) and the output o drawn from the origin (orange), "
-        "next to the arithmetic. Left panel, " + describe_value_magnitude(small)
-        + " Right panel, " + describe_value_magnitude(large)
+        "next to the arithmetic; the value rows are u₀ = "
+        + f"{fmt.vec(small.value[0])} and u₁ = [0, m], so only the second source's value grows with m. "
+        + f"Left panel (u₁ = {fmt.vec(small.value[1])}), " + describe_value_magnitude(small)
+        + f" Right panel (u₁ = {fmt.vec(large.value[1])}), " + describe_value_magnitude(large)
     )
     return Drawn(11, "Same weights, different value magnitude", fig, alt, artists, (small, large))

@@ -180,11 +180,12 @@ def pair_row_text(row) -> str:
 def replay_alt(state: ReplayState) -> str:
     """Words for the replay panel, from its trace."""
     counts = ", ".join(f"{_pair(r.pair)} = {r.count}" for r in state.rows)
-    segs = "; ".join(f"{w} → {_symbols(s)}" for w, s in state.segmentation.items())
+    segs = "; ".join(f"{w} (×{state.table[w]}) → {_symbols(s)}" for w, s in state.segmentation.items())
     tie = (f" ({' and '.join(_pair(p) for p in state.tied)} tie; the smallest pair goes first)"
            if len(state.tied) > 1 else "")
     nxt = f"next merge {_pair(state.next_pair)}{tie}" if state.next_pair else "no pair left"
-    return f"after {state.step} merges: {segs}; pair counts {counts}; {nxt}"
+    return (f"after {state.step} of {len(state.learned)} merges: {segs}; pair counts weighted by the word counts "
+            f"{counts}; {nxt}")
 
 
 def describe_replay(state: ReplayState) -> str:
@@ -281,10 +282,12 @@ def _draw_fig01_top(ax, state: ReplayState) -> dict[str, Artist]:
 
 def _fig01_top_alt(state: ReplayState) -> str:
     lower, lowest = state.encoded
+    _, lowest_st = state.encoded_extra
     return (f"{replay_alt(state)}; merge order "
             + " → ".join(f"{_pair(s.chosen)} ({s.count})" for s in state.learned)
-            + f"; {lower.word} becomes {_symbols(lower.symbols)}; {lowest.word} cannot be encoded unless "
-            f"{' and '.join(lowest.missing)} are base symbols")
+            + f"; {lower.word} becomes {_symbols(lower.symbols)}; {lowest.word} cannot be encoded because "
+            f"{' and '.join(lowest.missing)} are not base symbols, and with them as base symbols it becomes "
+            f"{_symbols(lowest_st.symbols)}")
 
 
 def fig01_top(step: int = 0) -> Drawn:
@@ -334,7 +337,8 @@ def build_fig01() -> Drawn:
     ax.plot([0.1, style.WIDTH - 0.1], [4.05, 4.05], color=style.NEUTRAL, lw=0.6)
     art["bottom.heading"] = add_heading(ax, 0.15, 4.25, _fig01_bottom_heading(split))
     art.update(draw_split_char(ax, split, at=(0.05, 4.45)))
-    alt = f"Top, {_fig01_top_alt(state)}. Bottom, {_fig1_bottom_alt(split)}."
+    alt = (f"Panel (a), training: {_fig01_top_alt(state)}. Panel (b), decoding: "
+           f"{_fig1_bottom_alt(split)}.")
     return Drawn(1, figure_title(1), fig, alt, art, (state, split))
 
 

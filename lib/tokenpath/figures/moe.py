@@ -179,10 +179,10 @@ def build_fig19() -> Drawn:
     chosen = ", ".join(str(int(i)) for i in r.chosen)
     gates = ", ".join(f"g{subscript(i)} = {num_text(r.gates[i], 3)}" for i in r.chosen)
     alt = (
-        f"A token vector x enters the router, which scores {r.n_experts} experts with a = "
+        f"A token vector x enters the router, which scores the E_n = {r.n_experts} stored experts with a = "
         f"{vec_text(r.scores)} and runs the top {r.k}: experts {chosen} (green, with solid paths). "
         f"The other {r.n_experts - r.k} experts are grey: stored but not run, and no path passes "
-        f"through them. The two paths meet at a weighted sum with {gates} and leave as one "
+        f"through them. The {r.k} paths meet at a weighted sum with {gates} and leave as one "
         "output vector o of the same width as x."
     )
     return Drawn(19, figure_title(19), fig, alt, art, trace)
@@ -340,7 +340,9 @@ def build_fig20() -> Drawn:
     art["heading.rest"] = add_heading(ax, FIG20_HEADING_SPLIT, 0.2,
                                       "gates renormalised inside S, unchosen gates exactly 0")
     art.update(draw_routing_table(ax, trace, at=(0.0, 0.45)))
-    alt = "A table with one column per expert ID. " + describe_routing(trace)
+    alt = (f"A table with one column per expert ID (E_n = {trace.route.n_experts}) and one row per step: "
+           "score aᵢ, in S, exp(aᵢ) for i in S, gate gᵢ, full-softmax pᵢ, output Fᵢ(x), gᵢ·Fᵢ; the chosen "
+           "columns green, the gates of the others exactly 0. " + describe_routing(trace))
     return Drawn(20, figure_title(20), fig, alt, art, trace)
 
 

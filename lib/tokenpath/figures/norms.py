@@ -260,8 +260,13 @@ def build_fig17() -> Drawn:
         art[f"a.{k}"] = v
     for k, v in draw_gate(fig, canvas, gate, at=(3.6, 0.42)).items():
         art[f"b.{k}"] = v
-    alt = ("Panel (a): " + describe_norms(norms_trace) + " The RMSNorm output lies on the dashed circle "
-           "of root-mean-square 1, along x. Panel (b), an independent example: " + describe_gate(gate))
+    lo, hi = GATE_LIM
+    alt = ("Panel (a): a 2-D feature plane with arrows for x (black), RMSNorm(x) (orange) and LayerNorm(x) "
+           "(pink). " + describe_norms(norms_trace) + " The RMSNorm output lies on the dashed circle "
+           "of root-mean-square 1, along x; the LayerNorm output points another way. Panel (b), an "
+           f"independent example: the curve SiLU(a) = a·σ(a) (green) beside a dashed ReLU for a from "
+           f"{_n(lo)} to {_n(hi)}, the gate's point marked on it: negative a is damped, not cut to 0. "
+           + describe_gate(gate))
     return Drawn(17, figure_title(17), fig, alt, art, (norms_trace, gate))
 
 

@@ -380,15 +380,18 @@ def build_fig15() -> Drawn:
     artists.update({f"c.freq.{k}": v for k, v in draw_frequencies(freq_ax, trace.pair).items()})
     update_pair(panel_artists(artists, "c"), trace.pair)
     alt = (
-        "Three rows of discs; on each disc the horizontal and vertical directions are the two features "
+        "Three rows of discs, (a) to (c) from top to bottom; on each disc the horizontal and vertical directions are the two features "
         "of one pair, not time. The query pair q (orange) points right; the key pair k′ (blue) is k "
-        "turned by the relative distance times the pair's frequency, and a dotted line drops from its "
-        "tip to q's direction, marking the score. (a) "
+        "turned by the relative distance times the pair's frequency; a black arc marks the angle turned, and "
+        "the angle and the score q·k′ are written under each disc. (a) One pair at ω = "
+        + f"{omega_text(trace.discs[0].omega)} rad per position, three discs left to right: "
         + "; ".join(describe_disc(d) for d in trace.discs)
         + ". (b) " + describe_distance(trace.live)
         + " A curve beside the disc plots the score against n − m from 0 to "
         + f"{examples.FIG15_MAX_DISTANCE}. (c) " + describe_pair(trace.pair)
-        + " Beside it, the frequencies of all pairs fall on a log scale from 1 towards 1/base."
+        + f" Beside it, the frequencies θᵢ of all {len(trace.pair.frequencies)} pairs "
+        + f"(i = 0 to {len(trace.pair.frequencies) - 1}) fall on a log scale from 1 towards 1/base, "
+        + f"pair {trace.pair.index} marked."
     )
     return Drawn(15, "RoPE: the key turns by the relative distance", fig, alt, artists, trace)
 

@@ -250,9 +250,13 @@ def build_line_attention() -> Drawn:
     art["colorbar"] = colorbar
     q = trace.query
     alt = (
-        f"Attention weights of layer {trace.layer}, head {trace.head} of the book's trained model on a held-out "
-        f"line, line {T.line_source(trace.line)[1]} of {T.line_source(trace.line)[0]} ({trace.text.strip()!r}, {len(trace.pieces)} tokens) as a {len(trace.pieces)}×"
-        f"{len(trace.pieces)} heat map, query rows against source columns, the future masked. Query {q} "
+        f"Attention weights of layer {trace.layer}, head {trace.head} of the book's trained model on held-out "
+        f"line {trace.line}, line {T.line_source(trace.line)[1]} of {T.line_source(trace.line)[0]} "
+        f"({trace.text.strip()!r} run on its own: {len(trace.pieces)} tokens"
+        + (f", the first, {_quoted(trace, 0)}, part of its indent" if not trace.pieces[0].strip() else "")
+        + f") as a {len(trace.pieces)}×"
+        f"{len(trace.pieces)} heat map, query rows against source columns, the future masked; below it, a bar "
+        f"chart of row {q}'s weights. Query {q} "
         f"{_quoted(trace, q)} puts " + ", ".join(f"{w:.2f} on {_quoted(trace, s)} (position {s})"
                                                  for s, _, w in trace.map.top_sources(q, k=ex.HEAD_TOP_SOURCES))
         + ". Over the held-out text this head is " + trace.stats.describe(trace.layer, trace.head, trace.share)

@@ -81,11 +81,17 @@ def loss_alt(record: dict, evaluation: dict) -> str:
             turns.append(f"{name} is lowest at step {step:,} ({low:.2f}) and ends at {points[-1][1]:.2f}")
     turn = "; ".join(turns)
     turn = f" {turn[:1].upper()}{turn[1:]}." if turn else ""
+    names = sorted({best[name][0] for name in STREAM_COLOURS if name in best})
+    table = f"the {' or '.join(names)} table's loss on that stream"
+    shown = [name for name in STREAM_COLOURS if name in last and name in best]
+    below = sum(last[name] < best[name][1] for name in shown)
+    verdict = (f" The model ends below its table on {'all ' if below == len(shown) else f'{below} of '}"
+               f"{len(shown)} streams.")
     return (f"Training loss of the book's model (the mean of every {record['loss_curve']['every']} steps) over "
             f"{record['steps']:,} steps, falling from {ys[0]:.2f} to "
             f"{ys[-1]:.2f} nats per token, with the held-out loss of three streams measured every "
-            f"{record['held_out_curve'][0][0]} steps as points and, per stream, the table named below as a dashed "
-            f"line. After the last step: {per_stream}.{turn}")
+            f"{record['held_out_curve'][0][0]} steps as points and, per stream, {table} as a dashed "
+            f"line. After the last step: {per_stream}.{verdict}{turn}")
 
 
 @register(NUMBER, TITLE)

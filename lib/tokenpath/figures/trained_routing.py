@@ -247,7 +247,8 @@ def describe_view(trace: T.RoutingView) -> str:
                                                                                           trace.load_share)))
     return (
         f"Layer {trace.layer} of the trained model routes the {len(trace.pieces)} tokens of a held-out line, "
-        f"line {T.line_source(trace.line)[1]} of {T.line_source(trace.line)[0]}, to these experts (best first): {tokens}. Along the line the top-{trace.top_k} set "
+        f"line {T.line_source(trace.line)[1]} of {T.line_source(trace.line)[0]}, read in its place "
+        f"in the file, to these experts (best first): {tokens}. Along the line the top-{trace.top_k} set "
         f"changes at {trace.line_changes} of {len(trace.pieces) - 1} neighbouring pairs. Over the "
         f"{_count(trace.held_tokens)} held-out tokens this layer's {_count(trace.held_tokens * trace.top_k)} "
         f"choices go {load}; its top-{trace.top_k} set changes at {_count(trace.changes)} of "
