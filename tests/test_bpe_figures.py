@@ -59,7 +59,7 @@ def test_fig01_top_merge_order_and_lower_as_lo_wer(fig1):
         " ".join(p) for p in merges]
     assert "e r (8) → w er (8) → l o (7)" in drawn.alt
     assert "lower → lo wer" in texts and "lower becomes lo wer" in drawn.alt
-    assert "lowest cannot be encoded unless s and t are base symbols" in drawn.alt
+    assert "lowest cannot be encoded because s and t are not base symbols" in drawn.alt
 
 
 def test_fig01_bottom_cat_bytes_split_and_decoded_from_the_engine(fig1):
