@@ -376,3 +376,18 @@ def test_parameter_count_adds_up_by_part(vocab, d, d_ff, layers, tied):
 def test_parameter_count_refuses_bad_shapes(kwargs, error, words):
     with pytest.raises(error, match=words):
         em.parameter_count(**kwargs)
+
+
+@settings(max_examples=200)
+@given(st.lists(st.integers(-3, 3), min_size=1, max_size=30), st.data())
+def test_top_k_keeps_what_a_stable_sort_by_falling_logit_keeps(values, data):
+    """top-k without sorting (a partition and the ties counted by ID) keeps exactly the
+    first k IDs of a stable sort by falling logit: ties are common here, on purpose."""
+    from tokenpath.sampling import _first_k
+
+    z = np.array(values, dtype=float)
+    k = data.draw(st.integers(1, z.size))
+    rank = np.argsort(np.argsort(-z, kind="stable"), kind="stable")
+    np.testing.assert_array_equal(_first_k(z, k), rank < k)
+    batch = np.stack([z, z[::-1]])  # [2, V]: the last axis is the vocabulary
+    np.testing.assert_array_equal(_first_k(batch, k)[1], _first_k(z[::-1], k))

@@ -66,9 +66,7 @@ def next_token_probs(z, *, temperature: float = 1.0, top_k: int | None = None,
     v = z.shape[-1]
     if top_k is not None:
         top_k = as_int("top_k", top_k, low=1, high=v)
-        # rank by logit (stable: lower ID first among equals), keep the first top_k
-        rank = np.argsort(np.argsort(-z, axis=-1, kind="stable"), axis=-1, kind="stable")
-        z = np.where(rank < top_k, z, -np.inf)
+        z = np.where(_first_k(z, top_k), z, -np.inf)
     if temperature == 0.0:
         return (np.arange(v) == np.argmax(z, axis=-1)[..., None]).astype(np.float64)
     # subtract the top logit first: the largest entry becomes 0, so dividing by a tiny
@@ -79,6 +77,21 @@ def next_token_probs(z, *, temperature: float = 1.0, top_k: int | None = None,
     if top_p is None or top_p == 1.0:
         return p
     return _nucleus(p, top_p)
+
+
+def _first_k(z: np.ndarray, k: int) -> np.ndarray:
+    """``[..., V]`` True for the ``k`` largest entries of ``z`` along the last axis, the lower
+    ID first among equals (what a stable sort by falling value keeps), without sorting:
+    every entry above the k-th largest value, then as many of the entries equal to it as
+    fit, lowest ID first.
+
+    >>> _first_k(np.array([1.0, 3.0, 2.0, 3.0]), 1).tolist(), _first_k(np.array([2.0, 1.0, 2.0, 2.0]), 2).tolist()
+    ([False, True, False, False], [True, False, True, False])
+    """
+    kth = -np.partition(-z, k - 1, axis=-1)[..., k - 1:k]  # [..., 1] the k-th largest value
+    above, tie = z > kth, z == kth
+    room = k - above.sum(axis=-1, keepdims=True)  # ties kept, lowest ID first
+    return above | (tie & (np.cumsum(tie, axis=-1) <= room))
 
 
 def _nucleus(p: np.ndarray, top_p: float) -> np.ndarray:

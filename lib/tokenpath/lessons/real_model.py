@@ -190,6 +190,14 @@ class RealNextToken(NextToken):
 
 
 @functools.lru_cache(maxsize=len(ex.REAL_PROMPTS))
+def _prompt_probs(prompt: int) -> np.ndarray:
+    """softmax of the prompt's last logits at T = 1, read-only: it does not move with the sliders."""
+    p = next_token_probs(_prompt_logits(prompt)[2])
+    p.setflags(write=False)
+    return p
+
+
+@functools.lru_cache(maxsize=len(ex.REAL_PROMPTS))
 def _prompt_logits(prompt: int):
     m = real_model()
     ids = m.encode(ex.REAL_PROMPTS[prompt])
@@ -231,7 +239,7 @@ def next_token(prompt: int = 0, temperature: float = ex.REAL_TEMPERATURE, top_k:
     ids, pieces, z = _prompt_logits(prompt)
     top = as_int("top", top, low=1, high=z.size)
     probs = next_token_probs(z, temperature=temperature, top_k=top_k, top_p=top_p)
-    probs_t1 = next_token_probs(z)
+    probs_t1 = _prompt_probs(prompt)
     best, top_probs, top_probs_t1, cover = _top_and_cover(z, probs, probs_t1, top, cover_share)
     return RealNextToken(prompt, 0, temperature, ids, pieces, z, probs, probs_t1, best,
                          tuple(_piece(i) for i in best), top_probs, top_probs_t1, float(probs[best[0]]),

@@ -13,6 +13,7 @@ import numpy as np
 
 from .._checks import as_float, as_int, as_int_array
 from ..embedding import next_token_probs
+from ..sampling import _first_k
 from ..examples import trained as ex
 from .files import _folder, _pieces, committed_model, read_samples
 
@@ -29,10 +30,10 @@ def _top_and_cover(logits, probs, probs_t1, top: int, cover_share: float):
     the ``top`` largest ``logits [V]``, best first (lower ID among equals), their ``probs``
     and ``probs_t1``, and the fewest IDs whose ``probs`` hold at least ``cover_share``.
     The arrays are made read-only, ``probs`` and ``probs_t1`` included."""
-    order = np.argsort(-logits, kind="stable")                      # [V] best first, lower ID among equals
-    mass = np.cumsum(probs[np.argsort(-probs, kind="stable")])      # [V] mass of the best 1, 2, … IDs
+    mass = np.cumsum(-np.sort(-probs))                              # [V] mass of the best 1, 2, … IDs
     cover = int(min(np.searchsorted(mass, cover_share - 1e-12) + 1, mass.size))
-    best = order[:top]                                              # [top]
+    first = np.flatnonzero(_first_k(logits, top))                   # the top largest logits, by ID
+    best = first[np.lexsort((first, -logits[first]))]               # [top] best first, lower ID among equals
     top_probs, top_probs_t1 = probs[best], probs_t1[best]
     for a in (probs, probs_t1, best, top_probs, top_probs_t1):
         a.setflags(write=False)
