@@ -1,4 +1,4 @@
-"""Latency of one keystroke in chapter 10's "Follow your own line" widget, measured headless.
+"""Latency of one keystroke in chapter 11's "Follow your own line" widget, measured headless.
 
 A keystroke is what a reader waits for after typing one character: the widget gets a
 line it has not seen, runs it through the trained model once (NumPy forward pass,

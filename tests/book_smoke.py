@@ -310,17 +310,17 @@ def main(argv=None) -> int:
                 problems += check_page(page, path, width, cache, html)
             if width == "desktop":
                 problems += check_search(page, html)
-                problems += check_print(page, html / "05_rope_discs.html")
+                problems += check_print(page, html / "06_rope_discs.html")
                 page.emulate_media(color_scheme="dark")
-                page.goto((html / "05_rope_discs.html").as_uri())
+                page.goto((html / "06_rope_discs.html").as_uri())
                 page.wait_for_load_state("load")
-                page.screenshot(path=str(OUT / "dark-05_rope_discs.png"))
+                page.screenshot(path=str(OUT / "dark-06_rope_discs.png"))
                 page.emulate_media(color_scheme="light")
             if width == "phone":  # the README's picture: a chapter on a phone, in dark mode
                 page.emulate_media(color_scheme="dark")
-                page.goto((html / "05_rope_discs.html").as_uri() + "#figure-15-the-score-sees-only-the-distance")
+                page.goto((html / "06_rope_discs.html").as_uri() + "#figure-15-the-score-sees-only-the-distance")
                 page.wait_for_load_state("load")
-                page.screenshot(path=str(OUT / "dark-phone-05_rope_discs.png"))
+                page.screenshot(path=str(OUT / "dark-phone-06_rope_discs.png"))
             page.close()
         browser.close()
     for problem in problems:

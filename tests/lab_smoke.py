@@ -15,8 +15,8 @@ download), and checks that
    changes both the image shown (a slider figure's component, ``tokenpath/widgets/frames.js``:
    a held frame or one the kernel sends; for a widget drawn as HTML, its HTML view), the
    slider's readout and, for the component's range inputs, their ``aria-valuetext``;
-4. every "Follow your own line" widget (``tokenpath/widgets/ownline.py``, chapters 10 and
-   11; found by its box's class ``tp-ownline-widget``, at least as many as the code's
+4. every "Follow your own line" widget (``tokenpath/widgets/ownline.py``, chapters 11 and
+   12; found by its box's class ``tp-ownline-widget``, at least as many as the code's
    ``own_line(``/``real_own_line(`` calls), typed into **with the keyboard** (focus its
    text box, select all, type; no Enter: the box sends each keystroke to the kernel):
    a new line (Python where the widget asks for Python, English otherwise) changes the
@@ -136,7 +136,7 @@ CANVAS_PIXELS = """(c) => { const d = c.getContext('2d').getImageData(0, 0, c.wi
 
 def state(out, slider) -> tuple[str | None, str, str | None]:
     """What the output shows (the slider component: a hash of the pixels on its canvas;
-    an image: its address; a widget drawn as HTML, such as chapter 10's typed line: its
+    an image: its address; a widget drawn as HTML, such as chapter 11's typed line: its
     last HTML view), the slider's own readout and its ``aria-valuetext`` (a range input
     of the component; ``None`` for an ipywidgets slider)."""
     canvases, images = out.locator("canvas.tp-frames-image"), out.locator("img")
@@ -174,8 +174,8 @@ def press(page, out, slider, key: str, before: tuple) -> tuple:
 #: The "Follow your own line" widget (``tokenpath/widgets/ownline.py``): its box, and in it
 #: its text box, the message shown for a refused line and the HTML view.
 OWNLINE, OWNLINE_INPUT = ".tp-ownline-widget", ".widget-text input"
-#: A line to type: Python where the widget's hint asks for Python (chapter 10's model was
-#: trained on Python's standard library), English otherwise (chapter 11's SmolLM2).
+#: A line to type: Python where the widget's hint asks for Python (chapter 11's model was
+#: trained on Python's standard library), English otherwise (chapter 12's SmolLM2).
 OWNLINE_LINES = {"python": "print(len(items))", "text": "The dog ate the bone because the dog"}
 #: What the widget shows: its view's HTML, the line its token chips spell (the marks of
 #: whitespace undone; null without chips), its message, whether that is an alert, and

@@ -61,7 +61,7 @@ def test_rms_norm_equals_llama_rmsnorm_with_a_random_weight_and_the_config_eps()
 
 
 def test_gemma_rmsnorm_multiplies_by_one_plus_its_weight_where_llama_uses_the_weight_itself():
-    """Chapter 7: "some other models, Gemma among them, ... multiply by 1 + w"."""
+    """Chapter 8: "some other models, Gemma among them, ... multiply by 1 + w"."""
     from transformers.models.gemma import modeling_gemma as mg
 
     d = 8
@@ -107,7 +107,7 @@ def test_grouped_attention_equals_repeat_kv_then_causal_sdpa(n_kv_heads):
 
 
 def test_hugging_face_sdpa_path_groups_heads_without_repeat_kv_when_there_is_no_mask(monkeypatch):
-    """Chapter 6: the eager path calls repeat_kv; the SDPA path passes enable_gqa=True
+    """Chapter 7: the eager path calls repeat_kv; the SDPA path passes enable_gqa=True
     instead where it can (here: no mask), so repeat_kv is never called there."""
     from transformers.integrations import sdpa_attention as sa
 

@@ -1,4 +1,4 @@
-"""Cross-check what chapter 9 says about the files of a Hugging Face directory against
+"""Cross-check what chapter 10 says about the files of a Hugging Face directory against
 ``transformers``, ``safetensors`` and ``torch`` at the pinned versions (the crosscheck
 extra). Nothing is downloaded: every model and tokenizer is built here.
 

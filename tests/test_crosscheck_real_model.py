@@ -1,4 +1,4 @@
-"""Chapter 11 against ``transformers`` reading the same Q4_1 file (dequantized to the same
+"""Chapter 12 against ``transformers`` reading the same Q4_1 file (dequantized to the same
 float32 weights): the residual stream after every layer, hence the logit lens, and the
 attention weights of the induction head, on the lens prompt and on repeated random
 tokens. Heavy (transformers opens the GGUF file in tens of seconds)."""

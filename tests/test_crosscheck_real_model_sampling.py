@@ -1,4 +1,4 @@
-"""Section 11.3's sentence about ``transformers``: ``generate`` with sampling builds its
+"""Section 12.3's sentence about ``transformers``: ``generate`` with sampling builds its
 warpers in the order temperature, top-k, top-p (``GenerationMixin._get_logits_processor``),
 and that chain gives the engine's distribution (``tokenpath.sampling.next_token_probs``,
 which cuts top-k before dividing by the temperature). A tiny random Llama is enough: the

@@ -36,7 +36,7 @@ def _random_bhtd(seed, b=2, h=3, t_q=5, t_k=5, d_h=4, d_v=4):
 
 
 def snippet_causal_attention(q, k, value):
-    """Chapter 4's PyTorch snippet (section 4.4), verbatim in behaviour."""
+    """Chapter 4's PyTorch snippet (section 4.3), verbatim in behaviour."""
     import math
 
     t = q.shape[-2]

@@ -153,7 +153,7 @@ def _line_ids(tok):
 
 
 def test_engine_attention_weights_and_router_choices_on_the_chapter_line_equal_transformers(engine, tok):
-    """The line of sections 10.7 and 10.8: per-head attention weights and each layer's top-2 experts."""
+    """The line of sections 11.7 and 11.8: per-head attention weights and each layer's top-2 experts."""
     ids = _line_ids(tok)
     ref = transformers.AutoModelForCausalLM.from_pretrained(FOLDER, attn_implementation="eager").float().eval()
     with torch.no_grad():

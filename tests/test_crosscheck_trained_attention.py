@@ -1,4 +1,4 @@
-"""Cross-check section 10.7's per-head measures with Hugging Face ``transformers`` (the
+"""Cross-check section 11.7's per-head measures with Hugging Face ``transformers`` (the
 crosscheck extra): ``MixtralForCausalLM`` reads the committed folder, runs the held-out
 sample in the same windows of its context, and returns every head's attention weights;
 the measures computed from those weights equal the engine's (tokenpath.trained).

@@ -1,4 +1,4 @@
-"""Cross-check what chapter 10 says about the load-balancing term its model was trained
+"""Cross-check what chapter 11 says about the load-balancing term its model was trained
 with: Hugging Face's Mixtral loss is the Switch Transformer's, E · Σ_e f_e · P_e, with
 f_e the share of top-k choices expert e received and P_e its mean router probability,
 and it pools the routers of all layers before taking the product, so layers that are
@@ -52,7 +52,7 @@ def test_hf_mixtral_balance_loss_pools_all_layers_before_the_product():
 
 
 def test_the_pooled_shares_the_chapter_reports_are_the_counts_hf_balances():
-    """Chapter 10 reads the committed model's load the way HF's loss does: the choices of
+    """Chapter 11 reads the committed model's load the way HF's loss does: the choices of
     all layers counted together per expert index (``tokenpath._evidence.pooled_balance``)."""
     from tokenpath._evidence import pooled_balance
 

@@ -1,4 +1,4 @@
-"""Cross-check section 10.8's view of the committed model's routers against Hugging Face
+"""Cross-check section 11.8's view of the committed model's routers against Hugging Face
 ``transformers`` (the crosscheck extra): over the whole held-out sample, run in the same
 windows, ``MixtralForCausalLM``'s router logits give the engine's router probabilities
 (a softmax over all experts), its top-2 and its renormalised gates."""

@@ -2,7 +2,7 @@
 
 Section 1.4 says the demo corpus has the word "assistant" only after a space, which is
 why " assistant" is one token and "assistant" is not. The glossary's entry *Held-out
-text* and section 10.3 say that held-out is not unseen: a held-out file was never trained
+text* and section 11.3 say that held-out is not unseen: a held-out file was never trained
 on, yet some of its lines also occur, verbatim, in training files (the standard library
 repeats itself). The rule is stated once, ``tokenpath._evidence.OVERLAP_RULE`` (lines of
 at least 30 characters once stripped, every occurrence counted, held-out files of code

@@ -230,7 +230,7 @@ def cache_no_self(past, new):
     return np.array([[j < past + r for j in range(past + new)] for r in range(new)])
 
 
-# ------------------------------------------------------------------- chapter 5
+# ------------------------------------------------------------------- chapter 6
 
 def _theta(d, base, two=2):
     return np.array([base ** (-two * i / d) for i in range(d // 2)])
@@ -272,7 +272,7 @@ def rope_row_numbers(x, positions, base):
     return {"angles": ang, "output": _rope_half(x, ang, -1.0)}
 
 
-# ------------------------------------------------------------------- chapter 6
+# ------------------------------------------------------------------- chapter 7
 
 def _per_head(q, k, v, mask, head_of, scale=True, axis=-1):
     hq = q.shape[0]
@@ -307,7 +307,7 @@ def gqa_query_axis(q, k, v, mask):
     return _per_head(q, k, v, mask, lambda h: h // g, axis=-2)
 
 
-# ------------------------------------------------------------------- chapter 7
+# ------------------------------------------------------------------- chapter 8
 
 def rms_centred(x, w, eps):
     c = x - np.mean(x, axis=-1, keepdims=True)
@@ -349,7 +349,7 @@ def swiglu_relu(x, wg, wu, wd):
     return _ffn(x, wg, wu, wd, lambda a, c: np.where(a > 0, a, 0.0) * c)
 
 
-# ------------------------------------------------------------------- chapter 8
+# ------------------------------------------------------------------- chapter 9
 
 def _chosen(a, k):
     return np.array(sorted(range(len(a)), key=lambda i: (-a[i], i))[:k])
@@ -449,6 +449,16 @@ def test_the_reference_solution_passes(name):
     result = exercises.check(name, exercises.solution(name))
     assert result.passed, result.text()
     assert str(result).startswith(f"[passed] {name}:")
+
+
+@pytest.mark.parametrize("name", [n for n in exercises.names() if exercises.exercise(n).teaching is not None])
+def test_the_teaching_solution_passes_and_is_what_the_chapter_shows(name):
+    teaching = exercises.exercise(name).teaching
+    result = exercises.check(name, teaching)
+    assert result.passed, result.text()
+    shown = exercises.show_solution(name).text()
+    assert f"· {teaching.__qualname__}" in shown.splitlines()[0]
+    assert exercises.show_solution(name, engine=True).text() != shown
 
 
 @pytest.mark.parametrize("name,mistake,twin", TWINS, ids=[f"{n}-{m}" for n, m, _ in TWINS])
@@ -568,10 +578,10 @@ def test_the_solutions_shown_are_the_engines_own_code():
 def test_names_and_chapters():
     assert [e.chapter for e in map(exercises.exercise, exercises.names())] == sorted(
         e.chapter for e in map(exercises.exercise, exercises.names()))
-    assert {e.chapter for e in exercises.EXERCISES.values()} == set(range(1, 9))
+    assert {e.chapter for e in exercises.EXERCISES.values()} == set(range(1, 10))
     for bad in ("nope", 3, None):
         with pytest.raises(ValueError, match="name must be one of the exercises"):
             exercises.check(bad, print)
-    for bad in (0, 9, "4", True):
+    for bad in (0, 10, "4", True):
         with pytest.raises(ValueError, match="chapter must be one of"):
             exercises.for_chapter(bad)

@@ -15,7 +15,7 @@ from tokenpath import exercises, guide
 
 ROOT = Path(__file__).resolve().parents[1]
 #: The chapters whose section is in place.
-CHAPTERS = (1, 2, 3, 4, 5, 6, 7, 8)
+CHAPTERS = (1, 2, 3, 4, 5, 6, 7, 8, 9)
 NAMES = [e.name for c in CHAPTERS for e in exercises.for_chapter(c)]
 
 

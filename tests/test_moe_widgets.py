@@ -1,4 +1,4 @@
-"""Widgets of chapter 08: δ at the top-1 boundary (figure 21), experts and k (figure 20)
+"""Widgets of chapter 9: δ at the top-1 boundary (figure 21), experts and k (figure 20)
 and the batch's second token (figure 22). Each starts as its static figure, every state
 it shows equals a full draw of that state, the numbers come from the engine, and bad
 values are refused by name."""

@@ -1,4 +1,4 @@
-"""Chapter 10's "Follow your own line": the engine's line trace against an independent
+"""Chapter 11's "Follow your own line": the engine's line trace against an independent
 computation through the model, its refusals, and the HTML widget built on it.
 
 Nothing here depends on one model's token IDs or losses: every expected value is

@@ -21,7 +21,7 @@ ROOT = Path(__file__).resolve().parents[1]
 
 @functools.cache
 def all_questions() -> dict:
-    """{chapter: {id: question}}, built once, when a test first asks (chapter 11's load
+    """{chapter: {id: question}}, built once, when a test first asks (chapter 12's load
     the pretrained model, which collection should not wait for)."""
     return {ch: questions.for_chapter(ch) for ch in questions.CHAPTERS}
 
@@ -40,7 +40,7 @@ RIGHT = {
     "emb-row": [7], "emb-same-row": [3], "emb-shift": ["a"], "emb-tied": ["a"], "emb-wide": [24, "24"],
     "emb-scale": ["a", "A"],
     "att-A10": ["a"], "att-reads": [{0, 1, 2}, range(3)], "att-cache-row": [3], "att-longer": [1],
-    "att-A20": ["1/2", 0.5], "att-target": [9, "9"], "att-axis": ["b"], "att-cache-dropped": [{1, 2}, [2, 1]],
+    "att-A20": ["1/2", 0.5], "att-scale": [4, "4"], "att-target": [9, "9"], "att-axis": ["b"], "att-cache-dropped": [{1, 2}, [2, 1]],
     "rope-score": [1, 1.0, 0.999], "rope-swap": ["b"], "rope-pos8": [[8, 0.08]], "rope-speed": [100],
     "rope-alibi": [1, "1"],
     "gqa-head5": [1], "gqa-weights": [8], "gqa-mqa-cache": [12], "gqa-leftover": [2],
@@ -61,7 +61,7 @@ WRONG = {
     "emb-row": [3], "emb-same-row": [2], "emb-shift": ["d"], "emb-tied": ["b"], "emb-wide": [8],
     "emb-scale": ["b", "c"],
     "att-A10": ["c"], "att-reads": [{0, 1, 2, 3}], "att-cache-row": [0], "att-longer": [0],
-    "att-A20": ["1/3", "1/6"], "att-target": [2, 0], "att-axis": ["a", "d"], "att-cache-dropped": [{0}, {4}, {0, 1, 2, 3}, {1, 2, 3}],
+    "att-A20": ["1/3", "1/6"], "att-scale": [16, 2, 12], "att-target": [2, 0], "att-axis": ["a", "d"], "att-cache-dropped": [{0}, {4}, {0, 1, 2, 3}, {1, 2, 3}],
     "rope-score": [-1, 0], "rope-swap": ["a"], "rope-pos8": [[0, 0], [8]], "rope-speed": [10, 2],
     "rope-alibi": [0, 2],
     "gqa-head5": [0, 5], "gqa-weights": [2], "gqa-mqa-cache": [24, 48], "gqa-leftover": [0, 3],
@@ -78,7 +78,7 @@ WRONG = {
 
 
 def own_ids() -> set:
-    return {qid for ch, qs in all_questions().items() if ch != "08_moe_routing" for qid in qs}
+    return {qid for ch, qs in all_questions().items() if ch != "09_moe_routing" for qid in qs}
 
 
 def test_every_chapter_with_a_notebook_has_questions():
@@ -169,7 +169,7 @@ def test_each_chapter_asks_every_question_in_a_cell_and_stores_the_unanswered_st
 
 #: Chapters whose questions are printed once, by the question object in its cell's output: the
 #: markdown around the answer cells holds no second copy of a prompt that could drift from it.
-PROMPTED_ONCE = ["01_bpe_merges", "02_utf8_splits", "03_embedding_lookup", "04_attention", "05_rope_discs", "06_gqa", "07_rmsnorm_swiglu", "08_moe_routing", "09_model_files", "10_trained_model", "11_real_model"]
+PROMPTED_ONCE = ["01_bpe_merges", "02_utf8_splits", "03_embedding_lookup", "04_attention", "05_masks", "06_rope_discs", "07_gqa", "08_rmsnorm_swiglu", "09_moe_routing", "10_model_files", "11_trained_model", "12_real_model"]
 NUMBERED_ITEM = re.compile(r"^\s*\d+\.\s", re.M)
 ANSWER_COMMENT = re.compile(r"^answer_\w+ = \.\.\.\s*#", re.M)
 

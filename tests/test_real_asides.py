@@ -1,4 +1,4 @@
-"""The "In a real model" asides of chapters 5–8: their lesson functions on small inputs,
+"""The "In a real model" asides of chapters 6–9: their lesson functions on small inputs,
 their refusals, and what each aside says about the pretrained SmolLM2 file."""
 
 from __future__ import annotations
@@ -29,7 +29,7 @@ def smol(smollm2_file):
     return g, gguf_config(g)
 
 
-# ------------------------------------------------------------------ chapter 5
+# ------------------------------------------------------------------ chapter 6
 
 
 def test_model_rope_pair_zero_keeps_its_speed_and_the_slowest_pair_slows_most():
@@ -57,7 +57,7 @@ def test_smollm2_slowest_pair_needs_more_than_fifty_contexts_for_one_turn(smol):
     assert r.full_turns(r.wavelengths) < r.full_turns(r.reference_wavelengths)
 
 
-# ------------------------------------------------------------------ chapter 6
+# ------------------------------------------------------------------ chapter 7
 
 
 def test_smollm2_cache_is_a_third_of_the_cache_without_gqa(smol):
@@ -68,7 +68,7 @@ def test_smollm2_cache_is_a_third_of_the_cache_without_gqa(smol):
     assert s.cache.nbytes_per_position("float16") == 2 * 30 * 3 * 64 * 2
 
 
-# ------------------------------------------------------------------ chapter 7
+# ------------------------------------------------------------------ chapter 8
 
 
 def test_norm_gains_of_a_tiny_file_are_its_norm_vectors():
@@ -130,7 +130,7 @@ def test_smollm2_norm_gains_were_not_rounded_by_block_quantization(smol):
     assert n.count == 2 * 30 * 576 + 576 and n.bfloat16_exact == n.count  # every gain a widened bfloat16
 
 
-# ------------------------------------------------------------------ chapter 8
+# ------------------------------------------------------------------ chapter 9
 
 
 def test_a_mixture_of_the_same_active_width_runs_the_dense_count_and_stores_more():

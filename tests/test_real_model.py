@@ -1,4 +1,4 @@
-"""Chapter 11's lessons on SmolLM2-135M-Instruct (tokenpath.lessons.real_model and
+"""Chapter 12's lessons on SmolLM2-135M-Instruct (tokenpath.lessons.real_model and
 real_model_heads): the file's summary against its header, the chat answer, the
 next-token cuts against their definitions, the logit lens against the model's own
 logits and an independent recomputation, the committed measurements read and refused,
@@ -174,7 +174,7 @@ def test_measure_names_the_file_it_measured_and_refuses_bad_arguments_by_name():
 def test_the_notebook_prints_the_committed_finding():
     from pathlib import Path
 
-    nb = json.loads((Path(__file__).resolve().parents[1] / "notebooks" / "11_real_model.ipynb").read_text())
+    nb = json.loads((Path(__file__).resolve().parents[1] / "notebooks" / "12_real_model.ipynb").read_text())
     text = "".join("".join(o.get("text", "")) for c in nb["cells"] if c["cell_type"] == "code"
                    for o in c.get("outputs", []))
     f = RH.head_finding()

@@ -1,4 +1,4 @@
-"""The self-check API (tokenpath.selfcheck) and the questions of chapter 08: right
+"""The self-check API (tokenpath.selfcheck) and the questions of chapter 9: right
 answers are right, wrong ones are "not yet", unanswered ones get a neutral prompt that
 reveals nothing, and answers of the wrong type get a message, never a traceback."""
 
@@ -13,7 +13,7 @@ from tokenpath import attention, moe, moe_dispatch, questions, selfcheck
 from tokenpath import examples as ex
 from tokenpath.lessons import moe as lessons_moe
 
-QUESTIONS = questions.for_chapter("08_moe_routing")
+QUESTIONS = questions.for_chapter("09_moe_routing")
 
 #: For every question of the chapter: answers that are right, and answers that are not.
 RIGHT = {

@@ -91,10 +91,10 @@ def test_large_but_reasonable_numbers_are_still_graded():
     assert QUESTIONS["set"].check(range(10_000)).status == "not yet"
 
 
-#: Chapters whose questions the engine builds in a fraction of a second (chapters 4, 8
+#: Chapters whose questions the engine builds in a fraction of a second (chapters 4, 9
 #: and 10 compute theirs from whole attention and model runs); between them every kind.
-FAST_CHAPTERS = ("01_bpe_merges", "02_utf8_splits", "03_embedding_lookup", "05_rope_discs", "06_gqa",
-                 "07_rmsnorm_swiglu", "09_model_files")
+FAST_CHAPTERS = ("01_bpe_merges", "02_utf8_splits", "03_embedding_lookup", "06_rope_discs", "07_gqa",
+                 "08_rmsnorm_swiglu", "10_model_files")
 
 
 def test_the_chapters_questions_survive_the_hostile_answers():

@@ -48,7 +48,7 @@ def test_chapters_one_and_two_show_the_engines_training_loop_and_encoder():
 
 def test_chapter_nine_shows_the_engines_safetensors_header_reader():
     shown = {(chapter, f"{obj.__module__}.{obj.__qualname__}") for chapter, _, obj in SHOWN}
-    assert ("09_model_files", "tokenpath.safetensors_format.read_header") in shown
+    assert ("10_model_files", "tokenpath.safetensors_format.read_header") in shown
 
 
 @pytest.mark.parametrize("chapter,arg,obj", SHOWN, ids=[f"{c}:{a}" for c, a, _ in SHOWN])

@@ -1,4 +1,4 @@
-"""How much section 10.4's cache weight matters (``cache_sweep`` in
+"""How much section 11.4's cache weight matters (``cache_sweep`` in
 ``models/stdlib-evidence.json``): the 5-gram mixed with the window's cache at other weights.
 Always: the sweep's entry at the chosen weight is the strongest table the record scores.
 With ``--corpus`` (``make check-model``): the 5-gram refitted on the training tokens gives

@@ -1,4 +1,4 @@
-"""Chapter 10's intervals resampled by file (``gap_by_file`` in
+"""Chapter 11's intervals resampled by file (``gap_by_file`` in
 ``models/stdlib-evidence.json``): windows of one file are alike, so the evidence file also
 keeps the file each window starts in and the gaps with whole files resampled
 (:func:`tokenpath._evidence.file_bootstrap`). Always: the stored intervals follow from the

@@ -1,4 +1,4 @@
-"""What chapter 10, its figures and its sliders read from ``evaluation.json`` instead of
+"""What chapter 11, its figures and its sliders read from ``evaluation.json`` instead of
 running the pass over the held-out sample (tokenpath.trained.measured_heads,
 measured_routing, measured_agreement, and the cosines) is what the engine's pass gives
 again, here, from the committed weights; a line's routing cut from the windows that hold

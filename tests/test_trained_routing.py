@@ -1,4 +1,4 @@
-"""Chapter 8's view of the trained model's routing (tokenpath.trained, figure 24 and its
+"""Chapter 9's view of the trained model's routing (tokenpath.trained, figure 24 and its
 widget): what each router of the committed model scores, chooses and weights for the
 tokens of a held-out line, and its load and top-2 changes over the held-out text.
 
@@ -45,7 +45,7 @@ def test_router_probabilities_sum_to_one_and_the_chosen_are_the_most_probable(he
     rest = held.probs.copy()
     np.put_along_axis(rest, held.chosen, -1.0, axis=-1)
     assert (top.min(axis=-1) >= rest.max(axis=-1)).all()
-    # the gates are the chosen probabilities renormalised inside the set (chapter 8)
+    # the gates are the chosen probabilities renormalised inside the set (chapter 9)
     np.testing.assert_allclose(held.gates, top / top.sum(axis=-1, keepdims=True), atol=1e-9)
     assert not held.probs.flags.writeable and not held.chosen.flags.writeable
 

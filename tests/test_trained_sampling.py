@@ -1,4 +1,4 @@
-"""Section 10.5: the trained model's next-token distribution after a prompt
+"""Section 11.5: the trained model's next-token distribution after a prompt
 (tokenpath.trained: greedy_steps, next_token), figure 25 and its prompt/step/temperature
 widget. The model is loaded once per process and each prompt run forward once
 (tokenpath.trained caches both)."""

@@ -1,4 +1,4 @@
-"""Section 10.4's examples of what a trigram table knows, checked on the table itself:
+"""Section 11.4's examples of what a trigram table knows, checked on the table itself:
 refitted on exactly the training tokens of the committed model (marked ``corpus``: it
 rebuilds them from the whole standard library, so ``make check-model`` runs it)."""
 

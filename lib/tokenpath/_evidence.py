@@ -1,4 +1,4 @@
-"""The evidence behind chapter 10's comparisons (``models/stdlib-evidence.json``;
+"""The evidence behind chapter 11's comparisons (``models/stdlib-evidence.json``;
 ``python -m tokenpath._evidence``, which needs the crosscheck extra).
 
 ``evaluation.json`` scores the model against unigram, bigram and trigram tables on the

@@ -26,7 +26,7 @@ of :mod:`tokenpath.norms`, RoPE from :mod:`tokenpath.position`, causal (grouped-
 softmax attention from :mod:`tokenpath.gqa` and :mod:`tokenpath.attention`, routing and
 gates from :mod:`tokenpath.moe`. This module only wires them together, once, in
 ``_layer_core``: :func:`decoder_layer` checks its input and keeps what each step
-produced; a model's fast path (:meth:`tokenpath.model.Model.logits`, chapter 9) runs the
+produced; a model's fast path (:meth:`tokenpath.model.Model.logits`, chapter 10) runs the
 same core, keeps nothing, and continues a K/V cache.
 """
 

@@ -13,7 +13,7 @@ and its own weights ``[T_q, T_k]``; the softmax is :func:`tokenpath.attention.at
 What shrinks is the K/V cache, by the factor ``Hkv / Hq`` (the K/V body only: no
 allocator, workspace or latency is counted here). :meth:`KVCacheSize.nbytes` turns the
 count into bytes at a stated storage precision, for the book's toy sizes and for a
-realistic configuration alike (chapter 6, section 6.3).
+realistic configuration alike (chapter 7, section 7.3).
 
 Shapes follow Hugging Face: queries ``[B, Hq, T_q, d_h]``, keys and values
 ``[B, Hkv, T_k, d_h]``.

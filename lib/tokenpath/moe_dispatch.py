@@ -1,4 +1,4 @@
-"""A sparse MoE at the scale of a batch and of a model (chapter 8, sections 8.2 and 8.4).
+"""A sparse MoE at the scale of a batch and of a model (chapter 9, sections 9.2 and 9.4).
 
 :func:`~tokenpath.moe.route` decides for one token; here a batch of tokens is routed
 at once (:func:`route_batch`), which shows the experts the batch uses, how many tokens
@@ -125,7 +125,7 @@ class ExpertParameters:
 
 
 def expert_parameters(n_experts: int, params_per_expert: int, k: int, *, shared: int = 0) -> ExpertParameters:
-    """Total and per-token expert parameters (chapter 8, section 8.2).
+    """Total and per-token expert parameters (chapter 9, section 9.2).
 
     >>> c = expert_parameters(16, 100_000_000, 2)
     >>> count_text(c.stored), count_text(c.active)

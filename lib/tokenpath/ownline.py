@@ -1,4 +1,4 @@
-"""Follow your own line (chapter 10): one line of Python that a reader types, run once
+"""Follow your own line (chapter 11): one line of Python that a reader types, run once
 through the book's trained model, and everything a reader is shown about it kept in a
 small frozen :class:`LineTrace`.
 
@@ -6,12 +6,12 @@ For a line of ``T`` tokens with IDs ``x_0 … x_{T-1}`` the model's forward pass
 logits ``z_t [V]`` at every position ``t``: its scores for the token *after* ``t``.
 
 * **surprisal** of token ``t ≥ 1``: ``−ln softmax(z_{t−1})[x_t]``, in nats, the loss the
-  model pays for that token (chapter 10's training loss, token by token). The first
+  model pays for that token (chapter 11's training loss, token by token). The first
   token has none: nothing before it predicts it (stored as NaN).
 * **top next tokens** at ``t``: the ``top`` IDs of largest ``softmax(z_t)``, best first
   (ties: the lower ID first).
 * **routes**: in every layer the experts each token ran, best router score first, and
-  their gates (chapter 8's in-set softmax; they sum to 1 per token).
+  their gates (chapter 9's in-set softmax; they sum to 1 per token).
 * **attention**: every layer's and head's causal softmax weights ``[L, H, T, T]``;
   row ``t`` (the query) is over sources ``j ≤ t`` (the last axis) and sums to 1.
 
@@ -166,7 +166,7 @@ def check_line(line) -> str:
 
 def line_trace(line, model=None, *, folder=None, top: int = ex.OWNLINE_TOP) -> LineTrace:
     """Run ``line`` through ``model`` (default: the model of ``folder``, the
-    committed one by default) once, and keep what chapter 10's widget shows.
+    committed one by default) once, and keep what chapter 11's widget shows.
 
     >>> tr = line_trace("def f(x):")
     >>> "".join(tr.pieces), tr.surprisal.shape == tr.ids.shape, bool(np.isnan(tr.surprisal[0]))

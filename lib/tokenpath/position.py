@@ -1,4 +1,4 @@
-"""Positions: why attention needs them, and four ways to supply them (chapter 5).
+"""Positions: why attention needs them, and four ways to supply them (chapter 6).
 
 Attention by itself compares contents only: reorder its inputs and, without a mask,
 its outputs are reordered the same way. Four remedies:

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from functools import cache, partial
+from dataclasses import replace
 
 import numpy as np
 
@@ -304,4 +305,23 @@ NOT_CLAIMS: list[_NotClaim] = [
     NotClaim("Llama 3", "a model's name"),
     NotClaim("dim=-1", "code: PyTorch's name for the last axis"),
     NotClaim("axis=-1", "code: NumPy's name for the last axis"),
+]
+
+# -- chapter 5, "Masks in practice": the shift, packed documents and the cache mask ------
+# The figures 13 and 14 and the packing example moved there with their sections; the
+# running example's numbers are stated in both chapters.
+MASKS = "05_masks"
+_MOVED = ("fig13.", "fig14.", "pack.")
+_BOTH = ("running.ids", "running.eos", "running.char_ids", "src04.torch")
+CLAIMS = ([replace(c, chapter=MASKS) if c.name.startswith(_MOVED) else c for c in CLAIMS]
+          + [replace(c, name="ch05." + c.name, chapter=MASKS) for c in CLAIMS if c.name in _BOTH])
+NOT_CLAIMS += [replace(n, chapter=MASKS) for n in NOT_CLAIMS if n.phrase in ("GPT-3", "Llama 3", "position 0")]
+CLAIMS += [
+    Claim("ch05.pack.first_document", _block_with_two_documents, chapter=MASKS,
+          text=("read document 1 and its EOS", lambda t: f"read document {t[1]} and its EOS")),
+]
+NOT_CLAIMS += [
+    NotClaim("t+1", "notation: the position after t", chapter=MASKS),
+    NotClaim("ID 0 is an ordinary ID", "what chapter 3 says of any ID; PAD = 0 is the claim", chapter=MASKS),
+    NotClaim("\\begin{cases} 0,", "the additive mask's 0 for a visible key, by definition", chapter=MASKS),
 ]

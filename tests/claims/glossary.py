@@ -1,6 +1,6 @@
 """Claims of the glossary (99_glossary): the verbatim overlap of held-out and training
 code that the entry *Held-out text* states, read from ``models/stdlib-evidence.json`` as
-chapter 10's claims are; the block sizes, bits per weight and default alignment that
+chapter 11's claims are; the block sizes, bits per weight and default alignment that
 *GGUF* and *Block quantization* state, from the engine's table of ggml types; and the
 byte values of a byte-level BPE and those SmolLM2's vocabulary lacks (*Byte-level BPE*,
 *UNK*), from the engine and the pretrained file as chapter 1's aside counts them (the guide's claims and the glossary's names and citations

@@ -1,4 +1,4 @@
-"""Claims of chapter 06_gqa (figure 16): query heads sharing K/V heads, and the K/V
+"""Claims of chapter 07_gqa (figure 16): query heads sharing K/V heads, and the K/V
 cache count."""
 
 from __future__ import annotations
@@ -14,7 +14,7 @@ from . import pinned_as_source
 from . import NotClaim as _NotClaim
 from .position import smol, smollm2_source  # SmolLM2's config, its header read once
 
-CHAPTER = "06_gqa"
+CHAPTER = "07_gqa"
 Claim = partial(_Claim, chapter=CHAPTER)
 NotClaim = partial(_NotClaim, chapter=CHAPTER)
 
@@ -27,7 +27,7 @@ def share(n_kv_heads=ex.FIG16_N_KV_HEADS):
 
 @cache
 def real():
-    """The K/V cache at a realistic size (section 6.3)."""
+    """The K/V cache at a realistic size (section 7.3)."""
     return LG.head_sharing(ex.KV_REAL_N_Q_HEADS, ex.KV_REAL_N_KV_HEADS, layers=ex.KV_REAL_LAYERS,
                            seq_len=ex.KV_REAL_SEQ_LEN, head_dim=ex.KV_REAL_HEAD_DIM)
 
@@ -82,7 +82,7 @@ CLAIMS: list[_Claim] = [
     Claim("fig16.ratio", lambda: float(share().ratio), exact="1/4"),
     Claim("mqa.hkv", lambda: share(1).n_kv_heads, text=("Hkv = 1", lambda n: f"Hkv = {n}")),
     Claim("refused.hkv", lambda: None, text=("Hkv = 3", lambda _: _refused())),
-    # -- section 6.3: the cache at a realistic size ---------------------------------------
+    # -- section 7.3: the cache at a realistic size ---------------------------------------
     Claim("gqa.real.layers", lambda: real().cache.layers, text=("32 layers", lambda n: f"{n} layers")),
     Claim("gqa.real.heads", lambda: (real().n_q_heads, real().n_kv_heads),
           text=("32 query heads sharing 8 K/V heads", lambda h: f"{h[0]} query heads sharing {h[1]} K/V heads")),
@@ -102,7 +102,7 @@ CLAIMS: list[_Claim] = [
           text=("4 GiB for the same context", lambda n: f"{gqa.bytes_text(n)} for the same context")),
     Claim("gqa.real.same_quarter", lambda: real().ratio == share().ratio,
           text=("the same quarter", lambda same: "the same quarter" if same else "another ratio")),
-    # -- section 6.3's aside: SmolLM2, from its GGUF header --------------------------------------
+    # -- section 7.3's aside: SmolLM2, from its GGUF header --------------------------------------
     Claim("gqa.smol.heading", lambda: (smol_share().n_q_heads, smol_share().n_kv_heads),
           text=("SmolLM2's 9 query heads on 3 K/V heads", lambda h: f"SmolLM2's {h[0]} query heads on {h[1]} K/V heads")),
     Claim("gqa.smol.group_size", lambda: smol_share().group_size,

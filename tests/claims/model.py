@@ -1,5 +1,5 @@
-"""Claims of chapter 09_model_files: the tiny Llama directory, its files, counts and shapes
-(sections 9.1–9.10; the pretrained GGUF file of 9.11–9.17 is in :mod:`.model_gguf`)."""
+"""Claims of chapter 10_model_files: the tiny Llama directory, its files, counts and shapes
+(sections 10.1–10.10; the pretrained GGUF file of 9.11–9.17 is in :mod:`.model_gguf`)."""
 
 from __future__ import annotations
 
@@ -20,7 +20,7 @@ from . import Claim as _Claim
 from . import NotClaim as _NotClaim
 from . import pinned_as_source
 
-CHAPTER = "09_model_files"
+CHAPTER = "10_model_files"
 Claim = partial(_Claim, chapter=CHAPTER)
 NotClaim = partial(_NotClaim, chapter=CHAPTER)
 

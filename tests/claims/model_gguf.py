@@ -1,4 +1,4 @@
-"""Claims of chapter 09_model_files, sections 9.11–9.17: the pretrained SmolLM2 GGUF file,
+"""Claims of chapter 10_model_files, sections 10.11–10.17: the pretrained SmolLM2 GGUF file,
 every number read from the file (its header, blocks, rounding bound, tokenizer and chat
 template) or from the pins its cross-checks run against."""
 

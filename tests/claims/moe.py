@@ -1,4 +1,4 @@
-"""Claims of chapter 08_moe_routing (figures 19–22): sparse MoE routing."""
+"""Claims of chapter 09_moe_routing (figures 19–22): sparse MoE routing."""
 
 from __future__ import annotations
 
@@ -15,7 +15,7 @@ from . import NotClaim as _NotClaim
 from . import pinned_as_source
 from .position import smol, smollm2_source  # SmolLM2's config, its header read once
 
-CHAPTER = "08_moe_routing"
+CHAPTER = "09_moe_routing"
 Claim = partial(_Claim, chapter=CHAPTER)
 NotClaim = partial(_NotClaim, chapter=CHAPTER)
 
@@ -98,7 +98,7 @@ def _terms(f) -> str:
 # ------------------------------------------------------------------------ claims
 
 CLAIMS: list[_Claim] = [
-    # -- section 8.2's aside: SmolLM2's dense SwiGLU beside a mixture of its width ------
+    # -- section 9.2's aside: SmolLM2's dense SwiGLU beside a mixture of its width ------
     Claim("moe.smol.mixture", smol_mix, text=(
         "Each of its 30 layers runs one SwiGLU of width 1536, 2,654,208 parameters, for every token; a top-2-of-4 "
         "mixture with the same active width, four experts of width 768, would run as many per token but store "
@@ -124,7 +124,7 @@ CLAIMS: list[_Claim] = [
     Claim("fig20.output", lambda: fig20().output, full=("[2.075766, 2.462117]", 6)),
     Claim("fig20.full_softmax_gates", lambda: fig20_full().chosen_gates, rounded=("[0.644, 0.237]", 3)),
     Claim("fig20.full_softmax_sum", lambda: fig20_full().chosen_gates.sum(), rounded=("0.881", 3)),
-    # -- section 8.2: stored and active parameters -------------------------------------------------
+    # -- section 9.2: stored and active parameters -------------------------------------------------
     Claim("params.experts", lambda: params().n_experts, exact="16"),
     Claim("params.per_expert", lambda: params().params_per_expert, text=("100M", moe_dispatch.count_text)),
     Claim("params.k", lambda: params().k, exact="2"),

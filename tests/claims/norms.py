@@ -1,4 +1,4 @@
-"""Claims of chapter 07_rmsnorm_swiglu (figures 17 and 18): RMSNorm beside LayerNorm,
+"""Claims of chapter 08_rmsnorm_swiglu (figures 17 and 18): RMSNorm beside LayerNorm,
 one SwiGLU gate, the residual add."""
 
 from __future__ import annotations
@@ -19,7 +19,7 @@ from . import Claim as _Claim
 from . import NotClaim as _NotClaim
 from .position import smol, smol_file, smollm2_source  # SmolLM2's file and config, its header read once
 
-CHAPTER = "07_rmsnorm_swiglu"
+CHAPTER = "08_rmsnorm_swiglu"
 Claim = partial(_Claim, chapter=CHAPTER)
 NotClaim = partial(_NotClaim, chapter=CHAPTER)
 MINUS = fmt.MINUS
@@ -109,7 +109,7 @@ CLAIMS: list[_Claim] = [
     Claim("fig18.output", lambda: residual().output, text=("[1.5, 1]", _v)),
     Claim("fig18.feature0", lambda: 0, text=("1 + 0.5 = 1.5", _feature_sum)),
     Claim("fig18.feature1", lambda: 1, text=("2 + (−1) = 1", _feature_sum)),
-    # -- section 7.4's aside: SmolLM2's norms and SwiGLU width, from its GGUF file ------------------
+    # -- section 8.4's aside: SmolLM2's norms and SwiGLU width, from its GGUF file ------------------
     Claim("norms.smol.vectors", lambda: (gains().attn.shape[1], gains().layers),
           text=("one 576-wide vector before attention and one before the feed-forward network in each of its 30 layers",
                 lambda t: f"one {t[0]}-wide vector before attention and one before the feed-forward network in each "

@@ -1,4 +1,4 @@
-"""Claims of chapter 10_trained_model's "Follow your own line" section: the widget's
+"""Claims of chapter 11_trained_model's "Follow your own line" section: the widget's
 limit on a typed line, computed from the committed model's context."""
 
 from __future__ import annotations
@@ -10,7 +10,7 @@ from tokenpath import trained as T
 
 from . import Claim as _Claim
 
-CHAPTER = "10_trained_model"
+CHAPTER = "11_trained_model"
 Claim = partial(_Claim, chapter=CHAPTER)
 
 CLAIMS: list[_Claim] = [

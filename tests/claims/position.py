@@ -1,4 +1,4 @@
-"""Claims of chapter 05_rope_discs (figure 15, the four-wide RoPE example, order with
+"""Claims of chapter 06_rope_discs (figure 15, the four-wide RoPE example, order with
 and without RoPE, ALiBi): positions."""
 
 from __future__ import annotations
@@ -19,7 +19,7 @@ from . import Claim as _Claim
 from . import pinned
 from . import NotClaim as _NotClaim
 
-CHAPTER = "05_rope_discs"
+CHAPTER = "06_rope_discs"
 Claim = partial(_Claim, chapter=CHAPTER)
 NotClaim = partial(_NotClaim, chapter=CHAPTER)
 
@@ -60,12 +60,12 @@ def smol_file():
 
 @cache
 def smol():
-    """SmolLM2-135M-Instruct's config, from its GGUF header (the asides of sections 5.4, 6.3, 7.4 and 8.2)."""
+    """SmolLM2-135M-Instruct's config, from its GGUF header (the asides of sections 6.4, 7.3, 8.4 and 9.2)."""
     return gguf_config(smol_file())
 
 
 def smollm2_source(prefix: str, claim, not_claim) -> tuple[list, list]:
-    """The claims and non-claims of the Sources entry that chapters 5–8 give SmolLM2
+    """The claims and non-claims of the Sources entry that chapters 6–9 give SmolLM2
     (its paper, its licence, the wheel its file comes from), made with each chapter's
     own ``Claim`` and ``NotClaim``."""
     from tokenpath import pretrained
@@ -165,7 +165,7 @@ CLAIMS: list[_Claim] = [
     Claim("src05.transformers", lambda: pinned("transformers"),
           text=("transformers 5.24.0", lambda v: f"transformers {v}")),
     Claim("rope4.angles", lambda: four_wide()[1], text=("[3, 0.03]", fmt.vec)),
-    # -- section 5.4's aside: SmolLM2's RoPE, from its GGUF header ----------------------------
+    # -- section 6.4's aside: SmolLM2's RoPE, from its GGUF header ----------------------------
     Claim("rope.smol.head_dim", lambda: real().head_dim, text=("d_h = 64", lambda v: f"d_h = {v}")),
     Claim("rope.smol.base", lambda: real().base, text=("base of 100000", lambda v: f"base of {fmt.num(v)}")),
     Claim("rope.smol.base_to", lambda: real().base, text=("base to 100000", lambda v: f"base to {fmt.num(v)}")),

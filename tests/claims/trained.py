@@ -1,4 +1,4 @@
-"""Claims of chapter 10_trained_model: the book's own model, read from the committed
+"""Claims of chapter 11_trained_model: the book's own model, read from the committed
 folder (``models/stdlib-moe``): its config and safetensors header, its training record
 (``training.json``), its measurements (``evaluation.json``: the n-gram baselines per
 stream and the ablations), its held-out sample (``held_out.json``, measured here by the
@@ -27,7 +27,7 @@ from . import Claim as _Claim
 from . import NotClaim as _NotClaim
 from . import pinned_as_source
 
-CHAPTER = "10_trained_model"
+CHAPTER = "11_trained_model"
 NotClaim = partial(_NotClaim, chapter=CHAPTER)
 
 

@@ -21,7 +21,7 @@ def encode(rgba) -> bytes:
     opaque = bool((rgba[..., 3] == 255).all())
     image = Image.fromarray(np.ascontiguousarray(rgba[..., :3] if opaque else rgba))
     buf = io.BytesIO()
-    # Measured on chapter 10's frames once crops keep whole panels: effort 5 at quality 90
+    # Measured on chapter 11's frames once crops keep whole panels: effort 5 at quality 90
     # is 6 % smaller than effort 2 at quality 50 (26 ms a frame instead of 9), which keeps
     # that page under its 4 MB budget; effort 6 saves no more and takes 20 times as long.
     image.save(buf, "WEBP", lossless=True, quality=90, method=5, exact=True)

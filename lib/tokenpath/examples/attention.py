@@ -1,4 +1,4 @@
-"""Teaching constants of chapter 04_attention (figures 7–14, packing, cross-attention).
+"""Teaching constants of chapters 04_attention and 05_masks (figures 7–14, packing, cross-attention).
 
 Teaching assignments, not any vendor's numbers; see :mod:`tokenpath.examples`.
 """

@@ -1,4 +1,4 @@
-"""Teaching constants of chapter 06_gqa (figure 16): query heads sharing K/V heads.
+"""Teaching constants of chapter 07_gqa (figure 16): query heads sharing K/V heads.
 
 Teaching assignments, not any vendor's configuration; see :mod:`tokenpath.examples`.
 This head configuration is separate from the main shape configuration (H = 2): do not
@@ -19,14 +19,14 @@ GQA_BAD_KV_HEADS = 3
 #: The query head the chapter's first question follows.
 GQA_QUESTION_HEAD = 5
 
-#: A K/V cache at a realistic size (section 6.3): 32 layers, 32 query heads sharing 8
+#: A K/V cache at a realistic size (section 7.3): 32 layers, 32 query heads sharing 8
 #: K/V heads of width 128, stored in bfloat16, for one request of 8,192 tokens. These
 #: are the attention shapes the Llama 3 report gives for its 8B model; the count is
 #: the K/V body only.
 KV_REAL_LAYERS, KV_REAL_N_Q_HEADS, KV_REAL_N_KV_HEADS, KV_REAL_HEAD_DIM = 32, 32, 8, 128
 KV_REAL_SEQ_LEN, KV_REAL_DTYPE = 8192, "bfloat16"
 
-#: Chapter 6's aside on SmolLM2: the context its K/V cache is counted for, and the two
+#: Chapter 7's aside on SmolLM2: the context its K/V cache is counted for, and the two
 #: precisions it is counted in (the shapes come from the model's GGUF header).
 SMOLLM2_KV_SEQ_LEN = 2048
 SMOLLM2_KV_DTYPES = ("float32", "float16")

@@ -1,4 +1,4 @@
-"""Teaching constants of chapter 09_model_files: the tiny Llama directory.
+"""Teaching constants of chapter 10_model_files: the tiny Llama directory.
 
 Teaching assignments, not any vendor's numbers; see :mod:`tokenpath.examples`. The
 directory's weights are seeded random numbers (an untrained model: its generations
@@ -52,7 +52,7 @@ MODEL_TEMPERATURE = 1.0
 #: Shard size limit (bytes) of the chapter's sharded copy of the same weights.
 MODEL_SHARD_BYTES = 32_000
 
-# --- the pretrained file (sections 9.11–9.17) -------------------------------------------
+# --- the pretrained file (sections 10.11–10.17) -------------------------------------------
 #: The Q8_0 block taught by hand: token_embd.weight, the row of this token, its first block.
 SMOL_Q8_TENSOR = "token_embd.weight"
 SMOL_Q8_TOKEN = " token"

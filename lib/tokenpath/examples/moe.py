@@ -1,4 +1,4 @@
-"""Teaching constants of chapter 08_moe_routing (figures 19–22).
+"""Teaching constants of chapter 09_moe_routing (figures 19–22).
 
 Teaching assignments, not any vendor's router, experts or parameter counts; see
 :mod:`tokenpath.examples`. The hand-calculation configurations below are independent of
@@ -47,13 +47,13 @@ FIG22_CANDIDATES = np.array([[1.0, 2.0, -1.0, 0.0], [-1.0, 2.0, 1.0, 0.0], [-1.0
 #: A capacity limit: at most this many tokens per expert in one batch.
 FIG22_CAPACITY = 1
 
-# --- section 8.2: stored and active parameters (an independent setting) ---------------
+# --- section 9.2: stored and active parameters (an independent setting) ---------------
 MOE_EXPERTS = 16
 MOE_EXPERT_PARAMS = 100_000_000
 MOE_K = 2
 #: The k of the chapter's first question: figure 20's scores with three experts chosen.
 MOE_QUESTION_K = 3
-#: Section 8.2's aside: the mixture SmolLM2's dense SwiGLU is set beside (top-2 of 4).
+#: Section 9.2's aside: the mixture SmolLM2's dense SwiGLU is set beside (top-2 of 4).
 SMOLLM2_MIXTURE_EXPERTS, SMOLLM2_MIXTURE_K = 4, 2
 
 # --- a small MoE layer with SwiGLU experts, for the chapter's forward pass -------------

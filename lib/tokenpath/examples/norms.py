@@ -1,4 +1,4 @@
-"""Teaching constants of chapter 07_rmsnorm_swiglu (figures 17 and 18).
+"""Teaching constants of chapter 08_rmsnorm_swiglu (figures 17 and 18).
 
 Teaching assignments, not any vendor's weights; see :mod:`tokenpath.examples`. The
 RMSNorm, gate and residual examples are independent small configurations.

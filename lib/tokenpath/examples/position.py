@@ -1,4 +1,4 @@
-"""Teaching constants of chapter 05_rope_discs (figure 15, the four-wide RoPE example,
+"""Teaching constants of chapter 06_rope_discs (figure 15, the four-wide RoPE example,
 the sinusoidal heat map, the learned table, the order-blindness demonstration and
 ALiBi).
 

@@ -1,4 +1,4 @@
-"""Constants of chapter 11_real_model: what the chapter asks SmolLM2-135M-Instruct.
+"""Constants of chapter 12_real_model: what the chapter asks SmolLM2-135M-Instruct.
 
 These are the chapter's choices of prompts and settings, not measurements: every
 number the chapter states about the model is computed from the file
@@ -7,7 +7,7 @@ number the chapter states about the model is computed from the file
 
 from __future__ import annotations
 
-#: The chat prompt of section 11.2: one user message, in the model's own template.
+#: The chat prompt of section 12.2: one user message, in the model's own template.
 REAL_CHAT = ({"role": "user", "content": "What is the capital of France?"},)
 #: How many tokens the greedy answer may run to (it ends earlier at <|im_end|>).
 REAL_CHAT_STEPS = 24
@@ -30,7 +30,7 @@ REAL_TEMPERATURE_RANGE = (0.1, 2.0)
 REAL_TOP_K_MAX = 10
 REAL_TOP_P_RANGE = (0.1, 1.0)
 
-#: The induction test of section 11.5: random runs of tokens, each repeated once …
+#: The induction test of section 12.5: random runs of tokens, each repeated once …
 REAL_INDUCTION_SEQUENCES = 8
 REAL_INDUCTION_LENGTH = 32
 REAL_INDUCTION_SEED = 0

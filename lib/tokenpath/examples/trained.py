@@ -1,4 +1,4 @@
-"""Constants of chapter 10_trained_model: the book's own trained model.
+"""Constants of chapter 11_trained_model: the book's own trained model.
 
 Unlike the other chapters' teaching assignments, the model's weights are learned (by
 ``make model`` from the interpreter's standard library); what is chosen here is only
@@ -53,7 +53,7 @@ NEXT_TOP = 12
 NEXT_COVER = 0.9
 NEXT_TEMPERATURE_RANGE = (0.1, 2.0)
 
-#: Chapter 10's "Follow your own line" widget: the line it shows before the reader types
+#: Chapter 11's "Follow your own line" widget: the line it shows before the reader types
 #: (a realistic line of Python, not from the held-out files) …
 OWNLINE_DEFAULT = "        return [line.rstrip() for line in lines if line.strip()]"
 #: … the longest line it runs, in tokens (the model's own context caps it further) …

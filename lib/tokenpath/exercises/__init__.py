@@ -73,7 +73,7 @@ def exercise(name: str) -> Exercise:
     """The exercise called ``name``.
 
     >>> exercise("rope_head").chapter
-    5
+    6
     >>> exercise("rope")
     Traceback (most recent call last):
     ...
@@ -85,10 +85,10 @@ def exercise(name: str) -> Exercise:
 
 
 def for_chapter(chapter: int) -> tuple[Exercise, ...]:
-    """The exercises of chapter ``chapter`` (1 … 8), in order.
+    """The exercises of chapter ``chapter`` (1 … 9), in order.
 
     >>> [e.name for e in for_chapter(4)]
-    ['causal_mask', 'masked_attention', 'cache_mask']
+    ['causal_mask', 'masked_attention']
     """
     chapters = sorted({e.chapter for e in EXERCISES.values()})
     if isinstance(chapter, bool) or not isinstance(chapter, int) or chapter not in chapters:
@@ -145,13 +145,20 @@ class SolutionDisplay:
         return self.text()
 
 
-def show_solution(name: str) -> SolutionDisplay:
-    """Show the engine's own code that solves exercise ``name`` (read from the package
-    when the cell runs).
+def show_solution(name: str, *, engine: bool = False) -> SolutionDisplay:
+    """Show the code that solves exercise ``name`` (read from the package when the cell
+    runs): the minimal teaching solution when the exercise has one (the loop or the few
+    array lines a reader writes, no input checks), else, or with ``engine=True``, the
+    engine's own validated functions.
 
-    >>> print(show_solution("merge_pair").text().splitlines()[0])
+    >>> print(show_solution("merge_pair", engine=True).text().splitlines()[0])
     tokenpath/bpe/pairs.py · apply_merge
     """
     from ..lessons import show_source
 
-    return SolutionDisplay(show_source(obj) for obj in exercise(name).engine)
+    ex = exercise(name)
+    if not isinstance(engine, bool):
+        raise TypeError(f"engine must be True or False, got {type(engine).__name__}")
+    if ex.teaching is not None and not engine:
+        return SolutionDisplay([show_source(ex.teaching)])
+    return SolutionDisplay(show_source(obj) for obj in ex.engine)

@@ -219,7 +219,7 @@ def _diagonal_hidden(past, new):
 
 
 CACHE_MASK = Exercise(
-    "cache_mask", 4, "the KV-cache mask for P cached positions", _CACHE_STUB, att.cache_mask, (att.cache_mask,),
+    "cache_mask", 5, "the KV-cache mask for P cached positions", _CACHE_STUB, att.cache_mask, (att.cache_mask,),
     (Field("mask", "M", ("r", "j"), "bool"),), _cache_cases,
     (Mistake("the cache mask built from local indices", "you compared key j with the local row r (j <= r) "
              "instead of the query's absolute position past + r, so new queries lose the cached keys.",

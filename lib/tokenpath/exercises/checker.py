@@ -271,6 +271,7 @@ class Exercise:
     cases: Callable[[], tuple[Case, ...]]  # the worked example first, then seeded random cases
     mistakes: tuple[Mistake, ...] = ()
     figure: Callable | None = None  # figure(expected, got) -> a figure display, from the first case
+    teaching: Callable | None = None  # the minimal solution a chapter shows: the loop or array lines, no checks
     case_seconds: float = CASE_SECONDS
 
     # -- reading a result ----------------------------------------------------------

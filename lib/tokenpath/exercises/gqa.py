@@ -1,4 +1,4 @@
-"""Chapter 6's exercise: grouped-query attention without copying K/V. Query head ``h``
+"""Chapter 7's exercise: grouped-query attention without copying K/V. Query head ``h``
 reads K/V head ``h // (Hq/Hkv)``. The worked example is the chapter's random layer
 (seed :data:`~tokenpath.examples.gqa.GQA_SEED`: ``Hq = 8`` query heads, ``Hkv = 2``,
 ``T = 4``, causal); random cases vary the head counts (MQA's ``Hkv = 1`` and MHA's
@@ -53,7 +53,7 @@ def _cases() -> tuple[Case, ...]:
     rng = np.random.default_rng(ex.GQA_SEED)
     q = rng.standard_normal((ex.GQA_B, ex.FIG16_N_Q_HEADS, ex.GQA_T, ex.GQA_D_HEAD))[0]
     k, u = rng.standard_normal((2, ex.GQA_B, ex.FIG16_N_KV_HEADS, ex.GQA_T, ex.GQA_D_HEAD))[:, 0]
-    cases = [Case(f"the worked example (chapter 6: Hq = {ex.FIG16_N_Q_HEADS}, Hkv = {ex.FIG16_N_KV_HEADS}, "
+    cases = [Case(f"the worked example (chapter 7: Hq = {ex.FIG16_N_Q_HEADS}, Hkv = {ex.FIG16_N_KV_HEADS}, "
                   f"T = {ex.GQA_T}, causal)", (q, k, u, cache_mask(0, ex.GQA_T)))]
     rng = np.random.default_rng(16)
     for n, (hq, hkv, tq, tk, d) in enumerate([(4, 1, 3, 3, 2), (6, 3, 2, 5, 3), (2, 2, 3, 3, 1), (8, 4, 1, 6, 2)]):
@@ -105,7 +105,7 @@ def _modulo(q, k, v, m):
 
 
 GQA = Exercise(
-    "gqa_attention", 6, "grouped-query attention without copying K/V", _STUB, _reference, (grouped_attention,),
+    "gqa_attention", 7, "grouped-query attention without copying K/V", _STUB, _reference, (grouped_attention,),
     (Field("scores", "S = QKᵀ/√d_h", ("h", "i", "j")),
      Field("weights", "A = softmax(S)", ("h", "i", "j"), sums_to_one=True),
      Field("output", "O = AU", ("h", "i", "d"))),

@@ -1,4 +1,4 @@
-"""Chapter 8's exercise: top-k routing with the gates renormalised over the chosen
+"""Chapter 9's exercise: top-k routing with the gates renormalised over the chosen
 experts (a softmax over the chosen scores only). The worked example is figure 20's
 scores ``[2, 1, 0, −1]`` with ``k = 2``; random cases vary ``E_n`` and ``k`` (``k = 1`` and
 ``k = E_n`` included) and have tied scores, which go to the lower expert ID.
@@ -85,7 +85,7 @@ def _higher_id_on_ties(a, k):
 
 
 ROUTE_TOP_K = Exercise(
-    "route_top_k", 8, "top-k routing with renormalised gates", _STUB, _reference, (moe.route, moe.top_k),
+    "route_top_k", 9, "top-k routing with renormalised gates", _STUB, _reference, (moe.route, moe.top_k),
     (Field("chosen", "the chosen set S", ("rank",), "int"), Field("gates", "g_i", ("expert",), sums_to_one=True)),
     _cases,
     (Mistake("top-k without renormalising", "your gates are the chosen experts' probabilities under a softmax "

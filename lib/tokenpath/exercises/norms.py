@@ -1,4 +1,4 @@
-"""Chapter 7's exercises: RMSNorm and SwiGLU. The worked examples are figure 17's
+"""Chapter 8's exercises: RMSNorm and SwiGLU. The worked examples are figure 17's
 ``x = [3, 4]`` (γ = 1, ε = 0) and the chapter's SwiGLU shapes (``d = 8 → d_ff = 24 → 8``,
 seed :data:`~tokenpath.examples.norms.FFN_SEED`); random cases vary the widths, γ and ε
 (large enough, beside small features, that where ε goes shows).
@@ -57,7 +57,7 @@ def _rms(x, w, eps, centre=False, eps_inside=True, axis=-1, weighted=True):
 
 
 RMS_NORM = Exercise(
-    "rms_norm", 7, "RMSNorm", _RMS_STUB, _rms_reference, (rms_norm_trace,),
+    "rms_norm", 8, "RMSNorm", _RMS_STUB, _rms_reference, (rms_norm_trace,),
     (Field("mean_square", "mean(x²)", ("sequence", "position", "")), Field("rms", "RMS = √(mean(x²) + ε)", ("sequence", "position", "")),
      Field("output", "γ ⊙ x / RMS", ("sequence", "position", "feature"))),
     _rms_cases,
@@ -99,7 +99,7 @@ def _swiglu_cases() -> tuple[Case, ...]:
     x = rng.standard_normal((examples.B, examples.T, examples.D_MODEL))
     w_g, w_u = rng.standard_normal((2, examples.D_MODEL, examples.D_FF))
     w_d = rng.standard_normal((examples.D_FF, examples.D_MODEL))
-    cases = [Case(f"the worked example (chapter 7: x [{examples.B}, {examples.T}, {examples.D_MODEL}], "
+    cases = [Case(f"the worked example (chapter 8: x [{examples.B}, {examples.T}, {examples.D_MODEL}], "
                   f"d_ff = {examples.D_FF})", (x, w_g, w_u, w_d))]
     rng = np.random.default_rng(18)
     for n, (shape, d_ff) in enumerate([((3, 2), 4), ((4,), 6), ((2, 5), 1)]):
@@ -121,7 +121,7 @@ def _silu(a):
 
 
 SWIGLU = Exercise(
-    "swiglu", 7, "SwiGLU", _SWIGLU_STUB, _swiglu_reference, (swiglu_trace,),
+    "swiglu", 8, "SwiGLU", _SWIGLU_STUB, _swiglu_reference, (swiglu_trace,),
     (Field("gate", "a = x W_g", ("sequence", "position", "k")), Field("up", "c = x W_u", ("sequence", "position", "k")),
      Field("hidden", "SiLU(a) ⊙ c", ("sequence", "position", "k")), Field("output", "(SiLU(a) ⊙ c) W_d", ("sequence", "position", "feature"))),
     _swiglu_cases,

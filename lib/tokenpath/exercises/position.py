@@ -1,4 +1,4 @@
-"""Chapter 5's exercise: RoPE for one head with the rotate-half pairing the book uses
+"""Chapter 6's exercise: RoPE for one head with the rotate-half pairing the book uses
 (feature ``i`` turns with feature ``i + d_h/2`` by the angle ``p·θ_i``,
 ``θ_i = base^(−2i/d_h)``). The worked example is the chapter's four-wide case
 (``d_h = 4``, position 3, base 10000: angles ``[3, 0.03]``) with ``x = [1, 2, 3, 4]``;
@@ -90,7 +90,7 @@ def _exponent_i(x, positions, base):
 
 
 ROPE = Exercise(
-    "rope_head", 5, "RoPE for one head (rotate-half pairing)", _STUB, _reference, (rope, rope_angles),
+    "rope_head", 6, "RoPE for one head (rotate-half pairing)", _STUB, _reference, (rope, rope_angles),
     (Field("angles", "p·θ_i", ("row", "i")), Field("output", "RoPE(x, p)", ("row", "feature"))), _cases,
     (Mistake("RoPE's interleaved pairing where rotate_half is used", "you turned feature 2i with feature 2i + 1 "
              "(the adjacent pairing the RoPE paper writes); the book pairs feature i with feature i + d_h/2 "

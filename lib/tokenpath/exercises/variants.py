@@ -9,8 +9,8 @@ id (``zlib.crc32``, the same in every run), so ``variant(seed)`` is deterministi
 :func:`tokenpath.questions.for_chapter` gives each question its factory.
 
 >>> from tokenpath import questions
->>> q = questions.for_chapter("06_gqa")["gqa-head5"].variant(3)
->>> q.id, q.prompt == questions.for_chapter("06_gqa")["gqa-head5"].variant(3).prompt
+>>> q = questions.for_chapter("07_gqa")["gqa-head5"].variant(3)
+>>> q.id, q.prompt == questions.for_chapter("07_gqa")["gqa-head5"].variant(3).prompt
 ('gqa-head5@3', True)
 >>> q.check(q.answer_text()).status
 'right'
@@ -271,7 +271,7 @@ def variant(question: Question, seed: int) -> Question:
     numbers, the engine's answer, its id ``"<id>@<seed>"``.
 
     >>> from tokenpath import questions
-    >>> q = variant(questions.for_chapter("07_rmsnorm_swiglu")["norm-silu"], 0)
+    >>> q = variant(questions.for_chapter("08_rmsnorm_swiglu")["norm-silu"], 0)
     >>> q.id, q.kind, q.check(float(q.answer)).status
     ('norm-silu@0', 'number', 'right')
     """

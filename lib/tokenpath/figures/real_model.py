@@ -1,6 +1,6 @@
-"""Chapter 11's figures: SmolLM2-135M-Instruct run by the engine.
+"""Chapter 12's figures: SmolLM2-135M-Instruct run by the engine.
 
-* 27, its next-token distribution after a prompt: chapter 10's next-token view
+* 27, its next-token distribution after a prompt: chapter 11's next-token view
   (:func:`tokenpath.figures.trained_sampling.next_token_canvas`) drawn from
   :func:`tokenpath.lessons.real_model.next_token`, with top-k and top-p.
 * 28, the logit lens (:func:`tokenpath.lessons.real_model.logit_lens`): the rank and the

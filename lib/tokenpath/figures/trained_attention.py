@@ -221,7 +221,7 @@ def _axes(fig, box):
     return fig.add_axes((left / style.WIDTH, 1 - (top + h) / _HEIGHT, w / style.WIDTH, h / _HEIGHT))
 
 
-#: The figure's number in the book (chapter 10, after the next-token view).
+#: The figure's number in the book (chapter 11, after the next-token view).
 NUMBER = 25
 
 

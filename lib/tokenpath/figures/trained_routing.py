@@ -263,7 +263,7 @@ def update_routing(artists: dict, trace: T.RoutingView) -> None:
     artists["state"].set_text(_state_text(trace))
 
 
-#: The figure's number in the book (chapter 10, after the attention view).
+#: The figure's number in the book (chapter 11, after the attention view).
 NUMBER = 26
 
 

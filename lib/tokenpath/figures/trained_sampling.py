@@ -142,7 +142,7 @@ def _move_notes(art: dict, trace: T.NextToken) -> None:
 
 def state_line(trace: T.NextToken) -> str:
     """The line under the title that names the view's state: the prompt, the greedy steps
-    and T, or what a trace with its own ``settings()`` (chapter 11's, with top-k and
+    and T, or what a trace with its own ``settings()`` (chapter 12's, with top-k and
     top-p) says of itself."""
     trace = check_trace(trace, T.NextToken)
     if hasattr(trace, "settings"):
@@ -186,13 +186,13 @@ BARS = (1.45, 0.95, 3.0, 2.85)
 NOTES_X, NOTES_Y = 4.65, 0.9
 
 
-#: The figure's number in the book (chapter 10, after the loss figure).
+#: The figure's number in the book (chapter 11, after the loss figure).
 NUMBER = 24
 
 
 def next_token_canvas(trace: T.NextToken):
     """The next-token figure of ``trace`` on a new canvas: (figure, artists by name). Chapter
-    10's figure and chapter 11's (the same view of another model) are both drawn by it."""
+    11's figure and chapter 12's (the same view of another model) are both drawn by it."""
     trace = check_trace(trace, T.NextToken)
     fig, canvas = new_canvas(style.WIDTH, _HEIGHT)
     canvas.set_zorder(-1)

@@ -5,7 +5,7 @@ the tokenizer as typed metadata (``llama.block_count``, ``tokenizer.ggml.tokens`
 and the weights, most of them quantized in blocks. :func:`read_gguf` reads the header
 (:mod:`.reader`); :meth:`GGUFFile.dequantize` turns one tensor's blocks into float32
 (:mod:`.quants`). :func:`tokenpath.model.load` builds a model from such a file.
-Chapter 9 shows the header of the pretrained SmolLM2 file next to a safetensors header.
+Chapter 10 shows the header of the pretrained SmolLM2 file next to a safetensors header.
 
 The package is named ``gguf_format`` so that it never shadows the ``gguf`` package of
 llama.cpp, which the tests use as the reference.

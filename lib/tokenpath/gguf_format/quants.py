@@ -27,7 +27,7 @@ are equal bit for bit (the tests compare every type and the real file). Every fu
 works on all blocks at once, in chunks of :data:`CHUNK_BLOCKS` to bound the memory it
 needs beyond its output.
 
-The layouts are those of llama.cpp's ``ggml-quants.c``; chapter 9 shows where the
+The layouts are those of llama.cpp's ``ggml-quants.c``; chapter 10 shows where the
 pretrained SmolLM2 file uses them (Q4_1 for the projections, Q8_0 for the embedding).
 """
 

@@ -1,7 +1,7 @@
-"""Chapter 9's lessons: the chapter's tiny Llama (or Mixtral) and its tokenizer, built
+"""Chapter 10's lessons: the chapter's tiny Llama (or Mixtral) and its tokenizer, built
 from the teaching constants of :mod:`tokenpath.examples` with the engine's
 :func:`tokenpath.bpe.train` and :func:`tokenpath.model.random_model`; and the readings of
-the pretrained SmolLM2 GGUF file that sections 9.11–9.17 do by hand
+the pretrained SmolLM2 GGUF file that sections 10.11–10.17 do by hand
 (:mod:`tokenpath.lessons.model_files_gguf`).
 
 The tiny model is a teaching assignment, not any vendor's tokenizer or weights: a

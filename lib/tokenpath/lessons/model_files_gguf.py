@@ -1,4 +1,4 @@
-"""Chapter 9's readings of a GGUF file by hand (sections 9.11–9.17): the fixed first bytes,
+"""Chapter 10's readings of a GGUF file by hand (sections 10.11–10.17): the fixed first bytes,
 the storage each ggml type costs, one Q8_0 and one Q4_1 block turned into its 32
 weights, the rounding bound the block format implies over a whole matrix, and the check
 that llama.cpp's Q/K row order under its RoPE pairing gives the scores the book's order

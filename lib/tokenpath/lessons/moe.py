@@ -1,4 +1,4 @@
-"""Chapter 8's lessons: the traces its figures draw and its prose prints.
+"""Chapter 9's lessons: the traces its figures draw and its prose prints.
 
 Built on the engine's :mod:`tokenpath.moe`: the teaching table of expert outputs and
 the hand calculation with rounded gates of figure 20, and the top-1 boundary of
@@ -162,7 +162,7 @@ class DenseAsMixture:
 
 def dense_as_mixture(d: int, d_ff: int, *, n_experts: int, k: int) -> DenseAsMixture:
     """What a dense SwiGLU of width ``d_ff`` becomes as a top-``k``-of-``n_experts``
-    mixture with the same active width (chapter 8's aside): the same parameters run per
+    mixture with the same active width (chapter 9's aside): the same parameters run per
     token, ``n_experts / k`` times as many stored, plus a router.
 
     >>> m = dense_as_mixture(4, 6, n_experts=4, k=2)
@@ -203,7 +203,7 @@ class FileExperts:
 
 
 def file_experts(g: GGUFFile) -> FileExperts:
-    """Count the header key and the tensors of a mixture in the GGUF file ``g`` (chapter 8's aside).
+    """Count the header key and the tensors of a mixture in the GGUF file ``g`` (chapter 9's aside).
 
     >>> from ..gguf_format import read_gguf
     >>> from ..model.gguf_model import _tiny_gguf

@@ -1,9 +1,9 @@
-"""Chapter 7's lessons: a real model's RMSNorm gains and SwiGLU width.
+"""Chapter 8's lessons: a real model's RMSNorm gains and SwiGLU width.
 
-The toy norm of chapter 7 uses γ of ones. A trained Llama-style file stores one γ
+The toy norm of chapter 8 uses γ of ones. A trained Llama-style file stores one γ
 vector per norm: ``blk.N.attn_norm.weight`` before attention and
 ``blk.N.ffn_norm.weight`` before the feed-forward network of layer N, and
-``output_norm.weight`` before the head (GGUF's names; chapter 9 reads the file).
+``output_norm.weight`` before the head (GGUF's names; chapter 10 reads the file).
 :func:`model_norm_gains` reads those float vectors and summarises each one;
 :func:`ffn_ratio` is the SwiGLU width over the model width as an exact fraction.
 """
@@ -111,7 +111,7 @@ class NormGains:
 
 
 def model_norm_gains(g: GGUFFile) -> NormGains:
-    """Read every RMSNorm γ and ε of the Llama GGUF file ``g`` (chapter 7's aside).
+    """Read every RMSNorm γ and ε of the Llama GGUF file ``g`` (chapter 8's aside).
 
     >>> from ..model.gguf_model import _tiny_gguf
     >>> from ..gguf_format import read_gguf

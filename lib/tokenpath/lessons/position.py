@@ -1,4 +1,4 @@
-"""Chapter 5's lessons: the order-blind head, the RoPE discs of figure 15, and a real
+"""Chapter 6's lessons: the order-blind head, the RoPE discs of figure 15, and a real
 model's RoPE speeds.
 
 Built on the engine's :mod:`tokenpath.position` and :mod:`tokenpath.attention`: one
@@ -246,7 +246,7 @@ class ModelRope:
 
 
 def model_rope(config: LlamaConfig, *, reference_base: float = FIG15_BASE) -> ModelRope:
-    """The RoPE speeds of ``config``'s heads against ``reference_base`` (chapter 5's aside).
+    """The RoPE speeds of ``config``'s heads against ``reference_base`` (chapter 6's aside).
 
     >>> c = LlamaConfig(vocab_size=8, hidden_size=8, intermediate_size=8, num_hidden_layers=1,
     ...                 num_attention_heads=2, num_key_value_heads=1, rope_theta=100.0,

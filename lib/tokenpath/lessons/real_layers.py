@@ -6,7 +6,7 @@ Only what an aside needs is dequantized: the header alone gives every shape and 
 (:func:`file_counts`); :func:`embedding_table` dequantizes ``token_embd.weight``; and
 :func:`file_layer` the nine tensors of one layer, which :func:`real_head_weights` runs
 through :func:`tokenpath.decoder.decoder_layer`, the function chapter 3 runs on its toy
-layer. Chapter 9 reads the whole file and chapter 11 runs all 30 layers.
+layer. Chapter 10 reads the whole file and chapter 12 runs all 30 layers.
 """
 
 from __future__ import annotations

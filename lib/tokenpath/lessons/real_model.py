@@ -1,8 +1,8 @@
-"""Chapter 11's lessons: SmolLM2-135M-Instruct, the one pretrained model the book reads
+"""Chapter 12's lessons: SmolLM2-135M-Instruct, the one pretrained model the book reads
 (:mod:`tokenpath.pretrained`), run by the engine that ran the book's toy numbers.
 
 * :func:`real_model`: the GGUF file loaded once per process (:func:`tokenpath.model.load`).
-* :func:`file_summary`: what the file's header says, in a few lines (chapter 9 reads
+* :func:`file_summary`: what the file's header says, in a few lines (chapter 10 reads
   the format itself).
 * :func:`chat_answer`: a chat prompt in the model's own template, answered greedily.
 * :func:`next_token`: the next-token distribution after a prompt at a temperature,
@@ -173,7 +173,7 @@ def _chat_answer(messages: tuple, steps: int) -> ChatAnswer:
 
 @dataclass(frozen=True)
 class RealNextToken(NextToken):
-    """Chapter 10's next-token trace (:class:`~tokenpath.trained.NextToken`, which the
+    """Chapter 11's next-token trace (:class:`~tokenpath.trained.NextToken`, which the
     figure draws) after one of :data:`~tokenpath.examples.real_model.REAL_PROMPTS`, with
     the two cuts of sampling: ``top_k`` (None: none) and ``top_p`` (1: none). ``probs``
     is the distribution sampling draws from; ``kept`` how many IDs it leaves possible."""

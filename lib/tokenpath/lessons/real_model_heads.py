@@ -1,5 +1,5 @@
-"""Chapter 11's heads of SmolLM2-135M-Instruct, measured and tested by ablation, as
-chapter 10 tests its own model's heads (:mod:`tokenpath.trained.heads`,
+"""Chapter 12's heads of SmolLM2-135M-Instruct, measured and tested by ablation, as
+chapter 11 tests its own model's heads (:mod:`tokenpath.trained.heads`,
 :mod:`tokenpath.trained.ablation`, the same functions).
 
 The test: random runs of tokens, each repeated once

@@ -47,7 +47,7 @@ class KVCache:
 
     @property
     def nbytes(self) -> int:
-        """Bytes the keys and values take (chapter 6 counts them: 2 × layers × Hkv × P × d_h numbers)."""
+        """Bytes the keys and values take (chapter 7 counts them: 2 × layers × Hkv × P × d_h numbers)."""
         return int(sum(k.nbytes + v.nbytes for kv in self._kv if kv is not None for k, v in [kv]))
 
     def layer(self, i: int) -> tuple[np.ndarray, np.ndarray] | None:

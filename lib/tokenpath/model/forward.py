@@ -31,7 +31,7 @@ __all__ = [
 ]
 
 #: The largest model (in stored numbers) that computes in float64 unless told otherwise:
-#: the book's teaching models (chapter 9's 17,008 parameters, chapter 10's trained
+#: the book's teaching models (chapter 10's 17,008 parameters, chapter 11's trained
 #: mixture of experts), whose printed digits and whose stated agreement with
 #: ``transformers`` were measured in float64, and for which the copy costs nothing. A
 #: model past it (any real one: SmolLM2-135M stores 134,515,008) computes in float32, the
@@ -86,7 +86,7 @@ class Model:
 
     ``dtype`` is the precision the model computes in: ``np.float32`` or ``np.float64``.
     The default (None) is float64 for a model of at most :data:`FLOAT64_MAX_PARAMETERS`
-    numbers (the book's teaching models: the digits chapters 9 and 10 print, and their
+    numbers (the book's teaching models: the digits chapters 10 and 11 print, and their
     agreement with ``transformers`` to 1e-5, were measured in float64, and the copy costs
     nothing at that size) and float32 above it: a real model computes in its weights'
     own precision after loading, and float32 arrays are kept as they are, not copied.

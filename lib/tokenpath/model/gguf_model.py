@@ -21,7 +21,7 @@ A GGUF shape is ggml's ``ne`` reversed, which is already the ``[d_out, d_in]`` o
 ``nn.Linear`` weight, so nothing is transposed here.
 
 **The rows of W_Q and W_K are put back in Hugging Face's order.** RoPE turns pairs of
-coordinates of each head. Hugging Face's Llama (and the book, chapter 5's
+coordinates of each head. Hugging Face's Llama (and the book, chapter 6's
 ``rotate_half``) pairs coordinate ``i`` with ``i + d_h/2``; llama.cpp pairs neighbours
 ``2i`` and ``2i + 1``. So that the same weights give the same attention under its own
 pairing, llama.cpp's converter (``LlamaModel.permute`` in ``convert_hf_to_gguf.py``)

@@ -1,14 +1,14 @@
 """Every chapter's "Check yourself" questions, graded by :mod:`tokenpath.selfcheck`.
 
 One module per chapter, named like the chapter's modules of examples, figures and
-claims (:mod:`.bpe`, :mod:`.utf8`, :mod:`.embedding`, :mod:`.attention`,
+claims (:mod:`.bpe`, :mod:`.utf8`, :mod:`.embedding`, :mod:`.attention`, :mod:`.masks`,
 :mod:`.position`, :mod:`.gqa`, :mod:`.norms`, :mod:`.moe`, :mod:`.model`,
 :mod:`.trained`, :mod:`.real_model`), builds that chapter's questions with ``questions()``; each answer is
 computed by the engine's public functions at the moment the questions are built, never
 typed in. This module is what the chapters call: a chapter asks for its questions by
 its file name and grades the reader's answer in a cell:
 
->>> quiz = for_chapter("06_gqa")
+>>> quiz = for_chapter("07_gqa")
 >>> quiz["gqa-head5"].check(1).status, quiz["gqa-head5"].check(0).status
 ('right', 'not yet')
 
@@ -24,7 +24,7 @@ from typing import Callable
 
 from ..exercises.variants import VARIANTS, variant
 from ..selfcheck import Question
-from . import attention, bpe, embedding, gqa, model, moe, norms, position, real_model, trained, utf8
+from . import attention, bpe, embedding, gqa, masks, model, moe, norms, position, real_model, trained, utf8
 
 __all__ = ["CHAPTERS", "for_chapter"]
 
@@ -34,13 +34,14 @@ CHAPTERS: dict[str, Callable[[], tuple[Question, ...]]] = {
     "02_utf8_splits": utf8.questions,
     "03_embedding_lookup": embedding.questions,
     "04_attention": attention.questions,
-    "05_rope_discs": position.questions,
-    "06_gqa": gqa.questions,
-    "07_rmsnorm_swiglu": norms.questions,
-    "08_moe_routing": moe.questions,
-    "09_model_files": model.questions,
-    "10_trained_model": trained.questions,
-    "11_real_model": real_model.questions,
+    "05_masks": masks.questions,
+    "06_rope_discs": position.questions,
+    "07_gqa": gqa.questions,
+    "08_rmsnorm_swiglu": norms.questions,
+    "09_moe_routing": moe.questions,
+    "10_model_files": model.questions,
+    "11_trained_model": trained.questions,
+    "12_real_model": real_model.questions,
 }
 
 
@@ -49,7 +50,7 @@ def for_chapter(chapter: str) -> dict[str, Question]:
     in the order the chapter asks them.
 
     >>> list(for_chapter("04_attention"))
-    ['att-A10', 'att-reads', 'att-cache-row', 'att-longer', 'att-A20', 'att-target', 'att-axis', 'att-cache-dropped']
+    ['att-A10', 'att-longer', 'att-A20', 'att-scale']
     """
     if chapter not in CHAPTERS:
         raise ValueError(f"chapter must be one of {sorted(CHAPTERS)}, got {chapter!r}")

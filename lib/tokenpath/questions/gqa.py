@@ -1,4 +1,4 @@
-"""Chapter 6's "Check yourself" questions (``06_gqa``): which K/V head a query head reads,
+"""Chapter 7's "Check yourself" questions (``07_gqa``): which K/V head a query head reads,
 weights per sequence, the MQA cache and a refused pair. Every answer is computed by the
 engine when the questions are built.
 """

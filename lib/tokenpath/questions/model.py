@@ -1,4 +1,4 @@
-"""Chapter 9's "Check yourself" questions (``09_model_files``): where the tensor data
+"""Chapter 10's "Check yourself" questions (``10_model_files``): where the tensor data
 starts, the tied head, a config edit, a mismatched layer count and the tiny tokenizer's
 partial characters; then, on the pretrained GGUF file, where llama.cpp's row order puts a
 row of W_Q, and two weights of a Q4_1 block read by hand. Every answer is computed by the

@@ -1,4 +1,4 @@
-"""Chapter 8's "Check yourself" questions (``08_moe_routing``): a gate renormalised inside
+"""Chapter 9's "Check yourself" questions (``09_moe_routing``): a gate renormalised inside
 a set of three, the router's gradient at top-1 with in-set gates, why figure 22 stores
 four experts and what a capacity of one drops. Every answer is computed by the engine
 when the questions are built.
@@ -69,7 +69,7 @@ def questions() -> tuple[Question, ...]:
                                        capacity=ex.FIG22_CAPACITY)
     q4 = exact(
         "moe-dropped",
-        f"Section 8.4: the second token has the scores {fmt.vec(ex.FIG22_CANDIDATES[0])} and every expert accepts "
+        f"Section 9.4: the second token has the scores {fmt.vec(ex.FIG22_CANDIDATES[0])} and every expert accepts "
         f"at most {ex.FIG22_CAPACITY} token. How many (token, expert) assignments are dropped?",
         len(crowded.dropped),
         source=(f"moe_dispatch.route_batch(np.vstack([FIG22_SCORES[0], FIG22_CANDIDATES[0]]), {ex.FIG22_K}, "

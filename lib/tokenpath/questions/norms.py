@@ -1,4 +1,4 @@
-"""Chapter 7's "Check yourself" questions (``07_rmsnorm_swiglu``): RMSNorm and LayerNorm of
+"""Chapter 8's "Check yourself" questions (``08_rmsnorm_swiglu``): RMSNorm and LayerNorm of
 [30, 40], two features under LayerNorm, a negative gate, and the residual add's shape
 rule. Every answer is computed by the engine when the questions are built.
 """

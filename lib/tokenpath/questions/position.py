@@ -1,4 +1,4 @@
-"""Chapter 5's "Check yourself" questions (``05_rope_discs``): the RoPE score at a
+"""Chapter 6's "Check yourself" questions (``06_rope_discs``): the RoPE score at a
 distance, order blindness, a position past a learned table, the speed of two pairs, and
 where ALiBi moves a row's weight. Every answer is computed by the engine when the
 questions are built.
@@ -44,7 +44,7 @@ def questions() -> tuple[Question, ...]:
                 why=(f"The table {'refuses' if refused else 'accepts'} position 8. RoPE needs no row: the angle of pair "
                      "i is the position times θ_i, defined for every position."))
     theta = P.rope_frequencies(ex.ROPE_EXAMPLE_HEAD_DIM, ex.ROPE_EXAMPLE_BASE)
-    q4 = exact("rope-speed", "In the four-wide example of section 5.4, how many times faster does pair 0 turn than "
+    q4 = exact("rope-speed", "In the four-wide example of section 6.4, how many times faster does pair 0 turn than "
                "pair 1?",
                round(float(theta[0] / theta[1]), 9),
                source="position.rope_frequencies(ROPE_EXAMPLE_HEAD_DIM, ROPE_EXAMPLE_BASE)", hint="a whole number",

@@ -1,4 +1,4 @@
-"""Chapter 11's "Check yourself" questions (``11_real_model``): the tokens the chat
+"""Chapter 12's "Check yourself" questions (``12_real_model``): the tokens the chat
 template adds, what a nucleus leaves, where the logit lens first finds the answer among
 its top ten, and the layer of the strongest induction head. Every answer is computed by
 the engine (and the committed measurements) when the questions are built.
@@ -22,7 +22,7 @@ def questions() -> tuple[Question, ...]:
     answer = R.chat_answer()
     asked = m.encode(ex.REAL_CHAT[0]["content"])
     added = int(answer.prompt_ids.size - asked.size)
-    q1 = exact("real-template", "Section 11.2's chat prompt: encode its question on its own with `m.encode` and "
+    q1 = exact("real-template", "Section 12.2's chat prompt: encode its question on its own with `m.encode` and "
                "compare with `answer.prompt_ids.size`. How many tokens did the template add around the question?", added,
                source="answer.prompt_ids.size - m.encode(question).size", hint="a whole number of tokens",
                why=f"The prompt holds {answer.prompt_ids.size} tokens and the question alone encodes to "

@@ -1,4 +1,4 @@
-"""Chapter 10's "Check yourself" questions (``10_trained_model``): the experts' share of
+"""Chapter 11's "Check yourself" questions (``11_trained_model``): the experts' share of
 the stored parameters, the first loss against ln V, spaces against tabs, what the named
 head's query reads, the most previous-token-like head of the last layer, one line's
 expert load, and the least-loaded expert of the routing figure's layer. Every answer is
@@ -31,7 +31,7 @@ def questions() -> tuple[Question, ...]:
     folder = T.trained_folder()
     count = T.count_moe_parameters(folder)
     share = count.experts / count.total
-    q1 = number("trained-expert-share", "From `count` (section 10.2), what share of the stored parameters sits in the experts?", share,
+    q1 = number("trained-expert-share", "From `count` (section 11.2), what share of the stored parameters sits in the experts?", share,
                 tolerance=0.005, source="count.experts / count.total", hint="a number between 0 and 1",
                 why=f"{count.layers} layers × {count.num_experts} experts × {count.per_expert:,} = {count.experts:,} "
                     f"of {count.total:,} stored numbers. With twice the experts and the same top-k, the stored "

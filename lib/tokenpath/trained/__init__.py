@@ -1,4 +1,4 @@
-"""The book's own trained model, for the reader (chapter 10): its committed folder and
+"""The book's own trained model, for the reader (chapter 11): its committed folder and
 what the chapter measures in it. Pure NumPy and the standard library: reading the
 folder needs no PyTorch; training it is :mod:`tokenpath._train` (``make model``).
 

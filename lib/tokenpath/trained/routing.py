@@ -120,7 +120,7 @@ def _measured_routing(folder: Path) -> RoutingStats:
     return RoutingStats(tokens, top_k, load, changes)
 
 
-# ------------------------------------------- routing of a line and of the held-out text (chapter 8)
+# ------------------------------------------- routing of a line and of the held-out text (chapter 9)
 
 @dataclass(frozen=True)
 class Routes:
@@ -129,7 +129,7 @@ class Routes:
 
     ``probs[l, t]`` is the softmax of layer ``l``'s router scores for token ``t`` over
     *all* experts (before the choice); ``chosen[l, t]`` the top-k experts, best first;
-    ``gates[l, t]`` their gates, renormalised inside the chosen set (chapter 8)."""
+    ``gates[l, t]`` their gates, renormalised inside the chosen set (chapter 9)."""
     pieces: tuple[str, ...]  # [T] the tokens' texts
     probs: np.ndarray      # [L, T, E] router probabilities over all experts
     chosen: np.ndarray     # [L, T, k] chosen experts, best first

@@ -1,4 +1,4 @@
-"""What the trained model predicts after a prompt (chapter 10): the engine's own greedy
+"""What the trained model predicts after a prompt (chapter 11): the engine's own greedy
 tokens after each of the chapter's prompts (:func:`greedy_steps`, checked against the
 recorded completions) and the next-token distribution after any of them at any
 temperature (:func:`next_token`)."""
@@ -18,7 +18,7 @@ from ..examples import trained as ex
 from .files import _folder, _pieces, committed_model, read_samples
 
 
-# ------------------------------------------- the next-token distribution after a prompt (chapter 10)
+# ------------------------------------------- the next-token distribution after a prompt (chapter 11)
 
 def _entropy(p) -> float:
     """Entropy in nats of a distribution ``p [V]`` (0 log 0 = 0)."""
@@ -26,7 +26,7 @@ def _entropy(p) -> float:
 
 
 def _top_and_cover(logits, probs, probs_t1, top: int, cover_share: float):
-    """What the next-token view reads off one distribution (chapters 10 and 11): the IDs of
+    """What the next-token view reads off one distribution (chapters 11 and 12): the IDs of
     the ``top`` largest ``logits [V]``, best first (lower ID among equals), their ``probs``
     and ``probs_t1``, and the fewest IDs whose ``probs`` hold at least ``cover_share``.
     The arrays are made read-only, ``probs`` and ``probs_t1`` included."""

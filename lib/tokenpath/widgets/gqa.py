@@ -1,4 +1,4 @@
-"""Widget of chapter 06_gqa: the numbers of query heads and K/V heads of figure 16.
+"""Widget of chapter 07_gqa: the numbers of query heads and K/V heads of figure 16.
 
 Two integer sliders make one :class:`~tokenpath.widgets.Controls` whose value is the
 pair ``(n_q_heads, n_kv_heads)``. The Hkv slider offers only the divisors of Hq, the

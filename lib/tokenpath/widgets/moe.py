@@ -1,4 +1,4 @@
-"""Widgets of chapter 08_moe_routing: δ at the top-1 boundary (figure 21), the number of
+"""Widgets of chapter 09_moe_routing: δ at the top-1 boundary (figure 21), the number of
 experts and k of one token's routing (figure 20), and the second token of a batch
 (figure 22).
 

@@ -1,4 +1,4 @@
-"""Widgets of chapter 07_rmsnorm_swiglu, both on figure 17: the two entries of x for
+"""Widgets of chapter 08_rmsnorm_swiglu, both on figure 17: the two entries of x for
 RMSNorm (beside LayerNorm), and the gate pre-activation of one SwiGLU feature."""
 
 from __future__ import annotations

@@ -1,4 +1,4 @@
-"""Widget of chapter 10_trained_model, "Follow your own line": a text box whose line runs
+"""Widget of chapter 11_trained_model, "Follow your own line": a text box whose line runs
 through the book's trained model (:func:`tokenpath.ownline.line_trace`), shown as HTML.
 
 The reader types one line of Python; the view shows its tokens, each token's surprisal
@@ -218,7 +218,7 @@ class OwnLine:
         from .. import trained as T
 
         self.model = T.committed_model() if model is None else model
-        self.ids = bool(ids)  # show each token's ID (chapter 11's real model)
+        self.ids = bool(ids)  # show each token's ID (chapter 12's real model)
         config = self.model.config
         layout = ipywidgets.Layout(width="36em")
         style = {"description_width": "5em"}

@@ -1,4 +1,4 @@
-"""Widgets of chapter 05_rope_discs: figure 15's panel (b) with sliders for the
+"""Widgets of chapter 06_rope_discs: figure 15's panel (b) with sliders for the
 relative distance and the frequency ω, and panel (c) with sliders for the pair index
 and the base. Each panel's two sliders are one :class:`~tokenpath.widgets.Controls`."""
 

@@ -1,8 +1,8 @@
-"""Widgets of chapter 11_real_model: SmolLM2's next-token view with the sliders of
-sampling (prompt, temperature, top-k, top-p), and the typed-line widget of chapter 10 on
+"""Widgets of chapter 12_real_model: SmolLM2's next-token view with the sliders of
+sampling (prompt, temperature, top-k, top-p), and the typed-line widget of chapter 11 on
 the real model (:func:`real_own_line`).
 
-The next-token view is chapter 10's figure and widget regions
+The next-token view is chapter 11's figure and widget regions
 (:mod:`tokenpath.widgets.trained_sampling`) on :func:`tokenpath.lessons.real_model.next_token`:
 each prompt runs forward once; a slider step only recomputes one row's distribution
 and moves the artists.
@@ -68,7 +68,7 @@ def real_next_token(prompt: int = 0, temperature: float = ex.REAL_TEMPERATURE, t
 
 
 def real_own_line(line: str = ex.REAL_OWNLINE_DEFAULT) -> OwnLine:
-    """Chapter 10's "Follow your own line" widget on SmolLM2 (:func:`tokenpath.widgets.own_line`
+    """Chapter 11's "Follow your own line" widget on SmolLM2 (:func:`tokenpath.widgets.own_line`
     with the real model): tokens with IDs, surprisal, the top 5 next tokens and one
     head's weights, for any line of text.
 

@@ -1,4 +1,4 @@
-"""Widget of chapter 04_attention, section 4.5: layer, head and query position of
+"""Widget of chapter 11_trained_model, section 11.7: layer, head and query position of
 the attention figure (the attention of the book's trained model on a held-out line).
 
 The forward pass over the line runs once, when the figure is built; every head's

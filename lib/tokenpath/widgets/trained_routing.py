@@ -1,5 +1,5 @@
-"""Widget of chapter 08_moe_routing: the trained model's routing of a held-out line
-(its figure in chapter 10), with sliders for the layer and the line.
+"""Widget of chapter 09_moe_routing: the trained model's routing of a held-out line
+(its figure in chapter 11), with sliders for the layer and the line.
 
 A line's first visit runs the windows of the sample pass that hold it through the model
 (cached by :mod:`tokenpath.trained`); the load and change rate over the whole sample are

@@ -1,4 +1,4 @@
-"""Widget of chapter 10_trained_model, section 10.5: prompt, greedy step and temperature
+"""Widget of chapter 11_trained_model, section 11.5: prompt, greedy step and temperature
 of the trained model's next-token figure (the trained model's next-token distribution).
 
 Each prompt's forward pass runs once, the first time the prompt is shown

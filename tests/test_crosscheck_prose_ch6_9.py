@@ -1,8 +1,8 @@
-"""What chapters 5–8 say about Hugging Face's models, checked against transformers:
-that not every model rotates every feature of every layer (section 5.4), and
+"""What chapters 6–9 say about Hugging Face's models, checked against transformers:
+that not every model rotates every feature of every layer (section 6.4), and
 that Llama's RMSNorm weight starts at ones where Gemma's stored offset starts at zeros
-(section 7.1), and that OLMo's norm has no weight at all (section 7.4); and what chapter 8's aside reads as a mixture's GGUF names, checked
-against llama.cpp's `gguf` package (section 8.2).
+(section 8.1), and that OLMo's norm has no weight at all (section 8.4); and what chapter 9's aside reads as a mixture's GGUF names, checked
+against llama.cpp's `gguf` package (section 9.2).
 
 transformers is an optional extra (`pip install -e '.[crosscheck]'`); without it these
 tests are skipped with a visible reason. CI installs it.

@@ -1,7 +1,7 @@
-"""What chapters 4, 6 and 8 say about PyTorch and Hugging Face, checked against them:
-a query row that sees no key (section 4.3), when Hugging Face passes ``enable_gqa`` and what it and ``repeat_kv`` do
-with the shared heads (section 6.2), and which experts Adam and AdamW move when no
-token chose them (section 8.4).
+"""What chapters 5, 7 and 9 say about PyTorch and Hugging Face, checked against them:
+a query row that sees no key (section 5.2), when Hugging Face passes ``enable_gqa`` and what it and ``repeat_kv`` do
+with the shared heads (section 7.2), and which experts Adam and AdamW move when no
+token chose them (section 9.4).
 
 torch and transformers are optional extras (`pip install -e '.[crosscheck]'`); without
 them these tests are skipped with a visible reason. CI installs them.
@@ -30,7 +30,7 @@ def _qkv(seed, h_q=1, h_kv=1, t=3, d_h=2):
     return q, k, v
 
 
-# ---------------------------------------------------------------- 4.3: a row with no key
+# ---------------------------------------------------------------- 5.2: a row with no key
 
 #: Query row 0 sees nothing (left padding without its diagonal); rows 1 and 2 see keys.
 EMPTY_ROW0 = [[False, False, False], [False, True, False], [False, True, True]]

@@ -1,21 +1,21 @@
-"""Chapter 9's statements about GGUF, llama.cpp, safetensors and transformers, checked against
-them (sections 9.1, 9.2, 9.10 and 9.11–9.17):
+"""Chapter 10's statements about GGUF, llama.cpp, safetensors and transformers, checked against
+them (sections 10.1, 10.2, 10.10 and 10.11–10.17):
 
-* the files ``save_pretrained`` writes, and ``rope_parameters`` (section 9.1); ``torch.load``
-  refusing a pickled object that is not a tensor or plain container (section 9.2);
+* the files ``save_pretrained`` writes, and ``rope_parameters`` (section 10.1); ``torch.load``
+  refusing a pickled object that is not a tensor or plain container (section 10.2);
 * the by-hand Q8_0 and Q4_1 readers (``lessons.model_files_gguf``) read blocks as the
   ``gguf`` package (llama.cpp's Python quantizer, written after ``ggml-quants.c``'s
   reference quantizers) writes them: Δ, m, low nibbles first;
-* ``safetensors`` stores tensors widest dtype first, then by name (section 9.2);
+* ``safetensors`` stores tensors widest dtype first, then by name (section 10.2);
 * Mixtral's ``save_pretrained`` writes per-expert names while Transformers 5 holds the
-  experts fused, gate rows before up rows (section 9.10);
+  experts fused, gate rows before up rows (section 10.10);
 * the rounding bound the chapter states holds for that reference quantizer: every weight
   within Δ/2 plus the float16 rounding of Δ and m, and every block using its extreme
   codes;
 * ``unpermute_rows`` equals the reverse permutation of ``transformers``' GGUF loader
   (``TENSOR_PROCESSORS["llama"]``) and undoes llama.cpp's converter permutation (row i of
   a head's first half to 2i, of its second half to 2i + 1); the loader un-permutes only a
-  llama file's rows, not a qwen2 or qwen3 file's (section 9.15);
+  llama file's rows, not a qwen2 or qwen3 file's (section 10.15);
 * on the real file: the neighbour pairing on the file's rows gives the scores of
   ``rotate_half`` on the unpermuted rows, and the chapter's chat IDs (injection
   included) equal ``apply_chat_template``.
@@ -58,7 +58,7 @@ def quantized_file(tmp_path_factory):
     x8 = (rng.standard_normal((64, 128)) * 0.05).astype(np.float32)
     x4 = (rng.standard_normal((64, 128)) * 0.05).astype(np.float32)
     x4[3, 5] = 0.9  # one outlier: its block's step widens
-    path = write_gguf(tmp_path_factory.mktemp("ch9") / "q.gguf", tensors=[
+    path = write_gguf(tmp_path_factory.mktemp("ch10") / "q.gguf", tensors=[
         ("a.weight", gguf.quants.quantize(x8, T.Q8_0), T.Q8_0),
         ("b.weight", gguf.quants.quantize(x4, T.Q4_1), T.Q4_1)])
     return read_gguf(path), {"a.weight": x8, "b.weight": x4}
@@ -118,7 +118,7 @@ def test_unpermute_rows_equals_transformers_reverse_permute():
 
 @pytest.mark.heavy  # importing transformers takes seconds
 def test_transformers_unpermutes_q_and_k_of_a_llama_file_only():
-    """Section 9.15: the row order is the llama architecture's (llama.cpp's rope type NORM,
+    """Section 10.15: the row order is the llama architecture's (llama.cpp's rope type NORM,
     neighbour pairs); for a qwen2 file (rope type NEOX, the rotate_half pairing) the
     converter leaves the rows alone, and transformers' loader keeps them as stored."""
     processors = pytest.importorskip("transformers.modeling_gguf_pytorch_utils",
@@ -162,7 +162,7 @@ def test_the_chapters_chat_ids_and_injection_equal_apply_chat_template(smollm2_f
 
 
 def test_safetensors_stores_tensors_widest_dtype_first_then_by_name(tmp_path):
-    """Section 9.2: why lm_head.weight comes first in a file of float32 tensors."""
+    """Section 10.2: why lm_head.weight comes first in a file of float32 tensors."""
     from safetensors.numpy import save_file
 
     from tokenpath import safetensors_format as S
@@ -176,7 +176,7 @@ def test_safetensors_stores_tensors_widest_dtype_first_then_by_name(tmp_path):
 @pytest.mark.torch
 @pytest.mark.heavy  # importing transformers takes seconds
 def test_mixtral_save_pretrained_writes_per_expert_names_and_holds_them_fused(tmp_path):
-    """Section 9.10: the file has block_sparse_moe.experts.e.w1/w2/w3; in memory, Transformers 5
+    """Section 10.10: the file has block_sparse_moe.experts.e.w1/w2/w3; in memory, Transformers 5
     holds gate_up_proj [E, 2·d_ff, d] (each expert's gate rows, then its up rows) and down_proj."""
     transformers = pytest.importorskip("transformers", reason="needs the crosscheck extra (transformers)")
     torch = pytest.importorskip("torch", reason="needs the crosscheck extra (torch)")
@@ -205,7 +205,7 @@ def test_mixtral_save_pretrained_writes_per_expert_names_and_holds_them_fused(tm
 @pytest.mark.torch
 @pytest.mark.heavy  # importing transformers takes seconds
 def test_save_pretrained_writes_the_files_section_9_1_names(tmp_path):
-    """Section 9.1: a model's save_pretrained writes config.json, model.safetensors and
+    """Section 10.1: a model's save_pretrained writes config.json, model.safetensors and
     generation_config.json; a tokenizer's writes tokenizer.json and tokenizer_config.json;
     Transformers 5 keeps the RoPE base inside rope_parameters."""
     transformers = pytest.importorskip("transformers", reason="needs the crosscheck extra (transformers)")
@@ -227,7 +227,7 @@ def test_save_pretrained_writes_the_files_section_9_1_names(tmp_path):
 
 @pytest.mark.torch
 def test_torch_load_refuses_an_arbitrary_pickled_object_unless_told_otherwise(tmp_path):
-    """Section 9.2: torch.load reads tensors and plain containers, and refuses other pickled
+    """Section 10.2: torch.load reads tensors and plain containers, and refuses other pickled
     objects (which could run code when unpickled) unless weights_only=False."""
     torch = pytest.importorskip("torch", reason="needs the crosscheck extra (torch)")
     import pickle
@@ -245,7 +245,7 @@ class _Anything:
 
 
 def test_the_real_files_float32_tensors_are_its_one_axis_norm_weights(smollm2_file):
-    """Section 9.11: llama.cpp's quantizer (``src/llama-quant.cpp``) quantizes only tensors
+    """Section 10.11: llama.cpp's quantizer (``src/llama-quant.cpp``) quantizes only tensors
     of two or more axes and never a ``*_norm.weight``; the file's F32 tensors are exactly
     its one-axis tensors, all of them norm weights, and every other tensor is quantized."""
     g = read_gguf(smollm2_file)
