@@ -11,6 +11,7 @@ from collections import Counter
 import numpy as np
 
 from ..bpe import apply_merge
+from ..bpe.pairs import _merge_list
 from ..bpe import pair_counts as _engine_pair_counts
 from ..examples import bpe as ex
 from ..lessons.bpe import teach_merges
@@ -202,7 +203,7 @@ def _right_to_left(symbols, pair, new):
 
 
 MERGE_PAIR = Exercise(
-    "merge_pair", 1, "one BPE merge step", _MERGE_STUB, apply_merge, (apply_merge,),
+    "merge_pair", 1, "one BPE merge step", _MERGE_STUB, apply_merge, (apply_merge, _merge_list),
     (Field("symbols", "the merged word", (), "exact"),), _merge_cases,
     (Mistake("overlapping pairs merged twice", "your loop replaces (a, a) at every position where it starts, "
              "so a a a gives aa aa: the second a is used twice; after a replacement skip past both symbols.",
