@@ -162,15 +162,8 @@ def _string_replace(symbols, pair, new):
 
 
 def _joined_equals_new(symbols, pair, new):
-    out, i = [], 0
-    while i < len(symbols):
-        if i + 1 < len(symbols) and symbols[i] + symbols[i + 1] == new:
-            out.append(new)
-            i += 2
-        else:
-            out.append(symbols[i])
-            i += 1
-    return tuple(out)
+    halves = next(((a, b) for a, b in zip(symbols, symbols[1:]) if a + b == new), None)
+    return tuple(symbols) if halves is None else merge_pair(symbols, halves, new)
 
 
 def _overlapping_twice(symbols, pair, new):
