@@ -95,6 +95,31 @@ def merge_from_right(symbols, pair, new):
     return tuple(out)
 
 
+def pairs_over_the_corpus(words):
+    corpus = []
+    for w, n in words.items():
+        corpus += list(w) * n
+    d = Counter()
+    for i in range(len(corpus) - 1):
+        d[(corpus[i], corpus[i + 1])] += 1
+    return d
+
+
+def merge_by_replace(symbols, pair, new):
+    text = " ".join(symbols)
+    return tuple(text.replace(pair[0] + " " + pair[1], new).split(" "))
+
+
+def merge_by_letters(symbols, pair, new):
+    out = []
+    for s in symbols:
+        if out and out[-1] + s == new and out[-1] != new:
+            out[-1] = new
+        else:
+            out.append(s)
+    return tuple(out)
+
+
 # ------------------------------------------------------------------- chapter 2
 
 def decode_each_strictly(tokenizer, ids):
@@ -396,6 +421,9 @@ TWINS = [
     ("merge_pair", "the pair's second symbol kept", merge_keeps_second),
     ("merge_pair", "only the first occurrence merged", merge_once),
     ("merge_pair", "merged right to left", merge_from_right),
+    ("pair_counts", "pairs counted across word boundaries", pairs_over_the_corpus),
+    ("merge_pair", "the pair found in the joined text", merge_by_replace),
+    ("merge_pair", "the pair recognised by its letters", merge_by_letters),
     ("decode", "per-token decoding", decode_each),
     ("decode", "per-token decoding, strict", decode_each_strictly),
     ("decode", "invalid bytes dropped", decode_ignoring),
