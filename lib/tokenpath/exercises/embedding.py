@@ -43,6 +43,13 @@ def _embed_cases() -> tuple[Case, ...]:
     return tuple(cases)
 
 
+def embed(table, ids):
+    """The teaching solution: row s[b, t] of E for every position."""
+    E, s = table, ids
+    X = E[s]  # indexing with an array of IDs picks one row per ID, in the IDs' shape
+    return X
+
+
 EMBED = Exercise(
     "embed", 3, "the embedding lookup", _EMBED_STUB, lookup, (lookup,),
     (Field("rows", "X = E[s]", ("b", "t", "f")),), _embed_cases,
@@ -53,6 +60,7 @@ EMBED = Exercise(
      Mistake("the rows scaled by √d", "you multiplied the rows by √d, as the original Transformer paper does "
              "after the lookup; the chapter's lookup returns the rows as stored.",
              lambda table, ids: np.asarray(table)[np.asarray(ids)] * math.sqrt(np.asarray(table).shape[-1]))),
+    teaching=embed,
 )
 
 # ----------------------------------------------------- cross-entropy at one position
@@ -113,6 +121,14 @@ def _log10(z, y):
     return {"probs": p, "loss": float(-np.log10(p[y]))}
 
 
+def cross_entropy_one(logits, target):
+    """The teaching solution: a softmax with the maximum subtracted, then −log p[y]."""
+    z, y = logits, target
+    e = np.exp(z - np.max(z))  # the largest exponent is 0: no overflow
+    p = e / np.sum(e)
+    return {"probs": p, "loss": -np.log(p[y])}
+
+
 CROSS_ENTROPY = Exercise(
     "cross_entropy_one", 3, "cross-entropy for one position", _CE_STUB, _ce_reference, (cross_entropy,),
     (Field("probs", "p = softmax(z)", ("v",), sums_to_one=True), Field("loss", "−log p[y]", ())),
@@ -124,6 +140,7 @@ CROSS_ENTROPY = Exercise(
      Mistake("softmax without subtracting the maximum", "exp(1000) overflows to inf and inf/inf is NaN; "
              "subtract max(z) first, which changes no probability.", _no_max),
      Mistake("log base 10", "you took log₁₀; cross-entropy in the chapter uses the natural log (nats).", _log10)),
+    teaching=cross_entropy_one,
 )
 
 EXERCISES = (EMBED, CROSS_ENTROPY)

@@ -104,6 +104,21 @@ def _modulo(q, k, v, m):
     return {name: np.stack([o[name] for o in heads]) for name in heads[0]}
 
 
+def gqa_attention(query, key, value, mask):
+    """The teaching solution: the query heads viewed as [Hkv, Hq/Hkv, T_q, d_h] groups,
+    each group's K and U broadcast over its heads (no copy)."""
+    Hq, T_q, d_h = query.shape
+    Hkv = key.shape[0]
+    Q = query.reshape(Hkv, Hq // Hkv, T_q, d_h)  # head h is row h % (Hq/Hkv) of group h // (Hq/Hkv)
+    K, U = key[:, None], value[:, None]  # [Hkv, 1, T_k, ·]: one K/V head per group
+    S = Q @ np.swapaxes(K, -1, -2) / np.sqrt(d_h)
+    S_masked = np.where(mask, S, -np.inf)
+    E = np.exp(S_masked - S_masked.max(axis=-1, keepdims=True))
+    A = E / E.sum(axis=-1, keepdims=True)  # softmax over the keys j
+    O = A @ U
+    return {"scores": S.reshape(Hq, T_q, -1), "weights": A.reshape(Hq, T_q, -1), "output": O.reshape(Hq, T_q, -1)}
+
+
 GQA = Exercise(
     "gqa_attention", 7, "grouped-query attention without copying K/V", _STUB, _reference, (grouped_attention,),
     (Field("scores", "S = QKᵀ/√d_h", ("h", "i", "j")),
@@ -121,6 +136,7 @@ GQA = Exercise(
              lambda q, k, v, m: _grouped(q, k, v, m, scale=False)),
      Mistake("softmax over the query axis", "your softmax normalised over the queries i (axis −2); each row "
              "of A sums over the keys j (the last axis).", lambda q, k, v, m: _grouped(q, k, v, m, axis=-2))),
+    teaching=gqa_attention,
 )
 
 EXERCISES = (GQA,)

@@ -84,6 +84,16 @@ def _higher_id_on_ties(a, k):
     return {"chosen": c, "gates": _gates_over(a, c, among_all=False)}
 
 
+def route_top_k(scores, k):
+    """The teaching solution: the k highest scores, then a softmax over those k only."""
+    a = scores
+    chosen = np.argsort(-a, kind="stable")[:k]  # highest first; a stable sort keeps ties in ID order
+    e = np.exp(a[chosen] - a[chosen].max())
+    gates = np.zeros(len(a))
+    gates[chosen] = e / e.sum()  # renormalised over the chosen experts
+    return {"chosen": chosen, "gates": gates}
+
+
 ROUTE_TOP_K = Exercise(
     "route_top_k", 9, "top-k routing with renormalised gates", _STUB, _reference, (moe.route, moe.top_k),
     (Field("chosen", "the chosen set S", ("rank",), "int"), Field("gates", "g_i", ("expert",), sums_to_one=True)),
@@ -100,6 +110,7 @@ ROUTE_TOP_K = Exercise(
      Mistake("ties broken towards the higher ID", "reversing an ascending sort puts the higher of two equal "
              "scores first; the chapter gives a tie to the lower expert ID (a stable sort of −a).",
              _higher_id_on_ties)),
+    teaching=route_top_k,
     figure=lambda case, expected, got: _routing_figure(case, expected, got),
 )
 

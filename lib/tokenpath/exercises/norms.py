@@ -56,6 +56,13 @@ def _rms(x, w, eps, centre=False, eps_inside=True, axis=-1, weighted=True):
     return {"mean_square": ms, "rms": rms, "output": out}
 
 
+def rms_norm(x, weight, eps):
+    """The teaching solution: the mean of the squares over the features, its root, then γ ⊙ x / RMS."""
+    mean_square = np.mean(x**2, axis=-1, keepdims=True)
+    rms = np.sqrt(mean_square + eps)
+    return {"mean_square": mean_square, "rms": rms, "output": weight * x / rms}
+
+
 RMS_NORM = Exercise(
     "rms_norm", 8, "RMSNorm", _RMS_STUB, _rms_reference, (rms_norm_trace,),
     (Field("mean_square", "mean(x²)", ("sequence", "position", "")), Field("rms", "RMS = √(mean(x²) + ε)", ("sequence", "position", "")),
@@ -70,6 +77,7 @@ RMS_NORM = Exercise(
              "over the features of one position, the last axis.", lambda x, w, eps: _rms(x, w, eps, axis=0)),
      Mistake("γ left out", "your output is x / RMS without the weight; multiply feature by feature by γ.",
              lambda x, w, eps: _rms(x, w, eps, weighted=False))),
+    teaching=rms_norm,
 )
 
 # ------------------------------------------------------------------ SwiGLU
@@ -120,6 +128,14 @@ def _silu(a):
     return a / (1.0 + np.exp(-a))
 
 
+def swiglu(x, w_gate, w_up, w_down):
+    """The teaching solution: SiLU on the gate branch, times the up branch, then down."""
+    a = x @ w_gate  # the gate pre-activation
+    c = x @ w_up  # the content
+    hidden = a / (1 + np.exp(-a)) * c  # SiLU(a) = a·σ(a), then ⊙ c
+    return {"gate": a, "up": c, "hidden": hidden, "output": hidden @ w_down}
+
+
 SWIGLU = Exercise(
     "swiglu", 8, "SwiGLU", _SWIGLU_STUB, _swiglu_reference, (swiglu_trace,),
     (Field("gate", "a = x W_g", ("sequence", "position", "k")), Field("up", "c = x W_u", ("sequence", "position", "k")),
@@ -132,6 +148,7 @@ SWIGLU = Exercise(
              lambda x, wg, wu, wd: _ffn(x, wg, wu, wd, lambda a: 1.0 / (1.0 + np.exp(-a)))),
      Mistake("ReLU instead of SiLU", "you gated with max(a, 0) (ReGLU); SiLU(a) = a·σ(a) is smooth and lets "
              "a little of a negative a through.", lambda x, wg, wu, wd: _ffn(x, wg, wu, wd, lambda a: np.maximum(a, 0.0)))),
+    teaching=swiglu,
 )
 
 EXERCISES = (RMS_NORM, SWIGLU)

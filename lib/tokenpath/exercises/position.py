@@ -89,6 +89,18 @@ def _exponent_i(x, positions, base):
     return {"angles": ang, "output": _rotate(x, ang)}
 
 
+def rope_head(x, positions, base):
+    """The teaching solution: the angles p·θ_i, then each pair (i, i + d_h/2) turned."""
+    d_h = x.shape[-1]
+    i = np.arange(d_h // 2)
+    theta = base ** (-2 * i / d_h)  # one frequency per pair
+    angles = np.outer(positions, theta)  # p·θ_i, [T, d_h/2]
+    cos, sin = np.cos(angles), np.sin(angles)
+    a, b = x[:, : d_h // 2], x[:, d_h // 2 :]  # pair i: feature i with feature i + d_h/2
+    output = np.concatenate([a * cos - b * sin, a * sin + b * cos], axis=-1)
+    return {"angles": angles, "output": output}
+
+
 ROPE = Exercise(
     "rope_head", 6, "RoPE for one head (rotate-half pairing)", _STUB, _reference, (rope, rope_angles),
     (Field("angles", "p·θ_i", ("row", "i")), Field("output", "RoPE(x, p)", ("row", "feature"))), _cases,
@@ -103,6 +115,7 @@ ROPE = Exercise(
              f"the row's absolute position from positions (the worked example's one row is at position "
              f"{ex.ROPE_EXAMPLE_POSITION}).",
              _row_index)),
+    teaching=rope_head,
 )
 
 EXERCISES = (ROPE,)

@@ -72,6 +72,12 @@ def _strict(tokenizer, ids):
     return b"".join(tokenizer.token_bytes(i) for i in ids).decode("utf-8")
 
 
+def decode(tokenizer, ids):
+    """The teaching solution: join every token's bytes, then decode them once."""
+    data = b"".join(tokenizer.token_bytes(i) for i in ids)
+    return data.decode("utf-8", errors="replace")
+
+
 DECODE = Exercise(
     "decode", 2, "decoding joined bytes", _STUB, _reference, (Tokenizer.decode,),
     (Field("text", "the decoded text", (), "exact"),), _cases,
@@ -87,6 +93,7 @@ DECODE = Exercise(
              "character (E7 8C AB becomes 'ç\\x8c«'); tokens' bytes are UTF-8.", _latin1),
      Mistake("strict decoding", "you decoded with errors=\"strict\", which raises on a character cut by the "
              "end of the list; the exercise asks for errors=\"replace\".", _strict)),
+    teaching=decode,
 )
 
 EXERCISES = (DECODE,)
