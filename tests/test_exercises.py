@@ -293,6 +293,17 @@ def gqa_tiled(q, k, v, mask):
     return {"scores": t.scores, "weights": t.weights, "output": t.output}
 
 
+def repeat_kv(x, n_rep):  # Hugging Face's repeat_kv, in numpy: expand, then reshape
+    h, t, d = x.shape
+    return np.broadcast_to(x[:, None, :, :], (h, n_rep, t, d)).reshape(h * n_rep, t, d)
+
+
+def gqa_repeat_kv(q, k, v, mask):
+    g = q.shape[0] // k.shape[0]
+    t = attention(q, repeat_kv(k, g), repeat_kv(v, g), mask)
+    return {"scores": t.scores, "weights": t.weights, "output": t.output}
+
+
 def gqa_modulo(q, k, v, mask):
     return _per_head(q, k, v, mask, lambda h: h % k.shape[0])
 
@@ -426,6 +437,7 @@ TWINS = [
     ("rope_head", "θ_i = base^(−i/d_h)", rope_slow_exponent),
     ("rope_head", "the row number used as the position", rope_row_numbers),
     ("gqa_attention", "K/V copied to line up with the query heads", gqa_tiled),
+    ("gqa_attention", "K/V broadcast to Hq heads, then reshaped", gqa_repeat_kv),
     ("gqa_attention", "query heads grouped by h % Hkv", gqa_modulo),
     ("gqa_attention", "no 1/√d_h", gqa_unscaled),
     ("gqa_attention", "softmax over the query axis", gqa_query_axis),
