@@ -18,6 +18,7 @@ import numpy as np
 
 from ..attention import cache_mask
 from ..examples import gqa as ex
+from .. import gqa as _gqa
 from ..gqa import grouped_attention
 from .checker import Case, Exercise, Field, Mistake
 
@@ -132,7 +133,7 @@ def gqa_attention(query, key, value, mask):
 
 
 GQA = Exercise(
-    "gqa_attention", 7, "grouped-query attention without copying K/V", _STUB, _reference, (grouped_attention,),
+    "gqa_attention", 7, "grouped-query attention without copying K/V", _STUB, _reference, (grouped_attention, _gqa._grouped, _gqa._attend),
     (Field("scores", "S = QKᵀ/√d_h", ("h", "i", "j")),
      Field("weights", "A = softmax(S)", ("h", "i", "j"), sums_to_one=True),
      Field("output", "O = AU", ("h", "i", "d"))),

@@ -10,6 +10,7 @@ import numpy as np
 
 from .. import examples
 from ..examples import norms as ex
+from .. import norms as _norms
 from ..norms import rms_norm_trace, swiglu_trace
 from .checker import Case, Exercise, Field, Mistake
 
@@ -64,7 +65,7 @@ def rms_norm(x, weight, eps):
 
 
 RMS_NORM = Exercise(
-    "rms_norm", 8, "RMSNorm", _RMS_STUB, _rms_reference, (rms_norm_trace,),
+    "rms_norm", 8, "RMSNorm", _RMS_STUB, _rms_reference, (rms_norm_trace, _norms._rms_norm_steps),
     (Field("mean_square", "mean(x²)", ("sequence", "position", "")), Field("rms", "RMS = √(mean(x²) + ε)", ("sequence", "position", "")),
      Field("output", "γ ⊙ x / RMS", ("sequence", "position", "feature"))),
     _rms_cases,
@@ -137,7 +138,7 @@ def swiglu(x, w_gate, w_up, w_down):
 
 
 SWIGLU = Exercise(
-    "swiglu", 8, "SwiGLU", _SWIGLU_STUB, _swiglu_reference, (swiglu_trace,),
+    "swiglu", 8, "SwiGLU", _SWIGLU_STUB, _swiglu_reference, (swiglu_trace, _norms.gate_trace, _norms.silu),
     (Field("gate", "a = x W_g", ("sequence", "position", "k")), Field("up", "c = x W_u", ("sequence", "position", "k")),
      Field("hidden", "SiLU(a) ⊙ c", ("sequence", "position", "k")), Field("output", "(SiLU(a) ⊙ c) W_d", ("sequence", "position", "feature"))),
     _swiglu_cases,
