@@ -123,6 +123,11 @@ def decode_strict(tokenizer, ids):
     return b"".join(map(tokenizer.token_bytes, ids)).decode()
 
 
+def decode_sig(tokenizer, ids):
+    data = b"".join(tokenizer.token_bytes(i) for i in ids)
+    return data.decode("utf-8-sig", errors="replace")
+
+
 # ------------------------------------------------------------------- chapter 3
 
 def embed_from_one(table, ids):
@@ -135,6 +140,14 @@ def embed_summed(table, ids):
 
 def embed_scaled(table, ids):
     return np.take(table, ids, axis=0) * np.sqrt(table.shape[1])
+
+
+def embed_columns(table, ids):
+    return table[:, ids]
+
+
+def embed_take_flat(table, ids):
+    return np.take(table, ids)
 
 
 def ce_positive_log(z, y):
@@ -156,6 +169,13 @@ def ce_naive(z, y):
 def ce_log10(z, y):
     p = np.exp(z - z.max()); p /= p.sum()
     return {"probs": p, "loss": -math.log10(p[y])}
+
+
+def ce_min_shift(z, y):
+    with np.errstate(all="ignore"):
+        e = np.exp(z - np.min(z))
+        p = e / np.sum(e)
+        return {"probs": p, "loss": -np.log(p[y])}
 
 
 # ------------------------------------------------------------------- chapter 4
@@ -272,6 +292,29 @@ def rope_row_numbers(x, positions, base):
     return {"angles": ang, "output": _rope_half(x, ang, -1.0)}
 
 
+def rope_theta_from_one(x, positions, base):
+    d = x.shape[1]
+    theta = np.array([base ** (-2 * i / d) for i in range(1, d // 2 + 1)])
+    ang = np.outer(positions, theta)
+    return {"angles": ang, "output": _rope_half(x, ang, -1.0)}
+
+
+def rope_hf_inv_freq_doubled(x, positions, base):
+    d = x.shape[1]
+    inv_freq = 1.0 / base ** (2 * np.arange(0, d, 2) / d)  # arange(0, d, 2) is already 2i
+    ang = np.outer(positions, inv_freq)
+    return {"angles": ang, "output": _rope_half(x, ang, -1.0)}
+
+
+def rope_repeat_interleave(x, positions, base):
+    d = x.shape[1]
+    ang = np.outer(positions, _theta(d, base))
+    emb = np.repeat(ang, 2, axis=1)  # torch's repeat_interleave: θ0, θ0, θ1, θ1, …
+    x1, x2 = x[:, : d // 2], x[:, d // 2 :]
+    rotate_half = np.concatenate([-x2, x1], axis=1)
+    return {"angles": ang, "output": x * np.cos(emb) + rotate_half * np.sin(emb)}
+
+
 # ------------------------------------------------------------------- chapter 7
 
 def _per_head(q, k, v, mask, head_of, scale=True, axis=-1):
@@ -318,6 +361,13 @@ def gqa_query_axis(q, k, v, mask):
     return _per_head(q, k, v, mask, lambda h: h // g, axis=-2)
 
 
+def gqa_mask_late(q, k, v, mask):
+    g = q.shape[0] // k.shape[0]
+    s = np.stack([q[h] @ k[h // g].T for h in range(q.shape[0])]) / math.sqrt(q.shape[-1])
+    a = _softmax_rows(s) * mask
+    return {"scores": s, "weights": a, "output": np.stack([a[h] @ v[h // g] for h in range(q.shape[0])])}
+
+
 # ------------------------------------------------------------------- chapter 8
 
 def rms_centred(x, w, eps):
@@ -342,6 +392,18 @@ def rms_no_gamma(x, w, eps):
     return {"mean_square": ms, "rms": np.sqrt(ms + eps), "output": x / np.sqrt(ms + eps)}
 
 
+def rms_mean_not_squared(x, w, eps):
+    m = x.mean(axis=-1, keepdims=True)
+    with np.errstate(invalid="ignore"):
+        r = np.sqrt(m + eps)
+    return {"mean_square": m, "rms": r, "output": w * x / r}
+
+
+def rms_variance(x, w, eps):
+    v = x.var(axis=-1, keepdims=True)
+    return {"mean_square": v, "rms": np.sqrt(v + eps), "output": x / np.sqrt(v + eps) * w}
+
+
 def _ffn(x, wg, wu, wd, gate):
     a, c = np.matmul(x, wg), np.matmul(x, wu)
     h = gate(a, c)
@@ -358,6 +420,10 @@ def swiglu_sigmoid(x, wg, wu, wd):
 
 def swiglu_relu(x, wg, wu, wd):
     return _ffn(x, wg, wu, wd, lambda a, c: np.where(a > 0, a, 0.0) * c)
+
+
+def swiglu_weights_swapped(x, wg, wu, wd):
+    return _ffn(x, wu, wg, wd, lambda a, c: a / (1 + np.exp(-a)) * c)
 
 
 # ------------------------------------------------------------------- chapter 9
@@ -398,6 +464,20 @@ def route_high_tie(a, k):
     return {"chosen": c, "gates": _gates(a, c, sum(math.exp(a[i]) for i in c))}
 
 
+def route_by_rank(a, k):
+    c = _chosen(a, k)
+    total = sum(math.exp(a[i]) for i in c)
+    return {"chosen": c, "gates": np.array([math.exp(a[i]) / total for i in c] + [0.0] * (len(a) - k))}
+
+
+def route_no_exp(a, k):
+    c = _chosen(a, k)
+    g = np.zeros(len(a))
+    with np.errstate(all="ignore"):
+        g[c] = a[c] / a[c].sum()
+    return {"chosen": c, "gates": g}
+
+
 #: (exercise, the mistake's name, the reader's wrong twin)
 TWINS = [
     ("pair_counts", "counts not weighted by the word's frequency", pairs_unweighted),
@@ -412,13 +492,17 @@ TWINS = [
     ("decode", "invalid bytes dropped", decode_ignoring),
     ("decode", "the bytes read as Latin-1", decode_latin),
     ("decode", "strict decoding", decode_strict),
+    ("decode", "the byte-order mark dropped", decode_sig),
     ("embed", "IDs counted from 1", embed_from_one),
     ("embed", "the rows added up", embed_summed),
     ("embed", "the rows scaled by √d", embed_scaled),
+    ("embed", "the columns of E read", embed_columns),
+    ("embed", "np.take without axis=0", embed_take_flat),
     ("cross_entropy_one", "the minus sign left out", ce_positive_log),
     ("cross_entropy_one", "the logit instead of the log-probability", ce_raw),
     ("cross_entropy_one", "softmax without subtracting the maximum", ce_naive),
     ("cross_entropy_one", "log base 10", ce_log10),
+    ("cross_entropy_one", "the minimum subtracted", ce_min_shift),
     ("causal_mask", "the triangle flipped", causal_upper),
     ("causal_mask", "the diagonal hidden", causal_strict),
     ("causal_mask", "True where hidden", causal_inverted),
@@ -436,23 +520,32 @@ TWINS = [
     ("rope_head", "turned the wrong way", rope_clockwise),
     ("rope_head", "θ_i = base^(−i/d_h)", rope_slow_exponent),
     ("rope_head", "the row number used as the position", rope_row_numbers),
+    ("rope_head", "θ_i counted from i = 1", rope_theta_from_one),
+    ("rope_head", "θ_i = base^(−4i/d_h)", rope_hf_inv_freq_doubled),
+    ("rope_head", "cos and sin repeated per feature with rotate_half", rope_repeat_interleave),
     ("gqa_attention", "K/V copied to line up with the query heads", gqa_tiled),
     ("gqa_attention", "K/V broadcast to Hq heads, then reshaped", gqa_repeat_kv),
     ("gqa_attention", "query heads grouped by h % Hkv", gqa_modulo),
     ("gqa_attention", "no 1/√d_h", gqa_unscaled),
     ("gqa_attention", "softmax over the query axis", gqa_query_axis),
+    ("gqa_attention", "the mask applied after the softmax", gqa_mask_late),
     ("rms_norm", "RMSNorm subtracting the mean", rms_centred),
     ("rms_norm", "ε outside the square root", rms_eps_outside),
     ("rms_norm", "the mean over the positions", rms_positions),
     ("rms_norm", "γ left out", rms_no_gamma),
+    ("rms_norm", "the mean of x, not of x²", rms_mean_not_squared),
+    ("rms_norm", "the variance in place of the mean square", rms_variance),
     ("swiglu", "SiLU on the up branch", swiglu_swapped),
     ("swiglu", "σ instead of SiLU", swiglu_sigmoid),
     ("swiglu", "ReLU instead of SiLU", swiglu_relu),
+    ("swiglu", "W_g and W_u swapped", swiglu_weights_swapped),
     ("route_top_k", "top-k without renormalising", route_unnormalised),
     ("route_top_k", "gates left on the unchosen experts", route_dense),
     ("route_top_k", "the lowest scores chosen", route_lowest),
     ("route_top_k", "the chosen experts listed by ID", route_by_id),
     ("route_top_k", "ties broken towards the higher ID", route_high_tie),
+    ("route_top_k", "the gates placed by rank", route_by_rank),
+    ("route_top_k", "the scores divided by their sum", route_no_exp),
 ]
 
 

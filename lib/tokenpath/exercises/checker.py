@@ -158,7 +158,10 @@ def _as_array(f: Field, got, expected: np.ndarray) -> np.ndarray:
     if f.kind == "int" and not np.issubdtype(arr.dtype, np.integer):
         raise _Unreadable(f"has dtype {arr.dtype}, expected whole numbers (an integer dtype)")
     if f.kind == "float" and not np.issubdtype(arr.dtype, np.floating):
-        raise _Unreadable(f"has dtype {arr.dtype}, expected floating-point numbers (float64, float32 …)")
+        raise _Unreadable(f"has dtype {arr.dtype}, expected floating-point numbers (float64 or float32)")
+    if f.kind == "float" and np.finfo(arr.dtype).eps > np.finfo(np.float32).eps:
+        raise _Unreadable(f"has dtype {arr.dtype}, too coarse to tell a right answer from a near one; "
+                          "compute in float64 or float32")
     return arr
 
 

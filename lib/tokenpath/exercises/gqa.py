@@ -81,10 +81,12 @@ def _softmax(s):
     return e / e.sum(axis=-1, keepdims=True)
 
 
-def _attend(q, k, v, m, scale=True, axis=-1):
+def _attend(q, k, v, m, scale=True, axis=-1, late=False):
     s = q @ np.swapaxes(k, -1, -2) / (np.sqrt(q.shape[-1]) if scale else 1.0)
     x = np.where(m, s, -np.inf)
-    if axis == -1:  # (the wrong axis leaves whole columns hidden: NaN, then 0)
+    if late:
+        a = np.where(m, _softmax(s), 0.0)
+    elif axis == -1:  # (the wrong axis leaves whole columns hidden: NaN, then 0)
         a = _softmax(x)
     else:
         with np.errstate(invalid="ignore"):
@@ -152,7 +154,10 @@ GQA = Exercise(
      Mistake("no 1/√d_h", "your scores are QKᵀ without the division by √d_h.",
              lambda q, k, v, m: _grouped(q, k, v, m, scale=False)),
      Mistake("softmax over the query axis", "your softmax normalised over the queries i (axis −2); each row "
-             "of A sums over the keys j (the last axis).", lambda q, k, v, m: _grouped(q, k, v, m, axis=-2))),
+             "of A sums over the keys j (the last axis).", lambda q, k, v, m: _grouped(q, k, v, m, axis=-2)),
+     Mistake("the mask applied after the softmax", "you zeroed the hidden weights after the softmax, so each "
+             "row of A sums to less than 1; hide the scores first (−inf where the mask is False), then take the "
+             "softmax.", lambda q, k, v, m: _grouped(q, k, v, m, late=True))),
     teaching=gqa_attention,
 )
 

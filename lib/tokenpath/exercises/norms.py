@@ -47,11 +47,16 @@ def _rms_cases() -> tuple[Case, ...]:
     return tuple(cases)
 
 
-def _rms(x, w, eps, centre=False, eps_inside=True, axis=-1, weighted=True):
+def _rms(x, w, eps, centre=False, eps_inside=True, axis=-1, weighted=True, square=True, variance=False):
     x = np.asarray(x, dtype=float)
     if centre:
         x = x - x.mean(axis=axis, keepdims=True)
-    ms = np.mean(x * x, axis=axis, keepdims=True)
+    with np.errstate(invalid="ignore"):  # the mean of x may be negative: its root is NaN
+        ms = np.var(x, axis=axis, keepdims=True) if variance else np.mean(x * x if square else x, axis=axis, keepdims=True)
+        return _finish(x, w, eps, ms, eps_inside, weighted)
+
+
+def _finish(x, w, eps, ms, eps_inside, weighted):
     rms = np.sqrt(ms + eps) if eps_inside else np.sqrt(ms) + eps
     out = x / rms * (np.asarray(w, dtype=float) if weighted else 1.0)
     return {"mean_square": ms, "rms": rms, "output": out}
@@ -77,7 +82,13 @@ RMS_NORM = Exercise(
      Mistake("the mean over the positions", "you averaged x² over axis 0 (the positions); RMSNorm averages "
              "over the features of one position, the last axis.", lambda x, w, eps: _rms(x, w, eps, axis=0)),
      Mistake("γ left out", "your output is x / RMS without the weight; multiply feature by feature by γ.",
-             lambda x, w, eps: _rms(x, w, eps, weighted=False))),
+             lambda x, w, eps: _rms(x, w, eps, weighted=False)),
+     Mistake("the mean of x, not of x²", "you averaged x itself, so positive and negative features cancel and "
+             "a negative mean has no square root; RMSNorm averages the squares, mean(x²).",
+             lambda x, w, eps: _rms(x, w, eps, square=False)),
+     Mistake("the variance in place of the mean square", "you took np.var(x) (or np.std), which subtracts the "
+             "mean before squaring; RMSNorm's mean square keeps the mean: mean(x²), not mean((x − mean(x))²).",
+             lambda x, w, eps: _rms(x, w, eps, variance=True))),
     teaching=rms_norm,
 )
 
@@ -119,8 +130,8 @@ def _swiglu_cases() -> tuple[Case, ...]:
     return tuple(cases)
 
 
-def _ffn(x, wg, wu, wd, act, swap=False):
-    a, c = x @ wg, x @ wu
+def _ffn(x, wg, wu, wd, act, swap=False, weights_swapped=False):
+    a, c = (x @ wu, x @ wg) if weights_swapped else (x @ wg, x @ wu)
     h = act(c) * a if swap else act(a) * c
     return {"gate": a, "up": c, "hidden": h, "output": h @ wd}
 
@@ -148,7 +159,10 @@ SWIGLU = Exercise(
      Mistake("σ instead of SiLU", "you gated with σ(a), the sigmoid (GLU's gate); SiLU(a) = a·σ(a).",
              lambda x, wg, wu, wd: _ffn(x, wg, wu, wd, lambda a: 1.0 / (1.0 + np.exp(-a)))),
      Mistake("ReLU instead of SiLU", "you gated with max(a, 0) (ReGLU); SiLU(a) = a·σ(a) is smooth and lets "
-             "a little of a negative a through.", lambda x, wg, wu, wd: _ffn(x, wg, wu, wd, lambda a: np.maximum(a, 0.0)))),
+             "a little of a negative a through.", lambda x, wg, wu, wd: _ffn(x, wg, wu, wd, lambda a: np.maximum(a, 0.0))),
+     Mistake("W_g and W_u swapped", "your gate a is x W_u and your content c is x W_g; the gate pre-activation "
+             "is x W_g (w_gate), the content x W_u (w_up). Checkpoints name them gate_proj and up_proj.",
+             lambda x, wg, wu, wd: _ffn(x, wg, wu, wd, _silu, weights_swapped=True))),
     teaching=swiglu,
 )
 
