@@ -77,16 +77,19 @@ def _backwards(x, positions, base):
     return {"angles": ang, "output": _rotate(x, ang, -1.0)}
 
 
-def _from_one(x, positions, base):
-    x = np.asarray(x, dtype=float)
-    ang = _angles(positions, x.shape[-1], base, first=1)
-    return {"angles": ang, "output": _rotate(x, ang)}
+def _wrong_angles(rows=False, **angles):
+    """A rotate-half RoPE whose angles are wrong: the row numbers as positions, or other frequencies."""
+    def fn(x, positions, base):
+        x = np.asarray(x, dtype=float)
+        ang = _angles(np.arange(x.shape[0]) if rows else positions, x.shape[-1], base, **angles)
+        return {"angles": ang, "output": _rotate(x, ang)}
+    return fn
 
 
-def _even_index(x, positions, base):
-    x = np.asarray(x, dtype=float)
-    ang = _angles(positions, x.shape[-1], base, step=2)
-    return {"angles": ang, "output": _rotate(x, ang)}
+_from_one = _wrong_angles(first=1)
+_even_index = _wrong_angles(step=2)
+_row_index = _wrong_angles(rows=True)
+_exponent_i = _wrong_angles(exponent=1.0)
 
 
 def _repeated_per_feature(x, positions, base):
@@ -96,18 +99,6 @@ def _repeated_per_feature(x, positions, base):
     wide = np.repeat(ang, 2, axis=-1)  # [θ0, θ0, θ1, θ1, …]: the adjacent layout's angles
     rotated = np.concatenate([-x[:, h:], x[:, :h]], axis=-1)  # rotate_half
     return {"angles": ang, "output": x * np.cos(wide) + rotated * np.sin(wide)}
-
-
-def _row_index(x, positions, base):
-    x = np.asarray(x, dtype=float)
-    ang = _angles(np.arange(x.shape[0]), x.shape[-1], base)
-    return {"angles": ang, "output": _rotate(x, ang)}
-
-
-def _exponent_i(x, positions, base):
-    x = np.asarray(x, dtype=float)
-    ang = _angles(positions, x.shape[-1], base, exponent=1.0)
-    return {"angles": ang, "output": _rotate(x, ang)}
 
 
 def rope_head(x, positions, base):
