@@ -2,7 +2,8 @@
 experts (a softmax over the chosen scores only). The worked example is figure 20's
 scores ``[2, 1, 0, −1]`` with ``k = 2``; random cases vary ``E_n`` and ``k`` (``k = 1`` and
 ``k = E_n`` included) and have tied scores, which go to the lower expert ID; the last has
-64 experts with whole-number scores, so an unstable sort or ``np.argpartition`` shows.
+64 experts with whole-number scores, where an unstable sort or ``np.argpartition`` (whose
+order of ties is not guaranteed) shows.
 """
 
 from __future__ import annotations
@@ -46,7 +47,7 @@ def _cases() -> tuple[Case, ...]:
         cases.append(Case(f"random case {n + 1} (seed 20): E_n = {e}, k = {k}", (a, k)))
     a = rng.integers(-3, 4, size=64).astype(float)  # many experts, whole-number scores: many ties
     cases.append(Case("random case 5 (seed 20): E_n = 64 with many tied scores, k = 8 (a stable sort keeps tied "
-                      "experts in ID order; np.argsort's default sort and np.argpartition do not)", (a, 8)))
+                      "experts in ID order; np.argsort's default sort and np.argpartition need not)", (a, 8)))
     return tuple(cases)
 
 
