@@ -247,6 +247,12 @@ def att_column_max(q, k, v, mask):
     return {"scores": s, "weights": a, "output": a @ v}
 
 
+def att_times_mask(q, k, v, mask):
+    s = q @ k.T / math.sqrt(q.shape[1])
+    a = _softmax_rows(s * mask)
+    return {"scores": s, "weights": a, "output": a @ v}
+
+
 def att_value_width(q, k, v, mask):
     s = q @ k.T / math.sqrt(v.shape[1])
     a = _softmax_rows(np.where(mask, s, -np.inf))
@@ -467,6 +473,7 @@ TWINS = [
     ("masked_attention", "softmax over the query axis, −1e9 for hidden cells", att_columns_big),
     ("masked_attention", "the mask applied after the softmax", att_mask_late),
     ("masked_attention", "the mask ignored", att_unmasked),
+    ("masked_attention", "hidden scores set to 0", att_times_mask),
     ("masked_attention", "no max subtracted", att_no_max),
     ("masked_attention", "hidden keys in the max", att_softmax_then_mask),
     ("masked_attention", "the max taken over the query axis", att_column_max),

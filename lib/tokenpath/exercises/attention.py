@@ -203,6 +203,12 @@ def _value_width(q, k, v, m):
     return {"scores": s, "weights": a, "output": a @ v}
 
 
+def _hidden_zero(q, k, v, m):
+    s = q @ k.T / np.sqrt(q.shape[-1])
+    a = _softmax(np.where(m, s, 0.0), -1)  # a hidden score of 0 still has exp(0) = 1
+    return {"scores": s, "weights": a, "output": a @ v}
+
+
 def _mask_ignored(q, k, v, m):
     s = q @ k.T / np.sqrt(q.shape[-1])
     a = _softmax(s, -1)
@@ -234,6 +240,9 @@ MASKED_ATTENTION = Exercise(
              "each row sums to less than 1; set hidden scores to −∞ before the softmax instead.", _mask_after),
      Mistake("the mask ignored", "your weights give the hidden (future) keys a share; set the scores of "
              "cells where the mask is False to −∞ before the softmax.", _mask_ignored),
+     Mistake("hidden scores set to 0", "you set the hidden scores to 0 (or multiplied the scores by the mask) "
+             "before the softmax; exp(0) = 1, so every hidden key still gets a share. Set them to −∞ "
+             "(np.where(mask, S, -np.inf)), whose exponential is exactly 0.", _hidden_zero),
      Mistake("no max subtracted", "your weights are right until a score is in the hundreds: exp(848) "
              "overflows to inf and inf/inf is NaN. Subtract each row's largest visible score before exp; "
              "it cancels in the ratio, so the weights do not change.", _no_max),
