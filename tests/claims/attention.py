@@ -156,9 +156,9 @@ CLAIMS: list[_Claim] = [
     Claim("words.bank_row", lambda: words()[3], rounded=("[2.376, 0.259, 0.035]", 3)),
     # -- section 4.3: the scale's shape ------------------------------------------------
     Claim("scale.normal_kurtosis", _normal_fourth_moment,
-          text=("where a normal distribution has 3", lambda m: f"where a normal distribution has {fmt.num(m, 6)}")),
+          text=("where a normal distribution has 3", lambda m: f"where a normal distribution has {fmt.num(round(m, 9))}")),
     Claim("scale.product_kurtosis", lambda: _normal_fourth_moment() ** 2,  # E[(xy)⁴] / E[(xy)²]² = E[x⁴]², var 1
-          text=("Its kurtosis, a measure of heavy tails, is 9", lambda k: f"Its kurtosis, a measure of heavy tails, is {fmt.num(k, 6)}")),
+          text=("Its kurtosis, a measure of heavy tails, is 9", lambda k: f"Its kurtosis, a measure of heavy tails, is {fmt.num(round(k, 9))}")),
     Claim("scale.sample_kurtosis", lambda: [_kurtosis(LA.score_samples(d, ex.FIG12_SAMPLES, ex.FIG12_SEED))
                                             for d in ex.FIG12_D_H],
           text=("the samples give 8.85. A sum of many such products looks more and more normal: the samples give "
