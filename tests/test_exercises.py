@@ -227,6 +227,60 @@ def att_unmasked(q, k, v, mask):
     return {"scores": s, "weights": a, "output": a @ v}
 
 
+def causal_one_ahead(t):
+    return np.array([[j <= i + 1 for j in range(t)] for i in range(t)])
+
+
+def att_no_max(q, k, v, mask):
+    s = q @ k.T / math.sqrt(q.shape[1])
+    with np.errstate(over="ignore", invalid="ignore"):
+        e = np.where(mask, np.exp(np.where(mask, s, 0.0)), 0.0)
+        a = e / e.sum(axis=1, keepdims=True)
+    return {"scores": s, "weights": a, "output": a @ v}
+
+
+def att_softmax_then_mask(q, k, v, mask):
+    s = q @ k.T / math.sqrt(q.shape[1])
+    with np.errstate(invalid="ignore"):
+        a = _softmax_rows(s) * mask  # softmax of every key, then the hidden ones removed
+        a = a / a.sum(axis=1, keepdims=True)
+    return {"scores": s, "weights": a, "output": a @ v}
+
+
+def att_column_max(q, k, v, mask):
+    s = q @ k.T / math.sqrt(q.shape[1])
+    x = np.where(mask, s, -np.inf)
+    with np.errstate(invalid="ignore"):
+        e = np.exp(x - np.max(x, axis=0))
+        a = e / e.sum(axis=1, keepdims=True)
+    return {"scores": s, "weights": a, "output": a @ v}
+
+
+def att_times_mask(q, k, v, mask):
+    s = q @ k.T / math.sqrt(q.shape[1])
+    a = _softmax_rows(s * mask)
+    return {"scores": s, "weights": a, "output": a @ v}
+
+
+def att_value_width(q, k, v, mask):
+    s = q @ k.T / math.sqrt(v.shape[1])
+    a = _softmax_rows(np.where(mask, s, -np.inf))
+    return {"scores": s, "weights": a, "output": a @ v}
+
+
+def att_minus_1e9(q, k, v, mask):
+    """Right: −1e9 for a hidden score underflows to a weight of exactly 0."""
+    s = q @ k.T / math.sqrt(q.shape[1])
+    z = np.where(mask, s, -1e9)
+    e = np.exp(z - z.max(axis=1, keepdims=True))
+    a = e / e.sum(axis=1, keepdims=True)
+    return {"scores": s, "weights": a, "output": a @ v}
+
+
+def cache_one_ahead(past, new):
+    return np.array([[j <= past + r + 1 for j in range(past + new)] for r in range(new)])
+
+
 def cache_local(past, new):
     return np.array([[j <= r for j in range(past + new)] for r in range(new)])
 
@@ -270,6 +324,7 @@ TWINS = [
     ("causal_mask", "the triangle flipped", causal_upper),
     ("causal_mask", "the diagonal hidden", causal_strict),
     ("causal_mask", "True where hidden", causal_inverted),
+    ("causal_mask", "one future key visible", causal_one_ahead),
     ("masked_attention", "no 1/√d_h", att_unscaled),
     ("masked_attention", "divided by d_h, not √d_h", att_over_width),
     ("masked_attention", "softmax over the query axis", att_columns),
@@ -277,9 +332,15 @@ TWINS = [
     ("masked_attention", "softmax over the query axis, −1e9 for hidden cells", att_columns_big),
     ("masked_attention", "the mask applied after the softmax", att_mask_late),
     ("masked_attention", "the mask ignored", att_unmasked),
+    ("masked_attention", "hidden scores set to 0", att_times_mask),
+    ("masked_attention", "no max subtracted", att_no_max),
+    ("masked_attention", "hidden keys in the max", att_softmax_then_mask),
+    ("masked_attention", "the max taken over the query axis", att_column_max),
+    ("masked_attention", "divided by √d_v, not √d_h", att_value_width),
     ("cache_mask", "the cache mask built from local indices", cache_local),
     ("cache_mask", "the square causal mask reused", cache_square),
     ("cache_mask", "the diagonal hidden", cache_no_self),
+    ("cache_mask", "one future key visible", cache_one_ahead),
     ("rope_head", "RoPE's interleaved pairing where rotate_half is used", rope_adjacent),
     ("rope_head", "turned the wrong way", rope_clockwise),
     ("rope_head", "θ_i = base^(−i/d_h)", rope_slow_exponent),
@@ -388,6 +449,20 @@ RANDOM_WRONG = [
 ]
 
 
+# right code written another way passes: the checker asks for the result, not the engine's form
+RIGHT_VARIANTS = [
+    ("masked_attention", att_minus_1e9),
+    ("causal_mask", lambda t: np.tril(np.ones((t, t), dtype=bool))),
+    ("cache_mask", lambda past, new: np.tril(np.ones((new, past + new), dtype=bool), k=past)),
+]
+
+
+@pytest.mark.parametrize("name,fn", RIGHT_VARIANTS, ids=[n for n, _ in RIGHT_VARIANTS])
+def test_right_code_written_another_way_passes(name, fn):
+    result = exercises.check(name, fn)
+    assert result.passed, result.text()
+
+
 @pytest.mark.parametrize("name,fn", RANDOM_WRONG, ids=[n for n, _ in RANDOM_WRONG])
 def test_a_wrong_function_gets_its_first_difference_without_a_false_diagnosis(name, fn):
     result = exercises.check(name, fn)
@@ -448,11 +523,13 @@ def test_the_stub_as_given_says_not_written_yet(name):
 
 
 def test_the_solutions_shown_are_the_engines_own_code():
-    shown = exercises.show_solution("cache_mask")
+    shown = exercises.show_solution("cache_mask", engine=True)
     assert shown.text().startswith("tokenpath/attention.py · cache_mask")
     assert "cols <= rows" in shown.text()
     assert "tokenpath/position.py · rope_angles" in exercises.show_solution("rope_head", engine=True).text()
     assert exercises.show_solution("rope_head").text().startswith("tokenpath/exercises/position.py · rope_head")
+    teaching = exercises.show_solution("cache_mask").text()
+    assert teaching.startswith("tokenpath/exercises/attention.py · cache_mask") and "j <= past + r" in teaching
     assert exercises.solution("causal_mask") is causal_mask and exercises.solution("cache_mask") is cache_mask
 
 

@@ -1,5 +1,5 @@
 """Chapter 12's widgets on SmolLM2-135M-Instruct: the next-token view with temperature,
-top-k and top-p (figure 27's default, every state a full draw, bad values refused by
+top-k and top-p (figure 28's default, every state a full draw, bad values refused by
 name), and the typed-line widget on the real model (token IDs, surprisal, top 5, one
 head's row; a slider answers within the 50 ms budget from the kept trace; a new text
 says it is running; bad input gets the engine's message)."""

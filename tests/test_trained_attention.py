@@ -141,7 +141,7 @@ def test_line_attention_refuses_a_bad_line_and_share():
         T.line_attention(share=0.3)
 
 
-# ------------------------------------------------------------------ figure 23
+# ------------------------------------------------------------------ figure 26
 
 
 def test_attention_figure_draws_the_engine_trace_and_its_alt_names_the_numbers():

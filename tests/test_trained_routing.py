@@ -1,4 +1,4 @@
-"""Chapter 9's view of the trained model's routing (tokenpath.trained, figure 24 and its
+"""Chapter 9's view of the trained model's routing (tokenpath.trained, figure 27 and its
 widget): what each router of the committed model scores, chooses and weights for the
 tokens of a held-out line, and its load and top-2 changes over the held-out text.
 

@@ -305,8 +305,8 @@ WIDGETS = sorted(widgets.SLIDERS)
 FIGURE = {"value_magnitude": 11, "score_scale": 12, "merge_steps": 1, "lookup_cell": 3,
           "temperature_sampling": 5, "rope_distance": 15, "rope_pair": 15, "head_groups": 16,
           "rms_features": 17, "gate_pre_activation": 17, "routing_choice": 20, "boundary_delta": 21,
-          "batch_token": 22, "next_token": 24, "line_heads": 25,
-          "trained_routing": 26, "real_next_token": 27}
+          "batch_token": 22, "next_token": 25, "line_heads": 26,
+          "trained_routing": 27, "real_next_token": 28}
 
 
 def test_every_widget_is_registered_once_by_its_constructor_name():

@@ -113,7 +113,73 @@ def _continued_block() -> tuple[int, int]:
 
 # ------------------------------------------------------------------------ claims
 
+@cache
+def words():
+    """Section 4.1: attention without weights on "the river bank", and the what-if with "money"."""
+    X = ex.WORD_X
+    i = len(ex.WORDS) - 1
+    s = X[: i + 1] @ X[i]
+    a = A.softmax(s)
+    X2 = X.copy()
+    X2[1] = ex.WORD_MONEY
+    a2 = A.softmax(X2[: i + 1] @ X2[i])
+    return i, s, a, a @ X[: i + 1], a2 @ X2[: i + 1]
+
+
+def _normal_fourth_moment() -> float:
+    """E[x⁴] of a standard normal, by Gauss–Hermite quadrature (exact for polynomials)."""
+    x, w = np.polynomial.hermite_e.hermegauss(8)
+    return float((w * x**4).sum() / w.sum())
+
+
+def _kurtosis(v) -> float:
+    v = np.asarray(v)
+    return float(((v - v.mean()) ** 4).mean() / v.var() ** 2)
+
+
+@cache
+def heads():
+    return LA.multi_head()
+
+
 CLAIMS: list[_Claim] = [
+    # -- section 4.1: without weights ------------------------------------------------
+    Claim("words.position", lambda: words()[0],
+          text=('Position 2, "bank", may read position 0, position 1 and itself',
+                lambda i: f'Position {i}, "{ex.WORDS[i]}", may read '
+                          + ", ".join(f"position {j}" for j in range(i)) + " and itself")),
+    Claim("words.scores", lambda: words()[1],
+          text=('The scores are 3 for "river", 2 for "bank" itself and 0 for "the"',
+                lambda s: f'The scores are {fmt.num(s[1])} for "{ex.WORDS[1]}", {fmt.num(s[2])} for '
+                          f'"{ex.WORDS[2]}" itself and {fmt.num(s[0])} for "{ex.WORDS[0]}"')),
+    Claim("words.river_weight", lambda: words()[2][1], rounded=("0.705", 3)),
+    Claim("words.bank_row", lambda: words()[3], rounded=("[2.376, 0.259, 0.035]", 3)),
+    # -- section 4.3: the scale's shape ------------------------------------------------
+    Claim("scale.normal_kurtosis", _normal_fourth_moment,
+          text=("where a normal distribution has 3", lambda m: f"where a normal distribution has {fmt.num(round(m, 9))}")),
+    Claim("scale.product_kurtosis", lambda: _normal_fourth_moment() ** 2,  # E[(xy)⁴] / E[(xy)²]² = E[x⁴]², var 1
+          text=("Its kurtosis, a measure of heavy tails, is 9", lambda k: f"Its kurtosis, a measure of heavy tails, is {fmt.num(round(k, 9))}")),
+    Claim("scale.sample_kurtosis", lambda: [_kurtosis(LA.score_samples(d, ex.FIG12_SAMPLES, ex.FIG12_SEED))
+                                            for d in ex.FIG12_D_H],
+          text=("the samples give 8.85. A sum of many such products looks more and more normal: the samples give "
+                "4.64 at d_h = 4 and 3.37 at d_h = 16",
+                lambda k: f"the samples give {k[0]:.2f}. A sum of many such products looks more and more normal: the "
+                          f"samples give {k[1]:.2f} at d_h = {ex.FIG12_D_H[1]} and {k[2]:.2f} at d_h = {ex.FIG12_D_H[2]}")),
+    # -- section 4.4 / figure 23: several heads -------------------------------------------
+    Claim("heads.config", lambda: heads().q_wide.shape[-1:] + heads().q.shape[1:2] + heads().q.shape[-1:],
+          text=("the width is d = 8 and there are H = 2 heads, so each head is d_h = 4 wide",
+                lambda c: f"the width is d = {c[0]} and there are H = {c[1]} heads, so each head is d_h = {c[2]} wide")),
+    Claim("heads.batch", lambda: heads().x.shape,
+          text=("a random batch of shape [2, 3, 8]", lambda sh: f"a random batch of shape {_ints(sh)}")),
+    Claim("heads.columns", lambda: heads(),
+          text=("Columns 4–7 of Q become head 1",
+                lambda t: f"Columns {(t.heads - 1) * t.d_h}–{t.heads * t.d_h - 1} of Q become head {t.heads - 1}")),
+    Claim("heads.q_shape", lambda: heads().q.shape,
+          text=("The queries per head have shape [2, 2, 3, 4]", lambda sh: f"The queries per head have shape {_ints(sh)}")),
+    Claim("heads.weights_shape", lambda: heads().attention.weights.shape,
+          text=("the weights [2, 2, 3, 3]", lambda sh: f"the weights {_ints(sh)}")),
+    Claim("heads.merged_shape", lambda: heads().merged.shape,
+          text=("The merged output is [2, 3, 8] again", lambda sh: f"The merged output is {_ints(sh)} again")),
     # -- figure 7 ------------------------------------------------------------------
     Claim("running.ids", lambda: ex.encode_chars(ex.TEXT), exact="[3, 7, 3, 2]"),
     Claim("running.targets", lambda: fig13()[1], exact="[7, 3, 2, 9]"),
@@ -286,21 +352,15 @@ CLAIMS += [
     Claim("aside4.others_own", lambda: [smol().own[h] for h in _others()],
           text=("their own position between 0.26 and 0.44", lambda w: f"their own position between {min(w):.2f} and "
                                                                f"{max(w):.2f}")),
-    Claim("aside4.layers", lambda: real_config().num_hidden_layers,
-          text=("runs all 30 layers", lambda n: f"runs all {n} layers")),
 ]
 
 NOT_CLAIMS: list[_NotClaim] = [
     NotClaim("SmolLM2-135M-Instruct", "a released model's name"),
     NotClaim("position 0", "the first position, by definition"),
-    NotClaim("rows 1 onwards", "every row but the first, which can read only itself"),
-    NotClaim("Xiao et al. (2024)", "citation: the attention-sink paper"),
     NotClaim("bf16", "a number format's name (bfloat16)"),
     NotClaim("`att-A20`", "the id of a question (of A[2,0])"),
     NotClaim("Allal et al. (2025)", "citation: the SmolLM2 paper"),
     NotClaim("2502.02737", "the SmolLM2 paper's arXiv number"),
-    NotClaim("Llama 2's layers after its first two", "what Xiao et al. (2024) report, a model's name"),
-    NotClaim("2309.17453", "the attention-sink paper's arXiv number"),
     NotClaim("GPT-3", "a model's name"),
     NotClaim("Llama 3", "a model's name"),
     NotClaim("dim=-1", "code: PyTorch's name for the last axis"),
@@ -311,8 +371,8 @@ NOT_CLAIMS: list[_NotClaim] = [
 # The figures 13 and 14 and the packing example moved there with their sections; the
 # running example's numbers are stated in both chapters.
 MASKS = "05_masks"
-_MOVED = ("fig13.", "fig14.", "pack.")
-_BOTH = ("running.ids", "running.eos", "running.char_ids", "src04.torch")
+_MOVED = ("fig13.", "fig14.", "pack.", "running.targets", "running.eos")
+_BOTH = ("running.ids", "running.char_ids", "src04.torch")
 CLAIMS = ([replace(c, chapter=MASKS) if c.name.startswith(_MOVED) else c for c in CLAIMS]
           + [replace(c, name="ch05." + c.name, chapter=MASKS) for c in CLAIMS if c.name in _BOTH])
 NOT_CLAIMS += [replace(n, chapter=MASKS) for n in NOT_CLAIMS if n.phrase in ("GPT-3", "Llama 3", "position 0")]
@@ -324,4 +384,17 @@ NOT_CLAIMS += [
     NotClaim("t+1", "notation: the position after t", chapter=MASKS),
     NotClaim("ID 0 is an ordinary ID", "what chapter 3 says of any ID; PAD = 0 is the claim", chapter=MASKS),
     NotClaim("\\begin{cases} 0,", "the additive mask's 0 for a visible key, by definition", chapter=MASKS),
+]
+
+# -- chapter 12, "Looking back: the heads of layer 0": chapter 4's aside on SmolLM2's first
+# layer, read there once RoPE, shared heads and model files have been met. The claims of the
+# Sources entry (the wheel and its licence) stay with chapter 4.
+REAL = "12_real_model"
+_STAY = ("aside4.wheel", "aside4.licence")
+CLAIMS = [replace(c, chapter=REAL) if c.name.startswith("aside4.") and c.name not in _STAY else c for c in CLAIMS]
+NOT_CLAIMS += [
+    NotClaim("rows 1 onwards", "every row but the first, which can read only itself", chapter=REAL),
+    NotClaim("Xiao et al. (2024)", "citation: the attention-sink paper", chapter=REAL),
+    NotClaim("Llama 2's layers after its first two", "what Xiao et al. (2024) report, a model's name", chapter=REAL),
+    NotClaim("2309.17453", "the attention-sink paper's arXiv number", chapter=REAL),
 ]

@@ -9,6 +9,16 @@ import math
 
 import numpy as np
 
+# --- section 4.1: attention without weights, on three words ----------------------
+#: A phrase whose last word needs an earlier one: "bank" means the riverside here.
+WORDS = ("the", "river", "bank")
+#: The features each word's row is given by hand (a teaching choice, not learned).
+WORD_FEATURES = ("water", "money", "grammar")
+#: One row per word: "river" is all water, "bank" half water and half money, "the" grammar.
+WORD_X = np.array([[0.0, 0.0, 1.0], [3.0, 0.0, 0.0], [1.0, 1.0, 0.0]])
+#: The row that replaces "river" in the what-if: a word that is all money.
+WORD_MONEY = np.array([0.0, 3.0, 0.0])
+
 #: The receiving position figure 7 follows.
 FIG7_RECEIVER = 2
 
@@ -69,7 +79,11 @@ CROSS_TARGET_LEN = 2
 CROSS_D_HEAD = 4
 CROSS_SEED = 4
 
-#: Seed for the random multi-head tensors of the main shape configuration.
+#: Seed for the random multi-head tensors (figure 23) of the main shape configuration.
 MULTIHEAD_SEED = 0
+#: Positions of the multi-head example: the main configuration's B, d and H with
+#: T = 3, so that no two of B·H, T and d_h are confused in the shapes [B, H, T, d_h] = [2, 2, 3, 4]
+#: and [B, H, T, T] = [2, 2, 3, 3].
+MULTIHEAD_T = 3
 
 __all__ = [name for name in dir() if name.isupper()]

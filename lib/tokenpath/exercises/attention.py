@@ -14,6 +14,33 @@ from .checker import Case, Exercise, Field, Mistake
 
 __all__ = ["CACHE_MASK", "CAUSAL_MASK", "EXERCISES", "MASKED_ATTENTION"]
 
+
+# ------------------------------------------------------------ teaching solutions
+# What a reader writes: the few array lines, no input checks. The engine's validated
+# functions (tokenpath.attention) are the second, optional solution.
+
+
+def causal_mask(t):
+    i = np.arange(t)[:, None]  # query positions, one per row
+    j = np.arange(t)[None, :]  # key positions, one per column
+    return j <= i  # [t, t]: True where key j is at or before query i
+
+
+def masked_attention(query, key, value, mask):
+    d_h = query.shape[-1]
+    S = query @ key.T / np.sqrt(d_h)  # scores [T_q, T_k], before the mask
+    S_masked = np.where(mask, S, -np.inf)  # hidden keys score -inf
+    E = np.exp(S_masked - S_masked.max(axis=-1, keepdims=True))  # minus each row's max: no overflow
+    A = E / E.sum(axis=-1, keepdims=True)  # softmax over the sources j: each row sums to 1
+    return {"scores": S, "weights": A, "output": A @ value}  # O = A U, [T_q, d_v]
+
+
+def cache_mask(past, new):
+    r = np.arange(new)[:, None]  # local row of each new query
+    j = np.arange(past + new)[None, :]  # absolute position of each key, cached ones first
+    return j <= past + r  # row r sits at absolute position past + r
+
+
 # ---------------------------------------------------------------- the causal mask
 
 _CAUSAL_STUB = '''\
@@ -42,7 +69,12 @@ CAUSAL_MASK = Exercise(
              "so the first row would see nothing and its softmax would be 0/0.",
              lambda t: np.tril(np.ones((t, t), dtype=bool), k=-1)),
      Mistake("True where hidden", "your mask is True on the future cells; in the chapter True means visible.",
-             lambda t: ~np.tril(np.ones((t, t), dtype=bool)))),
+             lambda t: ~np.tril(np.ones((t, t), dtype=bool))),
+     Mistake("one future key visible", "your mask shows query i the key right after it (j <= i + 1); "
+             "the next token is exactly what position i is trained to predict, so it must stay hidden: "
+             "np.tril(..., k=0), not k=1.",
+             lambda t: np.tril(np.ones((t, t), dtype=bool), k=1))),
+    teaching=causal_mask,
 )
 
 # ------------------------------------------------------------ attention with a mask
@@ -75,13 +107,25 @@ def _random_mask(rng, tq: int, tk: int) -> np.ndarray:
 
 
 def _attention_cases() -> tuple[Case, ...]:
-    cases = [Case("the worked example (figure 8, causal)", (ex.FIG8_Q, ex.FIG8_K, ex.FIG8_U, att.causal_mask(3)))]
+    cases = [Case("the worked example (figure 8, causal)", (ex.FIG8_Q, ex.FIG8_K, ex.FIG8_U, att.causal_mask(3))),
+             Case("scores in the hundreds, the largest on a hidden key", _large_scores())]
     rng = np.random.default_rng(4)
     for n, (tq, tk, d, causal) in enumerate([(4, 4, 2, True), (2, 5, 3, False), (3, 3, 1, True), (1, 4, 4, False)]):
         q, k, v = rng.normal(size=(tq, d)), rng.normal(size=(tk, d)), rng.normal(size=(tk, 2))
         m = att.cache_mask(tk - tq, tq) if causal else _random_mask(rng, tq, tk)
         cases.append(Case(f"random case {n + 1} (seed 4): T_q = {tq}, T_k = {tk}, d_h = {d}", (q, k, v, m)))
     return tuple(cases)
+
+
+def _large_scores():
+    """Row 0's visible scores reach 848 (exp overflows past 709) and its hidden key scores
+    3394; row 1 sees keys 1 and 2 only. Right code subtracts each row's largest visible
+    score; code that skips that, or lets hidden keys into the max, gets inf/inf or 0/0."""
+    q = np.array([[60.0, 0.0], [0.0, 2.0]])
+    k = np.array([[20.0, 0.0], [0.0, 1.0], [0.0, -1.0], [80.0, 0.0]])
+    v = np.array([[1.0, 0.0], [0.0, 1.0], [1.0, 1.0], [5.0, -5.0]])
+    mask = np.array([[True, True, True, False], [False, True, True, False]])
+    return q, k, v, mask
 
 
 def _softmax(s, axis):
@@ -127,6 +171,43 @@ def _mask_after(q, k, v, m):
     return {"scores": s, "weights": a, "output": a @ v}
 
 
+def _no_max(q, k, v, m):
+    s = q @ k.T / np.sqrt(q.shape[-1])
+    with np.errstate(over="ignore", invalid="ignore"):
+        e = np.exp(np.where(m, s, -np.inf))  # exp(848) = inf, and inf / inf = NaN
+        a = e / e.sum(axis=-1, keepdims=True)
+    return {"scores": s, "weights": a, "output": a @ v}
+
+
+def _max_before_mask(q, k, v, m):
+    s = q @ k.T / np.sqrt(q.shape[-1])
+    with np.errstate(invalid="ignore"):
+        e = np.exp(s - s.max(axis=-1, keepdims=True)) * m  # the max of every key, hidden ones too
+        a = e / e.sum(axis=-1, keepdims=True)
+    return {"scores": s, "weights": a, "output": a @ v}
+
+
+def _max_over_queries(q, k, v, m):
+    s = q @ k.T / np.sqrt(q.shape[-1])
+    x = np.where(m, s, -np.inf)
+    with np.errstate(invalid="ignore"):
+        e = np.exp(x - x.max(axis=0, keepdims=True))  # each column's max, not each row's
+        a = e / e.sum(axis=-1, keepdims=True)
+    return {"scores": s, "weights": a, "output": a @ v}
+
+
+def _value_width(q, k, v, m):
+    s = q @ k.T / np.sqrt(v.shape[-1])
+    a = _softmax(np.where(m, s, -np.inf), -1)
+    return {"scores": s, "weights": a, "output": a @ v}
+
+
+def _hidden_zero(q, k, v, m):
+    s = q @ k.T / np.sqrt(q.shape[-1])
+    a = _softmax(np.where(m, s, 0.0), -1)  # a hidden score of 0 still has exp(0) = 1
+    return {"scores": s, "weights": a, "output": a @ v}
+
+
 def _mask_ignored(q, k, v, m):
     s = q @ k.T / np.sqrt(q.shape[-1])
     a = _softmax(s, -1)
@@ -157,8 +238,25 @@ MASKED_ATTENTION = Exercise(
      Mistake("the mask applied after the softmax", "you zeroed the hidden weights after normalising, so "
              "each row sums to less than 1; set hidden scores to −∞ before the softmax instead.", _mask_after),
      Mistake("the mask ignored", "your weights give the hidden (future) keys a share; set the scores of "
-             "cells where the mask is False to −∞ before the softmax.", _mask_ignored)),
+             "cells where the mask is False to −∞ before the softmax.", _mask_ignored),
+     Mistake("hidden scores set to 0", "you set the hidden scores to 0 (or multiplied the scores by the mask) "
+             "before the softmax; exp(0) = 1, so every hidden key still gets a share. Set them to −∞ "
+             "(np.where(mask, S, -np.inf)), whose exponential is exactly 0.", _hidden_zero),
+     Mistake("no max subtracted", "your weights are right until a score is in the hundreds: exp(848) "
+             "overflows to inf and inf/inf is NaN. Subtract each row's largest visible score before exp; "
+             "it cancels in the ratio, so the weights do not change.", _no_max),
+     Mistake("hidden keys in the max", "your weights are right until a hidden key scores far above every "
+             "visible one: you took the max (or the whole softmax) over all keys and removed the hidden ones "
+             "afterwards, so every visible exp underflows to 0 and the row is 0/0. Set hidden scores to −∞ "
+             "first, then subtract the row's max.", _max_before_mask),
+     Mistake("the max taken over the query axis", "you subtracted each column's max (axis 0) before exp; "
+             "a shift cancels only when it is the same across a row, so subtract each row's max "
+             "(axis=-1, keepdims=True).", _max_over_queries),
+     Mistake("divided by √d_v, not √d_h", "your scores are divided by the square root of the value width "
+             "(value.shape[-1]); the scale is the width of the query and key rows, d_h = query.shape[-1].",
+             _value_width)),
     figure=lambda case, expected, got: _attention_figure(case, expected, got),
+    teaching=masked_attention,
 )
 
 
@@ -214,6 +312,10 @@ def _square(past, new):
     return np.tril(np.ones((new, new), dtype=bool))
 
 
+def _one_ahead(past, new):
+    return np.arange(past + new)[None, :] <= past + np.arange(new)[:, None] + 1
+
+
 def _diagonal_hidden(past, new):
     return np.arange(past + new)[None, :] < past + np.arange(new)[:, None]
 
@@ -227,8 +329,11 @@ CACHE_MASK = Exercise(
      Mistake("the square causal mask reused", "you returned the [new, new] causal mask; with a cache the "
              "columns are all past + new keys, cached ones first.", _square),
      Mistake("the diagonal hidden", "your query at position past + r does not see its own key "
-             "(j < past + r); a position sees itself.", _diagonal_hidden)),
+             "(j < past + r); a position sees itself.", _diagonal_hidden),
+     Mistake("one future key visible", "your query at position past + r sees the key after it "
+             "(j <= past + r + 1), a position it must predict, not read.", _one_ahead)),
     figure=lambda case, expected, got: _cache_figure(case, expected, got),
+    teaching=cache_mask,
 )
 
 

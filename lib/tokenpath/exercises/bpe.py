@@ -17,7 +17,7 @@ from ..examples import bpe as ex
 from ..lessons.bpe import teach_merges
 from .checker import Case, Exercise, Field, Mistake
 
-__all__ = ["EXERCISES", "MERGE_PAIR", "PAIR_COUNTS", "merge_pair", "pair_counts"]
+__all__ = ["EXERCISES", "MERGE_PAIR", "PAIR_COUNTS"]
 
 _ALPHABET = "aabn"
 

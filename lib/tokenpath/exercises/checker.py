@@ -35,7 +35,7 @@ import numpy as np
 from ._running import Outcome, run
 from .result import CheckResult, Difference
 
-__all__ = ["KINDS", "Case", "Exercise", "Field", "Mistake", "tolerances"]
+__all__ = ["KINDS", "Case", "Exercise", "Field", "Mistake"]
 
 #: The kinds of value a field holds, and how each is compared.
 KINDS = ("float", "bool", "int", "exact")

@@ -341,8 +341,12 @@ def parameters(qid: str, seed: int) -> tuple:
     >>> parameters("gqa-head5", 3) == parameters("gqa-head5", 3) != parameters("gqa-head5", 4)
     True
     """
+    if not isinstance(qid, str) or qid not in FAMILIES:
+        raise ValueError(f"qid must be the id of a question with variants ({', '.join(sorted(FAMILIES))}), got {qid!r}")
+    if isinstance(seed, bool) or not isinstance(seed, (int, np.integer)) or seed < 0:
+        raise ValueError(f"seed must be a whole number ≥ 0, got {seed!r}")
     space = _space(qid)
-    return space[seed % len(space)]
+    return space[int(seed) % len(space)]
 
 
 #: Each numeric question's factory, by question id: ``factory(question, seed) -> Question``.

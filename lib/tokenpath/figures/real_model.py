@@ -1,11 +1,11 @@
 """Chapter 12's figures: SmolLM2-135M-Instruct run by the engine.
 
-* 27, its next-token distribution after a prompt: chapter 11's next-token view
+* 28, its next-token distribution after a prompt: chapter 11's next-token view
   (:func:`tokenpath.figures.trained_sampling.next_token_canvas`) drawn from
   :func:`tokenpath.lessons.real_model.next_token`, with top-k and top-p.
-* 28, the logit lens (:func:`tokenpath.lessons.real_model.logit_lens`): the rank and the
+* 29, the logit lens (:func:`tokenpath.lessons.real_model.logit_lens`): the rank and the
   probability of the final answer token after every layer, and each layer's top token.
-* 29, the induction heads (:mod:`tokenpath.lessons.real_model_heads`): every head's
+* 30, the induction heads (:mod:`tokenpath.lessons.real_model_heads`): every head's
   induction score, and what silencing the strongest one costs the second copy beside
   silencing heads drawn at random.
 
@@ -30,13 +30,13 @@ from .trained_sampling import _context, _top_words, next_token_canvas
 __all__ = ["HEADS", "LENS", "NEXT", "build_heads", "build_lens", "build_next", "describe_next", "draw_heads",
            "draw_lens", "heads_alt", "lens_alt"]
 
-NEXT, LENS, HEADS = 27, 28, 29
+NEXT, LENS, HEADS = 28, 29, 30
 NEXT_TITLE = "SmolLM2's next-token distribution"
 LENS_TITLE = "The logit lens on SmolLM2's 30 layers"
 HEADS_TITLE = "SmolLM2's induction heads, tested by ablation"
 
 
-# ---------------------------------------------------------------------- 27: next token
+# ---------------------------------------------------------------------- 28: next token
 
 def describe_next(trace: R.RealNextToken) -> str:
     """The real model's next-token view in words, with the numbers it shows."""
@@ -60,7 +60,7 @@ def build_next() -> Drawn:
     return Drawn(NEXT, NEXT_TITLE, fig, alt, art, trace)
 
 
-# ---------------------------------------------------------------------- 28: the logit lens
+# ---------------------------------------------------------------------- 29: the logit lens
 
 def draw_lens(ax_rank, ax_prob, lens: R.LogitLens) -> dict[str, Artist]:
     """Top: the target's rank after every layer (log scale, 1 = the top token).
@@ -127,7 +127,7 @@ def build_lens() -> Drawn:
     return Drawn(LENS, LENS_TITLE, fig, lens_alt(lens), art, lens)
 
 
-# ---------------------------------------------------------------------- 29: induction heads
+# ---------------------------------------------------------------------- 30: induction heads
 
 def draw_heads(ax_map, ax_cost, finding: RH.HeadFinding) -> dict[str, Artist]:
     """Left: every head's induction score, layers down, heads across, the strongest

@@ -57,7 +57,7 @@ def label(piece: str) -> str:
 
 def short(piece: str) -> str:
     """:func:`label`, with a run of four or more spaces written as its count
-    (indentation tokens are long): the form figures 24 and 25 write tokens in.
+    (indentation tokens are long): the form figures 25 and 26 write tokens in.
 
     >>> short("\\n" + " " * 11), short(" self"), short(" x\\t")
     ('↵␣×11', '␣self', '␣x⇥')
@@ -189,7 +189,7 @@ def _move_notes(art: dict, trace: T.LineAttention) -> None:
 
 
 def update_line_attention(artists: dict, trace: T.LineAttention) -> None:
-    """Move figure 23's artists to another (layer, head, query) of the same line."""
+    """Move figure 26's artists to another (layer, head, query) of the same line."""
     trace = check_trace(trace, T.LineAttention)
     artists["image"].set_data(_masked(trace.map.weights))
     artists["outline"].set_y(trace.query - 0.5)
@@ -207,7 +207,7 @@ def describe_line_attention(trace: T.LineAttention) -> str:
             + trace.stats.describe(trace.layer, trace.head, trace.share) + ".")
 
 
-# ---------------------------------------------------------------------- figure 23
+# ---------------------------------------------------------------------- figure 26
 
 #: The figure's panels in inches from the top left: (left, top, width, height).
 _MAP = (1.05, 0.62, 3.75, 3.55)
@@ -222,7 +222,7 @@ def _axes(fig, box):
 
 
 #: The figure's number in the book (chapter 11, after the next-token view).
-NUMBER = 25
+NUMBER = 26
 
 
 @register(NUMBER, "Attention of a trained head on a held-out line")

@@ -22,7 +22,7 @@ __all__ = ["STREAM_COLOURS", "best_baselines", "build_training_loss", "draw_loss
 STREAM_COLOURS = {"stdlib code": style.VISIBLE, "stdlib data": style.NEUTRAL, "outside code": style.QUERY}
 #: The baselines, in the order evaluation.json lists them.
 BASELINES = ("unigram", "bigram", "trigram")
-NUMBER = 23
+NUMBER = 24
 TITLE = "The book's model learning: training loss, held-out loss per stream, n-gram baselines"
 
 

@@ -264,7 +264,7 @@ def update_routing(artists: dict, trace: T.RoutingView) -> None:
 
 
 #: The figure's number in the book (chapter 11, after the attention view).
-NUMBER = 26
+NUMBER = 27
 
 
 @register(NUMBER, "Routing of a held-out line in the trained model")

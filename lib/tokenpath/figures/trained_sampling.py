@@ -187,7 +187,7 @@ NOTES_X, NOTES_Y = 4.65, 0.9
 
 
 #: The figure's number in the book (chapter 11, after the loss figure).
-NUMBER = 24
+NUMBER = 25
 
 
 def next_token_canvas(trace: T.NextToken):

@@ -4,7 +4,7 @@ Small bundles of the quantities one figure shows, computed here with the engine'
 :mod:`tokenpath.attention` so that a figure only draws and a notebook or test can print
 and check the same object: the read paths of figure 7, the two-source hand calculation
 of figure 10, the value magnitudes of figure 11, the score spread of figure 12, the shift
-and the mask of figure 13 and the two cache masks of figure 14.
+and the mask of figure 13, the two cache masks of figure 14 and the heads of figure 23.
 """
 
 from __future__ import annotations
@@ -17,17 +17,21 @@ import numpy as np
 from .._checks import as_float, as_float_array, as_int, as_int_array
 from ..attention import (
     AttentionTrace,
+    causal_attention,
+    merge_heads,
+    split_heads,
     WeightedValuesTrace,
     attention,
     cache_mask,
     causal_mask,
     weighted_values,
 )
-from ..examples import FIG11_SCORES, FIG11_U0, encode_chars
+from ..examples import B, D_MODEL, FIG11_SCORES, FIG11_U0, H, MULTIHEAD_SEED, MULTIHEAD_T, encode_chars
 from ..packing import loss_mask, shift_targets
 
 __all__ = [
     "CacheMasks",
+    "HeadSplit",
     "ReadPaths",
     "ScoreSpreadTrace",
     "ShiftVsMask",
@@ -35,6 +39,7 @@ __all__ = [
     "VarianceTrace",
     "cache_masks",
     "misaligned_cache_mask",
+    "multi_head",
     "output_from_rounded_weights",
     "read_paths",
     "score_samples",
@@ -359,3 +364,55 @@ def cache_masks(past: int, new: int) -> CacheMasks:
     6
     """
     return CacheMasks(past, new, cache_mask(past, new), misaligned_cache_mask(past, new))
+
+
+# ------------------------------------------------ figure 23: splitting into heads
+
+
+@dataclass(frozen=True)
+class HeadSplit:
+    """Figure 23's trace: one layer input cut into heads, attended head by head, merged.
+
+    Random teaching tensors of the main shape configuration (not a trained model)."""
+
+    x: np.ndarray  # [B, T, d] the layer input X
+    w_q: np.ndarray  # [d, d] W_Q (W_K and W_V are drawn the same way)
+    q_wide: np.ndarray  # [B, T, d] X W_Q, before the split
+    q: np.ndarray  # [B, H, T, d_h] split_heads(X W_Q, H)
+    k: np.ndarray  # [B, H, T, d_h] split_heads(X W_K, H)
+    u: np.ndarray  # [B, H, T, d_h] split_heads(X W_V, H), the values
+    attention: AttentionTrace  # causal attention of every (batch, head) pair
+    merged: np.ndarray  # [B, T, H·d_h] merge_heads(attention.output)
+
+    @property
+    def heads(self) -> int:
+        return self.q.shape[1]
+
+    @property
+    def d_h(self) -> int:
+        return self.q.shape[-1]
+
+
+def multi_head(seed: int = MULTIHEAD_SEED, *, batch: int = B, t: int = MULTIHEAD_T, d: int = D_MODEL,
+               heads: int = H) -> HeadSplit:
+    """X ~ N(0, 1), W ~ N(0, 1/d) (so the rows of XW stay near unit size); Q, K, U are
+    the three projections cut into ``heads`` heads; each head attends causally on its
+    own; the head outputs are concatenated back to width ``d``.
+
+    >>> s = multi_head()
+    >>> s.q.shape, s.attention.weights.shape, s.merged.shape
+    ((2, 2, 3, 4), (2, 2, 3, 3), (2, 3, 8))
+    >>> bool(np.array_equal(s.q[:, 1], s.q_wide[..., 4:]))
+    True
+    """
+    seed = as_int("seed", seed, low=0)
+    batch = as_int("batch", batch, low=1, high=64)
+    t = as_int("t", t, low=1, high=1024)
+    d = as_int("d", d, low=1, high=1024)
+    heads = as_int("heads", heads, low=1, high=d)
+    rng = np.random.default_rng(seed)
+    x = rng.standard_normal((batch, t, d))
+    w_q, w_k, w_v = rng.standard_normal((3, d, d)) / np.sqrt(d)
+    q, k, u = (split_heads(x @ w, heads) for w in (w_q, w_k, w_v))
+    trace = causal_attention(q, k, u)
+    return HeadSplit(x, w_q, x @ w_q, q, k, u, trace, merge_heads(trace.output))

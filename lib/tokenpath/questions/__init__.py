@@ -50,7 +50,7 @@ def for_chapter(chapter: str) -> dict[str, Question]:
     in the order the chapter asks them.
 
     >>> list(for_chapter("04_attention"))
-    ['att-A10', 'att-longer', 'att-A20', 'att-scale']
+    ['att-A10', 'att-longer', 'att-A20', 'att-scale', 'att-column-softmax']
     """
     if chapter not in CHAPTERS:
         raise ValueError(f"chapter must be one of {sorted(CHAPTERS)}, got {chapter!r}")

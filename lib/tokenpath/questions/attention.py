@@ -1,5 +1,6 @@
 """Chapter 4's "Check yourself" questions (``04_attention``): who reads whom, a small
-weight with a long value, and one more cell of figure 8. Every answer is computed by the
+weight with a long value, one more cell of figure 8, the growth of the unscaled score's
+variance, and what a softmax over the wrong axis would do to figure 8's rows. Every answer is computed by the
 engine when the questions are built. Chapter 5's questions, on the shift, the masks and
 the cache, are in :mod:`.masks`.
 """
@@ -12,7 +13,7 @@ from .. import attention as A
 from .. import fmt
 from .. import examples as ex
 from ..lessons import attention as LA
-from ..selfcheck import Question, choice, exact
+from ..selfcheck import Question, choice, exact, set_of
 
 __all__ = ["questions"]
 
@@ -55,4 +56,14 @@ def questions() -> tuple[Question, ...]:
                why=(f"A dot product adds d_h products of variance 1, so its variance is d_h: "
                     f"{fmt.num(var.theory[1])} at d_h = {lo} and {fmt.num(var.theory[2])} at d_h = {hi}, "
                     f"{fmt.num(grows)} times as much. Dividing by √d_h brings both back to 1."))
-    return q1, q4, q6, q5
+    columns = A.softmax(t8.masked_scores, axis=0)  # normalised down each column, over the queries
+    rows = columns.sum(axis=-1)
+    broken = np.flatnonzero(~np.isclose(rows, 1.0))
+    q7 = set_of("att-column-softmax", "What if figure 8's softmax ran down the columns (over the query axis) instead "
+                "of along the rows? Which rows of A would no longer sum to 1?", broken,
+                source="attention.softmax(causal_attention(FIG8_Q, FIG8_K, FIG8_U).masked_scores, axis=0).sum(-1)",
+                hint="a set of row indices such as {0, 1}, or an empty set",
+                why=(f"Down the columns, each column would sum to 1 instead; the rows would sum to "
+                     f"{fmt.vec(rows, fractions=True)}. Row i is what position i reads, so its weights must share "
+                     "one unit: only a softmax along the row (the last axis) guarantees that."))
+    return q1, q4, q6, q5, q7

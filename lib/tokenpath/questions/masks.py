@@ -10,6 +10,7 @@ import numpy as np
 
 from .. import fmt
 from .. import examples as ex
+from ..gqa import kv_cache_size
 from ..lessons import attention as LA
 from ..selfcheck import Question, choice, exact, set_of
 
@@ -65,4 +66,18 @@ def questions() -> tuple[Question, ...]:
                      f"{fmt.vec(np.flatnonzero(cache.wrong[0]))}. It drops {fmt.vec(dropped)}: the cached keys "
                      f"{fmt.vec(lost)} (keys 0 … {cache.past - 1} are the cache) and the row's own key {cache.past}, "
                      f"which is not history but the new position itself."))
-    return q2, q3, q7, q8, q9
+    size = kv_cache_size(layers=ex.KV_REAL_LAYERS, requests=1, kv_heads=ex.KV_REAL_N_KV_HEADS,
+                         seq_len=ex.KV_REAL_SEQ_LEN, head_dim=ex.KV_REAL_HEAD_DIM)
+    q10 = exact("att-cache-size",
+                f"Why does a long conversation fill memory? Llama 3 8B keeps, in each of its {ex.KV_REAL_LAYERS} "
+                f"layers, keys and values for {ex.KV_REAL_N_KV_HEADS} heads of width {ex.KV_REAL_HEAD_DIM} "
+                f"(its {ex.KV_REAL_N_Q_HEADS} query heads share them). How many numbers does its KV cache hold "
+                f"for one conversation of {ex.KV_REAL_SEQ_LEN:,} tokens?", size.elements,
+                source=(f"gqa.kv_cache_size(layers={ex.KV_REAL_LAYERS}, requests=1, kv_heads={ex.KV_REAL_N_KV_HEADS}, "
+                        f"seq_len={ex.KV_REAL_SEQ_LEN}, head_dim={ex.KV_REAL_HEAD_DIM}).elements"),
+                hint="a whole number",
+                why=("Every cached position keeps one key row and one value row per head and layer, because every "
+                     "later query may read it: " + "×".join(f"{f:,}" for f in size.factors)
+                     + f" = {size.elements:,} numbers, {size.per_position:,} more for each new token. The cache grows "
+                       "linearly with the conversation, which is why long contexts need so much memory."))
+    return q2, q3, q7, q8, q9, q10

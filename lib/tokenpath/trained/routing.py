@@ -262,7 +262,7 @@ def _window_routes(model: Model, folder: Path, start: int, stop: int) -> Routes:
 
 @dataclass(frozen=True)
 class RoutingView:
-    """Figure 24: one layer's routing of one held-out line (each token's router
+    """Figure 27: one layer's routing of one held-out line (each token's router
     probabilities, its top-k and their gates) beside that layer's load and top-k
     change rate over the whole held-out text."""
     layer: int
@@ -302,7 +302,7 @@ class RoutingView:
 
 
 def routing_view(layer: int, line: int | None = None, folder=None) -> RoutingView:
-    """The trace of figure 24 for ``layer`` and held-out line ``line`` (0-based).
+    """The trace of figure 27 for ``layer`` and held-out line ``line`` (0-based).
 
     >>> v = routing_view(0, example_line())
     >>> v.probs.shape[1], int(v.load.sum()) == v.held_tokens * v.top_k
