@@ -14,16 +14,18 @@ as ``build/html/en/`` and ``build/html/zh/``, found by :func:`.editions.find`) b
 2. :mod:`.render` prints it with Chromium (``page.pdf``) under the print stylesheet
    ``tokenpath/_sphinx/static/tokenpath-print.css``: A4, one named page per chapter
    whose margin boxes carry the chapter's title and the page number. Chromium keeps
-   the links, embeds the fonts (subsets), writes the text as text, tags the PDF and
-   makes a bookmark of each heading. The contents' page numbers need two prints: the
-   first, with the numbers left blank in a column of fixed width, gives the page of
-   every entry's named destination (read with pypdf); the second prints them, and its
-   destinations must be the same pages (:func:`.pages.toc_numbers`);
+   the links, embeds the fonts (subsets), writes the text as text and tags the PDF.
+   The contents' page numbers need two prints: the first, with the numbers left blank
+   in a column of fixed width, gives the page of every entry's named destination (read
+   with pypdf); the second prints them, and its destinations must be the same pages
+   (:func:`.pages.toc_numbers`); :mod:`.outline` then adds the contents as bookmarks,
+   and the title and language;
 3. :mod:`.pages` makes the bytes reproducible: Chromium writes the time of printing as
    ``/CreationDate`` and ``/ModDate`` and nothing else that changes between runs;
    :func:`.pages.fix_dates` replaces both, in place and at the same length, with
    ``SOURCE_DATE_EPOCH`` (the Makefile sets it to the last commit's time) or, without
-   it, blanks them.
+   it, blanks them, before the bookmarks are appended (by pypdf, which writes the same
+   bytes for the same input).
 
 ``tests/test_pdf.py`` opens the result with poppler's tools and checks it.
 """

@@ -63,6 +63,8 @@ class Entry:
 @dataclass
 class Document:
     html: str
+    title: str
+    subtitle: str
     entries: list[Entry] = field(default_factory=list)
     pages: list[Page] = field(default_factory=list)
 
@@ -194,4 +196,4 @@ def document(edition: Edition, pages: list[Page] | None = None) -> Document:
         f'<p class="tp-cover-edition">{html.escape(say["edition"])}</p></section>'
         f'<nav class="tp-contents" id="tp-contents"><h1>{html.escape(say["contents"])}</h1><ol>{toc}</ol></nav>'
         + "".join(chapters) + "</body></html>\n")
-    return Document(text, entries, pages)
+    return Document(text, title, subtitle, entries, pages)

@@ -19,6 +19,7 @@ from pathlib import Path
 from . import pdf_name
 from .assemble import document
 from .editions import Edition
+from .outline import finish
 from .pages import fix_dates, toc_numbers
 
 CHROMIUM_ARGS = ["--no-sandbox", "--disable-gpu", "--disable-background-networking", "--disable-component-update",
@@ -83,7 +84,7 @@ def _print(b, source: Path, numbers: dict[str, int]) -> bytes:
             raise RuntimeError(f"{source.name}: images that did not load {broken[:5]}, requests refused {refused[:5]}")
         page.evaluate("n => document.querySelectorAll('.tp-toc-page').forEach("
                       "s => { s.textContent = n[s.dataset.anchor] ? String(n[s.dataset.anchor]) : ''; })", numbers)
-        return page.pdf(prefer_css_page_size=True, print_background=True, outline=True, tagged=True)
+        return page.pdf(prefer_css_page_size=True, print_background=True, tagged=True)
     finally:
         page.close()
 
@@ -112,7 +113,8 @@ def print_edition(edition: Edition, out: str | Path, *, epoch: int | None = None
         else:
             raise RuntimeError(f"the contents' page numbers did not settle after {MOST_PRINTS} prints")
     target = out / pdf_name(edition.lang)
-    target.write_bytes(fix_dates(pdf, epoch))
+    target.write_bytes(finish(fix_dates(pdf, epoch), doc.entries, numbers, title=doc.title, subject=doc.subtitle,
+                              lang=edition.lang))
     from pypdf import PdfReader
 
     pages = len(PdfReader(target).pages)
