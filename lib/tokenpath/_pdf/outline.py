@@ -26,7 +26,7 @@ def finish(pdf: bytes, entries: list[Entry], numbers: dict[str, int], *, title: 
         raise ValueError("the PDF has bookmarks already: print it without Chromium's outline")
     parent = None
     for entry in entries:
-        item = writer.add_outline_item(entry.text, numbers[entry.anchor] - 1,
+        item = writer.add_outline_item(title=entry.text, page_number=numbers[entry.anchor] - 1,
                                        parent=parent if entry.level > 1 else None, is_open=False)
         if entry.level == 1:
             parent = item
