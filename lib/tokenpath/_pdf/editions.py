@@ -33,12 +33,20 @@ def edition(folder: str | Path, lang: str | None = None) -> Edition:
     """The edition in ``folder``; its language from its pages unless ``lang`` is given."""
     folder = Path(folder)
     index = folder / "index.html"
-    if not index.is_file():
-        raise ValueError(f"folder must hold an HTML edition (an index.html that make book wrote), got {str(folder)!r}")
+    if not is_edition(folder):
+        raise ValueError("folder must hold an HTML edition (an index.html with the table of contents, as make book "
+                         f"writes it), got {str(folder)!r}")
     if lang is None:
         found = _LANG.search(index.read_text(encoding="utf-8"))
         lang = found.group(1) if found else None
     return Edition(folder, language_code(lang))
+
+
+def is_edition(folder: Path) -> bool:
+    """Whether ``folder`` holds a Sphinx edition: an ``index.html`` with the book's table
+    of contents (a page that only chooses a language is not one)."""
+    index = folder / "index.html"
+    return index.is_file() and "bd-docs-nav" in index.read_text(encoding="utf-8")
 
 
 def find(root: str | Path) -> list[Edition]:
@@ -48,16 +56,17 @@ def find(root: str | Path) -> list[Edition]:
 
     >>> import tempfile
     >>> with tempfile.TemporaryDirectory() as tmp:
+    ...     _ = (Path(tmp) / "index.html").write_text('<html lang="en"><a href="en/index.html">English</a>')
     ...     for sub, lang in [("en", "en"), ("zh", "zh-CN")]:
     ...         _ = (Path(tmp) / sub).mkdir()
-    ...         _ = (Path(tmp) / sub / "index.html").write_text(f'<html lang="{lang}">')
+    ...         _ = (Path(tmp) / sub / "index.html").write_text(f'<html lang="{lang}"><nav class="bd-docs-nav">')
     ...     [(e.folder.name, e.lang) for e in find(tmp)]
     [('en', 'en'), ('zh', 'zh')]
     """
     root = Path(root)
-    folders = [root] if (root / "index.html").is_file() else []
+    folders = [root] if is_edition(root) else []
     if root.is_dir():
-        folders += sorted(p for p in root.iterdir() if p.is_dir() and (p / "index.html").is_file())
+        folders += sorted(p for p in root.iterdir() if p.is_dir() and is_edition(p))
     if not folders:
         raise ValueError(f"no HTML edition in {str(root)!r}: run make book first")
     found = [edition(f) for f in folders]

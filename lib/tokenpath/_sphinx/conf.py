@@ -35,7 +35,11 @@ myst_heading_slug_func = "tokenpath._sphinx.heading_slug"
 html_theme = "sphinx_book_theme"
 html_title = "tokenpath"
 html_static_path = []  # the extension adds its own static folder
-templates_path = ["templates"]  # tp-pdf-link.html: the PDF edition, when make pdf builds it
+templates_path = ["templates"]
+# The theme's sidebar, with the link to the PDF edition under the search field (when
+# `make pdf` builds the edition; tokenpath/_sphinx/pdflink.py).
+html_sidebars = {"**": ["navbar-logo.html", "icon-links.html", "search-button-field.html", "tp-pdf-link.html",
+                        "sbt-sidebar-nav.html"]}
 html_copy_source = False
 html_show_sourcelink = False
 html_last_updated_fmt = None
@@ -51,7 +55,6 @@ html_theme_options = {
     "search_bar_text": "Search the book…",
     "pygments_light_style": "default",
     "pygments_dark_style": "monokai",
-    "primary_sidebar_end": ["tp-pdf-link.html"],
 }
 html_math_renderer = "mathml"
 copybutton_prompt_text = r">>> |\.\.\. "
