@@ -307,6 +307,9 @@ def test_fonts_are_embedded_and_text_extractable(built):
         text = squash(" ".join(b.texts))
         for article in b.articles.values():
             assert h1_text(article) in text
+        from tokenpath._sphinx.fonts import missing_glyphs
+
+        assert missing_glyphs(b.raw) == set(), "characters without a glyph in the edition's fonts (run make fonts)"
 
 
 @pytest.mark.pdf
