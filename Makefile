@@ -35,7 +35,7 @@ export PYDEVD_DISABLE_FILE_VALIDATION := 1
 # (at most 256 × 2,048), and when the cores are busy with other work two BLAS threads wait
 # for each other (a 256-token forward pass of the trained model took 260–300 ms on two
 # threads against 62–70 ms on one, at a load of 3). `make model` is left to PyTorch's own.
-lab test check-model sync figures book: export OPENBLAS_NUM_THREADS := 1
+lab test check-model sync figures book pdf: export OPENBLAS_NUM_THREADS := 1
 
 # The suite: tests/, the doctests in lib/, and every stored notebook re-executed by nbval
 # in strict mode (outputs compared; figure PNG payloads masked by the sanitizer).
@@ -49,7 +49,7 @@ PYTEST_ARGS  = tests lib --doctest-modules --ignore-glob='*/__main__.py' \
 # runs without workers.
 JOBS ?= $(shell n=$$(nproc 2>/dev/null || echo 1); if [ "$$n" -ge 2 ]; then echo 2; else echo 0; fi)
 
-.PHONY: help venv smollm2 lab test check-model check-lab check-book figures fonts sync book doctor bench model lock clean
+.PHONY: help venv smollm2 lab test check-model check-lab check-book figures fonts sync book pdf check-pdf doctor bench model lock clean
 
 help:
 	@echo "make lab       start JupyterLab on the first notebook"
@@ -60,6 +60,8 @@ help:
 	@echo "make sync      sync book/*.md with notebooks/*.ipynb, then re-execute the notebooks"
 	@echo "make book      offline HTML edition in build/html/ (sliders work without a kernel)"
 	@echo "make check-book open the HTML edition from file:// in headless Chromium, desktop and phone"
+	@echo "make pdf       the book as one PDF per language in build/pdf/ (headless Chromium)"
+	@echo "make check-pdf make pdf, then open the PDFs with poppler's tools and check them"
 	@echo "make fonts     rebuild the HTML edition's font subsets (needs Debian's Noto CJK, emoji, core)"
 	@echo "make doctor    check this environment (versions, widget frontend, CJK font, kernel)"
 	@echo "make bench     run every script in benchmarks/"
@@ -144,9 +146,27 @@ sync: $(STAMP) $(SMOLLM2)
 # The HTML edition, built offline by Sphinx (MyST-NB, sphinx-book-theme) from the stored
 # notebooks, with precomputed sliders and offline quizzes (tokenpath/_sphinx/; README.md,
 # "Reading the book as HTML"). Prints the size budgets and fails over them.
+# BOOK_PDF (set by `make pdf`): the folder of the PDFs, which every page then links to.
 book: $(STAMP) $(SMOLLM2)
 	@rm -rf build/html build/html-doctrees
-	$(PY) -m tokenpath._build book --out build/html
+	$(PY) -m tokenpath._build book --out build/html $(if $(BOOK_PDF),--pdf $(BOOK_PDF))
+
+# The PDF edition: every edition of build/html/ (one per language) printed by Debian's
+# headless Chromium as build/pdf/tokenpath-<lang>.pdf, with a cover, contents with page
+# numbers, bookmarks and a running header (tokenpath/_pdf/). The HTML edition is built
+# again first, with a link to its PDF on every page. The PDF is dated SOURCE_DATE_EPOCH,
+# by default the last commit's time, so the same sources give the same bytes.
+SOURCE_DATE_EPOCH ?= $(shell git log -1 --format=%ct 2>/dev/null)
+pdf:
+	@$(MAKE) --no-print-directory venv EXTRAS=$(EXTRAS),browser
+	@$(MAKE) --no-print-directory book BOOK_PDF=build/pdf
+	@rm -rf build/pdf
+	SOURCE_DATE_EPOCH=$(SOURCE_DATE_EPOCH) $(PY) -m tokenpath._pdf --html build/html --out build/pdf
+
+# The PDFs as a reader gets them: contents and their page numbers, page count, figures,
+# fonts, links, no blank or cut page, and the same bytes when printed again (tests/test_pdf.py).
+check-pdf: pdf
+	$(BIN)/pytest -q -p no:cacheprovider tests/test_pdf.py --pdf
 
 # The HTML edition's font subsets (tokenpath/_sphinx/fonts.py): every character of the
 # notebooks and questions outside Latin-1, cut from OFL fonts in Debian's fonts-noto-cjk,

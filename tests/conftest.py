@@ -38,6 +38,9 @@ What this file provides:
   loaded in ``transformers``, ``tokenizers``, ``tiktoken`` or ``gguf`` beside the engine).
   ``make test`` skips it with the reason shown; ``make check-model`` (and CI) runs it with
   ``--heavy``.
+- The ``pdf`` marker, for a check of the PDF edition that ``make pdf`` writes
+  (``tests/test_pdf.py``). ``make test`` skips it with the reason shown; ``make
+  check-pdf`` (and CI) builds the PDFs and runs it with ``--pdf``.
 - Under ``make test``'s ``--dist loadscope``, each test module runs on one worker, and
   the modules of one of :data:`SHARED_SCOPES` run on the same worker, one after another:
   they read the same expensive per-process caches (every widget built and drawn, every
@@ -83,6 +86,7 @@ def torch():
 
 CORPUS_SKIPPED = "rebuilds the training data from the whole standard library: run by make check-model (CI runs it)"
 HEAVY_SKIPPED = "a slow cross-check (a real model or vocabulary in a reference library): run by make check-model (CI runs it)"
+PDF_SKIPPED = "checks the PDF edition that make pdf writes: run by make check-pdf (CI runs it)"
 
 
 @pytest.fixture(scope="session")
@@ -102,6 +106,8 @@ def pytest_addoption(parser):
                      help="also run the tests marked corpus (make check-model)")
     parser.addoption("--heavy", action="store_true", default=False,
                      help="also run the tests marked heavy (make check-model)")
+    parser.addoption("--pdf", action="store_true", default=False,
+                     help="also run the tests marked pdf, on the PDFs in build/pdf/ (make check-pdf)")
 
 
 def pytest_runtest_setup(item):
@@ -111,6 +117,8 @@ def pytest_runtest_setup(item):
         pytest.skip(CORPUS_SKIPPED)
     if item.get_closest_marker("heavy") is not None and not item.config.getoption("--heavy"):
         pytest.skip(HEAVY_SKIPPED)
+    if item.get_closest_marker("pdf") is not None and not item.config.getoption("--pdf"):
+        pytest.skip(PDF_SKIPPED)
 
 
 def pytest_collection_finish(session):

@@ -70,10 +70,13 @@ def execute_notebook(path: str | Path, *, timeout: int = 600, kernel_name: str =
     nbformat.write(nb, path)
 
 
-def build_book(out: str | Path = "build/html", *, source: str | Path = "notebooks", jobs: str = "auto") -> int:
+def build_book(out: str | Path = "build/html", *, source: str | Path = "notebooks", jobs: str = "auto",
+               pdf: str | Path | None = None) -> int:
     """Build the HTML edition from the stored notebooks in ``source`` into ``out`` with
     Sphinx (a fresh environment every time, doctrees beside ``out``); print the build
-    time and, from the extension, the size budgets. Returns Sphinx's exit status."""
+    time and, from the extension, the size budgets. With ``pdf`` (the folder ``make pdf``
+    writes the PDFs to), every page links to its language's PDF there. Returns Sphinx's
+    exit status."""
     import time
 
     from sphinx.cmd.build import build_main
@@ -83,7 +86,8 @@ def build_book(out: str | Path = "build/html", *, source: str | Path = "notebook
         raise ValueError(f"source must be a folder of notebooks, got {str(source)!r}")
     conf = Path(__file__).with_name("_sphinx")
     started = time.perf_counter()
-    status = build_main(["-b", "html", "-E", "-q", "-j", jobs, "-c", str(conf),
+    link = ["-D", f"tokenpath_pdf={Path(pdf).resolve()}"] if pdf else []
+    status = build_main(["-b", "html", "-E", "-q", "-j", jobs, "-c", str(conf), *link,
                          "-d", str(out.parent / f"{out.name}-doctrees"), str(source), str(out)])
     print(f"make book: Sphinx build {'finished' if status == 0 else 'FAILED'} in "
           f"{time.perf_counter() - started:.0f} s; open {out / 'index.html'}")
@@ -99,6 +103,7 @@ def main(argv: list[str] | None = None) -> int:
     book.add_argument("--out", type=Path, default=Path("build/html"))
     book.add_argument("--source", type=Path, default=Path("notebooks"))
     book.add_argument("--jobs", default="auto", help="Sphinx's -j (default: one process per CPU)")
+    book.add_argument("--pdf", type=Path, help="link every page to its PDF in this folder (make pdf)")
     args = parser.parse_args(argv)
 
     if args.command == "execute":
@@ -109,7 +114,7 @@ def main(argv: list[str] | None = None) -> int:
             execute_notebook(path)
         return 0
 
-    return build_book(args.out, source=args.source, jobs=args.jobs)
+    return build_book(args.out, source=args.source, jobs=args.jobs, pdf=args.pdf)
 
 
 if __name__ == "__main__":

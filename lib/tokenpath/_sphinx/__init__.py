@@ -14,7 +14,8 @@ this package adds only what the book needs on top, each part in its own module:
   stored by :mod:`.frames`, rendered by worker processes while Sphinx reads the pages
   and kept between builds (:mod:`.framecache`); and offline "Check yourself" (:mod:`.quiz`);
 - the font subset for every non-Latin character (:mod:`.fonts`) and the size budgets
-  (:mod:`.pages`).
+  (:mod:`.pages`);
+- a link to the PDF edition in every page's sidebar when ``make pdf`` builds it (:mod:`.pdflink`).
 """
 
 from __future__ import annotations
@@ -119,12 +120,12 @@ def _notation(app, doctree):
 
 
 def setup(app):
-    from . import framecache, glossary, pages, quiz, sliders
+    from . import framecache, glossary, pages, pdflink, quiz, sliders
 
     app.connect("doctree-read", _notation)
     app.add_html_math_renderer("mathml", (_visit_math, None), (_visit_math_block, None))
     app.connect("builder-inited", _static)
-    for part in (pages, glossary, sliders, framecache, quiz):
+    for part in (pages, glossary, sliders, framecache, quiz, pdflink):
         part.setup(app)
     return {"parallel_read_safe": True, "parallel_write_safe": True, "version": "1"}
 

@@ -35,6 +35,11 @@ myst_heading_slug_func = "tokenpath._sphinx.heading_slug"
 html_theme = "sphinx_book_theme"
 html_title = "tokenpath"
 html_static_path = []  # the extension adds its own static folder
+templates_path = ["templates"]
+# The theme's sidebar, with the link to the PDF edition under the search field (when
+# `make pdf` builds the edition; tokenpath/_sphinx/pdflink.py).
+html_sidebars = {"**": ["navbar-logo.html", "icon-links.html", "search-button-field.html", "tp-pdf-link.html",
+                        "sbt-sidebar-nav.html"]}
 html_copy_source = False
 html_show_sourcelink = False
 html_last_updated_fmt = None

@@ -92,7 +92,8 @@ def missing_glyphs(text: str) -> set:
 
 def book_characters(notebooks) -> set:
     """Every character outside the Latin fallback in the notebooks (every string of
-    their JSON: prose, code, outputs, alt text) and in the offline questions."""
+    their JSON: prose, code, outputs, alt text), in the offline questions, and in the
+    words the PDF edition adds in each language (its contents' title, its notes)."""
     from .. import questions
 
     found: set = set()
@@ -116,6 +117,10 @@ def book_characters(notebooks) -> set:
     for chapter in questions.CHAPTERS:
         for q in questions.for_chapter(chapter).values():
             walk([q.prompt, q.why, q.hint, q.source, q.answer_text(), *[t for _, t in q.options]])
+    from .._pdf.assemble import WORDS  # the PDF edition's own words, and the link to it
+    from .pdflink import LABEL
+
+    walk([WORDS, LABEL])
     return {ch for ch in found | set(SHOWN) if not latin_fallback(ch)}
 
 
