@@ -41,6 +41,7 @@ LAYER_OF = {
     "tokenpath.doctor": "tools",
     "tokenpath.exercises": "tools",
     "tokenpath.guide": "tools",
+    "tokenpath.journey": "tools",
     "tokenpath.questions": "tools",
     "tokenpath.selfcheck": "tools",
 }
