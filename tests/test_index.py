@@ -194,6 +194,21 @@ def test_the_guide_links_to_the_glossary():
     assert "](99_glossary.ipynb)" in (BOOK / "00_index.md").read_text(encoding="utf-8")
 
 
+def test_every_page_about_the_book_exists_and_the_guide_links_to_the_others():
+    guide_text = (BOOK / "00_index.md").read_text(encoding="utf-8")
+    for stem in guide.GUIDE_PAGES:
+        assert (BOOK / f"{stem}.md").exists() and (ROOT / "notebooks" / f"{stem}.ipynb").exists(), stem
+        if stem != "00_index":
+            assert f"]({stem}.ipynb" in guide_text, f"the guide does not link to {stem}"
+
+
+def test_the_notation_page_maps_the_books_u_to_the_v_of_other_texts():
+    text = (BOOK / "98_notation.md").read_text(encoding="utf-8")
+    assert "## U for values, not V" in text
+    row = next(ln for ln in text.splitlines() if ln.startswith("| U |"))
+    assert "V in most other texts" in row
+
+
 # ------------------------------------------------------------------ the HTML edition
 
 
@@ -202,7 +217,7 @@ def test_the_html_edition_anchors_every_linked_heading_where_jupyterlab_does():
     (tokenpath._sphinx.heading_slug), so each link's fragment names a heading of its page."""
     from tokenpath._sphinx import heading_slug
 
-    pages = [*chapters(), "00_index", "99_glossary"]
+    pages = [*chapters(), *guide.GUIDE_PAGES]
     links = [link for page in pages for link in LINK.findall((BOOK / f"{page}.md").read_text(encoding="utf-8"))]
     assert links
     missing = [f"{stem}#{fragment}" for stem, fragment in links
