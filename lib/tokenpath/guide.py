@@ -26,7 +26,7 @@ __all__ = ["GUIDE_PAGES", "HELPERS", "ChapterUse", "book_dir", "book_map", "chap
 
 #: Pages of the book that are about the book, not chapters of it: the guide, what to
 #: know before starting, the notation and the glossary.
-GUIDE_PAGES = ("00_before_you_start", "00_index", "98_notation", "99_glossary")
+GUIDE_PAGES = ("00_index", "00_prerequisites", "98_notation", "99_glossary")
 #: Modules every chapter imports to display, teach and check things (``guide`` for the
 #: journey map at its top); the map lists the others.
 HELPERS = frozenset({"examples", "exercises", "figures", "fmt", "guide", "journey", "lessons", "questions",

@@ -74,7 +74,7 @@ CHAPTER_STAGES: dict[str, tuple[str, ...]] = {
 }
 
 #: The two pages the map links to: (label key, notebook).
-LINKS = (("before", "00_before_you_start.ipynb"), ("notation", "98_notation.ipynb"))
+LINKS = (("before", "00_prerequisites.ipynb"), ("notation", "98_notation.ipynb"))
 
 _BOX = "display:inline-block;padding:0 0.3em;border-radius:4px;white-space:nowrap;"
 _PLAIN = _BOX + "border:1px solid currentColor;"

@@ -1,4 +1,4 @@
-"""Claims of the page "Before you start" (00_before_you_start): the UTF-8 byte counts of
+"""Claims of the page "Before you start" (00_prerequisites): the UTF-8 byte counts of
 its first cell, computed by chapter 2's lesson code; the rest of the page states rules
 of Python and numpy, not values."""
 
@@ -11,7 +11,7 @@ from tokenpath.lessons import utf8 as lesson2
 from . import Claim as _Claim
 from . import NotClaim as _NotClaim
 
-CHAPTER = "00_before_you_start"
+CHAPTER = "00_prerequisites"
 Claim = partial(_Claim, chapter=CHAPTER)
 NotClaim = partial(_NotClaim, chapter=CHAPTER)
 
