@@ -76,9 +76,12 @@ CHAPTER_STAGES: dict[str, tuple[str, ...]] = {
 #: The two pages the map links to: (label key, notebook).
 LINKS = (("before", "00_prerequisites.ipynb"), ("notation", "98_notation.ipynb"))
 
+# Inline styles only (JupyterLab keeps them in a stored output; the HTML edition and print
+# need no stylesheet); a border with no colour takes the text's, so light and dark themes
+# both work.
 _BOX = "display:inline-block;padding:0 0.3em;border-radius:4px;white-space:nowrap;"
-_PLAIN = _BOX + "border:1px solid currentColor;"
-_MARKED = _BOX + "border:2px solid currentColor;font-weight:bold;"
+_PLAIN = _BOX + "border:1px solid;"
+_MARKED = _BOX + "border:2px solid;font-weight:bold;"
 
 
 @dataclass(frozen=True)
@@ -124,7 +127,7 @@ class Journey:
             if isinstance(p, str):
                 parts.append(p)
             else:
-                parts.append(f'<span style="border:1px dashed currentColor;border-radius:6px;padding:0.1em 0.3em">'
+                parts.append(f'<span style="border:1px dashed;border-radius:6px;padding:0.1em 0.3em">'
                              f"{html.escape(LABELS['layers'])} ( {p[1]} )</span>")
         links = " · ".join(f'<a href="{target}">{html.escape(LABELS[k])}</a>' for k, target in LINKS)
         legend = f'<mark style="{_MARKED}">{html.escape(LABELS["marked"])}</mark>'
