@@ -1,7 +1,8 @@
 """Each chapter's "Build it yourself": the stub the reader edits is the exercise's own,
 the section sits between "Check yourself" and "Sources", its check cells run on the
-stub as given, and the engine's solution is collapsed (hide-output in the HTML
-edition, outputs_hidden in JupyterLab)."""
+stub as given, and the solutions are collapsed (hide-output in the HTML edition,
+outputs_hidden in JupyterLab): the minimal teaching solution first, where the exercise
+has one, then the engine's own code as optional reading."""
 
 from __future__ import annotations
 
@@ -38,6 +39,16 @@ def test_the_chapter_gives_the_exercise_s_own_stub(name):
     assert f'exercises.show_solution("{name}")' in section
 
 
+@pytest.mark.parametrize("name", [n for n in NAMES if exercises.exercise(n).teaching is not None])
+def test_a_teaching_solution_comes_first_and_the_engines_code_second(name):
+    section = _section(_chapter(exercises.exercise(name).chapter).read_text())
+    check = section.index(f'exercises.check("{name}", {name})')
+    teaching = section.index(f'exercises.show_solution("{name}")', check)
+    engine = section.index(f'exercises.show_solution("{name}", engine=True)', teaching)
+    assert "minimal solution" in section[check:teaching]
+    assert "Optional reading: the engine's own code" in section[teaching:engine]
+
+
 @pytest.mark.parametrize("chapter", CHAPTERS)
 def test_the_section_follows_check_yourself_and_uses_its_quiz(chapter):
     text = _chapter(chapter).read_text()
@@ -52,7 +63,8 @@ def test_solutions_are_collapsed_and_checks_show_the_stub_unwritten(chapter):
     cells = [c for c in nb["cells"] if c["cell_type"] == "code"]
     solutions = [c for c in cells if "exercises.show_solution(" in "".join(c["source"])]
     checks = [c for c in cells if "".join(c["source"]).startswith("exercises.check(")]
-    assert solutions and len(solutions) == len(checks)
+    taught = sum(e.teaching is not None for e in exercises.for_chapter(chapter))
+    assert solutions and len(solutions) == len(checks) + taught  # a teaching solution adds the engine's cell
     for c in solutions:
         assert "hide-output" in c["metadata"].get("tags", [])
         assert c["metadata"].get("jupyter", {}).get("outputs_hidden") is True

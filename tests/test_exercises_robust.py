@@ -119,13 +119,29 @@ def test_nan_is_reported_where_it_first_appears():
     assert "A = softmax(S) at [i=1, j=1]: expected 0.666667, got nan." in str(r)
 
 
-def test_float32_and_missing_fields_are_named():
+def test_float32_passes_at_its_precision_and_whole_numbers_and_missing_fields_are_named():
     r = exercises.check("masked_attention", lambda q, k, v, m: {k_: a.astype(np.float32) for k_, a in _att(q, k, v, m).items()})
-    assert "has dtype float32, expected float64" in str(r)
+    assert r.passed, str(r)
+    r = exercises.check("cross_entropy_one", lambda z, y: {"probs": _softmax32(z), "loss": -np.log(_softmax32(z)[y])})
+    assert r.passed, str(r)  # float32 throughout, its loss a numpy float32 scalar
+
+    def off(z, y):  # right in float32, then off by 1e-4: more than float32's rounding
+        p = _softmax32(z)
+        return {"probs": p + np.float32(1e-4) * (np.arange(p.size) == 0), "loss": -np.log(p[y])}
+
+    r = exercises.check("cross_entropy_one", off)
+    assert r.status == "differs" and "p = softmax(z) at [v=0]" in str(r), str(r)
+    r = exercises.check("embed", lambda table, ids: np.rint(table[ids] * 100).astype(int))
+    assert "has dtype int64, expected floating-point numbers" in str(r), str(r)
     r = exercises.check("masked_attention", lambda q, k, v, m: {"scores": _att(q, k, v, m)["scores"]})
     assert "has no 'weights': return a dict with the keys scores, weights, output" in str(r)
     r = exercises.check("masked_attention", lambda q, k, v, m: _att(q, k, v, m)["output"])
     assert "is a ndarray; return a dict with the keys scores, weights, output" in str(r)
+
+
+def _softmax32(z):
+    e = np.exp(np.asarray(z, dtype=np.float32) - np.max(z).astype(np.float32))
+    return e / e.sum()
 
 
 def test_an_object_with_the_named_attributes_is_read_like_a_dict():

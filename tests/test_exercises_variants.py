@@ -62,6 +62,27 @@ def test_a_variant_is_deterministic_in_its_seed_and_varies_with_it(qid):
     assert len(prompts) >= 2, prompts
 
 
+@pytest.mark.parametrize("qid", sorted(VARIANTS))
+def test_the_first_distinct_seeds_give_different_variants_none_the_question_itself(qid):
+    q, seeds = ALL[qid], range(variants.DISTINCT)
+    params = [variants.parameters(qid, s) for s in seeds]
+    assert len(set(params)) == len(params), qid
+    assert variants.FAMILIES[qid].original not in params
+    shown = [q.variant(s) for s in seeds]
+    assert len({v.prompt for v in shown}) == len(shown) and q.prompt not in {v.prompt for v in shown}
+    assert all(v.check(v.answer).status == "right" for v in shown)
+    # the question's own numbers are the ones its prompt and answer were made from
+    assert variants.FAMILIES[qid].make(q, variants.FAMILIES[qid].original).answer_text() == q.answer_text()
+
+
+def test_the_originals_that_came_back_before_do_not_now():
+    # seeds that gave the question's own numbers back, found in issue 36
+    for qid, seed, own in (("norm-silu", 0, "SiLU(-1.0)"), ("rope-pos8", 13, "position 8 "),
+                           ("rope-score", 23, "π/2: what does the score become at distance 4?"),
+                           ("gqa-head5", 40, "Hq = 8 and Hkv = 2, which K/V head does query head 5")):
+        assert own not in ALL[qid].variant(seed).prompt
+
+
 def test_a_variants_answer_is_the_engines_on_the_numbers_it_shows():
     from tokenpath import gqa, norms
     v = ALL["gqa-head5"].variant(3)

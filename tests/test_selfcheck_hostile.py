@@ -151,3 +151,39 @@ def test_option_keys_that_differ_only_in_case_are_refused():
         selfcheck.choice("c", "c?", {1: "one", 2: "two"}, "a", source="s", why="w")
     q = selfcheck.choice("c", "c?", {"A": "one", "B": "two"}, "B", source="s", why="w")
     assert q.check("b").correct and q.check("B").correct and not q.check("a").correct
+
+
+# ------------------------------------------------- a question whose own answer no reader can give
+
+
+@pytest.mark.parametrize("options, answer, match", [
+    ({"a": "x", "b": "y"}, "A", r"answer must be one of the option keys \['a', 'b'\] as written, got 'A'"),
+    ({"a": "x", "b": "y"}, "c", "answer must be one of the option keys"),
+    ({"a": "x", "b": "y"}, " a", "answer must be one of the option keys"),
+    ({"A": "x", "B": "y"}, "b", "answer must be one of the option keys"),
+    ({"(a)": "x", "b": "y"}, "(a)", "options' keys must be what a reader types"),
+    ({" a": "x", "b": "y"}, " a", "options' keys must be what a reader types"),
+])
+def test_a_choice_whose_key_is_none_of_its_options_is_refused_by_name(options, answer, match):
+    with pytest.raises(ValueError, match=match):
+        selfcheck.choice("c", "c?", options, answer, source="s", why="w")
+
+
+@pytest.mark.parametrize("make, match", [
+    (lambda: selfcheck.exact("e", "e?", 2**5000, source="s", why="w"), "5001 bits"),
+    (lambda: selfcheck.exact("e", "e?", Fraction(1, 2**5000), source="s", why="w"), "bits"),
+    (lambda: selfcheck.vector("v", "v?", np.ones(20_000), tolerance=0.1, source="s", why="w"), "20000 items"),
+    (lambda: selfcheck.set_of("s", "s?", np.arange(20_000), source="s", why="w"), "20000 items"),
+    (lambda: selfcheck.sequence("q", "q?", list(range(20_000)), source="s", why="w"), "20000 items"),
+    (lambda: selfcheck.sequence("q", "q?", [2**5000], source="s", why="w"), "bits"),
+])
+def test_every_kind_refuses_an_answer_beyond_what_a_reader_s_answer_may_be(make, match):
+    with pytest.raises(ValueError, match=match):
+        make()
+
+
+@pytest.mark.parametrize("kind", list(QUESTIONS))
+def test_every_kind_s_own_answer_is_graded_right(kind):
+    q = QUESTIONS[kind]
+    given = {"exact": "3/2", "set": [0, 1, 2, 3], "choice": q.answer}.get(kind, q.answer)
+    assert q.check(list(given) if kind == "sequence" else given).correct

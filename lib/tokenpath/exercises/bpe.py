@@ -10,12 +10,14 @@ from collections import Counter
 
 import numpy as np
 
-from ..bpe import apply_merge, pair_counts
+from ..bpe import apply_merge
+from ..bpe.pairs import _merge_list
+from ..bpe import pair_counts as _engine_pair_counts
 from ..examples import bpe as ex
 from ..lessons.bpe import teach_merges
 from .checker import Case, Exercise, Field, Mistake
 
-__all__ = ["EXERCISES", "MERGE_PAIR", "PAIR_COUNTS"]
+__all__ = ["EXERCISES", "MERGE_PAIR", "PAIR_COUNTS", "merge_pair", "pair_counts"]
 
 _ALPHABET = "aabn"
 
@@ -56,6 +58,22 @@ def _pair_cases() -> tuple[Case, ...]:
     return tuple(cases)
 
 
+def pair_counts(words):
+    """Weighted counts of adjacent symbol pairs: the loop of section 1.2."""
+    counts = Counter()
+    for symbols, n in words.items():
+        for pair in zip(symbols, symbols[1:]):
+            counts[pair] += n
+    return counts
+
+
+def _across_words(words):
+    c = Counter()
+    line = [s for w, n in words.items() for _ in range(n) for s in w]
+    c.update(zip(line, line[1:]))
+    return c
+
+
 def _unweighted(words):
     c = Counter()
     for w in words:
@@ -80,14 +98,18 @@ def _last_pair_dropped(words):
 
 
 PAIR_COUNTS = Exercise(
-    "pair_counts", 1, "the pair count", _PAIRS_STUB, pair_counts, (pair_counts,),
+    "pair_counts", 1, "the pair count", _PAIRS_STUB, _engine_pair_counts, (_engine_pair_counts,),
     (Field("counts", "count(a, b)", (), "exact"),), _pair_cases,
     (Mistake("counts not weighted by the word's frequency", "you counted each word's pairs once; a word "
              "that occurs n times contributes n to each of its pairs.", _unweighted),
      Mistake("a pair counted once per word", "you counted the distinct pairs of each word, so a a a gives "
              "(a, a) once; every adjacent position counts, overlapping ones too.", _once_per_word),
      Mistake("the last pair left out", "your loop stops one position early (range(len(w) - 2)); a word "
-             "of n symbols has n − 1 adjacent pairs.", _last_pair_dropped)),
+             "of n symbols has n − 1 adjacent pairs.", _last_pair_dropped),
+     Mistake("pairs counted across word boundaries", "you laid the words end to end and counted the pairs of "
+             "that one long sequence, so the last symbol of a word pairs with the first of the next; count "
+             "each word on its own, times its count.", _across_words)),
+    teaching=pair_counts,
 )
 
 # ------------------------------------------------------------------ one merge step
@@ -111,13 +133,37 @@ def _merge_cases() -> tuple[Case, ...]:
                   (tuple("newer"), best, "".join(best))),
              Case("a a a with (a, a)", (("a", "a", "a"), ("a", "a"), "aa")),
              Case("a a a a b with (a, a)", (("a", "a", "a", "a", "b"), ("a", "a"), "aa")),
-             Case("l o w with (e, r) (no occurrence)", (("l", "o", "w"), ("e", "r"), "er"))]
+             Case("l o w with (e, r) (no occurrence)", (("l", "o", "w"), ("e", "r"), "er")),
+             Case("lo wer with (o, w): o and w sit in two different symbols", (("lo", "wer"), ("o", "w"), "ow")),
+             Case("l ow with (lo, w): the same letters as low, but other symbols", (("l", "ow"), ("lo", "w"), "low"))]
     rng = np.random.default_rng(2)
     for n in range(4):
         w = tuple(str(c) for c in rng.choice(list(_ALPHABET), size=int(rng.integers(2, 9))))
         k = int(rng.integers(0, len(w) - 1))
         cases.append(Case(f"random word {n + 1} (seed 2): {' '.join(w)}", (w, (w[k], w[k + 1]), w[k] + w[k + 1])))
     return tuple(cases)
+
+
+def merge_pair(symbols, pair, new):
+    """One merge step on one word, scanning left to right: the loop of section 1.2."""
+    out, i = [], 0
+    while i < len(symbols):
+        if tuple(symbols[i:i + 2]) == pair:
+            out.append(new)
+            i += 2
+        else:
+            out.append(symbols[i])
+            i += 1
+    return tuple(out)
+
+
+def _string_replace(symbols, pair, new):
+    return tuple(" ".join(symbols).replace(" ".join(pair), new).split())
+
+
+def _joined_equals_new(symbols, pair, new):
+    halves = next(((a, b) for a, b in zip(symbols, symbols[1:]) if a + b == new), None)
+    return tuple(symbols) if halves is None else merge_pair(symbols, halves, new)
 
 
 def _overlapping_twice(symbols, pair, new):
@@ -150,7 +196,7 @@ def _right_to_left(symbols, pair, new):
 
 
 MERGE_PAIR = Exercise(
-    "merge_pair", 1, "one BPE merge step", _MERGE_STUB, apply_merge, (apply_merge,),
+    "merge_pair", 1, "one BPE merge step", _MERGE_STUB, apply_merge, (apply_merge, _merge_list),
     (Field("symbols", "the merged word", (), "exact"),), _merge_cases,
     (Mistake("overlapping pairs merged twice", "your loop replaces (a, a) at every position where it starts, "
              "so a a a gives aa aa: the second a is used twice; after a replacement skip past both symbols.",
@@ -161,7 +207,14 @@ MERGE_PAIR = Exercise(
      Mistake("only the first occurrence merged", "you stopped after the first replacement; a merge "
              "replaces every occurrence in the word.", _first_only),
      Mistake("merged right to left", "you scanned from the end, so a a a gives a aa; BPE scans left to right.",
-             _right_to_left)),
+             _right_to_left),
+     Mistake("the pair found in the joined text", "you joined the symbols into one string and replaced the "
+             "pair's letters there, so lo wer with (o, w) gives lower: o and w are letters of two different "
+             "symbols, not a pair of symbols; compare whole symbols, two at a time.", _string_replace),
+     Mistake("the pair recognised by its letters", "you merged two neighbours whenever their letters joined "
+             "give the new symbol, so l ow becomes low under the pair (lo, w); compare the two symbols with "
+             "the pair itself.", _joined_equals_new)),
+    teaching=merge_pair,
 )
 
 EXERCISES = (PAIR_COUNTS, MERGE_PAIR)

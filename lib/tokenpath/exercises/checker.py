@@ -35,12 +35,14 @@ import numpy as np
 from ._running import Outcome, run
 from .result import CheckResult, Difference
 
-__all__ = ["KINDS", "Case", "Exercise", "Field", "Mistake"]
+__all__ = ["KINDS", "Case", "Exercise", "Field", "Mistake", "tolerances"]
 
 #: The kinds of value a field holds, and how each is compared.
 KINDS = ("float", "bool", "int", "exact")
-#: Relative and absolute tolerance for floating-point fields.
+#: Relative and absolute tolerance for floating-point fields computed in float64.
 RTOL, ATOL = 1e-6, 1e-9
+#: Units of rounding (eps of the dtype) a result in a coarser dtype (float32, float16) may be off by.
+ULPS = 32
 #: Seconds one case may take, and all cases of one check together.
 CASE_SECONDS, TOTAL_SECONDS = 2.0, 10.0
 
@@ -155,13 +157,27 @@ def _as_array(f: Field, got, expected: np.ndarray) -> np.ndarray:
         raise _Unreadable(f"has dtype {arr.dtype}, expected bool (True where visible)")
     if f.kind == "int" and not np.issubdtype(arr.dtype, np.integer):
         raise _Unreadable(f"has dtype {arr.dtype}, expected whole numbers (an integer dtype)")
-    if f.kind == "float":
-        if not (np.issubdtype(arr.dtype, np.floating) or np.issubdtype(arr.dtype, np.integer)) \
-                or np.issubdtype(arr.dtype, np.bool_):
-            raise _Unreadable(f"has dtype {arr.dtype}, expected float64")
-        if arr.dtype != expected.dtype:
-            raise _Unreadable(f"has dtype {arr.dtype}, expected {expected.dtype} (the engine computes in float64)")
+    if f.kind == "float" and not np.issubdtype(arr.dtype, np.floating):
+        raise _Unreadable(f"has dtype {arr.dtype}, expected floating-point numbers (float64 or float32)")
+    if f.kind == "float" and np.finfo(arr.dtype).eps > np.finfo(np.float32).eps:
+        raise _Unreadable(f"has dtype {arr.dtype}, too coarse to tell a right answer from a near one; "
+                          "compute in float64 or float32")
     return arr
+
+
+def tolerances(*dtypes) -> tuple[float, float]:
+    """``(rtol, atol)`` for comparing floating-point results of ``dtypes``: :data:`RTOL`
+    and :data:`ATOL` in float64, and :data:`ULPS` units of the coarsest dtype's rounding
+    (its ``eps``) when that is wider, so a right answer computed in float32 passes at the
+    precision float32 has.
+
+    >>> tolerances(np.float64)
+    (1e-06, 1e-09)
+    >>> [f"{t:.2g}" for t in tolerances(np.float64, np.float32)]
+    ['3.8e-06', '3.8e-06']
+    """
+    eps = max(float(np.finfo(d).eps) if np.issubdtype(d, np.floating) else 0.0 for d in dtypes)
+    return max(RTOL, ULPS * eps), max(ATOL, ULPS * eps)
 
 
 def _exact(got, expected):
@@ -204,7 +220,8 @@ def _first_difference(f: Field, got, expected) -> tuple[str, Any, Any] | None:
         if nan.size:
             where = tuple(int(v) for v in nan[0])
             return _index(f.axes, where), expected[where], got[where]
-        bad = ~np.isclose(got, expected, rtol=RTOL, atol=ATOL, equal_nan=True)
+        rtol, atol = tolerances(got.dtype, expected.dtype)
+        bad = ~np.isclose(got, expected, rtol=rtol, atol=atol, equal_nan=True)
     else:
         bad = got != expected
     if np.ndim(bad) == 0:
@@ -348,7 +365,8 @@ class Exercise:
                 if x.shape != y.shape or x.dtype.kind != y.dtype.kind:
                     return False
                 if f.kind == "float":
-                    if not np.allclose(x, y, rtol=RTOL, atol=ATOL, equal_nan=True):
+                    rtol, atol = tolerances(x.dtype, y.dtype)
+                    if not np.allclose(x, y, rtol=rtol, atol=atol, equal_nan=True):
                         return False
                 elif not np.array_equal(x, y):
                     return False

@@ -43,6 +43,13 @@ def _embed_cases() -> tuple[Case, ...]:
     return tuple(cases)
 
 
+def embed(table, ids):
+    """The teaching solution: row s[b, t] of E for every position."""
+    E, s = table, ids
+    X = E[s]  # indexing with an array of IDs picks one row per ID, in the IDs' shape
+    return X
+
+
 EMBED = Exercise(
     "embed", 3, "the embedding lookup", _EMBED_STUB, lookup, (lookup,),
     (Field("rows", "X = E[s]", ("b", "t", "f")),), _embed_cases,
@@ -52,7 +59,13 @@ EMBED = Exercise(
              "row per position, shape [..., T, d].", lambda table, ids: np.asarray(table)[np.asarray(ids)].sum(axis=-2)),
      Mistake("the rows scaled by √d", "you multiplied the rows by √d, as the original Transformer paper does "
              "after the lookup; the chapter's lookup returns the rows as stored.",
-             lambda table, ids: np.asarray(table)[np.asarray(ids)] * math.sqrt(np.asarray(table).shape[-1]))),
+             lambda table, ids: np.asarray(table)[np.asarray(ids)] * math.sqrt(np.asarray(table).shape[-1])),
+     Mistake("the columns of E read", "you indexed the second axis, E[:, s]; row v of E [V, d] is token v's "
+             "vector, so the IDs pick rows: E[s].", lambda table, ids: np.asarray(table)[:, np.asarray(ids)]),
+     Mistake("np.take without axis=0", "np.take(E, s) reads E as one flat list of V·d numbers and picks single "
+             "numbers; np.take(E, s, axis=0) (or E[s]) picks whole rows.",
+             lambda table, ids: np.take(np.asarray(table), np.asarray(ids)))),
+    teaching=embed,
 )
 
 # ----------------------------------------------------- cross-entropy at one position
@@ -78,7 +91,8 @@ def _ce_reference(logits, target):
 def _ce_cases() -> tuple[Case, ...]:
     cases = [Case("the worked example (figure 5: z = [log 3, 0], y = 0)", (np.array(ex.FIG5_GAP), 0)),
              Case("the same logits shifted by 100, y = 1", (ex.FIG5_GAP + ex.FIG5_SHIFT, 1)),
-             Case("large logits: z = [1000, 999, 990], y = 1", (np.array([1000.0, 999.0, 990.0]), 1))]
+             Case("large logits: z = [1000, 999, 990], y = 1", (np.array([1000.0, 999.0, 990.0]), 1)),
+             Case("logits spread over 1800: z = [1000, 0, −800], y = 0", (np.array([1000.0, 0.0, -800.0]), 0))]
     rng = np.random.default_rng(5)
     for n, (v, scale) in enumerate([(5, 1.0), (20, 3.0), (2, 0.1), (8, 10.0)]):
         z = rng.normal(size=v) * scale
@@ -108,9 +122,25 @@ def _no_max(z, y):
         return {"probs": p, "loss": float(-np.log(p[y]))}
 
 
+def _min_shift(z, y):
+    z = np.asarray(z, float)
+    with np.errstate(over="ignore", invalid="ignore"):
+        e = np.exp(z - np.min(z))
+        p = e / e.sum()
+        return {"probs": p, "loss": float(-np.log(p[y]))}
+
+
 def _log10(z, y):
     p = _softmax(np.asarray(z, float))
     return {"probs": p, "loss": float(-np.log10(p[y]))}
+
+
+def cross_entropy_one(logits, target):
+    """The teaching solution: a softmax with the maximum subtracted, then −log p[y]."""
+    z, y = logits, target
+    e = np.exp(z - np.max(z))  # the largest exponent is 0: no overflow
+    p = e / np.sum(e)
+    return {"probs": p, "loss": -np.log(p[y])}
 
 
 CROSS_ENTROPY = Exercise(
@@ -123,7 +153,11 @@ CROSS_ENTROPY = Exercise(
              "softmax (log p[y] = z[y] − log Σ exp z) before the log is taken.", _raw_logit),
      Mistake("softmax without subtracting the maximum", "exp(1000) overflows to inf and inf/inf is NaN; "
              "subtract max(z) first, which changes no probability.", _no_max),
-     Mistake("log base 10", "you took log₁₀; cross-entropy in the chapter uses the natural log (nats).", _log10)),
+     Mistake("log base 10", "you took log₁₀; cross-entropy in the chapter uses the natural log (nats).", _log10),
+     Mistake("the minimum subtracted", "you subtracted min(z) before exp, which keeps every exponent ≥ 0, so "
+             "logits more than about 709 apart overflow to inf and give NaN; subtract max(z), which keeps every "
+             "exponent ≤ 0.", _min_shift)),
+    teaching=cross_entropy_one,
 )
 
 EXERCISES = (EMBED, CROSS_ENTROPY)

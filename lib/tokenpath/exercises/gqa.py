@@ -2,9 +2,12 @@
 reads K/V head ``h // (Hq/Hkv)``. The worked example is the chapter's random layer
 (seed :data:`~tokenpath.examples.gqa.GQA_SEED`: ``Hq = 8`` query heads, ``Hkv = 2``,
 ``T = 4``, causal); random cases vary the head counts (MQA's ``Hkv = 1`` and MHA's
-``Hkv = Hq`` included). The last case is a decoding step over a long cache, where the
-checker measures what the function allocates (``tracemalloc``): repeating the K/V
-heads to line them up with the query heads allocates ``Hq/Hkv`` times their size.
+``Hkv = Hq`` included). The last two cases are decoding steps over a long cache, where
+the checker measures what the function allocates (``tracemalloc``): repeating the K/V
+heads to line them up with the query heads allocates ``Hq/Hkv`` times their size. One
+step has ``Hkv = 1`` (MQA), where broadcasting K/V to ``[Hkv, Hq/Hkv, …]`` and reshaping
+to ``Hq`` heads is still a view; the other has ``Hkv = 2``, where that reshape copies
+(Hugging Face's ``repeat_kv`` does the same), so every way of repeating K/V is caught.
 """
 
 from __future__ import annotations
@@ -15,10 +18,11 @@ import numpy as np
 
 from ..attention import cache_mask
 from ..examples import gqa as ex
+from .. import gqa as _gqa
 from ..gqa import grouped_attention
 from .checker import Case, Exercise, Field, Mistake
 
-__all__ = ["EXERCISES", "GQA", "MEMORY_CASE"]
+__all__ = ["ALLOWANCE", "EXERCISES", "GQA", "MEMORY_CASES"]
 
 _STUB = '''\
 def gqa_attention(query, key, value, mask):
@@ -37,11 +41,13 @@ def gqa_attention(query, key, value, mask):
     ...
 '''
 
-#: The decoding step whose allocations are measured: Hq, Hkv, cached keys T_k, d_h.
-MEMORY_CASE = (8, 1, 4096, 64)
-#: How many times the K/V heads' bytes a function may allocate on that step (scores, weights
-#: and one working copy fit; Hq/Hkv = 8 repeated copies do not).
-ALLOWANCE = 3
+#: The decoding steps whose allocations are measured: Hq, Hkv, cached keys T_k, d_h. MQA's
+#: Hkv = 1, and Hkv = 2, where a broadcast of K/V reshaped to Hq heads is a copy.
+MEMORY_CASES = ((8, 1, 4096, 64), (16, 2, 2048, 64))
+#: How many times the K/V heads' bytes a function may allocate on such a step: scores, weights
+#: and one working copy of K and U fit (a right solution needs about a quarter); Hq/Hkv = 8
+#: repeated copies of K and U, or of K alone, do not.
+ALLOWANCE = 1.5
 
 
 def _reference(query, key, value, mask):
@@ -61,12 +67,12 @@ def _cases() -> tuple[Case, ...]:
         k, u = rng.normal(size=(hkv, tk, d)), rng.normal(size=(hkv, tk, 2))
         cases.append(Case(f"random case {n + 1} (seed 16): Hq = {hq}, Hkv = {hkv}, T_q = {tq}, T_k = {tk}",
                           (q, k, u, cache_mask(tk - tq, tq))))
-    hq, hkv, tk, d = MEMORY_CASE
-    q = rng.normal(size=(hq, 1, d))
-    k, u = rng.normal(size=(hkv, tk, d)), rng.normal(size=(hkv, tk, d))
-    cases.append(Case(f"a decoding step over {tk} cached keys (Hq = {hq}, Hkv = {hkv}, d_h = {d}), its memory "
-                      "measured", (q, k, u, cache_mask(tk - 1, 1)), max_bytes=ALLOWANCE * (k.nbytes + u.nbytes),
-                      budget=f"allowed ({ALLOWANCE} × what K and U hold)"))
+    for hq, hkv, tk, d in MEMORY_CASES:
+        q = rng.normal(size=(hq, 1, d))
+        k, u = rng.normal(size=(hkv, tk, d)), rng.normal(size=(hkv, tk, d))
+        cases.append(Case(f"a decoding step over {tk} cached keys (Hq = {hq}, Hkv = {hkv}, d_h = {d}), its memory "
+                          "measured", (q, k, u, cache_mask(tk - 1, 1)), max_bytes=int(ALLOWANCE * (k.nbytes + u.nbytes)),
+                          budget=f"allowed ({ALLOWANCE:g} × what K and U hold)"))
     return tuple(cases)
 
 
@@ -75,10 +81,12 @@ def _softmax(s):
     return e / e.sum(axis=-1, keepdims=True)
 
 
-def _attend(q, k, v, m, scale=True, axis=-1):
+def _attend(q, k, v, m, scale=True, axis=-1, late=False):
     s = q @ np.swapaxes(k, -1, -2) / (np.sqrt(q.shape[-1]) if scale else 1.0)
     x = np.where(m, s, -np.inf)
-    if axis == -1:  # (the wrong axis leaves whole columns hidden: NaN, then 0)
+    if late:
+        a = np.where(m, _softmax(s), 0.0)
+    elif axis == -1:  # (the wrong axis leaves whole columns hidden: NaN, then 0)
         a = _softmax(x)
     else:
         with np.errstate(invalid="ignore"):
@@ -99,13 +107,35 @@ def _repeated(q, k, v, m):
     return _attend(q, np.repeat(k, g, axis=0), np.repeat(v, g, axis=0), m)
 
 
+def _broadcast_reshaped(q, k, v, m):
+    g = q.shape[0] // k.shape[0]
+    k_all = np.broadcast_to(k[:, None], (k.shape[0], g, *k.shape[1:])).reshape(q.shape[0], *k.shape[1:])
+    v_all = np.broadcast_to(v[:, None], (v.shape[0], g, *v.shape[1:])).reshape(q.shape[0], *v.shape[1:])
+    return _attend(q, k_all, v_all, m)
+
+
 def _modulo(q, k, v, m):
     heads = [_attend(q[h], k[h % k.shape[0]], v[h % k.shape[0]], m) for h in range(q.shape[0])]  # views, no copy
     return {name: np.stack([o[name] for o in heads]) for name in heads[0]}
 
 
+def gqa_attention(query, key, value, mask):
+    """The teaching solution: the query heads viewed as [Hkv, Hq/Hkv, T_q, d_h] groups,
+    each group's K and U broadcast over its heads (no copy)."""
+    Hq, T_q, d_h = query.shape
+    Hkv = key.shape[0]
+    Q = query.reshape(Hkv, Hq // Hkv, T_q, d_h)  # head h is row h % (Hq/Hkv) of group h // (Hq/Hkv)
+    K, U = key[:, None], value[:, None]  # [Hkv, 1, T_k, ·]: one K/V head per group
+    S = Q @ np.swapaxes(K, -1, -2) / np.sqrt(d_h)
+    S_masked = np.where(mask, S, -np.inf)
+    E = np.exp(S_masked - S_masked.max(axis=-1, keepdims=True))
+    A = E / E.sum(axis=-1, keepdims=True)  # softmax over the keys j
+    O = A @ U
+    return {"scores": S.reshape(Hq, T_q, -1), "weights": A.reshape(Hq, T_q, -1), "output": O.reshape(Hq, T_q, -1)}
+
+
 GQA = Exercise(
-    "gqa_attention", 7, "grouped-query attention without copying K/V", _STUB, _reference, (grouped_attention,),
+    "gqa_attention", 7, "grouped-query attention without copying K/V", _STUB, _reference, (grouped_attention, _gqa._grouped, _gqa._attend),
     (Field("scores", "S = QKᵀ/√d_h", ("h", "i", "j")),
      Field("weights", "A = softmax(S)", ("h", "i", "j"), sums_to_one=True),
      Field("output", "O = AU", ("h", "i", "d"))),
@@ -114,13 +144,21 @@ GQA = Exercise(
              "(np.repeat, np.tile or fancy indexing such as key[groups]); the numbers are right, but the cache "
              "saving of GQA is gone. View the queries as [Hkv, Hq/Hkv, T, d_h] and let key[:, None] broadcast.",
              _repeated),
+     Mistake("K/V broadcast to Hq heads, then reshaped", "you broadcast K/V to [Hkv, Hq/Hkv, T, d_h] and "
+             "reshaped it to Hq heads (as Hugging Face's repeat_kv does). With one K/V head that reshape is a "
+             "view, but with Hkv ≥ 2 numpy must copy, so the repeated K/V is built after all. Reshape the queries "
+             "to [Hkv, Hq/Hkv, T, d_h] instead and let key[:, None] broadcast.", _broadcast_reshaped),
      Mistake("query heads grouped by h % Hkv", "you gave query head h the K/V head h % Hkv, which interleaves "
              "the groups; the chapter's grouping is h // (Hq/Hkv): heads 0–3 read K/V head 0.",
              _modulo),
      Mistake("no 1/√d_h", "your scores are QKᵀ without the division by √d_h.",
              lambda q, k, v, m: _grouped(q, k, v, m, scale=False)),
      Mistake("softmax over the query axis", "your softmax normalised over the queries i (axis −2); each row "
-             "of A sums over the keys j (the last axis).", lambda q, k, v, m: _grouped(q, k, v, m, axis=-2))),
+             "of A sums over the keys j (the last axis).", lambda q, k, v, m: _grouped(q, k, v, m, axis=-2)),
+     Mistake("the mask applied after the softmax", "you zeroed the hidden weights after the softmax, so each "
+             "row of A sums to less than 1; hide the scores first (−inf where the mask is False), then take the "
+             "softmax.", lambda q, k, v, m: _grouped(q, k, v, m, late=True))),
+    teaching=gqa_attention,
 )
 
 EXERCISES = (GQA,)

@@ -1,7 +1,9 @@
 """Chapter 9's exercise: top-k routing with the gates renormalised over the chosen
 experts (a softmax over the chosen scores only). The worked example is figure 20's
 scores ``[2, 1, 0, −1]`` with ``k = 2``; random cases vary ``E_n`` and ``k`` (``k = 1`` and
-``k = E_n`` included) and have tied scores, which go to the lower expert ID.
+``k = E_n`` included) and have tied scores, which go to the lower expert ID; the last has
+64 experts with whole-number scores, where an unstable sort or ``np.argpartition`` (whose
+order of ties is not guaranteed) shows.
 """
 
 from __future__ import annotations
@@ -43,6 +45,9 @@ def _cases() -> tuple[Case, ...]:
         a = np.round(rng.normal(size=e), 1)
         a[int(rng.integers(0, e))] = a[int(rng.integers(0, e))]  # often a tie
         cases.append(Case(f"random case {n + 1} (seed 20): E_n = {e}, k = {k}", (a, k)))
+    a = rng.integers(-3, 4, size=64).astype(float)  # many experts, whole-number scores: many ties
+    cases.append(Case("random case 5 (seed 20): E_n = 64 with many tied scores, k = 8 (a stable sort keeps tied "
+                      "experts in ID order; np.argsort's default sort and np.argpartition need not)", (a, 8)))
     return tuple(cases)
 
 
@@ -79,9 +84,35 @@ def _id_order(a, k):
     return {"chosen": np.sort(c), "gates": _gates_over(a, c, among_all=False)}
 
 
+def _by_rank(a, k):
+    c = _order(a, k)
+    g = np.zeros(len(a))
+    g[:k] = _gates_over(a, c, among_all=False)[c]
+    return {"chosen": c, "gates": g}
+
+
+def _no_exp(a, k):
+    a = np.asarray(a, dtype=float)
+    c = _order(a, k)
+    g = np.zeros_like(a)
+    with np.errstate(divide="ignore", invalid="ignore"):
+        g[c] = a[c] / a[c].sum()
+    return {"chosen": c, "gates": g}
+
+
 def _higher_id_on_ties(a, k):
     c = np.argsort(np.asarray(a, dtype=float), kind="stable")[::-1][:k]
     return {"chosen": c, "gates": _gates_over(a, c, among_all=False)}
+
+
+def route_top_k(scores, k):
+    """The teaching solution: the k highest scores, then a softmax over those k only."""
+    a = scores
+    chosen = np.argsort(-a, kind="stable")[:k]  # highest first; a stable sort keeps ties in ID order
+    e = np.exp(a[chosen] - a[chosen].max())
+    gates = np.zeros(len(a))
+    gates[chosen] = e / e.sum()  # renormalised over the chosen experts
+    return {"chosen": chosen, "gates": gates}
 
 
 ROUTE_TOP_K = Exercise(
@@ -99,7 +130,14 @@ ROUTE_TOP_K = Exercise(
              "experts highest score first, as the engine's trace does.", _id_order),
      Mistake("ties broken towards the higher ID", "reversing an ascending sort puts the higher of two equal "
              "scores first; the chapter gives a tie to the lower expert ID (a stable sort of −a).",
-             _higher_id_on_ties)),
+             _higher_id_on_ties),
+     Mistake("the gates placed by rank", "you wrote the k gates into positions 0 … k − 1 (the order of the "
+             "chosen list); g is indexed by expert ID, so the gate of expert chosen[r] goes to gates[chosen[r]].",
+             _by_rank),
+     Mistake("the scores divided by their sum", "you normalised the chosen scores themselves, a_i / Σ a_j, "
+             "which breaks on negative scores; the gates are a softmax: exp(a_i) / Σ exp(a_j) over the chosen.",
+             _no_exp)),
+    teaching=route_top_k,
     figure=lambda case, expected, got: _routing_figure(case, expected, got),
 )
 

@@ -10,6 +10,7 @@ import numpy as np
 
 from .. import examples
 from ..examples import norms as ex
+from .. import norms as _norms
 from ..norms import rms_norm_trace, swiglu_trace
 from .checker import Case, Exercise, Field, Mistake
 
@@ -46,18 +47,30 @@ def _rms_cases() -> tuple[Case, ...]:
     return tuple(cases)
 
 
-def _rms(x, w, eps, centre=False, eps_inside=True, axis=-1, weighted=True):
+def _rms(x, w, eps, centre=False, eps_inside=True, axis=-1, weighted=True, square=True, variance=False):
     x = np.asarray(x, dtype=float)
     if centre:
         x = x - x.mean(axis=axis, keepdims=True)
-    ms = np.mean(x * x, axis=axis, keepdims=True)
+    with np.errstate(invalid="ignore"):  # the mean of x may be negative: its root is NaN
+        ms = np.var(x, axis=axis, keepdims=True) if variance else np.mean(x * x if square else x, axis=axis, keepdims=True)
+        return _finish(x, w, eps, ms, eps_inside, weighted)
+
+
+def _finish(x, w, eps, ms, eps_inside, weighted):
     rms = np.sqrt(ms + eps) if eps_inside else np.sqrt(ms) + eps
     out = x / rms * (np.asarray(w, dtype=float) if weighted else 1.0)
     return {"mean_square": ms, "rms": rms, "output": out}
 
 
+def rms_norm(x, weight, eps):
+    """The teaching solution: the mean of the squares over the features, its root, then γ ⊙ x / RMS."""
+    mean_square = np.mean(x**2, axis=-1, keepdims=True)
+    rms = np.sqrt(mean_square + eps)
+    return {"mean_square": mean_square, "rms": rms, "output": weight * x / rms}
+
+
 RMS_NORM = Exercise(
-    "rms_norm", 8, "RMSNorm", _RMS_STUB, _rms_reference, (rms_norm_trace,),
+    "rms_norm", 8, "RMSNorm", _RMS_STUB, _rms_reference, (rms_norm_trace, _norms._rms_norm_steps),
     (Field("mean_square", "mean(x²)", ("sequence", "position", "")), Field("rms", "RMS = √(mean(x²) + ε)", ("sequence", "position", "")),
      Field("output", "γ ⊙ x / RMS", ("sequence", "position", "feature"))),
     _rms_cases,
@@ -69,7 +82,14 @@ RMS_NORM = Exercise(
      Mistake("the mean over the positions", "you averaged x² over axis 0 (the positions); RMSNorm averages "
              "over the features of one position, the last axis.", lambda x, w, eps: _rms(x, w, eps, axis=0)),
      Mistake("γ left out", "your output is x / RMS without the weight; multiply feature by feature by γ.",
-             lambda x, w, eps: _rms(x, w, eps, weighted=False))),
+             lambda x, w, eps: _rms(x, w, eps, weighted=False)),
+     Mistake("the mean of x, not of x²", "you averaged x itself, so positive and negative features cancel and "
+             "a negative mean has no square root; RMSNorm averages the squares, mean(x²).",
+             lambda x, w, eps: _rms(x, w, eps, square=False)),
+     Mistake("the variance in place of the mean square", "you took np.var(x) (or np.std), which subtracts the "
+             "mean before squaring; RMSNorm's mean square keeps the mean: mean(x²), not mean((x − mean(x))²).",
+             lambda x, w, eps: _rms(x, w, eps, variance=True))),
+    teaching=rms_norm,
 )
 
 # ------------------------------------------------------------------ SwiGLU
@@ -110,8 +130,8 @@ def _swiglu_cases() -> tuple[Case, ...]:
     return tuple(cases)
 
 
-def _ffn(x, wg, wu, wd, act, swap=False):
-    a, c = x @ wg, x @ wu
+def _ffn(x, wg, wu, wd, act, swap=False, weights_swapped=False):
+    a, c = (x @ wu, x @ wg) if weights_swapped else (x @ wg, x @ wu)
     h = act(c) * a if swap else act(a) * c
     return {"gate": a, "up": c, "hidden": h, "output": h @ wd}
 
@@ -120,8 +140,16 @@ def _silu(a):
     return a / (1.0 + np.exp(-a))
 
 
+def swiglu(x, w_gate, w_up, w_down):
+    """The teaching solution: SiLU on the gate branch, times the up branch, then down."""
+    a = x @ w_gate  # the gate pre-activation
+    c = x @ w_up  # the content
+    hidden = a / (1 + np.exp(-a)) * c  # SiLU(a) = a·σ(a), then ⊙ c
+    return {"gate": a, "up": c, "hidden": hidden, "output": hidden @ w_down}
+
+
 SWIGLU = Exercise(
-    "swiglu", 8, "SwiGLU", _SWIGLU_STUB, _swiglu_reference, (swiglu_trace,),
+    "swiglu", 8, "SwiGLU", _SWIGLU_STUB, _swiglu_reference, (swiglu_trace, _norms.gate_trace, _norms.silu),
     (Field("gate", "a = x W_g", ("sequence", "position", "k")), Field("up", "c = x W_u", ("sequence", "position", "k")),
      Field("hidden", "SiLU(a) ⊙ c", ("sequence", "position", "k")), Field("output", "(SiLU(a) ⊙ c) W_d", ("sequence", "position", "feature"))),
     _swiglu_cases,
@@ -131,7 +159,11 @@ SWIGLU = Exercise(
      Mistake("σ instead of SiLU", "you gated with σ(a), the sigmoid (GLU's gate); SiLU(a) = a·σ(a).",
              lambda x, wg, wu, wd: _ffn(x, wg, wu, wd, lambda a: 1.0 / (1.0 + np.exp(-a)))),
      Mistake("ReLU instead of SiLU", "you gated with max(a, 0) (ReGLU); SiLU(a) = a·σ(a) is smooth and lets "
-             "a little of a negative a through.", lambda x, wg, wu, wd: _ffn(x, wg, wu, wd, lambda a: np.maximum(a, 0.0)))),
+             "a little of a negative a through.", lambda x, wg, wu, wd: _ffn(x, wg, wu, wd, lambda a: np.maximum(a, 0.0))),
+     Mistake("W_g and W_u swapped", "your gate a is x W_u and your content c is x W_g; the gate pre-activation "
+             "is x W_g (w_gate), the content x W_u (w_up). Checkpoints name them gate_proj and up_proj.",
+             lambda x, wg, wu, wd: _ffn(x, wg, wu, wd, _silu, weights_swapped=True))),
+    teaching=swiglu,
 )
 
 EXERCISES = (RMS_NORM, SWIGLU)

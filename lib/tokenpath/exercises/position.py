@@ -49,8 +49,8 @@ def _cases() -> tuple[Case, ...]:
     return tuple(cases)
 
 
-def _angles(positions, d, base, exponent=2.0):
-    theta = base ** (-exponent * np.arange(d // 2) / d)
+def _angles(positions, d, base, exponent=2.0, first=0, step=1):
+    theta = base ** (-exponent * np.arange(first, first + step * (d // 2), step) / d)
     return np.asarray(positions, dtype=float)[:, None] * theta
 
 
@@ -77,16 +77,40 @@ def _backwards(x, positions, base):
     return {"angles": ang, "output": _rotate(x, ang, -1.0)}
 
 
-def _row_index(x, positions, base):
-    x = np.asarray(x, dtype=float)
-    ang = _angles(np.arange(x.shape[0]), x.shape[-1], base)
-    return {"angles": ang, "output": _rotate(x, ang)}
+def _wrong_angles(rows=False, **angles):
+    """A rotate-half RoPE whose angles are wrong: the row numbers as positions, or other frequencies."""
+    def fn(x, positions, base):
+        x = np.asarray(x, dtype=float)
+        ang = _angles(np.arange(x.shape[0]) if rows else positions, x.shape[-1], base, **angles)
+        return {"angles": ang, "output": _rotate(x, ang)}
+    return fn
 
 
-def _exponent_i(x, positions, base):
+_from_one = _wrong_angles(first=1)
+_even_index = _wrong_angles(step=2)
+_row_index = _wrong_angles(rows=True)
+_exponent_i = _wrong_angles(exponent=1.0)
+
+
+def _repeated_per_feature(x, positions, base):
     x = np.asarray(x, dtype=float)
-    ang = _angles(positions, x.shape[-1], base, exponent=1.0)
-    return {"angles": ang, "output": _rotate(x, ang)}
+    h = x.shape[-1] // 2
+    ang = _angles(positions, x.shape[-1], base)
+    wide = np.repeat(ang, 2, axis=-1)  # [θ0, θ0, θ1, θ1, …]: the adjacent layout's angles
+    rotated = np.concatenate([-x[:, h:], x[:, :h]], axis=-1)  # rotate_half
+    return {"angles": ang, "output": x * np.cos(wide) + rotated * np.sin(wide)}
+
+
+def rope_head(x, positions, base):
+    """The teaching solution: the angles p·θ_i, then each pair (i, i + d_h/2) turned."""
+    d_h = x.shape[-1]
+    i = np.arange(d_h // 2)
+    theta = base ** (-2 * i / d_h)  # one frequency per pair
+    angles = np.outer(positions, theta)  # p·θ_i, [T, d_h/2]
+    cos, sin = np.cos(angles), np.sin(angles)
+    a, b = x[:, : d_h // 2], x[:, d_h // 2 :]  # pair i: feature i with feature i + d_h/2
+    output = np.concatenate([a * cos - b * sin, a * sin + b * cos], axis=-1)
+    return {"angles": angles, "output": output}
 
 
 ROPE = Exercise(
@@ -102,7 +126,18 @@ ROPE = Exercise(
      Mistake("the row number used as the position", "you turned row t by t·θ_i; the angle is p·θ_i with p "
              f"the row's absolute position from positions (the worked example's one row is at position "
              f"{ex.ROPE_EXAMPLE_POSITION}).",
-             _row_index)),
+             _row_index),
+     Mistake("θ_i counted from i = 1", "your first pair turns at base^(−2/d_h) instead of 1 radian per "
+             "position: i counts the pairs from 0, so θ_0 = base⁰ = 1.", _from_one),
+     Mistake("θ_i = base^(−4i/d_h)", "your exponent is −4i/d_h: you took i from np.arange(0, d_h, 2), which "
+             "already holds 2i, and doubled it again (or divided 2i by d_h/2). With arange(0, d_h, 2) the exponent "
+             "is −i/d_h, with arange(d_h // 2) it is −2i/d_h.",
+             _even_index),
+     Mistake("cos and sin repeated per feature with rotate_half", "you repeated each angle twice in a row "
+             "(θ0, θ0, θ1, θ1, …, np.repeat), which is the adjacent layout's order, but paired features with "
+             "rotate_half; with rotate_half, feature i and feature i + d_h/2 share angle i, so the angles are "
+             "tiled: np.concatenate([angles, angles]).", _repeated_per_feature)),
+    teaching=rope_head,
 )
 
 EXERCISES = (ROPE,)

@@ -40,7 +40,9 @@ def _cases() -> tuple[Case, ...]:
     cases = [Case(f"the worked example (figure 1: {ex.FIG1_CHAR} as E7 8C + AB)",
                   (split, list(split.merge_bytes(code[:ex.FIG1_SPLIT_AT])) + list(split.merge_bytes(code[ex.FIG1_SPLIT_AT:])))),
              Case(f"{ex.FIG1_CHAR} cut after its first two bytes", (split, [256])),
-             Case("plain ASCII", (Tokenizer([]), list(b"abc")))]
+             Case("plain ASCII", (Tokenizer([]), list(b"abc"))),
+             Case("a text that begins with U+FEFF (the byte-order mark, EF BB BF), which decoding keeps",
+                  (Tokenizer([]), list("\ufeffab".encode("utf-8"))))]
     rng = np.random.default_rng(2)
     byte_level = Tokenizer([])
     for n in range(4):
@@ -72,6 +74,16 @@ def _strict(tokenizer, ids):
     return b"".join(tokenizer.token_bytes(i) for i in ids).decode("utf-8")
 
 
+def decode(tokenizer, ids):
+    """The teaching solution: join every token's bytes, then decode them once."""
+    data = b"".join(tokenizer.token_bytes(i) for i in ids)
+    return data.decode("utf-8", errors="replace")
+
+
+def _sig(tokenizer, ids):
+    return b"".join(tokenizer.token_bytes(i) for i in ids).decode("utf-8-sig", errors="replace")
+
+
 DECODE = Exercise(
     "decode", 2, "decoding joined bytes", _STUB, _reference, (Tokenizer.decode,),
     (Field("text", "the decoded text", (), "exact"),), _cases,
@@ -86,7 +98,10 @@ DECODE = Exercise(
      Mistake("the bytes read as Latin-1", "you decoded with latin-1, which turns each byte into its own "
              "character (E7 8C AB becomes 'ç\\x8c«'); tokens' bytes are UTF-8.", _latin1),
      Mistake("strict decoding", "you decoded with errors=\"strict\", which raises on a character cut by the "
-             "end of the list; the exercise asks for errors=\"replace\".", _strict)),
+             "end of the list; the exercise asks for errors=\"replace\".", _strict),
+     Mistake("the byte-order mark dropped", "you decoded with \"utf-8-sig\", which drops a U+FEFF at the start "
+             "of the text; a token's bytes are plain UTF-8, and a U+FEFF the text holds is part of it.", _sig)),
+    teaching=decode,
 )
 
 EXERCISES = (DECODE,)

@@ -1,11 +1,15 @@
 """Fresh variants of the chapters' numeric "Check yourself" questions: ``quiz[id].variant(seed)``
-redraws the question's numbers, computes the answer with the engine, and renders the
+gives the question on other numbers, computes the answer with the engine, and renders the
 prompt from the new numbers; the question keeps its kind, its hint and its tolerance,
 so the reader can practise the same step again on other numbers.
 
-:data:`VARIANTS` maps a question's id to its factory ``factory(question, rng) ->
-Question``; :func:`variant` draws with a generator seeded by the seed and the question's
-id (``zlib.crc32``, the same in every run), so ``variant(seed)`` is deterministic.
+:data:`FAMILIES` holds, for each question id, every parameter set its variants take (the
+numbers listed, or, where they are too many to list, :data:`_DRAWN` sets drawn once
+with a generator seeded by the question's id), the question's own parameters (left
+out) and the factory that makes a question of one set. The sets are shuffled once
+(seeded by the id, ``zlib.crc32``, the same in every run), and seed ``s`` takes set
+``s`` of that order: ``variant(seed)`` is deterministic, never the question itself, and
+seeds 0 … :data:`DISTINCT` − 1 give that many different variants of every question.
 :func:`tokenpath.questions.for_chapter` gives each question its factory.
 
 >>> from tokenpath import questions
@@ -18,8 +22,11 @@ id (``zlib.crc32``, the same in every run), so ``variant(seed)`` is deterministi
 
 from __future__ import annotations
 
+import functools
+import itertools
 import math
 import zlib
+from dataclasses import dataclass
 from typing import Callable
 
 import numpy as np
@@ -36,10 +43,40 @@ from ..lessons import position as lesson_pos
 from ..lessons import utf8 as lesson_utf8
 from ..selfcheck import Question, exact, number, sequence, set_of, vector
 
-__all__ = ["VARIANTS", "variant"]
+__all__ = ["DISTINCT", "FAMILIES", "VARIANTS", "parameters", "variant"]
 
+#: Seeds 0 … DISTINCT − 1 give DISTINCT different variants of every question, none of them
+#: the question's own numbers (tests/test_exercises_variants.py holds this for each).
+DISTINCT = 60
+#: How many parameter sets are drawn for a question whose numbers are too many to list.
+_DRAWN = 4 * DISTINCT
 #: Draws that may be refused (a word table with fewer than three merges) are retried at most this often.
 _TRIES = 50
+
+
+@dataclass(frozen=True)
+class _Family:
+    """The variants of one question: every parameter set (listed, or drawn once with a
+    generator seeded by the question's id), the question's own left out, and how one
+    parameter set becomes a question."""
+
+    space: Callable[[np.random.Generator], list]  # the parameter sets, each a hashable tuple
+    original: tuple  # the question's own parameters, never given as a variant
+    make: Callable[[Question, tuple], Question]
+
+
+def _drawn(draw: Callable[[np.random.Generator], tuple | None], n: int = _DRAWN):
+    """A space of ``n`` distinct parameter sets drawn with ``draw`` (None is a refused draw)."""
+    def space(rng):
+        out: dict = {}
+        for _ in range(n * _TRIES):
+            p = draw(rng)
+            if p is not None:
+                out.setdefault(p, None)
+                if len(out) == n:
+                    break
+        return list(out)
+    return space
 
 
 def _made(q: Question, prompt: str, answer, *, source: str, why: str) -> Question:
@@ -56,34 +93,44 @@ def _made(q: Question, prompt: str, answer, *, source: str, why: str) -> Questio
     return sequence(vid, prompt, answer, source=source, why=why, hint=hint)
 
 
-def _bpe_third_count(q, rng):
-    for _ in range(_TRIES):
-        words = ["".join(rng.choice(list("lowernst"), size=int(rng.integers(3, 7)))) for _ in range(3)]
-        table = {w: int(rng.integers(1, 8)) for w in words}
-        run = lesson_bpe.teach_merges(table, 3)
-        if len(table) == 3 and len(run.steps) == 3:
-            third = run.steps[2]
-            return _made(q, f"In the word table {table}, after two merges, how often is "
-                            f"'{' '.join(third.chosen)}' counted?", third.count,
-                         source=f"lessons.bpe.teach_merges({table}, 3).steps[2].count",
-                         why=f"It is the most frequent pair at step 3, counted {third.count} times "
-                             "(each word's occurrences of it times the word's count).")
-    raise RuntimeError("no word table with three merges was drawn")  # pragma: no cover
+# ------------------------------------------------------------------- chapter 1
+
+def _bpe_table(rng):
+    words = ["".join(rng.choice(list("lowernst"), size=int(rng.integers(3, 7)))) for _ in range(3)]
+    table = {w: int(rng.integers(1, 8)) for w in words}
+    if len(table) != 3 or len(lesson_bpe.teach_merges(table, 3).steps) != 3:
+        return None
+    return tuple(table.items())
 
 
-def _utf8_bytes(q, rng):
-    a, b = (str(c) for c in rng.choice(["a", "é", "ß", "€", "猫", "语", "🙂", "𝄞"], size=2, replace=False))
+def _bpe_third_count(q, p):
+    table = dict(p)
+    third = lesson_bpe.teach_merges(table, 3).steps[2]
+    return _made(q, f"In the word table {table}, after two merges, how often is "
+                    f"'{' '.join(third.chosen)}' counted?", third.count,
+                 source=f"lessons.bpe.teach_merges({table}, 3).steps[2].count",
+                 why=f"It is the most frequent pair at step 3, counted {third.count} times "
+                     "(each word's occurrences of it times the word's count).")
+
+
+# ------------------------------------------------------------------- chapter 2
+
+_CHARS = ("a", "z", "é", "ß", "ñ", "Ω", "€", "猫", "语", "한", "🙂", "𝄞")
+
+
+def _utf8_bytes(q, p):
+    a, b = p
     n = [lesson_utf8.utf8_trace(a).n_bytes, lesson_utf8.utf8_trace(b).n_bytes]
     return _made(q, f"How many UTF-8 bytes do {a} and {b} have? Write [bytes of {a}, bytes of {b}].", n,
                  source=f"lessons.utf8.utf8_trace({a!r}).n_bytes, lessons.utf8.utf8_trace({b!r}).n_bytes",
                  why=f"{a} is {lesson_utf8.utf8_trace(a).hex()} and {b} is {lesson_utf8.utf8_trace(b).hex()}.")
 
 
-def _utf8_growth(q, rng):
+def _utf8_growth(q, p):
     kilo = ex_bpe.KILO
-    old = kilo * int(rng.choice([16, 32, 50, 64]))
-    new = old * int(rng.choice([2, 3, 4]))
-    width = int(rng.choice([2048, 3072, 4096, 5120]))
+    old_k, factor, width = p
+    old = kilo * old_k
+    new = old * factor
     g = lesson_utf8.vocab_growth(old, new, width)
     return _made(q, f"How many parameters does growing the vocabulary from {old:,} to {new:,} entries add to one "
                     f"matrix of width {width}?", g.added_per_matrix,
@@ -91,32 +138,39 @@ def _utf8_growth(q, rng):
                  why=f"{g.added_rows} new rows of width {width}: {g.added_rows} × {width} = {g.added_per_matrix:,}.")
 
 
-def _cell(rng):
-    return int(rng.integers(0, examples.B)), int(rng.integers(0, examples.T))
+# ------------------------------------------------------------------- chapter 3
+
+def _ids_and_cell(rng):
+    s = rng.choice([2, 3, 5, 7], size=(examples.B, examples.T))  # few IDs, so rows repeat
+    b, t = int(rng.integers(0, examples.B)), int(rng.integers(0, examples.T))
+    return tuple(tuple(int(v) for v in row) for row in s), b, t
 
 
-def _emb_row(q, rng):
-    b, t = _cell(rng)
-    tr = lesson_emb.lookup_trace((b, t, 0))
-    return _made(q, f"Figure 3: which row of E does X[{b},{t},:] copy?", tr.row_id,
-                 source=f"lessons.embedding.lookup_trace(({b}, {t}, 0)).row_id",
+def _emb_row(q, p):
+    s, b, t = p
+    tr = lesson_emb.lookup_trace((b, t, 0), ids=np.array(s))
+    shown = [list(row) for row in s]
+    return _made(q, f"Figure 3's table E read by the IDs s = {shown}: which row of E does X[{b},{t},:] copy?",
+                 tr.row_id, source=f"lessons.embedding.lookup_trace(({b}, {t}, 0), ids={shown}).row_id",
                  why=f"X[{b},{t},:] is the row of E named by the ID at s[{b},{t}], which is {tr.row_id}.")
 
 
-def _emb_same_row(q, rng):
-    b, t = _cell(rng)
-    tr = lesson_emb.lookup_trace((b, t, 0))
-    return _made(q, f"How many positions (b, t) of the batch, X[{b},{t}] included, start from the row X[{b},{t}] copies?",
-                 len(tr.same_id), source=f"len(lessons.embedding.lookup_trace(({b}, {t}, 0)).same_id)",
+def _emb_same_row(q, p):
+    s, b, t = p
+    tr = lesson_emb.lookup_trace((b, t, 0), ids=np.array(s))
+    shown = [list(row) for row in s]
+    return _made(q, f"With the IDs s = {shown}: how many positions (b, t), X[{b},{t}] included, start from the "
+                    f"row X[{b},{t}] copies?", len(tr.same_id),
+                 source=f"len(lessons.embedding.lookup_trace(({b}, {t}, 0), ids={shown}).same_id)",
                  why=f"Every position holding ID {tr.row_id} copies the same row: (b, t) = "
                      + ", ".join(f"({i}, {j})" for i, j in tr.same_id.tolist()) + ".")
 
 
-def _att_weight(q, rng):
-    a, b = int(rng.integers(1, 10)), int(rng.integers(1, 10))
+# ------------------------------------------------------------------- chapters 4 and 5
+
+def _att_weight(q, p):
+    a, b, i, j = p
     key = np.array([[math.log(a), 0.0], [0.0, math.log(b)], [0.0, 0.0]])
-    i = int(rng.integers(1, 3))
-    j = int(rng.integers(0, i + 1))
     t = attention.causal_attention(ex_att.FIG8_Q, key, ex_att.FIG8_U)
     e = np.rint(np.exp(t.scores[i, :i + 1])).astype(int)  # whole numbers by construction
     return _made(q, f"Figure 8 with the keys K = [[log {a}, 0], [0, log {b}], [0, 0]] (Q and U as in the figure): "
@@ -125,33 +179,34 @@ def _att_weight(q, rng):
                  why=f"exp of row {i}'s visible scores is {e.tolist()}, so A[{i},{j}] = {e[j]}/{e.sum()}.")
 
 
-def _cache(rng, low=1):
-    return int(rng.integers(low, 10)), int(rng.integers(1, 5))
+def _arrive(n: int) -> str:
+    return "1 new query arrives" if n == 1 else f"{n} new queries arrive"
 
 
-def _att_cache_row(q, rng):
-    p, n = _cache(rng)
-    t = lesson_att.cache_masks(p, n)
-    return _made(q, f"{p} positions are cached and {n} new queries arrive: at which absolute position does the first "
-                    "new query row (local row 0) sit?", t.past,
-                 source=f"lessons.attention.cache_masks({p}, {n}).past",
-                 why=f"Local row r sits at position P + r; for r = 0 that is P = {p}.")
+def _att_cache_row(q, p):
+    past, n = p
+    t = lesson_att.cache_masks(past, n)
+    return _made(q, f"{past} positions are cached and {_arrive(n)}: at which absolute position does the "
+                    "first new query row (local row 0) sit?", t.past,
+                 source=f"lessons.attention.cache_masks({past}, {n}).past",
+                 why=f"Local row r sits at position P + r; for r = 0 that is P = {past}.")
 
 
-def _att_cache_dropped(q, rng):
-    p, n = _cache(rng, low=2)
-    d = np.flatnonzero(lesson_att.cache_masks(p, n).dropped[0])
-    lost = d[d < p]
-    return _made(q, f"{p} positions are cached and {n} new queries arrive. Which cached keys would the first new "
+def _att_cache_dropped(q, p):
+    past, n = p
+    d = np.flatnonzero(lesson_att.cache_masks(past, n).dropped[0])
+    lost = d[d < past]
+    return _made(q, f"{past} positions are cached and {_arrive(n)}. Which cached keys would the first new "
                     "query row wrongly lose if its local row number 0 were compared with the absolute key index?",
-                 lost.tolist(), source=f"(d := np.flatnonzero(lessons.attention.cache_masks({p}, {n}).dropped[0]))[d < {p}]",
+                 lost.tolist(), source=f"(d := np.flatnonzero(lessons.attention.cache_masks({past}, {n}).dropped[0]))[d < {past}]",
                  why=f"Compared with 0, only key 0 stays visible; "
-                     + ("key 1 of the cache is lost." if p == 2 else f"keys 1 … {p - 1} of the cache are lost."))
+                     + ("key 1 of the cache is lost." if past == 2 else f"keys 1 … {past - 1} of the cache are lost."))
 
 
-def _rope_score(q, rng):
-    m = int(rng.choice([2, 3, 4, 6]))
-    dist = int(rng.integers(1, 9))
+# ------------------------------------------------------------------- chapter 6
+
+def _rope_score(q, p):
+    m, dist = p
     disc = lesson_pos.rope_disc(ex_pos.FIG15_Q, ex_pos.FIG15_K, math.pi / m, dist)
     return _made(q, f"Figure 15 with ω = π/{m}: what does the score become at distance {dist}?", float(disc.dot),
                  source=f"lessons.position.rope_disc(FIG15_Q, FIG15_K, π/{m}, {dist}).dot",
@@ -159,17 +214,17 @@ def _rope_score(q, rng):
                      f"{round(float(disc.dot), 4) + 0.0:.4f}.")
 
 
-def _rope_angles(q, rng):
-    p = int(rng.integers(5, 41))
+def _rope_angles(q, p):
+    (pos,) = p
     base = ex_pos.ROPE_EXAMPLE_BASE
-    ang = position.rope_angles([p], 4, base)[0]
-    return _made(q, f"Which RoPE angles does position {p} get with d_h = 4 and base {base:g}? (one angle per pair)",
-                 ang, source=f"position.rope_angles([{p}], 4, {base:g})[0]",
-                 why=f"p·θ_i with θ = [1, 1/100]: [{p}, {p / 100:g}].")
+    ang = position.rope_angles([pos], 4, base)[0]
+    return _made(q, f"Which RoPE angles does position {pos} get with d_h = 4 and base {base:g}? (one angle per pair)",
+                 ang, source=f"position.rope_angles([{pos}], 4, {base:g})[0]",
+                 why=f"p·θ_i with θ = [1, 1/100]: [{pos}, {pos / 100:g}].")
 
 
-def _rope_speed(q, rng):
-    m = int(rng.integers(2, 200))
+def _rope_speed(q, p):
+    (m,) = p
     f = position.rope_frequencies(4, float(m * m))
     ratio = float(f[0] / f[1])
     return _made(q, f"A four-wide head with base {m * m}: how many times faster does pair 0 turn than pair 1?",
@@ -177,21 +232,18 @@ def _rope_speed(q, rng):
                  why=f"θ_0 = 1 and θ_1 = {m * m}^(−1/2) = 1/{m}, so pair 0 turns {m} times faster.")
 
 
-def _gqa_head(q, rng):
-    hq = int(rng.choice([4, 8, 16, 32]))
-    hkv = int(rng.choice([d for d in (1, 2, 4, 8) if hq % d == 0 and d < hq]))
-    h = int(rng.integers(0, hq))
+# ------------------------------------------------------------------- chapter 7
+
+def _gqa_head(q, p):
+    hq, hkv, h = p
     g = int(gqa.kv_groups(hq, hkv)[h])
     return _made(q, f"With Hq = {hq} and Hkv = {hkv}, which K/V head does query head {h} read?", g,
                  source=f"gqa.kv_groups({hq}, {hkv})[{h}]",
                  why=f"Groups of Hq/Hkv = {hq // hkv} query heads share a K/V head: {h} // {hq // hkv} = {g}.")
 
 
-def _gqa_leftover(q, rng):
-    for _ in range(_TRIES):
-        hq, hkv = int(rng.integers(5, 33)), int(rng.integers(2, 9))
-        if hq % hkv and hkv < hq:
-            break
+def _gqa_leftover(q, p):
+    hq, hkv = p
     try:
         gqa.kv_groups(hq, hkv)
         refused = "accepted"  # pragma: no cover (the engine refuses a count that does not divide)
@@ -202,73 +254,108 @@ def _gqa_leftover(q, rng):
                  why=f"{hkv} groups of {hq // hkv} cover {hkv * (hq // hkv)} heads; {hq % hkv} would have no K/V head.")
 
 
-def _small_vector(rng, n):
-    x = rng.integers(-9, 10, size=n).astype(float)
-    x[0] = x[0] or 1.0
-    return x
+# ------------------------------------------------------------------- chapter 8
 
-
-def _norm_rms(q, rng):
-    x = _small_vector(rng, 2) * 10
+def _norm_rms(q, p):
+    x = np.array(p, dtype=float)
     y = norms.rms_norm(x)
     return _made(q, f"What does RMSNorm (γ of ones, ε ignored) give for x = {[int(v) for v in x]}?", y,
                  source=f"norms.rms_norm({[int(v) for v in x]})",
                  why=f"RMS = √(mean(x²)) = {float(np.sqrt(np.mean(x * x))):.4f}; x / RMS.")
 
 
-def _norm_layer(q, rng):
-    for _ in range(_TRIES):
-        x = _small_vector(rng, 3)
-        if np.ptp(x) > 0:
-            break
+def _norm_layer(q, p):
+    x = np.array(p, dtype=float)
     y = norms.layer_norm(x)
     return _made(q, f"What does LayerNorm (γ of ones, β of zeros, ε ignored) give for x = {[int(v) for v in x]}?", y,
                  source=f"norms.layer_norm({[int(v) for v in x]})",
                  why=f"Subtract the mean {float(x.mean()):.4f}, divide by the standard deviation {float(x.std()):.4f}.")
 
 
-def _norm_silu(q, rng):
-    a = round(float(rng.uniform(-3, 3)), 1)
+def _norm_silu(q, p):
+    a = p[0] / 10
     return _made(q, f"A gate pre-activation of {a} goes through SiLU. What is SiLU({a})?", float(norms.silu(a)),
                  source=f"norms.silu({a})", why=f"SiLU(a) = a·σ(a) = {a}·{float(norms.sigmoid(a)):.4f}.")
 
 
-def _moe_gate(q, rng):
-    scores = rng.integers(-2, 4, size=4).astype(float)
-    k = int(rng.integers(1, 4))
-    r = moe.route(scores, k)
-    e = int(r.chosen[int(rng.integers(0, k))])
-    shown = [int(v) for v in scores]
+# ------------------------------------------------------------------- chapter 9
+
+def _moe_gate(q, p):
+    shown, k, rank = list(p[0]), p[1], p[2]
+    r = moe.route(np.array(shown, dtype=float), k)
+    e = int(r.chosen[rank])
     return _made(q, f"With the router scores {shown} and k = {k}, what is the gate of expert {e}?", float(r.gates[e]),
                  source=f"moe.route({shown}, {k}).gates[{e}]",
                  why=f"The chosen set is {sorted(r.chosen.tolist())}; the gate is exp(a_{e}) over the sum of exp over that set.")
 
 
-#: Each numeric question's factory, by question id.
+def _listed(*ranges):
+    return lambda rng: list(itertools.product(*ranges))
+
+
+_TENS = [v for v in range(-9, 10) if v]  # a first feature that is not 0
+
+#: Each numeric question's variants, by question id.
+FAMILIES: dict[str, _Family] = {
+    "bpe-third-count": _Family(_drawn(_bpe_table), tuple(ex_bpe.FIG1_TABLE.items()), _bpe_third_count),
+    "utf8-bytes": _Family(lambda rng: list(itertools.permutations(_CHARS, 2)), ("猫", "🙂"), _utf8_bytes),
+    "utf8-growth": _Family(_listed((16, 32, 50, 64, 100, 128), (2, 3, 4), (2048, 3072, 4096, 5120)),
+                           (32, 4, 4096), _utf8_growth),
+    "emb-row": _Family(_drawn(_ids_and_cell), (tuple(map(tuple, lesson_emb.batch_ids().tolist())), 1, 3), _emb_row),
+    "emb-same-row": _Family(_drawn(_ids_and_cell), (tuple(map(tuple, lesson_emb.batch_ids().tolist())), 1, 3),
+                            _emb_same_row),
+    "att-A20": _Family(lambda rng: [(a, b, i, j) for a in range(1, 10) for b in range(1, 10) for i in (1, 2)
+                                    for j in range(i + 1)], (3, 2, 2, 0), _att_weight),
+    "att-cache-row": _Family(_listed(range(1, 21), range(1, 5)), (ex_att.FIG14_PAST, ex_att.FIG14_NEW), _att_cache_row),
+    "att-cache-dropped": _Family(_listed(range(2, 21), range(1, 5)), (ex_att.FIG14_PAST, ex_att.FIG14_NEW),
+                                 _att_cache_dropped),
+    "rope-score": _Family(_listed((2, 3, 4, 5, 6, 8, 12), range(1, 13)), (2, 4), _rope_score),
+    "rope-pos8": _Family(_listed(range(1, 101)), (8,), _rope_angles),
+    "rope-speed": _Family(_listed(range(2, 200)), (round(math.sqrt(ex_pos.ROPE_EXAMPLE_BASE)),), _rope_speed),
+    "gqa-head5": _Family(lambda rng: [(hq, hkv, h) for hq in (4, 8, 16, 32) for hkv in (1, 2, 4, 8)
+                                      if hq % hkv == 0 and hkv < hq for h in range(hq)], (8, 2, 5), _gqa_head),
+    "gqa-leftover": _Family(lambda rng: [(hq, hkv) for hq in range(5, 33) for hkv in range(2, 9)
+                                         if hq % hkv and hkv < hq], (8, 3), _gqa_leftover),
+    "norm-rms": _Family(lambda rng: [(10 * a, 10 * b) for a in _TENS for b in range(-9, 10)], (30, 40), _norm_rms),
+    "norm-layer": _Family(lambda rng: [(a, b, c) for a in _TENS for b in range(-9, 10) for c in range(-9, 10)
+                                       if not a == b == c], (30, 40), _norm_layer),
+    "norm-silu": _Family(_listed(range(-40, 41)), (-10,), _norm_silu),
+    "moe-k3-gate": _Family(lambda rng: [(s, k, r) for s in itertools.product(range(-2, 4), repeat=4)
+                                        for k in (1, 2, 3) for r in range(k)], ((2, 1, 0, -1), 3, 0), _moe_gate),
+}
+
+
+@functools.cache
+def _space(qid: str) -> tuple:
+    """The variants' parameter sets of question ``qid`` in the order seeds take them: the
+    question's own left out, shuffled once by a generator seeded with the question's id."""
+    fam = FAMILIES[qid]
+    rng = np.random.default_rng(zlib.crc32(qid.encode("utf-8")))
+    space = [p for p in fam.space(rng) if p != fam.original]
+    return tuple(space[k] for k in rng.permutation(len(space)))
+
+
+def parameters(qid: str, seed: int) -> tuple:
+    """The numbers that ``variant(seed)`` of question ``qid`` is drawn with.
+
+    >>> parameters("gqa-head5", 3) == parameters("gqa-head5", 3) != parameters("gqa-head5", 4)
+    True
+    """
+    space = _space(qid)
+    return space[seed % len(space)]
+
+
+#: Each numeric question's factory, by question id: ``factory(question, seed) -> Question``.
 VARIANTS: dict[str, Callable] = {
-    "bpe-third-count": _bpe_third_count,
-    "utf8-bytes": _utf8_bytes,
-    "utf8-growth": _utf8_growth,
-    "emb-row": _emb_row,
-    "emb-same-row": _emb_same_row,
-    "att-A20": _att_weight,
-    "att-cache-row": _att_cache_row,
-    "att-cache-dropped": _att_cache_dropped,
-    "rope-score": _rope_score,
-    "rope-pos8": _rope_angles,
-    "rope-speed": _rope_speed,
-    "gqa-head5": _gqa_head,
-    "gqa-leftover": _gqa_leftover,
-    "norm-rms": _norm_rms,
-    "norm-layer": _norm_layer,
-    "norm-silu": _norm_silu,
-    "moe-k3-gate": _moe_gate,
+    qid: (lambda q, seed, _f=fam, _id=qid: _f.make(q, parameters(_id, seed))) for qid, fam in FAMILIES.items()
 }
 
 
 def variant(question: Question, seed: int) -> Question:
-    """A fresh variant of ``question`` (one of :data:`VARIANTS`) drawn with ``seed``: new
-    numbers, the engine's answer, its id ``"<id>@<seed>"``.
+    """A fresh variant of ``question`` (one of :data:`VARIANTS`) taken with ``seed``: new
+    numbers, the engine's answer, its id ``"<id>@<seed>"``. Never the question's own
+    numbers; seeds 0 … :data:`DISTINCT` − 1 give different numbers each (larger seeds
+    take the same list again, from its start).
 
     >>> from tokenpath import questions
     >>> q = variant(questions.for_chapter("08_rmsnorm_swiglu")["norm-silu"], 0)
@@ -281,8 +368,7 @@ def variant(question: Question, seed: int) -> Question:
     if question.id not in VARIANTS:
         raise ValueError(f"question {question.id!r} has no variants (its answer is not a number the engine can "
                          f"redraw); questions with variants: {sorted(VARIANTS)}")
-    rng = np.random.default_rng([zlib.crc32(question.id.encode("utf-8")), seed])
-    fresh = VARIANTS[question.id](question, rng)
+    fresh = VARIANTS[question.id](question, seed)
     return _with_id(fresh, f"{question.id}@{seed}")
 
 

@@ -1,4 +1,4 @@
-"""Figure 15: RoPE's discs, and the sinusoidal heat map of chapter 05.
+"""Figure 15: RoPE's discs, and the sinusoidal heat map of chapter 06.
 
 * Figure 15 (a) is the basic picture: one feature pair turning at ω = π/2 per
   position, the query pair q fixed pointing right and the key pair k turned by the

@@ -9,7 +9,6 @@ shows about it:
   of that table after any number of merges (the figure and its slider);
 * :func:`encode_word`, character-level merges applied to a new word, which fails on a
   character outside the base alphabet;
-* :func:`pretokenize_trace` and :func:`normalize`, the first stages of the pipeline;
 * :func:`stdlib_corpus`, the text the cross-checks train on.
 """
 
@@ -17,29 +16,24 @@ from __future__ import annotations
 
 import functools
 import sysconfig
-import unicodedata
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Iterable, Mapping, Sequence
 
 from .. import examples as ex
-from .._checks import as_bool, as_int, as_list
-from ..bpe import Tokenizer, apply_merge, check_text, pair_counts, pretokenize, train
+from .._checks import as_int, as_list
+from ..bpe import Tokenizer, apply_merge, check_text, pair_counts, train
 
 __all__ = [
     "EncodeWordTrace",
     "MergeStep",
-    "NormalizeTrace",
     "PairRow",
-    "PretokenTrace",
     "ReplayState",
     "TeachingTrace",
     "demo_tokenizer",
     "encode_word",
     "merge_replay",
     "merge_word",
-    "normalize",
-    "pretokenize_trace",
     "stdlib_corpus",
     "teach_merges",
 ]
@@ -256,66 +250,6 @@ def merge_replay(step: int, *, table: Mapping[str, int] | None = None, n_merges:
     encoded_extra = tuple(encode_word(w, merges, run.alphabet + tuple(extra)) for w in new_words)
     return ReplayState(step, table, dict(seg), tuple(rows), nxt.chosen if nxt else None,
                        nxt.tied if nxt else (), tuple(learned), encoded, encoded_extra)
-
-
-# --------------------------------------------------------------- pre-tokenisation
-
-
-@dataclass(frozen=True)
-class PretokenTrace:
-    """The words the GPT-2 pattern cuts from a text, with their UTF-8 bytes."""
-
-    text: str
-    words: tuple[str, ...]
-    n_bytes: tuple[int, ...]  # [n_words]  UTF-8 length of each word
-
-
-def pretokenize_trace(text: str) -> PretokenTrace:
-    """:func:`pretokenize` with the byte length of every word.
-
-    >>> pretokenize_trace("我喜欢 Transformer。").words
-    ('我喜欢', ' Transformer', '。')
-    """
-    words = tuple(pretokenize(text))
-    return PretokenTrace(text, words, tuple(len(w.encode("utf-8")) for w in words))
-
-
-# ------------------------------------------------------------------- normalisation
-
-
-@dataclass(frozen=True)
-class NormalizeTrace:
-    """Each normalisation step and the text after it."""
-
-    steps: tuple[tuple[str, str], ...]  # (step name, text after it)
-
-    @property
-    def text(self) -> str:
-        return self.steps[-1][1]
-
-
-def normalize(text: str, *, nfkc: bool = True, lowercase: bool = False,
-              strip_accents: bool = False) -> NormalizeTrace:
-    """Unicode NFKC (full-width → ASCII, ligatures split), then optional case folding
-    and accent stripping, as an uncased model does before its tokenizer.
-
-    >>> normalize("Ｔｒａｎｓｆｏｒｍｅｒ", lowercase=True).text
-    'transformer'
-    """
-    text = check_text(text)
-    nfkc, lowercase = as_bool("nfkc", nfkc), as_bool("lowercase", lowercase)
-    strip_accents = as_bool("strip_accents", strip_accents)
-    steps = [("input", text)]
-    if nfkc:
-        text = unicodedata.normalize("NFKC", text)
-        steps.append(("NFKC", text))
-    if lowercase:
-        text = text.casefold()
-        steps.append(("case fold", text))
-    if strip_accents:
-        text = "".join(c for c in unicodedata.normalize("NFD", text) if not unicodedata.combining(c))
-        steps.append(("strip accents", text))
-    return NormalizeTrace(tuple(steps))
 
 
 # ------------------------------------------------------------------ a corpus nobody here wrote

@@ -1,5 +1,5 @@
 """Chapter 1's "Check yourself" questions (``01_bpe_merges``): the tie rule, the third
-merge, an unencodable word, the space. Every answer is computed by the engine when the
+merge, an unencodable word, the space, and what a smaller count changes. Every answer is computed by the engine when the
 questions are built.
 """
 
@@ -61,4 +61,21 @@ def questions() -> tuple[Question, ...]:
     q5 = choice("bpe-space", 'Why do "the" and " the" get different IDs?', space,
                 "a" if plain != spaced else "d", source='lessons.bpe.demo_tokenizer().encode("the"), .encode(" the")',
                 why=f'"the" -> {plain}, " the" -> {spaced}: the space belongs to the word that follows it.')
-    return q1, q2, q3, q4, q5
+    fewer = dict(ex.FIG1_TABLE, newer=ex.FIG1_WHAT_IF_NEWER)
+    what_if = lesson1.teach_merges(fewer, 1).steps[0]
+    er = what_if.counts[("e", "r")]
+    lo = what_if.counts[("l", "o")]
+    options = {
+        "a": "e r again: the tie rule still puts it before every other pair",
+        "b": f"l o: e r and w e drop to {er}, below the {lo} of l o and o w, and l o sorts before o w",
+        "c": "o w: it occurs in low and lower, the two most frequent words together",
+        "d": "e r and l o together, since each is the most frequent pair of its own words",
+    }
+    key = {("e", "r"): "a", ("l", "o"): "b", ("o", "w"): "c"}.get(what_if.chosen, "d")
+    q6 = choice("bpe-what-if", f"What if newer occurred {ex.FIG1_WHAT_IF_NEWER} times instead of "
+                f"{ex.FIG1_TABLE['newer']}: which pair would be merged first, and why?", options, key,
+                source='lessons.bpe.teach_merges(dict(FIG1_TABLE, newer=FIG1_WHAT_IF_NEWER), 1).steps[0]',
+                why=(f"The counts that include newer fall by the same amount: e r = {er}, w e = "
+                     f"{what_if.counts[('w', 'e')]}, while l o = {lo} does not depend on newer. The highest "
+                     f"count decides first; the tie rule only chooses among pairs with that count."))
+    return q1, q2, q3, q4, q5, q6

@@ -23,6 +23,8 @@ import numpy as np
 from .. import fmt
 from .._checks import as_array, as_float_array, as_list
 from ._reading import (
+    MAX_BITS,
+    MAX_ITEMS,
     MAX_TEXT,
     Unreadable,
     bounded_items,
@@ -149,6 +151,23 @@ def _check_common(id: str, prompt: str, source: str, why: str) -> None:
             raise ValueError(f"{name} must be a non-empty string, got {value!r}")
 
 
+# An answer no reader can give ------------------------------------------------
+# The reader's answer is read with bounded work (see ._reading); a question whose own
+# answer lies outside those bounds could never be graded right, so the constructors
+# refuse it by name, as choice() refuses a key that is none of its options.
+
+
+def _within_items(n: int) -> None:
+    if n > MAX_ITEMS:
+        raise ValueError(f"answer has {n} items, more than the {MAX_ITEMS} a reader's answer may have")
+
+
+def _within_bits(v: int) -> None:
+    if abs(int(v)).bit_length() > MAX_BITS:
+        raise ValueError(f"answer has a whole number of {abs(int(v)).bit_length()} bits, more than the "
+                         f"{MAX_BITS} a reader's answer may have")
+
+
 # exact ------------------------------------------------------------------------
 
 
@@ -193,6 +212,8 @@ def exact(id: str, prompt: str, answer, *, source: str, why: str,
         value = Fraction(x).limit_denominator(1000)
         if abs(float(value) - x) > 1e-12 * max(1.0, abs(x)):
             raise ValueError(f"answer {x!r} is not a fraction with denominator <= 1000; use number()")
+    _within_bits(value.numerator)
+    _within_bits(value.denominator)
     return Question(id, prompt, "exact", value, source, why, hint, _compare=_compare_exact)
 
 
@@ -252,6 +273,7 @@ def vector(id: str, prompt: str, answer, *, tolerance: float, source: str, why: 
     value = as_float_array("answer", answer)
     if value.ndim != 1 or value.size < 1 or not np.all(np.isfinite(value)):
         raise ValueError(f"answer must be a finite 1-D vector of at least one entry, got shape {value.shape}")
+    _within_items(value.size)
     tolerance = _tolerance(tolerance)
     value.setflags(write=False)
     return Question(id, prompt, "vector", value, source, why, hint, tolerance,
@@ -285,7 +307,9 @@ def set_of(id: str, prompt: str, answer, *, source: str, why: str,
     arr = as_array("answer", answer)
     if arr.ndim != 1 or not (np.issubdtype(arr.dtype, np.integer) or arr.size == 0):
         raise ValueError(f"answer must be a 1-D collection of integers, got {answer!r}")
-    return Question(id, prompt, "set", frozenset(int(v) for v in arr), source, why, hint,
+    members = frozenset(int(v) for v in arr)
+    _within_items(len(members))
+    return Question(id, prompt, "set", members, source, why, hint,
                     _compare=_compare_set)
 
 
@@ -327,6 +351,10 @@ def sequence(id: str, prompt: str, answer, *, source: str, why: str,
             raise ValueError(f"answer must be a list of whole numbers or strings, got item {v!r}")
     if not items or len({type(v) for v in items}) != 1:
         raise ValueError("answer must be a non-empty list of items of one kind (all ints or all strings)")
+    _within_items(len(items))
+    for v in items:
+        if isinstance(v, int):
+            _within_bits(v)
     return Question(id, prompt, "sequence", tuple(items), source, why, hint, _compare=_compare_sequence)
 
 
@@ -352,7 +380,13 @@ def _compare_choice(q: Question, answer) -> tuple[str, str]:
 
 def choice(id: str, prompt: str, options, answer: str, *, source: str, why: str) -> Question:
     """A multiple-choice question: ``options`` maps keys (``"a"``, ``"b"`` …) to texts;
-    ``answer`` is the right key, found by the engine.
+    ``answer`` is the right key, found by the engine, written exactly as one of the keys
+    (a reader's answer is read without case; the question's own key is not).
+
+    >>> choice("c", "Which axis?", {"a": "positions", "b": "vocabulary"}, "A", source="demo", why="V")
+    Traceback (most recent call last):
+    ...
+    ValueError: answer must be one of the option keys ['a', 'b'] as written, got 'A'
 
     >>> q = choice("c", "Which axis?", {"a": "positions", "b": "vocabulary"}, "b", source="demo", why="V")
     >>> q.check("b").correct, q.check("(B)").correct, q.check("a").status
@@ -365,6 +399,12 @@ def choice(id: str, prompt: str, options, answer: str, *, source: str, why: str)
         raise TypeError(f"answer must be an option key, got {type(answer).__name__}")
     if not all(isinstance(k, str) and k.strip() for k in options):
         raise TypeError(f"options' keys must be non-empty strings, got {[k for k in options]!r}")
+    for k in options:
+        if k != k.strip().strip("()").strip():
+            raise ValueError(f"options' keys must be what a reader types, without spaces or brackets around "
+                             f"them (a reader's answer is read without them), got {k!r}")
+    if answer not in options:
+        raise ValueError(f"answer must be one of the option keys {list(options)!r} as written, got {answer!r}")
     pairs = tuple((str(k).lower(), str(t)) for k, t in dict(options).items())
     if len({k for k, _ in pairs}) != len(pairs):
         raise ValueError(f"options' keys must differ in more than letter case (a reader's answer is read "
@@ -372,8 +412,6 @@ def choice(id: str, prompt: str, options, answer: str, *, source: str, why: str)
     if len(pairs) < 2:
         raise ValueError("options must offer at least two choices")
     answer = answer.lower()
-    if answer not in dict(pairs):
-        raise ValueError(f"answer must be one of the option keys {[k for k, _ in pairs]}, got {answer!r}")
     hint = "the letter of one option (e.g. \"" + pairs[0][0] + "\")"
     return Question(id, prompt, "choice", answer, source, why, hint, options=pairs,
                     _compare=_compare_choice)
