@@ -144,7 +144,7 @@ sync: $(STAMP) $(SMOLLM2)
 	texts=(book/*.md); if [ $${#texts[@]} -gt 0 ]; then touch "$${texts[@]}"; fi
 
 # The HTML edition, built offline by Sphinx (MyST-NB, sphinx-book-theme) from the stored
-# notebooks, with precomputed sliders and offline quizzes (tokenpath/_sphinx/; README.md,
+# notebooks, with precomputed sliders and offline quizzes (tokenpath/_sphinx/; docs/maintainers.md,
 # "Reading the book as HTML"). Prints the size budgets and fails over them.
 # BOOK_PDF (set by `make pdf`): the folder of the PDFs, which every page then links to.
 book: $(STAMP) $(SMOLLM2)

@@ -228,3 +228,24 @@ def test_plain_text_notation_becomes_math_outside_words():
 
     assert notation_runs("W_Q and W_out, not my_var or x_changed") == [
         ("W_{Q}", True), (" and ", False), ("W_{out}", True), (", not my_var or x_changed", False)]
+
+
+def test_a_slider_cell_s_code_is_its_source_not_the_text_form_of_an_output():
+    """An HTML output keeps its text form as a literal block (the journey map's); only
+    the source block of a code cell is read as code, or the notebook's imports cannot be
+    parsed and no slider is found on the page."""
+    from docutils import nodes
+
+    from tokenpath._sphinx.sliders import _cell_source
+
+    def cell(source: str | None, output: str):
+        parts = []
+        if source is not None:
+            parts.append(nodes.container("", nodes.literal_block(source, source), nb_element="cell_code_source"))
+        parts.append(nodes.container("", nodes.literal_block(output, output), nb_element="cell_code_output"))
+        return nodes.container("", *parts, nb_element="cell_code")
+
+    removed = cell(None, "string → bytes → [tokens]")
+    shown = cell("w = widgets.rope_pair(3)", "a widget")
+    assert _cell_source(removed) is None
+    assert _cell_source(shown).astext() == "w = widgets.rope_pair(3)"

@@ -1,7 +1,11 @@
-"""The guide (book/00_index.md) and the glossary (book/99_glossary.md).
+"""The guide (book/00_index.md), the journey map atop every chapter, the pages about the
+book and the glossary (book/99_glossary.md).
 
 * The chapter map is computed by ``tokenpath.guide`` from the chapters' own code cells
   and covers every registered figure and slider.
+* Every chapter opens, right under its title, with a code cell that shows its journey
+  map (``guide.journey``); the stages it marks come from one table,
+  ``tokenpath.journey.CHAPTER_STAGES``, and the map links to the two pages about the book.
 * Every glossary entry links to the section that defines it, and that chapter links
   the term back to the entry; every glossary link in any chapter names an entry.
 * Links are written for JupyterLab (``NN_name.ipynb#Heading-text``); the HTML edition
@@ -91,6 +95,61 @@ def test_book_map_of_an_empty_folder_is_empty_and_a_missing_book_folder_is_named
         guide.book_map()
 
 
+# ------------------------------------------------------------------ the journey map
+
+from tokenpath import journey as J  # noqa: E402
+
+MAP_CELL = re.compile(r'\A\n```\{code-cell\} ipython3\n:tags: \[remove-input\]\n\nfrom tokenpath import guide\n\n'
+                      r'guide\.journey\("([\w-]+)"\)\n```\n')
+
+
+def test_every_chapter_has_stages_and_every_stage_a_chapter():
+    assert list(J.CHAPTER_STAGES) == chapters()
+    assert all(stages and set(stages) <= set(J.STAGES) for stages in J.CHAPTER_STAGES.values())
+    partial = {k for stem, stages in J.CHAPTER_STAGES.items() if len(stages) < len(J.STAGES) for k in stages}
+    assert partial == set(J.STAGES), f"no chapter of its own teaches {sorted(set(J.STAGES) - partial)}"
+
+
+@pytest.mark.parametrize("stem", chapters())
+def test_every_chapter_shows_its_own_map_right_under_its_title(stem):
+    text = (BOOK / f"{stem}.md").read_text(encoding="utf-8")
+    after_title = text.split("\n# ", 1)[1].split("\n", 1)[1]
+    m = MAP_CELL.match(after_title)
+    assert m, f"{stem}: the first thing under the title is not the journey map cell"
+    assert m.group(1) == stem, f"{stem} shows the map of {m.group(1)}"
+
+
+@pytest.mark.parametrize("stem", chapters())
+def test_the_map_marks_the_chapters_stages_and_only_them(stem):
+    shown = J.journey(stem)
+    html, text = shown._repr_html_(), repr(shown)
+    marked = re.findall(r"<mark[^>]*>([^<]+)</mark>", html)
+    want = [J.LABELS[k] for k in J.PATH if k in J.CHAPTER_STAGES[stem]]
+    assert marked == [*want, J.LABELS["marked"]]
+    assert re.findall(r"\[([^\]]+)\]", text.splitlines()[0]) == want
+    for k in J.STAGES:
+        assert J.LABELS[k] in text and f">{J.LABELS[k]}<" in html
+
+
+def test_the_map_links_to_the_two_pages_about_the_book_and_says_no_word_outside_its_table():
+    html = J.journey("04_attention").html()
+    for key, target in J.LINKS:
+        assert (ROOT / "book" / target.replace(".ipynb", ".md")).exists(), f"the map links to {target}, which is missing"
+        assert f'href="{target}">{J.LABELS[key]}</a>' in html
+    assert f'aria-label="{J.LABELS["title"]}"' in html
+    shown = re.sub(r"<[^>]+>", " ", html)
+    for label in sorted(J.LABELS.values(), key=len, reverse=True):
+        shown = shown.replace(label, " ")
+    assert set(shown) <= set(" ()→·"), f"words on the map outside LABELS: {shown.split()}"
+
+
+def test_the_map_cell_adds_no_engine_module_to_a_chapter():
+    cell = "```{code-cell} ipython3\n:tags: [remove-input]\n\nfrom tokenpath import guide\n\nguide.journey(\"04_attention\")\n```\n"
+    assert guide.chapter_uses(cell).modules == ()
+    with pytest.raises(ValueError, match="CHAPTER_STAGES"):
+        J.journey("13_missing")
+
+
 # ------------------------------------------------------------------ the glossary
 
 
@@ -135,6 +194,21 @@ def test_the_guide_links_to_the_glossary():
     assert "](99_glossary.ipynb)" in (BOOK / "00_index.md").read_text(encoding="utf-8")
 
 
+def test_every_page_about_the_book_exists_and_the_guide_links_to_the_others():
+    guide_text = (BOOK / "00_index.md").read_text(encoding="utf-8")
+    for stem in guide.GUIDE_PAGES:
+        assert (BOOK / f"{stem}.md").exists() and (ROOT / "notebooks" / f"{stem}.ipynb").exists(), stem
+        if stem != "00_index":
+            assert f"]({stem}.ipynb" in guide_text, f"the guide does not link to {stem}"
+
+
+def test_the_notation_page_maps_the_books_u_to_the_v_of_other_texts():
+    text = (BOOK / "98_notation.md").read_text(encoding="utf-8")
+    assert "## U for values, not V" in text
+    row = next(ln for ln in text.splitlines() if ln.startswith("| U |"))
+    assert "V in most other texts" in row
+
+
 # ------------------------------------------------------------------ the HTML edition
 
 
@@ -143,7 +217,7 @@ def test_the_html_edition_anchors_every_linked_heading_where_jupyterlab_does():
     (tokenpath._sphinx.heading_slug), so each link's fragment names a heading of its page."""
     from tokenpath._sphinx import heading_slug
 
-    pages = [*chapters(), "00_index", "99_glossary"]
+    pages = [*chapters(), *guide.GUIDE_PAGES]
     links = [link for page in pages for link in LINK.findall((BOOK / f"{page}.md").read_text(encoding="utf-8"))]
     assert links
     missing = [f"{stem}#{fragment}" for stem, fragment in links

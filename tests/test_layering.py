@@ -42,6 +42,7 @@ LAYER_OF = {
     "tokenpath.doctor": "tools",
     "tokenpath.exercises": "tools",
     "tokenpath.guide": "tools",
+    "tokenpath.journey": "tools",
     "tokenpath.questions": "tools",
     "tokenpath.selfcheck": "tools",
 }
@@ -216,11 +217,11 @@ def test_no_name_in_a_core_module_mentions_a_figure(name):
     assert bad == []
 
 
-def test_the_readme_layout_names_every_module_of_the_packages_split_by_idea():
-    readme = (ROOT.parents[1] / "README.md").read_text(encoding="utf-8")
+def test_the_maintainers_layout_names_every_module_of_the_packages_split_by_idea():
+    readme = (ROOT.parents[1] / "docs" / "maintainers.md").read_text(encoding="utf-8")
     layout = readme.split("## Layout", 1)[1].split("\n## ", 1)[0]
     missing = [name for name in MODULES
                if name.count(".") == 2 and name.split(".")[1] in ("figures", "questions", "selfcheck")
                and not name.rsplit(".", 1)[1].startswith("__")
                and not re.search(rf"\b{re.escape(name.rsplit('.', 1)[1])}\b", layout)]
-    assert missing == [], f"README's Layout does not name {missing}"
+    assert missing == [], f"docs/maintainers.md's Layout does not name {missing}"

@@ -14,7 +14,7 @@ import nbformat
 import numpy as np
 import pytest
 
-from tokenpath import questions, selfcheck
+from tokenpath import guide, questions, selfcheck
 
 ROOT = Path(__file__).resolve().parents[1]
 
@@ -86,7 +86,7 @@ def own_ids() -> set:
 
 
 def test_every_chapter_with_a_notebook_has_questions():
-    stems = {p.stem for p in (ROOT / "book").glob("[0-9][0-9]_*.md")} - {"00_index", "99_glossary"}
+    stems = {p.stem for p in (ROOT / "book").glob("[0-9][0-9]_*.md")} - set(guide.GUIDE_PAGES)
     assert stems <= set(questions.CHAPTERS), f"chapters without questions: {sorted(stems - set(questions.CHAPTERS))}"
     assert all(len(qs) >= 4 for qs in all_questions().values())
 

@@ -4,6 +4,10 @@ engine modules each chapter uses, read from the code cells of ``book/NN_*.md``
 named through the registries (:data:`tokenpath.figures.FIGURES`,
 :data:`tokenpath.widgets.SLIDERS`). The guide chapter, ``00_index``, prints it.
 
+Each chapter opens with its :func:`journey` map (:mod:`tokenpath.journey`): the path
+from text to probabilities with the chapter's stages marked. The map cell imports
+``guide``, a helper, so it adds no engine module to the chapter's entry here.
+
 >>> uses = chapter_uses("```{code-cell} ipython3\\nfrom tokenpath import attention as A, fmt\\nshow(8)\\n```\\n")
 >>> uses.figures, uses.modules
 ((8,), ('attention',))
@@ -16,12 +20,17 @@ import re
 from dataclasses import dataclass
 from pathlib import Path
 
-__all__ = ["GUIDE_PAGES", "HELPERS", "ChapterUse", "book_dir", "book_map", "chapter_uses", "describe"]
+from .journey import journey
 
-#: Pages of the book that are about the book, not chapters of it.
-GUIDE_PAGES = ("00_index", "99_glossary")
-#: Modules every chapter imports to display, teach and check things; the map lists the others.
-HELPERS = frozenset({"examples", "exercises", "figures", "fmt", "lessons", "questions", "widgets"})
+__all__ = ["GUIDE_PAGES", "HELPERS", "ChapterUse", "book_dir", "book_map", "chapter_uses", "describe", "journey"]
+
+#: Pages of the book that are about the book, not chapters of it: the guide, what to
+#: know before starting, the notation and the glossary.
+GUIDE_PAGES = ("00_index", "00_prerequisites", "98_notation", "99_glossary")
+#: Modules every chapter imports to display, teach and check things (``guide`` for the
+#: journey map at its top); the map lists the others.
+HELPERS = frozenset({"examples", "exercises", "figures", "fmt", "guide", "journey", "lessons", "questions",
+                     "widgets"})
 
 _CODE_CELL = re.compile(r"^```\{code-cell\}[^\n]*\n(.*?)^```", re.S | re.M)
 _YAML_OPTIONS = re.compile(r"\A---\n.*?^---\n", re.S | re.M)

@@ -1,4 +1,4 @@
-"""Sphinx configuration of the HTML edition (``make book``; README, "Reading the book as
+"""Sphinx configuration of the HTML edition (``make book``; docs/maintainers.md, "Reading the book as
 HTML"). The source directory is ``notebooks/``: the stored notebooks are read as they
 are (MyST-NB, execution off), so every page shows the outputs ``make test`` checked.
 Everything the pages load ships in the build; nothing is fetched, at build time or

@@ -3,8 +3,8 @@ how to open it as a notebook (and its ``.ipynb``), ``index.html`` as the guide, 
 the size budgets that ``make book`` prints and enforces.
 
 The toctree is added to the guide's notebook as it is read (the stored notebook is not
-changed): the chapters in file-name order, numbered by their file name; the guide and
-the glossary unnumbered.
+changed): the chapters in file-name order, numbered by their file name; the pages about
+the book (:data:`tokenpath.guide.GUIDE_PAGES`) unnumbered.
 """
 
 from __future__ import annotations
@@ -31,15 +31,17 @@ _DATA_PNG = re.compile(r'src="data:image/png;base64,([A-Za-z0-9+/=\s]+)"')
 
 def toc_entries(docnames, root: str, titles: dict[str, str]) -> list[str]:
     """The toctree lines for every page except ``root``, in file-name order; a chapter
-    ``NN_name`` is shown as "NN · title".
+    ``NN_name`` is shown as "NN · title", a page about the book by its own title.
 
-    >>> toc_entries(["00_index", "02_b", "01_a", "99_glossary"], "00_index", {"01_a": "A", "02_b": "B"})
-    ['1 · A <01_a>', '2 · B <02_b>', '99_glossary']
+    >>> toc_entries(["00_index", "02_b", "01_a", "98_notation", "99_glossary"], "00_index", {"01_a": "A", "02_b": "B"})
+    ['1 · A <01_a>', '2 · B <02_b>', '98_notation', '99_glossary']
     """
+    from tokenpath.guide import GUIDE_PAGES
+
     lines = []
     for name in sorted(d for d in docnames if d != root):
         head = name.split("_", 1)[0]
-        if head.isdigit() and name in titles and int(head) < 99:
+        if head.isdigit() and name in titles and name not in GUIDE_PAGES:
             lines.append(f"{int(head)} · {titles[name]} <{name}>")
         else:
             lines.append(name)
@@ -114,6 +116,31 @@ class FigureFiles(SphinxTransform):
                 raw.parent.replace(raw, nodes.raw("", text, format="html"))
 
 
+_NOTEBOOK_HREF = re.compile(r'href="([\w-]+)\.ipynb(#[^"]*)?"')
+
+
+def notebook_links_to_pages(text: str) -> str:
+    """Links to another notebook in an HTML output (the journey map's) point at its page.
+
+    >>> notebook_links_to_pages('<a href="98_notation.ipynb">N</a> <a href="04_a.ipynb#4.1-X">x</a>')
+    '<a href="98_notation.html">N</a> <a href="04_a.html#4.1-X">x</a>'
+    """
+    return _NOTEBOOK_HREF.sub(lambda m: f'href="{m.group(1)}.html{m.group(2) or ""}"', text)
+
+
+class NotebookLinks(SphinxTransform):
+    """The prose's ``.ipynb`` links are resolved by MyST; those inside a cell's HTML
+    output are rewritten here to the pages of the edition."""
+
+    default_priority = 906
+
+    def apply(self):
+        for raw in list(self.document.findall(nodes.raw)):
+            text = raw.astext()
+            if ".ipynb" in text and "href=" in text:
+                raw.parent.replace(raw, nodes.raw("", notebook_links_to_pages(text), format="html"))
+
+
 def _finish(app, exception):
     if exception or app.builder.format != "html":
         return
@@ -180,4 +207,5 @@ def setup(app):
     app.connect("source-read", _add_toctree)
     app.add_transform(OpenAsNotebook)
     app.add_transform(FigureFiles)
+    app.add_transform(NotebookLinks)
     app.connect("build-finished", _finish)

@@ -59,12 +59,13 @@ class QuizTransform(SphinxTransform):
 
     def apply(self):
         from .. import questions
+        from .sliders import _cell_source
 
         quiz, first = None, True
         for cell in list(self.document.findall(nodes.container)):
             if cell.get("nb_element") != "cell_code":
                 continue
-            block = next(iter(cell.findall(nodes.literal_block)), None)
+            block = _cell_source(cell)
             text = block.astext() if block is not None else ""
             built, asked = BUILD.search(text), CHECK.findall(text)
             if built:

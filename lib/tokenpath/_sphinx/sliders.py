@@ -101,6 +101,16 @@ def slider_html(frames: Frames, ident: str, prefix: str = "") -> str:
             f'<script type="application/json" class="tp-slider-data">{payload}</script></div>')
 
 
+def _cell_source(cell):
+    """The literal block of a code cell's source, or None when its input is removed. An
+    output can hold a literal block too (the text form of an HTML output), which is not
+    code and must not be parsed as such."""
+    for part in cell.findall(nodes.container):
+        if part.get("nb_element") == "cell_code_source":
+            return next(iter(part.findall(nodes.literal_block)), None)
+    return None
+
+
 class SliderTransform(SphinxTransform):
     """Put each slider cell's precomputed widget under its code."""
 
@@ -111,7 +121,7 @@ class SliderTransform(SphinxTransform):
         from .framecache import cache_folder, frames_for
 
         cells = [c for c in self.document.findall(nodes.container) if c.get("nb_element") == "cell_code"]
-        source = {id(c): next(iter(c.findall(nodes.literal_block)), None) for c in cells}
+        source = {id(c): _cell_source(c) for c in cells}
         code = "\n".join(b.astext() for b in source.values() if b is not None)
         out, cache = Path(self.app.outdir) / FRAMES, cache_folder(self.app)
         count = 0

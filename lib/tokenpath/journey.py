@@ -1,0 +1,156 @@
+"""The journey map at the top of every chapter: the path of a string through a decoder,
+from its characters to the probabilities of the next token, with the stages the chapter
+teaches marked.
+
+    string → bytes → tokens → IDs → rows → L × (norm → attention · RoPE · GQA → norm → SwiGLU or MoE)
+    → norm → head → probabilities
+
+Which stages a chapter teaches is stated once, in :data:`CHAPTER_STAGES`; every word the
+map shows is in :data:`LABELS`, so that a translation replaces one table. The map is
+plain HTML (inline styles, no script, no picture), so it renders the same in JupyterLab,
+in the HTML edition and in print, and wraps at phone width; its text form marks the
+stages with brackets.
+
+>>> print(journey("04_attention").text().splitlines()[0])
+string → bytes → tokens → IDs → rows → L × ( norm → [attention] · RoPE · GQA → norm → SwiGLU or MoE ) → norm → head → probabilities
+"""
+
+from __future__ import annotations
+
+import html
+from dataclasses import dataclass
+
+__all__ = ["CHAPTER_STAGES", "LABELS", "LAYER", "LINKS", "PATH", "STAGES", "Journey", "journey"]
+
+#: Every word the map shows, by key: the stages, then the few words around them.
+LABELS = {
+    "string": "string",
+    "bytes": "bytes",
+    "tokens": "tokens",
+    "ids": "IDs",
+    "rows": "rows",
+    "norm": "norm",
+    "attention": "attention",
+    "rope": "RoPE",
+    "gqa": "GQA",
+    "swiglu": "SwiGLU",
+    "moe": "MoE",
+    "head": "head",
+    "probabilities": "probabilities",
+    "layers": "L ×",
+    "or": "or",
+    "title": "Where this chapter sits on the path from text to probabilities",
+    "marked": "marked: this chapter",
+    "before": "Before you start",
+    "notation": "Notation",
+}
+
+#: The stages before the decoder layers, in order.
+BEFORE = ("string", "bytes", "tokens", "ids", "rows")
+#: One decoder layer, repeated L times: norm, attention (with RoPE and GQA), norm, then
+#: SwiGLU or MoE. A tuple inside is a group of stages written together.
+LAYER = ("norm", ("attention", "rope", "gqa"), "norm", ("swiglu", "moe"))
+#: The stages after the last layer.
+AFTER = ("norm", "head", "probabilities")
+#: The whole path, flat, in order (``norm`` appears three times: one stage, three places).
+PATH = (*BEFORE, "norm", "attention", "rope", "gqa", "norm", "swiglu", "moe", *AFTER)
+#: Every stage a chapter can mark.
+STAGES = tuple(dict.fromkeys(PATH))
+
+#: The stages each chapter teaches: the one table the map reads.
+CHAPTER_STAGES: dict[str, tuple[str, ...]] = {
+    "01_bpe_merges": ("string", "tokens"),
+    "02_utf8_splits": ("bytes", "tokens", "ids"),
+    "03_embedding_lookup": ("ids", "rows", "head", "probabilities"),
+    "04_attention": ("attention",),
+    "05_masks": ("attention",),
+    "06_rope_discs": ("rope",),
+    "07_gqa": ("gqa",),
+    "08_rmsnorm_swiglu": ("norm", "swiglu"),
+    "09_moe_routing": ("moe",),
+    "10_model_files": STAGES,  # a model's files hold every stage: its tokenizer and all its weights
+    "11_trained_model": STAGES,
+    "12_real_model": STAGES,
+}
+
+#: The two pages the map links to: (label key, notebook).
+LINKS = (("before", "00_prerequisites.ipynb"), ("notation", "98_notation.ipynb"))
+
+# Inline styles only (JupyterLab keeps them in a stored output; the HTML edition and print
+# need no stylesheet); a border with no colour takes the text's, so light and dark themes
+# both work.
+_BOX = "display:inline-block;padding:0 0.3em;border-radius:4px;white-space:nowrap;"
+_PLAIN = _BOX + "border:1px solid;"
+_MARKED = _BOX + "border:2px solid;font-weight:bold;"
+
+
+@dataclass(frozen=True)
+class Journey:
+    """The map for one chapter; a notebook shows its HTML, a terminal its text."""
+
+    chapter: str
+    marked: tuple[str, ...]
+
+    def _items(self, stage, word):
+        """The path as a list of pieces, each written by ``stage(key)`` or ``word(text)``."""
+        out = [stage(k) for k in BEFORE]
+        inner = []
+        for part in LAYER:
+            if isinstance(part, tuple) and part[0] == "swiglu":
+                inner.append(f"{stage(part[0])} {word(LABELS['or'])} {stage(part[1])}")
+            elif isinstance(part, tuple):
+                inner.append(" · ".join(stage(k) for k in part))
+            else:
+                inner.append(stage(part))
+        out.append(("layer", " → ".join(inner)))
+        out += [stage(k) for k in AFTER]
+        return out
+
+    def text(self) -> str:
+        def stage(k):
+            return f"[{LABELS[k]}]" if k in self.marked else LABELS[k]
+
+        parts = [p if isinstance(p, str) else f"{LABELS['layers']} ( {p[1]} )"
+                 for p in self._items(stage, lambda w: w)]
+        links = " · ".join(f"{LABELS[k]}: {target}" for k, target in LINKS)
+        return f"{' → '.join(parts)}\n[ ] {LABELS['marked']}\n{links}"
+
+    def html(self) -> str:
+        def stage(k):
+            label = html.escape(LABELS[k])
+            if k in self.marked:
+                return f'<mark style="{_MARKED}">{label}</mark>'
+            return f'<span style="{_PLAIN}">{label}</span>'
+
+        parts = []
+        for p in self._items(stage, html.escape):
+            if isinstance(p, str):
+                parts.append(p)
+            else:
+                parts.append(f'<span style="border:1px dashed;border-radius:6px;padding:0.1em 0.3em">'
+                             f"{html.escape(LABELS['layers'])} ( {p[1]} )</span>")
+        links = " · ".join(f'<a href="{target}">{html.escape(LABELS[k])}</a>' for k, target in LINKS)
+        legend = f'<mark style="{_MARKED}">{html.escape(LABELS["marked"])}</mark>'
+        return (f'<nav class="tokenpath-journey" aria-label="{html.escape(LABELS["title"])}" '
+                f'style="line-height:2;margin:0.25em 0 0.5em;overflow-wrap:anywhere">'
+                f'<p style="margin:0">{" → ".join(parts)}</p>'
+                f'<p style="margin:0;font-size:0.9em">{legend} · {links}</p></nav>')
+
+    def _repr_html_(self) -> str:
+        return self.html()
+
+    def __repr__(self) -> str:
+        return self.text()
+
+
+def journey(chapter: str) -> Journey:
+    """The journey map of ``chapter`` (a book file name without ``.md``, e.g.
+    ``"04_attention"``), its stages from :data:`CHAPTER_STAGES`.
+
+    >>> "<mark" in journey("07_gqa").html() and "[GQA]" in repr(journey("07_gqa"))
+    True
+    """
+    if chapter not in CHAPTER_STAGES:
+        raise ValueError(f"no journey stages for {chapter!r}; add it to CHAPTER_STAGES in tokenpath.journey "
+                         f"(chapters: {', '.join(CHAPTER_STAGES)})")
+    return Journey(chapter, CHAPTER_STAGES[chapter])
