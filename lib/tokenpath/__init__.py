@@ -65,5 +65,10 @@ __version__ = "0.1.0"
 
 def setup_notebook() -> None:
     """Fix NumPy's print options so printed arrays are stable across runs (nbval
-    compares them byte for byte)."""
+    compares them byte for byte), and have the kernel print one line instead of a
+    traceback where a cell needs the pretrained file and it cannot be fetched
+    (:mod:`tokenpath._kernel`)."""
+    from . import _kernel
+
     np.set_printoptions(**fmt.print_options())
+    _kernel.install()

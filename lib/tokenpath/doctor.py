@@ -283,7 +283,7 @@ def check_model_file(verify: bool = False) -> Check:
     from . import pretrained
 
     try:
-        path = pretrained.smollm2_path(verify=verify)
+        path = pretrained.smollm2_path(verify=verify, fetch_missing=False)
     except FileNotFoundError as err:
         return Check("model file", WARN, str(err).split(": run", 1)[0], pretrained.HOW_TO_FETCH)
     return Check("model file", OK, f"{pretrained.SMOLLM2.name} at {path} ({pretrained.SMOLLM2.size:,} bytes)")
