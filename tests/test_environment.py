@@ -1,11 +1,13 @@
-"""The three dependency files agree.
+"""The dependency files agree.
 
 pyproject.toml is the source of truth (runtime dependencies plus every extra).
-environment.yml is the reader's environment for conda / Binder: it must name exactly
+environment.yml is the reader's environment for conda: it must name exactly
 the packages of the runtime and of every extra except the maintainer-only ones listed
 in MAINTAINER_ONLY (PyTorch's plain package is a multi-gigabyte CUDA build; playwright
 only drives the browser tests). constraints.txt must pin every package of every group
-to one exact version that the pyproject range allows.
+to one exact version that the pyproject range allows. binder/environment.yml, which
+repo2docker reads instead of the root's, is environment.yml without the engine's own
+`-e .` line (binder/postBuild installs it; tests/test_binder.py).
 """
 
 from __future__ import annotations
@@ -45,8 +47,8 @@ def reader_requirements() -> dict[str, Requirement]:
     return pyproject_requirements([g for g in pyproject_groups() if g not in MAINTAINER_ONLY])
 
 
-def environment_yml() -> dict:
-    return yaml.safe_load((ROOT / "environment.yml").read_text(encoding="utf-8"))
+def environment_yml(path: str = "environment.yml") -> dict:
+    return yaml.safe_load((ROOT / path).read_text(encoding="utf-8"))
 
 
 def conda_name(spec: str) -> str:
@@ -154,3 +156,43 @@ def test_torch_pin_has_no_local_label():
     pins = constraint_pins()
     if "torch" in pins:
         assert "+" not in pins["torch"], f"pin torch without a local label, found {pins['torch']}"
+
+
+# ------------------------------------------------------------------ binder/environment.yml
+
+#: The root file's line that installs the engine from the checkout; Binder's copy leaves it out.
+ENGINE_LINE = "-e ."
+
+
+def without_engine(env: dict) -> dict:
+    deps = []
+    for entry in env["dependencies"]:
+        if isinstance(entry, dict) and "pip" in entry:
+            entry = {**entry, "pip": [line for line in entry["pip"] if line.strip() != ENGINE_LINE]}
+        deps.append(entry)
+    return {**env, "dependencies": deps}
+
+
+def test_binder_environment_is_the_root_one_without_the_engine_line():
+    root, binder = environment_yml(), environment_yml("binder/environment.yml")
+    assert binder == without_engine(root), (
+        "binder/environment.yml must be environment.yml (the one list to edit) without its "
+        f"{ENGINE_LINE!r} line; copy it: sed '/^ *- {ENGINE_LINE}$/d' environment.yml, keeping binder's header"
+    )
+    assert without_engine(root) != root, f"environment.yml lost its {ENGINE_LINE!r} line"
+
+
+def test_binder_environment_names_no_path_of_the_checkout():
+    # a local path makes repo2docker copy the whole repository before installing the
+    # environment (no cached layer) and leaves it to micromamba to resolve the path
+    _, pip = environment_entries()
+    binder_pip = [line for e in environment_yml("binder/environment.yml")["dependencies"]
+                  if isinstance(e, dict) for line in e.get("pip", [])]
+    assert ENGINE_LINE in [line.strip() for line in pip]
+    assert not [line for line in binder_pip if line.strip().startswith(("-e", ".", "/", "file:"))], binder_pip
+
+
+def test_binder_environment_pins_python_exactly_for_repo2docker():
+    # repo2docker picks its base image from an exact python=X.Y; a range is not read
+    conda = [str(e) for e in environment_yml("binder/environment.yml")["dependencies"] if not isinstance(e, dict)]
+    assert "python=3.11" in [spec.replace(" ", "") for spec in conda]

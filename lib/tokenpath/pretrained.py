@@ -79,12 +79,18 @@ SMOLLM2 = PretrainedFile(
 
 
 def model_dir() -> Path:
-    """Where fetched model files live: ``$TOKENPATH_MODEL_DIR`` if set, else
-    ``models/smollm2/`` at the root of this checkout."""
+    """Where fetched model files live: ``$TOKENPATH_MODEL_DIR`` if set; else
+    ``models/smollm2/`` at the root of this checkout (an editable install: ``make``,
+    environment.yml, Binder); else, for an engine installed without its checkout,
+    ``$XDG_CACHE_HOME/tokenpath/smollm2`` (``~/.cache/tokenpath/smollm2``)."""
     env = os.environ.get("TOKENPATH_MODEL_DIR")
     if env:
         return Path(env)
-    return Path(__file__).resolve().parents[2] / "models" / "smollm2"
+    root = Path(__file__).resolve().parents[2]
+    if (root / "pyproject.toml").is_file() and (root / "lib" / "tokenpath").is_dir():
+        return root / "models" / "smollm2"
+    cache = os.environ.get("XDG_CACHE_HOME") or Path.home() / ".cache"
+    return Path(cache) / "tokenpath" / "smollm2"
 
 
 def _sha256(path: Path) -> str:

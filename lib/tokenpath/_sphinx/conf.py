@@ -56,6 +56,13 @@ html_theme_options = {
     "pygments_light_style": "default",
     "pygments_dark_style": "monokai",
 }
+# Launch buttons (Binder) only when a public repository is configured; without one the
+# theme would fail the build, so nothing is set (tokenpath._sphinx.launch says how).
+from tokenpath._sphinx.launch import launch_settings, theme_options  # noqa: E402
+
+_launch = launch_settings()
+html_theme_options.update(theme_options(_launch))
+print(f"make book: launch buttons {_launch.reason}")
 html_math_renderer = "mathml"
 copybutton_prompt_text = r">>> |\.\.\. "
 copybutton_prompt_is_regexp = True
