@@ -35,7 +35,7 @@ export PYDEVD_DISABLE_FILE_VALIDATION := 1
 # (at most 256 × 2,048), and when the cores are busy with other work two BLAS threads wait
 # for each other (a 256-token forward pass of the trained model took 260–300 ms on two
 # threads against 62–70 ms on one, at a load of 3). `make model` is left to PyTorch's own.
-lab test check-model sync figures book pdf: export OPENBLAS_NUM_THREADS := 1
+lab test check-model sync figures media book pdf: export OPENBLAS_NUM_THREADS := 1
 
 # The suite: tests/, the doctests in lib/, and every stored notebook re-executed by nbval
 # in strict mode (outputs compared; figure PNG payloads masked by the sanitizer).
@@ -49,7 +49,7 @@ PYTEST_ARGS  = tests lib --doctest-modules --ignore-glob='*/__main__.py' \
 # runs without workers.
 JOBS ?= $(shell n=$$(nproc 2>/dev/null || echo 1); if [ "$$n" -ge 2 ]; then echo 2; else echo 0; fi)
 
-.PHONY: help venv smollm2 lab test check-model check-lab check-book figures fonts sync book pdf check-pdf doctor bench model lock clean
+.PHONY: help venv smollm2 lab test check-model check-lab check-book figures media fonts sync book pdf check-pdf doctor bench model lock clean
 
 help:
 	@echo "make lab       start JupyterLab on the first notebook"
@@ -57,6 +57,7 @@ help:
 	@echo "make check-model refit the trained model's baselines on the whole corpus (tests marked corpus)"
 	@echo "make check-lab open the book in headless Chromium and drag its sliders"
 	@echo "make figures   write figures/figNN.svg and .png (ONLY=\"7 8\" for a subset)"
+	@echo "make media     write docs/media/*.webp, each chapter's main slider swept (animated, lossless)"
 	@echo "make sync      sync book/*.md with notebooks/*.ipynb, then re-execute the notebooks"
 	@echo "make book      offline HTML edition in build/html/ (sliders work without a kernel)"
 	@echo "make check-book open the HTML edition from file:// in headless Chromium, desktop and phone"
@@ -130,6 +131,13 @@ check-book: book
 
 figures: $(STAMP)
 	$(PY) -m tokenpath.figures --out figures $(if $(strip $(ONLY)),--only $(ONLY))
+
+# Moving pictures of the sliders: each chapter's main slider swept across its range, one
+# looping lossless WebP per widget from the frames the widget draws, and media.json with
+# their alt texts (tokenpath/widgets/media.py). Committed; the README and the HTML
+# edition show them, and tests/test_media.py rebuilds one and compares the bytes.
+media: $(STAMP) $(SMOLLM2)
+	$(PY) -m tokenpath.widgets.media --out docs/media
 
 # Sync each book/*.md with its notebook (the newer side wins), then re-execute every
 # notebook top to bottom in a fresh kernel and store the outputs (tokenpath/_build.py

@@ -1,0 +1,62 @@
+"""The moving pictures of the sliders (tokenpath.widgets.media, `make media`): one per
+chapter's main slider, committed in docs/media/ with media.json; rebuilt here, the same
+bytes; each one small, looping, starting at the widget's default state, and with its
+alt text computed from its sweep."""
+
+from __future__ import annotations
+
+import io
+import json
+from pathlib import Path
+
+import pytest
+from PIL import Image
+
+from tokenpath import widgets
+from tokenpath.widgets import media
+
+ROOT = Path(__file__).resolve().parents[1]
+MEDIA = ROOT / media.OUT
+
+
+@pytest.fixture(scope="module")
+def manifest() -> dict:
+    return json.loads((MEDIA / media.MANIFEST).read_text(encoding="utf-8"))
+
+
+def test_every_chapter_s_main_slider_has_its_animation(manifest):
+    mains = media.main_widgets()
+    assert {v["chapter"]: k for k, v in manifest.items()} == mains, "run `make media`"
+    assert sorted(p.name for p in MEDIA.glob("*.webp")) == sorted(f"{name}.webp" for name in mains)
+
+
+def test_each_animation_is_small_and_its_entry_says_so(manifest):
+    for name, entry in manifest.items():
+        data = (MEDIA / entry["file"]).read_bytes()
+        assert len(data) == entry["bytes"] <= media.MAX_BYTES, f"{name}: {len(data):,} bytes"
+        im = Image.open(io.BytesIO(data))
+        assert im.format == "WEBP" and im.is_animated and im.n_frames == entry["frames"]
+        assert im.size == (entry["width"], entry["height"]) and im.info["loop"] == 0
+
+
+def test_a_rebuilt_animation_has_the_committed_bytes_and_alt_text(tmp_path, manifest):
+    built = media.build(tmp_path, only=["merge_steps"], log=lambda *_: None)
+    assert (tmp_path / "merge_steps.webp").read_bytes() == (MEDIA / "merge_steps.webp").read_bytes()
+    assert built["merge_steps"] == manifest["merge_steps"]
+
+
+def test_the_first_frame_is_the_default_state_and_the_sweep_covers_the_range():
+    sweep, widget = media.plan("merge_steps")
+    first = Image.open(MEDIA / "merge_steps.webp").convert("RGB")
+    default = Image.open(io.BytesIO(widgets.SLIDERS["merge_steps"]().png())).convert("RGB")
+    assert first.tobytes() == default.tobytes()
+    s = widget.sliders[0]
+    assert sweep.positions == tuple(range(s.min, s.max + 1)) and sweep.values[0] == sweep.default == s.value
+    assert set(sweep.values) == set(sweep.positions)
+    assert f"the slider {s.description} moves from its default {s.value} up to {s.max} and back down" in sweep.alt
+
+
+def test_alt_texts_name_the_figure_slider_and_range(manifest):
+    for name, entry in manifest.items():
+        assert entry["alt"].startswith(f"Animation of figure {entry['figure']} ({name} widget): the slider {entry['slider']} ")
+        assert "positions, each frame drawn by the widget" in entry["alt"]
