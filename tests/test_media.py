@@ -27,7 +27,7 @@ def manifest() -> dict:
 def test_every_chapter_s_main_slider_has_its_animation(manifest):
     mains = media.main_widgets()
     assert {v["chapter"]: k for k, v in manifest.items()} == mains, "run `make media`"
-    assert sorted(p.name for p in MEDIA.glob("*.webp")) == sorted(f"{name}.webp" for name in mains)
+    assert sorted(p.name for p in MEDIA.glob("*.webp")) == sorted(f"{name}.webp" for name in mains.values())
 
 
 def test_each_animation_is_small_and_its_entry_says_so(manifest):
