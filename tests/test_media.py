@@ -5,8 +5,10 @@ alt text computed from its sweep."""
 
 from __future__ import annotations
 
+import html
 import io
 import json
+import re
 from pathlib import Path
 
 import pytest
@@ -60,3 +62,33 @@ def test_alt_texts_name_the_figure_slider_and_range(manifest):
     for name, entry in manifest.items():
         assert entry["alt"].startswith(f"Animation of figure {entry['figure']} ({name} widget): the slider {entry['slider']} ")
         assert "positions, each frame drawn by the widget" in entry["alt"]
+
+
+# ------------------------------------------------------------------ the HTML edition
+
+
+def test_the_html_edition_puts_the_animation_above_the_chapter_s_main_widget_only(tmp_path, manifest):
+    from tokenpath._sphinx.media import media_html
+
+    entry = manifest["merge_steps"]
+    markup = media_html("merge_steps", entry["chapter"], tmp_path)
+    assert markup.startswith('<figure class="tp-media"><img src="_media/merge_steps.webp" ')
+    assert f'width="{entry["width"]}" height="{entry["height"]}"' in markup
+    assert html.escape(entry["alt"], quote=True) in markup
+    assert (tmp_path / "_media" / "merge_steps.webp").read_bytes() == (MEDIA / "merge_steps.webp").read_bytes()
+    assert media_html("merge_steps", "02_utf8_splits", tmp_path) == ""  # another chapter's call
+    assert media_html("token_box", entry["chapter"], tmp_path) == ""  # not a chapter's main slider
+
+
+def test_the_animation_is_not_printed_nor_shown_to_readers_who_ask_for_less_motion():
+    css = (ROOT / "lib/tokenpath/_sphinx/static/tokenpath.css").read_text(encoding="utf-8")
+    assert "@media print { figure.tp-media { display: none !important; } }" in css
+    assert "@media (prefers-reduced-motion: reduce) { figure.tp-media { display: none; } }" in css
+
+
+def test_the_readme_shows_an_animation_with_its_computed_alt_text(manifest):
+    readme = (ROOT / "README.md").read_text(encoding="utf-8")
+    shown = re.findall(r"!\[([^\]]*)\]\(docs/media/([a-z_]+)\.webp\)", readme)
+    assert shown, "the README shows no moving slider"
+    for alt, name in shown:
+        assert alt == manifest[name]["alt"], f"README's alt text of {name} is not media.json's (run `make media`)"

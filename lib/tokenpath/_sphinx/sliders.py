@@ -119,19 +119,23 @@ class SliderTransform(SphinxTransform):
     def apply(self):
         from ..widgets import SLIDERS
         from .framecache import cache_folder, frames_for
+        from .media import media_html
 
         cells = [c for c in self.document.findall(nodes.container) if c.get("nb_element") == "cell_code"]
         source = {id(c): _cell_source(c) for c in cells}
         code = "\n".join(b.astext() for b in source.values() if b is not None)
         out, cache = Path(self.app.outdir) / FRAMES, cache_folder(self.app)
-        count = 0
+        count, animated = 0, False
         for cell in cells:
             block = source[id(cell)]
             calls = slider_calls(block.astext(), set(SLIDERS), code) if block is not None else []
             for call in calls:
                 count += 1
                 frames = frames_for(call, out, cache)
-                cell.append(nodes.raw("", slider_html(frames, f"slider-{count}"), format="html"))
+                # the chapter's main slider: its moving picture first (tokenpath._sphinx.media)
+                moving = "" if animated else media_html(call.name, self.env.docname, Path(self.app.outdir))
+                animated = animated or bool(moving)
+                cell.append(nodes.raw("", moving + slider_html(frames, f"slider-{count}"), format="html"))
 
 
 def setup(app):

@@ -37,7 +37,7 @@ from .controls import Controls, readout, slider_grid
 __all__ = ["MAX_BYTES", "MAX_POSITIONS", "Sweep", "build", "encode", "main", "main_widgets", "plan", "render"]
 
 #: Most positions of the swept slider (an even grid through the default beyond that).
-MAX_POSITIONS = 16
+MAX_POSITIONS = 9
 #: Milliseconds each frame shows; the default state, first, shows for HOLD_MS.
 FRAME_MS = 300
 HOLD_MS = 1500
