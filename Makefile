@@ -134,10 +134,10 @@ figures: $(STAMP)
 
 # Moving pictures of the sliders: each chapter's main slider swept across its range, one
 # looping lossless WebP per widget from the frames the widget draws, and media.json with
-# their alt texts (tokenpath/widgets/media.py). Committed; the README and the HTML
+# their alt texts (tokenpath/_media.py). Committed; the README and the HTML
 # edition show them, and tests/test_media.py rebuilds one and compares the bytes.
 media: $(STAMP) $(SMOLLM2)
-	$(PY) -m tokenpath.widgets.media --out docs/media
+	$(PY) -m tokenpath._media --out docs/media
 
 # Sync each book/*.md with its notebook (the newer side wins), then re-execute every
 # notebook top to bottom in a fresh kernel and store the outputs (tokenpath/_build.py

@@ -35,6 +35,7 @@ LAYER_OF = {
     "tokenpath._build": "tools",
     "tokenpath._evaluate": "tools",
     "tokenpath._evidence": "tools",
+    "tokenpath._media": "tools",
     "tokenpath._pdf": "tools",
     "tokenpath._sphinx": "tools",
     "tokenpath._train": "tools",

@@ -1,4 +1,4 @@
-"""The moving pictures of the sliders (tokenpath.widgets.media, `make media`): one per
+"""The moving pictures of the sliders (tokenpath._media, `make media`): one per
 chapter's main slider, committed in docs/media/ with media.json; rebuilt here, the same
 bytes; each one small, looping, starting at the widget's default state, and with its
 alt text computed from its sweep."""
@@ -15,7 +15,7 @@ import pytest
 from PIL import Image
 
 from tokenpath import widgets
-from tokenpath.widgets import media
+from tokenpath import _media as media
 
 ROOT = Path(__file__).resolve().parents[1]
 MEDIA = ROOT / media.OUT

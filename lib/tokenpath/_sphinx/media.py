@@ -1,6 +1,6 @@
 """The moving picture above a chapter's main slider in the HTML edition.
 
-``make media`` (:mod:`tokenpath.widgets.media`) writes one animated WebP per chapter's
+``make media`` (:mod:`tokenpath._media`) writes one animated WebP per chapter's
 main slider into ``docs/media/`` with ``media.json``. Where a page builds that widget
 (the chapter the manifest names, its first call), :func:`media_html` copies the file
 into ``_media/`` of the edition and puts it above the precomputed widget, with the alt

@@ -1,6 +1,6 @@
 """Moving pictures of the sliders: each chapter's main slider swept across its range, as
 an animated lossless WebP made from the frames the widget itself draws (``make media``,
-``python -m tokenpath.widgets.media``).
+``python -m tokenpath._media``).
 
 * Which widget: the first slider widget a chapter calls (:func:`main_widgets`, read from
   the chapters by :func:`tokenpath.guide.book_map`); which of its sliders: the one with
@@ -32,7 +32,7 @@ from pathlib import Path
 
 from PIL import Image
 
-from .controls import Controls, readout, slider_grid
+from .widgets.controls import Controls, readout, slider_grid
 
 __all__ = ["MAX_BYTES", "MAX_POSITIONS", "Sweep", "build", "encode", "main", "main_widgets", "plan", "render"]
 
@@ -86,8 +86,8 @@ class Sweep:
 
 def main_widgets(uses=None) -> dict[str, str]:
     """``{chapter: widget}``: the first slider widget each chapter calls, in book order."""
-    from .. import guide
-    from . import SLIDERS
+    from . import guide
+    from .widgets import SLIDERS
 
     out = {}
     for use in guide.book_map() if uses is None else uses:
@@ -122,7 +122,7 @@ def plan(name: str, chapter: str = "", widget=None) -> tuple[Sweep, object]:
     """The sweep of widget ``name`` (built in its default state unless ``widget`` is
     given) and the widget: its slider with the most positions (the first on a tie), at
     the positions the engine accepts."""
-    from . import SLIDERS
+    from .widgets import SLIDERS
 
     widget = SLIDERS[name]() if widget is None else widget
     grids = [_grid(widget, i) for i in range(len(widget.sliders))]
@@ -187,9 +187,9 @@ def build(out: Path = OUT, only: list[str] | None = None, log=print) -> dict[str
 
 
 def main(argv: list[str] | None = None) -> int:
-    from . import SLIDERS
+    from .widgets import SLIDERS
 
-    parser = argparse.ArgumentParser(prog="python -m tokenpath.widgets.media", description=__doc__.splitlines()[0])
+    parser = argparse.ArgumentParser(prog="python -m tokenpath._media", description=__doc__.splitlines()[0])
     parser.add_argument("--out", type=Path, default=OUT, help=f"folder to write into (default {OUT})")
     parser.add_argument("--only", nargs="+", metavar="WIDGET", choices=sorted(SLIDERS), help="only these widgets")
     args = parser.parse_args(argv)
