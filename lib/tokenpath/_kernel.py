@@ -78,7 +78,7 @@ def install(shell=None) -> bool:
 
     def handler(self, etype, value, tb, tb_offset=None):
         if not _is_consequence(value, state):  # a NameError of the reader's own
-            self.showtraceback((etype, value, tb), tb_offset=tb_offset)
+            self.showtraceback((etype, value, tb), tb_offset=tb_offset, running_compiled_code=True)
             return None
         if isinstance(value, ModelFileMissing) and not state.printed:
             print(value, flush=True)

@@ -211,7 +211,7 @@ class _Progress:
     def __exit__(self, *exc):
         self._stop.set()
         self._thread.join()
-        if exc[0] is None and not self.failed:
+        if exc[0] is None and not self.failed and (not self.drawn or self.drawn[-1] < self.total):
             self.draw(self.total)
         if self.drawn:
             self.stream.write("\n")
