@@ -92,11 +92,12 @@ PDF_SKIPPED = "checks the PDF edition that make pdf writes: run by make check-pd
 @pytest.fixture(scope="session")
 def smollm2_file():
     """The path of the pretrained SmolLM2 GGUF file (``tokenpath.pretrained``), or a skip
-    that says how to fetch it when it is missing or not the pinned size."""
+    that says how to fetch it when it is missing or not the pinned size (a test run does
+    not fetch it on first use: ``make test`` runs ``make smollm2`` first)."""
     from tokenpath import pretrained
 
     try:
-        return pretrained.smollm2_path()
+        return pretrained.smollm2_path(fetch_missing=False)
     except FileNotFoundError as err:
         pytest.skip(str(err))
 
