@@ -19,12 +19,18 @@ from tokenpath import _kernel
 from test_pretrained import unreachable_pip_env
 
 
-def run(cells, env_dir, allow_errors=False):
-    nb = nbformat.v4.new_notebook(cells=[nbformat.v4.new_code_cell(c) for c in cells])
+def run(cells, env_dir, allow_errors=False, nb=None, pip=False):
+    """Execute ``cells`` in a fresh kernel with an empty model folder, and either a pip that
+    cannot reach its index (``pip``) or no fetch at all (``TOKENPATH_NO_FETCH``, faster);
+    returns the notebook (``nb``, when given, is filled in place)."""
+    nb = nb if nb is not None else nbformat.v4.new_notebook()
+    nb.cells = [nbformat.v4.new_code_cell(c) for c in cells]
     nb.metadata["kernelspec"] = {"name": "python3", "display_name": "Python 3", "language": "python"}
     saved = dict(os.environ)
     os.environ.update(unreachable_pip_env(env_dir))
     os.environ.pop("TOKENPATH_NO_FETCH", None)
+    if not pip:
+        os.environ["TOKENPATH_NO_FETCH"] = "1"
     try:
         NotebookClient(nb, timeout=120, kernel_name="python3", allow_errors=allow_errors).execute()
     finally:
@@ -44,7 +50,7 @@ def test_an_aside_without_the_file_prints_one_line_and_the_notebook_runs_on(tmp_
         "gaps = real_vocab.missing_bytes()\nprint(gaps.present)",  # fails the same way: silent
         "print(real.n_vocab)",  # a NameError on a name only the skipped cell binds: silent
         "print('after', 6 * 7)",
-    ], tmp_path)
+    ], tmp_path, pip=True)
     outputs = [texts(c) for c in nb.cells]
     assert outputs[0] == "before\n" and outputs[-1] == "after 42\n"
     line, = outputs[1].splitlines()
@@ -56,9 +62,9 @@ def test_an_aside_without_the_file_prints_one_line_and_the_notebook_runs_on(tmp_
 
 def test_the_readers_own_name_error_is_still_an_error_with_the_usual_traceback(tmp_path):
     aside = "from tokenpath.lessons import real_vocab\nreal = real_vocab.smollm2_tokenizer()"
-    with pytest.raises(CellExecutionError, match="NameError"):
-        run(["import tokenpath as tp\ntp.setup_notebook()", aside, "print(rael)"], tmp_path)
-    handled = run(["import tokenpath as tp\ntp.setup_notebook()", aside, "print(rael)"], tmp_path, allow_errors=True)
+    handled = nbformat.v4.new_notebook()
+    with pytest.raises(CellExecutionError, match="NameError"):  # the kernel replies "error": Run All stops
+        run(["import tokenpath as tp\ntp.setup_notebook()", aside, "print(rael)"], tmp_path, nb=handled)
     plain = run(["import tokenpath as tp", aside, "print(rael)"], tmp_path, allow_errors=True)
     mine, usual = ([o for o in nb.cells[2].outputs if o.output_type == "error"] for nb in (handled, plain))
     assert mine[0].ename == "NameError" and mine[0].traceback == usual[0].traceback
