@@ -9,8 +9,9 @@ an animated lossless WebP made from the frames the widget itself draws (``make m
   most :data:`MAX_POSITIONS` positions), the other sliders held at their defaults, drawn
   by :meth:`SliderFigure.frame` (states the engine refuses are left out). The animation
   starts at the default state (the static figure, which is also what a printed page and
-  the HTML edition's widget show), runs up to the top of the range, down to the bottom
-  and back, and loops.
+  the HTML edition's widget show), steps up to the top of the range, then up from the
+  bottom to the default again, and loops: each position once, half the bytes of a sweep
+  up and back down.
 * Its alt text is computed from the sweep: figure, slider, range, positions, default.
 * The encoding: lossless WebP (Pillow), about a third to a tenth of a GIF's bytes for
   these flat-coloured plots, and the same bytes on every run with the pinned Pillow.
@@ -39,7 +40,7 @@ __all__ = ["MAX_BYTES", "MAX_POSITIONS", "Sweep", "build", "encode", "main", "ma
 #: Most positions of the swept slider (an even grid through the default beyond that).
 MAX_POSITIONS = 9
 #: Milliseconds each frame shows; the default state, first, shows for HOLD_MS.
-FRAME_MS = 300
+FRAME_MS = 500
 HOLD_MS = 1500
 #: Most bytes of one animation (a test keeps every one under it).
 MAX_BYTES = 400_000
@@ -66,20 +67,20 @@ class Sweep:
         """The animation's alt text, from the sweep itself.
 
         >>> Sweep("w", "01_x", 3, "T", (0.1, 1.0, 2.0), 1.0, (), ((0.1, "0.10"), (1.0, "1.00"), (2.0, "2.00"))).alt
-        'Animation of figure 3 (w widget): the slider T moves from its default 1.00 up to 2.00, down to 0.10 and back to 1.00, 3 positions, each frame drawn by the widget'
+        'Animation of figure 3 (w widget): the slider T steps from its default 1.00 up to 2.00, then from 0.10 up to 1.00 again, 3 positions, each frame drawn by the widget'
         >>> Sweep("w", "01_x", 3, "m", (4, 40), 40, ()).alt.split(": ")[1]
-        'the slider m moves from its default 40 down to 4 and back up, 2 positions, each frame drawn by the widget'
+        'the slider m starts at its default 40, the top of its range, then steps from 4 up to 40 again, 2 positions, each frame drawn by the widget'
         """
         text = dict(self.readouts)
         lo, hi, d = (text.get(v, str(v)) for v in (self.positions[0], self.positions[-1], self.default))
         if len(self.positions) == 1:
             path = f"stays at {d}"
         elif self.default == self.positions[0]:
-            path = f"moves from its default {d} up to {hi} and back down"
+            path = f"steps from its default {d} up to {hi}"
         elif self.default == self.positions[-1]:
-            path = f"moves from its default {d} down to {lo} and back up"
+            path = f"starts at its default {d}, the top of its range, then steps from {lo} up to {d} again"
         else:
-            path = f"moves from its default {d} up to {hi}, down to {lo} and back to {d}"
+            path = f"steps from its default {d} up to {hi}, then from {lo} up to {d} again"
         return (f"Animation of figure {self.figure} ({self.widget} widget): the slider {self.slider} {path}, "
                 f"{len(self.positions)} positions, each frame drawn by the widget")
 
@@ -133,9 +134,7 @@ def plan(name: str, chapter: str = "", widget=None) -> tuple[Sweep, object]:
     if default not in positions:  # the default state is the first frame whatever the grid
         positions = sorted([*positions, default])
     at = positions.index(default)
-    order = positions[at:] + positions[-2::-1] + positions[1:at]  # default → top → bottom → back
-    if len(positions) == 1:
-        order = positions
+    order = positions[at:] + positions[:at]  # default → top, then bottom → just below the default
     label = s.description or (widget.slider.names[index] if isinstance(widget.slider, Controls) else name)
     sweep = Sweep(name, chapter, widget.drawn.number, label, tuple(positions), default,
                   tuple(_value(widget, index, p) for p in order), tuple((p, readout(s, p)) for p in positions))
