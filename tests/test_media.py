@@ -39,6 +39,12 @@ def test_each_animation_is_small_and_its_entry_says_so(manifest):
         im = Image.open(io.BytesIO(data))
         assert im.format == "WEBP" and im.is_animated and im.n_frames == entry["frames"]
         assert im.size == (entry["width"], entry["height"]) and im.info["loop"] == 0
+        durations = []
+        for k in range(im.n_frames):
+            im.seek(k)
+            im.load()
+            durations.append(im.info["duration"])
+        assert durations == [media.HOLD_MS] + [media.FRAME_MS] * (im.n_frames - 1)
 
 
 def test_a_rebuilt_animation_has_the_committed_bytes_and_alt_text(tmp_path, manifest):
