@@ -82,6 +82,9 @@ def test_the_html_edition_puts_the_animation_above_the_chapter_s_main_widget_onl
     assert f'width="{entry["width"]}" height="{entry["height"]}"' in markup
     assert html.escape(entry["alt"], quote=True) in markup
     assert (tmp_path / "_media" / "merge_steps.webp").read_bytes() == (MEDIA / "merge_steps.webp").read_bytes()
+    (tmp_path / "_media" / "merge_steps.webp").write_bytes(b"stale")  # an earlier build's file
+    media_html("merge_steps", entry["chapter"], tmp_path)
+    assert (tmp_path / "_media" / "merge_steps.webp").read_bytes() == (MEDIA / "merge_steps.webp").read_bytes()
     assert media_html("merge_steps", "02_utf8_splits", tmp_path) == ""  # another chapter's call
     assert media_html("token_box", entry["chapter"], tmp_path) == ""  # not a chapter's main slider
 

@@ -15,7 +15,7 @@ from __future__ import annotations
 import functools
 import html
 import json
-import shutil
+import os
 from pathlib import Path
 
 MEDIA_DIR = Path(__file__).resolve().parents[3] / "docs" / "media"
@@ -34,10 +34,13 @@ def media_html(name: str, docname: str, outdir: Path, folder: Path = MEDIA_DIR) 
     entry = manifest(folder).get(name)
     if entry is None or entry["chapter"] != docname or not (folder / entry["file"]).is_file():
         return ""
-    target = Path(outdir) / OUT / entry["file"]
+    source, target = folder / entry["file"], Path(outdir) / OUT / entry["file"]
     target.parent.mkdir(parents=True, exist_ok=True)
-    if not target.exists():
-        shutil.copyfile(folder / entry["file"], target)
+    data = source.read_bytes()
+    if not target.is_file() or target.read_bytes() != data:  # a build in place keeps no stale copy
+        part = target.with_name(f"{target.name}.{os.getpid()}.part")
+        part.write_bytes(data)
+        os.replace(part, target)  # whole, even with several Sphinx processes at once
     alt = html.escape(entry["alt"], quote=True)
     return (f'<figure class="tp-media"><img src="{OUT}/{entry["file"]}" alt="{alt}" width="{entry["width"]}" '
             f'height="{entry["height"]}" loading="lazy"><figcaption>The slider {html.escape(entry["slider"])} '
