@@ -11,7 +11,9 @@ Each page's article is taken as Sphinx wrote it and changed only where print nee
   answer); the toggle lines that say "Show …" are left out by the stylesheet;
 - scripts are left out, so each slider is the HTML edition's no-script view, its
   default frame and caption, and its note says which state that is;
-- the line under each title on opening the page as a notebook is left out;
+- the line under each title on opening the page as a notebook is left out, and so is the
+  moving picture above a chapter's main slider (its first frame is the slider's default
+  state, which the slider below it prints);
 - images and stylesheets are referred to by absolute ``file:`` URLs, so the document
   can be written anywhere.
 
@@ -121,7 +123,7 @@ def _article(page: Page, folder: Path, names: set[str], say: dict[str, str]):
         if note is not None:
             note.clear()
             note.append(say["slider"].format(state=_slider_state(box)))
-    for node in article.select("script, p.tp-open, a.headerlink"):
+    for node in article.select("script, p.tp-open, a.headerlink, figure.tp-media"):
         node.decompose()
     for note in article.find_all("p", class_="tp-quiz-note"):
         note.clear()
