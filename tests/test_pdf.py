@@ -148,7 +148,9 @@ class Built:
         out = {}
         for page in self.pages:
             soup = BeautifulSoup((self.edition.folder / f"{page.name}.html").read_text(encoding="utf-8"), "html.parser")
-            out[page.name] = soup.find("article", class_="bd-article")
+            out[page.name] = article = soup.find("article", class_="bd-article")
+            for moving in article.select("figure.tp-media"):  # not printed (tokenpath._pdf.assemble)
+                moving.decompose()
         return out
 
     @cached_property
