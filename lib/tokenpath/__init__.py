@@ -63,7 +63,12 @@ __all__ = [
 __version__ = "0.1.0"
 
 
-def setup_notebook() -> None:
+def setup_notebook(lang: str = "en") -> None:
     """Fix NumPy's print options so printed arrays are stable across runs (nbval
-    compares them byte for byte)."""
+    compares them byte for byte), and choose the language of the engine's words
+    (figure captions and alt texts, questions, checker messages, widget labels):
+    ``"en"`` (the default) or ``"zh_CN"`` (:mod:`tokenpath.i18n`)."""
+    from . import i18n
+
+    i18n.set_language(lang)
     np.set_printoptions(**fmt.print_options())

@@ -180,8 +180,10 @@ def start(app) -> None:
     """Start the workers (``builder-inited``)."""
     import multiprocessing
 
-    cache = cache_folder(app)
     app.tokenpath_workers = []
+    if app.builder.format != "html":  # the message catalogs (gettext) need no frames
+        return
+    cache = cache_folder(app)
     for folder in cache.glob("*"):
         if folder.is_dir():  # a slider's frames; timings.json sits beside them
             (folder / "used").unlink(missing_ok=True)
@@ -199,9 +201,9 @@ def finish(app, exception) -> None:
         worker.join(timeout=None if exception is None else 0)
         if worker.is_alive():
             worker.terminate()
-    cache = cache_folder(app)
-    if exception is not None:
+    if exception is not None or app.builder.format != "html":
         return
+    cache = cache_folder(app)
     seconds = {}
     for folder in sorted(cache.glob("*")):
         if not folder.is_dir():

@@ -56,7 +56,7 @@ def notebook_title(path: Path) -> str:
 
 
 def _add_toctree(app, docname, source):
-    if docname != app.config.root_doc:
+    if docname != app.config.root_doc or app.builder.name == "gettext":  # titles are each page's messages
         return
     src = Path(app.srcdir)
     names = [p.stem for p in src.glob("*.ipynb")]
@@ -106,6 +106,8 @@ class FigureFiles(SphinxTransform):
     default_priority = 905
 
     def apply(self):
+        if self.app.builder.format != "html":
+            return
         out = Path(self.app.outdir) / FIGURES
         for raw in list(self.document.findall(nodes.raw)):
             text = raw.astext()

@@ -58,6 +58,8 @@ class QuizTransform(SphinxTransform):
     default_priority = 871
 
     def apply(self):
+        if self.app.builder.format != "html":
+            return
         from .. import questions
 
         quiz, first = None, True

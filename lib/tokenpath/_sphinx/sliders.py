@@ -107,6 +107,8 @@ class SliderTransform(SphinxTransform):
     default_priority = 870
 
     def apply(self):
+        if self.app.builder.format != "html":
+            return
         from ..widgets import SLIDERS
         from .framecache import cache_folder, frames_for
 
