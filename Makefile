@@ -145,7 +145,7 @@ sync: $(STAMP) $(SMOLLM2)
 # notebooks, with precomputed sliders and offline quizzes (tokenpath/_sphinx/; README.md,
 # "Reading the book as HTML"). Prints the size budgets and fails over them.
 book: $(STAMP) $(SMOLLM2)
-	@rm -rf build/html build/html-doctrees
+	@rm -rf build/html build/html-doctrees*
 	$(PY) -m tokenpath._build book --out build/html
 
 # The HTML edition's font subsets (tokenpath/_sphinx/fonts.py): every character of the

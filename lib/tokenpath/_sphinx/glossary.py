@@ -26,6 +26,8 @@ from sphinx import addnodes
 from sphinx.transforms import SphinxTransform
 from sphinx.util import logging
 
+from ..i18n import _
+
 logger = logging.getLogger(__name__)
 GLOSSARY = "99_glossary"
 #: CJK ideographs, kana, CJK punctuation and full-width forms, with a parenthesised
@@ -154,7 +156,8 @@ def _used_in(app, doctree, docname):
         links = ", ".join(
             f'<a href="{app.builder.get_relative_uri(docname, doc)}#{sid}">{html.escape(title)}</a>'
             for doc, sid, title in users)
-        section.append(nodes.raw("", f'<p class="tp-used-in">Used in: {links}.</p>', format="html"))
+        words = html.escape(_("Used in: {links}.")).replace("{links}", links)
+        section.append(nodes.raw("", f'<p class="tp-used-in">{words}</p>', format="html"))
 
 
 def _init(app, env, docnames):

@@ -95,10 +95,10 @@ def extract_engine(package: Path = PACKAGE):
     from babel.messages.extract import extract_from_dir
 
     template = Catalog(project="tokenpath", charset="utf-8")
-    skip = ("_sphinx", "__pycache__")
+    skip = ("__pycache__",)
     for filename, lineno, message, comments, context in extract_from_dir(
             str(package), method_map=[("**.py", "python")], keywords=KEYWORDS, comment_tags=("TRANSLATORS:",),
-            strip_comment_tags=True):
+            strip_comment_tags=True, directory_filter=lambda path: Path(path).name != "__pycache__"):
         if any(part in skip for part in Path(filename).parts):
             continue
         template.add(message, locations=[(f"tokenpath/{filename}", lineno)], auto_comments=comments)

@@ -21,7 +21,7 @@ from typing import Any, Callable, Mapping
 import numpy as np
 
 from .. import fmt
-from ..i18n import _
+from ..i18n import N_, _
 from .._checks import as_array, as_float_array, as_list
 from ._reading import (
     MAX_TEXT,
@@ -178,7 +178,7 @@ def _compare_exact(q: Question, answer) -> tuple[str, str]:
 
 
 def exact(id: str, prompt: str, answer, *, source: str, why: str,
-          hint: str = "a whole number or a fraction such as 1/3") -> Question:
+          hint: str = N_("a whole number or a fraction such as 1/3")) -> Question:
     """A question whose answer is an exact integer or fraction. The engine's value may
     be a float that is a small fraction (it is converted exactly, denominator ≤ 1000).
 
@@ -212,7 +212,7 @@ def _compare_number(q: Question, answer) -> tuple[str, str]:
 
 
 def number(id: str, prompt: str, answer, *, tolerance: float, source: str, why: str,
-           hint: str = "a number") -> Question:
+           hint: str = N_("a number")) -> Question:
     """A question whose answer is a real number, right within ``tolerance``.
 
     >>> number("g", "g0?", 0.7310586, tolerance=5e-4, source="demo", why="e²/(e²+e)").check(0.731).correct
@@ -246,7 +246,7 @@ def _compare_vector(q: Question, answer) -> tuple[str, str]:
 
 
 def vector(id: str, prompt: str, answer, *, tolerance: float, source: str, why: str,
-           hint: str = "a list of numbers such as [1, 2]") -> Question:
+           hint: str = N_("a list of numbers such as [1, 2]")) -> Question:
     """A question whose answer is a vector, right when every entry is within ``tolerance``.
 
     >>> vector("o", "o?", [2.075766, 2.462117], tolerance=5e-4, source="demo", why="Σ g F").check([2.076, 2.462]).correct
@@ -279,7 +279,7 @@ def _compare_set(q: Question, answer) -> tuple[str, str]:
 
 
 def set_of(id: str, prompt: str, answer, *, source: str, why: str,
-           hint: str = "a set of whole numbers such as {0, 1}") -> Question:
+           hint: str = N_("a set of whole numbers such as {0, 1}")) -> Question:
     """A question whose answer is a set of integers (order and repeats do not matter).
 
     >>> set_of("k", "keys?", [0, 1, 2, 3], source="demo", why="j <= 3").check(range(4)).correct
@@ -310,7 +310,7 @@ def _compare_sequence(q: Question, answer) -> tuple[str, str]:
 
 
 def sequence(id: str, prompt: str, answer, *, source: str, why: str,
-             hint: str = "a list in order, such as [1, 2] or [\"lo\", \"wer\"]") -> Question:
+             hint: str = N_("a list in order, such as [1, 2] or [\"lo\", \"wer\"]")) -> Question:
     """A question whose answer is an ordered list of whole numbers or of strings
     (token IDs, pieces of a word, a shape).
 

@@ -67,8 +67,9 @@ class Result:
                          + "</ul>")
         parts.append(f"<p>{html.escape(self.message)}</p>")
         if self.status in ("right", "not yet"):
-            parts.append(f"<p><em>{html.escape(_('Why:'))}</em> {html.escape(q.why)}</p>")
-            parts.append(f"<p><em>{html.escape(_('Engine:'))}</em> " + html.escape(_("{answer}, from {source}")).format(
+            why, engine = html.escape(_("Why:")), html.escape(_("Engine:"))
+            parts.append(f"<p><em>{why}</em> {html.escape(q.why)}</p>")
+            parts.append(f"<p><em>{engine}</em> " + html.escape(_("{answer}, from {source}")).format(
                 answer=html.escape(q.answer_text()), source=f"<code>{html.escape(q.source)}</code>") + "</p>")
         parts.append("</div>")
         return "".join(parts)
