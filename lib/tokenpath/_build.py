@@ -111,7 +111,7 @@ def build_edition(out: Path, source: Path, lang: str, jobs: str) -> int:
 
     conf = Path(__file__).with_name("_sphinx")
     args = ["-b", "html", "-E", "-q", "-j", jobs, "-c", str(conf),
-            "-d", str(out.parent / f"{out.parent.name}-doctrees-{out.name}")]
+            "-d", str(out.parent.parent / f"{out.parent.name}-doctrees-{out.name}")]
     if lang != "en":
         args += ["-D", f"language={lang}", "-D", f"locale_dirs={locale_folder(out.parent.parent, lang)}",
                  "-W", "--keep-going"]

@@ -22,7 +22,7 @@ extensions = [
     "sphinx_design",
     "tokenpath._sphinx",  # MathML, glossary, sliders, quizzes, fonts, budgets
 ]
-exclude_patterns = ["**.ipynb_checkpoints", ".jupyter-runtime"]
+exclude_patterns = ["**.ipynb_checkpoints", ".jupyter-runtime", "zh"]  # zh/: the Chinese notebooks (tokenpath.i18n.notebooks)
 
 # MyST-NB: read the stored outputs; never execute.
 nb_execution_mode = "off"

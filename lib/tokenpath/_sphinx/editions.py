@@ -91,9 +91,12 @@ def _configure(app, config):
     i18n.set_language(lang(app) if lang(app) in i18n.LANGUAGES else "en")
     if chinese(app):
         try:
-            import jieba  # noqa: F401  (Sphinx's Chinese search splits words with it)
+            import jieba  # Sphinx's Chinese search splits words with it
         except ImportError as exc:
             raise SystemExit("make book: the Chinese edition's search needs jieba (pip install jieba)") from exc
+        import logging
+
+        jieba.setLogLevel(logging.WARNING)  # not its dictionary's loading messages
         config.html_theme_options = {**config.html_theme_options, "search_bar_text": _("Search the book…")}
         config.html_title = config.project
 

@@ -8,7 +8,9 @@ names after the system fonts (:func:`missing_glyphs`; ``make check-book`` applie
 every page's text and image alt texts).
 
 **The subsets** hold every other character of the stored notebooks (prose, code,
-outputs, figures' alt text, the glossary) and of the offline questions, cut with
+outputs, figures' alt text, the glossary), of the offline questions and of the
+translations in the message catalogs (the Chinese edition's pages and the engine's
+words, :func:`catalog_characters`), cut with
 fontTools from fonts under the SIL Open Font License (``static/fonts/OFL.txt``):
 
 - ``TokenpathBook-CJK.woff``: Noto Sans CJK SC (Chinese, full-width forms, and the Greek
@@ -116,7 +118,24 @@ def book_characters(notebooks) -> set:
     for chapter in questions.CHAPTERS:
         for q in questions.for_chapter(chapter).values():
             walk([q.prompt, q.why, q.hint, q.source, q.answer_text(), *[t for _, t in q.options]])
+    found |= catalog_characters()
     return {ch for ch in found | set(SHOWN) if not latin_fallback(ch)}
+
+
+def catalog_characters() -> set:
+    """Every character of the translations in the catalogs: the pages' (``locales/``)
+    and the engine's (``tokenpath/i18n/*.po``), formulas as MathML shows them."""
+    from ..i18n import HERE
+    from ..i18n.catalogs import LOCALES, read
+
+    found: set = set()
+    for path in sorted(LOCALES.glob("*/LC_MESSAGES/*.po")) + sorted(HERE.glob("*.po")):
+        for m in read(path):
+            for text in (m.string if isinstance(m.string, tuple) else (m.string,)):
+                if text:
+                    found.update(text)
+                    found.update(math_characters(text))
+    return found
 
 
 def math_characters(markdown: str) -> set:
