@@ -60,8 +60,11 @@ def write(catalog, path: Path) -> None:
 def extract_pages(notebooks: Path = ROOT / "notebooks", out: Path = ROOT / "build" / "gettext") -> list[Path]:
     """Run Sphinx's gettext builder over ``notebooks`` (the HTML edition's source and
     configuration); the ``.pot`` files written, one per page."""
+    import shutil
+
     from sphinx.cmd.build import build_main
 
+    shutil.rmtree(out, ignore_errors=True)  # no template of a page that is gone
     status = build_main(["-b", "gettext", "-E", "-q", "-c", str(CONF),
                          "-D", "suppress_warnings=myst.header,toc.not_included", "-d", str(out.parent / "gettext-doctrees"),
                          str(notebooks), str(out)])
@@ -134,13 +137,19 @@ def update(lang: str = "zh_CN", *, pages: bool = True, engine: bool = True) -> l
 
     report = []
     if pages:
-        for pot in extract_pages():
+        pots = extract_pages()
+        for pot in pots:
             with pot.open("rb") as f:
                 template = read_po(f)
             for m in template:  # Sphinx's locations name this checkout's absolute path
                 m.locations = [(Path(p).name, n) for p, n in m.locations]
             n, empty, fuzzy = merge(template, page_catalog(pot.stem, lang), lang)
             report.append(f"{pot.stem}: {n} messages, {empty} untranslated, {fuzzy} fuzzy")
+        pages_now = {pot.stem for pot in pots}
+        for old in sorted(page_catalog("x", lang).parent.glob("*.po")):
+            if old.stem not in pages_now:  # its notebook is gone (renamed or removed)
+                old.unlink()
+                report.append(f"{old.stem}: removed (no such notebook)")
     if engine:
         n, empty, fuzzy = merge(extract_engine(), catalog_path(lang), lang)
         report.append(f"engine (tokenpath.i18n/{lang}.po): {n} messages, {empty} untranslated, {fuzzy} fuzzy")
