@@ -65,7 +65,9 @@ def extract_pages(notebooks: Path = ROOT / "notebooks", out: Path = ROOT / "buil
     from sphinx.cmd.build import build_main
 
     shutil.rmtree(out, ignore_errors=True)  # no template of a page that is gone
-    status = build_main(["-b", "gettext", "-E", "-q", "-c", str(CONF),
+    pages = sorted(Path(notebooks).glob("*.ipynb"))
+    root = "00_index" if any(p.stem == "00_index" for p in pages) else pages[0].stem  # a folder of a few pages
+    status = build_main(["-b", "gettext", "-E", "-q", "-c", str(CONF), "-D", f"root_doc={root}",
                          "-D", "suppress_warnings=myst.header,toc.not_included", "-d", str(out.parent / "gettext-doctrees"),
                          str(notebooks), str(out)])
     if status:

@@ -87,6 +87,9 @@ def glossary_terms(path: Path = GLOSSARY) -> tuple[tuple[str, tuple[str, ...]], 
             continue
         forms = []
         outside = re.sub(r"（[^）]*）", "", chinese)
+        latin = re.match(r"([A-Za-z][\w-]*) +[\u4e00-\u9fff]", outside)  # "Unigram 语言模型": Unigram
+        if latin:
+            forms.append(latin.group(1))
         for part in re.split(r"\s*/\s*", outside):
             part = part.strip().strip("`")
             if part:
@@ -95,6 +98,8 @@ def glossary_terms(path: Path = GLOSSARY) -> tuple[tuple[str, tuple[str, ...]], 
             head = re.split(r"[，,；;]", inside)[0].strip().strip("`")
             if head and not re.search(r"[\u4e00-\u9fff]", head):
                 forms.append(head)
+        if sum(c.isupper() for c in english) >= 2:  # an abbreviation or a name (EOS, KV cache, RMSNorm)
+            forms.append(english)
         terms.append((english, tuple(dict.fromkeys(forms))))
     return tuple(terms)
 
@@ -108,16 +113,27 @@ def _plain(text: str) -> str:
 
 def term_problems(catalog, terms=None) -> list[str]:
     """Each translated entry whose English uses a glossary term (as a word, any case,
-    plural allowed) while its translation has none of that term's Chinese forms."""
+    plural allowed) while its translation has none of that term's Chinese forms. A
+    translator's comment ``# glossary: not Term: why`` above an entry waives one term
+    there, where the English word means something else (the "activation" of "the
+    activation SiLU" is a function, not an activation value)."""
     terms = glossary_terms() if terms is None else terms
-    patterns = [(english, forms, re.compile(rf"(?<![\w-]){re.escape(english)}(?:s|es)?(?![\w-])", re.I))
+    patterns = [(english, forms, re.compile(rf"(?<![\w-]){re.escape(english)}(?:s|es)?(?![\w-])",
+                                            0 if english.isupper() else re.I))  # PAD, not "pad"
                 for english, forms in terms]
     problems = []
     for m in catalog:
         if not m.id or not m.string or m.fuzzy or isinstance(m.id, tuple):
             continue
         english, chinese = _plain(m.id), _plain(m.string).lower()
-        for term, forms, pattern in patterns:
-            if pattern.search(english) and not any(f.lower() in chinese for f in forms):
+        waived = {w.strip() for c in m.user_comments for w in re.findall(r"^glossary: not ([^:]+)", c)}
+        found = [(term, forms, hit.span()) for term, forms, pattern in patterns if term not in waived
+                 for hit in pattern.finditer(english)]
+        said = set()
+        for term, forms, (start, end) in found:
+            if any(s <= start and end <= e and (e - s) > (end - start) for _, _, (s, e) in found):
+                continue  # inside a longer term ("normalisation" of "text normalisation")
+            if term not in said and not any(f.lower() in chinese for f in forms):
+                said.add(term)
                 problems.append(f"{m.id[:60]!r} uses {term!r}; its translation has none of {list(forms)}")
     return problems

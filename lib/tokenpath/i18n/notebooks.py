@@ -136,15 +136,18 @@ def _figure_words(outputs) -> list:
     out = []
     for output in outputs:
         data = output.get("data", {})
-        if 'class="tokenpath-figure" id="fig' in "".join(data.get("text/html", "")):
-            output = copy.deepcopy(output)
-            html = figure_words("".join(output["data"]["text/html"]))
-            output["data"]["text/html"] = html
-            caption = re.search(r"<figcaption>(.*?)</figcaption>", html, re.S).group(1)
-            alt = re.search(r'alt="([^"]*)"', html).group(1)
-            import html as _html
+        before = "".join(data.get("text/html", ""))
+        after = figure_words(before) if 'class="tokenpath-figure" id="fig' in before else before
+        if after != before:
+            import html
 
-            output["data"]["text/plain"] = f"{_html.unescape(caption)}\n{_html.unescape(alt)}"
+            output = copy.deepcopy(output)
+            caption = re.search(r"<figcaption>(.*?)</figcaption>", after, re.S).group(1)
+            alt = re.search(r'alt="([^"]*)"', after).group(1)
+            plain = f"{html.unescape(caption)}\n{html.unescape(alt)}"
+            lists = isinstance(data["text/html"], list)  # stored as lines, as nbformat writes them
+            output["data"]["text/html"] = after.splitlines(keepends=True) if lists else after
+            output["data"]["text/plain"] = plain.splitlines(keepends=True) if lists else plain
         out.append(output)
     return out
 
