@@ -52,13 +52,13 @@ JOBS ?= $(shell n=$$(nproc 2>/dev/null || echo 1); if [ "$$n" -ge 2 ]; then echo
 .PHONY: help venv smollm2 lab test check-model check-lab check-book figures fonts sync book doctor bench model lock clean
 
 help:
-	@echo "make lab       start JupyterLab on the first notebook"
+	@echo "make lab       start JupyterLab on the first notebook (LANG=zh_CN: the Chinese notebooks)"
 	@echo "make test      run the whole suite (EXTRAS=dev,crosscheck adds the torch cross-checks)"
 	@echo "make check-model refit the trained model's baselines on the whole corpus (tests marked corpus)"
 	@echo "make check-lab open the book in headless Chromium and drag its sliders"
 	@echo "make figures   write figures/figNN.svg and .png (ONLY=\"7 8\" for a subset)"
 	@echo "make sync      sync book/*.md with notebooks/*.ipynb, then re-execute the notebooks"
-	@echo "make book      offline HTML edition in build/html/ (sliders work without a kernel)"
+	@echo "make book      offline HTML editions in build/html/en/ and build/html/zh/ (sliders work without a kernel)"
 	@echo "make check-book open the HTML edition from file:// in headless Chromium, desktop and phone"
 	@echo "make fonts     rebuild the HTML edition's font subsets (needs Debian's Noto CJK, emoji, core)"
 	@echo "make doctor    check this environment (versions, widget frontend, CJK font, kernel)"
@@ -95,8 +95,10 @@ smollm2: $(STAMP) $(SMOLLM2)
 
 venv: $(STAMP)
 
+# `make lab LANG=zh_CN` (or a Chinese locale) opens the Chinese notebooks, notebooks/zh/.
 lab: $(STAMP) $(SMOLLM2)
-	@first=$$(ls notebooks/*.ipynb 2>/dev/null | LC_ALL=C sort | head -n 1 || true); \
+	@folder=notebooks$(if $(filter zh%,$(LANG)),/zh); \
+	first=$$(ls $$folder/*.ipynb 2>/dev/null | LC_ALL=C sort | head -n 1 || true); \
 	root=$$([ "$$(id -u)" = 0 ] && echo --allow-root || true); \
 	echo "Starting JupyterLab $${first:+on $$first}"; \
 	exec $(BIN)/jupyter lab --ServerApp.root_dir="$(CURDIR)" $$root \
@@ -131,7 +133,8 @@ figures: $(STAMP)
 
 # Sync each book/*.md with its notebook (the newer side wins), then re-execute every
 # notebook top to bottom in a fresh kernel and store the outputs (tokenpath/_build.py
-# says what is and is not stored, and why).
+# says what is and is not stored, and why), then write the Chinese notebooks,
+# notebooks/zh/, from them and the catalogs in locales/ (docs/translating.md).
 sync: $(STAMP) $(SMOLLM2)
 	@shopt -s nullglob; \
 	texts=(book/*.md); \
@@ -139,7 +142,8 @@ sync: $(STAMP) $(SMOLLM2)
 	notebooks=(notebooks/*.ipynb); \
 	if [ $${#notebooks[@]} -gt 0 ]; then $(BIN)/jupytext --sync "$${notebooks[@]}"; fi; \
 	$(PY) -m tokenpath._build execute "$${notebooks[@]}"; \
-	texts=(book/*.md); if [ $${#texts[@]} -gt 0 ]; then touch "$${texts[@]}"; fi
+	texts=(book/*.md); if [ $${#texts[@]} -gt 0 ]; then touch "$${texts[@]}"; fi; \
+	$(PY) -m tokenpath.i18n.notebooks
 
 # The HTML edition, built offline by Sphinx (MyST-NB, sphinx-book-theme) from the stored
 # notebooks, with precomputed sliders and offline quizzes (tokenpath/_sphinx/; README.md,
