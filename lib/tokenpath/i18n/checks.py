@@ -23,7 +23,7 @@ GLOSSARY = ROOT / "book" / "99_glossary.md"
 _NUMBER = re.compile(r"\d+(?:[.,]\d+)*")
 #: What a message's text is read for numbers without: link targets, which are the
 #: English anchors in both languages, and inline code is kept (it is the same text).
-_TARGET = re.compile(r"\]\([^)]*\)")
+_TARGET = re.compile(r"\](\([^)\s]*\))")
 
 
 def numbers(text: str) -> Counter:
