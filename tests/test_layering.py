@@ -41,6 +41,7 @@ LAYER_OF = {
     "tokenpath.doctor": "tools",
     "tokenpath.exercises": "tools",
     "tokenpath.guide": "tools",
+    "tokenpath.i18n.notebooks": "tools",  # writes the Chinese notebooks; the domain itself is core
     "tokenpath.questions": "tools",
     "tokenpath.selfcheck": "tools",
 }
