@@ -113,7 +113,7 @@ def build_edition(out: Path, source: Path, lang: str, jobs: str) -> int:
     args = ["-b", "html", "-E", "-q", "-j", jobs, "-c", str(conf),
             "-d", str(out.parent.parent / f"{out.parent.name}-doctrees-{out.name}")]
     if lang != "en":
-        args += ["-D", f"language={lang}", "-D", f"locale_dirs={locale_folder(out.parent.parent, lang)}",
+        args += ["-D", f"language={lang}", "-D", f"locale_dirs={locale_folder(out.resolve().parent.parent, lang)}",
                  "-W", "--keep-going"]
     return build_main(args + [str(source), str(out)])
 
