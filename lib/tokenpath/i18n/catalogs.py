@@ -54,7 +54,9 @@ def write(catalog, path: Path) -> None:
 
     path.parent.mkdir(parents=True, exist_ok=True)
     with path.open("wb") as f:
-        write_po(f, catalog, width=0, omit_header=False, ignore_obsolete=True, include_previous=True)
+        # file names without line numbers: a catalog changes when its messages do, not when code moves
+        write_po(f, catalog, width=0, omit_header=False, ignore_obsolete=True, include_previous=True,
+                 include_lineno=False)
 
 
 def extract_pages(notebooks: Path = ROOT / "notebooks", out: Path = ROOT / "build" / "gettext") -> list[Path]:
