@@ -16,7 +16,8 @@ extension writes. What this module adds:
 - the slider frames and figure files are the English edition's: the Chinese pages
   refer to ``../en/_frames/`` and ``../en/_figures/`` instead of copying them
   (:func:`shared_prefix`);
-- Chinese search splits words with ``jieba``, which must be installed.
+- Chinese search splits words with ``jieba``, which must be installed, and knows the
+  glossary's Chinese terms as words (:func:`search_terms`).
 """
 
 from __future__ import annotations
@@ -97,8 +98,23 @@ def _configure(app, config):
         import logging
 
         jieba.setLogLevel(logging.WARNING)  # not its dictionary's loading messages
+        config.html_search_options = {**(config.html_search_options or {}), "dict": str(search_terms(app))}
         config.html_theme_options = {**config.html_theme_options, "search_bar_text": _("Search the book…")}
         config.html_title = config.project
+
+
+def search_terms(app) -> Path:
+    """A jieba user dictionary of the glossary's Chinese terms (残差流, 因果掩码, …), so the
+    Chinese search indexes each term as one word as well as its parts; written beside
+    the doctrees and given to Sphinx's Chinese splitter (``html_search_options["dict"]``)."""
+    from ..i18n.checks import glossary_terms
+
+    words = sorted({f.replace(" ", "") for _, forms in glossary_terms() for f in forms
+                    if re.search(r"[\u4e00-\u9fff]", f)})
+    path = Path(app.doctreedir) / "tokenpath-search-terms.txt"
+    path.parent.mkdir(parents=True, exist_ok=True)
+    path.write_text("".join(f"{w} 100000\n" for w in words), encoding="utf-8")
+    return path
 
 
 class EditionNotes(SphinxTransform):

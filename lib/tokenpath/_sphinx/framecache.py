@@ -256,6 +256,7 @@ def finish(app, exception) -> None:
             continue
         frames = pickle.loads((folder / DONE).read_bytes())
         seconds[frames.call.name] = round(getattr(frames, "seconds", 0.0), 2)
+    cache.mkdir(parents=True, exist_ok=True)  # a build without sliders made none
     (cache / "timings.json").write_text(json.dumps(seconds, indent=1, sort_keys=True))
 
 
