@@ -185,8 +185,14 @@ def _page_lang(app, pagename, templatename, context, doctree):
         context["body"] = f'<div lang="en">{context.get("body", "")}</div>'
 
 
+def _search_script(app):
+    if chinese(app):  # before Sphinx's language data, which needs it (static/tokenpath-zh-search.js)
+        app.add_js_file("tokenpath-zh-search.js")
+
+
 def setup(app):
     app.connect("config-inited", _configure)
+    app.connect("builder-inited", _search_script)
     app.add_transform(EditionNotes)
     app.add_transform(FigureWords)
     app.connect("html-page-context", _page_lang)
