@@ -239,7 +239,9 @@ def check_page(page, path: Path, width: str, cache: dict, html: Path, frames: bo
     if quizzes.count():
         first = quizzes.first
         first.locator("summary").click()
-        if not first.locator(".tp-answer").is_visible() or "Answer:" not in first.locator(".tp-answer").inner_text():
+        from tokenpath.i18n import _
+
+        if not first.locator(".tp-answer").is_visible() or _("Answer:") not in first.locator(".tp-answer").inner_text():
             problems.append(f"{path.name}: the first question's reveal does not show the engine's answer")
     return problems
 
