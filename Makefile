@@ -52,14 +52,14 @@ JOBS ?= $(shell n=$$(nproc 2>/dev/null || echo 1); if [ "$$n" -ge 2 ]; then echo
 .PHONY: help venv smollm2 lab test check-model check-lab check-book figures media fonts sync book pdf check-pdf doctor bench model lock clean
 
 help:
-	@echo "make lab       start JupyterLab on the first notebook"
+	@echo "make lab       start JupyterLab on the first notebook (LANG=zh_CN: the Chinese notebooks)"
 	@echo "make test      run the whole suite (EXTRAS=dev,crosscheck adds the torch cross-checks)"
 	@echo "make check-model refit the trained model's baselines on the whole corpus (tests marked corpus)"
 	@echo "make check-lab open the book in headless Chromium and drag its sliders"
 	@echo "make figures   write figures/figNN.svg and .png (ONLY=\"7 8\" for a subset)"
 	@echo "make media     write docs/media/*.webp, each chapter's main slider swept (animated, lossless)"
 	@echo "make sync      sync book/*.md with notebooks/*.ipynb, then re-execute the notebooks"
-	@echo "make book      offline HTML edition in build/html/ (sliders work without a kernel)"
+	@echo "make book      offline HTML editions in build/html/en/ and build/html/zh/ (sliders work without a kernel)"
 	@echo "make check-book open the HTML edition from file:// in headless Chromium, desktop and phone"
 	@echo "make pdf       the book as one PDF per language in build/pdf/ (headless Chromium)"
 	@echo "make check-pdf make pdf, then open the PDFs with poppler's tools and check them"
@@ -98,8 +98,10 @@ smollm2: $(STAMP) $(SMOLLM2)
 
 venv: $(STAMP)
 
+# `make lab LANG=zh_CN` (or a Chinese locale) opens the Chinese notebooks, notebooks/zh/.
 lab: $(STAMP) $(SMOLLM2)
-	@first=$$(ls notebooks/*.ipynb 2>/dev/null | LC_ALL=C sort | head -n 1 || true); \
+	@folder=notebooks$(if $(filter zh%,$(LANG)),/zh); \
+	first=$$(ls $$folder/*.ipynb 2>/dev/null | LC_ALL=C sort | head -n 1 || true); \
 	root=$$([ "$$(id -u)" = 0 ] && echo --allow-root || true); \
 	echo "Starting JupyterLab $${first:+on $$first}"; \
 	exec $(BIN)/jupyter lab --ServerApp.root_dir="$(CURDIR)" $$root \
@@ -141,7 +143,8 @@ media: $(STAMP) $(SMOLLM2)
 
 # Sync each book/*.md with its notebook (the newer side wins), then re-execute every
 # notebook top to bottom in a fresh kernel and store the outputs (tokenpath/_build.py
-# says what is and is not stored, and why).
+# says what is and is not stored, and why), then write the Chinese notebooks,
+# notebooks/zh/, from them and the catalogs in locales/ (docs/translating.md).
 sync: $(STAMP) $(SMOLLM2)
 	@shopt -s nullglob; \
 	texts=(book/*.md); \
@@ -149,14 +152,15 @@ sync: $(STAMP) $(SMOLLM2)
 	notebooks=(notebooks/*.ipynb); \
 	if [ $${#notebooks[@]} -gt 0 ]; then $(BIN)/jupytext --sync "$${notebooks[@]}"; fi; \
 	$(PY) -m tokenpath._build execute "$${notebooks[@]}"; \
-	texts=(book/*.md); if [ $${#texts[@]} -gt 0 ]; then touch "$${texts[@]}"; fi
+	texts=(book/*.md); if [ $${#texts[@]} -gt 0 ]; then touch "$${texts[@]}"; fi; \
+	$(PY) -m tokenpath.i18n.notebooks
 
 # The HTML edition, built offline by Sphinx (MyST-NB, sphinx-book-theme) from the stored
 # notebooks, with precomputed sliders and offline quizzes (tokenpath/_sphinx/; docs/maintainers.md,
 # "Reading the book as HTML"). Prints the size budgets and fails over them.
 # BOOK_PDF (set by `make pdf`): the folder of the PDFs, which every page then links to.
 book: $(STAMP) $(SMOLLM2)
-	@rm -rf build/html build/html-doctrees
+	@rm -rf build/html build/html-doctrees*
 	$(PY) -m tokenpath._build book --out build/html $(if $(BOOK_PDF),--pdf $(BOOK_PDF))
 
 # The PDF edition: every edition of build/html/ (one per language) printed by Debian's

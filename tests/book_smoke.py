@@ -2,7 +2,8 @@
 on a phone.
 
 ``make check-book`` runs this after ``make book`` (and CI, through ``.ci/run``). It opens
-every page of ``build/html/`` in headless Chromium (Debian's ``chromium``) straight from
+every page of both editions, ``build/html/en/`` and ``build/html/zh/`` (and the landing
+``build/html/index.html``), in headless Chromium (Debian's ``chromium``) straight from
 disk, at 1280 px and at 390 px wide, with every request that is not a ``file:`` or
 ``data:`` URL refused, and checks that
 
@@ -12,14 +13,16 @@ disk, at 1280 px and at 390 px wide, with every request that is not a ``file:`` 
    an id of its page;
 3. nothing is wider than a phone's screen (390 px): the page does not scroll sideways;
 4. no TeX is left as text, and formulas are MathML;
-5. search, from ``file://``, finds a glossary term and links to the glossary;
+5. search, from ``file://``, finds a glossary term and links to the glossary, in each
+   edition (the Chinese one splits Chinese words with jieba);
 6. every precomputed slider is the slider component (``tokenpath/widgets/frames.js``,
    not the no-script fallback) and, moved **with the keyboard** (Home, then Right arrow
    to the other end, each control in turn), changes its image, readout, aria-valuetext
    and caption; at every state it reaches, the pixels it draws on its canvas are the
    figure code's rendering at its values (the widget from ``tokenpath.widgets.SLIDERS``
    moved with ``update``, cropped to the slider's box), and its caption and the canvas's
-   accessible name are ``describe()``; every frame of its data, moved to or not, with its
+   accessible name are ``describe()`` in the edition's language; every frame of its data
+   (checked in the English edition, whose files the Chinese pages show), moved to or not, with its
    strips laid over it, is that rendering too, and no text is cut: none runs past the
    figure's edge, every panel the crop overlaps is whole with its title, axis and tick
    labels, every other text wholly in or out (:func:`tokenpath._sphinx.crop.cut_texts`);
@@ -51,7 +54,9 @@ OUT = ROOT / "build" / "book-smoke"
 CHROMIUM_ARGS = ["--no-sandbox", "--disable-gpu", "--disable-background-networking", "--disable-component-update",
                  "--disable-sync", "--no-first-run", "--allow-file-access-from-files"]
 WIDTHS = {"desktop": (1280, 900), "phone": (390, 844)}
-SEARCH_TERM = "Residual stream"
+#: Each edition's folder, the engine's language for it, and the glossary term its search must find.
+EDITIONS = {"en": ("en", "Residual stream"), "zh": ("zh_CN", "残差流")}
+SEARCH_TERM = EDITIONS["en"][1]
 
 
 def ids_of(path: Path, cache: dict) -> set:
@@ -122,7 +127,7 @@ def frame_of(data, html: Path, k: int):
                    [(x, y, pixels((html / data["files"][i]).read_bytes())) for i, x, y in strips])
 
 
-def check_slider(page, box, label: str, html: Path) -> list[str]:
+def check_slider(page, box, label: str, html: Path, frames: bool = True) -> list[str]:
     import numpy as np
 
     from tokenpath._sphinx import calls, crop, grids, images
@@ -139,13 +144,14 @@ def check_slider(page, box, label: str, html: Path) -> list[str]:
         if not grids.accepted(widget, values):
             problems.append(f"{label}: a frame for {values}, which the engine or the controls refuse")
             continue
-        expected[k] = images.pixels(widget.png())[top:bottom, left:right]
-        shown = frame_of(data, html, k)
-        if shown.shape != expected[k].shape or not np.array_equal(shown, expected[k]):
-            mismatched.append(values)
-        cut = crop.cut_texts(widget.figure, (left, top, right, bottom))
-        if cut:
-            cropped.append((values, cut[:3]))
+        if frames:
+            expected[k] = images.pixels(widget.png())[top:bottom, left:right]
+            shown = frame_of(data, html, k)
+            if shown.shape != expected[k].shape or not np.array_equal(shown, expected[k]):
+                mismatched.append(values)
+            cut = crop.cut_texts(widget.figure, (left, top, right, bottom))
+            if cut:
+                cropped.append((values, cut[:3]))
         if data["frames"][k][1] != widget.describe():
             problems.append(f"{label}: the caption at {values} is not describe() at those values")
     box.scroll_into_view_if_needed()
@@ -200,11 +206,11 @@ def check_slider(page, box, label: str, html: Path) -> list[str]:
     return problems
 
 
-def check_page(page, path: Path, width: str, cache: dict, html: Path) -> list[str]:
+def check_page(page, path: Path, width: str, cache: dict, html: Path, frames: bool = True) -> list[str]:
     problems = []
     page.goto(path.as_uri())
     page.wait_for_load_state("load")
-    page.screenshot(path=str(OUT / f"{path.stem}-{width}.png"))
+    page.screenshot(path=str(OUT / f"{path.parent.name}-{path.stem}-{width}.png"))
     overflow = page.evaluate("() => document.scrollingElement.scrollWidth - window.innerWidth")
     if overflow > 1:
         wide = page.evaluate("""() => [...document.querySelectorAll('.bd-article *')]
@@ -229,11 +235,13 @@ def check_page(page, path: Path, width: str, cache: dict, html: Path) -> list[st
     print(f"{path.name}: {page.locator('math').count()} formulas as MathML, {boxes.count()} slider(s), "
           f"{quizzes.count()} question(s)")
     for n in range(boxes.count()):
-        problems += check_slider(page, boxes.nth(n), f"{path.stem}-slider{n + 1}", html)
+        problems += check_slider(page, boxes.nth(n), f"{html.name}-{path.stem}-slider{n + 1}", html, frames)
     if quizzes.count():
         first = quizzes.first
         first.locator("summary").click()
-        if not first.locator(".tp-answer").is_visible() or "Answer:" not in first.locator(".tp-answer").inner_text():
+        from tokenpath.i18n import _
+
+        if not first.locator(".tp-answer").is_visible() or _("Answer:") not in first.locator(".tp-answer").inner_text():
             problems.append(f"{path.name}: the first question's reveal does not show the engine's answer")
     return problems
 
@@ -254,17 +262,19 @@ def check_print(page, path: Path) -> list[str]:
     return problems
 
 
-def check_search(page, html: Path) -> list[str]:
-    page.goto((html / "search.html").as_uri() + "?q=" + SEARCH_TERM.replace(" ", "+"))
+def check_search(page, html: Path, term: str = SEARCH_TERM) -> list[str]:
+    from urllib.parse import quote_plus
+
+    page.goto((html / "search.html").as_uri() + "?q=" + quote_plus(term))
     try:
         page.wait_for_selector("#search-results li a", timeout=15000)
     except Exception:
-        return [f"search for {SEARCH_TERM!r} from file:// shows no results"]
+        return [f"{html.name}: search for {term!r} from file:// shows no results"]
     links = page.locator("#search-results li a").evaluate_all("(a) => a.map(x => x.getAttribute('href'))")
-    page.screenshot(path=str(OUT / "search.png"))
-    print(f"search for {SEARCH_TERM!r}: {len(links)} result(s)")
+    page.screenshot(path=str(OUT / f"search-{html.name}.png"))
+    print(f"{html.name}: search for {term!r}: {len(links)} result(s)")
     if not any("99_glossary" in h for h in links):
-        return [f"search for {SEARCH_TERM!r} does not list the glossary: {links[:5]}"]
+        return [f"{html.name}: search for {term!r} does not list the glossary: {links[:5]}"]
     return []
 
 
@@ -275,14 +285,16 @@ def main(argv=None) -> int:
     args = parser.parse_args(argv)
     if not Path(args.chromium).exists():
         raise SystemExit(f"no Chromium at {args.chromium}: install Debian's chromium or pass --chromium")
-    html = args.html.resolve()
-    if not (html / "index.html").exists():
-        raise SystemExit(f"no {html / 'index.html'}: run make book first")
+    root = args.html.resolve()
+    editions = [e for e in EDITIONS if (root / e / "index.html").exists()]
+    if not (root / "index.html").exists() or not editions:
+        raise SystemExit(f"no {root / 'index.html'} or no edition under it: run make book first")
+    from tokenpath import i18n
     from playwright.sync_api import sync_playwright
 
     shutil.rmtree(OUT, ignore_errors=True)
     OUT.mkdir(parents=True, exist_ok=True)
-    pages = sorted(html.glob("*.html"))
+    pages = [root / "index.html"] + [p for e in editions for p in sorted((root / e).glob("*.html"))]
     problems: list[str] = []
     started = time.monotonic()
     cache: dict = {}
@@ -307,9 +319,18 @@ def main(argv=None) -> int:
             page.on("requestfailed", lambda r: None if superseded(r) else problems.append(
                 f"{where['url']}: request failed {r.url} ({r.failure})"))
             for path in pages:
-                problems += check_page(page, path, width, cache, html)
+                if path.parent == root:  # the landing page, which redirects: its links, read from the file
+                    for href in re.findall(r'href="([^"]+)"', path.read_text(encoding="utf-8")):
+                        if not (root / href).is_file():
+                            problems.append(f"index.html: link to {href}, which does not exist")
+                    continue
+                edition = path.parent.name
+                with i18n.using(EDITIONS[edition][0]):  # captions are describe() in the edition's language
+                    problems += check_page(page, path, width, cache, path.parent, frames=edition == "en")
+            html = root / editions[0]
             if width == "desktop":
-                problems += check_search(page, html)
+                for edition in editions:
+                    problems += check_search(page, root / edition, EDITIONS[edition][1])
                 problems += check_print(page, html / "06_rope_discs.html")
                 page.emulate_media(color_scheme="dark")
                 page.goto((html / "06_rope_discs.html").as_uri())
@@ -327,7 +348,7 @@ def main(argv=None) -> int:
         print("FAIL:", problem)
     print("screenshots in", OUT.relative_to(ROOT) if OUT.is_relative_to(ROOT) else OUT)
     if not problems:
-        print(f"check-book: {len(pages)} pages from file:// at {' and '.join(f'{w} px' for w, _ in WIDTHS.values())}: "
+        print(f"check-book: {len(pages)} pages of {' and '.join(editions)} from file:// at {' and '.join(f'{w} px' for w, _ in WIDTHS.values())}: "
               f"no console errors or network requests, every link and anchor resolves, no sideways scrolling "
               f"on a phone, search works, every slider moved and every frame equal to the figure code's, "
               f"a quiz revealed, every character has a glyph ({time.monotonic() - started:.0f} s)")

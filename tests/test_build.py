@@ -249,3 +249,45 @@ def test_a_slider_cell_s_code_is_its_source_not_the_text_form_of_an_output():
     shown = cell("w = widgets.rope_pair(3)", "a widget")
     assert _cell_source(removed) is None
     assert _cell_source(shown).astext() == "w = widgets.rope_pair(3)"
+
+
+# ------------------------------------------------------------------ two editions
+
+
+def test_make_book_writes_a_landing_page_that_leads_to_both_editions(tmp_path):
+    assert _build.build_book(tmp_path / "html", source=ROOT / "notebooks", languages=()) == 0
+    landing = (tmp_path / "html" / "index.html").read_text(encoding="utf-8")
+    assert 'href="en/index.html"' in landing and 'href="zh/index.html"' in landing
+    assert 'url=en/index.html' in landing
+
+
+def test_the_zh_edition_gets_the_catalogs_of_the_declared_pages_only(tmp_path):
+    from tokenpath.i18n import TRANSLATED
+
+    folder = _build.locale_folder(tmp_path, "zh_CN")
+    assert sorted(p.stem for p in (folder / "zh_CN" / "LC_MESSAGES").glob("*.po")) == sorted(TRANSLATED["zh_CN"])
+
+
+def test_an_edition_s_budget_counts_the_frames_it_shows_from_the_other(tmp_path):
+    (tmp_path / "en" / "_frames").mkdir(parents=True)
+    (tmp_path / "en" / "_frames" / "ab12.webp").write_bytes(b"x" * 1000)
+    (tmp_path / "zh").mkdir()
+    page = tmp_path / "zh" / "p.html"
+    page.write_text('<script>{"files":["../en/_frames/ab12.webp"]}</script>', encoding="utf-8")
+    assert pages.page_bytes(page, tmp_path / "zh") == 1000 + page.stat().st_size
+    report = pages.budgets(tmp_path / "zh", budget=pages.TOTAL_BUDGET_ZH)
+    assert report.total == 1000 + page.stat().st_size and "shared with another edition" in report.text
+    assert pages.budgets(tmp_path / "zh", budget=500).over
+
+
+def test_a_stored_figure_shows_its_caption_and_alt_text_in_the_edition_s_language():
+    from tokenpath import i18n
+    from tokenpath.figures import show
+    from tokenpath._sphinx.editions import figure_words
+
+    stored = show(3)._repr_mimebundle_()["text/html"]
+    assert figure_words(stored) == stored, "English stays as stored"
+    with i18n.using("zh_CN"):
+        words = figure_words(stored)
+    assert "<figcaption>图 3 · " in words and 'alt="ID 张量 s' in words
+    assert words.split('src="', 1)[1].split('"', 1)[0] == stored.split('src="', 1)[1].split('"', 1)[0], "same pixels"

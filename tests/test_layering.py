@@ -44,6 +44,7 @@ LAYER_OF = {
     "tokenpath.exercises": "tools",
     "tokenpath.guide": "tools",
     "tokenpath.journey": "tools",
+    "tokenpath.i18n.notebooks": "tools",  # writes the Chinese notebooks; the domain itself is core
     "tokenpath.questions": "tools",
     "tokenpath.selfcheck": "tools",
 }

@@ -63,12 +63,15 @@ __all__ = [
 __version__ = "0.1.0"
 
 
-def setup_notebook() -> None:
+def setup_notebook(lang: str = "en") -> None:
     """Fix NumPy's print options so printed arrays are stable across runs (nbval
-    compares them byte for byte), and have the kernel print one line instead of a
+    compares them byte for byte), have the kernel print one line instead of a
     traceback where a cell needs the pretrained file and it cannot be fetched
-    (:mod:`tokenpath._kernel`)."""
-    from . import _kernel
+    (:mod:`tokenpath._kernel`), and choose the language of the engine's words
+    (figure captions and alt texts, questions, checker messages, widget labels):
+    ``"en"`` (the default) or ``"zh_CN"`` (:mod:`tokenpath.i18n`)."""
+    from . import _kernel, i18n
 
+    i18n.set_language(lang)
     np.set_printoptions(**fmt.print_options())
     _kernel.install()

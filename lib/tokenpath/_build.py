@@ -5,7 +5,9 @@
 notebook top to bottom in a fresh kernel and stores the outputs
 (:func:`execute_notebook`). ``make book`` calls ``python -m tokenpath._build book
 --out build/html``, which runs Sphinx on ``notebooks/`` with the configuration in
-:mod:`tokenpath._sphinx.conf` (:func:`build_book`).
+:mod:`tokenpath._sphinx.conf` twice (:func:`build_book`): the English edition into
+``build/html/en/`` and the Chinese one, translated by the catalogs in ``locales/``, into
+``build/html/zh/``; ``build/html/index.html`` leads to both.
 
 What is stored after execution, and why:
 
@@ -70,28 +72,79 @@ def execute_notebook(path: str | Path, *, timeout: int = 600, kernel_name: str =
     nbformat.write(nb, path)
 
 
-def build_book(out: str | Path = "build/html", *, source: str | Path = "notebooks", jobs: str = "auto",
-               pdf: str | Path | None = None) -> int:
-    """Build the HTML edition from the stored notebooks in ``source`` into ``out`` with
-    Sphinx (a fresh environment every time, doctrees beside ``out``); print the build
-    time and, from the extension, the size budgets. With ``pdf`` (the folder ``make pdf``
-    writes the PDFs to), every page links to its language's PDF there. Returns Sphinx's
-    exit status."""
-    import time
+#: The editions ``make book`` writes, each into its own folder of the output: the
+#: English one first (the Chinese pages show its frames and figure files).
+EDITIONS = (("en", "en"), ("zh_CN", "zh"))
+#: The landing page at the output's top: it sends a reader to the English edition
+#: and links both.
+LANDING = """<!DOCTYPE html>
+<html lang="en"><head><meta charset="utf-8"><title>tokenpath</title>
+<meta name="viewport" content="width=device-width, initial-scale=1">
+<meta http-equiv="refresh" content="0; url=en/index.html"></head>
+<body><p><a href="en/index.html">tokenpath (English)</a> ·
+<a href="zh/index.html" hreflang="zh-CN" lang="zh-CN">tokenpath（中文版）</a></p></body></html>
+"""
 
+
+def locale_folder(build: Path, lang: str) -> Path:
+    """Copy the catalogs of the pages declared translated into ``lang``
+    (:data:`tokenpath.i18n.TRANSLATED`) to ``build/locales``, where Sphinx compiles
+    them: a page not declared translated is shown in English, whole."""
+    import shutil
+
+    from .i18n import TRANSLATED
+    from .i18n.catalogs import page_catalog
+
+    folder = build / "locales"
+    shutil.rmtree(folder, ignore_errors=True)
+    target = folder / lang / "LC_MESSAGES"
+    target.mkdir(parents=True)
+    for page in TRANSLATED.get(lang, ()):
+        shutil.copyfile(page_catalog(page, lang), target / f"{page}.po")
+    return folder
+
+
+def build_edition(out: Path, source: Path, lang: str, jobs: str, pdf: str | Path | None = None) -> int:
+    """One edition: Sphinx over ``source`` into ``out`` in ``lang`` (the Chinese one
+    with warnings as errors). With ``pdf`` (the folder ``make pdf`` writes the PDFs to),
+    every page links to its language's PDF there."""
     from sphinx.cmd.build import build_main
+
+    conf = Path(__file__).with_name("_sphinx")
+    args = ["-b", "html", "-E", "-q", "-j", jobs, "-c", str(conf),
+            "-d", str(out.parent.parent / f"{out.parent.name}-doctrees-{out.name}")]
+    if pdf:
+        args += ["-D", f"tokenpath_pdf={Path(pdf).resolve()}"]
+    if lang != "en":
+        args += ["-D", f"language={lang}", "-D", f"locale_dirs={locale_folder(out.resolve().parent.parent, lang)}",
+                 "-W", "--keep-going"]
+    return build_main(args + [str(source), str(out)])
+
+
+def build_book(out: str | Path = "build/html", *, source: str | Path = "notebooks", jobs: str = "auto",
+               languages=("en", "zh_CN"), pdf: str | Path | None = None) -> int:
+    """Build the HTML editions from the stored notebooks in ``source``, each into its
+    folder of ``out`` (``en/``, ``zh/``; a fresh environment every time, doctrees
+    beside ``out``), and a landing ``index.html``; print each build's time and, from
+    the extension, its size budget. With ``pdf``, every page links to its PDF there. Returns the
+    first non-zero Sphinx exit status."""
+    import time
 
     out, source = Path(out), Path(source)
     if not source.is_dir():
         raise ValueError(f"source must be a folder of notebooks, got {str(source)!r}")
-    conf = Path(__file__).with_name("_sphinx")
-    started = time.perf_counter()
-    link = ["-D", f"tokenpath_pdf={Path(pdf).resolve()}"] if pdf else []
-    status = build_main(["-b", "html", "-E", "-q", "-j", jobs, "-c", str(conf), *link,
-                         "-d", str(out.parent / f"{out.name}-doctrees"), str(source), str(out)])
-    print(f"make book: Sphinx build {'finished' if status == 0 else 'FAILED'} in "
-          f"{time.perf_counter() - started:.0f} s; open {out / 'index.html'}")
-    return status
+    out.mkdir(parents=True, exist_ok=True)
+    (out / "index.html").write_text(LANDING, encoding="utf-8")
+    for lang, folder in EDITIONS:
+        if lang not in languages:
+            continue
+        started = time.perf_counter()
+        status = build_edition(out / folder, source, lang, jobs, pdf)
+        print(f"make book: Sphinx build of the {lang} edition {'finished' if status == 0 else 'FAILED'} in "
+              f"{time.perf_counter() - started:.0f} s; open {out / folder / 'index.html'}", flush=True)
+        if status:
+            return status
+    return 0
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -104,6 +157,8 @@ def main(argv: list[str] | None = None) -> int:
     book.add_argument("--source", type=Path, default=Path("notebooks"))
     book.add_argument("--jobs", default="auto", help="Sphinx's -j (default: one process per CPU)")
     book.add_argument("--pdf", type=Path, help="link every page to its PDF in this folder (make pdf)")
+    book.add_argument("--lang", nargs="+", default=["en", "zh_CN"], choices=[lang for lang, _ in EDITIONS],
+                      help="the editions to build (default: both)")
     args = parser.parse_args(argv)
 
     if args.command == "execute":
@@ -114,7 +169,7 @@ def main(argv: list[str] | None = None) -> int:
             execute_notebook(path)
         return 0
 
-    return build_book(args.out, source=args.source, jobs=args.jobs, pdf=args.pdf)
+    return build_book(args.out, source=args.source, jobs=args.jobs, languages=args.lang, pdf=args.pdf)
 
 
 if __name__ == "__main__":

@@ -120,12 +120,12 @@ def _notation(app, doctree):
 
 
 def setup(app):
-    from . import framecache, glossary, pages, pdflink, quiz, sliders
+    from . import editions, framecache, glossary, pages, pdflink, quiz, sliders
 
     app.connect("doctree-read", _notation)
     app.add_html_math_renderer("mathml", (_visit_math, None), (_visit_math_block, None))
     app.connect("builder-inited", _static)
-    for part in (pages, glossary, sliders, framecache, quiz, pdflink):
+    for part in (editions, pages, glossary, sliders, framecache, quiz, pdflink):
         part.setup(app)
     return {"parallel_read_safe": True, "parallel_write_safe": True, "version": "1"}
 

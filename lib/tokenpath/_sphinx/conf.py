@@ -9,7 +9,12 @@ project = "tokenpath"
 author = "tokenpath"
 copyright = "tokenpath authors"
 root_doc = "00_index"  # the guide is the landing page (index.html is a copy of it)
-language = "en"
+language = "en"  # the zh edition is built with -D language=zh_CN (tokenpath._build)
+# The Chinese edition's catalogs: locales/<lang>/LC_MESSAGES/<page>.po, one per
+# notebook (sphinx-intl's layout); make book passes the folder (tokenpath._build).
+gettext_compact = False
+gettext_uuid = False
+gettext_location = True
 
 extensions = [
     "myst_nb",
@@ -17,7 +22,7 @@ extensions = [
     "sphinx_design",
     "tokenpath._sphinx",  # MathML, glossary, sliders, quizzes, fonts, budgets
 ]
-exclude_patterns = ["**.ipynb_checkpoints", ".jupyter-runtime"]
+exclude_patterns = ["**.ipynb_checkpoints", ".jupyter-runtime", "zh"]  # zh/: the Chinese notebooks (tokenpath.i18n.notebooks)
 
 # MyST-NB: read the stored outputs; never execute.
 nb_execution_mode = "off"
@@ -68,3 +73,11 @@ copybutton_prompt_text = r">>> |\.\.\. "
 copybutton_prompt_is_regexp = True
 copybutton_exclude = ".linenos, .gp, .go"
 suppress_warnings = ["myst.header"]  # the glossary puts its entries (###) under the title
+
+# A translated paragraph with two links into one page at different anchors would send
+# both to the last anchor: Sphinx's i18n transform matches cross-references without
+# MyST's target id unless it is excluded from the attributes it compares.
+import sphinx.transforms.i18n as _i18n  # noqa: E402
+
+if "reftargetid" not in _i18n.EXCLUDED_PENDING_XREF_ATTRIBUTES:
+    _i18n.EXCLUDED_PENDING_XREF_ATTRIBUTES += ("reftargetid",)

@@ -8,7 +8,9 @@ names after the system fonts (:func:`missing_glyphs`; ``make check-book`` applie
 every page's text and image alt texts).
 
 **The subsets** hold every other character of the stored notebooks (prose, code,
-outputs, figures' alt text, the glossary) and of the offline questions, cut with
+outputs, figures' alt text, the glossary), of the offline questions and of the
+translations in the message catalogs (the Chinese edition's pages and the engine's
+words, :func:`catalog_characters`), cut with
 fontTools from fonts under the SIL Open Font License (``static/fonts/OFL.txt``):
 
 - ``TokenpathBook-CJK.woff``: Noto Sans CJK SC (Chinese, full-width forms, and the Greek
@@ -121,7 +123,39 @@ def book_characters(notebooks) -> set:
     from .pdflink import LABEL
 
     walk([WORDS, LABEL])
+    found |= catalog_characters()
     return {ch for ch in found | set(SHOWN) if not latin_fallback(ch)}
+
+
+def theme_catalogs() -> list:
+    """The themes' own Chinese catalogs (pydata-sphinx-theme's, sphinx-book-theme's): the
+    Chinese edition shows their words around every page (跳转至主要内容)."""
+    import importlib.util
+
+    found = []
+    for package in ("pydata_sphinx_theme", "sphinx_book_theme"):
+        spec = importlib.util.find_spec(package)
+        if spec and spec.origin:
+            found += sorted(p for p in Path(spec.origin).parent.rglob("*.po")
+                            if any(part in ("zh", "zh_CN") for part in p.parts))
+    return found
+
+
+def catalog_characters() -> set:
+    """Every character of the translations in the catalogs: the pages' (``locales/``),
+    the engine's (``tokenpath/i18n/*.po``) and the themes' Chinese ones (:func:`theme_catalogs`),
+    formulas as MathML shows them."""
+    from ..i18n import HERE
+    from ..i18n.catalogs import LOCALES, read
+
+    found: set = set()
+    for path in sorted(LOCALES.glob("*/LC_MESSAGES/*.po")) + sorted(HERE.glob("*.po")) + theme_catalogs():
+        for m in read(path):
+            for text in (m.string if isinstance(m.string, tuple) else (m.string,)):
+                if text:
+                    found.update(text)
+                    found.update(math_characters(text))
+    return found
 
 
 def math_characters(markdown: str) -> set:

@@ -61,10 +61,22 @@ def fingerprint() -> str:
               ipywidgets.__version__):
         h.update(f"{v}\0".encode())
     for root in (package, models):
-        for f in sorted(p for p in root.rglob("*") if p.is_file() and "__pycache__" not in p.parts):
+        for f in sorted(p for p in root.rglob("*") if p.is_file() and "__pycache__" not in p.parts
+                        and p.suffix != ".po"):  # the engine's catalogs: words(), per language
             h.update(f"{f.relative_to(root)}\0".encode())
             h.update(hashlib.sha256(f.read_bytes()).digest())
     return h.hexdigest()
+
+
+def words() -> str:
+    """The language the engine speaks and a hash of its catalog: a slider's captions
+    are in it, its pixels are not (the frames are always drawn in English, and both
+    editions show the same files)."""
+    from .. import i18n
+
+    lang = i18n.language()
+    path = i18n.catalog_path(lang)
+    return lang if lang == "en" or not path.exists() else f"{lang}-{hashlib.sha256(path.read_bytes()).hexdigest()}"
 
 
 def key(call: SliderCall) -> str:
@@ -113,8 +125,11 @@ def render(call: SliderCall, cache: Path) -> Path | None:
     if not _take(folder):
         return None
     try:
+        from .. import i18n
+
         started = time.perf_counter()
-        frames = precompute(call, folder)
+        with i18n.using("en"):
+            frames = precompute(call, folder)
         frames.seconds = time.perf_counter() - started
         part = folder / f"{DONE}.{os.getpid()}"
         part.write_bytes(pickle.dumps(frames))
@@ -133,6 +148,7 @@ def frames_for(call: SliderCall, out: Path, cache: Path) -> Frames:
             break
         time.sleep(POLL)
     frames = pickle.loads((folder / DONE).read_bytes())
+    frames.captions = captions(call, frames, folder)
     out.mkdir(parents=True, exist_ok=True)
     used = set(frames.files) | {p[0] for ps in (frames.patches or []) for p in ps}
     for name in used:
@@ -143,6 +159,33 @@ def frames_for(call: SliderCall, out: Path, cache: Path) -> Frames:
                 shutil.copyfile(folder / name, out / name)
     (folder / "used").touch()
     return frames
+
+
+def captions(call: SliderCall, frames: Frames, folder: Path) -> list[str]:
+    """Each frame's caption in the engine's language: the English ones rendered with the
+    frames, any other computed once by moving the widget through the frames' values
+    (``describe()``, no drawing) and kept beside them as ``captions-<language>-<hash>.json``."""
+    from .grids import accepted
+
+    lang = words()
+    if lang == "en":
+        return frames.captions
+    path = folder / f"captions-{lang[:40]}.json"
+    if path.exists():
+        return json.loads(path.read_text(encoding="utf-8"))
+    widget = call.build()
+    found = []
+    for values in frames.values:
+        if not accepted(widget, tuple(values)):
+            raise ValueError(f"{call.name}: the frame at {values} is refused in another language")
+        found.append(widget.describe())
+    from ..figures import style
+
+    style.close(widget.figure)
+    part = path.with_suffix(f".{os.getpid()}")
+    part.write_text(json.dumps(found, ensure_ascii=False), encoding="utf-8")
+    part.replace(path)
+    return found
 
 
 def book_calls(source: Path) -> list[SliderCall]:
@@ -180,8 +223,10 @@ def start(app) -> None:
     """Start the workers (``builder-inited``)."""
     import multiprocessing
 
-    cache = cache_folder(app)
     app.tokenpath_workers = []
+    if app.builder.format != "html":  # the message catalogs (gettext) need no frames
+        return
+    cache = cache_folder(app)
     for folder in cache.glob("*"):
         if folder.is_dir():  # a slider's frames; timings.json sits beside them
             (folder / "used").unlink(missing_ok=True)
@@ -199,9 +244,9 @@ def finish(app, exception) -> None:
         worker.join(timeout=None if exception is None else 0)
         if worker.is_alive():
             worker.terminate()
-    cache = cache_folder(app)
-    if exception is not None:
+    if exception is not None or app.builder.format != "html":
         return
+    cache = cache_folder(app)
     seconds = {}
     for folder in sorted(cache.glob("*")):
         if not folder.is_dir():
@@ -211,12 +256,17 @@ def finish(app, exception) -> None:
             continue
         frames = pickle.loads((folder / DONE).read_bytes())
         seconds[frames.call.name] = round(getattr(frames, "seconds", 0.0), 2)
+    cache.mkdir(parents=True, exist_ok=True)  # a build without sliders made none
     (cache / "timings.json").write_text(json.dumps(seconds, indent=1, sort_keys=True))
 
 
 def cache_folder(app) -> Path:
-    """``build/frame-cache``: beside the edition's folder."""
-    return Path(app.outdir).resolve().parent / CACHE
+    """``build/frame-cache``: beside the editions' folder (``build/html/en`` or ``zh``),
+    shared by both."""
+    from .editions import FOLDERS
+
+    out = Path(app.outdir).resolve()
+    return (out.parent.parent if out.name in FOLDERS.values() else out.parent) / CACHE
 
 
 def setup(app):

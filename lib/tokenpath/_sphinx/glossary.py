@@ -7,8 +7,10 @@ marked as Chinese.
   (``99_glossary.ipynb#Residual-stream``) land on it.
 - Links go both ways: under each entry, the sections of the chapters that link to it
   ("Used in …").
-- Every run of CJK text on every page is wrapped in ``<span lang="zh">`` so browsers,
-  screen readers and the font stack treat it as Chinese.
+- Every run of CJK text on every page of the English edition is wrapped in
+  ``<span lang="zh">`` so browsers, screen readers and the font stack treat it as
+  Chinese (the Chinese edition's pages are Chinese as a whole, and their text stays
+  text, which the search indexes).
 - A notebook link whose anchor names no heading, but is the start of exactly one
   heading's anchor, is pointed at that heading, with a warning.
 """
@@ -25,6 +27,8 @@ from docutils import nodes
 from sphinx import addnodes
 from sphinx.transforms import SphinxTransform
 from sphinx.util import logging
+
+from ..i18n import _
 
 logger = logging.getLogger(__name__)
 GLOSSARY = "99_glossary"
@@ -105,6 +109,10 @@ class GlossaryLinks(SphinxTransform):
                     uses.append((ref["reftargetid"], section["ids"][0], section[0].astext()))
         if docname == GLOSSARY:
             self._terms()
+        from .editions import chinese
+
+        if chinese(self.app):  # the whole page is Chinese already; its text stays text, for the search
+            return
         for text in list(self.document.findall(nodes.Text)):
             if isinstance(text.parent, (nodes.literal, nodes.literal_block, nodes.raw, nodes.math, nodes.math_block)):
                 continue
@@ -154,7 +162,8 @@ def _used_in(app, doctree, docname):
         links = ", ".join(
             f'<a href="{app.builder.get_relative_uri(docname, doc)}#{sid}">{html.escape(title)}</a>'
             for doc, sid, title in users)
-        section.append(nodes.raw("", f'<p class="tp-used-in">Used in: {links}.</p>', format="html"))
+        words = html.escape(_("Used in: {links}.")).replace("{links}", links)
+        section.append(nodes.raw("", f'<p class="tp-used-in">{words}</p>', format="html"))
 
 
 def _init(app, env, docnames):

@@ -16,11 +16,16 @@ import re
 import shutil
 from pathlib import Path
 
+import html
+
 from docutils import nodes
 from sphinx.transforms import SphinxTransform
 
 #: The whole edition, and any one page with what it loads, at most this many bytes.
 TOTAL_BUDGET = 25 * 2**20
+#: The Chinese edition: its own files and the English edition's frames and figure files
+#: its pages show (shared, not copied), at most this many bytes.
+TOTAL_BUDGET_ZH = 30 * 2**20
 PAGE_BUDGET = 4 * 2**20
 #: Where the notebooks are copied in the edition, for download.
 NOTEBOOKS = "_notebooks"
@@ -58,11 +63,13 @@ def notebook_title(path: Path) -> str:
 
 
 def _add_toctree(app, docname, source):
-    if docname != app.config.root_doc:
+    if docname != app.config.root_doc or app.builder.name == "gettext":  # titles are each page's messages
         return
+    from .editions import title_in
+
     src = Path(app.srcdir)
     names = [p.stem for p in src.glob("*.ipynb")]
-    titles = {n: notebook_title(src / f"{n}.ipynb") for n in names}
+    titles = {n: title_in(app, n, notebook_title(src / f"{n}.ipynb")) for n in names}
     entries = "\n".join(toc_entries(names, docname, titles))
     nb = json.loads(source[0])
     nb["cells"].append({"cell_type": "markdown", "metadata": {}, "id": "tokenpath-toc",
@@ -80,16 +87,25 @@ class OpenAsNotebook(SphinxTransform):
         title = next(iter(self.document.findall(nodes.title)), None)
         if title is None:
             return
+        from ..i18n import _
+        from .editions import chinese
+
         name = f"{Path(docname).name}.ipynb"
-        note = (f'<p class="tp-open">This page is a notebook: run <code>make lab</code> in the repository and '
-                f'open <code>notebooks/{name}</code> to run it, or download '
-                f'<a class="reference download" href="{NOTEBOOKS}/{name}" download>{name}</a>.</p>')
+        if chinese(self.app):
+            command, path = "make lab LANG=zh_CN", f"notebooks/zh/{name}"
+        else:
+            command, path = "make lab", f"notebooks/{name}"
+        note = ('<p class="tp-open">' + html.escape(_(
+            "This page is a notebook: run {command} in the repository and open {path} to run it, or download {file}.")
+        ).format(command=f"<code>{command}</code>", path=f"<code>{path}</code>",
+                 file=f'<a class="reference download" href="{NOTEBOOKS}/{name}" download>{name}</a>') + "</p>")
         title.parent.insert(title.parent.index(title) + 1, nodes.raw("", note, format="html"))
 
 
-def figure_file(png: bytes, out: Path) -> str:
+def figure_file(png: bytes, out: Path, prefix: str = "") -> str:
     """Write the pixels of ``png`` as a lossless WebP file named by its content into
-    ``out``; return its path relative to the pages."""
+    ``out``; return its path relative to the pages (``prefix`` first: where the
+    edition finds the shared files)."""
     from .images import encode, pixels
 
     data = encode(pixels(png))
@@ -97,7 +113,7 @@ def figure_file(png: bytes, out: Path) -> str:
     out.mkdir(parents=True, exist_ok=True)
     if not (out / name).exists():
         (out / name).write_bytes(data)
-    return f"{FIGURES}/{name}"
+    return f"{prefix}{FIGURES}/{name}"
 
 
 class FigureFiles(SphinxTransform):
@@ -108,11 +124,16 @@ class FigureFiles(SphinxTransform):
     default_priority = 905
 
     def apply(self):
-        out = Path(self.app.outdir) / FIGURES
+        if self.app.builder.format != "html":
+            return
+        from .editions import shared_dir, shared_prefix
+
+        out, prefix = shared_dir(self.app) / FIGURES, shared_prefix(self.app)
         for raw in list(self.document.findall(nodes.raw)):
             text = raw.astext()
             if "data:image/png;base64," in text:
-                text = _DATA_PNG.sub(lambda m: f'src="{figure_file(base64.b64decode(m.group(1)), out)}"', text)
+                text = _DATA_PNG.sub(
+                    lambda m: f'src="{figure_file(base64.b64decode(m.group(1)), out, prefix)}"', text)
                 raw.parent.replace(raw, nodes.raw("", text, format="html"))
 
 
@@ -144,15 +165,18 @@ class NotebookLinks(SphinxTransform):
 def _finish(app, exception):
     if exception or app.builder.format != "html":
         return
+    from .editions import chinese
+
     out = Path(app.outdir)
     target = out / NOTEBOOKS
     target.mkdir(exist_ok=True)
-    for nb in Path(app.srcdir).glob("*.ipynb"):
-        shutil.copyfile(nb, target / nb.name)
+    for nb in Path(app.srcdir).glob("*.ipynb"):  # the Chinese edition offers the Chinese notebooks
+        zh = Path(app.srcdir) / "zh" / nb.name
+        shutil.copyfile(zh if chinese(app) and zh.is_file() else nb, target / nb.name)
     shutil.copyfile(out / f"{app.config.root_doc}.html", out / "index.html")
     for source_map in out.glob("_static/**/*.map"):  # debugging aids of the theme's scripts
         source_map.unlink()
-    report = budgets(out)
+    report = budgets(out, TOTAL_BUDGET_ZH if chinese(app) else TOTAL_BUDGET)
     print(report.text)
     if report.over:
         raise SystemExit("make book: over the size budget: " + "; ".join(report.over))
@@ -164,6 +188,7 @@ class Budget:
 
 
 _REF = re.compile(r'(?:src|href)="([^"#?:]+)(?:[?#][^"]*)?"')
+_FRAME = re.compile(r'"((?:\.\./[a-z]+/)?_frames/[0-9a-f]+\.webp)"')
 
 
 def page_bytes(page: Path, out: Path, *, shared: bool = False) -> int:
@@ -172,7 +197,7 @@ def page_bytes(page: Path, out: Path, *, shared: bool = False) -> int:
     every page and cached after the first, count only with ``shared=True``."""
     text = page.read_text(encoding="utf-8")
     files = {page}
-    for ref in _REF.findall(text) + re.findall(r'"(_frames/[0-9a-f]+\.webp)"', text):
+    for ref in _REF.findall(text) + _FRAME.findall(text):
         path = (page.parent / ref).resolve()
         if path.is_file() and path.suffix not in (".html", ".ipynb") and (shared or "_static" not in path.parts):
             files.add(path)
@@ -184,17 +209,36 @@ def page_bytes(page: Path, out: Path, *, shared: bool = False) -> int:
     return sum(f.stat().st_size for f in files)
 
 
-def budgets(out: Path) -> Budget:
-    total = sum(f.stat().st_size for f in out.rglob("*") if f.is_file() and ".doctrees" not in f.parts)
+def shared_files(out: Path) -> set:
+    """The files outside ``out`` that its pages show (another edition's frames and
+    figure files), each once."""
+    found = set()
+    for page in out.glob("*.html"):
+        text = page.read_text(encoding="utf-8")
+        for ref in _REF.findall(text) + _FRAME.findall(text):
+            if ref.startswith("../"):
+                path = (page.parent / ref).resolve()
+                if path.is_file() and not path.is_relative_to(out.resolve()):
+                    found.add(path)
+    return found
+
+
+def budgets(out: Path, budget: int = TOTAL_BUDGET) -> Budget:
+    """The edition's size: its own files, and the files of another edition its pages
+    show (shared, counted once), against ``budget``; each page against :data:`PAGE_BUDGET`."""
+    own = sum(f.stat().st_size for f in out.rglob("*") if f.is_file() and ".doctrees" not in f.parts)
+    shared = sum(f.stat().st_size for f in shared_files(out))
+    total = own + shared
     pages = {p.name: page_bytes(p, out) for p in sorted(out.glob("*.html"))}
     over = []
-    if total > TOTAL_BUDGET:
-        over.append(f"the edition is {total / 2**20:.1f} MB > {TOTAL_BUDGET / 2**20:.0f} MB")
+    if total > budget:
+        over.append(f"the edition is {total / 2**20:.1f} MB > {budget / 2**20:.0f} MB")
     over += [f"{n} loads {b / 2**20:.1f} MB > {PAGE_BUDGET / 2**20:.0f} MB" for n, b in pages.items() if b > PAGE_BUDGET]
     largest = max(pages, key=pages.get) if pages else "-"
     theme = page_bytes(out / largest, out, shared=True) - pages[largest] if pages else 0
     static = sum(f.stat().st_size for f in (out / "_static").rglob("*") if f.is_file())
-    lines = [f"size budget: whole edition {total / 2**20:.1f} MB (at most {TOTAL_BUDGET / 2**20:.0f} MB); "
+    with_shared = f", of which {shared / 2**20:.1f} MB shared with another edition" if shared else ""
+    lines = [f"size budget: whole edition {out.name} {total / 2**20:.1f} MB{with_shared} (at most {budget / 2**20:.0f} MB); "
              f"largest page {largest} {pages.get(largest, 0) / 2**20:.2f} MB with its images and frames "
              f"(at most {PAGE_BUDGET / 2**20:.0f} MB), plus {theme / 2**20:.2f} MB of theme, scripts and fonts "
              f"that every page loads and shares ({static / 2**20:.2f} MB in all in _static/), so "

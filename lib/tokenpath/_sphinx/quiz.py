@@ -18,12 +18,21 @@ import re
 from docutils import nodes
 from sphinx.transforms import SphinxTransform
 
+from ..i18n import N_, _
+
 CHECK = re.compile(r"""quiz\[["']([\w-]+)["']\]\.check\(""")
 BUILD = re.compile(r"""questions\.for_chapter\(["']([\w-]+)["']\)""")
 QUIZ_CLASS = "tp-quiz"
 #: Put before a page's first question: how the questions work here and in the notebook.
-NOTE = ('<p class="tp-quiz-note">In this edition, choose or write your answer, then open '
-        '"Show the engine\'s answer". In the notebook, the checker grades the answer you put into the cell.</p>')
+NOTE = N_("In this edition, choose or write your answer, then open \"Show the engine's answer\". "
+          "In the notebook, the checker grades the answer you put into the cell.")
+
+
+SHOW = N_("Show the engine's answer")
+
+
+def note() -> str:
+    return f'<p class="tp-quiz-note">{html.escape(_(NOTE), quote=False)}</p>'
 
 
 def quiz_html(question) -> str:
@@ -41,14 +50,16 @@ def quiz_html(question) -> str:
             f'({html.escape(k)}) {html.escape(t)}</label></li>' for k, t in question.options)
         ask = f'<ul class="tp-choices">{items}</ul>'
     else:
-        ask = (f'<label class="tp-answer-box">Your answer ({html.escape(question.hint)}): '
-               f'<input type="text" name="tp-{qid}" autocomplete="off"></label>')
+        ask = ('<label class="tp-answer-box">' + html.escape(_("Your answer ({hint}):").format(hint=_(question.hint)))
+               + f' <input type="text" name="tp-{qid}" autocomplete="off"></label>')
     key = f' data-key="{html.escape(question.answer)}"' if question.options else ""
     prompt = f'<p class="tp-prompt">{html.escape(question.prompt)}</p>'
+    said = html.escape(_("Answer:"))
     return (f'<div class="{QUIZ_CLASS}" data-question="{qid}" data-kind="{html.escape(question.kind)}"{key}>{prompt}{ask}'
-            f'<details class="tp-reveal"><summary>Show the engine\'s answer</summary>'
-            f'<p class="tp-answer">Answer: <strong>{html.escape(question.answer_text())}</strong> '
-            f'<span class="tp-source">(computed by <code>{html.escape(question.source)}</code>)</span></p>'
+            f'<details class="tp-reveal"><summary>{html.escape(_(SHOW), quote=False)}</summary>'
+            f'<p class="tp-answer">{said} <strong>{html.escape(question.answer_text())}</strong> '
+            f'<span class="tp-source">' + html.escape(_("(computed by {source})")).replace(
+                "{source}", f"<code>{html.escape(question.source)}</code>") + '</span></p>'
             f'<p class="tp-why">{html.escape(question.why)}</p></details></div>')
 
 
@@ -58,6 +69,8 @@ class QuizTransform(SphinxTransform):
     default_priority = 871
 
     def apply(self):
+        if self.app.builder.format != "html":
+            return
         from .. import questions
         from .sliders import _cell_source
 
@@ -76,7 +89,7 @@ class QuizTransform(SphinxTransform):
                     raise ValueError(f"{self.env.docname}: quiz[{asked[0]!r}] is checked before a cell builds quiz")
                 markup = "".join(quiz_html(quiz[qid]) for qid in asked)
                 if first:
-                    markup, first = NOTE + markup, False
+                    markup, first = note() + markup, False
                 cell.parent.replace(cell, nodes.raw("", markup, format="html"))
 
 

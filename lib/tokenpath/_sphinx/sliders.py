@@ -31,6 +31,7 @@ from pathlib import Path
 from docutils import nodes
 from sphinx.transforms import SphinxTransform
 
+from ..i18n import _
 from .calls import slider_calls
 from .frames import Frames
 
@@ -87,17 +88,18 @@ def slider_html(frames: Frames, ident: str, prefix: str = "") -> str:
     call = {"name": frames.call.name, "args": list(frames.call.args), "kwargs": dict(frames.call.kwargs)}
     strip_files = len(data["files"]) - len(set(frames.files))
     distinct = len(set(frames.files))
-    how = (f"{distinct} distinct images of the part that moves" if not strip_files else
-           f"{distinct} images of the part that moves and {strip_files} strips laid over them "
-           f"for the {html.escape(frames.labels[-1])}")
+    how = (_("{distinct} distinct images of the part that moves").format(distinct=distinct) if not strip_files else
+           _("{distinct} images of the part that moves and {strips} strips laid over them for the {label}").format(
+               distinct=distinct, strips=strip_files, label=html.escape(frames.labels[-1])))
     text = html.escape(caption, quote=True)
+    note = _("Precomputed: {states} states ({how}), drawn by {name} when the book was built; "
+             "the notebook computes every value.").format(
+        states=len(frames.files), how=how, name=f"<code>{html.escape(frames.call.name)}</code>")
     return (f'<div class="{SLIDER_CLASS}" id="{ident}" data-call="{html.escape(json.dumps(call), quote=True)}" '
             f'data-box="{",".join(map(str, frames.box))}">'
             f'<div class="tp-slider-fallback"><img class="tp-frame" alt="{text}" src="{data["files"][file]}" '
             f'width="{width}" height="{height}"><p class="tp-caption">{text}</p></div>'
-            f'<p class="tp-note">Precomputed: {len(frames.files)} states ({how}), drawn by '
-            f'<code>{html.escape(frames.call.name)}</code> when the book was built; '
-            f'the notebook computes every value.</p>'
+            f'<p class="tp-note">{note}</p>'
             f'<script type="application/json" class="tp-slider-data">{payload}</script></div>')
 
 
@@ -117,6 +119,8 @@ class SliderTransform(SphinxTransform):
     default_priority = 870
 
     def apply(self):
+        if self.app.builder.format != "html":
+            return
         from ..widgets import SLIDERS
         from .framecache import cache_folder, frames_for
         from .media import media_html
@@ -124,7 +128,9 @@ class SliderTransform(SphinxTransform):
         cells = [c for c in self.document.findall(nodes.container) if c.get("nb_element") == "cell_code"]
         source = {id(c): _cell_source(c) for c in cells}
         code = "\n".join(b.astext() for b in source.values() if b is not None)
-        out, cache = Path(self.app.outdir) / FRAMES, cache_folder(self.app)
+        from .editions import shared_dir, shared_prefix
+
+        out, cache, prefix = shared_dir(self.app) / FRAMES, cache_folder(self.app), shared_prefix(self.app)
         count, animated = 0, False
         for cell in cells:
             block = source[id(cell)]
@@ -135,7 +141,7 @@ class SliderTransform(SphinxTransform):
                 # the chapter's main slider: its moving picture first (tokenpath._sphinx.media)
                 moving = "" if animated else media_html(call.name, self.env.docname, Path(self.app.outdir))
                 animated = animated or bool(moving)
-                cell.append(nodes.raw("", moving + slider_html(frames, f"slider-{count}"), format="html"))
+                cell.append(nodes.raw("", moving + slider_html(frames, f"slider-{count}", prefix), format="html"))
 
 
 def setup(app):

@@ -26,6 +26,7 @@ from typing import Callable
 
 from matplotlib.figure import Figure
 
+from ..i18n import _
 from . import style
 
 __all__ = ["FIGURES", "PANELS", "Drawn", "FigureDisplay", "figure_bundle", "register", "register_panel", "registry",
@@ -156,7 +157,8 @@ class FigureDisplay:
     def __init__(self, drawn: Drawn, *, caption: str | None = None, label: str | None = None):
         self.drawn = drawn
         self._png = drawn.png()
-        self.caption = f"Figure {drawn.number} · {drawn.title}" if caption is None else caption
+        self.caption = (_("Figure {number} · {title}").format(number=drawn.number, title=drawn.title)
+                        if caption is None else caption)
         self.label = (f"fig{drawn.number:02d}" if caption is None else None) if label is None else label
 
     @property

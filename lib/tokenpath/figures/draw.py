@@ -123,8 +123,11 @@ DROPPED_HATCH = tint(style.BLOCKED, 0.35)
 
 
 def figure_title(number: int) -> str:
-    """The title figure ``number`` is registered with."""
-    return FIGURES[number].title
+    """The title figure ``number`` is registered with, in the engine's language
+    (:mod:`tokenpath.i18n`; the catalog holds every registered title)."""
+    from ..i18n import _
+
+    return _(FIGURES[number].title)
 
 
 def index_text(n) -> str:

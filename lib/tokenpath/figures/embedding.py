@@ -26,6 +26,7 @@ from .. import fmt
 from ..decoder import LayerTrace
 from ..lessons.embedding import LookupTrace
 from . import Drawn, register, style
+from ..i18n import _
 from .draw import (
     ACCENT_FACE,
     CACHE_FACE,
@@ -220,12 +221,12 @@ def describe_lookup(trace: LookupTrace) -> str:
     b, t, f = trace.cell
     row = trace.row_id
     others = [f"({p}, {q})" for p, q in trace.same_id.tolist() if (p, q) != (b, t)]
-    tail = (f"ID {row} also sits at positions {', '.join(others)} of the batch: those positions "
-            "start from the same row." if others else f"ID {row} appears nowhere else in the batch.")
-    return (
-        f"s[{b},{t}] = {row}, so X[{b},{t},:] = E[{row},:] = {vec_text(trace.table[row])} "
-        f"and X[{b},{t},{f}] = E[{row},{f}] = {num_text(trace.value)}. {tail}"
-    )
+    tail = (_("ID {row} also sits at positions {others} of the batch: those positions "
+              "start from the same row.").format(row=row, others=", ".join(others)) if others else
+            _("ID {row} appears nowhere else in the batch.").format(row=row))
+    return _("s[{b},{t}] = {row}, so X[{b},{t},:] = E[{row},:] = {vector} "
+             "and X[{b},{t},{f}] = E[{row},{f}] = {value}. {tail}").format(
+        b=b, t=t, f=f, row=row, vector=vec_text(trace.table[row]), value=num_text(trace.value), tail=tail)
 
 
 @register(3, "From IDs to rows of the embedding")
@@ -234,12 +235,11 @@ def build_fig03() -> Drawn:
     fig, ax = new_canvas(style.WIDTH, _F3["height"])
     art = draw_lookup(ax, trace)
     b, t, f = trace.cell
-    alt = (
-        f"The ID tensor s {_shape(trace.ids.shape)} = {fmt.mat(trace.ids)}, the embedding E "
-        f"{_shape(trace.table.shape)} (rows 0–{ex.FIG3_ROWS_SHOWN - 1} and {trace.table.shape[0] - 1} drawn) and the "
-        f"looked-up X {_shape(trace.x.shape)}. " + describe_lookup(trace)
-        + " Both sequences read the same table."
-    )
+    alt = _("The ID tensor s {s_shape} = {ids}, the embedding E {e_shape} (rows 0–{last_shown} and {last_row} "
+            "drawn) and the looked-up X {x_shape}. {lookup} Both sequences read the same table.").format(
+        s_shape=_shape(trace.ids.shape), ids=fmt.mat(trace.ids), e_shape=_shape(trace.table.shape),
+        last_shown=ex.FIG3_ROWS_SHOWN - 1, last_row=trace.table.shape[0] - 1, x_shape=_shape(trace.x.shape),
+        lookup=describe_lookup(trace))
     return Drawn(3, figure_title(3), fig, alt, art, trace)
 
 
@@ -343,12 +343,11 @@ def build_fig04() -> Drawn:
     fig, ax = new_canvas(style.WIDTH, 7.05)
     art = draw_layer(ax, trace)
     sh = trace.shapes()
-    alt = (
-        f"One pre-norm decoder layer, top to bottom: X {_shape(sh['x'])} → RMSNorm → projections "
-        f"Q, K, U {_shape(sh['q'])} (B, H, T, d_h) → RoPE on Q and K only, U not rotated → causal "
-        f"attention, weights {_shape(sh['weights'])} → concatenate heads and W_O → Y = X + update "
-        f"{_shape(sh['y'])} (blue bypass keeps X) → RMSNorm → SwiGLU hidden {_shape(sh['ffn_hidden'])} → "
-        f"W_down → X′ = Y + update {_shape(sh['out'])} (orange bypass keeps Y). X, Y and X′ all have "
-        f"shape {_shape(sh['out'])}."
-    )
+    alt = _("One pre-norm decoder layer, top to bottom: X {x} → RMSNorm → projections "
+            "Q, K, U {q} (B, H, T, d_h) → RoPE on Q and K only, U not rotated → causal "
+            "attention, weights {weights} → concatenate heads and W_O → Y = X + update "
+            "{y} (blue bypass keeps X) → RMSNorm → SwiGLU hidden {hidden} → "
+            "W_down → X′ = Y + update {out} (orange bypass keeps Y). X, Y and X′ all have "
+            "shape {out}.").format(x=_shape(sh["x"]), q=_shape(sh["q"]), weights=_shape(sh["weights"]),
+                                   y=_shape(sh["y"]), hidden=_shape(sh["ffn_hidden"]), out=_shape(sh["out"]))
     return Drawn(4, figure_title(4), fig, alt, art, trace)

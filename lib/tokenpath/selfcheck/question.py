@@ -21,6 +21,7 @@ from typing import Any, Callable, Mapping
 import numpy as np
 
 from .. import fmt
+from ..i18n import N_, _
 from .._checks import as_array, as_float_array, as_list
 from ._reading import (
     MAX_BITS,
@@ -117,12 +118,13 @@ class Question:
         """Grade ``answer``; never raises for a reader's input."""
         if is_unanswered(answer):
             return Result(self, "unanswered",
-                          f"Not answered yet. Put {self.hint} into the answer variable, then run the cell again.", answer)
+                          _("Not answered yet. Put {hint} into the answer variable, then run the cell again.").format(
+                              hint=_(self.hint)), answer)
         try:
             status, message = self._compare(self, answer)
         except Unreadable as why:
             return Result(self, "can't read",
-                          f"Could not read your answer: {why}. Write {self.hint}.", answer)
+                          _("Could not read your answer: {why}. Write {hint}.").format(why=why, hint=_(self.hint)), answer)
         except Exception as err:  # whatever a reader's object does, answer with a message
             try:
                 said = str(err)
@@ -130,7 +132,8 @@ class Question:
                 said = ""
             said = said if len(said) <= 200 else said[:200] + " …"
             return Result(self, "can't read",
-                          f"Could not read your answer ({type(err).__name__}: {said}). Write {self.hint}.", answer)
+                          _("Could not read your answer ({error}: {said}). Write {hint}.").format(
+                              error=type(err).__name__, said=said, hint=_(self.hint)), answer)
         return Result(self, status, message, answer)
 
     def text(self) -> str:
@@ -178,22 +181,23 @@ def _compare_exact(q: Question, answer) -> tuple[str, str]:
             raise Unreadable(f"{v} is not a finite number")
         target = float(q.answer)
         if abs(v - target) <= 1e-12 * max(1.0, abs(target)):
-            return "right", f"Your answer {v!r} equals {q.answer_text()} (as a float)."
+            return "right", _("Your answer {given} equals {answer} (as a float).").format(
+                given=repr(v), answer=q.answer_text())
         if abs(v - target) <= 0.01 * max(1.0, abs(target)):
-            return "not yet", (f"{v!r} is close to the exact value but not equal to it; "
-                               f"write the exact number, e.g. as a fraction \"a/b\".")
-        return "not yet", f"{v!r} is not the value asked for."
+            return "not yet", _("{given} is close to the exact value but not equal to it; "
+                                "write the exact number, e.g. as a fraction \"a/b\".").format(given=repr(v))
+        return "not yet", _("{given} is not the value asked for.").format(given=repr(v))
     if isinstance(answer, np.integer):
         answer = int(answer)
     value = read_fraction(answer)  # bounded: at most MAX_BITS bits each way
     shown = str(value.numerator) if value.denominator == 1 else f"{value.numerator}/{value.denominator}"
     if value == q.answer:
-        return "right", f"Your answer {shown} is exactly right."
-    return "not yet", f"Your answer {shown} is not the value asked for."
+        return "right", _("Your answer {given} is exactly right.").format(given=shown)
+    return "not yet", _("Your answer {given} is not the value asked for.").format(given=shown)
 
 
 def exact(id: str, prompt: str, answer, *, source: str, why: str,
-          hint: str = "a whole number or a fraction such as 1/3") -> Question:
+          hint: str = N_("a whole number or a fraction such as 1/3")) -> Question:
     """A question whose answer is an exact integer or fraction. The engine's value may
     be a float that is a small fraction (it is converted exactly, denominator ≤ 1000).
 
@@ -229,7 +233,7 @@ def _compare_number(q: Question, answer) -> tuple[str, str]:
 
 
 def number(id: str, prompt: str, answer, *, tolerance: float, source: str, why: str,
-           hint: str = "a number") -> Question:
+           hint: str = N_("a number")) -> Question:
     """A question whose answer is a real number, right within ``tolerance``.
 
     >>> number("g", "g0?", 0.7310586, tolerance=5e-4, source="demo", why="e²/(e²+e)").check(0.731).correct
@@ -263,7 +267,7 @@ def _compare_vector(q: Question, answer) -> tuple[str, str]:
 
 
 def vector(id: str, prompt: str, answer, *, tolerance: float, source: str, why: str,
-           hint: str = "a list of numbers such as [1, 2]") -> Question:
+           hint: str = N_("a list of numbers such as [1, 2]")) -> Question:
     """A question whose answer is a vector, right when every entry is within ``tolerance``.
 
     >>> vector("o", "o?", [2.075766, 2.462117], tolerance=5e-4, source="demo", why="Σ g F").check([2.076, 2.462]).correct
@@ -297,7 +301,7 @@ def _compare_set(q: Question, answer) -> tuple[str, str]:
 
 
 def set_of(id: str, prompt: str, answer, *, source: str, why: str,
-           hint: str = "a set of whole numbers such as {0, 1}") -> Question:
+           hint: str = N_("a set of whole numbers such as {0, 1}")) -> Question:
     """A question whose answer is a set of integers (order and repeats do not matter).
 
     >>> set_of("k", "keys?", [0, 1, 2, 3], source="demo", why="j <= 3").check(range(4)).correct
@@ -330,7 +334,7 @@ def _compare_sequence(q: Question, answer) -> tuple[str, str]:
 
 
 def sequence(id: str, prompt: str, answer, *, source: str, why: str,
-             hint: str = "a list in order, such as [1, 2] or [\"lo\", \"wer\"]") -> Question:
+             hint: str = N_("a list in order, such as [1, 2] or [\"lo\", \"wer\"]")) -> Question:
     """A question whose answer is an ordered list of whole numbers or of strings
     (token IDs, pieces of a word, a shape).
 

@@ -10,10 +10,14 @@ import html
 from dataclasses import dataclass
 from typing import Any
 
+from ..i18n import N_, _
+
 __all__ = ["STATUSES", "Result"]
 
 #: Every status a result can have.
 STATUSES = ("right", "not yet", "unanswered", "can't read")
+#: The statuses as a reader sees them (marked for the catalog; shown through ``_``).
+_SHOWN = (N_("right"), N_("not yet"), N_("unanswered"), N_("can't read"))
 
 _COLOURS = {"right": "#009E73", "not yet": "#E69F00", "unanswered": "#999999", "can't read": "#D55E00"}
 
@@ -34,17 +38,17 @@ class Result:
     def _engine_line(self) -> str | None:
         if self.status in ("right", "not yet"):
             q = self.question
-            return f"Engine: {q.answer_text()}, from {q.source}"
+            return _("Engine: {answer}, from {source}").format(answer=q.answer_text(), source=q.source)
         return None
 
     def text(self) -> str:
         """The result as plain text (what a notebook shows without HTML)."""
         q = self.question
-        lines = [f"[{self.status}] {q.id}: {q.prompt}"]
+        lines = [f"[{_(self.status)}] {q.id}: {q.prompt}"]
         lines += [f"  ({key}) {text}" for key, text in q.options]
         lines.append(f"  {self.message}")
         if self.status in ("right", "not yet"):
-            lines.append(f"  Why: {q.why}")
+            lines.append("  " + _("Why: {why}").format(why=q.why))
             lines.append(f"  {self._engine_line()}")
         return "\n".join(lines)
 
@@ -54,7 +58,7 @@ class Result:
         parts = [
             f'<div class="tokenpath-selfcheck" data-status="{html.escape(self.status)}" '
             f'style="border-left:4px solid {colour};padding:0.3em 0.8em;margin:0.3em 0">',
-            f'<p><strong style="color:{colour}">{html.escape(self.status)}</strong> · '
+            f'<p><strong style="color:{colour}">{html.escape(_(self.status))}</strong> · '
             f"<code>{html.escape(q.id)}</code> · {html.escape(q.prompt)}</p>",
         ]
         if q.options:
@@ -63,9 +67,10 @@ class Result:
                          + "</ul>")
         parts.append(f"<p>{html.escape(self.message)}</p>")
         if self.status in ("right", "not yet"):
-            parts.append(f"<p><em>Why:</em> {html.escape(q.why)}</p>")
-            parts.append(f"<p><em>Engine:</em> {html.escape(q.answer_text())}, from "
-                         f"<code>{html.escape(q.source)}</code></p>")
+            why, engine = html.escape(_("Why:")), html.escape(_("Engine:"))
+            parts.append(f"<p><em>{why}</em> {html.escape(q.why)}</p>")
+            parts.append(f"<p><em>{engine}</em> " + html.escape(_("{answer}, from {source}")).format(
+                answer=html.escape(q.answer_text()), source=f"<code>{html.escape(q.source)}</code>") + "</p>")
         parts.append("</div>")
         return "".join(parts)
 

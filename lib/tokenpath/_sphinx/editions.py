@@ -1,0 +1,198 @@
+"""Two editions from one source: English (``build/html/en/``) and Chinese
+(``build/html/zh/``), built from the same stored notebooks.
+
+The Chinese edition is Sphinx's own translation of the English pages
+(``-D language=zh_CN``), with the catalogs in ``locales/zh_CN/LC_MESSAGES/`` (copied by
+``make book`` for the pages declared translated, :data:`tokenpath.i18n.TRANSLATED`), and
+the engine speaking Chinese (:mod:`tokenpath.i18n`) for everything a page computes when
+it is built: questions, figure captions and alt texts, slider captions, the notes the
+extension writes. What this module adds:
+
+- each page links to itself in the other edition, under its title;
+- a page not declared translated is shown in English, under a one-line note saying so
+  (generated here, never typed into a page), and marked ``lang="en"``;
+- the sidebar's chapter titles are the translated titles (:func:`title_in`);
+- a stored figure's caption and alt text are the engine's, in Chinese (:class:`FigureWords`);
+- the slider frames and figure files are the English edition's: the Chinese pages
+  refer to ``../en/_frames/`` and ``../en/_figures/`` instead of copying them
+  (:func:`shared_prefix`);
+- Chinese search splits words with ``jieba``, which must be installed, and knows the
+  glossary's Chinese terms as words (:func:`search_terms`).
+"""
+
+from __future__ import annotations
+
+import html
+import re
+from functools import lru_cache
+from pathlib import Path
+
+from docutils import nodes
+from sphinx.transforms import SphinxTransform
+
+#: Each edition's folder under the build's output, by Sphinx language.
+FOLDERS = {"en": "en", "zh_CN": "zh"}
+#: The switch's words, in the language of the edition it links to.
+SWITCH = {"en": ("English edition", "en"), "zh_CN": ("中文版", "zh-CN")}
+
+
+def lang(app) -> str:
+    return app.config.language or "en"
+
+
+def chinese(app) -> bool:
+    return lang(app).startswith("zh")
+
+
+def other(app) -> str:
+    return "en" if chinese(app) else "zh_CN"
+
+
+def shared_prefix(app) -> str:
+    """Where this edition's pages find the slider frames and figure files: its own
+    folder (English) or the English edition's (``../en/``)."""
+    return f"../{FOLDERS['en']}/" if chinese(app) else ""
+
+
+def shared_dir(app) -> Path:
+    """The folder that holds the shared frames and figure files."""
+    return Path(app.outdir).resolve().parent / FOLDERS["en"] if chinese(app) else Path(app.outdir).resolve()
+
+
+def translated(app, docname: str) -> bool:
+    from ..i18n import TRANSLATED
+
+    return not chinese(app) or docname in TRANSLATED.get(lang(app), ())
+
+
+@lru_cache(maxsize=None)
+def _catalog(path: str, mtime: float) -> dict:
+    from babel.messages.pofile import read_po
+
+    with open(path, "rb") as f:
+        return {m.id: m.string for m in read_po(f) if m.id and m.string and not m.fuzzy}
+
+
+def title_in(app, docname: str, title: str) -> str:
+    """``title`` (a page's heading) as this edition shows it: its catalog's translation
+    where the page is translated, else as it is."""
+    if not chinese(app) or not translated(app, docname):
+        return title
+    for folder in app.config.locale_dirs:
+        path = Path(app.confdir, folder) / lang(app) / "LC_MESSAGES" / f"{docname}.po"
+        if path.is_file():
+            return _catalog(str(path), path.stat().st_mtime).get(title, title)
+    return title
+
+
+def _configure(app, config):
+    from .. import i18n
+    from ..i18n import _
+
+    i18n.set_language(lang(app) if lang(app) in i18n.LANGUAGES else "en")
+    if chinese(app):
+        try:
+            import jieba  # Sphinx's Chinese search splits words with it
+        except ImportError as exc:
+            raise SystemExit("make book: the Chinese edition's search needs jieba (pip install jieba)") from exc
+        import logging
+
+        jieba.setLogLevel(logging.WARNING)  # not its dictionary's loading messages
+        config.html_search_options = {**(config.html_search_options or {}), "dict": str(search_terms(app))}
+        config.html_theme_options = {**config.html_theme_options, "search_bar_text": _("Search the book…")}
+        config.html_title = config.project
+
+
+def search_terms(app) -> Path:
+    """A jieba user dictionary of the glossary's Chinese terms (残差流, 因果掩码, …), so the
+    Chinese search indexes each term as one word as well as its parts; written beside
+    the doctrees and given to Sphinx's Chinese splitter (``html_search_options["dict"]``)."""
+    from ..i18n.checks import glossary_terms
+
+    words = sorted({f.replace(" ", "") for _, forms in glossary_terms() for f in forms
+                    if re.search(r"[\u4e00-\u9fff]", f)})
+    path = Path(app.doctreedir) / "tokenpath-search-terms.txt"
+    path.parent.mkdir(parents=True, exist_ok=True)
+    path.write_text("".join(f"{w} 100000\n" for w in words), encoding="utf-8")
+    return path
+
+
+class EditionNotes(SphinxTransform):
+    """Under each page's title: the link to the other edition and, in the Chinese
+    edition, the note on a page not yet translated."""
+
+    default_priority = 901
+
+    def apply(self):
+        from ..i18n import _
+
+        if self.app.builder.format != "html":
+            return
+        title = next(iter(self.document.findall(nodes.title)), None)
+        if title is None:
+            return
+        docname = self.env.docname
+        words, code = SWITCH[other(self.app)]
+        href = f"../{FOLDERS[other(self.app)]}/{docname}.html"
+        parts = [f'<p class="tp-lang"><a href="{href}" hreflang="{code}" lang="{code}">{words}</a></p>']
+        if not translated(self.app, docname):
+            note = html.escape(_("This page is not yet translated; it is shown in English."))
+            parts.append(f'<p class="tp-untranslated">{note}</p>')
+        section = title.parent
+        section.insert(section.index(title) + 1, nodes.raw("", "".join(parts), format="html"))
+
+
+_FIGURE = re.compile(r'<figure class="tokenpath-figure" id="fig(\d+)">(.*?)</figure>', re.S)
+
+
+def figure_words(text: str) -> str:
+    """A stored figure's HTML with its caption and alt text in the engine's language
+    (the figure drawn again by its builder for the words; the pixels are kept)."""
+    from .. import figures
+    from ..i18n import _
+
+    def swap(m):
+        number = int(m.group(1))
+        drawn = figures.render(number)
+        figures.style.close(drawn.figure)
+        words = _("Figure {number} · {title}").format(number=number, title=drawn.title)
+        body = re.sub(r'alt="[^"]*"', lambda _m: f'alt="{html.escape(drawn.alt, quote=True)}"', m.group(2), count=1)
+        body = re.sub(r"<figcaption>.*?</figcaption>", lambda _m: f"<figcaption>{html.escape(words)}</figcaption>",
+                      body, count=1, flags=re.S)
+        return f'<figure class="tokenpath-figure" id="fig{m.group(1)}">{body}</figure>'
+
+    return _FIGURE.sub(swap, text)
+
+
+class FigureWords(SphinxTransform):
+    """In the Chinese edition, each stored numbered figure's caption and alt text in
+    Chinese (before its image becomes a file)."""
+
+    default_priority = 904
+
+    def apply(self):
+        if self.app.builder.format != "html" or not chinese(self.app):
+            return
+        for raw in list(self.document.findall(nodes.raw)):
+            text = raw.astext()
+            if 'class="tokenpath-figure" id="fig' in text:
+                raw.parent.replace(raw, nodes.raw("", figure_words(text), format="html"))
+
+
+def _page_lang(app, pagename, templatename, context, doctree):
+    """A page shown in English in the Chinese edition says so to the browser."""
+    if chinese(app) and doctree is not None and not translated(app, pagename):
+        context["body"] = f'<div lang="en">{context.get("body", "")}</div>'
+
+
+def _search_script(app):
+    if chinese(app):  # before Sphinx's language data, which needs it (static/tokenpath-zh-search.js)
+        app.add_js_file("tokenpath-zh-search.js")
+
+
+def setup(app):
+    app.connect("config-inited", _configure)
+    app.connect("builder-inited", _search_script)
+    app.add_transform(EditionNotes)
+    app.add_transform(FigureWords)
+    app.connect("html-page-context", _page_lang)

@@ -1,0 +1,85 @@
+"""The Chinese notebooks (notebooks/zh/, tokenpath.i18n.notebooks) hold the English
+notebooks' code: every code cell is the English cell, source and stored outputs, except
+the call that picks the language and the words of a stored figure (its caption and alt
+text), so nbval, which runs the English notebooks, checks the code a Chinese reader
+runs. And they are what the generator writes from the English notebooks and the
+catalogs now, byte for byte: a stale Chinese notebook fails here until `make sync`.
+"""
+
+from __future__ import annotations
+
+import json
+import re
+
+import pytest
+
+from tokenpath.i18n import TRANSLATED, catalogs
+from tokenpath.i18n import notebooks as zh
+
+ENGLISH = sorted((catalogs.ROOT / "notebooks").glob("*.ipynb"))
+FIGURE = re.compile(r'<figure class="tokenpath-figure" id="fig\d+\w*">')
+
+
+def _load(path):
+    return json.loads(path.read_text(encoding="utf-8"))
+
+
+def _figure_free(output):
+    """An output with a stored figure's words taken out (its PNG and anchor kept)."""
+    data = output.get("data", {})
+    html = "".join(data.get("text/html", ""))
+    if not FIGURE.search(html):
+        return output
+    html = re.sub(r'alt="[^"]*"', 'alt=""', html)
+    html = re.sub(r"<figcaption>.*?</figcaption>", "<figcaption></figcaption>", html, flags=re.S)
+    return {**output, "data": {**data, "text/html": html, "text/plain": ""}}
+
+
+def test_every_english_notebook_has_its_chinese_notebook():
+    missing = [p.name for p in ENGLISH if not (p.parent / "zh" / p.name).exists()]
+    assert not missing, f"no notebooks/zh/ for {missing}: run python -m tokenpath.i18n.notebooks"
+
+
+@pytest.mark.parametrize("path", ENGLISH, ids=lambda p: p.stem)
+def test_a_chinese_notebook_holds_the_english_code_cells(path):
+    en, cn = _load(path), _load(path.parent / "zh" / path.name)
+    assert [c["cell_type"] for c in en["cells"]] == [c["cell_type"] for c in cn["cells"]]
+    for a, b in zip(en["cells"], cn["cells"]):
+        if a["cell_type"] != "code":
+            continue
+        source = "".join(b["source"]).replace('setup_notebook(lang="zh_CN")', "setup_notebook()")
+        assert source == "".join(a["source"]), f"{path.name}: a code cell differs from the English one"
+        assert [_figure_free(o) for o in a["outputs"]] == [_figure_free(o) for o in b["outputs"]], (
+            f"{path.name}: a stored output differs from the English one beyond a figure's words")
+    if any("setup_notebook()" in "".join(c["source"]) for c in en["cells"]):
+        assert any('setup_notebook(lang="zh_CN")' in "".join(c["source"]) for c in cn["cells"])
+
+
+@pytest.mark.parametrize("page", sorted({*TRANSLATED["zh_CN"], "03_embedding_lookup", "00_index"}))
+def test_regenerating_a_chinese_notebook_writes_the_same_bytes(page):
+    path = catalogs.ROOT / "notebooks" / f"{page}.ipynb"
+    text = zh.dumps(zh.translate_notebook(path))
+    assert text == (path.parent / "zh" / path.name).read_text(encoding="utf-8"), (
+        f"notebooks/zh/{path.name} is stale: run python -m tokenpath.i18n.notebooks")
+
+
+@pytest.mark.parametrize("page", TRANSLATED["zh_CN"])
+def test_a_translated_notebook_uses_every_message_of_its_catalog(page):
+    """The notebook's units are Sphinx's messages: each catalog message is found in a
+    markdown cell, and the notebook shows its translation."""
+    en = _load(catalogs.ROOT / "notebooks" / f"{page}.ipynb")
+    found = {text.replace("\n", " ") for c in en["cells"] if c["cell_type"] == "markdown"
+             for _, text, _ in zh.units("".join(c["source"]))}
+    messages = zh.page_messages(page)
+    assert set(messages) <= found, f"messages no markdown unit holds: {sorted(set(messages) - found)[:3]}"
+    cn = "\n".join("".join(c["source"]) for c in _load(catalogs.ROOT / "notebooks" / "zh" / f"{page}.ipynb")["cells"])
+    maps = zh.all_anchors(catalogs.ROOT / "notebooks")
+    absent = [m for m in messages if zh.relink(messages[m], page, maps) not in cn]
+    assert not absent, f"translations not shown in notebooks/zh/{page}.ipynb: {absent[:3]}"
+
+
+def test_links_point_at_the_translated_headings():
+    maps = {"p": {"1.1-Why-subwords": "1.1-为什么用子词"}}
+    text = "[a](p.ipynb#1.1-Why-subwords) [b](q.ipynb#1.1-Why-subwords) [c](#1.1-Why-subwords)"
+    assert zh.relink(text, "p", maps) == ("[a](p.ipynb#1.1-为什么用子词) [b](q.ipynb#1.1-Why-subwords) "
+                                          "[c](#1.1-为什么用子词)")
