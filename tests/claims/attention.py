@@ -142,6 +142,19 @@ def heads():
     return LA.multi_head()
 
 
+def river_row():
+    """Row 1 ("river") of section 4.1's weightless causal attention: its weights."""
+    X = ex.WORD_X
+    return A.softmax(X[:2] @ X[1])
+
+
+@cache
+def closeup():
+    """Figure 12(b)'s close-up at its default width: its own, smaller sample."""
+    from tokenpath.figures.attention_scale import D_H_FOCUS, score_closeup_trace
+    return score_closeup_trace(D_H_FOCUS)
+
+
 CLAIMS: list[_Claim] = [
     # -- section 4.1: without weights ------------------------------------------------
     Claim("words.position", lambda: words()[0],
@@ -154,11 +167,20 @@ CLAIMS: list[_Claim] = [
                           f'"{ex.WORDS[2]}" itself and {fmt.num(s[0])} for "{ex.WORDS[0]}"')),
     Claim("words.river_weight", lambda: words()[2][1], rounded=("0.705", 3)),
     Claim("words.bank_row", lambda: words()[3], rounded=("[2.376, 0.259, 0.035]", 3)),
+    Claim("words.river_self", lambda: river_row()[1], rounded=("0.9999", 4)),
+    Claim("words.bank_self", lambda: words()[2][2], rounded=("0.259", 3)),
+    # -- section 4.3: why large scores make the softmax one-hot ----------------------------
+    Claim("scale.softmax_mild", lambda: ex.SOFTMAX_MILD,
+          text=("softmax([1, 0]) ≈ [0.73, 0.27]", lambda s: f"softmax({fmt.vec(s)}) ≈ {fmt.vec(A.softmax(s), 2)}")),
+    Claim("scale.softmax_sharp", lambda: ex.SOFTMAX_SHARP,
+          text=("softmax([10, 0]) ≈ [0.99995, 0.00005]",
+                lambda s: f"softmax({fmt.vec(s)}) ≈ {fmt.vec(A.softmax(s), 5)}")),
     # -- section 4.3: the scale's shape ------------------------------------------------
     Claim("scale.normal_kurtosis", _normal_fourth_moment,
-          text=("where a normal distribution has 3", lambda m: f"where a normal distribution has {fmt.num(round(m, 9))}")),
+          text=("A normal distribution has kurtosis 3",
+                lambda m: f"A normal distribution has kurtosis {fmt.num(round(m, 9))}")),
     Claim("scale.product_kurtosis", lambda: _normal_fourth_moment() ** 2,  # E[(xy)⁴] / E[(xy)²]² = E[x⁴]², var 1
-          text=("Its kurtosis, a measure of heavy tails, is 9", lambda k: f"Its kurtosis, a measure of heavy tails, is {fmt.num(round(k, 9))}")),
+          text=("Its kurtosis is 9", lambda k: f"Its kurtosis is {fmt.num(round(k, 9))}")),
     Claim("scale.sample_kurtosis", lambda: [_kurtosis(LA.score_samples(d, ex.FIG12_SAMPLES, ex.FIG12_SEED))
                                             for d in ex.FIG12_D_H],
           text=("the samples give 8.85. A sum of many such products looks more and more normal: the samples give "
@@ -248,6 +270,10 @@ CLAIMS: list[_Claim] = [
     Claim("fig12.unscaled", lambda: fig12().unscaled, rounded=("[0.97, 4.03, 16.00]", 2)),
     Claim("fig12.scaled", lambda: fig12().scaled, rounded=("[0.97, 1.01, 1.00]", 2)),
     Claim("fig12.samples", lambda: fig12().samples, text=("20,000", lambda n: f"{n:,}")),
+    Claim("fig12.closeup_samples", lambda: closeup().samples, text=("its own 4,000 pairs", lambda n: f"its own {n:,} pairs")),
+    Claim("fig12.closeup_variances", closeup,
+          text=("variances of 16.40 and 1.03 at d_h = 16",
+                lambda t: f"variances of {t.unscaled.var():.2f} and {t.scaled.var():.2f} at d_h = {t.d_h}")),
     # -- figure 13 -----------------------------------------------------------------
     Claim("fig13.column", lambda: ex.FIG13_COLUMN, exact="2"),
     Claim("fig13.x_t", lambda: fig13()[0][ex.FIG13_COLUMN], exact="3"),
@@ -365,6 +391,9 @@ NOT_CLAIMS: list[_NotClaim] = [
     NotClaim("Llama 3", "a model's name"),
     NotClaim("dim=-1", "code: PyTorch's name for the last axis"),
     NotClaim("axis=-1", "code: NumPy's name for the last axis"),
+    NotClaim("Var(xy) = E[x²]·E[y²]", "the variance rule for a product of independent numbers of mean 0"),
+    NotClaim("Var(cx) = c²·Var(x)", "the variance rule for a constant factor"),
+    NotClaim("((x − mean)/std)⁴", "the fourth power in the definition of kurtosis"),
 ]
 
 # -- chapter 5, "Masks in practice": the shift, packed documents and the cache mask ------
