@@ -405,14 +405,33 @@ _BOTH = ("running.ids", "running.char_ids", "src04.torch")
 CLAIMS = ([replace(c, chapter=MASKS) if c.name.startswith(_MOVED) else c for c in CLAIMS]
           + [replace(c, name="ch05." + c.name, chapter=MASKS) for c in CLAIMS if c.name in _BOTH])
 NOT_CLAIMS += [replace(n, chapter=MASKS) for n in NOT_CLAIMS if n.phrase in ("GPT-3", "Llama 3", "position 0")]
+def _sequence1():
+    """Chapter 3's sequence 1: its IDs, its shifted targets, and what its position 2 reads."""
+    ids = ex.encode_chars(ex.SECOND_TEXT)
+    return ids, PK.shift_targets(ids, eos=ex.EOS), ids[A.causal_mask(ids.size)[ex.FIG13_COLUMN]]
+
+
 CLAIMS += [
     Claim("ch05.pack.first_document", _block_with_two_documents, chapter=MASKS,
           text=("read document 1 and its EOS", lambda t: f"read document {t[1]} and its EOS")),
+    Claim("ch05.pack.block", lambda: ex.PACK_BLOCK, chapter=MASKS,
+          text=("blocks are 5 tokens long", lambda n: f"blocks are {n} tokens long")),
+    Claim("ch05.seq1.ids", lambda: _sequence1()[0], chapter=MASKS,
+          text=('"bcab" = [7, 2, 3, 7]', lambda ids: f'"{ex.SECOND_TEXT}" = {_ints(ids)}')),
+    Claim("ch05.seq1.targets", lambda: _sequence1(), chapter=MASKS,
+          text=("they are [2, 3, 7, 9], and position 2 reads [7, 2, 3]",
+                lambda s: f"they are {_ints(s[1])}, and position {ex.FIG13_COLUMN} reads {_ints(s[2])}")),
 ]
 NOT_CLAIMS += [
     NotClaim("t+1", "notation: the position after t", chapter=MASKS),
     NotClaim("ID 0 is an ordinary ID", "what chapter 3 says of any ID; PAD = 0 is the claim", chapter=MASKS),
     NotClaim("\\begin{cases} 0,", "the additive mask's 0 for a visible key, by definition", chapter=MASKS),
+    NotClaim("row 0", "the first query row, by its index", chapter=MASKS),
+    NotClaim("sequence 1", "the second sequence of chapter 3's batch, by its index", chapter=MASKS),
+    NotClaim("in version 2.5", "the PyTorch release whose scaled_dot_product_attention first used _safe_softmax "
+             "(pytorch/pytorch pull request 131060)", chapter=MASKS),
+    NotClaim("mask M: 0 where", "the additive mask's 0 for a visible key, by definition", chapter=MASKS),
+    NotClaim("printed with 1 where", "the boolean mask printed as integers: 1 for True", chapter=MASKS),
 ]
 
 # -- chapter 12, "Looking back: the heads of layer 0": chapter 4's aside on SmolLM2's first
