@@ -346,6 +346,25 @@ def _heads(hs):
     return " and ".join(map(str, hs))
 
 
+#: The tokens head 8 is seen to read in its later rows, wherever they stand.
+_WORDS_READ = (" the", ".", " The")
+
+
+def _early_rows():
+    """The control's rows 1 onwards before the first of _WORDS_READ: (rows, head's weight on
+    position 0 in each, an even spread's 1/(i+1))."""
+    c, h = control(), smol().head
+    pieces = [p.decode() for p in c.pieces]
+    first = next(i for i, p in enumerate(pieces) if p in _WORDS_READ)
+    rows = np.arange(1, first)
+    return rows, c.weights[h][rows, 0], 1.0 / (rows + 1)
+
+
+def _dot_reads_itself():
+    i = [p.decode() for p in smol().pieces].index(".")
+    return smol().weights[smol().head][i, i]
+
+
 CLAIMS += [
     Claim("aside4.layer", lambda: asides.REAL_ATTENTION_LAYER,
           text=("weights of layer 0 alone", lambda i: f"weights of layer {i} alone")),
@@ -358,8 +377,15 @@ CLAIMS += [
           text=("Heads 7 and 8 put 0.52 and 0.61 on",
                 lambda r: f"Heads {_heads(r[0])} put {_heads(f'{w:.2f}' for w in r[1])} on")),
     Claim("aside4.control", lambda: [control().first[h] for h in _sinks()],
-          text=("only 0.05 and 0.26. On these two sentences",
-                lambda ws: f"only {_heads(f'{w:.2f}' for w in ws)}. On these two sentences")),
+          text=("only 0.05 and 0.26. In later rows",
+                lambda ws: f"only {_heads(f'{w:.2f}' for w in ws)}. In later rows")),
+    Claim("aside4.dot_self", _dot_reads_itself,
+          text=('the row of "." reading itself (0.60)', lambda w: f'the row of "." reading itself ({w:.2f})')),
+    Claim("aside4.control_early", _early_rows,
+          text=("0.66, 0.56 and 0.52 in rows 1–3 of the control, where an even spread would give 0.50, 0.33 and 0.25",
+                lambda r: f"{', '.join(f'{w:.2f}' for w in r[1][:-1])} and {r[1][-1]:.2f} in rows "
+                          f"{r[0][0]}–{r[0][-1]} of the control, where an even spread would give "
+                          f"{', '.join(f'{w:.2f}' for w in r[2][:-1])} and {r[2][-1]:.2f}")),
     Claim("aside4.embedding_type", lambda: real_vocab.smollm2_header().tensors["token_embd.weight"].type_name,
           text=("embedding (stored as Q8_0)", lambda t: f"embedding (stored as {t})")),
     Claim("aside4.layer0_type", lambda: sorted({t.type_name for n, t in real_vocab.smollm2_header().tensors.items()
@@ -442,6 +468,8 @@ _STAY = ("aside4.wheel", "aside4.licence")
 CLAIMS = [replace(c, chapter=REAL) if c.name.startswith("aside4.") and c.name not in _STAY else c for c in CLAIMS]
 NOT_CLAIMS += [
     NotClaim("rows 1 onwards", "every row but the first, which can read only itself", chapter=REAL),
+    NotClaim("For row 1 the position just before is position 0",
+             "the second row, by its index: its previous position is the first", chapter=REAL),
     NotClaim("Xiao et al. (2024)", "citation: the attention-sink paper", chapter=REAL),
     NotClaim("Llama 2's layers after its first two", "what Xiao et al. (2024) report, a model's name", chapter=REAL),
     NotClaim("2309.17453", "the attention-sink paper's arXiv number", chapter=REAL),
