@@ -440,6 +440,8 @@ def _sequence1():
 CLAIMS += [
     Claim("ch05.pack.first_document", _block_with_two_documents, chapter=MASKS,
           text=("read document 1 and its EOS", lambda t: f"read document {t[1]} and its EOS")),
+    Claim("ch05.transformers", lambda: pinned("transformers"), chapter=MASKS,
+          text=("`transformers` 5.24.0", lambda v: f"`transformers` {v}")),
     Claim("ch05.pack.block", lambda: ex.PACK_BLOCK, chapter=MASKS,
           text=("blocks are 5 tokens long", lambda n: f"blocks are {n} tokens long")),
     Claim("ch05.seq1.ids", lambda: _sequence1()[0], chapter=MASKS,
