@@ -247,6 +247,15 @@ def att_softmax_then_mask(q, k, v, mask):
     return {"scores": s, "weights": a, "output": a @ v}
 
 
+def att_exp_before_mask(q, k, v, mask):
+    s = q @ k.T / math.sqrt(q.shape[1])
+    top = np.where(mask, s, -np.inf).max(axis=1, keepdims=True)  # the max over the visible keys, rightly
+    with np.errstate(over="ignore", invalid="ignore"):
+        e = np.exp(s - top) * mask  # but a hidden score far above it overflows: inf * 0 = NaN
+        a = e / e.sum(axis=1, keepdims=True)
+    return {"scores": s, "weights": a, "output": a @ v}
+
+
 def att_column_max(q, k, v, mask):
     s = q @ k.T / math.sqrt(q.shape[1])
     x = np.where(mask, s, -np.inf)
@@ -335,6 +344,7 @@ TWINS = [
     ("masked_attention", "hidden scores set to 0", att_times_mask),
     ("masked_attention", "no max subtracted", att_no_max),
     ("masked_attention", "hidden keys in the max", att_softmax_then_mask),
+    ("masked_attention", "hidden keys in the max", att_exp_before_mask),
     ("masked_attention", "the max taken over the query axis", att_column_max),
     ("masked_attention", "divided by √d_v, not √d_h", att_value_width),
     ("cache_mask", "the cache mask built from local indices", cache_local),
@@ -543,3 +553,32 @@ def test_names_and_chapters():
     for bad in (0, 10, "4", True):
         with pytest.raises(ValueError, match="chapter must be one of"):
             exercises.for_chapter(bad)
+
+
+def test_a_slow_import_inside_a_right_answer_is_not_counted_against_it(tmp_path, monkeypatch):
+    """A first `import torch` inside the reader's function can take longer than a case
+    may; the checker imports what the function imports once, untimed, before the cases."""
+    import dataclasses
+    import sys
+
+    name = "tokenpath_slow_import_for_the_checker"
+    (tmp_path / f"{name}.py").write_text("import time\ntime.sleep(0.6)\n")
+    monkeypatch.syspath_prepend(str(tmp_path))
+    monkeypatch.delitem(sys.modules, name, raising=False)
+    quick = dataclasses.replace(exercises.exercise("causal_mask"), case_seconds=0.3)
+
+    def causal_mask(t):
+        import tokenpath_slow_import_for_the_checker  # noqa: F401  (0.6 s the first time)
+        return np.tril(np.ones((t, t), dtype=bool))
+
+    def slow_loop(t):
+        import time
+        time.sleep(0.6)  # slow in itself: still stopped
+        return np.tril(np.ones((t, t), dtype=bool))
+
+    try:
+        assert name not in sys.modules
+        assert quick.check(causal_mask).passed
+        assert quick.check(slow_loop).status == "timeout"
+    finally:
+        sys.modules.pop(name, None)

@@ -142,6 +142,19 @@ def heads():
     return LA.multi_head()
 
 
+def river_row():
+    """Row 1 ("river") of section 4.1's weightless causal attention: its weights."""
+    X = ex.WORD_X
+    return A.softmax(X[:2] @ X[1])
+
+
+@cache
+def closeup():
+    """Figure 12(b)'s close-up at its default width: its own, smaller sample."""
+    from tokenpath.figures.attention_scale import D_H_FOCUS, score_closeup_trace
+    return score_closeup_trace(D_H_FOCUS)
+
+
 CLAIMS: list[_Claim] = [
     # -- section 4.1: without weights ------------------------------------------------
     Claim("words.position", lambda: words()[0],
@@ -154,11 +167,20 @@ CLAIMS: list[_Claim] = [
                           f'"{ex.WORDS[2]}" itself and {fmt.num(s[0])} for "{ex.WORDS[0]}"')),
     Claim("words.river_weight", lambda: words()[2][1], rounded=("0.705", 3)),
     Claim("words.bank_row", lambda: words()[3], rounded=("[2.376, 0.259, 0.035]", 3)),
+    Claim("words.river_self", lambda: river_row()[1], rounded=("0.9999", 4)),
+    Claim("words.bank_self", lambda: words()[2][2], rounded=("0.259", 3)),
+    # -- section 4.3: why large scores make the softmax one-hot ----------------------------
+    Claim("scale.softmax_mild", lambda: ex.SOFTMAX_MILD,
+          text=("softmax([1, 0]) ≈ [0.73, 0.27]", lambda s: f"softmax({fmt.vec(s)}) ≈ {fmt.vec(A.softmax(s), 2)}")),
+    Claim("scale.softmax_sharp", lambda: ex.SOFTMAX_SHARP,
+          text=("softmax([10, 0]) ≈ [0.99995, 0.00005]",
+                lambda s: f"softmax({fmt.vec(s)}) ≈ {fmt.vec(A.softmax(s), 5)}")),
     # -- section 4.3: the scale's shape ------------------------------------------------
     Claim("scale.normal_kurtosis", _normal_fourth_moment,
-          text=("where a normal distribution has 3", lambda m: f"where a normal distribution has {fmt.num(round(m, 9))}")),
+          text=("A normal distribution has kurtosis 3",
+                lambda m: f"A normal distribution has kurtosis {fmt.num(round(m, 9))}")),
     Claim("scale.product_kurtosis", lambda: _normal_fourth_moment() ** 2,  # E[(xy)⁴] / E[(xy)²]² = E[x⁴]², var 1
-          text=("Its kurtosis, a measure of heavy tails, is 9", lambda k: f"Its kurtosis, a measure of heavy tails, is {fmt.num(round(k, 9))}")),
+          text=("Its kurtosis is 9", lambda k: f"Its kurtosis is {fmt.num(round(k, 9))}")),
     Claim("scale.sample_kurtosis", lambda: [_kurtosis(LA.score_samples(d, ex.FIG12_SAMPLES, ex.FIG12_SEED))
                                             for d in ex.FIG12_D_H],
           text=("the samples give 8.85. A sum of many such products looks more and more normal: the samples give "
@@ -248,6 +270,10 @@ CLAIMS: list[_Claim] = [
     Claim("fig12.unscaled", lambda: fig12().unscaled, rounded=("[0.97, 4.03, 16.00]", 2)),
     Claim("fig12.scaled", lambda: fig12().scaled, rounded=("[0.97, 1.01, 1.00]", 2)),
     Claim("fig12.samples", lambda: fig12().samples, text=("20,000", lambda n: f"{n:,}")),
+    Claim("fig12.closeup_samples", lambda: closeup().samples, text=("its own 4,000 pairs", lambda n: f"its own {n:,} pairs")),
+    Claim("fig12.closeup_variances", closeup,
+          text=("variances of 16.40 and 1.03 at d_h = 16",
+                lambda t: f"variances of {t.unscaled.var():.2f} and {t.scaled.var():.2f} at d_h = {t.d_h}")),
     # -- figure 13 -----------------------------------------------------------------
     Claim("fig13.column", lambda: ex.FIG13_COLUMN, exact="2"),
     Claim("fig13.x_t", lambda: fig13()[0][ex.FIG13_COLUMN], exact="3"),
@@ -320,6 +346,25 @@ def _heads(hs):
     return " and ".join(map(str, hs))
 
 
+#: The tokens head 8 is seen to read in its later rows, wherever they stand.
+_WORDS_READ = (" the", ".", " The")
+
+
+def _early_rows():
+    """The control's rows 1 onwards before the first of _WORDS_READ: (rows, head's weight on
+    position 0 in each, an even spread's 1/(i+1))."""
+    c, h = control(), smol().head
+    pieces = [p.decode() for p in c.pieces]
+    first = next(i for i, p in enumerate(pieces) if p in _WORDS_READ)
+    rows = np.arange(1, first)
+    return rows, c.weights[h][rows, 0], 1.0 / (rows + 1)
+
+
+def _dot_reads_itself():
+    i = [p.decode() for p in smol().pieces].index(".")
+    return smol().weights[smol().head][i, i]
+
+
 CLAIMS += [
     Claim("aside4.layer", lambda: asides.REAL_ATTENTION_LAYER,
           text=("weights of layer 0 alone", lambda i: f"weights of layer {i} alone")),
@@ -332,8 +377,15 @@ CLAIMS += [
           text=("Heads 7 and 8 put 0.52 and 0.61 on",
                 lambda r: f"Heads {_heads(r[0])} put {_heads(f'{w:.2f}' for w in r[1])} on")),
     Claim("aside4.control", lambda: [control().first[h] for h in _sinks()],
-          text=("only 0.05 and 0.26. On these two sentences",
-                lambda ws: f"only {_heads(f'{w:.2f}' for w in ws)}. On these two sentences")),
+          text=("only 0.05 and 0.26. In later rows",
+                lambda ws: f"only {_heads(f'{w:.2f}' for w in ws)}. In later rows")),
+    Claim("aside4.dot_self", _dot_reads_itself,
+          text=('the row of "." reading itself (0.60)', lambda w: f'the row of "." reading itself ({w:.2f})')),
+    Claim("aside4.control_early", _early_rows,
+          text=("0.66, 0.56 and 0.52 in rows 1–3 of the control, where an even spread would give 0.50, 0.33 and 0.25",
+                lambda r: f"{', '.join(f'{w:.2f}' for w in r[1][:-1])} and {r[1][-1]:.2f} in rows "
+                          f"{r[0][0]}–{r[0][-1]} of the control, where an even spread would give "
+                          f"{', '.join(f'{w:.2f}' for w in r[2][:-1])} and {r[2][-1]:.2f}")),
     Claim("aside4.embedding_type", lambda: real_vocab.smollm2_header().tensors["token_embd.weight"].type_name,
           text=("embedding (stored as Q8_0)", lambda t: f"embedding (stored as {t})")),
     Claim("aside4.layer0_type", lambda: sorted({t.type_name for n, t in real_vocab.smollm2_header().tensors.items()
@@ -365,6 +417,9 @@ NOT_CLAIMS: list[_NotClaim] = [
     NotClaim("Llama 3", "a model's name"),
     NotClaim("dim=-1", "code: PyTorch's name for the last axis"),
     NotClaim("axis=-1", "code: NumPy's name for the last axis"),
+    NotClaim("Var(xy) = E[x²]·E[y²]", "the variance rule for a product of independent numbers of mean 0"),
+    NotClaim("Var(cx) = c²·Var(x)", "the variance rule for a constant factor"),
+    NotClaim("((x − mean)/std)⁴", "the fourth power in the definition of kurtosis"),
 ]
 
 # -- chapter 5, "Masks in practice": the shift, packed documents and the cache mask ------
@@ -376,14 +431,35 @@ _BOTH = ("running.ids", "running.char_ids", "src04.torch")
 CLAIMS = ([replace(c, chapter=MASKS) if c.name.startswith(_MOVED) else c for c in CLAIMS]
           + [replace(c, name="ch05." + c.name, chapter=MASKS) for c in CLAIMS if c.name in _BOTH])
 NOT_CLAIMS += [replace(n, chapter=MASKS) for n in NOT_CLAIMS if n.phrase in ("GPT-3", "Llama 3", "position 0")]
+def _sequence1():
+    """Chapter 3's sequence 1: its IDs, its shifted targets, and what its position 2 reads."""
+    ids = ex.encode_chars(ex.SECOND_TEXT)
+    return ids, PK.shift_targets(ids, eos=ex.EOS), ids[A.causal_mask(ids.size)[ex.FIG13_COLUMN]]
+
+
 CLAIMS += [
     Claim("ch05.pack.first_document", _block_with_two_documents, chapter=MASKS,
           text=("read document 1 and its EOS", lambda t: f"read document {t[1]} and its EOS")),
+    Claim("ch05.transformers", lambda: pinned("transformers"), chapter=MASKS,
+          text=("`transformers` 5.24.0", lambda v: f"`transformers` {v}")),
+    Claim("ch05.pack.block", lambda: ex.PACK_BLOCK, chapter=MASKS,
+          text=("blocks are 5 tokens long", lambda n: f"blocks are {n} tokens long")),
+    Claim("ch05.seq1.ids", lambda: _sequence1()[0], chapter=MASKS,
+          text=('"bcab" = [7, 2, 3, 7]', lambda ids: f'"{ex.SECOND_TEXT}" = {_ints(ids)}')),
+    Claim("ch05.seq1.targets", lambda: _sequence1(), chapter=MASKS,
+          text=("they are [2, 3, 7, 9], and position 2 reads [7, 2, 3]",
+                lambda s: f"they are {_ints(s[1])}, and position {ex.FIG13_COLUMN} reads {_ints(s[2])}")),
 ]
 NOT_CLAIMS += [
     NotClaim("t+1", "notation: the position after t", chapter=MASKS),
     NotClaim("ID 0 is an ordinary ID", "what chapter 3 says of any ID; PAD = 0 is the claim", chapter=MASKS),
     NotClaim("\\begin{cases} 0,", "the additive mask's 0 for a visible key, by definition", chapter=MASKS),
+    NotClaim("row 0", "the first query row, by its index", chapter=MASKS),
+    NotClaim("sequence 1", "the second sequence of chapter 3's batch, by its index", chapter=MASKS),
+    NotClaim("in version 2.5", "the PyTorch release whose scaled_dot_product_attention first used _safe_softmax "
+             "(pytorch/pytorch pull request 131060)", chapter=MASKS),
+    NotClaim("mask M: 0 where", "the additive mask's 0 for a visible key, by definition", chapter=MASKS),
+    NotClaim("printed with 1 where", "the boolean mask printed as integers: 1 for True", chapter=MASKS),
 ]
 
 # -- chapter 12, "Looking back: the heads of layer 0": chapter 4's aside on SmolLM2's first
@@ -394,6 +470,8 @@ _STAY = ("aside4.wheel", "aside4.licence")
 CLAIMS = [replace(c, chapter=REAL) if c.name.startswith("aside4.") and c.name not in _STAY else c for c in CLAIMS]
 NOT_CLAIMS += [
     NotClaim("rows 1 onwards", "every row but the first, which can read only itself", chapter=REAL),
+    NotClaim("For row 1 the position just before is position 0",
+             "the second row, by its index: its previous position is the first", chapter=REAL),
     NotClaim("Xiao et al. (2024)", "citation: the attention-sink paper", chapter=REAL),
     NotClaim("Llama 2's layers after its first two", "what Xiao et al. (2024) report, a model's name", chapter=REAL),
     NotClaim("2309.17453", "the attention-sink paper's arXiv number", chapter=REAL),

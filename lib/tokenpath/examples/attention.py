@@ -46,6 +46,11 @@ FIG11_U0 = np.array([2.0, 0.0])
 #: Magnitudes compared in the static figure (the widget slides between them).
 FIG11_M_SMALL, FIG11_M_LARGE = 4.0, 40.0
 
+# --- section 4.3: why large scores make the softmax one-hot -----------------------------
+#: Two rows of scores whose softmax the chapter compares: a gap of 1 and a gap of 10.
+SOFTMAX_MILD = np.array([1.0, 0.0])
+SOFTMAX_SHARP = np.array([10.0, 0.0])
+
 # --- figure 12: score variance versus head width ------------------------------------
 FIG12_D_H = (1, 4, 16)
 FIG12_SAMPLES = 20_000

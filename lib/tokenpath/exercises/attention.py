@@ -1,5 +1,5 @@
-"""Chapter 4's exercises: the causal mask, attention with a mask, and the KV-cache mask
-for ``P`` cached positions. The worked example is figure 8's Q, K and U
+"""Chapters 4 and 5's exercises: the causal mask and attention with a mask (chapter 4),
+and the KV-cache mask for ``P`` cached positions (chapter 5). The worked example is figure 8's Q, K and U
 (:mod:`tokenpath.examples.attention`); random cases vary ``T_q``, ``T_k`` and ``d_h``
 (``d_h = 1`` included) and the masks, every row keeping at least one visible source.
 """
@@ -83,8 +83,8 @@ _ATTENTION_STUB = '''\
 def masked_attention(query, key, value, mask):
     """Scaled dot-product attention of one head with a visibility mask.
 
-    query [T_q, d_h], key [T_k, d_h], value [T_k, d_v] (U in the chapter),
-    mask [T_q, T_k] bool, True where key j is visible to query i.
+    T_q queries, T_k keys.  query [T_q, d_h], key [T_k, d_h],
+    value [T_k, d_v] (U in the chapter), mask [T_q, T_k] bool, True where key j is visible to query i.
     Returns a dict with
       "scores":  S = Q Kᵀ / √d_h, before the mask            [T_q, T_k]
       "weights": A = softmax of S over the sources j, hidden
@@ -108,7 +108,7 @@ def _random_mask(rng, tq: int, tk: int) -> np.ndarray:
 
 def _attention_cases() -> tuple[Case, ...]:
     cases = [Case("the worked example (figure 8, causal)", (ex.FIG8_Q, ex.FIG8_K, ex.FIG8_U, att.causal_mask(3))),
-             Case("scores in the hundreds, the largest on a hidden key", _large_scores())]
+             Case("scores in the thousands, the largest on a hidden key", _large_scores())]
     rng = np.random.default_rng(4)
     for n, (tq, tk, d, causal) in enumerate([(4, 4, 2, True), (2, 5, 3, False), (3, 3, 1, True), (1, 4, 4, False)]):
         q, k, v = rng.normal(size=(tq, d)), rng.normal(size=(tk, d)), rng.normal(size=(tk, 2))
@@ -223,7 +223,7 @@ MASKED_ATTENTION = Exercise(
     (Mistake("no 1/√d_h", "your scores are QKᵀ without the division by √d_h, so every softmax is sharper "
              "than the chapter's; divide the dot products by the square root of the head width.", _no_scale),
      Mistake("divided by d_h, not √d_h", "your scores are QKᵀ/d_h; dividing by √d_h brings the scores' "
-             "variance back to 1 for entries of variance 1 (section 4.2), dividing by d_h shrinks it to 1/d_h, "
+             "variance back to 1 for entries of variance 1 (section 4.3), dividing by d_h shrinks it to 1/d_h, "
              "so your softmax is flatter than the chapter's.", _over_width),
      Mistake("softmax over the query axis", "your softmax normalised each column (axis 0, the queries i); "
              "the chapter's normalises each row over the sources j (the last axis), so row i of A sums to 1.",
@@ -247,8 +247,9 @@ MASKED_ATTENTION = Exercise(
              "it cancels in the ratio, so the weights do not change.", _no_max),
      Mistake("hidden keys in the max", "your weights are right until a hidden key scores far above every "
              "visible one: you took the max (or the whole softmax) over all keys and removed the hidden ones "
-             "afterwards, so every visible exp underflows to 0 and the row is 0/0. Set hidden scores to −∞ "
-             "first, then subtract the row's max.", _max_before_mask),
+             "afterwards, so every visible exp underflows to 0 and the row is 0/0; or you exponentiated the "
+             "hidden scores before removing them (exp overflows to inf, and inf·0 is NaN). Set hidden scores "
+             "to −∞ first, then subtract the row's max.", _max_before_mask),
      Mistake("the max taken over the query axis", "you subtracted each column's max (axis 0) before exp; "
              "a shift cancels only when it is the same across a row, so subtract each row's max "
              "(axis=-1, keepdims=True).", _max_over_queries),

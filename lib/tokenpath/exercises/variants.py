@@ -173,7 +173,7 @@ def _att_weight(q, p):
     key = np.array([[math.log(a), 0.0], [0.0, math.log(b)], [0.0, 0.0]])
     t = attention.causal_attention(ex_att.FIG8_Q, key, ex_att.FIG8_U)
     e = np.rint(np.exp(t.scores[i, :i + 1])).astype(int)  # whole numbers by construction
-    return _made(q, f"Figure 8 with the keys K = [[log {a}, 0], [0, log {b}], [0, 0]] (Q and U as in the figure): "
+    return _made(q, f"Figure 8 with the keys K = [[ln {a}, 0], [0, ln {b}], [0, 0]] (Q and U as in the figure): "
                     f"what is the weight A[{i},{j}], with which query position {i} reads source position {j}?",
                  float(t.weights[i, j]), source=f"attention.causal_attention(FIG8_Q, K, FIG8_U).weights[{i}, {j}]",
                  why=f"exp of row {i}'s visible scores is {e.tolist()}, so A[{i},{j}] = {e[j]}/{e.sum()}.")

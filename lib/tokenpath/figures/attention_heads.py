@@ -2,8 +2,8 @@
 
 Top: the queries Q = X·W_Q of sequence 0, [T, d], their columns tinted by the head they
 go to, then :func:`tokenpath.attention.split_heads` giving one [T, d_h] block per head
-([B, H, T, d_h] in all). Bottom: each head's output of causal attention, run on its own,
-and :func:`tokenpath.attention.merge_heads` putting the blocks side by side again,
+([B, H, T, d_h] in all). Bottom: each head's output of causal attention, run on its own
+with that head's keys and values (not drawn), and :func:`tokenpath.attention.merge_heads` putting the blocks side by side again,
 [B, T, H·d_h]. Every number is the engine's, from
 :func:`tokenpath.lessons.attention.multi_head`.
 
@@ -104,7 +104,8 @@ def describe_heads(trace: HeadSplit, *, row: int) -> str:
         f"{hs} blocks of shape [T, d_h] = {_shape(trace.q.shape[2:])}, one per head, "
         f"{_shape(trace.q.shape)} for the whole batch; head {last}'s row {row}, "
         f"{_vec(q_row)}, is columns {c0}–{c1} of Q's row {row}. "
-        f"Arrows down: each head runs causal attention on its own, with weights of shape "
+        f"Arrows down: each head runs causal attention on its own, with that head's keys K and values U "
+        f"(cut from X·W_K and X·W_V the same way, not drawn), with weights of shape "
         f"{_shape(trace.attention.weights.shape)}. Bottom right: each head's output, "
         f"{_shape(trace.attention.output.shape)}. An arrow labelled merge_heads leads to the "
         f"bottom left: the outputs side by side again, shape {_shape(trace.merged.shape)}, "
@@ -156,7 +157,8 @@ def build_fig23() -> Drawn:
         art[f"arrow.attend[{k}]"] = add_arrow(ax, (cx, top + t * h + 0.32), (cx, bottom - 0.62))
     art["label.attend"] = add_text(
         ax, rx - 0.1, (top + t * h + bottom) / 2 - 0.05,
-        f"causal attention in each head\non its own: A {_shape(trace.attention.weights.shape)}",
+        f"causal attention in each head on its own,\nwith that head's K and U (not drawn):\n"
+        f"A {_shape(trace.attention.weights.shape)}",
         ha="right", size=NOTE_SIZE)
     # --- bottom: outputs per head, then merged
     art["heading.out"] = add_heading(ax, rx, bottom - 0.45, f"O per head  {_shape(trace.attention.output.shape)}")

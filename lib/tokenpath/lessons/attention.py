@@ -376,7 +376,9 @@ class HeadSplit:
     Random teaching tensors of the main shape configuration (not a trained model)."""
 
     x: np.ndarray  # [B, T, d] the layer input X
-    w_q: np.ndarray  # [d, d] W_Q (W_K and W_V are drawn the same way)
+    w_q: np.ndarray  # [d, d] W_Q
+    w_k: np.ndarray  # [d, d] W_K, drawn the same way
+    w_v: np.ndarray  # [d, d] W_V, drawn the same way
     q_wide: np.ndarray  # [B, T, d] X W_Q, before the split
     q: np.ndarray  # [B, H, T, d_h] split_heads(X W_Q, H)
     k: np.ndarray  # [B, H, T, d_h] split_heads(X W_K, H)
@@ -415,4 +417,4 @@ def multi_head(seed: int = MULTIHEAD_SEED, *, batch: int = B, t: int = MULTIHEAD
     w_q, w_k, w_v = rng.standard_normal((3, d, d)) / np.sqrt(d)
     q, k, u = (split_heads(x @ w, heads) for w in (w_q, w_k, w_v))
     trace = causal_attention(q, k, u)
-    return HeadSplit(x, w_q, x @ w_q, q, k, u, trace, merge_heads(trace.output))
+    return HeadSplit(x, w_q, w_k, w_v, x @ w_q, q, k, u, trace, merge_heads(trace.output))

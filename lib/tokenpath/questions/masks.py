@@ -56,8 +56,9 @@ def questions() -> tuple[Question, ...]:
                      f"ID y[{col}] = {shift.targets[col]} in it; the target is a label, not an input that is read."))
     dropped = np.flatnonzero(cache.dropped[0])
     lost = dropped[dropped < cache.past]  # of those, the keys that are cached history
-    q9 = set_of("att-cache-dropped", "Figure 14: which cached keys would the first new query row wrongly lose if its "
-                "local row number 0 were compared with the absolute key index?", lost,
+    q9 = set_of("att-cache-dropped", f"Figure 14: which of the P = {cache.past} cached keys 0–{cache.past - 1} would the "
+                "first new query row wrongly lose if its local row number 0 were compared with the absolute key index?",
+                lost,
                 source=(f"(d := np.flatnonzero(lessons.attention.cache_masks({ex.FIG14_PAST}, {ex.FIG14_NEW})"
                         f".dropped[0]))[d < {ex.FIG14_PAST}]"),
                 hint="a set of key indices such as {0, 1}",
@@ -70,9 +71,9 @@ def questions() -> tuple[Question, ...]:
                          seq_len=ex.KV_REAL_SEQ_LEN, head_dim=ex.KV_REAL_HEAD_DIM)
     q10 = exact("att-cache-size",
                 f"Why does a long conversation fill memory? Llama 3 8B keeps, in each of its {ex.KV_REAL_LAYERS} "
-                f"layers, keys and values for {ex.KV_REAL_N_KV_HEADS} heads of width {ex.KV_REAL_HEAD_DIM} "
-                f"(its {ex.KV_REAL_N_Q_HEADS} query heads share them). How many numbers does its KV cache hold "
-                f"for one conversation of {ex.KV_REAL_SEQ_LEN:,} tokens?", size.elements,
+                f"layers, keys and values for {ex.KV_REAL_N_KV_HEADS} key/value heads of width {ex.KV_REAL_HEAD_DIM}. "
+                f"How many numbers does its KV cache hold for one conversation of {ex.KV_REAL_SEQ_LEN:,} tokens?",
+                size.elements,
                 source=(f"gqa.kv_cache_size(layers={ex.KV_REAL_LAYERS}, requests=1, kv_heads={ex.KV_REAL_N_KV_HEADS}, "
                         f"seq_len={ex.KV_REAL_SEQ_LEN}, head_dim={ex.KV_REAL_HEAD_DIM}).elements"),
                 hint="a whole number",
