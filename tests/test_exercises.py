@@ -101,6 +101,14 @@ def pairs_short(words):
     return d
 
 
+def pairs_as_strings(words):
+    d = defaultdict(int)
+    for w, n in words.items():
+        for i in range(len(w) - 1):
+            d[w[i] + w[i + 1]] += n
+    return d
+
+
 def merge_keeps_second(symbols, pair, new):
     out, i = [], 0
     while i < len(symbols):
@@ -141,6 +149,18 @@ def merge_from_right(symbols, pair, new):
         else:
             out.insert(0, s[i])
             i -= 1
+    return tuple(out)
+
+
+def merge_joins_the_pair(symbols, pair, new):
+    out, i = [], 0
+    while i < len(symbols):
+        if symbols[i:i + 2] == pair:
+            out.append(pair[0] + pair[1])  # section 1.2's first loop, which had no `new`
+            i += 2
+        else:
+            out.append(symbols[i])
+            i += 1
     return tuple(out)
 
 
@@ -300,10 +320,12 @@ TWINS = [
     ("pair_counts", "counts not weighted by the word's frequency", pairs_unweighted),
     ("pair_counts", "a pair counted once per word", pairs_distinct),
     ("pair_counts", "the last pair left out", pairs_short),
+    ("pair_counts", "pairs stored as joined strings", pairs_as_strings),
     ("merge_pair", "overlapping pairs merged twice", merge_no_skip),
     ("merge_pair", "the pair's second symbol kept", merge_keeps_second),
     ("merge_pair", "only the first occurrence merged", merge_once),
     ("merge_pair", "merged right to left", merge_from_right),
+    ("merge_pair", "the argument new ignored", merge_joins_the_pair),
     ("pair_counts", "pairs counted across word boundaries", pairs_over_the_corpus),
     ("merge_pair", "the pair found in the joined text", merge_by_replace),
     ("merge_pair", "the pair recognised by its letters", merge_by_letters),
@@ -547,3 +569,25 @@ def test_names_and_chapters():
     for bad in (0, 10, "4", True):
         with pytest.raises(ValueError, match="chapter must be one of"):
             exercises.for_chapter(bad)
+
+
+def pairs_draining(words):
+    d = Counter()
+    for w in list(words):
+        n = words.pop(w)  # empties the caller's table
+        for p in zip(w, w[1:]):
+            d[p] += n
+    return d
+
+
+def ce_in_place(z, y):
+    z -= z.max()  # shifts the caller's logits
+    e = np.exp(z)
+    return {"probs": e / e.sum(), "loss": np.log(e.sum()) - z[y]}
+
+
+@pytest.mark.parametrize("name,fn,arg", [("pair_counts", pairs_draining, "words"), ("cross_entropy_one", ce_in_place, "z")])
+def test_a_function_that_changes_its_input_is_told_so(name, fn, arg):
+    result = exercises.check(name, fn)
+    assert not result.passed
+    assert f"your function changed its input `{arg}`" in str(result), result.text()
