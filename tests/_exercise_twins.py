@@ -4,7 +4,9 @@ tests/test_exercises.py lists them in TWINS with the mistake each must be named 
 
 from __future__ import annotations
 
+import codecs
 import math
+import unicodedata
 
 import numpy as np
 
@@ -35,6 +37,19 @@ def decode_ignoring(tokenizer, ids):
     for i in ids:
         data += tokenizer.token_bytes(i)
     return bytes(data).decode("utf-8", "ignore")
+
+
+def decode_streaming(tokenizer, ids):
+    decoder = codecs.getincrementaldecoder("utf-8")(errors="replace")
+    text = ""
+    for i in ids:
+        text += decoder.decode(tokenizer.token_bytes(i))  # holds back an unfinished character
+    return text  # ... but never calls decoder.decode(b"", final=True)
+
+
+def decode_nfc(tokenizer, ids):
+    data = b"".join(tokenizer.token_bytes(i) for i in ids)
+    return unicodedata.normalize("NFC", data.decode("utf-8", errors="replace"))
 
 
 def decode_latin(tokenizer, ids):
