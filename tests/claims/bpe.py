@@ -178,7 +178,9 @@ CLAIMS: list[_Claim] = [
           text=("256 + 144 = 400 entries", lambda t: f"{t[0]} + {t[1]} = {t[2]} entries")),
     Claim("demo.special", lambda: len(demo().special_tokens), text=("The 5 special tokens", lambda n: f"The {n} special tokens")),
     Claim("unigram.totals", lambda: _unigram_totals(),
-          text=("(−4.6 beats −7.0)", lambda t: f"({max(t):.1f} beats {min(t):.1f})".replace("-", "−"))),
+          text=("lower's −4.6 beats newest's −7.0",
+                lambda t: (f"{max(t, key=t.get)}'s {max(t.values()):.1f} beats "
+                           f"{min(t, key=t.get)}'s {min(t.values()):.1f}").replace("-", "−"))),
 ]
 
 
@@ -188,10 +190,10 @@ def _er_count() -> int:
     return sum(sum(1 for a, b in zip(w, w[1:]) if (a, b) == ("e", "r")) for w in words)
 
 
-def _unigram_totals() -> list[float]:
-    """The Unigram column's totals of section 1.6's comparison (log-probabilities)."""
+def _unigram_totals() -> dict[str, float]:
+    """The Unigram column's totals of section 1.6's comparison (log-probabilities), by word."""
     from tokenpath import subword
-    return [subword.unigram_encode(w, ex.UNIGRAM_PIECES).total for w in ex.COMPARE_WORDS]
+    return {w: subword.unigram_encode(w, ex.UNIGRAM_PIECES).total for w in ex.COMPARE_WORDS}
 
 def _row(row) -> str:
     return "[" + ", ".join(fmt.num(v, minus=fmt.MINUS) for v in row) + "]"
