@@ -32,6 +32,7 @@ from typing import Any, Callable
 
 import numpy as np
 
+from ._inputs import input_changed as _input_changed
 from ._running import Outcome, run
 from .result import CheckResult, Difference
 
@@ -270,50 +271,6 @@ def _more_cases(rest) -> str:
     else:
         parts = f"{chosen} chosen case{'s' * (chosen != 1)} and {drawn} seeded random one{'s' * (drawn != 1)}"
     return f"{len(rest)} more case{'s' * (len(rest) != 1)} ({parts})"
-
-
-def _same_value(a, b) -> bool:
-    """Whether an input is unchanged: arrays element by element (NaN equal to NaN), dicts,
-    lists and tuples item by item, numbers, strings and sets by ``==``; any other object
-    (and a value that cannot be compared) counts as unchanged."""
-    try:
-        if isinstance(b, np.ndarray):
-            return isinstance(a, np.ndarray) and a.shape == b.shape and a.dtype == b.dtype and \
-                np.array_equal(a, b, equal_nan=a.dtype.kind in "fc")
-        if isinstance(b, Mapping):
-            return isinstance(a, Mapping) and list(a.keys()) == list(b.keys()) and \
-                all(_same_value(a[k], b[k]) for k in b)
-        if isinstance(b, (list, tuple)):
-            return type(a) is type(b) and len(a) == len(b) and all(_same_value(x, y) for x, y in zip(a, b))
-        if isinstance(b, (set, bytearray, str, bytes, int, float, complex, np.generic)):
-            return bool(a == b) or (a != a and b != b)  # NaN is unchanged
-        return True  # an engine object (a tokenizer): its caches may change, its content is not the reader's to edit
-    except Exception:
-        return True
-
-
-def _input_changed(fn, case: Case, args: tuple, kwargs: dict) -> str | None:
-    """What the reader's ``fn`` changed in the inputs it was given (``args``, ``kwargs``,
-    copies of ``case``'s), named by the function's own parameter names, or None.
-
-    >>> def drain(words):
-    ...     return {k: words.pop(k) for k in list(words)}
-    >>> _input_changed(drain, Case("c", ({"a": 1},)), ({},), {})
-    'your function changed its input `words`; a caller may still need it as it was. Work on a copy, or build a new value.'
-    """
-    try:
-        import inspect
-        names = list(inspect.signature(fn).parameters)
-    except (TypeError, ValueError):
-        names = []
-    changed = [names[k] if k < len(names) else f"argument {k + 1}"
-               for k, (a, b) in enumerate(zip(args, case.args)) if not _same_value(a, b)]
-    changed += [k for k, v in kwargs.items() if k in case.kwargs and not _same_value(v, case.kwargs[k])]
-    if not changed:
-        return None
-    what = ", ".join(f"`{n}`" for n in changed)
-    return (f"your function changed its input {what}; a caller may still need "
-            f"{'it' if len(changed) == 1 else 'them'} as it was. Work on a copy, or build a new value.")
 
 
 @dataclass(frozen=True)
