@@ -4,7 +4,9 @@ tests/test_exercises.py lists them in TWINS with the mistake each must be named 
 
 from __future__ import annotations
 
+import codecs
 import math
+import unicodedata
 
 import numpy as np
 
@@ -35,6 +37,19 @@ def decode_ignoring(tokenizer, ids):
     for i in ids:
         data += tokenizer.token_bytes(i)
     return bytes(data).decode("utf-8", "ignore")
+
+
+def decode_streaming(tokenizer, ids):
+    decoder = codecs.getincrementaldecoder("utf-8")(errors="replace")
+    text = ""
+    for i in ids:
+        text += decoder.decode(tokenizer.token_bytes(i))  # holds back an unfinished character
+    return text  # ... but never calls decoder.decode(b"", final=True)
+
+
+def decode_nfc(tokenizer, ids):
+    data = b"".join(tokenizer.token_bytes(i) for i in ids)
+    return unicodedata.normalize("NFC", data.decode("utf-8", errors="replace"))
 
 
 def decode_latin(tokenizer, ids):
@@ -74,7 +89,8 @@ def embed_take_flat(table, ids):
 
 def ce_positive_log(z, y):
     p = np.exp(z - z.max()); p /= p.sum()
-    return {"probs": p, "loss": math.log(p[y])}
+    with np.errstate(divide="ignore"):
+        return {"probs": p, "loss": np.log(p[y])}
 
 
 def ce_raw(z, y):
@@ -85,12 +101,26 @@ def ce_raw(z, y):
 def ce_naive(z, y):
     with np.errstate(all="ignore"):
         p = np.exp(z) / np.exp(z).sum()
-        return {"probs": p, "loss": -math.log(p[y]) if p[y] > 0 else float("nan")}
+        return {"probs": p, "loss": -np.log(p[y])}
 
 
 def ce_log10(z, y):
     p = np.exp(z - z.max()); p /= p.sum()
-    return {"probs": p, "loss": -math.log10(p[y])}
+    with np.errstate(divide="ignore"):
+        return {"probs": p, "loss": -np.log10(p[y])}
+
+
+def ce_log_of_p(z, y):
+    e = np.exp(z - np.max(z))
+    p = e / e.sum()
+    with np.errstate(divide="ignore"):
+        return {"probs": p, "loss": -np.log(p[y])}
+
+
+def ce_clipped(z, y):
+    e = np.exp(z - np.max(z))
+    p = e / e.sum()
+    return {"probs": p, "loss": -np.log(max(p[y], 1e-12))}  # clipped so the log is finite: still wrong
 
 
 def ce_min_shift(z, y):

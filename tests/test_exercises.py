@@ -22,7 +22,9 @@ from tokenpath.attention import cache_mask, causal_mask
 from _exercise_twins import (  # the twins of chapters 2, 3 and 6-9
     _softmax_rows,
     _theta,
+    ce_clipped,
     ce_log10,
+    ce_log_of_p,
     ce_min_shift,
     ce_naive,
     ce_positive_log,
@@ -31,7 +33,9 @@ from _exercise_twins import (  # the twins of chapters 2, 3 and 6-9
     decode_each_strictly,
     decode_ignoring,
     decode_latin,
+    decode_nfc,
     decode_sig,
+    decode_streaming,
     decode_strict,
     embed_columns,
     embed_from_one,
@@ -99,6 +103,14 @@ def pairs_short(words):
     return d
 
 
+def pairs_as_strings(words):
+    d = defaultdict(int)
+    for w, n in words.items():
+        for i in range(len(w) - 1):
+            d[w[i] + w[i + 1]] += n
+    return d
+
+
 def merge_keeps_second(symbols, pair, new):
     out, i = [], 0
     while i < len(symbols):
@@ -139,6 +151,18 @@ def merge_from_right(symbols, pair, new):
         else:
             out.insert(0, s[i])
             i -= 1
+    return tuple(out)
+
+
+def merge_joins_the_pair(symbols, pair, new):
+    out, i = [], 0
+    while i < len(symbols):
+        if symbols[i:i + 2] == pair:
+            out.append(pair[0] + pair[1])  # section 1.2's first loop, which had no `new`
+            i += 2
+        else:
+            out.append(symbols[i])
+            i += 1
     return tuple(out)
 
 
@@ -307,10 +331,12 @@ TWINS = [
     ("pair_counts", "counts not weighted by the word's frequency", pairs_unweighted),
     ("pair_counts", "a pair counted once per word", pairs_distinct),
     ("pair_counts", "the last pair left out", pairs_short),
+    ("pair_counts", "pairs stored as joined strings", pairs_as_strings),
     ("merge_pair", "overlapping pairs merged twice", merge_no_skip),
     ("merge_pair", "the pair's second symbol kept", merge_keeps_second),
     ("merge_pair", "only the first occurrence merged", merge_once),
     ("merge_pair", "merged right to left", merge_from_right),
+    ("merge_pair", "the argument new ignored", merge_joins_the_pair),
     ("pair_counts", "pairs counted across word boundaries", pairs_over_the_corpus),
     ("merge_pair", "the pair found in the joined text", merge_by_replace),
     ("merge_pair", "the pair recognised by its letters", merge_by_letters),
@@ -318,6 +344,8 @@ TWINS = [
     ("decode", "per-token decoding, strict", decode_each_strictly),
     ("decode", "invalid bytes dropped", decode_ignoring),
     ("decode", "the bytes read as Latin-1", decode_latin),
+    ("decode", "no final flush", decode_streaming),
+    ("decode", "the text normalised to NFC", decode_nfc),
     ("decode", "strict decoding", decode_strict),
     ("decode", "the byte-order mark dropped", decode_sig),
     ("embed", "IDs counted from 1", embed_from_one),
@@ -329,6 +357,7 @@ TWINS = [
     ("cross_entropy_one", "the logit instead of the log-probability", ce_raw),
     ("cross_entropy_one", "softmax without subtracting the maximum", ce_naive),
     ("cross_entropy_one", "log base 10", ce_log10),
+    ("cross_entropy_one", "−log p[y] after p[y] underflowed", ce_log_of_p),
     ("cross_entropy_one", "the minimum subtracted", ce_min_shift),
     ("causal_mask", "the triangle flipped", causal_upper),
     ("causal_mask", "the diagonal hidden", causal_strict),
@@ -444,6 +473,7 @@ RANDOM_WRONG = [
     ("decode", lambda tok, ids: "猫"),
     ("embed", lambda table, ids: np.zeros((*np.shape(ids), table.shape[1]))),
     ("cross_entropy_one", lambda z, y: {"probs": np.full(len(z), 1 / len(z)), "loss": 1.0}),
+    ("cross_entropy_one", ce_clipped),
     ("causal_mask", lambda t: np.eye(t, dtype=bool)),
     ("masked_attention", lambda q, k, v, m: {"scores": q @ k.T / math.sqrt(q.shape[1]),
                                              "weights": m / m.sum(axis=-1, keepdims=True),
@@ -582,3 +612,25 @@ def test_a_slow_import_inside_a_right_answer_is_not_counted_against_it(tmp_path,
         assert quick.check(slow_loop).status == "timeout"
     finally:
         sys.modules.pop(name, None)
+
+
+def pairs_draining(words):
+    d = Counter()
+    for w in list(words):
+        n = words.pop(w)  # empties the caller's table
+        for p in zip(w, w[1:]):
+            d[p] += n
+    return d
+
+
+def ce_in_place(z, y):
+    z -= z.max()  # shifts the caller's logits
+    e = np.exp(z)
+    return {"probs": e / e.sum(), "loss": np.log(e.sum()) - z[y]}
+
+
+@pytest.mark.parametrize("name,fn,arg", [("pair_counts", pairs_draining, "words"), ("cross_entropy_one", ce_in_place, "z")])
+def test_a_function_that_changes_its_input_is_told_so(name, fn, arg):
+    result = exercises.check(name, fn)
+    assert not result.passed
+    assert f"your function changed its input `{arg}`" in str(result), result.text()

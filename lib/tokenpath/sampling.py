@@ -268,6 +268,8 @@ def cross_entropy(z, targets, mask=None) -> CrossEntropyTrace:
     >>> tr = cross_entropy([[np.log(3), 0.0]], [0])
     >>> round(tr.loss, 6), tr.d_logits.round(6).tolist()
     (0.287682, [[-0.25, 0.25]])
+    >>> float(cross_entropy([[1000.0, 0.0, -800.0]], [2]).loss)   # p[2] underflows to 0; the loss does not
+    1800.0
     """
     z = as_float_array("z (the logits)", z, min_ndim=2)
     y = check_ids(targets, z.shape[-1], name="targets")
@@ -280,7 +282,11 @@ def cross_entropy(z, targets, mask=None) -> CrossEntropyTrace:
     if count == 0:
         raise ValueError("mask counts no target: the mean loss would be 0/0")
     p = softmax(z, axis=-1)
-    picked = np.take_along_axis(p, y[..., None], axis=-1)[..., 0]
-    nll = np.where(m == 1, -np.log(picked), 0.0)
+    # −log p[y] = log Σ exp(z − max) − (z[y] − max): no exp of a large number, and no log of
+    # a probability that underflowed to 0 (z = [1000, 0, −800], y = 2 gives 1800, not inf)
+    s = z - np.max(z, axis=-1, keepdims=True)
+    with np.errstate(divide="ignore"):
+        lse = np.log(np.exp(s).sum(axis=-1))
+    nll = np.where(m == 1, lse - np.take_along_axis(s, y[..., None], axis=-1)[..., 0], 0.0)
     d = (p - one_hot(y, z.shape[-1])) * (m[..., None] / count)
     return CrossEntropyTrace(z, y, m, p, nll, float(nll.sum() / count), d)

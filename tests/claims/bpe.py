@@ -168,7 +168,32 @@ CLAIMS: list[_Claim] = [
           text=("a character from U+0100 up", lambda c: f"a character from U+{c:04X} up")),
     Claim("demo.id_first", lambda: demo().encode("我喜欢 Transformer。")[0], exact="333"),
     Claim("demo.id_space", lambda: demo().encode("我喜欢 Transformer。")[1], exact="32"),
+    # -- N5, N14, E1: what the IDs and bytes are, and where er comes from --------------------------
+    Claim("bytes.range", lambda: len(bpe.Tokenizer([]).vocab), text=("numbers from 0 to 255", lambda n: f"numbers from 0 to {n - 1}")),
+    Claim("demo.space_id", lambda: demo().encode(" ")[0], text=("32 is the space", lambda i: f"{i} is the space")),
+    Claim("demo.s_id", lambda: demo().encode("s")[0], text=("115 is s", lambda i: f"{i} is s")),
+    Claim("demo.er_count", lambda: _er_count(),
+          text=("occurs 56 times", lambda n: f"occurs {n} times")),
+    Claim("demo.size_sum", lambda: (len(bpe.Tokenizer([]).vocab), len(demo().merges), len(demo().vocab)),
+          text=("256 + 144 = 400 entries", lambda t: f"{t[0]} + {t[1]} = {t[2]} entries")),
+    Claim("demo.special", lambda: len(demo().special_tokens), text=("The 5 special tokens", lambda n: f"The {n} special tokens")),
+    Claim("unigram.totals", lambda: _unigram_totals(),
+          text=("lower's −4.6 beats newest's −7.0",
+                lambda t: (f"{max(t, key=t.get)}'s {max(t.values()):.1f} beats "
+                           f"{min(t, key=t.get)}'s {min(t.values()):.1f}").replace("-", "−"))),
 ]
+
+
+def _er_count() -> int:
+    """How often the pair e r occurs in the demo tokenizer's training text, word by word."""
+    words = bpe.pretokenize(ex.DEMO_CORPUS)
+    return sum(sum(1 for a, b in zip(w, w[1:]) if (a, b) == ("e", "r")) for w in words)
+
+
+def _unigram_totals() -> dict[str, float]:
+    """The Unigram column's totals of section 1.6's comparison (log-probabilities), by word."""
+    from tokenpath import subword
+    return {w: subword.unigram_encode(w, ex.UNIGRAM_PIECES).total for w in ex.COMPARE_WORDS}
 
 def _row(row) -> str:
     return "[" + ", ".join(fmt.num(v, minus=fmt.MINUS) for v in row) + "]"
@@ -266,15 +291,20 @@ def _lead_last(b: int) -> int:
 
 
 CLAIMS += [
-    Claim("aside1.merges", lambda: len(smol().merges), text=("48,900 merges", lambda n: f"{n:,} merges")),
+    Claim("aside1.merges", lambda: (len(smol().merges), gaps().present),
+          text=("48,900 merges on top of 235 single bytes", lambda n: f"{n[0]:,} merges on top of {n[1]} single bytes")),
+    Claim("aside1.ordinary", lambda: len(smol().vocab),
+          text=("49,135 ordinary tokens", lambda n: f"{n:,} ordinary tokens")),
     Claim("aside1.ids", lambda: smol().n_vocab, text=("49,152 IDs in all", lambda n: f"{n:,} IDs in all")),
     Claim("aside1.special", lambda: len(smol().special_tokens),
-          text=("17 of them special tokens", lambda n: f"{n} of them special tokens")),
+          text=("plus 17 special tokens", lambda n: f"plus {n} special tokens")),
     Claim("aside1.lower_id", lambda: real_cuts()["lower"].ids, text=("lower is ID 8266", lambda i: f"lower is ID {i[0]}")),
     Claim("aside1.space_lower_id", lambda: real_cuts()[" lower"].ids,
           text=('" lower" ID 2208', lambda i: f'" lower" ID {i[0]}')),
     Claim("aside1.bytes_present", lambda: gaps().present,
-          text=("vocabulary has 235 of them", lambda n: f"vocabulary has {n} of them")),
+          text=("vocabulary has 235 of the 256", lambda n: f"vocabulary has {n} of the {len(bpe.Tokenizer([]).vocab)}")),
+    Claim("aside1.missing_example", lambda: gaps().in_utf8[0],
+          text=("the control character `\\x04`", lambda b: f"the control character `\\x{b:02x}`")),
     Claim10("lookback10.bytes_missing", lambda: 256 - gaps().present,
           text=("Of the 21 it lacks", lambda n: f"Of the {n} it lacks")),
     Claim10("lookback10.bytes_never", lambda: len(gaps().never_in_utf8),

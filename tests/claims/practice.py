@@ -1,4 +1,4 @@
-"""Claims of the "Practise again" parts of chapters 2, 3 and 6-9: how many seeds give
+"""Claims of the "Practise again" parts of chapters 1-3 and 6-9: how many seeds give
 different versions of the chapter's practised questions (``variant(seed)``), none of
 them the question itself."""
 
@@ -12,7 +12,7 @@ from tokenpath.exercises import variants
 from . import Claim
 
 #: The chapters whose "Practise again" states the claim.
-CHAPTERS = ("02_utf8_splits", "03_embedding_lookup", "06_rope_discs", "07_gqa", "08_rmsnorm_swiglu", "09_moe_routing")
+CHAPTERS = ("01_bpe_merges", "02_utf8_splits", "03_embedding_lookup", "06_rope_discs", "07_gqa", "08_rmsnorm_swiglu", "09_moe_routing")
 
 
 @cache

@@ -97,6 +97,14 @@ def _last_pair_dropped(words):
     return c
 
 
+def _joined_keys(words):
+    c = Counter()
+    for w, n in words.items():
+        for a, b in zip(w, w[1:]):
+            c[a + b] += n
+    return c
+
+
 PAIR_COUNTS = Exercise(
     "pair_counts", 1, "the pair count", _PAIRS_STUB, _engine_pair_counts, (_engine_pair_counts,),
     (Field("counts", "count(a, b)", (), "exact"),), _pair_cases,
@@ -106,6 +114,9 @@ PAIR_COUNTS = Exercise(
              "(a, a) once; every adjacent position counts, overlapping ones too.", _once_per_word),
      Mistake("the last pair left out", "your loop stops one position early (range(len(w) - 2)); a word "
              "of n symbols has n − 1 adjacent pairs.", _last_pair_dropped),
+     Mistake("pairs stored as joined strings", "keys must be tuples (a, b), not joined strings: 'er' hides "
+             "whether it was e + r or another split, and 'low' could be lo + w or l + ow; count d[(a, b)], "
+             "not d[a + b].", _joined_keys),
      Mistake("pairs counted across word boundaries", "you laid the words end to end and counted the pairs of "
              "that one long sequence, so the last symbol of a word pairs with the first of the next; count "
              "each word on its own, times its count.", _across_words)),
@@ -135,7 +146,11 @@ def _merge_cases() -> tuple[Case, ...]:
              Case("a a a a b with (a, a)", (("a", "a", "a", "a", "b"), ("a", "a"), "aa")),
              Case("l o w with (e, r) (no occurrence)", (("l", "o", "w"), ("e", "r"), "er")),
              Case("lo wer with (o, w): o and w sit in two different symbols", (("lo", "wer"), ("o", "w"), "ow")),
-             Case("l ow with (lo, w): the same letters as low, but other symbols", (("l", "ow"), ("lo", "w"), "low"))]
+             Case("l ow with (lo, w): the same letters as low, but other symbols", (("l", "ow"), ("lo", "w"), "low")),
+             Case("integer IDs, as bpe.train_naive uses them: 1 2 3 with (1, 2) and the new ID 256",
+                  ((1, 2, 3), (1, 2), 256)),
+             Case("a new symbol that is not the pair's letters joined: n e w e r with (e, r) and new = 'X'",
+                  (tuple("newer"), ("e", "r"), "X"))]
     rng = np.random.default_rng(2)
     for n in range(4):
         w = tuple(str(c) for c in rng.choice(list(_ALPHABET), size=int(rng.integers(2, 9))))
@@ -191,6 +206,10 @@ def _first_only(symbols, pair, new):
     return tuple(s)
 
 
+def _ignores_new(symbols, pair, new):
+    return merge_pair(symbols, pair, pair[0] + pair[1])
+
+
 def _right_to_left(symbols, pair, new):
     return tuple(reversed(apply_merge(tuple(reversed(symbols)), tuple(reversed(pair)), new)))
 
@@ -206,6 +225,9 @@ MERGE_PAIR = Exercise(
              "a replacement skip past both symbols.", _second_kept),
      Mistake("only the first occurrence merged", "you stopped after the first replacement; a merge "
              "replaces every occurrence in the word.", _first_only),
+     Mistake("the argument new ignored", "you wrote pair[0] + pair[1] where the pair was, not `new`: with "
+             "integer IDs, as bpe.train_naive uses them, 1 2 3 with (1, 2) must give (256, 3), not (3, 3); write "
+             "the symbol the caller passes as `new`.", _ignores_new),
      Mistake("merged right to left", "you scanned from the end, so a a a gives a aa; BPE scans left to right.",
              _right_to_left),
      Mistake("the pair found in the joined text", "you joined the symbols into one string and replaced the "

@@ -37,6 +37,7 @@ from typing import Any, Callable
 
 import numpy as np
 
+from ._inputs import input_changed as _input_changed
 from ._running import Outcome, run
 from .result import CheckResult, Difference
 
@@ -421,9 +422,14 @@ class Exercise:
 
     def _run(self, fn, case: Case) -> Outcome:
         """One bounded run of ``fn`` on a fresh copy of ``case``'s inputs; a run that
-        allocates more than the case allows becomes a "memory" outcome."""
-        out = run(fn, copy.deepcopy(case.args), kwargs=copy.deepcopy(dict(case.kwargs)),
-                  seconds=self.case_seconds, measure=case.max_bytes is not None)
+        allocates more than the case allows becomes a "memory" outcome, and one that
+        changes its inputs a "mutated" one (:func:`_input_changed`)."""
+        args, kwargs = copy.deepcopy(case.args), copy.deepcopy(dict(case.kwargs))
+        out = run(fn, args, kwargs=kwargs, seconds=self.case_seconds, measure=case.max_bytes is not None)
+        changed = _input_changed(fn, case, args, kwargs) if out.status == "returned" else None
+        if changed is not None:
+            return Outcome("mutated", error=changed, error_type="mutated", seconds=out.seconds,
+                           peak_bytes=out.peak_bytes, printed=out.printed)
         if case.max_bytes is not None and out.status == "returned" and out.peak_bytes > case.max_bytes:
             return Outcome("memory", error=f"your function allocated {out.peak_bytes / 1e6:.1f} MB at once, more "
                            f"than the {case.max_bytes / 1e6:.1f} MB {case.budget}.", error_type="memory",

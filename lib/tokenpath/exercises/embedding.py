@@ -77,7 +77,9 @@ def cross_entropy_one(logits, target):
     logits [V] float (z), target an int in 0 … V − 1 (y).  Returns a dict with
       "probs": p = softmax(z) over the vocabulary   [V]
       "loss":  −log p[y]                            a float
-    Subtract max(z) before exp, so logits of 1000 do not overflow.
+    Subtract max(z) before exp, so logits of 1000 do not overflow, and compute
+    the loss as log Σ exp(z − max) − (z[y] − max), so a p[y] that underflows to 0
+    does not make it inf.
     """
     ...
 '''
@@ -92,7 +94,9 @@ def _ce_cases() -> tuple[Case, ...]:
     cases = [Case("the worked example (figure 5: z = [log 3, 0], y = 0)", (np.array(ex.FIG5_GAP), 0)),
              Case("the same logits shifted by 100, y = 1", (ex.FIG5_GAP + ex.FIG5_SHIFT, 1)),
              Case("large logits: z = [1000, 999, 990], y = 1", (np.array([1000.0, 999.0, 990.0]), 1)),
-             Case("logits spread over 1800: z = [1000, 0, −800], y = 0", (np.array([1000.0, 0.0, -800.0]), 0))]
+             Case("logits spread over 1800: z = [1000, 0, −800], y = 0", (np.array([1000.0, 0.0, -800.0]), 0)),
+             Case("the same logits, y = 2: p[2] = e^−1800 underflows to 0, but the loss is 1800",
+                  (np.array([1000.0, 0.0, -800.0]), 2))]
     rng = np.random.default_rng(5)
     for n, (v, scale) in enumerate([(5, 1.0), (20, 3.0), (2, 0.1), (8, 10.0)]):
         z = rng.normal(size=v) * scale
@@ -107,7 +111,8 @@ def _softmax(z):
 
 def _no_minus(z, y):
     p = _softmax(np.asarray(z, float))
-    return {"probs": p, "loss": float(np.log(p[y]))}
+    with np.errstate(divide="ignore"):
+        return {"probs": p, "loss": float(np.log(p[y]))}
 
 
 def _raw_logit(z, y):
@@ -116,7 +121,7 @@ def _raw_logit(z, y):
 
 
 def _no_max(z, y):
-    with np.errstate(over="ignore", invalid="ignore"):
+    with np.errstate(all="ignore"):
         e = np.exp(np.asarray(z, float))
         p = e / e.sum()
         return {"probs": p, "loss": float(-np.log(p[y]))}
@@ -124,23 +129,32 @@ def _no_max(z, y):
 
 def _min_shift(z, y):
     z = np.asarray(z, float)
-    with np.errstate(over="ignore", invalid="ignore"):
+    with np.errstate(all="ignore"):
         e = np.exp(z - np.min(z))
         p = e / e.sum()
         return {"probs": p, "loss": float(-np.log(p[y]))}
 
 
+def _log_of_p(z, y):
+    p = _softmax(np.asarray(z, float))
+    with np.errstate(divide="ignore"):
+        return {"probs": p, "loss": float(-np.log(p[y]))}
+
+
 def _log10(z, y):
     p = _softmax(np.asarray(z, float))
-    return {"probs": p, "loss": float(-np.log10(p[y]))}
+    with np.errstate(divide="ignore"):
+        return {"probs": p, "loss": float(-np.log10(p[y]))}
 
 
 def cross_entropy_one(logits, target):
-    """The teaching solution: a softmax with the maximum subtracted, then −log p[y]."""
+    """The teaching solution: a softmax with the maximum subtracted, and the loss
+    −log p[y] = log Σ exp(z − max) − (z[y] − max), which never takes the log of a p that underflowed."""
     z, y = logits, target
-    e = np.exp(z - np.max(z))  # the largest exponent is 0: no overflow
+    s = z - np.max(z)  # the largest exponent is 0: no overflow
+    e = np.exp(s)
     p = e / np.sum(e)
-    return {"probs": p, "loss": -np.log(p[y])}
+    return {"probs": p, "loss": np.log(np.sum(e)) - s[y]}
 
 
 CROSS_ENTROPY = Exercise(
@@ -153,6 +167,9 @@ CROSS_ENTROPY = Exercise(
              "softmax (log p[y] = z[y] − log Σ exp z) before the log is taken.", _raw_logit),
      Mistake("softmax without subtracting the maximum", "exp(1000) overflows to inf and inf/inf is NaN; "
              "subtract max(z) first, which changes no probability.", _no_max),
+     Mistake("−log p[y] after p[y] underflowed", "you took −log of the probability, but with z = [1000, 0, −800] "
+             "p[2] = e^−1800 is below the smallest float and is stored as 0, so −log p[2] is inf; compute "
+             "log Σ exp(z − max) − (z[y] − max), which is 1800.", _log_of_p),
      Mistake("log base 10", "you took log₁₀; cross-entropy in the chapter uses the natural log (nats).", _log10),
      Mistake("the minimum subtracted", "you subtracted min(z) before exp, which keeps every exponent ≥ 0, so "
              "logits more than about 709 apart overflow to inf and give NaN; subtract max(z), which keeps every "

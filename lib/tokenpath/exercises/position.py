@@ -130,8 +130,8 @@ ROPE = Exercise(
      Mistake("θ_i counted from i = 1", "your first pair turns at base^(−2/d_h) instead of 1 radian per "
              "position: i counts the pairs from 0, so θ_0 = base⁰ = 1.", _from_one),
      Mistake("θ_i = base^(−4i/d_h)", "your exponent is −4i/d_h: you took i from np.arange(0, d_h, 2), which "
-             "already holds 2i, and doubled it again (or divided 2i by d_h/2). With arange(0, d_h, 2) the exponent "
-             "is −i/d_h, with arange(d_h // 2) it is −2i/d_h.",
+             "already holds 2i, and doubled it again (or divided 2i by d_h/2). np.arange(0, d_h, 2) already holds 2i, "
+             "so the exponent is −j/d_h for j in that arange; with np.arange(d_h // 2) it is −2i/d_h.",
              _even_index),
      Mistake("cos and sin repeated per feature with rotate_half", "you repeated each angle twice in a row "
              "(θ0, θ0, θ1, θ1, …, np.repeat), which is the adjacent layout's order, but paired features with "

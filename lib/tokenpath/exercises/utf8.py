@@ -7,6 +7,9 @@ one- to four-byte characters, some cut in the middle of a character.
 
 from __future__ import annotations
 
+import codecs
+import unicodedata
+
 import numpy as np
 
 from ..bpe import Tokenizer
@@ -40,6 +43,10 @@ def _cases() -> tuple[Case, ...]:
     cases = [Case(f"the worked example (figure 1: {ex.FIG1_CHAR} as E7 8C + AB)",
                   (split, list(split.merge_bytes(code[:ex.FIG1_SPLIT_AT])) + list(split.merge_bytes(code[ex.FIG1_SPLIT_AT:])))),
              Case(f"{ex.FIG1_CHAR} cut after its first two bytes", (split, [256])),
+             Case(f"{ex.FIG1_CHAR} cut after its first two bytes, then a and b: the cut is in the middle of the text",
+                  (split, [256, *b"ab"])),
+             Case("cafe\u0301: an e followed by a combining acute accent (two characters), which decoding keeps apart",
+                  (Tokenizer([]), list("cafe\u0301".encode("utf-8")))),
              Case("plain ASCII", (Tokenizer([]), list(b"abc"))),
              Case("a text that begins with U+FEFF (the byte-order mark, EF BB BF), which decoding keeps",
                   (Tokenizer([]), list("\ufeffab".encode("utf-8"))))]
@@ -74,6 +81,15 @@ def _strict(tokenizer, ids):
     return b"".join(tokenizer.token_bytes(i) for i in ids).decode("utf-8")
 
 
+def _no_final(tokenizer, ids):
+    step = codecs.getincrementaldecoder("utf-8")(errors="replace")
+    return "".join(step.decode(tokenizer.token_bytes(i)) for i in ids)
+
+
+def _nfc(tokenizer, ids):
+    return unicodedata.normalize("NFC", b"".join(tokenizer.token_bytes(i) for i in ids).decode("utf-8", errors="replace"))
+
+
 def decode(tokenizer, ids):
     """The teaching solution: join every token's bytes, then decode them once."""
     data = b"".join(tokenizer.token_bytes(i) for i in ids)
@@ -95,6 +111,12 @@ DECODE = Exercise(
              "are in the worked example. Join all the bytes, then decode once.", _per_token_strict),
      Mistake("invalid bytes dropped", "you decoded with errors=\"ignore\", so a cut character vanishes "
              "without a trace; errors=\"replace\" leaves U+FFFD where it was.", _ignore),
+     Mistake("no final flush", "you decoded token by token with an incremental decoder (or held back an unfinished "
+             "character's bytes) and never flushed it at the end: decoder.decode(b\"\", final=True) writes the "
+             "U+FFFD of a character cut by the end of the list; without it the cut character vanishes.", _no_final),
+     Mistake("the text normalised to NFC", "you normalised the decoded text (unicodedata.normalize(\"NFC\", …)), "
+             "which joins e and a combining accent into é; decoding gives back the characters the bytes spell, "
+             "no more and no fewer.", _nfc),
      Mistake("the bytes read as Latin-1", "you decoded with latin-1, which turns each byte into its own "
              "character (E7 8C AB becomes 'ç\\x8c«'); tokens' bytes are UTF-8.", _latin1),
      Mistake("strict decoding", "you decoded with errors=\"strict\", which raises on a character cut by the "
