@@ -413,7 +413,8 @@ def test_the_exercises_of_chapters_2_3_and_6_to_9_have_a_teaching_solution_with_
             assert ex.teaching is not None, ex.name
             shown = exercises.show_solution(ex.name).text()
             assert "raise" not in shown and "as_float_array" not in shown, ex.name
-            assert len(shown.splitlines()) <= 16, ex.name  # the few lines a reader writes
+            most = 24 if ex in exercises.capstone.EXERCISES else 16  # a capstone's function is a whole tokenizer step
+            assert len(shown.splitlines()) <= most, ex.name  # the few lines a reader writes
             engine = exercises.show_solution(ex.name, engine=True).text()
             assert all(f"· {obj.__qualname__}" in engine for obj in ex.engine), ex.name
 

@@ -64,7 +64,13 @@ def train(text, vocab_size):
         if best is None or pairs[best] < 2:
             break
         merges.append(best)
-        words = {_merged(w, best): n for w, n in words.items()}
+        merged = {}
+        for w, n in words.items():  # merge best in every word, left to right
+            out = [w[0]]
+            for s in w[1:]:
+                out[-1:] = [out[-1] + s] if (out[-1], s) == best else [out[-1], s]
+            merged[tuple(out)] = n
+        words = merged
     return merges
 
 

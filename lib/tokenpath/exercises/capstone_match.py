@@ -229,6 +229,10 @@ def match_smollm2(encode, decode) -> MatchResult | None:
     if out.status != "returned":
         return MatchResult(False, f"Your functions did not finish the {len(lines):,} lines: {out.error}", cause="raised")
     got, texts, error = out.value
+    for name, first in (("encode", got[:1]), ("decode", texts[:1])):
+        if first and (first[0] is None or first[0] is Ellipsis):
+            return MatchResult(False, f"[not written yet] Your {name} returns {first[0]!r}. Write its body, run its "
+                               "cell, then run this one again.", cause="not written yet")
     expected = _expected()
     names = {"encode": "encode", "decode": "decode"}
     for k, (e, g) in enumerate(zip(expected, got)):
