@@ -23,7 +23,7 @@ from ..examples import bpe as ex
 from ..model.gguf_tokenizer import GGUF_PRE_PATTERNS
 from .checker import Case, Exercise, Field, Mistake
 
-__all__ = ["ENCODE", "EXERCISES", "SMOLLM_PATTERN", "TRAIN", "as_gguf_strings", "decode", "encode", "train"]
+__all__ = ["ENCODE", "EXERCISES", "SMOLLM_PATTERN", "TRAIN"]  # the teaching solutions check nothing: not public
 
 #: SmolLM2's pre-tokenizer (``tokenizer.ggml.pre = "smollm"``): each digit alone, then GPT-2's pattern.
 SMOLLM_PATTERN: tuple[str, str] = tuple(GGUF_PRE_PATTERNS["smollm"])

@@ -53,9 +53,9 @@ def _teaching_strings() -> list[str]:
 
 
 @functools.cache
-def capstone_lines(n: int = N_LINES) -> tuple[str, ...]:
-    """The capstone's ``n`` lines (see the module's docstring), the same for the same
-    interpreter and package.
+def capstone_lines() -> tuple[str, ...]:
+    """The capstone's :data:`N_LINES` lines (see the module's docstring), the same for
+    the same interpreter and package.
 
     >>> lines = capstone_lines()
     >>> len(lines), max(map(len, lines)) <= WIDTH
@@ -63,8 +63,7 @@ def capstone_lines(n: int = N_LINES) -> tuple[str, ...]:
     >>> any("猫" in s for s in lines), any(c.isdigit() for s in lines for c in s)
     (True, True)
     """
-    out: list[str] = []
-    seen: set[str] = set()
+    n, out, seen = N_LINES, [], set()
 
     def add(line: str) -> None:
         line = line.strip()[:WIDTH].rstrip()
@@ -112,7 +111,12 @@ def _parts() -> SmolLM2Parts:
 
 def smollm2_parts() -> SmolLM2Parts | None:
     """SmolLM2's merges, token IDs, vocabulary and pre-tokenizer pattern, read from its
-    GGUF file; None, with a one-line message, when the file is missing."""
+    GGUF file; None, with a one-line message, when the file is missing.
+
+    >>> parts = smollm2_parts()
+    >>> len(parts.merges), parts.vocab[parts.token_id["Ġthe"]]
+    (48900, 'Ġthe')
+    """
     try:
         pretrained.smollm2_path()
     except FileNotFoundError:
@@ -220,7 +224,19 @@ def _first_difference(expected, got) -> int:
 def match_smollm2(encode, decode) -> MatchResult | None:
     """Run the reader's ``encode(text, merges, token_id, pattern)`` and ``decode(ids,
     vocab)`` over :func:`capstone_lines` against SmolLM2's tokenizer; None (with the
-    one-line message of :func:`smollm2_parts`) when the file is missing."""
+    one-line message of :func:`smollm2_parts`) when the file is missing.
+
+    >>> from tokenpath.exercises.capstone import encode, decode
+    >>> print(str(match_smollm2(encode, decode)).split(" (")[0])
+    Passed: your encode gives SmolLM2's IDs on all 1,000 lines
+    >>> match_smollm2(encode, "decode")
+    Traceback (most recent call last):
+    ...
+    TypeError: decode must be your function decode(ids, vocab), got str
+    """
+    for name, fn, args in (("encode", encode, "text, merges, token_id, pattern"), ("decode", decode, "ids, vocab")):
+        if not callable(fn):
+            raise TypeError(f"{name} must be your function {name}({args}), got {type(fn).__name__}")
     parts = smollm2_parts()
     if parts is None:
         return None
