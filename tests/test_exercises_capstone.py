@@ -91,3 +91,20 @@ def test_a_missing_file_gives_one_line_naming_make_smollm2(monkeypatch, capsys):
     assert capstone_match.match_smollm2(capstone.encode, capstone.decode) is None
     out = capsys.readouterr().out
     assert out.count("\n") == 1 and "make smollm2" in out
+
+
+def test_the_expected_ids_are_hugging_face_tokenizers_ids_on_every_line(smollm2_file):
+    """The engine's SmolLM2 IDs of the capstone's lines are Hugging Face ``tokenizers``'
+    own, built from the file's token strings and merges with llama.cpp's ``smollm`` rule
+    (each digit alone, then ByteLevel), no special tokens: the lines are ordinary text."""
+    tokenizers = pytest.importorskip("tokenizers", reason="needs the crosscheck extra (HF tokenizers)")
+    parts = capstone_match.smollm2_parts()
+    merges = sorted(parts.merges, key=parts.merges.get)
+    hf = tokenizers.Tokenizer(tokenizers.models.BPE(dict(parts.token_id), merges))
+    hf.pre_tokenizer = tokenizers.pre_tokenizers.Sequence([
+        tokenizers.pre_tokenizers.Digits(individual_digits=True),
+        tokenizers.pre_tokenizers.ByteLevel(add_prefix_space=False, use_regex=True)])
+    lines = capstone_match.capstone_lines()
+    got = [e.ids for e in hf.encode_batch(list(lines))]
+    first = next((k for k, (a, b) in enumerate(zip(got, capstone_match._expected())) if list(a) != list(b)), None)
+    assert first is None, lines[first]
