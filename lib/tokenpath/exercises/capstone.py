@@ -93,10 +93,7 @@ def _train_with(text, vocab_size, *, split=True, weighted=True, tie=1, floor=2):
         words = {w: 1 for w in words}
     merges = []
     while 256 + len(merges) < vocab_size:
-        pairs = Counter()
-        for w, n in words.items():
-            for pair in zip(w, w[1:]):
-                pairs[pair] += n
+        pairs = bpe.pair_counts(words)  # the engine's weighted pair counts
         if not pairs:
             break
         top = max(pairs.values())
