@@ -52,7 +52,7 @@ def test_the_teaching_solutions_match_smollm2_on_every_line(parts):
 CAUSES = [
     (encode_gpt2_only, capstone.decode, "pattern", "GPT-2's pattern alone"),
     (encode_unsplit, capstone.decode, "pattern", "no pre-tokenisation"),
-    (encode_leftmost, capstone.decode, "merge rank", "lowest-rank pair"),
+    (encode_leftmost, capstone.decode, "merge rank", "is made by merge rank"),
     (encode_latin1_chars, capstone.decode, "byte mapping", "bytes_to_unicode"),
     (capstone.encode, decode_unmapped, "byte mapping", "map them back to bytes"),
     (capstone.encode, decode_each_token, "decode", "your decode"),

@@ -206,8 +206,24 @@ def _cause(line: str, expected: list[int], got: list, parts: SmolLM2Parts) -> tu
     if not cuts <= ends:
         return "pattern", ("The pieces differ before merging: one of your tokens runs across two pieces of the "
                            "pre-tokenizer (each digit alone, then GPT-2's pattern).")
+    at = _first_difference(expected, got)
+    made = _made_by()
+    said = [f"{s!r} is {_how(made, s)}" for s in dict.fromkeys(_shown(parts, [expected[at], got[at]]))]
     return "merge rank", ("Same pieces, different merges: the lowest-rank pair present must merge first "
-                          "(the leftmost of equal ranks), and ranks come from the file's order.")
+                          f"(the leftmost of equal ranks), and ranks come from the file's order. {'; '.join(said)}.")
+
+
+@functools.cache
+def _made_by() -> dict:
+    """SmolLM2's token string -> (rank, left, right) of the merge that makes it."""
+    return {a + b: (r, a, b) for (a, b), r in _parts().merges.items()}
+
+
+def _how(made: dict, token: str) -> str:
+    if token not in made:
+        return "a single byte"
+    r, a, b = made[token]
+    return f"made by merge rank {r:,} ({a!r} + {b!r})"
 
 
 def _with_stages(tok, line: str, stages: list[str]) -> list[int]:
