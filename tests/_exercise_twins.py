@@ -356,3 +356,108 @@ def route_no_exp(a, k):
     with np.errstate(all="ignore"):
         g[c] = a[c] / a[c].sum()
     return {"chosen": c, "gates": g}
+
+
+# ------------------------------------------------- chapter 2: the capstone
+
+import regex  # noqa: E402
+
+from tokenpath.bpe import GPT2_PATTERN, bytes_to_unicode  # noqa: E402
+
+
+def _words(text, split=True):
+    return regex.findall(GPT2_PATTERN, text) if split else [text]
+
+
+def _train_twin(text, vocab_size, *, split=True, distinct=False, pick=min, least=2):
+    table = {}
+    for w in _words(text, split):
+        key = tuple(w.encode("utf-8")[k:k + 1] for k in range(len(w.encode("utf-8"))))
+        table[key] = 1 if distinct else table.get(key, 0) + 1
+    merges = []
+    while len(merges) + 256 < vocab_size:
+        counts = {}
+        for w, n in table.items():
+            for k in range(len(w) - 1):
+                counts[(w[k], w[k + 1])] = counts.get((w[k], w[k + 1]), 0) + n
+        if not counts:
+            break
+        top = max(counts.values())
+        best = pick(p for p, c in counts.items() if c == top)
+        if top < least:
+            break
+        merges.append(best)
+        new = {}
+        for w, n in table.items():
+            out, k = [], 0
+            while k < len(w):
+                if k + 1 < len(w) and (w[k], w[k + 1]) == best:
+                    out.append(w[k] + w[k + 1])
+                    k += 2
+                else:
+                    out.append(w[k])
+                    k += 1
+            new[tuple(out)] = n
+        table = new
+    return merges
+
+
+def train_largest_tie(text, vocab_size):
+    return _train_twin(text, vocab_size, pick=max)
+
+
+def train_whole_text(text, vocab_size):
+    return _train_twin(text, vocab_size, split=False)
+
+
+def train_distinct_words(text, vocab_size):
+    return _train_twin(text, vocab_size, distinct=True)
+
+
+def train_merge_singletons(text, vocab_size):
+    return _train_twin(text, vocab_size, least=1)
+
+
+def _encode_twin(pieces, merges, token_id, chars, leftmost=False):
+    ids = []
+    for piece in pieces:
+        word = [chars[b] for b in piece.encode("utf-8")]
+        while True:
+            ranked = [(merges[(a, b)], k) for k, (a, b) in enumerate(zip(word, word[1:])) if (a, b) in merges]
+            if not ranked:
+                break
+            k = ranked[0][1] if leftmost else min(ranked)[1]
+            word = word[:k] + [word[k] + word[k + 1]] + word[k + 2:]
+        ids.extend(token_id[s] for s in word)
+    return ids
+
+
+def encode_gpt2_only(text, merges, token_id, pattern):
+    return _encode_twin(regex.findall(GPT2_PATTERN, text), merges, token_id, bytes_to_unicode())
+
+
+def encode_unsplit(text, merges, token_id, pattern):
+    return _encode_twin([text], merges, token_id, bytes_to_unicode())
+
+
+def encode_latin1_chars(text, merges, token_id, pattern):
+    pieces = [text]
+    for p in pattern:
+        pieces = [w for q in pieces for w in regex.findall(p, q)]
+    return _encode_twin(pieces, merges, token_id, {b: bytes([b]).decode("latin-1") for b in range(256)})
+
+
+def encode_leftmost(text, merges, token_id, pattern):
+    pieces = [text]
+    for p in pattern:
+        pieces = [w for q in pieces for w in regex.findall(p, q)]
+    return _encode_twin(pieces, merges, token_id, bytes_to_unicode(), leftmost=True)
+
+
+def decode_unmapped(ids, vocab):
+    return "".join(vocab[i] for i in ids)
+
+
+def decode_each_token(ids, vocab):
+    back = {c: b for b, c in bytes_to_unicode().items()}
+    return "".join(bytes(back[c] for c in vocab[i]).decode("utf-8", "replace") for i in ids)

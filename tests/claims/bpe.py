@@ -16,6 +16,7 @@ from tokenpath.lessons import real_vocab
 from tokenpath.lessons import utf8 as lesson2
 from tokenpath import pretrained
 from tokenpath.examples import asides
+from tokenpath.exercises import capstone_match
 
 from . import Claim as _Claim
 from . import pinned
@@ -354,6 +355,13 @@ CLAIMS += [
     Claim2("aside2.injected", lambda: (len(real_vocab.chat_rendering([{"role": "user", "content": asides.REAL_INJECTION}])
                                          .markers), len(real_vocab.chat_rendering(asides.REAL_CHAT_MESSAGE).markers)),
            text=("has 7 special tokens instead of 5", lambda n: f"has {n[0]} special tokens instead of {n[1]}")),
+    # chapter 2's capstone ------------------------------------------------------------------
+    Claim2("capstone.lines", lambda: len(capstone_match.capstone_lines()),
+           text=("IDs on 1,000 lines of text", lambda n: f"IDs on {n:,} lines of text")),
+    Claim2("capstone.width", lambda: max(map(len, capstone_match.capstone_lines())),
+           text=("cut to 80 characters", lambda n: f"cut to {n} characters")),
+    Claim2("capstone.merges", lambda: len(capstone_match.smollm2_parts().merges),
+           text=("reads the 48,900 merges", lambda n: f"reads the {n:,} merges")),
 ]
 
 NOT_CLAIMS: list[_NotClaim] = [
@@ -388,4 +396,5 @@ NOT_CLAIMS: list[_NotClaim] = [
     NotClaim2("RFC 3629", "the number of the standard that defines UTF-8"),
     NotClaim2("Llama 2", "the name of a model"),
     NotClaim2("Llama 3", "the name of a model"),
+    NotClaim2("GPT-2", "the name of a model (its pattern and byte map)"),
 ]

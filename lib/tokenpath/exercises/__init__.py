@@ -12,6 +12,8 @@ exercise            chapter what the reader writes
 ``pair_counts``     1       weighted counts of adjacent symbol pairs
 ``merge_pair``      1       one BPE merge step on one word
 ``decode``          2       token IDs to text: join the bytes, then decode
+``train``           2       byte-level BPE training (the capstone)
+``encode``          2       byte-level BPE encoding with a GGUF file's merges (the capstone)
 ``embed``           3       the embedding lookup
 ``cross_entropy_one`` 3     softmax and −log p[y] at one position
 ``causal_mask``     4       the causal mask
@@ -40,14 +42,14 @@ True
 
 The package holds the checker (:mod:`.checker`, with :mod:`._running` for bounded runs
 and :mod:`.result` for what a check says), one module of exercises per chapter
-(:mod:`.bpe`, :mod:`.utf8`, :mod:`.embedding`, :mod:`.attention`, :mod:`.position`,
+(:mod:`.bpe`, :mod:`.utf8`, :mod:`.capstone` with :mod:`.capstone_match`, :mod:`.embedding`, :mod:`.attention`, :mod:`.position`,
 :mod:`.gqa`, :mod:`.norms`, :mod:`.moe`) and fresh variants of the chapters' numeric
 "Check yourself" questions (:mod:`.variants`, which ``quiz[id].variant(seed)`` draws).
 """
 
 from __future__ import annotations
 
-from . import attention, bpe, embedding, gqa, moe, norms, position, utf8
+from . import attention, bpe, capstone, embedding, gqa, moe, norms, position, utf8
 from .checker import Case, Exercise, Field, Mistake
 from .result import CheckResult
 
@@ -56,7 +58,7 @@ __all__ = ["EXERCISES", "Case", "CheckResult", "Exercise", "Field", "Mistake", "
 
 #: Every exercise by name, in reading order.
 EXERCISES: dict[str, Exercise] = {
-    ex.name: ex for module in (bpe, utf8, embedding, attention, position, gqa, norms, moe) for ex in module.EXERCISES
+    ex.name: ex for module in (bpe, utf8, capstone, embedding, attention, position, gqa, norms, moe) for ex in module.EXERCISES
 }
 
 
@@ -64,7 +66,7 @@ def names() -> tuple[str, ...]:
     """The exercises' names, in reading order.
 
     >>> len(names())
-    13
+    15
     """
     return tuple(EXERCISES)
 
@@ -77,7 +79,7 @@ def exercise(name: str) -> Exercise:
     >>> exercise("rope")
     Traceback (most recent call last):
     ...
-    ValueError: name must be one of the exercises ['cache_mask', 'causal_mask', 'cross_entropy_one', 'decode', 'embed', 'gqa_attention', 'masked_attention', 'merge_pair', 'pair_counts', 'rms_norm', 'rope_head', 'route_top_k', 'swiglu'], got 'rope'
+    ValueError: name must be one of the exercises ['cache_mask', 'causal_mask', 'cross_entropy_one', 'decode', 'embed', 'encode', 'gqa_attention', 'masked_attention', 'merge_pair', 'pair_counts', 'rms_norm', 'rope_head', 'route_top_k', 'swiglu', 'train'], got 'rope'
     """
     if not isinstance(name, str) or name not in EXERCISES:
         raise ValueError(f"name must be one of the exercises {sorted(EXERCISES)}, got {name!r}")

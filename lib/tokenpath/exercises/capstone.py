@@ -1,0 +1,268 @@
+"""Chapter 2's capstone, "a tokenizer that matches SmolLM2's": the reader writes
+``train`` (byte-level BPE training, checked against the engine's trainer on small
+corpora) and ``encode`` (pre-tokenise with a sequence of patterns, map bytes to GPT-2's
+printable characters, merge the lowest-rank pair first, look the symbols up), each a
+registered exercise; :mod:`.capstone_match` then runs the reader's ``encode`` and
+``decode`` over 1,000 lines against SmolLM2's own tokenizer.
+
+The ``encode`` cases use a small tokenizer the engine trains here, written the way a
+GGUF file writes one: merges as pairs of GPT-2 character strings, a vocabulary of
+such strings, and SmolLM2's two-stage pattern (each digit alone, then GPT-2's regex).
+"""
+
+from __future__ import annotations
+
+import math
+from collections import Counter
+
+import regex
+
+from .. import bpe
+from ..bpe import GPT2_PATTERN, bytes_to_unicode
+from ..examples import bpe as ex
+from ..model.gguf_tokenizer import GGUF_PRE_PATTERNS
+from .checker import Case, Exercise, Field, Mistake
+
+__all__ = ["ENCODE", "EXERCISES", "SMOLLM_PATTERN", "TRAIN"]  # the teaching solutions check nothing: not public
+
+#: SmolLM2's pre-tokenizer (``tokenizer.ggml.pre = "smollm"``): each digit alone, then GPT-2's pattern.
+SMOLLM_PATTERN: tuple[str, str] = tuple(GGUF_PRE_PATTERNS["smollm"])
+
+
+# ------------------------------------------------------------------- train
+
+_TRAIN_STUB = '''\
+def train(text, vocab_size):
+    """Byte-level BPE merges learned from text, in the order they are learned.
+
+    Cut text into words with GPT-2's pattern (tokenpath.bpe.GPT2_PATTERN and
+    regex.findall), write each word as a tuple of one-byte bytes objects, and count
+    each distinct word.  Then repeat until 256 + len(merges) == vocab_size: count
+    every adjacent pair, weighted by its word's count; take the most frequent pair,
+    the smallest pair (a, b) among equal counts; stop if it occurs fewer than 2
+    times; record it and merge it in every word, left to right.
+    Returns a list of (a, b) pairs of bytes, such as [(b"e", b"r"), (b"l", b"o")].
+    """
+    ...
+'''
+
+
+def _reference_train(text, vocab_size):
+    return bpe.train(text, vocab_size).merges
+
+
+def train(text, vocab_size):
+    """The teaching solution: count pairs, merge the most frequent, repeat."""
+    words = Counter(tuple(bytes([b]) for b in w.encode("utf-8")) for w in regex.findall(GPT2_PATTERN, text))
+    merges = []
+    while 256 + len(merges) < vocab_size:
+        pairs = Counter()
+        for w, n in words.items():
+            for pair in zip(w, w[1:]):
+                pairs[pair] += n
+        best = min(pairs, key=lambda p: (-pairs[p], p), default=None)
+        if best is None or pairs[best] < 2:
+            break
+        merges.append(best)
+        merged = {}
+        for w, n in words.items():  # merge best in every word, left to right
+            out = [w[0]]
+            for s in w[1:]:
+                out[-1:] = [out[-1] + s] if (out[-1], s) == best else [out[-1], s]
+            merged[tuple(out)] = n
+        words = merged
+    return merges
+
+
+def _merged(word, pair):
+    """``word`` with every ``pair`` merged, left to right (chapter 1's merge step)."""
+    out = []
+    for s in word:
+        if out and (out[-1], s) == pair:
+            out[-1] = out[-1] + s
+        else:
+            out.append(s)
+    return tuple(out)
+
+
+def _train_with(text, vocab_size, *, split=True, weighted=True, tie=1, floor=2):
+    """The teaching trainer with one rule changed (the catalogued mistakes)."""
+    found = regex.findall(GPT2_PATTERN, text) if split else [text]
+    words = Counter(tuple(bytes([b]) for b in w.encode("utf-8")) for w in found)
+    if not weighted:
+        words = {w: 1 for w in words}
+    merges = []
+    while 256 + len(merges) < vocab_size:
+        pairs = bpe.pair_counts(words)  # the engine's weighted pair counts
+        if not pairs:
+            break
+        top = max(pairs.values())
+        tied = sorted(p for p in pairs if pairs[p] == top)
+        best = tied[0] if tie == 1 else tied[-1]
+        if pairs[best] < floor:
+            break
+        merges.append(best)
+        words = {_merged(w, best): n for w, n in words.items()}
+    return merges
+
+
+def _train_cases() -> tuple[Case, ...]:
+    fig1 = " ".join(w for w, n in ex.FIG1_TABLE.items() for _ in range(n))
+    return (Case("the worked example (figure 1's words: low ×5, lower ×2, newer ×6), 262 entries", (fig1, 262)),
+            Case("chapter 2's demo corpus (English and Chinese), 300 entries", (" ".join(ex.DEMO_CORPUS), 300)),
+            Case("'aaaa aaaa ab ab' with room for more merges than the text holds", ("aaaa aaaa ab ab", 270)),
+            Case("a line of code with digits, 280 entries", ("for i in range(10): x = x + 1  # 10 10 100\n" * 3, 280)),
+            Case("the round-trip texts (emoji, Chinese), 270 entries", (" ".join(ex.ROUND_TRIP_TEXTS) * 2, 270)))
+
+
+TRAIN = Exercise(
+    "train", 2, "byte-level BPE training", _TRAIN_STUB, _reference_train, (bpe.train,),
+    (Field("merges", "the merges, in the order learned", (), "exact"),), _train_cases,
+    (Mistake("ties broken by the largest pair", "among pairs of equal count you took the largest; the engine (and "
+             "this capstone) takes the smallest pair (a, b), comparing bytes.",
+             lambda text, vocab_size: _train_with(text, vocab_size, tie=-1)),
+     Mistake("no pre-tokenisation", "you counted pairs over the whole text as one word, so merges join across "
+             "spaces and punctuation; cut the text with GPT-2's pattern first.",
+             lambda text, vocab_size: _train_with(text, vocab_size, split=False)),
+     Mistake("counts not weighted", "you counted each distinct word once; a pair inside a word seen 5 times "
+             "counts 5.", lambda text, vocab_size: _train_with(text, vocab_size, weighted=False)),
+     Mistake("pairs seen once merged", "you kept merging pairs that occur only once; training stops when the "
+             "most frequent pair occurs fewer than 2 times.",
+             lambda text, vocab_size: _train_with(text, vocab_size, floor=1))),
+    teaching=train,
+)
+
+
+# ------------------------------------------------------------------ encode
+
+_ENCODE_STUB = '''\
+def encode(text, merges, token_id, pattern):
+    """The token IDs of text, as a byte-level BPE tokenizer such as SmolLM2's gives them.
+
+    merges: dict (left, right) -> rank (0 merges first); left and right are strings
+    of GPT-2's printable characters, as a GGUF file writes tokens ("Ġ" is a space).
+    token_id: dict token string -> ID.  pattern: a list of regexes applied in turn:
+    the first cuts the text into pieces, each next one cuts every piece again
+    (regex.findall).  Write each piece's UTF-8 bytes as GPT-2's characters
+    (tokenpath.bpe.bytes_to_unicode() maps byte -> character), merge the
+    lowest-rank adjacent pair until none has a rank (the leftmost of equal ranks),
+    then look each symbol up in token_id.  Returns a list of ints.
+    """
+    ...
+'''
+
+
+def encode(text, merges, token_id, pattern):
+    """The teaching solution: cut, map the bytes, merge the lowest rank first, look up."""
+    char = bytes_to_unicode()  # byte -> GPT-2's printable character
+    pieces = [text]
+    for p in pattern:  # each pattern cuts every piece of the one before
+        pieces = [w for piece in pieces for w in regex.findall(p, piece)]
+    ids = []
+    for piece in pieces:
+        word = [char[b] for b in piece.encode("utf-8")]
+        while len(word) > 1:
+            rank, k = min((merges.get(pair, math.inf), k) for k, pair in enumerate(zip(word, word[1:])))
+            if rank == math.inf:
+                break
+            word[k:k + 2] = [word[k] + word[k + 1]]
+        ids += [token_id[s] for s in word]
+    return ids
+
+
+def decode(ids, vocab):
+    """The teaching solution: each token's characters back to bytes, joined, decoded once."""
+    byte_of = {c: b for b, c in bytes_to_unicode().items()}  # GPT-2's character -> byte
+    data = bytes(byte_of[c] for i in ids for c in vocab[i])
+    return data.decode("utf-8", errors="replace")
+
+
+def as_gguf_strings(tokenizer: bpe.Tokenizer) -> tuple[dict, dict, list]:
+    """A tokenizer's merges, token IDs and vocabulary the way a GGUF file writes them:
+    ``({(left, right): rank}, {token: ID}, [token of each ID])``, every token a string
+    of GPT-2's printable characters (special tokens under their own spelling).
+
+    >>> merges, token_id, vocab = as_gguf_strings(bpe.Tokenizer([(b" ", b"t")]))
+    >>> merges, token_id["Ġt"], vocab[32]
+    ({('Ġ', 't'): 0}, 256, 'Ġ')
+    """
+    char = bytes_to_unicode()
+    spell = lambda data: "".join(char[b] for b in data)  # noqa: E731
+    merges = {(spell(a), spell(b)): r for r, (a, b) in enumerate(tokenizer.merges)}
+    vocab = [""] * tokenizer.n_vocab
+    for i, data in tokenizer.vocab.items():
+        vocab[i] = spell(data)
+    for name, i in tokenizer.special_tokens.items():
+        vocab[i] = name
+    token_id = {s: i for i, s in enumerate(vocab) if s and i in tokenizer.vocab}
+    return merges, token_id, vocab
+
+
+def _small_tokenizer() -> bpe.Tokenizer:
+    corpus = " ".join(ex.DEMO_CORPUS) + " 2024 1999 12345 for i in range(100): total += 42\n" * 3
+    return bpe.Tokenizer(bpe.train(corpus, 400).merges, pattern=SMOLLM_PATTERN)
+
+
+def _reference_encode(text, merges, token_id, pattern):
+    char = bytes_to_unicode()
+    byte_of = {c: b for b, c in char.items()}
+    raw = lambda s: bytes(byte_of[c] for c in s)  # noqa: E731
+    ordered = sorted(merges, key=merges.get)
+    return bpe.Tokenizer([(raw(a), raw(b)) for a, b in ordered], pattern=tuple(pattern)).encode_ordinary(text)
+
+
+def _encode_cases() -> tuple[Case, ...]:
+    merges, token_id, _ = as_gguf_strings(_small_tokenizer())
+    args = lambda text: (text, merges, token_id, list(SMOLLM_PATTERN))  # noqa: E731
+    ranked = as_gguf_strings(bpe.Tokenizer([(b"b", b"c"), (b"a", b"b")]))  # b+c is rank 0, a+b rank 1
+    rank_case = Case("the rank decides, not the position: 'abc' with b+c ranked before a+b",
+                     ("abc", ranked[0], ranked[1], list(SMOLLM_PATTERN)))
+    return tuple(Case(label, args(text)) for label, text in (
+        ("the worked example: chapter 2's demo text", ex.DEMO_TEXT),
+        ("a year and a sum (each digit alone)", "In 2024, 12345 + 42 = 12387"),
+        ("a line of code", "for i in range(100):\n    total += 42"),
+        ("English words the merges know", " ".join(ex.DEMO_CORPUS[:2])),
+        ("Chinese and an emoji", "大语言模型 🙂 我喜欢猫。"),
+        ("spaces, tabs and a blank line", "a  b\t\tc\n\n d"))) + (rank_case,)
+
+
+def _encode_with(text, merges, token_id, pattern, *, stages=None, mapped=True, leftmost=False):
+    """The teaching encoder with one rule changed (the catalogued mistakes)."""
+    char = bytes_to_unicode() if mapped else {b: chr(b) for b in range(256)}
+    pieces = [text]
+    for p in (pattern if stages is None else stages):
+        pieces = [w for piece in pieces for w in regex.findall(p, piece)]
+    ids = []
+    for piece in pieces:
+        word = [char[b] for b in piece.encode("utf-8")]
+        while len(word) > 1:
+            found = [(merges.get(pair, math.inf), k) for k, pair in enumerate(zip(word, word[1:]))]
+            found = [f for f in found if f[0] < math.inf]
+            if not found:
+                break
+            _, k = min(found, key=lambda f: f[1]) if leftmost else min(found)
+            word[k:k + 2] = [word[k] + word[k + 1]]
+        ids += [token_id[s] for s in word]
+    return ids
+
+
+ENCODE = Exercise(
+    "encode", 2, "byte-level BPE encoding with a GGUF file's merges", _ENCODE_STUB, _reference_encode,
+    (bpe.Tokenizer.encode_ordinary, bpe.Tokenizer.encode_word),
+    (Field("ids", "the token IDs", ("token",), "exact"),), _encode_cases,
+    (Mistake("GPT-2's pattern alone", "you cut the text with GPT-2's pattern only, so a number such as 2024 "
+             "stays one piece; SmolLM2 first cuts every digit alone (pattern[0]), then applies GPT-2's pattern "
+             "to each piece.", lambda t, m, i, p: _encode_with(t, m, i, p, stages=[p[-1]])),
+     Mistake("no pre-tokenisation", "you merged over the whole text as one piece, so tokens can join across "
+             "the pattern's pieces; cut the text with the patterns first.",
+             lambda t, m, i, p: _encode_with(t, m, i, p, stages=[])),
+     Mistake("bytes not mapped to GPT-2's characters", "you wrote each byte as chr(byte), so a space is ' ' "
+             "where the merges and tokens write 'Ġ'; map the bytes with bytes_to_unicode() first.",
+             lambda t, m, i, p: _encode_with(t, m, i, p, mapped=False)),
+     Mistake("the leftmost mergeable pair first", "you merged the leftmost pair that has a rank; BPE merges "
+             "the pair with the lowest rank first, wherever it is.",
+             lambda t, m, i, p: _encode_with(t, m, i, p, leftmost=True))),
+    teaching=encode,
+)
+
+EXERCISES = (TRAIN, ENCODE)
