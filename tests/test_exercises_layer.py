@@ -33,6 +33,10 @@ def test_the_inputs_are_smollm2_layer_0_in_the_books_notation():
     shapes = {"attn_norm": (d,), "W_Q": (d, inner), "W_K": (d, kv), "W_V": (d, kv), "W_O": (inner, d),
               "ffn_norm": (d,), "W_g": (d, d_ff), "W_u": (d, d_ff), "W_d": (d_ff, d)}
     assert {k: v.shape for k, v in weights.items()} == shapes
+    sizes = {"d": d, "Hq": 9, "Hkv": 3, "d_h": 64, "d_ff": d_ff}
+    documented = {k: tuple(eval(part.replace("·", "*"), {}, sizes) for part in shape.strip("[]").split(", "))
+                  for k, (shape, _) in layer.WEIGHT_NAMES.items()}
+    assert documented == shapes
     assert x.dtype == np.float32 and all(v.dtype == np.float32 for v in weights.values())
     assert all(v.flags.c_contiguous and v.flags.writeable for v in weights.values())
     # the numbers chapter 4's aside runs layer 0 on (there as transposed views, so BLAS

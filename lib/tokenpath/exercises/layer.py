@@ -36,17 +36,17 @@ from .checker import Case, Exercise, Field, Mistake, tolerances
 
 __all__ = ["DECODER_LAYER", "EXERCISES", "WEIGHT_NAMES", "decoder_layer", "layer_inputs", "random_layer_inputs"]
 
-#: The names of the layer's weight arrays, in the book's notation, with their shapes.
+#: The layer's weight arrays: name → (shape in the book's notation, what it is).
 WEIGHT_NAMES = {
-    "attn_norm": "γ of the RMSNorm before attention   [d]",
-    "W_Q": "query projection                      [d, Hq·d_h]",
-    "W_K": "key projection                        [d, Hkv·d_h]",
-    "W_V": "value projection (to U)               [d, Hkv·d_h]",
-    "W_O": "output projection of the joined heads [Hq·d_h, d]",
-    "ffn_norm": "γ of the RMSNorm before the FFN      [d]",
-    "W_g": "SwiGLU gate projection                [d, d_ff]",
-    "W_u": "SwiGLU up (content) projection        [d, d_ff]",
-    "W_d": "SwiGLU down projection                [d_ff, d]",
+    "attn_norm": ("[d]", "γ of the RMSNorm before attention"),
+    "W_Q": ("[d, Hq·d_h]", "query projection"),
+    "W_K": ("[d, Hkv·d_h]", "key projection"),
+    "W_V": ("[d, Hkv·d_h]", "value projection (to U)"),
+    "W_O": ("[Hq·d_h, d]", "output projection of the joined heads"),
+    "ffn_norm": ("[d]", "γ of the RMSNorm before the FFN"),
+    "W_g": ("[d, d_ff]", "SwiGLU's gate projection"),
+    "W_u": ("[d, d_ff]", "SwiGLU's up (content) projection"),
+    "W_d": ("[d_ff, d]", "SwiGLU's down projection"),
 }
 
 _STUB = '''\
