@@ -27,6 +27,7 @@ import numpy as np
 
 from .. import gqa as _gqa
 from .. import pretrained
+from .._checks import as_int
 from ..attention import causal_mask
 from ..decoder import _layer_core, decoder_layer as _engine_layer
 from ..examples import asides
@@ -34,7 +35,7 @@ from ..layer_weights import LayerWeights, random_layer
 from ._running import Outcome
 from .checker import Case, Exercise, Field, Mistake, tolerances
 
-__all__ = ["DECODER_LAYER", "EXERCISES", "WEIGHT_NAMES", "decoder_layer", "layer_inputs", "random_layer_inputs"]
+__all__ = ["DECODER_LAYER", "EXERCISES", "WEIGHT_NAMES", "layer_inputs", "random_layer_inputs"]
 
 #: The layer's weight arrays: name → (shape in the book's notation, what it is).
 WEIGHT_NAMES = {
@@ -109,6 +110,10 @@ def layer_inputs(text: str = asides.REAL_ATTENTION_TEXT) -> tuple[np.ndarray, di
     order); ``config`` the head counts, d_h, RoPE's base and ε from the file. Raises
     ``FileNotFoundError`` saying how to fetch the file when it is missing. Copies, so
     that the reader may change them freely.
+
+    >>> x, weights, config = layer_inputs("The cat")
+    >>> x.shape, weights["W_K"].shape, config["Hq"], config["Hkv"], config["d_h"]
+    ((2, 576), (576, 192), 9, 3, 64)
     """
     if not isinstance(text, str) or not text:
         raise ValueError(f"text must be a non-empty str, got {text!r}")
@@ -117,17 +122,23 @@ def layer_inputs(text: str = asides.REAL_ATTENTION_TEXT) -> tuple[np.ndarray, di
     return x.copy(), {k: v.copy() for k, v in weights.items()}, dict(config)
 
 
-def random_layer_inputs(seed: int, *, t: int = 5, d: int = 16, hq: int = 4, hkv: int = 2, d_ff: int = 24,
-                        eps: float = 0.1, rope_base: float = 100.0) -> tuple[np.ndarray, dict, dict]:
-    """A small random layer with SmolLM2's structure (float64) and a random input
-    ``x [t, d]``, as ``(x, weights, config)``: the checker's fast cases, which need no file.
+def random_layer_inputs(seed: int, *, t: int = 5, hkv: int = 2) -> tuple[np.ndarray, dict, dict]:
+    """A small random layer with SmolLM2's structure and a random input ``x [t, d]``, as
+    ``(x, weights, config)`` in float64: d = 16, Hq = 4 query heads sharing ``hkv`` K/V
+    heads (1, 2 or 4), d_ff = 24, and ε = 0.1, large enough that where ε goes shows.
+    The checker's fast cases, which need no file.
 
     >>> x, w, c = random_layer_inputs(1, hkv=1)
-    >>> w["W_V"].shape, c["d_h"], c["eps"]
-    ((16, 4), 4, 0.1)
+    >>> x.shape, w["W_V"].shape, c["d_h"], c["eps"]
+    ((5, 16), (16, 4), 4, 0.1)
     """
-    w = random_layer(d, hq, d_ff, seed=seed, kv_heads=hkv, eps=eps, rope_base=rope_base)
-    x = np.random.default_rng(seed + 100).normal(size=(t, d)) * 0.5 + 0.1
+    seed = as_int("seed", seed, low=0)
+    t = as_int("t", t, low=1, high=64)
+    hkv = as_int("hkv", hkv, low=1, high=4)
+    if 4 % hkv:
+        raise ValueError(f"hkv must divide the 4 query heads (1, 2 or 4), got {hkv}")
+    w = random_layer(16, 4, 24, seed=seed, kv_heads=hkv, eps=0.1, rope_base=100.0)
+    x = np.random.default_rng(seed + 100).normal(size=(t, 16)) * 0.5 + 0.1
     return _as_inputs(w, x)
 
 
