@@ -13,7 +13,7 @@ from tokenpath import decoder, exercises, pretrained
 from tokenpath.examples import asides
 from tokenpath.exercises import layer
 
-from _exercise_twins import layer_right
+from _exercise_twins import layer_right, layer_unscaled
 
 try:
     pretrained.smollm2_path()
@@ -78,6 +78,11 @@ def test_the_first_intermediate_that_differs_is_named():
     result = exercises.check("decoder_layer", late)
     assert result.difference.field == "hidden" and result.mistake is None
     assert "SiLU(a) ⊙ c at [t=0, k=0]" in result.text()
+
+
+def test_the_chapters_prediction_without_the_scale_the_scores_differ_first():
+    result = exercises.check("decoder_layer", layer_unscaled)
+    assert result.difference.field == "scores" and result.mistake.name == "no 1/√d_h"
 
 
 def test_the_random_cases_have_smollm2s_structure_and_catch_each_mistake_alone():
