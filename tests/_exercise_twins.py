@@ -461,3 +461,118 @@ def decode_unmapped(ids, vocab):
 def decode_each_token(ids, vocab):
     back = {c: b for b, c in bytes_to_unicode().items()}
     return "".join(bytes(back[c] for c in vocab[i]).decode("utf-8", "replace") for i in ids)
+
+
+# ------------------------------------------------------------------- chapter 8's capstone: one layer
+
+def _layer_twin(x, weights, config, *, rope="half", rope_values=False, head_of=None, scale=True, softmax_axis=-1,
+                eps=True, mean_of="square", residual_from="x", silu_on="gate", join="transpose", causal=True):
+    """A reader's layer: per-position RMSNorm, einsum projections, a loop over the heads."""
+    Hq, Hkv, d_h = config["Hq"], config["Hkv"], config["d_h"]
+    T = len(x)
+    e = config["eps"] if eps else 0.0
+
+    def norm(v, g):
+        rows = []
+        for row in v:
+            if mean_of == "centred":
+                row = row - row.mean()
+            ms = row.mean() if mean_of == "x" else (row * row).sum() / len(row)
+            with np.errstate(invalid="ignore"):
+                rows.append(row / math.sqrt(ms + e) if ms + e >= 0 else row * np.nan)
+        return np.array(rows) * g
+
+    def heads(m, n):
+        return np.stack([m[:, h * d_h:(h + 1) * d_h] for h in range(n)])
+
+    inv = np.array([config["rope_base"] ** (-2 * i / d_h) for i in range(d_h // 2)])
+    ang = np.outer(np.arange(T), inv)
+
+    def turn(v):
+        c, s = np.cos(ang).astype(v.dtype), np.sin(ang).astype(v.dtype)
+        if rope == "adjacent":
+            out = v.copy()
+            for i in range(d_h // 2):
+                a, b = v[..., 2 * i].copy(), v[..., 2 * i + 1].copy()
+                out[..., 2 * i], out[..., 2 * i + 1] = a * c[:, i] - b * s[:, i], a * s[:, i] + b * c[:, i]
+            return out
+        x1, x2 = v[..., : d_h // 2], v[..., d_h // 2:]
+        return v * np.concatenate([c, c], axis=1) + np.concatenate([-x2, x1], axis=-1) * np.concatenate([s, s], axis=1)
+
+    h1 = norm(x, weights["attn_norm"])
+    q = heads(np.einsum("td,de->te", h1, weights["W_Q"]), Hq)
+    k = heads(np.einsum("td,de->te", h1, weights["W_K"]), Hkv)
+    u = heads(np.einsum("td,de->te", h1, weights["W_V"]), Hkv)
+    qr, kr = turn(q), turn(k)
+    pick = head_of or (lambda h: h // (Hq // Hkv))
+    s = np.stack([qr[h] @ kr[pick(h)].T for h in range(Hq)])
+    if scale:
+        s = s / math.sqrt(d_h)
+    keep = np.tril(np.ones((T, T))) > 0 if causal else np.ones((T, T)) > 0
+    a = _softmax_rows(np.where(keep, s, -np.inf)) if softmax_axis == -1 else \
+        np.swapaxes(_softmax_rows(np.swapaxes(np.where(keep, s, -np.inf), 1, 2)), 1, 2)
+    vals = turn(u) if rope_values else u
+    o = np.stack([a[h] @ vals[pick(h)] for h in range(Hq)])
+    joined = np.concatenate(list(o), axis=1) if join == "transpose" else o.reshape(T, -1)
+    attn = joined @ weights["W_O"]
+    y = (h1 if residual_from == "normed" else x) + attn
+    h2 = norm(y, weights["ffn_norm"])
+    gate, up = h2 @ weights["W_g"], h2 @ weights["W_u"]
+    silu = (lambda z: z / (1 + np.exp(-z)))
+    hid = silu(gate) * up if silu_on == "gate" else gate * silu(up)
+    f = hid @ weights["W_d"]
+    return {"attn_in": h1, "q": q, "k": k, "u": u, "q_rot": qr, "k_rot": kr, "scores": s, "weights": a, "heads": o,
+            "attn_out": attn, "y": y, "ffn_in": h2, "gate": gate, "up": up, "hidden": hid, "ffn_out": f,
+            "out": (h2 if residual_from == "normed" else y) + f}
+
+
+def layer_right(x, weights, config):
+    return _layer_twin(x, weights, config)
+
+
+def layer_interleaved(x, weights, config):
+    return _layer_twin(x, weights, config, rope="adjacent")
+
+
+def layer_rope_values(x, weights, config):
+    return _layer_twin(x, weights, config, rope_values=True)
+
+
+def layer_modulo(x, weights, config):
+    return _layer_twin(x, weights, config, head_of=lambda h: h % config["Hkv"])
+
+
+def layer_unscaled(x, weights, config):
+    return _layer_twin(x, weights, config, scale=False)
+
+
+def layer_query_axis(x, weights, config):
+    return _layer_twin(x, weights, config, softmax_axis=-2)
+
+
+def layer_unmasked(x, weights, config):
+    return _layer_twin(x, weights, config, causal=False)
+
+
+def layer_no_eps(x, weights, config):
+    return _layer_twin(x, weights, config, eps=False)
+
+
+def layer_mean_not_squared(x, weights, config):
+    return _layer_twin(x, weights, config, mean_of="x")
+
+
+def layer_centred(x, weights, config):
+    return _layer_twin(x, weights, config, mean_of="centred")
+
+
+def layer_residual_normed(x, weights, config):
+    return _layer_twin(x, weights, config, residual_from="normed")
+
+
+def layer_flat_join(x, weights, config):
+    return _layer_twin(x, weights, config, join="flat")
+
+
+def layer_silu_on_up(x, weights, config):
+    return _layer_twin(x, weights, config, silu_on="up")

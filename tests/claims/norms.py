@@ -169,6 +169,11 @@ NOT_CLAIMS: list[_NotClaim] = [
     NotClaim("32-bit", "the float width Hugging Face's LlamaRMSNorm computes in, a fact about its code"),
     NotClaim("\\frac{1}{d}", "notation: the mean over d features"),
     NotClaim("position 0 is never added to position 1", "position indices in a sentence about two positions"),
+    # -- the capstone: one layer of SmolLM2 ------------------------------------------------
+    NotClaim("about 45 minutes", "the capstone's estimate of a reader's time, a planning figure, not a computation"),
+    NotClaim("float32", "a number format's name"),
+    NotClaim("layer 0", "the index of the first layer, a name"),
+    NotClaim("positions 0, 1, 2 and so on", "positions counted from zero, as the book counts them"),
 ]
 
 _SRC_CLAIMS, _SRC_NOT = smollm2_source("norms", Claim, NotClaim)

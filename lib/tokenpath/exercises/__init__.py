@@ -23,6 +23,7 @@ exercise            chapter what the reader writes
 ``gqa_attention``   6       grouped-query attention without copying K/V
 ``rms_norm``        7       RMSNorm
 ``swiglu``          7       the SwiGLU feed-forward network
+``decoder_layer``   8       capstone: SmolLM2's layer 0, every intermediate
 ``route_top_k``     8       top-k routing with gates renormalised over the chosen
 =================== ======= =========================================================
 
@@ -43,13 +44,14 @@ True
 The package holds the checker (:mod:`.checker`, with :mod:`._running` for bounded runs
 and :mod:`.result` for what a check says), one module of exercises per chapter
 (:mod:`.bpe`, :mod:`.utf8`, :mod:`.capstone` with :mod:`.capstone_match`, :mod:`.embedding`, :mod:`.attention`, :mod:`.position`,
-:mod:`.gqa`, :mod:`.norms`, :mod:`.moe`) and fresh variants of the chapters' numeric
+:mod:`.gqa`, :mod:`.norms`, :mod:`.moe`), chapter 8's capstone (:mod:`.layer`: one whole
+decoder layer of SmolLM2) and fresh variants of the chapters' numeric
 "Check yourself" questions (:mod:`.variants`, which ``quiz[id].variant(seed)`` draws).
 """
 
 from __future__ import annotations
 
-from . import attention, bpe, capstone, embedding, gqa, moe, norms, position, utf8
+from . import attention, bpe, capstone, embedding, gqa, layer, moe, norms, position, utf8
 from .checker import Case, Exercise, Field, Mistake
 from .result import CheckResult
 
@@ -58,7 +60,7 @@ __all__ = ["EXERCISES", "Case", "CheckResult", "Exercise", "Field", "Mistake", "
 
 #: Every exercise by name, in reading order.
 EXERCISES: dict[str, Exercise] = {
-    ex.name: ex for module in (bpe, utf8, capstone, embedding, attention, position, gqa, norms, moe) for ex in module.EXERCISES
+    ex.name: ex for module in (bpe, utf8, capstone, embedding, attention, position, gqa, norms, layer, moe) for ex in module.EXERCISES
 }
 
 
@@ -66,7 +68,7 @@ def names() -> tuple[str, ...]:
     """The exercises' names, in reading order.
 
     >>> len(names())
-    15
+    16
     """
     return tuple(EXERCISES)
 
@@ -79,7 +81,7 @@ def exercise(name: str) -> Exercise:
     >>> exercise("rope")
     Traceback (most recent call last):
     ...
-    ValueError: name must be one of the exercises ['cache_mask', 'causal_mask', 'cross_entropy_one', 'decode', 'embed', 'encode', 'gqa_attention', 'masked_attention', 'merge_pair', 'pair_counts', 'rms_norm', 'rope_head', 'route_top_k', 'swiglu', 'train'], got 'rope'
+    ValueError: name must be one of the exercises ['cache_mask', 'causal_mask', 'cross_entropy_one', 'decode', 'decoder_layer', 'embed', 'encode', 'gqa_attention', 'masked_attention', 'merge_pair', 'pair_counts', 'rms_norm', 'rope_head', 'route_top_k', 'swiglu', 'train'], got 'rope'
     """
     if not isinstance(name, str) or name not in EXERCISES:
         raise ValueError(f"name must be one of the exercises {sorted(EXERCISES)}, got {name!r}")
