@@ -22,6 +22,7 @@ exercise            chapter what the reader writes
 ``rms_norm``        7       RMSNorm
 ``swiglu``          7       the SwiGLU feed-forward network
 ``route_top_k``     8       top-k routing with gates renormalised over the chosen
+``shared_expert_moe`` 9     capstone: routed experts plus Qwen2-MoE's shared expert
 =================== ======= =========================================================
 
 The reference solution of each is the engine's own function (:func:`solution`; a
@@ -41,13 +42,13 @@ True
 The package holds the checker (:mod:`.checker`, with :mod:`._running` for bounded runs
 and :mod:`.result` for what a check says), one module of exercises per chapter
 (:mod:`.bpe`, :mod:`.utf8`, :mod:`.embedding`, :mod:`.attention`, :mod:`.position`,
-:mod:`.gqa`, :mod:`.norms`, :mod:`.moe`) and fresh variants of the chapters' numeric
+:mod:`.gqa`, :mod:`.norms`, :mod:`.moe`, and chapter 9's capstone :mod:`.shared_moe`) and fresh variants of the chapters' numeric
 "Check yourself" questions (:mod:`.variants`, which ``quiz[id].variant(seed)`` draws).
 """
 
 from __future__ import annotations
 
-from . import attention, bpe, embedding, gqa, moe, norms, position, utf8
+from . import attention, bpe, embedding, gqa, moe, norms, position, shared_moe, utf8
 from .checker import Case, Exercise, Field, Mistake
 from .result import CheckResult
 
@@ -56,7 +57,7 @@ __all__ = ["EXERCISES", "Case", "CheckResult", "Exercise", "Field", "Mistake", "
 
 #: Every exercise by name, in reading order.
 EXERCISES: dict[str, Exercise] = {
-    ex.name: ex for module in (bpe, utf8, embedding, attention, position, gqa, norms, moe) for ex in module.EXERCISES
+    ex.name: ex for module in (bpe, utf8, embedding, attention, position, gqa, norms, moe, shared_moe) for ex in module.EXERCISES
 }
 
 
@@ -64,7 +65,7 @@ def names() -> tuple[str, ...]:
     """The exercises' names, in reading order.
 
     >>> len(names())
-    13
+    14
     """
     return tuple(EXERCISES)
 
@@ -77,7 +78,7 @@ def exercise(name: str) -> Exercise:
     >>> exercise("rope")
     Traceback (most recent call last):
     ...
-    ValueError: name must be one of the exercises ['cache_mask', 'causal_mask', 'cross_entropy_one', 'decode', 'embed', 'gqa_attention', 'masked_attention', 'merge_pair', 'pair_counts', 'rms_norm', 'rope_head', 'route_top_k', 'swiglu'], got 'rope'
+    ValueError: name must be one of the exercises ['cache_mask', 'causal_mask', 'cross_entropy_one', 'decode', 'embed', 'gqa_attention', 'masked_attention', 'merge_pair', 'pair_counts', 'rms_norm', 'rope_head', 'route_top_k', 'shared_expert_moe', 'swiglu'], got 'rope'
     """
     if not isinstance(name, str) or name not in EXERCISES:
         raise ValueError(f"name must be one of the exercises {sorted(EXERCISES)}, got {name!r}")
