@@ -109,3 +109,54 @@ def test_equals_transformers_sparse_block(norm):
     got = shared_expert_moe(x, **w, norm_topk_prob=norm).output
     # transformers takes the router's softmax in float32 even in a float64 block
     np.testing.assert_allclose(got, want, rtol=1e-5, atol=1e-6)
+
+
+def test_a_qwen2_moe_folder_the_engine_writes_reads_back_with_its_shared_expert(tmp_path):
+    from tokenpath import model as M
+
+    config = M.Qwen2MoeConfig(40, 8, 16, 2, 2, 1, num_experts=4, num_experts_per_tok=2, moe_intermediate_size=4,
+                              shared_expert_intermediate_size=6, norm_topk_prob=True)
+    m = M.random_model(config, seed=3)
+    assert M.LlamaConfig.from_dict(config.to_dict()) == config
+    assert M.count_parameters(config).total == m.parameter_count
+    again = M.load(M.save(tmp_path / "q", m))
+    assert type(again.config) is M.Qwen2MoeConfig and again.config.norm_topk_prob
+    roles = {name: role for name, _, _, role in again.tensor_table()}
+    assert "shared expert" in roles["model.layers.1.mlp.shared_expert.up_proj.weight"]
+    ids = [1, 7, 7, 30, 2]
+    np.testing.assert_array_equal(again.logits(ids), m.logits(ids))
+    layer = again.forward(ids).layers[0]
+    w = again.layer_weights(0)
+    want = shared_expert_moe(layer.ffn_in[0], w.w_router, w.w_gate, w.w_up, w.w_down, 2, w.shared_gate,
+                             w.shared_up, w.shared_down, w.shared_expert_gate, norm_topk_prob=True)
+    np.testing.assert_allclose(layer.ffn_out[0], want.output, rtol=1e-5, atol=1e-6)
+    assert np.allclose(layer.expert_gates.sum(-1), 1.0)
+    active = M.count_parameters(config)
+    assert active.mlp - active.active_mlp == 2 * 3 * 8 * 4  # two of four routed experts idle; the shared one runs
+
+
+def test_layer_weights_take_a_shared_expert_only_whole_and_beside_a_router():
+    import dataclasses
+
+    from tokenpath.decoder import decoder_layer, random_layer
+
+    moe_layer = random_layer(8, 2, 6, seed=0, experts=4, top_k=2)
+    rng = np.random.default_rng(0)
+    shared = dict(shared_gate=rng.standard_normal((8, 5)), shared_up=rng.standard_normal((8, 5)),
+                  shared_down=rng.standard_normal((5, 8)), shared_expert_gate=rng.standard_normal(8))
+    w = dataclasses.replace(moe_layer, **shared, norm_topk_prob=False)
+    t = decoder_layer(np.ones((1, 3, 8)), w)
+    assert t.shared is not None and t.shapes()["shared_gate"] == (1, 3)
+    assert not np.allclose(t.expert_gates.sum(-1), 1.0)  # kept as probabilities
+    for bad, words in ((dict(shared_gate=shared["shared_gate"]), "shared_up must be given"),
+                       ({**shared, "shared_down": np.zeros((5, 7))}, "shared_down must have shape [5, 8]"),
+                       ({**shared, "shared_expert_gate": np.zeros((1, 8))}, "shared_expert_gate must have 1 axes"),
+                       (dict(norm_topk_prob="yes"), "norm_topk_prob must be True or False")):
+        with pytest.raises((TypeError, ValueError)) as err:
+            dataclasses.replace(moe_layer, **bad)
+        assert words in str(err.value)
+    dense = random_layer(8, 2, 6, seed=0)
+    with pytest.raises(ValueError, match="needs w_router"):
+        dataclasses.replace(dense, **shared)
+    with pytest.raises(ValueError, match="norm_topk_prob=False needs w_router"):
+        dataclasses.replace(dense, norm_topk_prob=False)

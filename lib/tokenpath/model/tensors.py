@@ -141,7 +141,8 @@ def tensor_role(name: str) -> str:
         return f"layer {m.group(1)}, expert {m.group(2)}: {_ROLES[m.group(3)]}"
     m = re.fullmatch(r"model\.layers\.(\d+)\.mlp\.experts\.(\d+)\.(gate|up|down)_proj\.weight", name)
     if m:
-        return f"layer {m.group(1)}, expert {m.group(2)}: {_ROLES[{'gate': 'w1', 'up': 'w3', 'down': 'w2'}[m.group(3)] + '.weight']}"
+        mixtral = {"gate": "w1", "up": "w3", "down": "w2"}[m.group(3)]  # the same role under Mixtral's name
+        return f"layer {m.group(1)}, expert {m.group(2)}: {_ROLES[mixtral + '.weight']}"
     raise ValueError(f"name {name!r} is not a Llama tensor name")
 
 
