@@ -331,3 +331,11 @@ def test_a_qwen2_moe_layer_trace_holds_the_shared_expert_of_transformers_block(t
     trace = M.load(tmp_path / "f").forward(IDS).layers[0].shared
     np.testing.assert_allclose(trace.shared_output[0], seen["h"].numpy(), rtol=1e-4, atol=1e-5)
     np.testing.assert_allclose(trace.gate_logit[0], seen["logit"].numpy()[:, 0], rtol=1e-4, atol=1e-5)
+
+
+def test_a_qwen2_moe_state_dict_in_memory_with_fused_experts_runs_as_transformers_does():
+    hf = hf_model("qwen2-moe-norm-tied")
+    state = {k: v.numpy() for k, v in hf.state_dict().items()}
+    assert "model.layers.0.mlp.experts.gate_up_proj" in state  # transformers 5 keeps them fused in memory
+    config = M.LlamaConfig.from_dict(hf.config.to_dict())
+    assert_same_logits(M.Model(config, state), hf)

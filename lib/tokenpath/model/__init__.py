@@ -39,8 +39,8 @@ The folders readers download are other families of the same skeleton
 ``Qwen3ForCausalLM`` (an RMSNorm on every query and key head, a ``head_dim`` of its
 own), ``MistralForCausalLM`` (Llama's shapes, with a ``sliding_window`` that must hide
 nothing), ``Qwen2MoeForCausalLM`` (Qwen2's attention, routed experts and a
-sigmoid-gated shared expert in every layer: :mod:`tokenpath.model.qwen2_moe`; the
-fused in-memory expert names are not read for it), and Llama 3.1's ``rope_type: "llama3"`` frequencies
+sigmoid-gated shared expert in every layer: :mod:`tokenpath.model.qwen2_moe`; fused
+in-memory experts are split as Mixtral's are), and Llama 3.1's ``rope_type: "llama3"`` frequencies
 (:class:`tokenpath.position.Llama3Scaling`); bf16 and sharded folders as
 ``save_pretrained`` writes them load too, bf16 widened to float32.
 

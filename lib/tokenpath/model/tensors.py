@@ -264,7 +264,7 @@ _FUSED = re.compile(r"model\.layers\.(\d+)\.mlp\.(gate\.weight|experts\.gate_up_
 
 
 def _unfuse_experts(c: LlamaConfig, tensors: Mapping, source: str) -> dict:
-    """Transformers 5's in-memory Mixtral names, with the experts fused
+    """Transformers 5's in-memory Mixtral and Qwen2-MoE names, with the experts fused
     (``mlp.gate.weight [E, d]``, ``mlp.experts.gate_up_proj [E, 2·d_ff, d]`` gate rows
     first, ``mlp.experts.down_proj [E, d, d_ff]``), split into the per-expert names
     ``save_pretrained`` writes. Other names pass through unchanged.
@@ -274,29 +274,33 @@ def _unfuse_experts(c: LlamaConfig, tensors: Mapping, source: str) -> dict:
     >>> sorted(t)[:2], t["model.layers.0.block_sparse_moe.experts.1.w3.weight"].shape
     (['model.layers.0.block_sparse_moe.experts.0.w1.weight', 'model.layers.0.block_sparse_moe.experts.0.w3.weight'], (6, 4))
     """
+    qwen = isinstance(c, Qwen2MoeConfig)  # Qwen2-MoE keeps the mlp. prefix and the *_proj names
+    block, (gate, up, down) = ("mlp.", ("gate_proj", "up_proj", "down_proj")) if qwen else \
+        ("block_sparse_moe.", ("w1", "w3", "w2"))
+    field, ff_field = ("num_experts", "moe_intermediate_size") if qwen else ("num_local_experts", "intermediate_size")
     out = {}
     for name, value in tensors.items():
         m = _FUSED.fullmatch(name)
-        if m is None or not c.n_experts or isinstance(c, Qwen2MoeConfig):
+        if m is None or not c.n_experts:
             out[name] = value
             continue
-        p, kind, arr = f"model.layers.{m.group(1)}.block_sparse_moe.", m.group(2), np.asarray(value)
+        p, kind, arr = f"model.layers.{m.group(1)}.{block}", m.group(2), np.asarray(value)
         if kind == "gate.weight":
             out[p + "gate.weight"] = arr
             continue
         if arr.ndim != 3 or arr.shape[0] != c.n_experts:
             raise ModelFileError(f"{source}: tensor {name!r} has shape {list(arr.shape)}, but config.json says "
-                                 f"num_local_experts={c.n_experts}: expected [{c.n_experts}, ·, ·], one block per expert")
-        ff = c.intermediate_size
+                                 f"{field}={c.n_experts}: expected [{c.n_experts}, ·, ·], one block per expert")
+        ff = getattr(c, ff_field)
         for e in range(c.n_experts):
             if kind == "experts.down_proj":
-                out[p + f"experts.{e}.w2.weight"] = arr[e]
+                out[p + f"experts.{e}.{down}.weight"] = arr[e]
             elif arr.shape[1] != 2 * ff:
                 raise ModelFileError(f"{source}: tensor {name!r} has shape {list(arr.shape)}, but config.json "
                                      f"implies [{c.n_experts}, {2 * ff}, {c.hidden_size}] = "
-                                     "[num_local_experts, 2·intermediate_size, hidden_size]")
+                                     f"[{field}, 2·{ff_field}, hidden_size]")
             else:
-                out[p + f"experts.{e}.w1.weight"], out[p + f"experts.{e}.w3.weight"] = arr[e, :ff], arr[e, ff:]
+                out[p + f"experts.{e}.{gate}.weight"], out[p + f"experts.{e}.{up}.weight"] = arr[e, :ff], arr[e, ff:]
     return out
 
 
