@@ -69,6 +69,7 @@ CORE = (
     "tokenpath.safefiles",
     "tokenpath.safetensors_format",
     "tokenpath.sampling",
+    "tokenpath.shared_expert",
     "tokenpath.subword",
 )
 
