@@ -576,3 +576,77 @@ def layer_flat_join(x, weights, config):
 
 def layer_silu_on_up(x, weights, config):
     return _layer_twin(x, weights, config, silu_on="up")
+
+
+# ------------------------------------------------------- chapter 9's capstone
+
+
+def _ffn_loop(x, w):
+    w_gate, w_up, w_down = w
+    hidden = []
+    for j in range(w_gate.shape[1]):
+        g = float(x @ w_gate[:, j])
+        hidden.append(g / (1.0 + math.exp(-g)) * float(x @ w_up[:, j]))
+    return np.array(hidden) @ w_down
+
+
+def _shared_moe(x, w_router, experts, k, shared, w_sg, norm, *, renorm=None, gate="sigmoid", where="output"):
+    scores = [float(x @ w_router[:, i]) for i in range(w_router.shape[1])]
+    top = max(scores)
+    e = [math.exp(a - top) for a in scores]
+    probs = np.array([v / sum(e) for v in e])
+    chosen = sorted(range(len(scores)), key=lambda i: (-scores[i], i))[:k]
+    renorm = norm if renorm is None else renorm
+    total = sum(probs[i] for i in chosen) if renorm else 1.0
+    gates = np.array([probs[i] / total for i in chosen])
+    routed = np.zeros(len(x))
+    for g, i in zip(gates, chosen):
+        routed = routed + g * _ffn_loop(x, experts[i])
+    logit = float(x @ w_sg)
+    if gate == "softmax":
+        s = math.exp(logit - logit) / math.exp(logit - logit)
+    elif gate == "router":
+        s = math.exp(logit - max(top, logit)) / (sum(math.exp(a - max(top, logit)) for a in scores)
+                                                  + math.exp(logit - max(top, logit)))
+    else:
+        s = 1.0 / (1.0 + math.exp(-logit))
+    h = _ffn_loop(s * x if where == "input" else x, shared)
+    out = {"probs": probs, "chosen": np.array(chosen), "gates": gates, "routed": routed, "shared_gate": s,
+           "shared_output": h}
+    if where == "sum":
+        return {**out, "output": s * (routed + h)}
+    if where in ("none", "input"):
+        return {**out, "output": routed + h}
+    return {**out, "output": routed + s * h}
+
+
+def shared_softmax_gate(x, w_router, experts, k, shared, w_sg, norm):
+    return _shared_moe(x, w_router, experts, k, shared, w_sg, norm, gate="softmax")
+
+
+def shared_router_gate(x, w_router, experts, k, shared, w_sg, norm):
+    return _shared_moe(x, w_router, experts, k, shared, w_sg, norm, gate="router")
+
+
+def shared_never_renormalised(x, w_router, experts, k, shared, w_sg, norm):
+    return _shared_moe(x, w_router, experts, k, shared, w_sg, norm, renorm=False)
+
+
+def shared_always_renormalised(x, w_router, experts, k, shared, w_sg, norm):
+    return _shared_moe(x, w_router, experts, k, shared, w_sg, norm, renorm=True)
+
+
+def shared_gate_on_sum(x, w_router, experts, k, shared, w_sg, norm):
+    return _shared_moe(x, w_router, experts, k, shared, w_sg, norm, where="sum")
+
+
+def shared_gate_left_out(x, w_router, experts, k, shared, w_sg, norm):
+    return _shared_moe(x, w_router, experts, k, shared, w_sg, norm, where="none")
+
+
+def shared_gate_on_input(x, w_router, experts, k, shared, w_sg, norm):
+    return _shared_moe(x, w_router, experts, k, shared, w_sg, norm, where="input")
+
+
+def shared_right_in_loops(x, w_router, experts, k, shared, w_sg, norm):
+    return _shared_moe(x, w_router, experts, k, shared, w_sg, norm)

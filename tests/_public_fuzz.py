@@ -44,7 +44,7 @@ import numpy as np
 
 TOP_MODULES = ("attention", "bpe", "chat_template", "decoder", "embedding", "exercises", "fmt", "gguf_format", "gqa", "lessons", "model",
                "moe", "moe_dispatch", "norms", "ownline", "packing", "position", "safefiles", "safetensors_format", "sampling", "selfcheck",
-               "subword", "trained")
+               "shared_expert", "subword", "trained")
 
 
 #: Packages whose ``__init__`` lists every public name of their modules, fuzzed as one.

@@ -35,6 +35,9 @@ BASE = dict(vocab_size=96, hidden_size=32, intermediate_size=48, num_hidden_laye
 LLAMA3 = {"rope_type": "llama3", "rope_theta": 5000.0, "factor": 8.0, "low_freq_factor": 1.0,
           "high_freq_factor": 4.0, "original_max_position_embeddings": 16}
 
+#: a tiny Qwen2-MoE: 4 routed experts of width 16 (2 per token), a shared expert of width 24
+QWEN2_MOE = dict(num_experts=4, num_experts_per_tok=2, moe_intermediate_size=16, shared_expert_intermediate_size=24)
+
 #: family name → (transformers config class, model class, fields beyond BASE, engine class)
 FAMILIES = {
     "llama3-tied": ("LlamaConfig", "LlamaForCausalLM", dict(tie_word_embeddings=True, rope_parameters=LLAMA3),
@@ -45,6 +48,10 @@ FAMILIES = {
     "qwen3-tied": ("Qwen3Config", "Qwen3ForCausalLM", dict(head_dim=12, tie_word_embeddings=True), M.Qwen3Config),
     "mistral": ("MistralConfig", "MistralForCausalLM", dict(sliding_window=None, head_dim=6), M.MistralConfig),
     "mistral-wide-window": ("MistralConfig", "MistralForCausalLM", dict(sliding_window=64), M.MistralConfig),
+    "qwen2-moe": ("Qwen2MoeConfig", "Qwen2MoeForCausalLM", QWEN2_MOE, M.Qwen2MoeConfig),
+    "qwen2-moe-norm-tied": ("Qwen2MoeConfig", "Qwen2MoeForCausalLM",
+                            dict(QWEN2_MOE, norm_topk_prob=True, tie_word_embeddings=True, num_experts_per_tok=3),
+                            M.Qwen2MoeConfig),
 }
 IDS = [5, 17, 3, 88, 41, 41, 9, 60, 2, 33, 71, 12]
 
@@ -140,7 +147,8 @@ def test_the_engine_writes_folders_of_each_family_that_transformers_reads_back(t
                 M.Qwen3Config(96, 32, 48, 2, 4, 2, head_dim=8, tie_word_embeddings=True),
                 M.MistralConfig(96, 32, 48, 2, 4, 2, max_position_embeddings=64, sliding_window=64),
                 M.LlamaConfig(96, 32, 48, 2, 4, 2, attention_bias=True,
-                              rope_scaling=Llama3Scaling(8.0, 1.0, 4.0, 16))):
+                              rope_scaling=Llama3Scaling(8.0, 1.0, 4.0, 16)),
+                M.Qwen2MoeConfig(96, 32, 48, 2, 4, 2, max_position_embeddings=64, **QWEN2_MOE)):
         folder = M.save(tmp_path / cfg.MODEL_TYPE, M.random_model(cfg, seed=1))
         hf = reread(folder)
         assert type(hf).__name__ == cfg.ARCH
@@ -295,3 +303,39 @@ def test_a_llama3_block_without_original_max_positions_uses_max_position_embeddi
     assert ours.rope_scaling.original_max_position_embeddings == BASE["max_position_embeddings"]
     np.testing.assert_allclose(rope_frequencies(ours.head_dim, ours.rope_theta, scaling=ours.rope_scaling),
                                rotary.inv_freq.double().numpy(), rtol=1e-6)
+
+
+def test_transformers_qwen2_moe_layers_follow_decoder_sparse_step_and_mlp_only_layers_so_others_are_refused():
+    """What the refusals say: with decoder_sparse_step 2 or a layer in mlp_only_layers,
+    transformers builds a dense MLP in those layers (this engine reads only all-sparse)."""
+    for extra, dense, field in ((dict(decoder_sparse_step=2), [0], "decoder_sparse_step is 2"),
+                                (dict(mlp_only_layers=[1]), [1], r"mlp_only_layers is \[1\]")):
+        config = transformers.Qwen2MoeConfig(**BASE, **QWEN2_MOE, **extra)
+        model = transformers.Qwen2MoeForCausalLM(config)
+        kinds = [type(layer.mlp).__name__ for layer in model.model.layers]
+        assert [i for i, k in enumerate(kinds) if k == "Qwen2MoeMLP"] == dense
+        with pytest.raises(M.ModelFileError, match=field):
+            M.LlamaConfig.from_dict(config.to_dict())
+
+
+def test_a_qwen2_moe_layer_trace_holds_the_shared_expert_of_transformers_block(tmp_path):
+    """Layer 0's shared gate and shared output in the engine's trace are transformers'
+    (hooked on the block's shared_expert and shared_expert_gate)."""
+    hf = hf_model("qwen2-moe")
+    seen = {}
+    hf.model.layers[0].mlp.shared_expert.register_forward_hook(lambda m, i, o: seen.setdefault("h", o))
+    hf.model.layers[0].mlp.shared_expert_gate.register_forward_hook(lambda m, i, o: seen.setdefault("logit", o))
+    with torch.no_grad():
+        hf(torch.tensor([IDS]))
+    hf.save_pretrained(tmp_path / "f")
+    trace = M.load(tmp_path / "f").forward(IDS).layers[0].shared
+    np.testing.assert_allclose(trace.shared_output[0], seen["h"].numpy(), rtol=1e-4, atol=1e-5)
+    np.testing.assert_allclose(trace.gate_logit[0], seen["logit"].numpy()[:, 0], rtol=1e-4, atol=1e-5)
+
+
+def test_a_qwen2_moe_state_dict_in_memory_with_fused_experts_runs_as_transformers_does():
+    hf = hf_model("qwen2-moe-norm-tied")
+    state = {k: v.numpy() for k, v in hf.state_dict().items()}
+    assert "model.layers.0.mlp.experts.gate_up_proj" in state  # transformers 5 keeps them fused in memory
+    config = M.LlamaConfig.from_dict(hf.config.to_dict())
+    assert_same_logits(M.Model(config, state), hf)

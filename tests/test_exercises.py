@@ -89,6 +89,14 @@ from _exercise_twins import (  # the twins of chapters 2, 3 and 6-9
     route_high_tie,
     route_lowest,
     route_no_exp,
+    shared_always_renormalised,
+    shared_gate_left_out,
+    shared_gate_on_input,
+    shared_gate_on_sum,
+    shared_never_renormalised,
+    shared_right_in_loops,
+    shared_router_gate,
+    shared_softmax_gate,
     route_unnormalised,
     swiglu_relu,
     swiglu_sigmoid,
@@ -451,6 +459,13 @@ TWINS = [
     ("route_top_k", "ties broken towards the higher ID", route_high_tie),
     ("route_top_k", "the gates placed by rank", route_by_rank),
     ("route_top_k", "the scores divided by their sum", route_no_exp),
+    ("shared_expert_moe", "the shared gate a softmax", shared_softmax_gate),
+    ("shared_expert_moe", "the shared expert gated by the router", shared_router_gate),
+    ("shared_expert_moe", "no renormalisation when norm_topk_prob is set", shared_never_renormalised),
+    ("shared_expert_moe", "renormalised whatever norm_topk_prob says", shared_always_renormalised),
+    ("shared_expert_moe", "the shared expert added before the gate", shared_gate_on_sum),
+    ("shared_expert_moe", "the shared gate left out", shared_gate_left_out),
+    ("shared_expert_moe", "the gate applied to the shared expert's input", shared_gate_on_input),
 ]
 
 
@@ -532,6 +547,9 @@ RANDOM_WRONG = [
                                       "output": (x @ wg * (x @ wu)) @ wd}),
     ("route_top_k", lambda a, k: {"chosen": np.arange(k), "gates": np.full(len(a), 1 / len(a))}),
     ("decoder_layer", lambda x, w, c: {**layer_right(x, w, c), "out": layer_right(x, w, c)["y"]}),
+    ("shared_expert_moe", lambda x, wr, ex, k, sh, wsg, norm: {
+        "probs": np.full(wr.shape[1], 1 / wr.shape[1]), "chosen": np.arange(k), "gates": np.full(k, 1 / k),
+        "routed": x, "shared_gate": 0.5, "shared_output": x, "output": 1.5 * x}),
 ]
 
 
@@ -541,6 +559,7 @@ RIGHT_VARIANTS = [
     ("causal_mask", lambda t: np.tril(np.ones((t, t), dtype=bool))),
     ("cache_mask", lambda past, new: np.tril(np.ones((new, past + new), dtype=bool), k=past)),
     ("decoder_layer", layer_right),
+    ("shared_expert_moe", shared_right_in_loops),
 ]
 
 

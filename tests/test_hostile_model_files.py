@@ -203,6 +203,9 @@ def test_a_huge_file_is_refused_without_being_read(bases, tmp_path, name, words)
 BIG = "9" * 5000
 DEEP = "[" * 100_000 + "]" * 100_000
 
+QWEN2_MOE = dict(architectures=["Qwen2MoeForCausalLM"], model_type="qwen2_moe", qkv_bias=False, num_experts=4,
+                 num_experts_per_tok=2, moe_intermediate_size=8, shared_expert_intermediate_size=8)
+
 # (what is done to config.json, words in the message); the config is the tiny Llama's
 CONFIG_CASES = [
     (lambda p: p.write_bytes(b'{"vocab_size": "\xff\xfe"}'), ["not valid JSON", "not UTF-8"]),
@@ -260,6 +263,20 @@ CONFIG_CASES = [
     (lambda p: _edit_json(p, lambda d: d.update(architectures=["MixtralForCausalLM"], model_type="mixtral",
                                                  num_local_experts=10**8)),
      ["missing tensor 'model.layers.0.block_sparse_moe.gate.weight'", "num_local_experts=100000000"]),
+    # the tiny Llama's file renamed a Qwen2-MoE (no biases): its fields refused by name
+    *[(lambda p, kw=kw: _edit_json(p, lambda d: d.update(QWEN2_MOE, **kw)), words) for kw, words in (
+        (dict(num_experts=10**8), ["missing tensor 'model.layers.0.mlp.gate.weight'", "num_experts=100000000"]),
+        (dict(norm_topk_prob=1), ["norm_topk_prob must be true or false, got 1"]),
+        (dict(qkv_bias="no"), ["qkv_bias must be true or false"]),
+        (dict(decoder_sparse_step=2), ["decoder_sparse_step is 2", "dense MLP"]),
+        (dict(decoder_sparse_step=0), ["decoder_sparse_step must be >= 1"]),
+        (dict(mlp_only_layers=[0]), ["mlp_only_layers is [0]"]),
+        (dict(mlp_only_layers="0"), ["mlp_only_layers must be a list"]),
+        (dict(num_experts=0), ["num_experts must be >= 1"]),
+        (dict(num_experts_per_tok=5), ["num_experts_per_tok must be <= 4"]),
+        (dict(moe_intermediate_size=True), ["moe_intermediate_size must be a number"]),
+        (dict(shared_expert_intermediate_size=2**70), ["shared_expert_intermediate_size is", "2**63"]),
+        (dict(use_sliding_window=True, sliding_window=4), ["use_sliding_window is true"]))],
     (lambda p: _edit_json(p, lambda d: d.update(vocab_size=10**18, eos_token_id=None)),
      ["'model.embed_tokens.weight' has shape [385, 16], but config.json implies [1000000000000000000, 16]"]),
     (lambda p: _edit_json(p, lambda d: d.update(hidden_size=2**62, head_dim=4)), ["has shape"]),

@@ -71,6 +71,7 @@ CORE = (
     "tokenpath.safefiles",
     "tokenpath.safetensors_format",
     "tokenpath.sampling",
+    "tokenpath.shared_expert",
     "tokenpath.subword",
 )
 

@@ -33,6 +33,7 @@ from . import (
     safetensors_format,
     sampling,
     selfcheck,
+    shared_expert,
     subword,
     trained,
 )
@@ -57,6 +58,7 @@ __all__ = [
     "sampling",
     "selfcheck",
     "setup_notebook",
+    "shared_expert",
     "subword",
     "trained",
 ]

@@ -37,7 +37,7 @@ from dataclasses import dataclass, fields
 import numpy as np
 
 from . import attention as att
-from . import gqa, moe, norms
+from . import gqa, moe, norms, shared_expert
 from ._checks import as_float_array, as_int_array
 from .layer_weights import LayerWeights, random_layer
 from .position import _rotate_half, rope_tables
@@ -68,6 +68,7 @@ class LayerTrace:
     out: np.ndarray  # [B, T, d]      X' = Y + FFN update (second residual)
     positions: np.ndarray  # [T]      absolute positions RoPE used
     moe: moe.MoETrace | None = None  # with experts: scores [B,T,E], chosen [B,T,k], gates, outputs
+    shared: shared_expert.SharedMoETrace | None = None  # with a shared expert: its gate and output, the sum
 
     @property
     def chosen_experts(self) -> np.ndarray | None:
@@ -77,7 +78,7 @@ class LayerTrace:
     @property
     def expert_gates(self) -> np.ndarray | None:
         """``[B, T, k]`` the gate of each chosen expert, in ``chosen_experts`` order;
-        they sum to 1 per position (None: dense)."""
+        they sum to 1 per position unless ``norm_topk_prob`` is false (None: dense)."""
         return None if self.moe is None else self.moe.route.chosen_gates
 
     def shapes(self) -> dict[str, tuple[int, ...]]:
@@ -95,6 +96,8 @@ class LayerTrace:
                 r = self.moe.route
                 out.update(router_scores=r.scores.shape, chosen_experts=r.chosen.shape,
                            expert_gates=r.chosen.shape, expert_outputs=self.moe.expert_outputs.shape)
+            elif f.name == "shared" and value is not None:
+                out.update(shared_gate=value.shared_gate.shape, shared_output=value.shared_output.shape)
             elif isinstance(value, np.ndarray) and f.name != "positions":
                 out[f.name] = value.shape
         return out
@@ -186,19 +189,26 @@ def _layer_core(x: np.ndarray, w: LayerWeights, cos: np.ndarray, sin: np.ndarray
     y = x + attn_out  # first residual
     # --- feed-forward sub-layer: each position on its own --------------------------
     ffn_in = norms._rms_norm(y, w.ffn_norm, w.eps)  # [B, T, d]
-    ffn_hidden = mix = None
+    ffn_hidden = mix = shared = None
     if w.w_router is None:
         ffn_hidden = norms._gated(_project(ffn_in, w.w_gate), _project(ffn_in, w.w_up))  # [B, T, d_ff]
         ffn_out = _project(ffn_hidden, w.w_down)  # [B, T, d]
-    else:
-        mix = moe.moe_experts(ffn_in, w.w_router, w.w_gate, w.w_up, w.w_down, w.experts_per_token)
+    elif w.shared_gate is None:
+        mix = moe.moe_experts(ffn_in, w.w_router, w.w_gate, w.w_up, w.w_down, w.experts_per_token,
+                              gate="in_set" if w.norm_topk_prob else "full_softmax")
         ffn_out = mix.output.astype(w.dtype, copy=False)  # [B, T, d]: Σ over the chosen experts of gate · SwiGLU_i
+    else:  # Qwen2-MoE: the routed experts plus σ(x · w_sg) · the shared expert
+        shared = shared_expert.shared_expert_moe(
+            ffn_in, w.w_router, w.w_gate, w.w_up, w.w_down, w.experts_per_token, w.shared_gate, w.shared_up,
+            w.shared_down, w.shared_expert_gate, norm_topk_prob=w.norm_topk_prob)
+        mix = shared.routed
+        ffn_out = shared.output.astype(w.dtype, copy=False)  # [B, T, d]
     out = y + ffn_out  # second residual
     kept = None
     if keep:
         kept = dict(x=x, attn_in=attn_in, q=q, k=k, v=v, q_rot=q_rot, k_rot=k_rot, weights=weights,
                     heads_out=heads_out, merged=merged, attn_out=attn_out, y=y, ffn_in=ffn_in,
-                    ffn_hidden=ffn_hidden, ffn_out=ffn_out, out=out, moe=mix)
+                    ffn_hidden=ffn_hidden, ffn_out=ffn_out, out=out, moe=mix, shared=shared)
     return out, (k_all, v_all), kept
 
 

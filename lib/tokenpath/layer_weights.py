@@ -21,6 +21,8 @@ __all__ = ["LayerWeights", "random_layer"]
 
 #: The optional vectors of :class:`LayerWeights`, in the order the layer uses them.
 _EXTRAS = ("b_q", "b_k", "b_v", "b_o", "q_norm", "k_norm")
+#: The shared expert of a Qwen2-MoE layer (all four or none).
+_SHARED = ("shared_gate", "shared_up", "shared_down", "shared_expert_gate")
 
 
 def _float32_view(name: str, value: np.ndarray, ndim: int) -> np.ndarray:
@@ -55,6 +57,12 @@ class LayerWeights:
     ``attention_bias``), an RMSNorm weight for every query and key head
     (``q_norm``, ``k_norm``: Qwen3, applied before RoPE) and Llama 3.1's
     ``rope_scaling``. None of them leaves the arithmetic of a layer without them.
+
+    Qwen2-MoE adds a shared expert to the mixture (:mod:`tokenpath.shared_expert`):
+    ``shared_gate``/``shared_up [d, d_s]``, ``shared_down [d_s, d]`` and the vector
+    ``shared_expert_gate [d]``, all four or none, with ``w_router`` only; and its
+    ``norm_topk_prob`` may be false (the chosen gates then keep their probabilities
+    under the softmax over all experts).
     """
 
     attn_norm: np.ndarray  # [d]          RMSNorm weight γ before attention
@@ -79,6 +87,11 @@ class LayerWeights:
     q_norm: np.ndarray | None = None  # [d_h]    RMSNorm weight of every query head, or None
     k_norm: np.ndarray | None = None  # [d_h]    RMSNorm weight of every key head, or None
     rope_scaling: Llama3Scaling | None = None  # RoPE's frequencies scaled (Llama 3.1), or None
+    norm_topk_prob: bool = True  # chosen gates renormalised to sum to 1 (Mixtral), or kept (with w_router only)
+    shared_gate: np.ndarray | None = None  # [d, d_s]  shared expert's SwiGLU gate (Qwen2-MoE), or None
+    shared_up: np.ndarray | None = None  # [d, d_s]    shared expert's content projection, or None
+    shared_down: np.ndarray | None = None  # [d_s, d]  shared expert's down projection, or None
+    shared_expert_gate: np.ndarray | None = None  # [d]  w_sg: the shared expert is scaled by σ(x · w_sg)
 
     def __post_init__(self):
         moe_ffn = self.w_router is not None
@@ -86,10 +99,11 @@ class LayerWeights:
         arrays = {f.name: getattr(self, f.name) for f in fields(self)
                   if f.name.startswith(("w_", "attn", "ffn")) and f.name != "w_router"}
         extras = {n: getattr(self, n) for n in _EXTRAS if getattr(self, n) is not None}
+        shared = {n: getattr(self, n) for n in _SHARED if getattr(self, n) is not None}
         # float32 when every array already is (a real model's precision, kept without a
         # copy); float64, the book's teaching precision, for anything else
         dtype = np.float32 if all(isinstance(a, np.ndarray) and a.dtype == np.float32 for a in
-                                  (*arrays.values(), *extras.values(),
+                                  (*arrays.values(), *extras.values(), *shared.values(),
                                    *([self.w_router] if moe_ffn else []))) else np.float64
         for name, value in arrays.items():
             nd = 1 if name.endswith("norm") else ffn_ndim if name in ("w_gate", "w_up", "w_down") else 2
@@ -146,6 +160,33 @@ class LayerWeights:
         if self.rope_scaling is not None and not isinstance(self.rope_scaling, Llama3Scaling):
             raise TypeError(f"rope_scaling must be a tokenpath.position.Llama3Scaling or None, "
                             f"got {type(self.rope_scaling).__name__}")
+        self._check_shared(shared, d, dtype)
+
+    def _check_shared(self, shared: dict, d: int, dtype) -> None:
+        """``norm_topk_prob`` and the shared expert: all four arrays or none, with a router."""
+        if not isinstance(self.norm_topk_prob, (bool, np.bool_)):
+            raise TypeError(f"norm_topk_prob must be True or False, got {type(self.norm_topk_prob).__name__}")
+        object.__setattr__(self, "norm_topk_prob", bool(self.norm_topk_prob))
+        if self.w_router is None and not self.norm_topk_prob:
+            raise ValueError("norm_topk_prob=False needs w_router: a dense FFN has no gates to renormalise")
+        if not shared:
+            return
+        if self.w_router is None:
+            raise ValueError(f"{next(iter(shared))} needs w_router: a shared expert sits beside routed experts")
+        missing = [n for n in _SHARED if n not in shared]
+        if missing:
+            raise ValueError(f"{missing[0]} must be given with {', '.join(shared)}: a shared expert needs all of "
+                             f"{', '.join(_SHARED)}")
+        for name, value in shared.items():
+            nd = 1 if name == "shared_expert_gate" else 2
+            object.__setattr__(self, name, as_float_array(name, value, ndim=nd) if dtype == np.float64
+                               else _float32_view(name, value, nd))
+        d_s = self.shared_gate.shape[1]
+        for name, shape in (("shared_gate", (d, d_s)), ("shared_up", (d, d_s)), ("shared_down", (d_s, d)),
+                            ("shared_expert_gate", (d,))):
+            if getattr(self, name).shape != shape:
+                raise ValueError(f"{name} must have shape {list(shape)} (d = {d}, d_s = {d_s} from shared_gate), "
+                                 f"got {list(getattr(self, name).shape)}")
 
     @property
     def dtype(self) -> np.dtype:
@@ -202,6 +243,7 @@ class LayerWeights:
     def from_linear(cls, *, attn_norm, q_proj, k_proj, v_proj, o_proj, ffn_norm, gate_proj, up_proj,
                     down_proj, heads: int, rope_base: float = 10000.0, eps: float = 1e-5,
                     kv_heads: int | None = None, router=None, experts_per_token: int | None = None,
+                    shared_gate_proj=None, shared_up_proj=None, shared_down_proj=None, shared_expert_gate=None,
                     **extras) -> "LayerWeights":
         """Build from weights stored the ``nn.Linear`` way, ``[d_out, d_in]``, as Hugging
         Face Llama files hold them (``q_proj.weight`` …): each matrix is transposed.
@@ -209,6 +251,8 @@ class LayerWeights:
         expert (``[E, d_out, d_in]``) and ``router`` is the router's ``[E, d]``.
         ``extras`` are the optional vectors and settings (``b_q`` … ``k_norm``,
         ``rope_scaling``), passed on as they are: a vector needs no transpose.
+        A Qwen2-MoE shared expert comes as ``shared_gate_proj``/``shared_up_proj
+        [d_s, d]``, ``shared_down_proj [d, d_s]`` and ``shared_expert_gate [1, d]``.
 
         >>> w = random_layer(8, 2, 24, seed=0)
         >>> again = LayerWeights.from_linear(attn_norm=w.attn_norm, q_proj=w.w_q.T, k_proj=w.w_k.T,
@@ -230,6 +274,11 @@ class LayerWeights:
                 return t(name, m)
             return np.swapaxes(read(name, m, 3), 1, 2)  # [E, d_out, d_in] -> [E, d_in, d_out]
 
+        if shared_gate_proj is not None:
+            extras.update(shared_gate=t("shared_gate_proj", shared_gate_proj),
+                          shared_up=t("shared_up_proj", shared_up_proj),
+                          shared_down=t("shared_down_proj", shared_down_proj),
+                          shared_expert_gate=read("shared_expert_gate", shared_expert_gate, 2)[0])
         return cls(attn_norm=attn_norm, w_q=t("q_proj", q_proj), w_k=t("k_proj", k_proj),
                    w_v=t("v_proj", v_proj), w_o=t("o_proj", o_proj), ffn_norm=ffn_norm,
                    w_gate=ffn("gate_proj", gate_proj), w_up=ffn("up_proj", up_proj),

@@ -164,6 +164,8 @@ CLAIMS: list[_Claim] = [
 #: Digits in the prose that are not computed claims, each with its reason.
 NOT_CLAIMS: list[_NotClaim] = [
     NotClaim("SmolLM2-135M-Instruct", "a model's name"),
+    NotClaim("Qwen2-MoE", "a model family's name"),
+    NotClaim("about 30 minutes", "the capstone's estimated working time, not a computed number"),
     NotClaim("½‖o − y‖²", "the formula of the squared-error task loss, not a number"),
     NotClaim("Transformers 5", "the major version of the transformers library, a name"),
     NotClaim("William Fedus, Barret Zoph and Noam Shazeer (2022)", "citation: the Switch Transformer paper"),

@@ -59,4 +59,13 @@ SMOLLM2_MIXTURE_EXPERTS, SMOLLM2_MIXTURE_K = 4, 2
 # --- a small MoE layer with SwiGLU experts, for the chapter's forward pass -------------
 MOE_D, MOE_D_FF, MOE_N_EXPERTS, MOE_SEED = 4, 6, 4, 8
 
+# --- the capstone: a shared expert beside that layer's routed experts -------------------
+#: the shared expert's hidden width d_s and the seed of its weights and gate vector w_sg
+SHARED_D_FF, SHARED_SEED = 8, 9
+#: the tiny random Qwen2-MoE whose layer 0 the capstone is also checked on
+QWEN2_MOE_TINY = dict(vocab_size=32, hidden_size=8, intermediate_size=16, num_hidden_layers=1,
+                      num_attention_heads=2, num_key_value_heads=1, num_experts=6, num_experts_per_tok=2,
+                      moe_intermediate_size=4, shared_expert_intermediate_size=8)
+QWEN2_MOE_SEED, QWEN2_MOE_IDS = 9, (3, 17, 5, 29)
+
 __all__ = [name for name in dir() if name.isupper()]

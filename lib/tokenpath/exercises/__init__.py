@@ -25,6 +25,7 @@ exercise            chapter what the reader writes
 ``swiglu``          7       the SwiGLU feed-forward network
 ``decoder_layer``   8       capstone: SmolLM2's layer 0, every intermediate
 ``route_top_k``     8       top-k routing with gates renormalised over the chosen
+``shared_expert_moe`` 9     capstone: routed experts plus Qwen2-MoE's shared expert
 =================== ======= =========================================================
 
 The reference solution of each is the engine's own function (:func:`solution`; a
@@ -45,13 +46,13 @@ The package holds the checker (:mod:`.checker`, with :mod:`._running` for bounde
 and :mod:`.result` for what a check says), one module of exercises per chapter
 (:mod:`.bpe`, :mod:`.utf8`, :mod:`.capstone` with :mod:`.capstone_match`, :mod:`.embedding`, :mod:`.attention`, :mod:`.position`,
 :mod:`.gqa`, :mod:`.norms`, :mod:`.moe`), chapter 8's capstone (:mod:`.layer`: one whole
-decoder layer of SmolLM2) and fresh variants of the chapters' numeric
+decoder layer of SmolLM2), chapter 9's capstone (:mod:`.shared_moe`: a shared expert) and fresh variants of the chapters' numeric
 "Check yourself" questions (:mod:`.variants`, which ``quiz[id].variant(seed)`` draws).
 """
 
 from __future__ import annotations
 
-from . import attention, bpe, capstone, embedding, gqa, layer, moe, norms, position, utf8
+from . import attention, bpe, capstone, embedding, gqa, layer, moe, norms, position, shared_moe, utf8
 from .checker import Case, Exercise, Field, Mistake
 from .result import CheckResult
 
@@ -60,7 +61,7 @@ __all__ = ["EXERCISES", "Case", "CheckResult", "Exercise", "Field", "Mistake", "
 
 #: Every exercise by name, in reading order.
 EXERCISES: dict[str, Exercise] = {
-    ex.name: ex for module in (bpe, utf8, capstone, embedding, attention, position, gqa, norms, layer, moe) for ex in module.EXERCISES
+    ex.name: ex for module in (bpe, utf8, capstone, embedding, attention, position, gqa, norms, layer, moe, shared_moe) for ex in module.EXERCISES
 }
 
 
@@ -68,7 +69,7 @@ def names() -> tuple[str, ...]:
     """The exercises' names, in reading order.
 
     >>> len(names())
-    16
+    17
     """
     return tuple(EXERCISES)
 
@@ -81,7 +82,7 @@ def exercise(name: str) -> Exercise:
     >>> exercise("rope")
     Traceback (most recent call last):
     ...
-    ValueError: name must be one of the exercises ['cache_mask', 'causal_mask', 'cross_entropy_one', 'decode', 'decoder_layer', 'embed', 'encode', 'gqa_attention', 'masked_attention', 'merge_pair', 'pair_counts', 'rms_norm', 'rope_head', 'route_top_k', 'swiglu', 'train'], got 'rope'
+    ValueError: name must be one of the exercises ['cache_mask', 'causal_mask', 'cross_entropy_one', 'decode', 'decoder_layer', 'embed', 'encode', 'gqa_attention', 'masked_attention', 'merge_pair', 'pair_counts', 'rms_norm', 'rope_head', 'route_top_k', 'shared_expert_moe', 'swiglu', 'train'], got 'rope'
     """
     if not isinstance(name, str) or name not in EXERCISES:
         raise ValueError(f"name must be one of the exercises {sorted(EXERCISES)}, got {name!r}")

@@ -38,7 +38,9 @@ The folders readers download are other families of the same skeleton
 (:mod:`tokenpath.model.families`): ``Qwen2ForCausalLM`` (biases on W_Q, W_K, W_V),
 ``Qwen3ForCausalLM`` (an RMSNorm on every query and key head, a ``head_dim`` of its
 own), ``MistralForCausalLM`` (Llama's shapes, with a ``sliding_window`` that must hide
-nothing), and Llama 3.1's ``rope_type: "llama3"`` frequencies
+nothing), ``Qwen2MoeForCausalLM`` (Qwen2's attention, routed experts and a
+sigmoid-gated shared expert in every layer: :mod:`tokenpath.model.qwen2_moe`; fused
+in-memory experts are split as Mixtral's are), and Llama 3.1's ``rope_type: "llama3"`` frequencies
 (:class:`tokenpath.position.Llama3Scaling`); bf16 and sharded folders as
 ``save_pretrained`` writes them load too, bf16 widened to float32.
 
@@ -54,6 +56,7 @@ from .config import (ARCHITECTURE, CONFIG_NAME, INDEX_NAME, MAX_CONFIG_BYTES, MA
                      TOKENIZER_CONFIG_NAME, TOKENIZER_NAME, WEIGHTS_NAME, LlamaConfig, MixtralConfig, read_config)
 from .families import (MISTRAL_ARCHITECTURE, QWEN2_ARCHITECTURE, QWEN3_ARCHITECTURE, MistralConfig, Qwen2Config,
                        Qwen3Config)
+from .qwen2_moe import QWEN2_MOE_ARCHITECTURE, Qwen2MoeConfig
 from .files import list_files, load, save
 from .forward import FLOAT64_MAX_PARAMETERS, ForwardTrace, GenerationTrace, Model, random_model, random_tensors
 from .tensors import ParameterCount, count_parameters, tensor_role, tensor_shapes
@@ -69,6 +72,7 @@ __all__ = [
     "MISTRAL_ARCHITECTURE",
     "MIXTRAL_ARCHITECTURE",
     "QWEN2_ARCHITECTURE",
+    "QWEN2_MOE_ARCHITECTURE",
     "QWEN3_ARCHITECTURE",
     "TOKENIZER_NAME",
     "WEIGHTS_NAME",
@@ -82,6 +86,7 @@ __all__ = [
     "ModelFileError",
     "ParameterCount",
     "Qwen2Config",
+    "Qwen2MoeConfig",
     "Qwen3Config",
     "count_parameters",
     "list_files",

@@ -19,6 +19,7 @@ from ..position import rope_tables
 from ..safefiles import ModelFileError, short_repr
 from .cache import KVCache
 from .config import TOKENIZER_NAME, LlamaConfig
+from .qwen2_moe import Qwen2MoeConfig
 from .tensors import _check_tensors, _stored_dtype, count_parameters, tensor_role, tensor_shapes
 
 __all__ = [
@@ -170,7 +171,17 @@ class Model:
 
     def _build_layer_weights(self, i: int) -> decoder.LayerWeights:
         c, t, p = self.config, self.tensors, f"model.layers.{i}."
-        if c.n_experts:
+        if isinstance(c, Qwen2MoeConfig):  # routed experts, a shared expert and its sigmoid gate
+            def experts(w):  # [E, d_out, d_in] in expert order
+                return np.stack([t[p + f"mlp.experts.{e}.{w}_proj.weight"] for e in range(c.n_experts)])
+
+            s = p + "mlp.shared_expert."
+            ffn = dict(gate_proj=experts("gate"), up_proj=experts("up"), down_proj=experts("down"),
+                       router=t[p + "mlp.gate.weight"], experts_per_token=c.num_experts_per_tok,
+                       norm_topk_prob=c.norm_topk_prob, shared_gate_proj=t[s + "gate_proj.weight"],
+                       shared_up_proj=t[s + "up_proj.weight"], shared_down_proj=t[s + "down_proj.weight"],
+                       shared_expert_gate=t[p + "mlp.shared_expert_gate.weight"])
+        elif c.n_experts:
             def experts(w):  # [E, d_out, d_in] in expert order
                 return np.stack([t[p + f"block_sparse_moe.experts.{e}.{w}.weight"] for e in range(c.n_experts)])
 

@@ -14,6 +14,7 @@ import numpy as np
 
 from ..safefiles import ModelFileError, short_repr
 from .config import LlamaConfig, MixtralConfig  # noqa: F401 (MixtralConfig: the doctests')
+from .qwen2_moe import Qwen2MoeConfig
 
 __all__ = [
     "ParameterCount",
@@ -39,6 +40,15 @@ def _layer_shapes(c: LlamaConfig, i: int) -> Iterator[tuple[str, tuple[int, ...]
         yield p + "self_attn.q_norm.weight", (c.head_dim,)
         yield p + "self_attn.k_norm.weight", (c.head_dim,)
     yield p + "post_attention_layernorm.weight", (d,)
+    if isinstance(c, Qwen2MoeConfig):  # router, routed experts, shared expert and its gate
+        yield p + "mlp.gate.weight", (c.n_experts, d)
+        for e in range(c.n_experts):
+            for name, shape in _swiglu_shapes(d, c.moe_intermediate_size):
+                yield p + f"mlp.experts.{e}.{name}", shape
+        for name, shape in _swiglu_shapes(d, c.shared_expert_intermediate_size):
+            yield p + f"mlp.shared_expert.{name}", shape
+        yield p + "mlp.shared_expert_gate.weight", (1, d)
+        return
     if not c.n_experts:
         yield p + "mlp.gate_proj.weight", (ff, d)
         yield p + "mlp.up_proj.weight", (ff, d)
@@ -49,6 +59,10 @@ def _layer_shapes(c: LlamaConfig, i: int) -> Iterator[tuple[str, tuple[int, ...]
         yield p + f"block_sparse_moe.experts.{e}.w1.weight", (ff, d)
         yield p + f"block_sparse_moe.experts.{e}.w2.weight", (d, ff)
         yield p + f"block_sparse_moe.experts.{e}.w3.weight", (ff, d)
+
+
+def _swiglu_shapes(d: int, ff: int) -> tuple[tuple[str, tuple[int, int]], ...]:
+    return (("gate_proj.weight", (ff, d)), ("up_proj.weight", (ff, d)), ("down_proj.weight", (d, ff)))
 
 
 def _iter_tensor_shapes(c: LlamaConfig) -> Iterator[tuple[str, tuple[int, ...]]]:
@@ -95,6 +109,11 @@ _ROLES = {
     "mlp.up_proj.weight": "W_up: SwiGLU content, Norm(Y) W_up",
     "mlp.down_proj.weight": "W_down: back to d; X' = Y + this",
     "block_sparse_moe.gate.weight": "W_r: router scores Norm(Y) W_r, one per expert",
+    "mlp.gate.weight": "W_r: router scores Norm(Y) W_r, one per expert (softmax, then top-k)",
+    "mlp.shared_expert.gate_proj.weight": "W_gate of the shared expert, which every position runs",
+    "mlp.shared_expert.up_proj.weight": "W_up of the shared expert",
+    "mlp.shared_expert.down_proj.weight": "W_down of the shared expert, scaled by the shared gate",
+    "mlp.shared_expert_gate.weight": "w_sg [1, d]: the shared expert is scaled by σ(Norm(Y) · w_sg)",
     "w1.weight": "W_gate of the expert: SiLU(Norm(Y) W_gate)",
     "w3.weight": "W_up of the expert: Norm(Y) W_up",
     "w2.weight": "W_down of the expert; X' = Y + Σ gate · this",
@@ -120,6 +139,10 @@ def tensor_role(name: str) -> str:
     m = re.fullmatch(r"model\.layers\.(\d+)\.block_sparse_moe\.experts\.(\d+)\.(w[123]\.weight)", name)
     if m:
         return f"layer {m.group(1)}, expert {m.group(2)}: {_ROLES[m.group(3)]}"
+    m = re.fullmatch(r"model\.layers\.(\d+)\.mlp\.experts\.(\d+)\.(gate|up|down)_proj\.weight", name)
+    if m:
+        mixtral = {"gate": "w1", "up": "w3", "down": "w2"}[m.group(3)]  # the same role under Mixtral's name
+        return f"layer {m.group(1)}, expert {m.group(2)}: {_ROLES[mixtral + '.weight']}"
     raise ValueError(f"name {name!r} is not a Llama tensor name")
 
 
@@ -180,13 +203,16 @@ def count_parameters(config: LlamaConfig) -> ParameterCount:
     c = config
     d, q, kv = c.hidden_size, c.num_attention_heads * c.head_dim, c.num_key_value_heads * c.head_dim
     expert = 3 * d * c.intermediate_size  # one SwiGLU network
-    moe = {}
+    mlp, moe = expert * max(c.n_experts, 1), {}
     if c.n_experts:
         moe = dict(router=d * c.n_experts, active_mlp=expert * c.num_experts_per_tok)
+    if isinstance(c, Qwen2MoeConfig):  # routed experts of their own width, plus the shared one and its gate
+        expert, shared = 3 * d * c.moe_intermediate_size, 3 * d * c.shared_expert_intermediate_size + d
+        mlp, moe["active_mlp"] = expert * c.n_experts + shared, expert * c.num_experts_per_tok + shared
     return ParameterCount(
         embedding=c.vocab_size * d,
         attention=d * q + 2 * d * kv + q * d + (q + 2 * kv) * c.qkv_bias + d * c.o_bias,
-        mlp=expert * max(c.n_experts, 1),
+        mlp=mlp,
         norms=2 * d + 2 * c.head_dim * c.qk_norm,
         layers=c.num_hidden_layers,
         final_norm=d,
@@ -203,6 +229,12 @@ _IGNORED = re.compile(r"model\.layers\.\d+\.self_attn\.rotary_emb\.inv_freq")
 
 def _expected_shape_reason(name: str, c: LlamaConfig) -> str:
     d, ff = "hidden_size", "intermediate_size"
+    if isinstance(c, Qwen2MoeConfig):
+        if "shared_expert_gate" in name:
+            return f"[1, {d}]"
+        if "mlp.gate.weight" in name:
+            return f"[num_experts, {d}]"
+        ff = "shared_expert_intermediate_size" if "shared_expert." in name else "moe_intermediate_size"
     q, kv = "num_attention_heads·head_dim", "num_key_value_heads·head_dim"
     table = {"q_proj.bias": (q,), "k_proj.bias": (kv,), "v_proj.bias": (kv,), "o_proj.bias": (d,),
              "q_norm": ("head_dim",), "k_norm": ("head_dim",),
@@ -214,6 +246,10 @@ def _expected_shape_reason(name: str, c: LlamaConfig) -> str:
         if key in name:
             return "[" + ", ".join(why) + "]"
     return "the config"  # pragma: no cover
+
+
+def _experts_field(c: LlamaConfig) -> str:
+    return "num_experts" if isinstance(c, Qwen2MoeConfig) else "num_local_experts"
 
 
 def _attention_parts(c: LlamaConfig) -> str:
@@ -228,7 +264,7 @@ _FUSED = re.compile(r"model\.layers\.(\d+)\.mlp\.(gate\.weight|experts\.gate_up_
 
 
 def _unfuse_experts(c: LlamaConfig, tensors: Mapping, source: str) -> dict:
-    """Transformers 5's in-memory Mixtral names, with the experts fused
+    """Transformers 5's in-memory Mixtral and Qwen2-MoE names, with the experts fused
     (``mlp.gate.weight [E, d]``, ``mlp.experts.gate_up_proj [E, 2·d_ff, d]`` gate rows
     first, ``mlp.experts.down_proj [E, d, d_ff]``), split into the per-expert names
     ``save_pretrained`` writes. Other names pass through unchanged.
@@ -238,29 +274,33 @@ def _unfuse_experts(c: LlamaConfig, tensors: Mapping, source: str) -> dict:
     >>> sorted(t)[:2], t["model.layers.0.block_sparse_moe.experts.1.w3.weight"].shape
     (['model.layers.0.block_sparse_moe.experts.0.w1.weight', 'model.layers.0.block_sparse_moe.experts.0.w3.weight'], (6, 4))
     """
+    qwen = isinstance(c, Qwen2MoeConfig)  # Qwen2-MoE keeps the mlp. prefix and the *_proj names
+    block, (gate, up, down) = ("mlp.", ("gate_proj", "up_proj", "down_proj")) if qwen else \
+        ("block_sparse_moe.", ("w1", "w3", "w2"))
+    field, ff_field = ("num_experts", "moe_intermediate_size") if qwen else ("num_local_experts", "intermediate_size")
     out = {}
     for name, value in tensors.items():
         m = _FUSED.fullmatch(name)
         if m is None or not c.n_experts:
             out[name] = value
             continue
-        p, kind, arr = f"model.layers.{m.group(1)}.block_sparse_moe.", m.group(2), np.asarray(value)
+        p, kind, arr = f"model.layers.{m.group(1)}.{block}", m.group(2), np.asarray(value)
         if kind == "gate.weight":
             out[p + "gate.weight"] = arr
             continue
         if arr.ndim != 3 or arr.shape[0] != c.n_experts:
             raise ModelFileError(f"{source}: tensor {name!r} has shape {list(arr.shape)}, but config.json says "
-                                 f"num_local_experts={c.n_experts}: expected [{c.n_experts}, ·, ·], one block per expert")
-        ff = c.intermediate_size
+                                 f"{field}={c.n_experts}: expected [{c.n_experts}, ·, ·], one block per expert")
+        ff = getattr(c, ff_field)
         for e in range(c.n_experts):
             if kind == "experts.down_proj":
-                out[p + f"experts.{e}.w2.weight"] = arr[e]
+                out[p + f"experts.{e}.{down}.weight"] = arr[e]
             elif arr.shape[1] != 2 * ff:
                 raise ModelFileError(f"{source}: tensor {name!r} has shape {list(arr.shape)}, but config.json "
                                      f"implies [{c.n_experts}, {2 * ff}, {c.hidden_size}] = "
-                                     "[num_local_experts, 2·intermediate_size, hidden_size]")
+                                     f"[{field}, 2·{ff_field}, hidden_size]")
             else:
-                out[p + f"experts.{e}.w1.weight"], out[p + f"experts.{e}.w3.weight"] = arr[e, :ff], arr[e, ff:]
+                out[p + f"experts.{e}.{gate}.weight"], out[p + f"experts.{e}.{up}.weight"] = arr[e, :ff], arr[e, ff:]
     return out
 
 
@@ -308,11 +348,14 @@ def _match_names_and_shapes(c: LlamaConfig, tensors: Mapping, source: str, *,
             hint = ""
             if name == "lm_head.weight":
                 hint = " (config.json says tie_word_embeddings=false, so the head must be stored)"
+            elif name.endswith("mlp.gate.weight") or "shared_expert" in name:
+                hint = (f" (config.json describes a Qwen2-MoE with num_experts={c.n_experts}: every layer needs its "
+                        "router, its shared expert and the shared expert's gate)")
             elif name.endswith("block_sparse_moe.gate.weight"):
                 hint = (f" (config.json describes a Mixtral with num_local_experts={c.n_experts}: every layer "
                         "needs its router)")
             elif ".experts." in name:
-                hint = f" (config.json says num_local_experts={c.n_experts})"
+                hint = f" (config.json says {_experts_field(c)}={c.n_experts})"
             elif name.endswith(".bias") or "_norm." in name:
                 hint = f" (config.json describes {c.ARCH}{_attention_parts(c)})"
             elif name.startswith("model.layers."):
@@ -325,7 +368,7 @@ def _match_names_and_shapes(c: LlamaConfig, tensors: Mapping, source: str, *,
         if re.search(r"\.self_attn\.(\w_proj\.bias|[qk]_norm\.)", extra[0]):
             hint = f" (config.json describes {c.ARCH}{_attention_parts(c)})"
         elif re.search(r"\.experts\.\d+\.", extra[0]):
-            hint = f" (config.json says num_local_experts={c.n_experts}: experts 0–{c.n_experts - 1})"
+            hint = f" (config.json says {_experts_field(c)}={c.n_experts}: experts 0–{c.n_experts - 1})"
         elif ".mlp." in extra[0] or "block_sparse_moe" in extra[0]:
             hint = f" (config.json describes {c.ARCH}, whose layers store {'experts' if c.n_experts else 'one MLP'})"
         elif m:
