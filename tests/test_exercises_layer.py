@@ -60,6 +60,7 @@ def test_the_check_on_smollm2_is_well_under_a_second():
 
 def test_without_the_file_the_random_layers_are_checked_and_the_message_names_make_smollm2(monkeypatch, tmp_path):
     monkeypatch.setenv("TOKENPATH_MODEL_DIR", str(tmp_path))
+    monkeypatch.setenv("TOKENPATH_NO_FETCH", "1")  # layer_inputs would fetch the file on first use
     cases = layer._cases()
     assert len(cases) == 2 and "run `make smollm2`" in cases[0].label
     result = exercises.check("decoder_layer", layer.decoder_layer)

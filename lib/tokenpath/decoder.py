@@ -204,11 +204,9 @@ def _layer_core(x: np.ndarray, w: LayerWeights, cos: np.ndarray, sin: np.ndarray
         mix = shared.routed
         ffn_out = shared.output.astype(w.dtype, copy=False)  # [B, T, d]
     out = y + ffn_out  # second residual
-    kept = None
-    if keep:
-        kept = dict(x=x, attn_in=attn_in, q=q, k=k, v=v, q_rot=q_rot, k_rot=k_rot, weights=weights,
-                    heads_out=heads_out, merged=merged, attn_out=attn_out, y=y, ffn_in=ffn_in,
-                    ffn_hidden=ffn_hidden, ffn_out=ffn_out, out=out, moe=mix, shared=shared)
+    kept = dict(x=x, attn_in=attn_in, q=q, k=k, v=v, q_rot=q_rot, k_rot=k_rot, weights=weights,
+                heads_out=heads_out, merged=merged, attn_out=attn_out, y=y, ffn_in=ffn_in, ffn_hidden=ffn_hidden,
+                ffn_out=ffn_out, out=out, moe=mix, shared=shared) if keep else None
     return out, (k_all, v_all), kept
 
 

@@ -167,7 +167,7 @@ def _cases() -> tuple[Case, ...]:
     text = asides.REAL_ATTENTION_TEXT
     missing = ""
     try:
-        pretrained.smollm2_path()
+        pretrained.smollm2_path(fetch_missing=False)  # a check never downloads; the chapter's cell fetched it
         cases.append(Case(f"the worked example (SmolLM2-135M-Instruct's layer 0 on {text!r})", _smollm2_inputs(text)))
     except FileNotFoundError:
         missing = " (SmolLM2's layer 0 was skipped: its file is missing; run `make smollm2`)"
