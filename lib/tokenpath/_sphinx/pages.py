@@ -21,8 +21,11 @@ import html
 from docutils import nodes
 from sphinx.transforms import SphinxTransform
 
-#: The whole edition, and any one page with what it loads, at most this many bytes.
-TOTAL_BUDGET = 25 * 2**20
+#: The whole edition, and any one page with what it loads, at most this many bytes. The
+#: edition was held to 25 MB until the book gained the moving pictures above its sliders
+#: (0.5 MB), a fifth chapter from chapter 4's split, two guide pages and three capstones;
+#: 26 MB since, still small enough to copy to a phone or a USB stick.
+TOTAL_BUDGET = 26 * 2**20
 #: The Chinese edition: its own files and the English edition's frames and figure files
 #: its pages show (shared, not copied), at most this many bytes.
 TOTAL_BUDGET_ZH = 30 * 2**20
