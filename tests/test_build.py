@@ -291,3 +291,19 @@ def test_a_stored_figure_shows_its_caption_and_alt_text_in_the_edition_s_languag
         words = figure_words(stored)
     assert "<figcaption>图 3 · " in words and 'alt="ID 张量 s' in words
     assert words.split('src="', 1)[1].split('"', 1)[0] == stored.split('src="', 1)[1].split('"', 1)[0], "same pixels"
+
+
+def test_a_linked_pdf_beside_the_editions_is_a_download_not_a_file_a_page_loads(tmp_path):
+    """`make pdf` builds the HTML edition again with every page linking to the PDF of the
+    run before: a download, which neither a page's size nor the edition's counts."""
+    from tokenpath._sphinx import pages
+
+    (tmp_path / "pdf").mkdir()
+    (tmp_path / "pdf" / "tokenpath-en.pdf").write_bytes(b"%PDF" + b"0" * 50_000)
+    (tmp_path / "html" / "en").mkdir(parents=True)
+    page = tmp_path / "html" / "en" / "a.html"
+    page.write_text('<html><a href="../../pdf/tokenpath-en.pdf">PDF</a><img src="x.png"></html>', encoding="utf-8")
+    (tmp_path / "html" / "en" / "x.png").write_bytes(b"1" * 100)
+    report = pages.budgets(tmp_path / "html" / "en", budget=10_000, page_budget=10_000)
+    assert not report.over and report.pages["a.html"] == page.stat().st_size + 100
+    assert pages.shared_files(tmp_path / "html" / "en") == set()

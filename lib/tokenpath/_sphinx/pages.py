@@ -202,13 +202,13 @@ _FRAME = re.compile(r'"((?:\.\./[a-z]+/)?_frames/[0-9a-f]+\.webp)"')
 
 def page_bytes(page: Path, out: Path, *, shared: bool = False) -> int:
     """The bytes of ``page``: its HTML and every local file it refers to (images,
-    frames; each once). The theme's files, fonts and scripts in ``_static/``, loaded by
+    frames; each once; not the pages and downloads it links to). The theme's files, fonts and scripts in ``_static/``, loaded by
     every page and cached after the first, count only with ``shared=True``."""
     text = page.read_text(encoding="utf-8")
     files = {page}
     for ref in _REF.findall(text) + _FRAME.findall(text):
         path = (page.parent / ref).resolve()
-        if path.is_file() and path.suffix not in (".html", ".ipynb") and (shared or "_static" not in path.parts):
+        if path.is_file() and path.suffix not in (".html", ".ipynb", ".pdf") and (shared or "_static" not in path.parts):
             files.add(path)
     for css in [f for f in files if f.suffix == ".css"]:
         for ref in re.findall(r"url\(['\"]?([^'\")#?]+)", css.read_text(encoding="utf-8", errors="replace")):
@@ -227,7 +227,9 @@ def shared_files(out: Path) -> set:
         for ref in _REF.findall(text) + _FRAME.findall(text):
             if ref.startswith("../"):
                 path = (page.parent / ref).resolve()
-                if path.is_file() and not path.is_relative_to(out.resolve()):
+                # another edition's files, not a download beside the editions (the PDFs)
+                if (path.is_file() and path.suffix != ".pdf" and not path.is_relative_to(out.resolve())
+                        and path.is_relative_to(out.resolve().parent)):
                     found.add(path)
     return found
 
