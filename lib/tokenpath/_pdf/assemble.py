@@ -182,7 +182,8 @@ def document(edition: Edition, pages: list[Page] | None = None) -> Document:
         chapters.append(f'<section class="tp-page" id="{page.name}" style="page: tp-p{number}">{article}</section>')
 
     guide = _article(pages[0], folder, names, say)
-    lead = next((p for p in guide.find_all("p") if p.get_text(strip=True)), None)
+    notes = {"tp-lang", "tp-untranslated"}  # the link to the other edition and the untranslated note
+    lead = next((p for p in guide.find_all("p") if p.get_text(strip=True) and not notes & set(p.get("class") or [])), None)
     subtitle = first_sentence(lead.get_text(" ")) if lead is not None else ""
     toc = "".join(
         f'<li class="tp-toc-{e.level}"><a href="#{e.anchor}"><span class="tp-toc-text">{html.escape(e.text)}</span>'
