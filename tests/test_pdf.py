@@ -377,6 +377,23 @@ def test_printing_again_gives_the_same_bytes(built, tmp_path):
             again = print_edition(b.edition, tmp_path, epoch=epoch, b=chromium).path.read_bytes()
             first = b.path.read_bytes()
             if again != first:
-                at = next(i for i, (x, y) in enumerate(zip(first, again)) if x != y) if len(first) == len(again) else 0
+                at = next((i for i, (x, y) in enumerate(zip(first, again)) if x != y), min(len(first), len(again)))
+                fonts = [_font_names(x) for x in (first, again)]
                 pytest.fail(f"{b.path.name} printed again differs ({len(first)} and {len(again)} bytes), first at "
-                            f"byte {at}: {first[max(0, at - 60):at + 60]!r} against {again[max(0, at - 60):at + 60]!r}")
+                            f"byte {at}: {first[max(0, at - 60):at + 60]!r} against {again[max(0, at - 60):at + 60]!r}; "
+                            f"fonts only in the first {sorted(fonts[0] - fonts[1])}, only in the second "
+                            f"{sorted(fonts[1] - fonts[0])}")
+
+
+def _font_names(pdf: bytes) -> set[str]:
+    """The embedded fonts' names without their subset prefix (``DejaVuSans-Bold``)."""
+    import io
+
+    from pypdf import PdfReader
+
+    names = set()
+    for page in PdfReader(io.BytesIO(pdf)).pages:
+        for font in (page.get("/Resources") or {}).get("/Font", {}).values():
+            name = str(font.get_object().get("/BaseFont", "/Type3"))
+            names.add(name.lstrip("/").split("+")[-1])
+    return names

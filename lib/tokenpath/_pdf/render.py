@@ -37,16 +37,34 @@ def chromium() -> str:
     return found
 
 
+class Launcher:
+    """Starts a new Chromium for each print (:func:`browser` makes one).
+
+    A browser printing one document after another is not enough: Chromium may lay out
+    the next document in the renderer process of the one before, whose font choices it
+    keeps: printed after the English edition in one renderer (``--renderer-process-limit=1``
+    makes it so every time), the Chinese edition's cover came out in another sans-serif.
+    A browser of its own costs under a second a print."""
+
+    def __init__(self, playwright):
+        self._playwright = playwright
+
+    @contextlib.contextmanager
+    def page(self):
+        b = self._playwright.chromium.launch(executable_path=chromium(), args=CHROMIUM_ARGS)
+        try:
+            yield b.new_page()
+        finally:
+            b.close()
+
+
 @contextlib.contextmanager
 def browser():
+    """A :class:`Launcher` while playwright runs."""
     from playwright.sync_api import sync_playwright
 
     with sync_playwright() as p:
-        b = p.chromium.launch(executable_path=chromium(), args=CHROMIUM_ARGS)
-        try:
-            yield b
-        finally:
-            b.close()
+        yield Launcher(p)
 
 
 def destinations(pdf: bytes) -> dict[str, int]:
@@ -66,14 +84,13 @@ class Printed:
     seconds: float
 
 
-def _print(b, source: Path, numbers: dict[str, int]) -> bytes:
-    """``source`` printed in a page of its own, with the contents' ``numbers`` filled in.
+def _print(b: Launcher, source: Path, numbers: dict[str, int]) -> bytes:
+    """``source`` printed in a browser of its own, with the contents' ``numbers`` filled in.
 
     Each print loads the document afresh: printing one loaded page twice does not give
     the same layout (a heading near a page break moved by a page every other print)."""
     refused = []
-    page = b.new_page()
-    try:
+    with b.page() as page:
         page.route("**/*", lambda route: route.continue_() if route.request.url.startswith(("file:", "data:"))
                    else (refused.append(route.request.url), route.abort()))
         page.goto(source.as_uri(), wait_until="load", timeout=180_000)
@@ -85,13 +102,12 @@ def _print(b, source: Path, numbers: dict[str, int]) -> bytes:
         page.evaluate("n => document.querySelectorAll('.tp-toc-page').forEach("
                       "s => { s.textContent = n[s.dataset.anchor] ? String(n[s.dataset.anchor]) : ''; })", numbers)
         return page.pdf(prefer_css_page_size=True, print_background=True, tagged=True)
-    finally:
-        page.close()
 
 
 def print_edition(edition: Edition, out: str | Path, *, epoch: int | None = None, b=None) -> Printed:
     """Write ``out/tokenpath-<lang>.pdf`` for ``edition``; ``epoch`` is the date it
-    carries (None: no date). ``b`` is a browser to reuse (one is started otherwise)."""
+    carries (None: no date). ``b`` is a :class:`Launcher` from :func:`browser` to reuse
+    (one is made otherwise)."""
     if b is None:
         with browser() as b:
             return print_edition(edition, out, epoch=epoch, b=b)
