@@ -1,7 +1,7 @@
 """The Chinese notebooks (notebooks/zh/, tokenpath.i18n.notebooks) hold the English
 notebooks' code: every code cell is the English cell, source and stored outputs, except
-the call that picks the language and the words of a stored figure (its caption and alt
-text), so nbval, which runs the English notebooks, checks the code a Chinese reader
+the call that picks the language, the words of a stored figure (its caption and alt
+text) and the journey map under the title (drawn in Chinese), so nbval, which runs the English notebooks, checks the code a Chinese reader
 runs. And they are what the generator writes from the English notebooks and the
 catalogs now, byte for byte: a stale Chinese notebook fails here until `make sync`.
 """
@@ -13,8 +13,9 @@ import re
 
 import pytest
 
-from tokenpath.i18n import TRANSLATED, catalogs
+from tokenpath.i18n import TRANSLATED, catalogs, using
 from tokenpath.i18n import notebooks as zh
+from tokenpath.journey import journey
 
 ENGLISH = sorted((catalogs.ROOT / "notebooks").glob("*.ipynb"))
 FIGURE = re.compile(r'<figure class="tokenpath-figure" id="fig\d+\w*">')
@@ -24,10 +25,24 @@ def _load(path):
     return json.loads(path.read_text(encoding="utf-8"))
 
 
-def _figure_free(output):
-    """An output with a stored figure's words taken out (its PNG and anchor kept)."""
+def _journey(output):
+    """A stored journey map's (HTML, text), or None for any other output."""
     data = output.get("data", {})
     html = "".join(data.get("text/html", ""))
+    return (html, "".join(data.get("text/plain", ""))) if 'class="tokenpath-journey"' in html else None
+
+
+def _shown(j):
+    return j.html(), j.text()
+
+
+def _figure_free(output):
+    """An output with a stored figure's words, or the journey map's, taken out (a
+    figure's PNG and anchor kept)."""
+    data = output.get("data", {})
+    html = "".join(data.get("text/html", ""))
+    if _journey(output) is not None:
+        return {**output, "data": {**data, "text/html": "", "text/plain": ""}}
     if not FIGURE.search(html):
         return output
     html = re.sub(r'alt="[^"]*"', 'alt=""', html)
@@ -51,6 +66,11 @@ def test_a_chinese_notebook_holds_the_english_code_cells(path):
         assert source == "".join(a["source"]), f"{path.name}: a code cell differs from the English one"
         assert [_figure_free(o) for o in a["outputs"]] == [_figure_free(o) for o in b["outputs"]], (
             f"{path.name}: a stored output differs from the English one beyond a figure's words")
+        for x, y in zip(a["outputs"], b["outputs"]):
+            if _journey(x) is not None:
+                assert _journey(x) == _shown(journey(path.stem)), f"{path.name}: the stored journey map is stale"
+                with using("zh_CN"):
+                    assert _journey(y) == _shown(journey(path.stem)), f"{path.name}: the journey map is not in Chinese"
     if any("setup_notebook()" in "".join(c["source"]) for c in en["cells"]):
         assert any('setup_notebook(lang="zh_CN")' in "".join(c["source"]) for c in cn["cells"])
 

@@ -20,29 +20,32 @@ from __future__ import annotations
 import html
 from dataclasses import dataclass
 
-__all__ = ["CHAPTER_STAGES", "LABELS", "LAYER", "LINKS", "PATH", "STAGES", "Journey", "journey"]
+from .i18n import N_, _
 
-#: Every word the map shows, by key: the stages, then the few words around them.
+__all__ = ["CHAPTER_STAGES", "LABELS", "LAYER", "LINKS", "PATH", "STAGES", "Journey", "journey", "label"]
+
+#: Every word the map shows, by key: the stages, then the few words around them (in
+#: English; :func:`label` gives one in the engine's language).
 LABELS = {
-    "string": "string",
-    "bytes": "bytes",
-    "tokens": "tokens",
-    "ids": "IDs",
-    "rows": "rows",
-    "norm": "norm",
-    "attention": "attention",
-    "rope": "RoPE",
-    "gqa": "GQA",
-    "swiglu": "SwiGLU",
-    "moe": "MoE",
-    "head": "head",
-    "probabilities": "probabilities",
-    "layers": "L ×",
-    "or": "or",
-    "title": "Where this chapter sits on the path from text to probabilities",
-    "marked": "marked: this chapter",
-    "before": "Before you start",
-    "notation": "Notation",
+    "string": N_("string"),
+    "bytes": N_("bytes"),
+    "tokens": N_("tokens"),
+    "ids": N_("IDs"),
+    "rows": N_("rows"),
+    "norm": N_("norm"),
+    "attention": N_("attention"),
+    "rope": N_("RoPE"),
+    "gqa": N_("GQA"),
+    "swiglu": N_("SwiGLU"),
+    "moe": N_("MoE"),
+    "head": N_("head"),
+    "probabilities": N_("probabilities"),
+    "layers": N_("L ×"),
+    "or": N_("or"),
+    "title": N_("Where this chapter sits on the path from text to probabilities"),
+    "marked": N_("marked: this chapter"),
+    "before": N_("Before you start"),
+    "notation": N_("Notation"),
 }
 
 #: The stages before the decoder layers, in order.
@@ -84,6 +87,15 @@ _PLAIN = _BOX + "border:1px solid;"
 _MARKED = _BOX + "border:2px solid;font-weight:bold;"
 
 
+def label(key: str) -> str:
+    """The map's word for ``key`` (a key of :data:`LABELS`) in the engine's language.
+
+    >>> label("probabilities")
+    'probabilities'
+    """
+    return _(LABELS[key])
+
+
 @dataclass(frozen=True)
 class Journey:
     """The map for one chapter; a notebook shows its HTML, a terminal its text."""
@@ -97,7 +109,7 @@ class Journey:
         inner = []
         for part in LAYER:
             if isinstance(part, tuple) and part[0] == "swiglu":
-                inner.append(f"{stage(part[0])} {word(LABELS['or'])} {stage(part[1])}")
+                inner.append(f"{stage(part[0])} {word(label('or'))} {stage(part[1])}")
             elif isinstance(part, tuple):
                 inner.append(" · ".join(stage(k) for k in part))
             else:
@@ -108,19 +120,19 @@ class Journey:
 
     def text(self) -> str:
         def stage(k):
-            return f"[{LABELS[k]}]" if k in self.marked else LABELS[k]
+            return f"[{label(k)}]" if k in self.marked else label(k)
 
-        parts = [p if isinstance(p, str) else f"{LABELS['layers']} ( {p[1]} )"
+        parts = [p if isinstance(p, str) else f"{label('layers')} ( {p[1]} )"
                  for p in self._items(stage, lambda w: w)]
-        links = " · ".join(f"{LABELS[k]}: {target}" for k, target in LINKS)
-        return f"{' → '.join(parts)}\n[ ] {LABELS['marked']}\n{links}"
+        links = " · ".join(f"{label(k)}: {target}" for k, target in LINKS)
+        return f"{' → '.join(parts)}\n[ ] {label('marked')}\n{links}"
 
     def html(self) -> str:
         def stage(k):
-            label = html.escape(LABELS[k])
+            shown = html.escape(label(k))
             if k in self.marked:
-                return f'<mark style="{_MARKED}">{label}</mark>'
-            return f'<span style="{_PLAIN}">{label}</span>'
+                return f'<mark style="{_MARKED}">{shown}</mark>'
+            return f'<span style="{_PLAIN}">{shown}</span>'
 
         parts = []
         for p in self._items(stage, html.escape):
@@ -128,10 +140,10 @@ class Journey:
                 parts.append(p)
             else:
                 parts.append(f'<span style="border:1px dashed;border-radius:6px;padding:0.1em 0.3em">'
-                             f"{html.escape(LABELS['layers'])} ( {p[1]} )</span>")
-        links = " · ".join(f'<a href="{target}">{html.escape(LABELS[k])}</a>' for k, target in LINKS)
-        legend = f'<mark style="{_MARKED}">{html.escape(LABELS["marked"])}</mark>'
-        return (f'<nav class="tokenpath-journey" aria-label="{html.escape(LABELS["title"])}" '
+                             f"{html.escape(label('layers'))} ( {p[1]} )</span>")
+        links = " · ".join(f'<a href="{target}">{html.escape(label(k))}</a>' for k, target in LINKS)
+        legend = f'<mark style="{_MARKED}">{html.escape(label("marked"))}</mark>'
+        return (f'<nav class="tokenpath-journey" aria-label="{html.escape(label("title"))}" '
                 f'style="line-height:2;margin:0.25em 0 0.5em;overflow-wrap:anywhere">'
                 f'<p style="margin:0">{" → ".join(parts)}</p>'
                 f'<p style="margin:0;font-size:0.9em">{legend} · {links}</p></nav>')

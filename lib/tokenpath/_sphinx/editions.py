@@ -164,9 +164,20 @@ def figure_words(text: str) -> str:
     return _FIGURE.sub(swap, text)
 
 
+_JOURNEY = re.compile(r'<nav class="tokenpath-journey".*?</nav>', re.S)
+
+
+def journey_words(text: str, page: str) -> str:
+    """A stored output's journey map (:mod:`tokenpath.journey`) of ``page`` drawn again
+    in the engine's language."""
+    from ..journey import journey
+
+    return _JOURNEY.sub(lambda _m: journey(page).html(), text)
+
+
 class FigureWords(SphinxTransform):
-    """In the Chinese edition, each stored numbered figure's caption and alt text in
-    Chinese (before its image becomes a file)."""
+    """In the Chinese edition, each stored numbered figure's caption and alt text, and
+    the journey map, in Chinese (before its image becomes a file)."""
 
     default_priority = 904
 
@@ -177,6 +188,8 @@ class FigureWords(SphinxTransform):
             text = raw.astext()
             if 'class="tokenpath-figure" id="fig' in text:
                 raw.parent.replace(raw, nodes.raw("", figure_words(text), format="html"))
+            elif 'class="tokenpath-journey"' in text:
+                raw.parent.replace(raw, nodes.raw("", journey_words(text, self.env.docname), format="html"))
 
 
 def _page_lang(app, pagename, templatename, context, doctree):

@@ -13,8 +13,9 @@ For each English notebook:
   makes from the heading's text (:func:`tokenpath._sphinx.heading_slug`'s rule);
 - code cells are the English cells, source and stored outputs, except the call that
   picks the language: ``tp.setup_notebook()`` becomes ``tp.setup_notebook(lang="zh_CN")``,
-  and a stored numbered figure's caption and alt text, which are given in Chinese
-  (the figure's builder run again for its words; the pixels are kept).
+  a stored numbered figure's caption and alt text, which are given in Chinese
+  (the figure's builder run again for its words; the pixels are kept), and the journey
+  map under the title, drawn again in Chinese.
 
 So the code a Chinese reader runs is the code nbval runs in English
 (tests/test_i18n_notebooks.py proves it), and generating twice writes the same bytes.
@@ -128,15 +129,25 @@ def relink(source: str, page: str, maps: dict[str, dict[str, str]]) -> str:
     return _LINK.sub(swap, source)
 
 
-def _figure_words(outputs) -> list:
+def _figure_words(outputs, page: str) -> list:
     """The stored outputs with each numbered figure's caption and alt text in the
-    engine's language (its PNG kept)."""
-    from .._sphinx.editions import figure_words
+    engine's language (its PNG kept), and the journey map of ``page`` in it."""
+    from .._sphinx.editions import figure_words, journey_words
 
     out = []
     for output in outputs:
         data = output.get("data", {})
         before = "".join(data.get("text/html", ""))
+        if 'class="tokenpath-journey"' in before:
+            from ..journey import journey
+
+            output = copy.deepcopy(output)
+            lists = isinstance(data["text/html"], list)
+            html_, plain = journey_words(before, page), journey(page).text()
+            output["data"]["text/html"] = html_.splitlines(keepends=True) if lists else html_
+            output["data"]["text/plain"] = plain.splitlines(keepends=True) if lists else plain
+            out.append(output)
+            continue
         after = figure_words(before) if 'class="tokenpath-figure" id="fig' in before else before
         if after != before:
             import html
@@ -173,7 +184,7 @@ def translate_notebook(path: Path, lang: str = "zh_CN", maps: dict | None = None
             elif cell["cell_type"] == "code":
                 text = SETUP.sub(lambda m: f'{m.group(1)}(lang="{lang}")', text)
                 if "outputs" in cell:
-                    cell["outputs"] = _figure_words(cell["outputs"])
+                    cell["outputs"] = _figure_words(cell["outputs"], page)
             cell["source"] = text.splitlines(keepends=True)
     nb["metadata"]["language_info"] = nb["metadata"].get("language_info", {})
     nb["metadata"]["jupytext"] = {"formats": "ipynb"}  # not paired with book/*.md
