@@ -320,3 +320,43 @@ def test_alibi_keeps_rows_normalised_and_favours_nearer_sources():
 def test_alibi_refuses_bad_input_with_a_message(call, error, words):
     with pytest.raises(error, match=words):
         call()
+
+
+def _turn(x, angle):
+    """Section 6.4.3's rotation matrix R(angle) applied to one feature pair, written out."""
+    c, s = np.cos(angle), np.sin(angle)
+    return np.array([c * x[0] - s * x[1], s * x[0] + c * x[1]])
+
+
+def test_section_6_4_3_one_pair_by_hand_is_the_engine_and_sees_only_the_offset():
+    d_h, base = ex.ROPE_EXAMPLE_HEAD_DIM, ex.ROPE_EXAMPLE_BASE
+    theta = base ** (-2 * np.arange(d_h // 2) / d_h)
+    assert np.allclose(theta, P.rope_frequencies(d_h, base))
+    q, k = ex.ROPE_PAIR_Q, ex.ROPE_PAIR_K
+    hand, engine = {}, {}
+    for m, n in ex.ROPE_PAIR_POSITIONS:
+        hand[m, n] = _turn(q, m * theta[0]) @ _turn(k, n * theta[0])
+        engine[m, n] = P.rope(q[None], [m], base=base)[0] @ P.rope(k[None], [n], base=base)[0]
+        # pair 0 of the four-wide head turns exactly as the one-pair row does
+        x = np.zeros(d_h)
+        x[:2] = q
+        assert np.allclose(P.rope(x[None], [m], base=base, pairing="adjacent")[0, :2], _turn(q, m * theta[0]))
+    assert np.allclose(list(hand.values()), list(engine.values()))
+    offsets = {}
+    for (m, n), score in hand.items():
+        offsets.setdefault(n - m, []).append(score)
+    assert len(offsets) == 2 and all(np.allclose(v, v[0]) for v in offsets.values())
+    a, b = (v[0] for v in offsets.values())
+    assert not np.isclose(a, b)  # a different offset gives a different score: the check can fail
+
+
+def test_moving_query_and_key_together_keeps_the_rope_score():
+    from tokenpath import questions
+
+    rng = np.random.default_rng(3)
+    q, k = rng.standard_normal((2, 1, 8))
+    for shift in (1, 5, 1000):
+        before = P.relative_scores(q, k, [3], [5]).absolute
+        after = P.relative_scores(q, k, [3 + shift], [5 + shift]).absolute
+        assert np.allclose(before, after)
+    assert questions.for_chapter("06_rope_discs")["rope-shift"].answer == "b"

@@ -48,6 +48,36 @@ def four_wide():
 
 
 @cache
+def pair_scores():
+    """Section 6.4.3's one pair: the offset n − m and the RoPE score of each (m, n)."""
+    base = ex.ROPE_EXAMPLE_BASE
+    q, k = ex.ROPE_PAIR_Q[None], ex.ROPE_PAIR_K[None]
+    return [(n - m, float(P.rope(q, [m], base=base)[0] @ P.rope(k, [n], base=base)[0]))
+            for m, n in ex.ROPE_PAIR_POSITIONS]
+
+
+_COUNT = {2: "Two", 3: "Three", 4: "Four"}
+
+
+def _offsets(pairs) -> str:
+    """``Three of the (m, n) position pairs share the offset n − m = 2; the last has offset 1``."""
+    offsets = [o for o, _ in pairs]
+    shared = offsets[:-1]
+    if len(set(shared)) != 1 or offsets[-1] == shared[0]:
+        return "the offsets are not one shared and one other"
+    return (f"{_COUNT[len(shared)]} of the (m, n) position pairs share the offset n − m = {shared[0]}; "
+            f"the last has offset {offsets[-1]}")
+
+
+def _agree(pairs) -> str:
+    """``The three scores at offset 2 agree``: equal to six decimals, and the last differs."""
+    scores = [round(s, 6) for _, s in pairs]
+    if len(set(scores[:-1])) != 1 or scores[-1] == scores[0]:
+        return "the scores do not agree"
+    return f"The {_COUNT[len(scores) - 1].lower()} scores at offset {pairs[0][0]} agree"
+
+
+@cache
 def ali():
     return P.alibi(ex.FIG8_Q, ex.FIG8_K, ex.FIG8_U, P.alibi_slopes(ex.ALIBI_HEADS)[0])
 
@@ -135,7 +165,6 @@ CLAIMS: list[_Claim] = [
           text=("from 1 (pair 0)", lambda v: f"from {fmt.num(v)} (pair 0)")),
     # -- the four-wide worked example ----------------------------------------------
     Claim("rope4.head_dim", lambda: ex.ROPE_EXAMPLE_HEAD_DIM, text=("head_dim = 4", lambda v: f"head_dim = {v}")),
-    Claim("rope4.position", lambda: ex.ROPE_EXAMPLE_POSITION, text=("pos = 3", lambda v: f"pos = {v}")),
     Claim("rope4.position_words", lambda: ex.ROPE_EXAMPLE_POSITION,
           text=("at position 3", lambda v: f"at position {v}")),
     Claim("rope4.base", lambda: ex.ROPE_EXAMPLE_BASE, text=("base = 10000", lambda v: f"base = {fmt.num(v)}")),
@@ -165,6 +194,11 @@ CLAIMS: list[_Claim] = [
     Claim("src05.transformers", lambda: pinned("transformers"),
           text=("transformers 5.24.0", lambda v: f"transformers {v}")),
     Claim("rope4.angles", lambda: four_wide()[1], text=("[3, 0.03]", fmt.vec)),
+    Claim("ropepair.offsets", pair_scores,
+          text=("Three of the (m, n) position pairs share the offset n − m = 2; the last has offset 1", _offsets)),
+    Claim("ropepair.agree", pair_scores, text=("The three scores at offset 2 agree", _agree)),
+    Claim("ropepair.other", lambda: pair_scores()[-1][0],
+          text=("The score at offset 1 differs", lambda o: f"The score at offset {o} differs")),
     # -- section 6.4's aside: SmolLM2's RoPE, from its GGUF header ----------------------------
     Claim("rope.smol.head_dim", lambda: real().head_dim, text=("d_h = 64", lambda v: f"d_h = {v}")),
     Claim("rope.smol.base", lambda: real().base, text=("base of 100000", lambda v: f"base of {fmt.num(v)}")),

@@ -40,6 +40,12 @@ FIG15_LOG_BASE_RANGE = (2.0, 6.0)
 ROPE_EXAMPLE_HEAD_DIM = 4
 ROPE_EXAMPLE_POSITION = 3
 ROPE_EXAMPLE_BASE = 10000.0
+#: One query pair and one key pair (pair 0 of the four-wide head, θ₀ = 1 rad per
+#: position), and the (query position m, key position n) pairs the chapter turns them to:
+#: the first three share the offset n − m = 2, the last has offset 1.
+ROPE_PAIR_Q = np.array([1.0, 0.5])
+ROPE_PAIR_K = np.array([0.0, 1.0])
+ROPE_PAIR_POSITIONS = ((3, 5), (10, 12), (100, 102), (3, 4))
 
 # --- sinusoidal encoding and a learned table ---------------------------------------------
 #: The heat map's positions and width.

@@ -1,10 +1,12 @@
 """Chapter 6's "Check yourself" questions (``06_rope_discs``): the RoPE score at a
-distance, order blindness, a position past a learned table, the speed of two pairs, and
-where ALiBi moves a row's weight. Every answer is computed by the engine when the
-questions are built.
+distance, order blindness, a position past a learned table, the speed of two pairs,
+where ALiBi moves a row's weight, and what moving both positions together does to a
+RoPE score. Every answer is computed by the engine when the questions are built.
 """
 
 from __future__ import annotations
+
+import numpy as np
 
 from .. import fmt
 from .. import examples as ex
@@ -59,4 +61,21 @@ def questions() -> tuple[Question, ...]:
                why=(f"The bias {fmt.vec(ali.bias[row])} lowers far sources most: the weights "
                     f"{fmt.vec(ali.plain.weights[row], 3)} become {fmt.vec(ali.biased.weights[row], 3)}, and the "
                     f"most-read source moves from {ali.most_read[0][row]} to {ali.most_read[1][row]}."))
-    return q1, q2, q3, q4, q5
+    rng = np.random.default_rng(ex.ORDER_SEED)
+    qk = rng.standard_normal((2, 1, ex.ROPE_EXAMPLE_HEAD_DIM))
+    shift = 5
+    before = P.relative_scores(qk[0], qk[1], [ex.ROPE_EXAMPLE_POSITION], [ex.ROPE_EXAMPLE_POSITION + 2])
+    after = P.relative_scores(qk[0], qk[1], [ex.ROPE_EXAMPLE_POSITION + shift], [ex.ROPE_EXAMPLE_POSITION + 2 + shift])
+    unchanged = bool(np.isclose(before.absolute[0, 0], after.absolute[0, 0]))
+    moved = {
+        "a": "it changes: both vectors are turned further than before",
+        "b": "it stays the same",
+        "c": "it becomes zero",
+    }
+    q6 = choice("rope-shift", f"What if a query and a key both move {shift} positions further along the text (m to "
+                f"m + {shift}, n to n + {shift})? What happens to their RoPE score?", moved,
+                "b" if unchanged else "a",
+                source=f"position.relative_scores(q, k, [m], [n]) against [m + {shift}], [n + {shift}], random q and k",
+                why=("Each vector turns further, but R(mθ)ᵀR(nθ) = R((n − m)θ): only the distance n − m enters "
+                     "the score, and moving both positions together keeps it."))
+    return q1, q2, q3, q4, q5, q6
