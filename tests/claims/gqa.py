@@ -103,7 +103,7 @@ CLAIMS: list[_Claim] = [
     Claim("gqa.real.mha_per_token", lambda: real().mha_cache.nbytes_per_position(ex.KV_REAL_DTYPE),
           text=("512 KiB per token", lambda n: f"{gqa.bytes_text(n)} per token")),
     Claim("gqa.real.mha_total", lambda: real().mha_cache.nbytes(ex.KV_REAL_DTYPE),
-          text=("4 GiB for the same context", lambda n: f"{gqa.bytes_text(n)} for the same context")),
+          text=("fills 4 GiB", lambda n: f"fills {gqa.bytes_text(n)}")),
     Claim("gqa.real.takeaway", lambda: (real().mha_cache.nbytes_per_position(ex.KV_REAL_DTYPE),
                                          real().cache.nbytes_per_position(ex.KV_REAL_DTYPE)),
           text=("from 512 KiB to 128 KiB per token",
