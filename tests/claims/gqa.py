@@ -27,7 +27,7 @@ def share(n_kv_heads=ex.FIG16_N_KV_HEADS):
 
 @cache
 def real():
-    """The K/V cache at a realistic size (section 7.3)."""
+    """The K/V cache at a realistic size (section 7.1)."""
     return LG.head_sharing(ex.KV_REAL_N_Q_HEADS, ex.KV_REAL_N_KV_HEADS, layers=ex.KV_REAL_LAYERS,
                            seq_len=ex.KV_REAL_SEQ_LEN, head_dim=ex.KV_REAL_HEAD_DIM)
 
@@ -82,10 +82,14 @@ CLAIMS: list[_Claim] = [
     Claim("fig16.ratio", lambda: float(share().ratio), exact="1/4"),
     Claim("mqa.hkv", lambda: share(1).n_kv_heads, text=("Hkv = 1", lambda n: f"Hkv = {n}")),
     Claim("refused.hkv", lambda: None, text=("Hkv = 3", lambda _: _refused())),
-    # -- section 7.3: the cache at a realistic size ---------------------------------------
+    # -- section 7.1: the cache at a realistic size ---------------------------------------
     Claim("gqa.real.layers", lambda: real().cache.layers, text=("32 layers", lambda n: f"{n} layers")),
+    Claim("gqa.real.q_heads", lambda: real().n_q_heads,
+          text=("each with 32 query heads", lambda n: f"each with {n} query heads")),
     Claim("gqa.real.heads", lambda: (real().n_q_heads, real().n_kv_heads),
-          text=("32 query heads sharing 8 K/V heads", lambda h: f"{h[0]} query heads sharing {h[1]} K/V heads")),
+          text=("32 query heads share 8 K/V heads", lambda h: f"{h[0]} query heads share {h[1]} K/V heads")),
+    Claim("gqa.real.mha_per_position", lambda: real().mha_cache,
+          text=("2×32×32×128 = 262,144", lambda c: f"2×{c.layers}×{c.kv_heads}×{c.head_dim} = {c.per_position:,}")),
     Claim("gqa.real.d_h", lambda: real().cache.head_dim, text=("d_h = 128", lambda n: f"d_h = {n}")),
     Claim("gqa.real.dtype_bytes", lambda: (ex.KV_REAL_DTYPE, gqa.DTYPE_BYTES[ex.KV_REAL_DTYPE]),
           text=("bfloat16, at 2 bytes", lambda t: f"{t[0]}, at {t[1]} bytes")),
@@ -99,10 +103,14 @@ CLAIMS: list[_Claim] = [
     Claim("gqa.real.mha_per_token", lambda: real().mha_cache.nbytes_per_position(ex.KV_REAL_DTYPE),
           text=("512 KiB per token", lambda n: f"{gqa.bytes_text(n)} per token")),
     Claim("gqa.real.mha_total", lambda: real().mha_cache.nbytes(ex.KV_REAL_DTYPE),
-          text=("4 GiB for the same context", lambda n: f"{gqa.bytes_text(n)} for the same context")),
+          text=("fills 4 GiB", lambda n: f"fills {gqa.bytes_text(n)}")),
+    Claim("gqa.real.takeaway", lambda: (real().mha_cache.nbytes_per_position(ex.KV_REAL_DTYPE),
+                                         real().cache.nbytes_per_position(ex.KV_REAL_DTYPE)),
+          text=("from 512 KiB to 128 KiB per token",
+                lambda b: f"from {gqa.bytes_text(b[0])} to {gqa.bytes_text(b[1])} per token")),
     Claim("gqa.real.same_quarter", lambda: real().ratio == share().ratio,
           text=("the same quarter", lambda same: "the same quarter" if same else "another ratio")),
-    # -- section 7.3's aside: SmolLM2, from its GGUF header --------------------------------------
+    # -- section 7.6's aside: SmolLM2, from its GGUF header --------------------------------------
     Claim("gqa.smol.heading", lambda: (smol_share().n_q_heads, smol_share().n_kv_heads),
           text=("SmolLM2's 9 query heads on 3 K/V heads", lambda h: f"SmolLM2's {h[0]} query heads on {h[1]} K/V heads")),
     Claim("gqa.smol.group_size", lambda: smol_share().group_size,

@@ -1,5 +1,6 @@
 """Chapter 7's "Check yourself" questions (``07_gqa``): which K/V head a query head reads,
-weights per sequence, the MQA cache and a refused pair. Every answer is computed by the
+weights per sequence, the MQA cache, a refused pair
+and the weights that multi-query attention still computes. Every answer is computed by the
 engine when the questions are built.
 """
 
@@ -45,4 +46,11 @@ def questions() -> tuple[Question, ...]:
                hq % bad, source=f"{hq} % {bad}; gqa.kv_groups({hq}, {bad}) raises ValueError", hint="a whole number",
                why=(f"{'Refused' if refused else 'Accepted'}: each K/V head must serve the same whole number of query "
                     f"heads, and {hq} = {hq // bad}×{bad} + {hq % bad}."))
-    return q1, q2, q3, q4
+    one = gqa.grouped_attention(z((1, hq, 2, 2)), z((1, 1, 2, 2)), z((1, 1, 2, 2)), causal=True)
+    q5 = exact("gqa-mqa-weights", f"What if the layer of Figure 16 kept a single K/V head (Hkv = 1) for its {hq} query "
+               "heads? How many attention weight matrices would it then compute per sequence?",
+               one.weights.shape[1], source="gqa.grouped_attention(q, k[:, :1], u[:, :1]).weights.shape[1]",
+               hint="a whole number",
+               why=("Sharing K and U shrinks the cache, not the attention: every query head still scores the shared "
+                    f"keys with its own queries and gets its own [T, T] weights, so {one.weights.shape[1]} of them."))
+    return q1, q2, q3, q4, q5
