@@ -224,7 +224,6 @@ NOT_CLAIMS: list[_NotClaim] = [
     NotClaim("bf16", "a number format's name (bfloat16)"),
     NotClaim("Allal et al. (2025)", "citation: the SmolLM2 paper"),
     NotClaim("2502.02737", "the SmolLM2 paper's arXiv number"),
-    NotClaim("section 3.2's aside", "a reference to this chapter's own section"),
     NotClaim("sequence 0", "the name of the first sequence of the batch (its index b)"),
     NotClaim("sequence 1", "the name of the second sequence of the batch (its index b)"),
     NotClaim("float32", "a dtype name"),
