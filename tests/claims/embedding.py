@@ -134,7 +134,7 @@ CLAIMS: list[_Claim] = [
     Claim("scale.embedding", lambda: (real().vocab, real().d, real().embedding),
           text=("32,000 × 4096 = 131,072,000", lambda t: f"{t[0]:,} × {t[1]} = {t[2]:,}")),
     Claim("scale.untied", lambda: real().head == real().embedding,
-          text=("untied output head as many again", lambda b: "untied output head as many again" if b else "no")),
+          text=("untied output head holds as many again", lambda b: "untied output head holds as many again" if b else "no")),
     Claim("scale.vocab_matrices", lambda: real().vocab_matrices, text=("262,144,000", _thousands)),
     Claim("scale.layer", lambda: real().layer, text=("202,383,360", _thousands)),
     Claim("scale.vocab_exceeds_layer", lambda: real().vocab_matrices > real().layer,
