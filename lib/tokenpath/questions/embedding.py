@@ -1,5 +1,5 @@
 """Chapter 3's "Check yourself" questions (``03_embedding_lookup``): one cell of the
-lookup, shift invariance of softmax, the tied gradient, the FFN's hidden width, and the
+lookup, shift invariance of softmax, the tied gradient and what untying would change, the FFN's hidden width, and the
 vocabulary matrices against a layer at real scale (through the engine's public
 functions). Every answer is computed by the engine when the questions are built.
 """
@@ -52,6 +52,18 @@ def questions() -> tuple[Question, ...]:
                 why=_("Input path: {input}; output path: {output}. Softmax gives every ID a probability, "
                       "so every row of the head gets a gradient.").format(
                     input=fmt.num(g.norms_input[9], 3), output=fmt.num(g.norms_output[9], 3)))
+    untied = {
+        "a": _("yes, through the output head, as with the tied head"),
+        "b": _("no: the head's gradient now goes to W_out, and ID 9 is never looked up"),
+        "c": _("only if ID 9 is the most probable candidate somewhere"),
+    }
+    q4b = choice("emb-untied", _("What if the head were untied, a matrix W_out of its own? Would row 9 of E "
+                 "still receive gradient from this batch?"),
+                 untied, "b" if g.norms_input[9] == 0 else "a",
+                 source="lessons.embedding.tied_gradient().norms_input[9] (an untied E keeps only the input path)",
+                 why=_("Untied, E is used only by the lookup, so its gradient is the input path alone. "
+                       "That path reaches rows {rows}; row 9 gets {input}.").format(
+                     rows=", ".join(str(int(r)) for r in g.rows_input), input=fmt.num(g.norms_input[9], 3)))
     x = LE.lookup_trace().x
     wide = {k: v[-1] for k, v in dec.decoder_layer(x, LE.teaching_layer()).shapes().items() if v[-1] > x.shape[-1]}
     (name, width), = wide.items()
@@ -75,4 +87,4 @@ def questions() -> tuple[Question, ...]:
                       "{layer}. Over all {layers} layers, though, the vocabulary matrices are only "
                       "{share} of the model.").format(vocab=f"{real.vocab_matrices:,}", layer=f"{real.layer:,}",
                                                       layers=real.layers, share=f"{real.vocab_matrices / real.total:.1%}"))
-    return q1, q2, q3, q4, q5, q6
+    return q1, q2, q3, q4, q4b, q5, q6
