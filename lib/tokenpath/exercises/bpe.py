@@ -14,6 +14,7 @@ from ..bpe import apply_merge
 from ..bpe.pairs import _merge_list
 from ..bpe import pair_counts as _engine_pair_counts
 from ..examples import bpe as ex
+from ..i18n import N_
 from ..lessons.bpe import teach_merges
 from .checker import Case, Exercise, Field, Mistake
 
@@ -106,20 +107,20 @@ def _joined_keys(words):
 
 
 PAIR_COUNTS = Exercise(
-    "pair_counts", 1, "the pair count", _PAIRS_STUB, _engine_pair_counts, (_engine_pair_counts,),
+    "pair_counts", 1, N_("the pair count"), _PAIRS_STUB, _engine_pair_counts, (_engine_pair_counts,),
     (Field("counts", "count(a, b)", (), "exact"),), _pair_cases,
-    (Mistake("counts not weighted by the word's frequency", "you counted each word's pairs once; a word "
-             "that occurs n times contributes n to each of its pairs.", _unweighted),
-     Mistake("a pair counted once per word", "you counted the distinct pairs of each word, so a a a gives "
-             "(a, a) once; every adjacent position counts, overlapping ones too.", _once_per_word),
-     Mistake("the last pair left out", "your loop stops one position early (range(len(w) - 2)); a word "
-             "of n symbols has n − 1 adjacent pairs.", _last_pair_dropped),
-     Mistake("pairs stored as joined strings", "keys must be tuples (a, b), not joined strings: 'er' hides "
+    (Mistake(N_("counts not weighted by the word's frequency"), N_("you counted each word's pairs once; a word "
+             "that occurs n times contributes n to each of its pairs."), _unweighted),
+     Mistake(N_("a pair counted once per word"), N_("you counted the distinct pairs of each word, so a a a gives "
+             "(a, a) once; every adjacent position counts, overlapping ones too."), _once_per_word),
+     Mistake(N_("the last pair left out"), N_("your loop stops one position early (range(len(w) - 2)); a word "
+             "of n symbols has n − 1 adjacent pairs."), _last_pair_dropped),
+     Mistake(N_("pairs stored as joined strings"), N_("keys must be tuples (a, b), not joined strings: 'er' hides "
              "whether it was e + r or another split, and 'low' could be lo + w or l + ow; count d[(a, b)], "
-             "not d[a + b].", _joined_keys),
-     Mistake("pairs counted across word boundaries", "you laid the words end to end and counted the pairs of "
+             "not d[a + b]."), _joined_keys),
+     Mistake(N_("pairs counted across word boundaries"), N_("you laid the words end to end and counted the pairs of "
              "that one long sequence, so the last symbol of a word pairs with the first of the next; count "
-             "each word on its own, times its count.", _across_words)),
+             "each word on its own, times its count."), _across_words)),
     teaching=pair_counts,
 )
 
@@ -215,27 +216,27 @@ def _right_to_left(symbols, pair, new):
 
 
 MERGE_PAIR = Exercise(
-    "merge_pair", 1, "one BPE merge step", _MERGE_STUB, apply_merge, (apply_merge, _merge_list),
+    "merge_pair", 1, N_("one BPE merge step"), _MERGE_STUB, apply_merge, (apply_merge, _merge_list),
     (Field("symbols", "the merged word", (), "exact"),), _merge_cases,
-    (Mistake("overlapping pairs merged twice", "your loop replaces (a, a) at every position where it starts, "
-             "so a a a gives aa aa: the second a is used twice; after a replacement skip past both symbols.",
+    (Mistake(N_("overlapping pairs merged twice"), N_("your loop replaces (a, a) at every position where it starts, "
+             "so a a a gives aa aa: the second a is used twice; after a replacement skip past both symbols."),
              _overlapping_twice),
-     Mistake("the pair's second symbol kept", "you wrote the new symbol where the pair starts but then "
+     Mistake(N_("the pair's second symbol kept"), N_("you wrote the new symbol where the pair starts but then "
              "stepped on by one, so the pair's second symbol stays behind it: newer gives n e w er r; after "
-             "a replacement skip past both symbols.", _second_kept),
-     Mistake("only the first occurrence merged", "you stopped after the first replacement; a merge "
-             "replaces every occurrence in the word.", _first_only),
-     Mistake("the argument new ignored", "you wrote pair[0] + pair[1] where the pair was, not `new`: with "
+             "a replacement skip past both symbols."), _second_kept),
+     Mistake(N_("only the first occurrence merged"), N_("you stopped after the first replacement; a merge "
+             "replaces every occurrence in the word."), _first_only),
+     Mistake(N_("the argument new ignored"), N_("you wrote pair[0] + pair[1] where the pair was, not `new`: with "
              "integer IDs, as bpe.train_naive uses them, 1 2 3 with (1, 2) must give (256, 3), not (3, 3); write "
-             "the symbol the caller passes as `new`.", _ignores_new),
-     Mistake("merged right to left", "you scanned from the end, so a a a gives a aa; BPE scans left to right.",
+             "the symbol the caller passes as `new`."), _ignores_new),
+     Mistake(N_("merged right to left"), N_("you scanned from the end, so a a a gives a aa; BPE scans left to right."),
              _right_to_left),
-     Mistake("the pair found in the joined text", "you joined the symbols into one string and replaced the "
+     Mistake(N_("the pair found in the joined text"), N_("you joined the symbols into one string and replaced the "
              "pair's letters there, so lo wer with (o, w) gives lower: o and w are letters of two different "
-             "symbols, not a pair of symbols; compare whole symbols, two at a time.", _string_replace),
-     Mistake("the pair recognised by its letters", "you merged two neighbours whenever their letters joined "
+             "symbols, not a pair of symbols; compare whole symbols, two at a time."), _string_replace),
+     Mistake(N_("the pair recognised by its letters"), N_("you merged two neighbours whenever their letters joined "
              "give the new symbol, so l ow becomes low under the pair (lo, w); compare the two symbols with "
-             "the pair itself.", _joined_equals_new)),
+             "the pair itself."), _joined_equals_new)),
     teaching=merge_pair,
 )
 

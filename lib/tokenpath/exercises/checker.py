@@ -37,6 +37,7 @@ from typing import Any, Callable
 
 import numpy as np
 
+from ..i18n import _
 from ._inputs import input_changed as _input_changed
 from ._running import Outcome, run
 from .result import CheckResult, Difference
@@ -456,8 +457,9 @@ class Exercise:
                 return CheckResult(self, "refused", out.error)
             if k == 0 and out.status == "returned" and (out.value is Ellipsis or out.value is None) and _is_stub(fn):
                 return CheckResult(self, "not written yet",
-                                   f"Not written yet: your {self.name} returns {out.value!r}. Replace the `...` "
-                                   f"with your code (ending in a return), run its cell, then run this one again.",
+                                   _("Not written yet: your {name} returns {value}. Replace the `...` with your "
+                                     "code (ending in a return), run its cell, then run this one again.").format(
+                                       name=self.name, value=repr(out.value)),
                                    printed=out.printed)
             if k == 0 and out.status == "raised" and out.error_type == "NotImplementedError":
                 return CheckResult(self, "not written yet", f"Not written yet: your {self.name} raises "

@@ -10,6 +10,8 @@ import html
 from dataclasses import dataclass
 from typing import Any
 
+from ..i18n import _
+
 __all__ = ["STATUSES", "CheckResult", "Difference"]
 
 #: Every status a check can end in.
@@ -54,7 +56,8 @@ class CheckResult:
     def lines(self) -> list[str]:
         """The message, one sentence a line."""
         ex = self.exercise
-        head = f"[{self.status}] {ex.name}: {ex.title} (chapter {ex.chapter})."
+        head = _("[{status}] {name}: {title} (chapter {chapter}).").format(status=self.status, name=ex.name,
+                                                                           title=_(ex.title), chapter=ex.chapter)
         out = [head]
         if self.summary:
             out.append(self.summary)
@@ -67,9 +70,11 @@ class CheckResult:
                 out.append(f"Your function did not return within {ex.case_seconds:g} s on {self.case.label}; "
                            "the checker stopped it. Look for a loop whose condition never changes.")
             else:
-                out.append(f"First difference, on {self.case.label}: {d.text}")
+                out.append(_("First difference, on {case}: {difference}").format(case=self.case.label,
+                                                                                 difference=d.text))
             if self.mistake is not None:
-                out.append(f"This is a known mistake, {self.mistake.name}: {self.mistake.why}")
+                out.append(_("This is a known mistake, {name}: {why}").format(name=_(self.mistake.name),
+                                                                              why=_(self.mistake.why)))
             elif d.status not in ("timeout", "raised"):  # an error is its own diagnosis
                 n = len(self.outcomes)
                 out.append(f"(No known mistake gives your results on all {n} case{'s' * (n != 1)}.)")
@@ -112,7 +117,7 @@ class CheckResult:
         return (f'<div class="tokenpath-exercise" data-status="{html.escape(self.status)}" '
                 f'style="border-left:4px solid {colour};padding:0.3em 0.8em;margin:0.3em 0">'
                 f'<p><strong style="color:{colour}">{html.escape(self.status)}</strong> · '
-                f"<code>{html.escape(self.exercise.name)}</code> · {html.escape(self.exercise.title)}</p>"
+                f"<code>{html.escape(self.exercise.name)}</code> · {html.escape(_(self.exercise.title))}</p>"
                 f"{body}</div>")
 
     def _repr_mimebundle_(self, include=None, exclude=None):

@@ -36,6 +36,7 @@ from .._checks import as_int
 from ..examples import attention as ex_att
 from ..examples import bpe as ex_bpe
 from ..examples import position as ex_pos
+from ..i18n import _
 from ..lessons import attention as lesson_att
 from ..lessons import bpe as lesson_bpe
 from ..lessons import embedding as lesson_emb
@@ -106,11 +107,11 @@ def _bpe_table(rng):
 def _bpe_third_count(q, p):
     table = dict(p)
     third = lesson_bpe.teach_merges(table, 3).steps[2]
-    return _made(q, f"In the word table {table}, after two merges, how often is "
-                    f"'{' '.join(third.chosen)}' counted?", third.count,
+    return _made(q, _("In the word table {table}, after two merges, how often is '{pair}' counted?").format(
+                     table=table, pair=" ".join(third.chosen)), third.count,
                  source=f"lessons.bpe.teach_merges({table}, 3).steps[2].count",
-                 why=f"It is the most frequent pair at step 3, counted {third.count} times "
-                     "(each word's occurrences of it times the word's count).")
+                 why=_("It is the most frequent pair at step 3, counted {count} times (each word's occurrences "
+                       "of it times the word's count).").format(count=third.count))
 
 
 # ------------------------------------------------------------------- chapter 2

@@ -16,6 +16,7 @@ from matplotlib.artist import Artist
 from matplotlib.patches import Rectangle
 
 from .. import examples as ex
+from ..i18n import _
 from ..lessons import bpe as lesson1
 from ..lessons import utf8 as lesson2
 from ..lessons.bpe import ReplayState
@@ -181,16 +182,17 @@ def replay_alt(state: ReplayState) -> str:
     """Words for the replay panel, from its trace."""
     counts = ", ".join(f"{_pair(r.pair)} = {r.count}" for r in state.rows)
     segs = "; ".join(f"{w} (×{state.table[w]}) → {_symbols(s)}" for w, s in state.segmentation.items())
-    tie = (f" ({' and '.join(_pair(p) for p in state.tied)} tie; the smallest pair goes first)"
-           if len(state.tied) > 1 else "")
-    nxt = f"next merge {_pair(state.next_pair)}{tie}" if state.next_pair else "no pair left"
-    return (f"after {state.step} of {len(state.learned)} merges: {segs}; pair counts weighted by the word counts "
-            f"{counts}; {nxt}")
+    tie = (_(" ({pairs} tie; the smallest pair goes first)").format(
+        pairs=_(" and ").join(_pair(p) for p in state.tied)) if len(state.tied) > 1 else "")
+    nxt = (_("next merge {pair}{tie}").format(pair=_pair(state.next_pair), tie=tie) if state.next_pair
+           else _("no pair left"))
+    return _("after {step} of {merges} merges: {segs}; pair counts weighted by the word counts {counts}; "
+             "{next}").format(step=state.step, merges=len(state.learned), segs=segs, counts=counts, next=nxt)
 
 
 def describe_replay(state: ReplayState) -> str:
     """What the merge-step slider shows, in one sentence (printed under the widget)."""
-    return f"Figure 1 (a), {replay_alt(state)}."
+    return _("Figure 1 (a), {state}.").format(state=replay_alt(state))
 
 
 def draw_split_char(ax, trace: SplitCharTrace, *, at=(0.0, 0.0)) -> dict[str, Artist]:
@@ -245,10 +247,12 @@ def draw_split_char(ax, trace: SplitCharTrace, *, at=(0.0, 0.0)) -> dict[str, Ar
 
 
 def _fig1_bottom_alt(t: SplitCharTrace) -> str:
-    return (f"{t.char} is UTF-8 {_hex(t.code)}; token 1 holds {_hex(t.first.joined)}, token 2 holds "
-            f"{_hex(t.second.joined)}; decoded alone, token 1 fails ({t.first.reason}) and token 2 fails "
-            f"({t.second.reason}) in strict mode, and each gives U+FFFD {REPLACEMENT} in replace mode; "
-            f"joined they decode to {t.joined.strict}")
+    return _("{char} is UTF-8 {code}; token 1 holds {first}, token 2 holds {second}; decoded alone, token 1 "
+             "fails ({first_reason}) and token 2 fails ({second_reason}) in strict mode, and each gives U+FFFD "
+             "{replacement} in replace mode; joined they decode to {joined}").format(
+        char=t.char, code=_hex(t.code), first=_hex(t.first.joined), second=_hex(t.second.joined),
+        first_reason=t.first.reason, second_reason=t.second.reason, replacement=REPLACEMENT,
+        joined=t.joined.strict)
 
 
 #: Height of the part of figure 1 the merge-step slider shows: the training panel down
@@ -264,7 +268,7 @@ def _draw_fig01_top(ax, state: ReplayState) -> dict[str, Artist]:
     art = draw_replay(ax, state, at=FIG1_REPLAY_AT)
     y_enc = 3.2
     lower, lowest = state.encoded
-    _, lowest_st = state.encoded_extra
+    lowest_st = state.encoded_extra[1]
     art["encode.heading"] = add_text(ax, 0.15, y_enc, f"encoding new words with the {len(state.learned)} merges:",
                                      size=SMALL, style="italic")
     art["encode.lower"] = add_text(ax, 0.15, y_enc + 0.3, f"{lower.word} → {_symbols(lower.symbols)}",
@@ -282,12 +286,13 @@ def _draw_fig01_top(ax, state: ReplayState) -> dict[str, Artist]:
 
 def _fig01_top_alt(state: ReplayState) -> str:
     lower, lowest = state.encoded
-    _, lowest_st = state.encoded_extra
-    return (f"{replay_alt(state)}; merge order "
-            + " → ".join(f"{_pair(s.chosen)} ({s.count})" for s in state.learned)
-            + f"; {lower.word} becomes {_symbols(lower.symbols)}; {lowest.word} cannot be encoded because "
-            f"{' and '.join(lowest.missing)} are not base symbols, and with them as base symbols it becomes "
-            f"{_symbols(lowest_st.symbols)}")
+    lowest_st = state.encoded_extra[1]
+    return _("{state}; merge order {order}; {lower} becomes {lower_symbols}; {lowest} cannot be encoded "
+             "because {missing} are not base symbols, and with them as base symbols it becomes "
+             "{lowest_symbols}").format(
+        state=replay_alt(state), order=" → ".join(f"{_pair(s.chosen)} ({s.count})" for s in state.learned),
+        lower=lower.word, lower_symbols=_symbols(lower.symbols), lowest=lowest.word,
+        missing=_(" and ").join(lowest.missing), lowest_symbols=_symbols(lowest_st.symbols))
 
 
 def fig01_top(step: int = 0) -> Drawn:
@@ -321,9 +326,10 @@ def fig01_split() -> FigureDisplay:
         fig, ax = new_canvas(style.WIDTH, FIG1_BOTTOM)
         art = {"bottom.heading": add_heading(ax, 0.15, 0.2, _fig01_bottom_heading(split))}
         art.update(draw_split_char(ax, split, at=(0.05, 0.4)))
-    drawn = Drawn(1, figure_title(1), fig, f"Panel (b) of figure 1: {_fig1_bottom_alt(split)}.", art, split)
-    display = FigureDisplay(drawn, caption=f"Figure 1 (b) · the bytes of {split.char} split across two tokens",
-                            label="fig01b")
+    drawn = Drawn(1, figure_title(1), fig, _("Panel (b) of figure 1: {panel}.").format(panel=_fig1_bottom_alt(split)),
+                  art, split)
+    display = FigureDisplay(drawn, caption=_("Figure 1 (b) · the bytes of {char} split across two tokens").format(
+        char=split.char), label="fig01b")
     style.close(fig)
     return display
 
@@ -337,8 +343,8 @@ def build_fig01() -> Drawn:
     ax.plot([0.1, style.WIDTH - 0.1], [4.05, 4.05], color=style.NEUTRAL, lw=0.6)
     art["bottom.heading"] = add_heading(ax, 0.15, 4.25, _fig01_bottom_heading(split))
     art.update(draw_split_char(ax, split, at=(0.05, 4.45)))
-    alt = (f"Panel (a), training: {_fig01_top_alt(state)}. Panel (b), decoding: "
-           f"{_fig1_bottom_alt(split)}.")
+    alt = _("Panel (a), training: {top}. Panel (b), decoding: {bottom}.").format(
+        top=_fig01_top_alt(state), bottom=_fig1_bottom_alt(split))
     return Drawn(1, figure_title(1), fig, alt, art, (state, split))
 
 

@@ -71,6 +71,29 @@ def units(markdown: str) -> list[tuple[int, str, bool]]:
             heading = False
         elif token.type == "inline" and token.content.strip() and token.map is not None:
             found.append((token.map[0], token.content, heading))
+        elif token.type == "fence" and _DIRECTIVE.match(token.info) and token.map is not None:
+            found += _directive_units(token)
+    return found
+
+
+#: A MyST directive whose title and body are prose (``{admonition} Title``, ``{note}``):
+#: Sphinx extracts them as messages, so the notebook translates them too.
+_DIRECTIVE = re.compile(r"\{(admonition|note|tip|important|warning|caution|attention|hint|seealso)\}\s*(.*)")
+
+
+def _directive_units(token) -> list[tuple[int, str, bool]]:
+    """The units of a prose directive's fence: its title (on the fence's line), then its
+    body's units, the ``:option:`` lines skipped.
+
+    >>> units("```{admonition} A title\\n:class: tip\\nA *body*.\\n```\\n")
+    [(0, 'A title', False), (2, 'A *body*.', False)]
+    """
+    title = _DIRECTIVE.match(token.info).group(2).strip()
+    found = [(token.map[0], title, False)] if title else []
+    lines = token.content.splitlines(keepends=True)
+    skip = next((k for k, line in enumerate(lines) if not line.startswith(":")), len(lines))
+    found += [(token.map[0] + 1 + skip + first, text, heading)
+              for first, text, heading in units("".join(lines[skip:]))]
     return found
 
 

@@ -21,6 +21,7 @@ from typing import Sequence
 from .. import chat_template, pretrained
 from ..bpe import Tokenizer, check_text
 from ..gguf_format import GGUFFile, read_gguf
+from ..i18n import _
 from ..model import tokenizer_from_gguf
 
 __all__ = [
@@ -94,7 +95,9 @@ class TokenCut:
         """One line per token: ID, bytes and the merge that made it (rank 0 is the first learned)."""
         out = []
         for i, piece, m in zip(self.ids, self.pieces, self.merges):
-            made = "a single byte" if m is None else f"merge rank {m[0]:,}: {m[1]!r} + {m[2]!r}"
+            made = (_("a single byte") if m is None
+                    else _("merge rank {rank}: {left} + {right}").format(rank=f"{m[0]:,}", left=repr(m[1]),
+                                                                         right=repr(m[2])))
             out.append(f"{i:>6}  {piece!r:<20} {made}")
         return out
 

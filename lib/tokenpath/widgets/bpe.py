@@ -22,6 +22,7 @@ from ..lessons import bpe as lesson1
 from ..lessons import utf8 as lesson2
 from ..figures import bpe as fig_bpe
 from ..figures import style
+from ..i18n import _
 from . import SliderFigure, int_in, slider
 
 __all__ = ["TokenBox", "chips_html", "merge_steps", "token_box"]
@@ -75,7 +76,7 @@ def merge_steps(step: int = 0) -> SliderFigure:
     drawn = fig_bpe.fig01_top(0)
     art = drawn.artists
     control = ipywidgets.IntSlider(
-        value=0, min=0, max=ex.FIG1_MERGES, step=1, description="merges",
+        value=0, min=0, max=ex.FIG1_MERGES, step=1, description=_("merges"),
         continuous_update=True, layout=ipywidgets.Layout(width="28em"),
     )
     moving = [art[k] for k in _MOVES_WITH_STEP]
