@@ -366,6 +366,8 @@ from tokenpath.bpe import GPT2_PATTERN, bytes_to_unicode  # noqa: E402
 
 
 def _words(text, split=True):
+    if split == "spaces":
+        return text.split()
     return regex.findall(GPT2_PATTERN, text) if split else [text]
 
 
@@ -404,6 +406,15 @@ def _train_twin(text, vocab_size, *, split=True, distinct=False, pick=min, least
 
 def train_largest_tie(text, vocab_size):
     return _train_twin(text, vocab_size, pick=max)
+
+
+def train_first_counted(text, vocab_size):
+    """A reader's tie rule: max over the counts, which returns the first pair counted."""
+    return _train_twin(text, vocab_size, pick=lambda tied: next(iter(tied)))
+
+
+def train_split_at_spaces(text, vocab_size):
+    return _train_twin(text, vocab_size, split="spaces")
 
 
 def train_whole_text(text, vocab_size):

@@ -108,3 +108,23 @@ def test_the_expected_ids_are_hugging_face_tokenizers_ids_on_every_line(smollm2_
     got = [e.ids for e in hf.encode_batch(list(lines))]
     first = next((k for k, (a, b) in enumerate(zip(got, capstone_match._expected())) if list(a) != list(b)), None)
     assert first is None, lines[first]
+
+
+def test_the_answer_to_the_prediction_is_what_the_check_finds(parts):
+    """The chapter's answer: a draft without the byte mapping fails at the first line with a
+    space, and fails on Chinese alone too; GPT-2's pattern alone gives a number the same IDs
+    (SmolLM2 has no merges of digits) and fails where spaces stand before a digit."""
+    lines = capstone_match.capstone_lines()
+    unmapped = capstone_match.match_smollm2(encode_latin1_chars, capstone.decode)
+    assert unmapped.cause == "byte mapping" and " " in lines[unmapped.line]
+    assert all(" " not in s for s in lines[:unmapped.line])
+    chinese = "我喜欢猫。"
+    with pytest.raises(KeyError):
+        encode_latin1_chars(chinese, parts.merges, parts.token_id, parts.pattern)
+    assert not any(a.isdigit() and b.isdigit() for a, b in parts.merges)
+    for number in ("2024", " 2024", "x = 12345"):
+        assert encode_gpt2_only(number, parts.merges, parts.token_id, parts.pattern) == \
+            capstone.encode(number, parts.merges, parts.token_id, parts.pattern)
+    gpt2 = capstone_match.match_smollm2(encode_gpt2_only, capstone.decode)
+    assert gpt2.cause == "pattern" and regex.search(r"\s\s\d", lines[gpt2.line]), str(gpt2)
+    assert not any(regex.search(r"\p{Han}", s) for s in lines[gpt2.line:gpt2.line + 1])

@@ -86,8 +86,12 @@ def _merged(word, pair):
 
 
 def _train_with(text, vocab_size, *, split=True, weighted=True, tie=1, floor=2):
-    """The teaching trainer with one rule changed (the catalogued mistakes)."""
-    found = regex.findall(GPT2_PATTERN, text) if split else [text]
+    """The teaching trainer with one rule changed (the catalogued mistakes): ``split`` is
+    True (GPT-2's pattern), False (no cut) or "spaces" (``str.split``); ``tie`` is 1 (the
+    smallest pair), -1 (the largest) or 0 (the first pair counted, as ``max`` and
+    ``Counter.most_common`` give it)."""
+    found = {True: lambda: regex.findall(GPT2_PATTERN, text), False: lambda: [text],
+             "spaces": text.split}[split]()
     words = Counter(tuple(bytes([b]) for b in w.encode("utf-8")) for w in found)
     if not weighted:
         words = {w: 1 for w in words}
@@ -98,7 +102,7 @@ def _train_with(text, vocab_size, *, split=True, weighted=True, tie=1, floor=2):
             break
         top = max(pairs.values())
         tied = sorted(p for p in pairs if pairs[p] == top)
-        best = tied[0] if tie == 1 else tied[-1]
+        best = {1: tied[0], -1: tied[-1], 0: next(p for p in pairs if pairs[p] == top)}[tie]
         if pairs[best] < floor:
             break
         merges.append(best)
@@ -121,9 +125,15 @@ TRAIN = Exercise(
     (Mistake("ties broken by the largest pair", "among pairs of equal count you took the largest; the engine (and "
              "this capstone) takes the smallest pair (a, b), comparing bytes.",
              lambda text, vocab_size: _train_with(text, vocab_size, tie=-1)),
+     Mistake("ties broken by the first pair counted", "among pairs of equal count you took the one counted "
+             "first, as max(pairs, key=pairs.get) and Counter.most_common do; the engine takes the smallest "
+             "pair (a, b), comparing bytes.", lambda text, vocab_size: _train_with(text, vocab_size, tie=0)),
      Mistake("no pre-tokenisation", "you counted pairs over the whole text as one word, so merges join across "
              "spaces and punctuation; cut the text with GPT-2's pattern first.",
              lambda text, vocab_size: _train_with(text, vocab_size, split=False)),
+     Mistake("words cut at spaces", "you cut the text with str.split, which drops the spaces; GPT-2's pattern "
+             "keeps a word's leading space (' lower') and cuts punctuation off, so the merges differ.",
+             lambda text, vocab_size: _train_with(text, vocab_size, split="spaces")),
      Mistake("counts not weighted", "you counted each distinct word once; a pair inside a word seen 5 times "
              "counts 5.", lambda text, vocab_size: _train_with(text, vocab_size, weighted=False)),
      Mistake("pairs seen once merged", "you kept merging pairs that occur only once; training stops when the "

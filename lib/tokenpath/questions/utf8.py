@@ -1,6 +1,6 @@
 """Chapter 2's "Check yourself" questions (``02_utf8_splits``): bytes per character, a role
 marker against the word, marker injection, the cost of a larger vocabulary, and the
-double BOS. Every answer is computed by the engine when the questions are built.
+double BOS, and what a tool that decodes token by token shows. Every answer is computed by the engine when the questions are built.
 """
 
 from __future__ import annotations
@@ -62,4 +62,13 @@ def questions() -> tuple[Question, ...]:
                hint="a whole number",
                why=(f"The template wrote one BOS ({bos}) and the post-processor put another in front of it. "
                     "Encode a rendered template with add_special_tokens=False, or let the chat template tokenize."))
-    return q1, q2, q3, q4, q5
+    smile_ids = tok.encode("🙂")
+    shown = "".join(tok.decode([i], errors="replace") for i in smile_ids)
+    q6 = exact("utf8-stream", "What if a tool shows the demo tokenizer's tokens of 🙂 as they arrive, decoding each "
+               'token on its own with errors="replace"? How many characters does it show for the one emoji?',
+               len(shown), source='"".join(tok.decode([i], errors="replace") for i in tok.encode("🙂"))',
+               hint="a whole number",
+               why=(f"The emoji is {len(smile_ids)} byte tokens, and no byte of a four-byte character is valid UTF-8 "
+                    f"on its own, so each token shows as U+FFFD: {shown!r}. Joining the bytes first gives back "
+                    "the one character."))
+    return q1, q2, q3, q4, q5, q6
