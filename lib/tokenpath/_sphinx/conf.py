@@ -81,3 +81,26 @@ import sphinx.transforms.i18n as _i18n  # noqa: E402
 
 if "reftargetid" not in _i18n.EXCLUDED_PENDING_XREF_ATTRIBUTES:
     _i18n.EXCLUDED_PENDING_XREF_ATTRIBUTES += ("reftargetid",)
+
+# A page declared translated keeps its English heading anchors (links written for the
+# English notebooks, ``04_attention.ipynb#4.2-Three-…``, reach it in both editions):
+# Sphinx's i18n transform parses each translated message as a document of its own, and
+# MyST would store that fragment's heading slugs (the Chinese heading's) as the page's,
+# replacing the English ones. A fragment's source ends with "<translated>": it keeps its
+# slugs to itself.
+from myst_parser.mdit_to_docutils.base import DocutilsRenderer as _Renderer  # noqa: E402
+
+if not getattr(_Renderer._render_finalise, "_tp_keeps_page_slugs", False):
+    _finalise = _Renderer._render_finalise
+
+    def _render_finalise(self) -> None:
+        if str(self.document.get("source", "")).endswith("<translated>"):
+            slugs, self._heading_slugs = self._heading_slugs, {}  # none stored: the page's stay
+            try:
+                return _finalise(self)
+            finally:
+                self._heading_slugs = slugs
+        return _finalise(self)
+
+    _render_finalise._tp_keeps_page_slugs = True
+    _Renderer._render_finalise = _render_finalise

@@ -10,6 +10,7 @@ import numpy as np
 
 from .. import attention as att
 from ..examples import attention as ex
+from ..i18n import N_, _
 from .checker import Case, Exercise, Field, Mistake
 
 __all__ = ["CACHE_MASK", "CAUSAL_MASK", "EXERCISES", "MASKED_ATTENTION"]
@@ -55,24 +56,24 @@ def causal_mask(t):
 
 
 def _causal_cases() -> tuple[Case, ...]:
-    return (Case("the worked example (figure 8: t = 3)", (3,)), Case("t = 1", (1,)),
+    return (Case(N_("the worked example (figure 8: t = 3)"), (3,)), Case("t = 1", (1,)),
             *(Case(f"t = {t}", (t,)) for t in (2, 5, 8)))
 
 
 CAUSAL_MASK = Exercise(
-    "causal_mask", 4, "the causal mask", _CAUSAL_STUB, att.causal_mask, (att.causal_mask,),
+    "causal_mask", 4, N_("the causal mask"), _CAUSAL_STUB, att.causal_mask, (att.causal_mask,),
     (Field("mask", "M", ("i", "j"), "bool"),), _causal_cases,
-    (Mistake("the triangle flipped", "your mask shows each query the keys after it (j >= i), the future; "
-             "the chapter's shows j <= i: np.tril, not np.triu.",
+    (Mistake(N_("the triangle flipped"), N_("your mask shows each query the keys after it (j >= i), the future; "
+             "the chapter's shows j <= i: np.tril, not np.triu."),
              lambda t: np.triu(np.ones((t, t), dtype=bool))),
-     Mistake("the diagonal hidden", "your mask hides key i from query i (j < i); a position sees itself, "
-             "so the first row would see nothing and its softmax would be 0/0.",
+     Mistake(N_("the diagonal hidden"), N_("your mask hides key i from query i (j < i); a position sees itself, "
+             "so the first row would see nothing and its softmax would be 0/0."),
              lambda t: np.tril(np.ones((t, t), dtype=bool), k=-1)),
-     Mistake("True where hidden", "your mask is True on the future cells; in the chapter True means visible.",
+     Mistake(N_("True where hidden"), N_("your mask is True on the future cells; in the chapter True means visible."),
              lambda t: ~np.tril(np.ones((t, t), dtype=bool))),
-     Mistake("one future key visible", "your mask shows query i the key right after it (j <= i + 1); "
+     Mistake(N_("one future key visible"), N_("your mask shows query i the key right after it (j <= i + 1); "
              "the next token is exactly what position i is trained to predict, so it must stay hidden: "
-             "np.tril(..., k=0), not k=1.",
+             "np.tril(..., k=0), not k=1."),
              lambda t: np.tril(np.ones((t, t), dtype=bool), k=1))),
     teaching=causal_mask,
 )
@@ -107,8 +108,8 @@ def _random_mask(rng, tq: int, tk: int) -> np.ndarray:
 
 
 def _attention_cases() -> tuple[Case, ...]:
-    cases = [Case("the worked example (figure 8, causal)", (ex.FIG8_Q, ex.FIG8_K, ex.FIG8_U, att.causal_mask(3))),
-             Case("scores in the thousands, the largest on a hidden key", _large_scores())]
+    cases = [Case(N_("the worked example (figure 8, causal)"), (ex.FIG8_Q, ex.FIG8_K, ex.FIG8_U, att.causal_mask(3))),
+             Case(N_("scores in the thousands, the largest on a hidden key"), _large_scores())]
     rng = np.random.default_rng(4)
     for n, (tq, tk, d, causal) in enumerate([(4, 4, 2, True), (2, 5, 3, False), (3, 3, 1, True), (1, 4, 4, False)]):
         q, k, v = rng.normal(size=(tq, d)), rng.normal(size=(tk, d)), rng.normal(size=(tk, 2))
@@ -215,46 +216,46 @@ def _mask_ignored(q, k, v, m):
 
 
 MASKED_ATTENTION = Exercise(
-    "masked_attention", 4, "attention with a mask", _ATTENTION_STUB, _attention_reference, (att.attention,),
+    "masked_attention", 4, N_("attention with a mask"), _ATTENTION_STUB, _attention_reference, (att.attention,),
     (Field("scores", "S = QKᵀ/√d_h", ("i", "j")),
      Field("weights", "A = softmax(S)", ("i", "j"), sums_to_one=True),
      Field("output", "O = AU", ("i", "d"))),
     _attention_cases,
-    (Mistake("no 1/√d_h", "your scores are QKᵀ without the division by √d_h, so every softmax is sharper "
-             "than the chapter's; divide the dot products by the square root of the head width.", _no_scale),
-     Mistake("divided by d_h, not √d_h", "your scores are QKᵀ/d_h; dividing by √d_h brings the scores' "
+    (Mistake(N_("no 1/√d_h"), N_("your scores are QKᵀ without the division by √d_h, so every softmax is sharper "
+             "than the chapter's; divide the dot products by the square root of the head width."), _no_scale),
+     Mistake(N_("divided by d_h, not √d_h"), N_("your scores are QKᵀ/d_h; dividing by √d_h brings the scores' "
              "variance back to 1 for entries of variance 1 (section 4.3), dividing by d_h shrinks it to 1/d_h, "
-             "so your softmax is flatter than the chapter's.", _over_width),
-     Mistake("softmax over the query axis", "your softmax normalised each column (axis 0, the queries i); "
-             "the chapter's normalises each row over the sources j (the last axis), so row i of A sums to 1.",
+             "so your softmax is flatter than the chapter's."), _over_width),
+     Mistake(N_("softmax over the query axis"), N_("your softmax normalised each column (axis 0, the queries i); "
+             "the chapter's normalises each row over the sources j (the last axis), so row i of A sums to 1."),
              _query_axis),
-     Mistake("softmax over the query axis, hidden columns NaN", "your softmax normalised each column (axis 0, "
+     Mistake(N_("softmax over the query axis, hidden columns NaN"), N_("your softmax normalised each column (axis 0, "
              "the queries i), and a column with no visible cell came out 0/0 = NaN; the chapter's normalises "
-             "each row over the sources j (the last axis), so row i of A sums to 1.", _query_axis_nan),
-     Mistake("softmax over the query axis, −1e9 for hidden cells", "your softmax normalised each column "
+             "each row over the sources j (the last axis), so row i of A sums to 1."), _query_axis_nan),
+     Mistake(N_("softmax over the query axis, −1e9 for hidden cells"), N_("your softmax normalised each column "
              "(axis 0, the queries i), and a column with no visible cell was spread evenly over the queries; the "
-             "chapter's normalises each row over the sources j (the last axis), so row i of A sums to 1.",
+             "chapter's normalises each row over the sources j (the last axis), so row i of A sums to 1."),
              _query_axis_big),
-     Mistake("the mask applied after the softmax", "you zeroed the hidden weights after normalising, so "
-             "each row sums to less than 1; set hidden scores to −∞ before the softmax instead.", _mask_after),
-     Mistake("the mask ignored", "your weights give the hidden (future) keys a share; set the scores of "
-             "cells where the mask is False to −∞ before the softmax.", _mask_ignored),
-     Mistake("hidden scores set to 0", "you set the hidden scores to 0 (or multiplied the scores by the mask) "
+     Mistake(N_("the mask applied after the softmax"), N_("you zeroed the hidden weights after normalising, so "
+             "each row sums to less than 1; set hidden scores to −∞ before the softmax instead."), _mask_after),
+     Mistake(N_("the mask ignored"), N_("your weights give the hidden (future) keys a share; set the scores of "
+             "cells where the mask is False to −∞ before the softmax."), _mask_ignored),
+     Mistake(N_("hidden scores set to 0"), N_("you set the hidden scores to 0 (or multiplied the scores by the mask) "
              "before the softmax; exp(0) = 1, so every hidden key still gets a share. Set them to −∞ "
-             "(np.where(mask, S, -np.inf)), whose exponential is exactly 0.", _hidden_zero),
-     Mistake("no max subtracted", "your weights are right until a score is in the hundreds: exp(848) "
+             "(np.where(mask, S, -np.inf)), whose exponential is exactly 0."), _hidden_zero),
+     Mistake(N_("no max subtracted"), N_("your weights are right until a score is in the hundreds: exp(848) "
              "overflows to inf and inf/inf is NaN. Subtract each row's largest visible score before exp; "
-             "it cancels in the ratio, so the weights do not change.", _no_max),
-     Mistake("hidden keys in the max", "your weights are right until a hidden key scores far above every "
+             "it cancels in the ratio, so the weights do not change."), _no_max),
+     Mistake(N_("hidden keys in the max"), N_("your weights are right until a hidden key scores far above every "
              "visible one: you took the max (or the whole softmax) over all keys and removed the hidden ones "
              "afterwards, so every visible exp underflows to 0 and the row is 0/0; or you exponentiated the "
              "hidden scores before removing them (exp overflows to inf, and inf·0 is NaN). Set hidden scores "
-             "to −∞ first, then subtract the row's max.", _max_before_mask),
-     Mistake("the max taken over the query axis", "you subtracted each column's max (axis 0) before exp; "
+             "to −∞ first, then subtract the row's max."), _max_before_mask),
+     Mistake(N_("the max taken over the query axis"), N_("you subtracted each column's max (axis 0) before exp; "
              "a shift cancels only when it is the same across a row, so subtract each row's max "
-             "(axis=-1, keepdims=True).", _max_over_queries),
-     Mistake("divided by √d_v, not √d_h", "your scores are divided by the square root of the value width "
-             "(value.shape[-1]); the scale is the width of the query and key rows, d_h = query.shape[-1].",
+             "(axis=-1, keepdims=True)."), _max_over_queries),
+     Mistake(N_("divided by √d_v, not √d_h"), N_("your scores are divided by the square root of the value width "
+             "(value.shape[-1]); the scale is the width of the query and key rows, d_h = query.shape[-1]."),
              _value_width)),
     figure=lambda case, expected, got: _attention_figure(case, expected, got),
     teaching=masked_attention,
@@ -280,9 +281,10 @@ def _attention_figure(case: Case, expected: dict, got: dict):
     for x0, title, fields in ((1.4, "The book's A (the engine)", expected), (width + 1.4, "Your A", got)):
         add_heading(ax, x0 - 1.2, 0.3, title)
         draw_weights(ax, trace(fields), at=(x0, 1.2))
-    alt = (f"The weight matrix A of the worked example: the engine's rows "
-           f"{np.round(expected['weights'], 4).tolist()}, yours {np.round(np.asarray(got['weights'], float), 4).tolist()}.")
-    return FigureDisplay(Drawn(0, "Your weights beside the book's", fig, alt), caption="Your A beside the book's (figure 8)")
+    alt = _("The weight matrix A of the worked example: the engine's rows {book}, yours {yours}.").format(
+        book=np.round(expected["weights"], 4).tolist(), yours=np.round(np.asarray(got["weights"], float), 4).tolist())
+    return FigureDisplay(Drawn(0, _("Your weights beside the book's"), fig, alt),
+                         caption=_("Your A beside the book's (figure 8)"))
 
 
 # ------------------------------------------------------------- the KV-cache mask
@@ -300,9 +302,9 @@ def cache_mask(past, new):
 
 
 def _cache_cases() -> tuple[Case, ...]:
-    return (Case(f"the worked example (figure 14: P = {ex.FIG14_PAST}, {ex.FIG14_NEW} new)",
-                 (ex.FIG14_PAST, ex.FIG14_NEW)), Case("P = 0, 3 new (no cache)", (0, 3)),
-            Case("P = 5, 1 new (one decode step)", (5, 1)), Case("P = 2, 4 new", (2, 4)), Case("P = 1, 1 new", (1, 1)))
+    worked = _("the worked example (figure 14: P = {past}, {new} new)").format(past=ex.FIG14_PAST, new=ex.FIG14_NEW)
+    return (Case(worked, (ex.FIG14_PAST, ex.FIG14_NEW)), Case(N_("P = 0, 3 new (no cache)"), (0, 3)),
+            Case(N_("P = 5, 1 new (one decode step)"), (5, 1)), Case("P = 2, 4 new", (2, 4)), Case("P = 1, 1 new", (1, 1)))
 
 
 def _local_indices(past, new):
@@ -322,17 +324,17 @@ def _diagonal_hidden(past, new):
 
 
 CACHE_MASK = Exercise(
-    "cache_mask", 5, "the KV-cache mask for P cached positions", _CACHE_STUB, att.cache_mask, (att.cache_mask,),
+    "cache_mask", 5, N_("the KV-cache mask for P cached positions"), _CACHE_STUB, att.cache_mask, (att.cache_mask,),
     (Field("mask", "M", ("r", "j"), "bool"),), _cache_cases,
-    (Mistake("the cache mask built from local indices", "you compared key j with the local row r (j <= r) "
-             "instead of the query's absolute position past + r, so new queries lose the cached keys.",
+    (Mistake(N_("the cache mask built from local indices"), N_("you compared key j with the local row r (j <= r) "
+             "instead of the query's absolute position past + r, so new queries lose the cached keys."),
              _local_indices),
-     Mistake("the square causal mask reused", "you returned the [new, new] causal mask; with a cache the "
-             "columns are all past + new keys, cached ones first.", _square),
-     Mistake("the diagonal hidden", "your query at position past + r does not see its own key "
-             "(j < past + r); a position sees itself.", _diagonal_hidden),
-     Mistake("one future key visible", "your query at position past + r sees the key after it "
-             "(j <= past + r + 1), a position it must predict, not read.", _one_ahead)),
+     Mistake(N_("the square causal mask reused"), N_("you returned the [new, new] causal mask; with a cache the "
+             "columns are all past + new keys, cached ones first."), _square),
+     Mistake(N_("the diagonal hidden"), N_("your query at position past + r does not see its own key "
+             "(j < past + r); a position sees itself."), _diagonal_hidden),
+     Mistake(N_("one future key visible"), N_("your query at position past + r sees the key after it "
+             "(j <= past + r + 1), a position it must predict, not read."), _one_ahead)),
     figure=lambda case, expected, got: _cache_figure(case, expected, got),
     teaching=cache_mask,
 )
@@ -358,9 +360,10 @@ def _cache_figure(case: Case, expected: dict, got: dict):
         add_heading(ax, x0 - 1.8, 0.3, title)
         draw_cache_mask(ax, trace, wrong=wrong, at=(x0, 1.6))
     hidden = [(int(r), int(j)) for r, j in np.argwhere(trace.dropped)]
-    alt = (f"Figure 14's mask for P = {past} cached positions and {new} new queries, the engine's beside yours; "
-           + (f"yours hides the visible cells (r, j) {hidden}." if hidden else "yours hides no visible cell."))
-    return FigureDisplay(Drawn(0, "Your cache mask beside the book's", fig, alt, trace=trace),
-                         caption="Your cache mask beside the book's (figure 14)")
+    alt = _("Figure 14's mask for P = {past} cached positions and {new} new queries, the engine's beside yours; "
+            "{verdict}").format(past=past, new=new, verdict=_("yours hides the visible cells (r, j) {cells}.").format(
+                cells=hidden) if hidden else _("yours hides no visible cell."))
+    return FigureDisplay(Drawn(0, _("Your cache mask beside the book's"), fig, alt, trace=trace),
+                         caption=_("Your cache mask beside the book's (figure 14)"))
 
 EXERCISES = (CAUSAL_MASK, MASKED_ATTENTION, CACHE_MASK)

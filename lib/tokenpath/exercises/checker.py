@@ -309,12 +309,14 @@ def _more_cases(rest) -> str:
     drawn = sum(c.label.startswith("random") for c in rest)
     chosen = len(rest) - drawn
     if not drawn:
-        parts = "chosen by hand"
+        parts = _("chosen by hand")
     elif not chosen:
-        parts = "all seeded random ones" if drawn > 1 else "a seeded random one"
+        parts = _("all seeded random ones") if drawn > 1 else _("a seeded random one")
     else:
-        parts = f"{chosen} chosen case{'s' * (chosen != 1)} and {drawn} seeded random one{'s' * (drawn != 1)}"
-    return f"{len(rest)} more case{'s' * (len(rest) != 1)} ({parts})"
+        parts = (_("{chosen} chosen case") if chosen == 1 else _("{chosen} chosen cases")).format(chosen=chosen) + (
+            _(" and {drawn} seeded random one") if drawn == 1 else _(" and {drawn} seeded random ones")).format(drawn=drawn)
+    more = _("{n} more case ({parts})") if len(rest) == 1 else _("{n} more cases ({parts})")
+    return more.format(n=len(rest), parts=parts)
 
 
 @dataclass(frozen=True)
@@ -382,9 +384,10 @@ class Exercise:
             if diff is not None:
                 where, e, g_ = diff
                 note = _sum_note(f, g) if f.kind == "float" else ""
-                at = f"'s length" if where == "length" else f" at {where}"
+                at = _("'s length") if where == "length" else _(" at {where}").format(where=where)
                 shown = _num if f.kind != "exact" else repr
-                text = f"{f.label}{at if where else ''}: expected {shown(e)}, got {shown(g_)}.{note}"
+                text = _("{label}{at}: expected {expected}, got {got}.{note}").format(
+                    label=f.label, at=at if where else "", expected=shown(e), got=shown(g_), note=note)
                 return Difference(f.name, f.label, "differs", e, g_, text)
         return None
 
@@ -462,8 +465,9 @@ class Exercise:
                                        name=self.name, value=repr(out.value)),
                                    printed=out.printed)
             if k == 0 and out.status == "raised" and out.error_type == "NotImplementedError":
-                return CheckResult(self, "not written yet", f"Not written yet: your {self.name} raises "
-                                   f"NotImplementedError. Write its body, then run this cell again.",
+                return CheckResult(self, "not written yet", _("Not written yet: your {name} raises "
+                                   "NotImplementedError. Write its body, then run this cell again.").format(
+                                       name=self.name),
                                    printed=out.printed)
             if out.status == "timeout" or out.error_type == "KeyboardInterrupt":  # the reader stopped it: run no more
                 break
@@ -476,8 +480,9 @@ class Exercise:
                 return CheckResult(self, "timeout", f"Your function took more than {TOTAL_SECONDS:g} s over "
                                    f"{len(outcomes)} of {len(cases)} cases (a slow import or file read inside the "
                                    "function counts too); the rest were not run.", printed=printed)
-            return CheckResult(self, "passed", f"Passed: your {self.name} agrees with the engine on "
-                               f"{cases[0].label} and on {_more_cases(cases[1:])}.", cases=cases,
+            return CheckResult(self, "passed", _("Passed: your {name} agrees with the engine on {first} and on "
+                                                 "{more}.").format(name=self.name, first=_(cases[0].label),
+                                                                   more=_more_cases(cases[1:])), cases=cases,
                                outcomes=tuple(outcomes), expected=tuple(expected), printed=printed)
         k, diff = first
         mistake = self._diagnose(cases[:len(outcomes)], outcomes) if len(outcomes) == len(cases) else None

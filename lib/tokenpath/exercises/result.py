@@ -10,12 +10,13 @@ import html
 from dataclasses import dataclass
 from typing import Any
 
-from ..i18n import _
+from ..i18n import N_, _
 
 __all__ = ["STATUSES", "CheckResult", "Difference"]
 
 #: Every status a check can end in.
-STATUSES = ("passed", "not written yet", "differs", "raised", "timeout", "refused", "not callable")
+STATUSES = (N_("passed"), N_("not written yet"), N_("differs"), N_("raised"), N_("timeout"), N_("refused"),
+            N_("not callable"))
 
 _COLOURS = {"passed": "#009E73", "not written yet": "#999999", "differs": "#E69F00"}
 
@@ -56,28 +57,31 @@ class CheckResult:
     def lines(self) -> list[str]:
         """The message, one sentence a line."""
         ex = self.exercise
-        head = _("[{status}] {name}: {title} (chapter {chapter}).").format(status=self.status, name=ex.name,
-                                                                           title=_(ex.title), chapter=ex.chapter)
+        head = _("[{status}] {name}: {title} (chapter {chapter}).").format(
+            status=_(self.status), name=ex.name, title=_(ex.title), chapter=ex.chapter)
         out = [head]
         if self.summary:
             out.append(self.summary)
         elif self.difference is not None:
             d, o = self.difference, self.outcome
+            case = _(self.case.label)
             if d.status == "raised":
-                out.append(f"Your function raised {o.error} on {self.case.label}"
-                           + (f" ({o.where})." if o.where else "."))
+                out.append(_("Your function raised {error} on {case} ({where}).").format(
+                    error=o.error, case=case, where=o.where) if o.where else
+                    _("Your function raised {error} on {case}.").format(error=o.error, case=case))
             elif d.status == "timeout":
-                out.append(f"Your function did not return within {ex.case_seconds:g} s on {self.case.label}; "
-                           "the checker stopped it. Look for a loop whose condition never changes.")
+                out.append(_("Your function did not return within {seconds} s on {case}; the checker stopped it. "
+                             "Look for a loop whose condition never changes.").format(
+                    seconds=f"{ex.case_seconds:g}", case=case))
             else:
-                out.append(_("First difference, on {case}: {difference}").format(case=self.case.label,
-                                                                                 difference=d.text))
+                out.append(_("First difference, on {case}: {text}").format(case=case, text=d.text))
             if self.mistake is not None:
-                out.append(_("This is a known mistake, {name}: {why}").format(name=_(self.mistake.name),
-                                                                              why=_(self.mistake.why)))
+                out.append(_("This is a known mistake, {name}: {why}").format(
+                    name=_(self.mistake.name), why=_(self.mistake.why)))
             elif d.status not in ("timeout", "raised"):  # an error is its own diagnosis
                 n = len(self.outcomes)
-                out.append(f"(No known mistake gives your results on all {n} case{'s' * (n != 1)}.)")
+                out.append((_("(No known mistake gives your results on all {n} case.)") if n == 1 else
+                            _("(No known mistake gives your results on all {n} cases.)")).format(n=n))
         if self.printed is not None and self.printed.total:
             cut = self.printed.total > self.printed.limit
             out.append(f"Your function printed {self.printed.total:,} characters" + ("; the first of them:" if cut else ":"))
@@ -116,7 +120,7 @@ class CheckResult:
             body += f'<pre style="max-height:12em;overflow:auto">{html.escape(lines[-1])}</pre>'
         return (f'<div class="tokenpath-exercise" data-status="{html.escape(self.status)}" '
                 f'style="border-left:4px solid {colour};padding:0.3em 0.8em;margin:0.3em 0">'
-                f'<p><strong style="color:{colour}">{html.escape(self.status)}</strong> · '
+                f'<p><strong style="color:{colour}">{html.escape(_(self.status))}</strong> · '
                 f"<code>{html.escape(self.exercise.name)}</code> · {html.escape(_(self.exercise.title))}</p>"
                 f"{body}</div>")
 

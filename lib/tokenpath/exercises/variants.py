@@ -33,6 +33,7 @@ import numpy as np
 
 from .. import attention, examples, gqa, moe, norms, position
 from .._checks import as_int
+from ..i18n import _
 from ..examples import attention as ex_att
 from ..examples import bpe as ex_bpe
 from ..examples import position as ex_pos
@@ -174,34 +175,38 @@ def _att_weight(q, p):
     key = np.array([[math.log(a), 0.0], [0.0, math.log(b)], [0.0, 0.0]])
     t = attention.causal_attention(ex_att.FIG8_Q, key, ex_att.FIG8_U)
     e = np.rint(np.exp(t.scores[i, :i + 1])).astype(int)  # whole numbers by construction
-    return _made(q, f"Figure 8 with the keys K = [[ln {a}, 0], [0, ln {b}], [0, 0]] (Q and U as in the figure): "
-                    f"what is the weight A[{i},{j}], with which query position {i} reads source position {j}?",
+    return _made(q, _("Figure 8 with the keys K = [[ln {a}, 0], [0, ln {b}], [0, 0]] (Q and U as in the figure): "
+                      "what is the weight A[{i},{j}], with which query position {i} reads source position {j}?").format(
+                     a=a, b=b, i=i, j=j),
                  float(t.weights[i, j]), source=f"attention.causal_attention(FIG8_Q, K, FIG8_U).weights[{i}, {j}]",
-                 why=f"exp of row {i}'s visible scores is {e.tolist()}, so A[{i},{j}] = {e[j]}/{e.sum()}.")
+                 why=_("exp of row {i}'s visible scores is {exps}, so A[{i},{j}] = {num}/{den}.").format(
+                     i=i, j=j, exps=e.tolist(), num=e[j], den=e.sum()))
 
 
 def _arrive(n: int) -> str:
-    return "1 new query arrives" if n == 1 else f"{n} new queries arrive"
+    return _("1 new query arrives") if n == 1 else _("{n} new queries arrive").format(n=n)
 
 
 def _att_cache_row(q, p):
     past, n = p
     t = lesson_att.cache_masks(past, n)
-    return _made(q, f"{past} positions are cached and {_arrive(n)}: at which absolute position does the "
-                    "first new query row (local row 0) sit?", t.past,
+    return _made(q, _("{past} positions are cached and {arrive}: at which absolute position does the "
+                      "first new query row (local row 0) sit?").format(past=past, arrive=_arrive(n)), t.past,
                  source=f"lessons.attention.cache_masks({past}, {n}).past",
-                 why=f"Local row r sits at position P + r; for r = 0 that is P = {past}.")
+                 why=_("Local row r sits at position P + r; for r = 0 that is P = {past}.").format(past=past))
 
 
 def _att_cache_dropped(q, p):
     past, n = p
     d = np.flatnonzero(lesson_att.cache_masks(past, n).dropped[0])
     lost = d[d < past]
-    return _made(q, f"{past} positions are cached and {_arrive(n)}. Which cached keys would the first new "
-                    "query row wrongly lose if its local row number 0 were compared with the absolute key index?",
+    return _made(q, _("{past} positions are cached and {arrive}. Which cached keys would the first new "
+                      "query row wrongly lose if its local row number 0 were compared with the absolute key "
+                      "index?").format(past=past, arrive=_arrive(n)),
                  lost.tolist(), source=f"(d := np.flatnonzero(lessons.attention.cache_masks({past}, {n}).dropped[0]))[d < {past}]",
-                 why=f"Compared with 0, only key 0 stays visible; "
-                     + ("key 1 of the cache is lost." if past == 2 else f"keys 1 … {past - 1} of the cache are lost."))
+                 why=(_("Compared with 0, only key 0 stays visible; key 1 of the cache is lost.") if past == 2 else
+                      _("Compared with 0, only key 0 stays visible; keys 1 … {last} of the cache are lost.").format(
+                          last=past - 1)))
 
 
 # ------------------------------------------------------------------- chapter 6

@@ -29,6 +29,7 @@ from .. import attention as att
 from .. import examples as ex
 from .. import fmt
 from ..fmt import subscript
+from ..i18n import _
 from ..lessons.attention import TwoSources, two_sources
 from . import Drawn, register, style
 from .draw import (BLOCKED_FACE, CELL_SIZE, LABEL_SIZE, MINUS, NEG_INF, NOTE_SIZE, QUERY_FACE,
@@ -226,13 +227,13 @@ def build_fig08() -> Drawn:
     coincidence = (f"\nsum 1 in column j = {index_text(ones[0])} is a coincidence" if ones else "")
     art["A.note.cols"] = add_text(ax, gx + tk * cell[0] + 0.2, ay + tq * cell[1] + 0.22 + cell[1] / 2,
                                   "columns are not normalised;" + coincidence, size=NOTE_SIZE)
-    alt = (
-        f"Scaled scores S = {_fmt_scores(trace)} with future cells masked to {NEG_INF}"
-        + (f" (S[{index_text(focus[0])},{index_text(focus[1])}] = {_score(trace.scores[focus])} is "
-           f"visible, exp = {_exp(trace.exp_scores[focus])})" if focus else "")
-        + f"; softmax along each row gives A = {fmt.mat(a, fractions=True)}; rows sum to "
-        f"{_same_or_list(a.sum(axis=-1))}; column sums {fmt.vec(a.sum(axis=-2), fractions=True)}."
-    )
+    visible = (_(" (S[{i},{j}] = {score} is visible, exp = {exp})").format(
+        i=index_text(focus[0]), j=index_text(focus[1]), score=_score(trace.scores[focus]),
+        exp=_exp(trace.exp_scores[focus])) if focus else "")
+    alt = _("Scaled scores S = {scores} with future cells masked to {neg_inf}{visible}; softmax along each row "
+            "gives A = {weights}; rows sum to {row_sums}; column sums {col_sums}.").format(
+        scores=_fmt_scores(trace), neg_inf=NEG_INF, visible=visible, weights=fmt.mat(a, fractions=True),
+        row_sums=_same_or_list(a.sum(axis=-1)), col_sums=fmt.vec(a.sum(axis=-2), fractions=True))
     return Drawn(8, figure_title(8), fig, alt, art, trace)
 
 
@@ -337,11 +338,10 @@ def build_fig09() -> Drawn:
         for j in range(trace.weights.shape[1]) if trace.mask[row, j])
     parts = " + ".join(fmt.vec(trace.contributions[row, j], fractions=True)
                        for j in range(trace.weights.shape[1]) if trace.mask[row, j])
-    alt = (
-        f"Output row {index_text(row)} as weights times value rows summed over sources: o{subscript(row)} = "
-        f"{terms} = {parts} = {fmt.vec(trace.output[row], fractions=True)}. The whole output is "
-        f"O = {fmt.mat(trace.output, fractions=True)}, shape {shape}."
-    )
+    alt = _("Output row {row} as weights times value rows summed over sources: o{sub} = {terms} = {parts} = "
+            "{out}. The whole output is O = {output}, shape {shape}.").format(
+        row=index_text(row), sub=subscript(row), terms=terms, parts=parts,
+        out=fmt.vec(trace.output[row], fractions=True), output=fmt.mat(trace.output, fractions=True), shape=shape)
     return Drawn(9, figure_title(9), fig, alt, art, trace)
 
 # ========================================================================== fig 10
@@ -423,12 +423,11 @@ def build_fig10() -> Drawn:
     art["heading"] = add_heading(ax, 0.15, 0.22,
                                  f"One query q = {fmt.vec(t.query[0])}, two sources, no projections")
     art.update(draw_two_sources(ax, trace, at=(0.0, 0.62)))
-    alt = (
-        f"Query q = {fmt.vec(t.query[0])} against keys {fmt.vec(t.key[0])} and "
-        f"{fmt.vec(t.key[1])}: scaled scores {fmt.vec(t.scores[0], 4, bare_ints=True)}, exp ≈ "
-        f"{fmt.vec(t.exp_scores[0], digits, bare_ints=True)}, weights ≈ {fmt.vec(t.weights[0], digits)} "
-        f"(full precision {fmt.vec(t.weights[0], full)}); with values {fmt.vec(t.value[0])} and "
-        f"{fmt.vec(t.value[1])} the output is {fmt.vec(trace.rounded_output[0], digits)} from "
-        f"the rounded weights and ≈ {fmt.vec(t.output[0], full)} at full precision."
-    )
+    alt = _("Query q = {q} against keys {k0} and {k1}: scaled scores {scores}, exp ≈ {exp}, weights ≈ "
+            "{weights} (full precision {full_weights}); with values {u0} and {u1} the output is {rounded} "
+            "from the rounded weights and ≈ {output} at full precision.").format(
+        q=fmt.vec(t.query[0]), k0=fmt.vec(t.key[0]), k1=fmt.vec(t.key[1]),
+        scores=fmt.vec(t.scores[0], 4, bare_ints=True), exp=fmt.vec(t.exp_scores[0], digits, bare_ints=True),
+        weights=fmt.vec(t.weights[0], digits), full_weights=fmt.vec(t.weights[0], full), u0=fmt.vec(t.value[0]),
+        u1=fmt.vec(t.value[1]), rounded=fmt.vec(trace.rounded_output[0], digits), output=fmt.vec(t.output[0], full))
     return Drawn(10, figure_title(10), fig, alt, art, trace)

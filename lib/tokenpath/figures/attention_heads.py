@@ -18,6 +18,7 @@ import numpy as np
 from matplotlib.artist import Artist
 
 from .. import fmt
+from ..i18n import _
 from ..lessons.attention import HeadSplit, multi_head
 from . import Drawn, register, style
 from .draw import (ACCENT_FACE, LABEL_SIZE, NOTE_SIZE, QUERY_FACE, SMALL_SIZE, add_arrow,
@@ -94,24 +95,28 @@ def describe_heads(trace: HeadSplit, *, row: int) -> str:
     last = hs - 1
     c0, c1 = _head_columns(trace, last)
     q_row = trace.q[0, last, row]
-    parts = ", ".join(f"head {h} in columns {_head_columns(trace, h)[0]}–{_head_columns(trace, h)[1]}"
-                      for h in range(hs))
-    return (
-        f"Multi-head attention on random teaching tensors of the main configuration "
-        f"(B = {b}, T = {t}, d = {d}, H = {hs}, d_h = {dh}), drawn for sequence 0 with one decimal. "
-        f"Top left: the queries Q = X·W_Q, shape {_shape(trace.q_wide.shape)}, {parts}, each head's "
-        f"columns tinted in its colour; sequence 0 is {_mat(trace.q_wide[0])}. An arrow labelled split_heads leads to the top right: "
-        f"{hs} blocks of shape [T, d_h] = {_shape(trace.q.shape[2:])}, one per head, "
-        f"{_shape(trace.q.shape)} for the whole batch; head {last}'s row {row}, "
-        f"{_vec(q_row)}, is columns {c0}–{c1} of Q's row {row}. "
-        f"Arrows down: each head runs causal attention on its own, with that head's keys K and values U "
-        f"(cut from X·W_K and X·W_V the same way, not drawn), with weights of shape "
-        f"{_shape(trace.attention.weights.shape)}. Bottom right: each head's output, "
-        f"{_shape(trace.attention.output.shape)}. An arrow labelled merge_heads leads to the "
-        f"bottom left: the outputs side by side again, shape {_shape(trace.merged.shape)}, "
-        f"sequence 0 = {_mat(trace.merged[0])}; row 0 of each head's output is that head's value row 0, "
-        f"the only row position 0 may read. W_O then mixes the heads."
-    )
+    parts = ", ".join(_("head {head} in columns {first}–{last}").format(
+        head=h, first=_head_columns(trace, h)[0], last=_head_columns(trace, h)[1]) for h in range(hs))
+    return _(
+        "Multi-head attention on random teaching tensors of the main configuration "
+        "(B = {b}, T = {t}, d = {d}, H = {hs}, d_h = {dh}), drawn for sequence 0 with one decimal. "
+        "Top left: the queries Q = X·W_Q, shape {q_wide_shape}, {parts}, each head's "
+        "columns tinted in its colour; sequence 0 is {q_wide}. An arrow labelled split_heads leads to the top right: "
+        "{hs} blocks of shape [T, d_h] = {block_shape}, one per head, "
+        "{q_shape} for the whole batch; head {last}'s row {row}, "
+        "{q_row}, is columns {c0}–{c1} of Q's row {row}. "
+        "Arrows down: each head runs causal attention on its own, with that head's keys K and values U "
+        "(cut from X·W_K and X·W_V the same way, not drawn), with weights of shape "
+        "{weights_shape}. Bottom right: each head's output, "
+        "{output_shape}. An arrow labelled merge_heads leads to the "
+        "bottom left: the outputs side by side again, shape {merged_shape}, "
+        "sequence 0 = {merged}; row 0 of each head's output is that head's value row 0, "
+        "the only row position 0 may read. W_O then mixes the heads.").format(
+        b=b, t=t, d=d, hs=hs, dh=dh, q_wide_shape=_shape(trace.q_wide.shape), parts=parts,
+        q_wide=_mat(trace.q_wide[0]), block_shape=_shape(trace.q.shape[2:]), q_shape=_shape(trace.q.shape),
+        last=last, row=row, q_row=_vec(q_row), c0=c0, c1=c1, weights_shape=_shape(trace.attention.weights.shape),
+        output_shape=_shape(trace.attention.output.shape), merged_shape=_shape(trace.merged.shape),
+        merged=_mat(trace.merged[0]))
 
 
 @register(23, "Multi-head attention: split the width into heads, merge them back")

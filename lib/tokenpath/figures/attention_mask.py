@@ -27,6 +27,7 @@ from matplotlib.artist import Artist
 from .. import examples as ex
 from .. import fmt
 from ..fmt import subscript
+from ..i18n import _
 from ..lessons.attention import CacheMasks, ReadPaths, ShiftVsMask, cache_masks, read_paths, shift_vs_mask
 from . import Drawn, register, style
 from .draw import (ACCENT_FACE, BLOCKED_FACE, CACHE_FACE, CELL_SIZE, DROPPED_HATCH, LABEL_SIZE,
@@ -154,12 +155,11 @@ def build_fig07() -> Drawn:
     seen = [j for j in range(trace.ids.size) if trace.row[j]]
     hidden = [j for j in range(trace.ids.size) if not trace.row[j]]
     positions = ", ".join(index_text(j) for j in seen)
-    alt = (
-        f'Four positions of "{trace.text}" (IDs {fmt.vec(trace.ids)}): query position '
-        f"{index_text(trace.query)} receives value paths from positions {positions}; the path from "
-        f"position {', '.join(index_text(j) for j in hidden)} stops at a red mask line. Visibility row "
-        f"for i = {index_text(trace.query)}: {fmt.vec(trace.row)}."
-    )
+    alt = _('Four positions of "{text}" (IDs {ids}): query position {query} receives value paths from '
+            "positions {positions}; the path from position {hidden} stops at a red mask line. Visibility row "
+            "for i = {query}: {row}.").format(
+        text=trace.text, ids=fmt.vec(trace.ids), query=index_text(trace.query), positions=positions,
+        hidden=", ".join(index_text(j) for j in hidden), row=fmt.vec(trace.row))
     return Drawn(7, figure_title(7), fig, alt, art, trace)
 
 # ========================================================================== fig 13
@@ -279,15 +279,16 @@ def build_fig13() -> Drawn:
     gen_x = 4.1
     art["head.gen"] = add_heading(ax, gen_x - 0.15, 3.42, "Generation: one token per step")
     art.update(draw_generation(ax, trace, at=(gen_x, my)))
-    alt = (
-        f"Input x = {fmt.vec(x)} and targets y = {fmt.vec(y)} (x shifted left, EOS "
-        f"{index_text(y[-1])} appended); column t = {index_text(c)} has x[{index_text(c)}] = {index_text(x[c])} and target "
-        f"y[{index_text(c)}] = {index_text(y[c])} and reads x[0:{index_text(c + 1)}] = {fmt.vec(trace.reads)}"
-        + (f", not x[{index_text(c + 1)}] = {index_text(after)}" if after is not None else "")
-        + f"; loss mask {fmt.vec(trace.loss_mask)}; the {index_text(x.size)}×{index_text(x.size)} attention "
-        f"visibility is lower-triangular. Generating from {fmt.vec(trace.prefix)} and sampling "
-        f"{index_text(trace.sampled)} gives {fmt.vec(trace.generated)}."
-    )
+    not_after = (_(", not x[{next}] = {after}").format(next=index_text(c + 1), after=index_text(after))
+                 if after is not None else "")
+    alt = _("Input x = {x} and targets y = {y} (x shifted left, EOS {eos} appended); column t = {t} has "
+            "x[{t}] = {x_t} and target y[{t}] = {y_t} and reads x[0:{next}] = {reads}{not_after}; loss mask "
+            "{loss_mask}; the {n}×{n} attention visibility is lower-triangular. Generating from {prefix} and "
+            "sampling {sampled} gives {generated}.").format(
+        x=fmt.vec(x), y=fmt.vec(y), eos=index_text(y[-1]), t=index_text(c), x_t=index_text(x[c]),
+        y_t=index_text(y[c]), next=index_text(c + 1), reads=fmt.vec(trace.reads), not_after=not_after,
+        loss_mask=fmt.vec(trace.loss_mask), n=index_text(x.size), prefix=fmt.vec(trace.prefix),
+        sampled=index_text(trace.sampled), generated=fmt.vec(trace.generated))
     return Drawn(13, figure_title(13), fig, alt, art, trace)
 
 # ========================================================================== fig 14
@@ -384,17 +385,24 @@ def build_fig14() -> Drawn:
                                    "index is not the absolute position", face=BLOCKED_FACE,
                                    edge=style.BLOCKED, hatch="///", hatchcolor=DROPPED_HATCH,
                                    lw=1.6)[1]
-    wrong_rows = "; ".join(
-        f"row {index_text(r)} keeps {fmt.vec([j for j in range(k) if trace.wrong[r, j]])}" for r in range(n))
+    wrong_rows = _("; ").join(_("row {row} keeps {keys}").format(
+        row=index_text(r), keys=fmt.vec([j for j in range(k) if trace.wrong[r, j]])) for r in range(n))
+    rows_read = []
+    for r in range(n):
+        seen = [j for j in range(k) if m[r, j]]
+        hidden = [j for j in range(k) if not m[r, j]]
+        rows_read.append(_("row {row} reads keys {seen}, blocks key {hidden}").format(
+            row=index_text(r), seen=_ranges(seen), hidden=_ranges(hidden)) if hidden else
+            _("row {row} reads all {keys} keys").format(row=index_text(r), keys=index_text(k)))
     cached = int(trace.dropped[:, :p].sum())  # dropped cells whose key is in the cache
     own = int(sum(trace.dropped[r, p + r] for r in range(n)))  # a row's own key, the diagonal j = P + r
     earlier = index_text(int(trace.dropped.sum()) - cached - own)  # keys of earlier rows of this block
-    alt = (
-        f"KV cache with P = {index_text(p)} cached positions and {index_text(n)} new query rows r = "
-        f"{', '.join(index_text(r) for r in range(n))} at absolute positions "
-        f"{', '.join(index_text(p + r) for r in range(n))}; keys 0–{index_text(k - 1)}. The mask has shape "
-        f"{fmt.vec(m.shape)}: " + "; ".join(lines[:n]) + ". Comparing the local row index with "
-        f"the key index instead ({wrong_rows}) wrongly drops {index_text(dropped)} cells: {index_text(cached)} "
-        f"of cached keys, {earlier} of an earlier new row's key and {index_text(own)} of the rows' own keys."
-    )
+    alt = _("KV cache with P = {p} cached positions and {n} new query rows r = {rows} at absolute positions "
+            "{positions}; keys 0–{last}. The mask has shape {shape}: {reads}. Comparing the local row index with "
+            "the key index instead ({wrong_rows}) wrongly drops {dropped} cells: {cached} of cached keys, "
+            "{earlier} of an earlier new row's key and {own} of the rows' own keys.").format(
+        p=index_text(p), n=index_text(n), rows=", ".join(index_text(r) for r in range(n)),
+        positions=", ".join(index_text(p + r) for r in range(n)), last=index_text(k - 1), shape=fmt.vec(m.shape),
+        reads=_("; ").join(rows_read), wrong_rows=wrong_rows, dropped=index_text(dropped), cached=index_text(cached),
+        earlier=earlier, own=index_text(own))
     return Drawn(14, figure_title(14), fig, alt, art, trace)

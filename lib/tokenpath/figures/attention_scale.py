@@ -26,6 +26,7 @@ import numpy as np
 
 from .. import examples, fmt
 from .._checks import as_int
+from ..i18n import _
 from ..lessons.attention import ScoreSpreadTrace, VarianceTrace, score_spread, score_variance
 from . import Drawn, register, style
 from .draw import PANEL_SIZE, prefix_artists
@@ -191,13 +192,13 @@ def describe_score_closeup(trace: ScoreSpreadTrace) -> str:
     """
     if not isinstance(trace, ScoreSpreadTrace):
         raise TypeError(f"trace must be a ScoreSpreadTrace, got {type(trace).__name__}")
-    return (
-        f"dₕ = {trace.d_h}: over {fmt.num(trace.samples)} independent pairs of standard-normal "
-        f"vectors, the unscaled score q·k has sample variance {fmt.num(trace.unscaled_var, 2)} "
-        f"(theory {fmt.num(trace.theory)}); divided by √{trace.d_h} = {fmt.num(math.sqrt(trace.d_h), 4, bare_ints=True)} "
-        f"it has {fmt.num(trace.scaled_var, 2)} (theory {fmt.num(trace.theory / trace.d_h)}). "
-        "An approximation under independence, not a measurement of a trained model."
-    )
+    return _(
+        "dₕ = {d_h}: over {samples} independent pairs of standard-normal vectors, the unscaled score q·k has "
+        "sample variance {unscaled} (theory {theory}); divided by √{d_h} = {root} it has {scaled} (theory "
+        "{scaled_theory}). An approximation under independence, not a measurement of a trained model.").format(
+        d_h=trace.d_h, samples=fmt.num(trace.samples), unscaled=fmt.num(trace.unscaled_var, 2),
+        theory=fmt.num(trace.theory), root=fmt.num(math.sqrt(trace.d_h), 4, bare_ints=True),
+        scaled=fmt.num(trace.scaled_var, 2), scaled_theory=fmt.num(trace.theory / trace.d_h))
 
 
 @register(12, "Head width and score scale")
@@ -223,12 +224,12 @@ def build_fig12() -> Drawn:
     )
     artists = {**prefix_artists("a", bars), **prefix_artists("b", close), "note": note}
     widths = ", ".join(str(d) for d in bars_trace.d_h.tolist())
-    alt = (
-        f"Panel (a): grouped bars at dₕ = {widths}. The variance of the unscaled score q·k "
-        f"under independence is {fmt.vec(bars_trace.theory)}; the Monte-Carlo estimate over "
-        f"{fmt.num(bars_trace.samples)} pairs per width is {fmt.vec(bars_trace.unscaled, 2)}; "
-        f"after dividing by √dₕ the estimates are {fmt.vec(bars_trace.scaled, 2)} against a "
-        f"theory of {fmt.vec(bars_trace.theory / bars_trace.d_h)}. Panel (b): histograms of "
-        "the unscaled and scaled scores on one axis. " + describe_score_closeup(close_trace)
-    )
+    alt = _(
+        "Panel (a): grouped bars at dₕ = {widths}. The variance of the unscaled score q·k "
+        "under independence is {theory}; the Monte-Carlo estimate over {samples} pairs per width is "
+        "{unscaled}; after dividing by √dₕ the estimates are {scaled} against a theory of {scaled_theory}. "
+        "Panel (b): histograms of the unscaled and scaled scores on one axis. {closeup}").format(
+        widths=widths, theory=fmt.vec(bars_trace.theory), samples=fmt.num(bars_trace.samples),
+        unscaled=fmt.vec(bars_trace.unscaled, 2), scaled=fmt.vec(bars_trace.scaled, 2),
+        scaled_theory=fmt.vec(bars_trace.theory / bars_trace.d_h), closeup=describe_score_closeup(close_trace))
     return Drawn(12, "Head width and score scale", fig, alt, artists, (bars_trace, close_trace))

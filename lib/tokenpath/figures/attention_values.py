@@ -21,6 +21,7 @@ from matplotlib.ticker import MultipleLocator
 
 from .. import examples, fmt
 from ..attention import WeightedValuesTrace
+from ..i18n import _
 from ..lessons.attention import value_magnitude
 from . import Drawn, register, style
 from .draw import PANEL_SIZE, panel_artists, prefix_artists
@@ -216,19 +217,19 @@ def describe_value_magnitude(trace: WeightedValuesTrace) -> str:
     big = int(np.argmax(a))
     small = 1 - big
     if length[small] > length[big]:
-        verdict = "contributes the longer vector"
+        verdict = _("The {weight}-weight source contributes the longer vector")
     elif length[small] < length[big]:
-        verdict = "contributes the shorter vector"
+        verdict = _("The {weight}-weight source contributes the shorter vector")
     else:
-        verdict = "contributes a vector of the same length"
-    return (
-        f"m = {fmt.num(trace.value[1, 1])}: the scores {fmt.vec(trace.scores, 4, bare_ints=True)} give the weights "
-        f"{fmt.vec(a)}, whatever m is. The contributions are a₀u₀ = {fmt.vec(c[0])} "
-        f"(length {fmt.num(length[0])}) and a₁u₁ = {fmt.vec(c[1])} (length {fmt.num(length[1])}), "
-        f"so the output is o = {fmt.vec(trace.output)}. The {fmt.num(a[small])}-weight source "
-        f"{verdict} ({fmt.num(length[small])} {_comparison(length[small], length[big])} "
-        f"{fmt.num(length[big])})."
-    )
+        verdict = _("The {weight}-weight source contributes a vector of the same length")
+    return _(
+        "m = {m}: the scores {scores} give the weights {weights}, whatever m is. The contributions are "
+        "a₀u₀ = {c0} (length {len0}) and a₁u₁ = {c1} (length {len1}), so the output is o = {output}. "
+        "{verdict} ({small} {comparison} {big}).").format(
+        m=fmt.num(trace.value[1, 1]), scores=fmt.vec(trace.scores, 4, bare_ints=True), weights=fmt.vec(a),
+        c0=fmt.vec(c[0]), len0=fmt.num(length[0]), c1=fmt.vec(c[1]), len1=fmt.num(length[1]),
+        output=fmt.vec(trace.output), verdict=verdict.format(weight=fmt.num(a[small])),
+        small=fmt.num(length[small]), comparison=_comparison(length[small], length[big]), big=fmt.num(length[big]))
 
 
 #: Figure-11 layout in inches: outer margin, ledger width, gap before a plane (room
@@ -270,12 +271,12 @@ def build_fig11() -> Drawn:
         artists.update(prefix_artists(f"{name}.plane", draw_value_plane(plane, trace, xlim=xlim, ylim=ylim)))
         artists.update(prefix_artists(f"{name}.ledger", draw_value_ledger(ledger, trace)))
         artists[f"{name}.title"] = plane.set_title(_title_m(trace), fontsize=10)
-    alt = (
+    alt = _(
         "Two panels on one scale. Each shows a 2-D feature plane with the contributions a₀u₀ "
         "and a₁u₁ drawn tip to tail (green) and the output o drawn from the origin (orange), "
-        "next to the arithmetic; the value rows are u₀ = "
-        + f"{fmt.vec(small.value[0])} and u₁ = [0, m], so only the second source's value grows with m. "
-        + f"Left panel (u₁ = {fmt.vec(small.value[1])}), " + describe_value_magnitude(small)
-        + f" Right panel (u₁ = {fmt.vec(large.value[1])}), " + describe_value_magnitude(large)
-    )
+        "next to the arithmetic; the value rows are u₀ = {u0} and u₁ = [0, m], so only the second "
+        "source's value grows with m. Left panel (u₁ = {left_u1}), {left} Right panel (u₁ = {right_u1}), "
+        "{right}").format(u0=fmt.vec(small.value[0]), left_u1=fmt.vec(small.value[1]),
+                         left=describe_value_magnitude(small), right_u1=fmt.vec(large.value[1]),
+                         right=describe_value_magnitude(large))
     return Drawn(11, "Same weights, different value magnitude", fig, alt, artists, (small, large))

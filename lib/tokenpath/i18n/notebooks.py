@@ -71,30 +71,33 @@ def units(markdown: str) -> list[tuple[int, str, bool]]:
             heading = False
         elif token.type == "inline" and token.content.strip() and token.map is not None:
             found.append((token.map[0], token.content, heading))
-        elif token.type == "fence" and _DIRECTIVE.match(token.info) and token.map is not None:
-            found += _directive_units(token)
+        elif token.type == "math_block" and token.content.strip() and token.map is not None:
+            found.append((token.map[0], token.content.strip(), False))  # display math, as Sphinx extracts it
+        elif token.type == "fence" and token.map is not None and _DIRECTIVE.match(token.info):
+            found.extend(_directive_units(token))
     return found
 
 
-#: A MyST directive whose title and body are prose (``{admonition} Title``, ``{note}``):
-#: Sphinx extracts them as messages, so the notebook translates them too.
-_DIRECTIVE = re.compile(r"\{(admonition|note|tip|important|warning|caution|attention|hint|seealso)\}\s*(.*)")
+#: The MyST directives whose title and body are prose (a note, an admonition …), not code.
+_DIRECTIVE = re.compile(r"\{(note|admonition|tip|hint|important|warning|caution|attention|seealso)\}\s*(.*)$")
 
 
 def _directive_units(token) -> list[tuple[int, str, bool]]:
-    """The units of a prose directive's fence: its title (on the fence's line), then its
-    body's units, the ``:option:`` lines skipped.
+    """The units of a prose directive: its title (an admonition's), then its body's units
+    after the option lines (``:class: dropdown``), on the cell's line numbers.
 
-    >>> units("```{admonition} A title\\n:class: tip\\nA *body*.\\n```\\n")
-    [(0, 'A title', False), (2, 'A *body*.', False)]
+    >>> units("```{admonition} A note\\n:class: dropdown\\nSome *text*.\\n```\\n")
+    [(0, 'A note', False), (2, 'Some *text*.', False)]
     """
     title = _DIRECTIVE.match(token.info).group(2).strip()
-    found = [(token.map[0], title, False)] if title else []
+    out = [(token.map[0], title, False)] if title else []
     lines = token.content.splitlines(keepends=True)
-    skip = next((k for k, line in enumerate(lines) if not line.startswith(":")), len(lines))
-    found += [(token.map[0] + 1 + skip + first, text, heading)
-              for first, text, heading in units("".join(lines[skip:]))]
-    return found
+    options = 0
+    while options < len(lines) and re.match(r"\s*:[\w-]+:", lines[options]):
+        options += 1
+    body = "".join(lines[options:])
+    out.extend((token.map[0] + 1 + options + first, text, heading) for first, text, heading in units(body))
+    return out
 
 
 def page_messages(page: str, lang: str = "zh_CN") -> dict[str, str]:
