@@ -77,7 +77,9 @@ class CheckResult:
                                                                               why=_(self.mistake.why)))
             elif d.status not in ("timeout", "raised"):  # an error is its own diagnosis
                 n = len(self.outcomes)
-                out.append(f"(No known mistake gives your results on all {n} case{'s' * (n != 1)}.)")
+                hint = (f" Reread the docstring's line for {d.field!r} and compare it with your code."
+                        if d.field else "")
+                out.append(f"(No known mistake gives your results on all {n} case{'s' * (n != 1)}.{hint})")
         if self.printed is not None and self.printed.total:
             cut = self.printed.total > self.printed.limit
             out.append(f"Your function printed {self.printed.total:,} characters" + ("; the first of them:" if cut else ":"))
