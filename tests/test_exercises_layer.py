@@ -101,3 +101,19 @@ def test_the_teaching_solution_is_one_readable_function():
     assert "raise" not in shown and len(shown.splitlines()) <= 45
     engine = exercises.show_solution("decoder_layer", engine=True).text()
     assert "· decoder_layer" in engine and "· _layer_core" in engine
+
+
+def test_a_partial_answer_is_compared_key_by_key_and_told_what_to_write_next():
+    def started(x, weights, config):
+        out = layer_right(x, weights, config)
+        return {name: out[name] for name in ("attn_in", "q", "k")}
+
+    text = exercises.check("decoder_layer", started).text()
+    assert "has no 'u'" in text and "('attn_in', 'q', 'k') agree with the engine's; write 'u' next" in text, text
+
+    def started_wrong(x, weights, config):
+        out = started(x, weights, config)
+        return {**out, "q": out["q"] * 2.0}
+
+    result = exercises.check("decoder_layer", started_wrong)
+    assert result.difference.field == "q" and result.mistake is None, result.text()

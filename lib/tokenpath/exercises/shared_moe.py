@@ -19,6 +19,7 @@ from __future__ import annotations
 import numpy as np
 
 from .. import moe, shared_expert
+from .._checks import as_bool
 from ..examples import moe as ex
 from .checker import Case, Exercise, Field, Mistake
 
@@ -75,9 +76,10 @@ def worked_inputs(norm_topk_prob: bool = False) -> tuple:
     norm_topk_prob)``: section 9.1's layer (E_n = 4 SwiGLU experts of width 6, k = 2)
     and its third token x [4], with a shared expert of width 8 and its gate vector
     w_sg [4]. Copies, so that the reader may change them freely."""
+    norm = as_bool("norm_topk_prob", norm_topk_prob)
     tokens, w_router, experts, k, shared, w_sg = _worked()
     return (tokens[WORKED_TOKEN].copy(), w_router.copy(), [tuple(a.copy() for a in e) for e in experts], k,
-            tuple(a.copy() for a in shared), w_sg.copy(), bool(norm_topk_prob))
+            tuple(a.copy() for a in shared), w_sg.copy(), norm)
 
 
 def _qwen2_moe_layer(norm_topk_prob: bool) -> tuple:
