@@ -5,7 +5,7 @@ gets "first difference" without a diagnosis.
 The wrong twins are written the way a reader would write them (loops, other numpy
 calls), not copied from the package's catalogue, so a twin that stops matching its
 mistake fails the test: here for chapters 1, 4 and 5, in tests/_exercise_twins.py for
-chapters 2, 3 and 6-9."""
+chapters 2, 3 and 6-9, in tests/_capstone_twins.py for the capstones of chapters 8 and 9."""
 
 from __future__ import annotations
 
@@ -58,19 +58,6 @@ from _exercise_twins import (  # the twins of chapters 2, 3 and 6-9
     gqa_repeat_kv,
     gqa_tiled,
     gqa_unscaled,
-    layer_centred,
-    layer_flat_join,
-    layer_interleaved,
-    layer_mean_not_squared,
-    layer_modulo,
-    layer_no_eps,
-    layer_query_axis,
-    layer_residual_normed,
-    layer_right,
-    layer_rope_values,
-    layer_silu_on_up,
-    layer_unmasked,
-    layer_unscaled,
     repeat_kv,
     rms_centred,
     rms_eps_outside,
@@ -91,19 +78,53 @@ from _exercise_twins import (  # the twins of chapters 2, 3 and 6-9
     route_high_tie,
     route_lowest,
     route_no_exp,
-    shared_always_renormalised,
-    shared_gate_left_out,
-    shared_gate_on_input,
-    shared_gate_on_sum,
-    shared_never_renormalised,
-    shared_right_in_loops,
-    shared_router_gate,
-    shared_softmax_gate,
     route_unnormalised,
     swiglu_relu,
     swiglu_sigmoid,
     swiglu_swapped,
     swiglu_weights_swapped,
+)
+from _capstone_twins import (  # the twins of the capstones of chapters 8 and 9
+    layer_centred,
+    layer_first_residual_left_out,
+    layer_first_residual_normed,
+    layer_flat_join,
+    layer_gate_up_swapped,
+    layer_hidden_zero,
+    layer_interleaved,
+    layer_mask_late,
+    layer_masked_scores,
+    layer_mean_not_squared,
+    layer_modulo,
+    layer_no_eps,
+    layer_one_plus_gamma,
+    layer_over_width,
+    layer_positions_from_one,
+    layer_post_norm,
+    layer_query_axis,
+    layer_residual_normed,
+    layer_right,
+    layer_rope_values,
+    layer_scores_unrotated,
+    layer_second_residual_left_out,
+    layer_second_residual_normed,
+    layer_silu_on_up,
+    layer_split_flat,
+    layer_unmasked,
+    layer_unscaled,
+    shared_always_renormalised,
+    shared_chosen_sorted,
+    shared_gate_left_out,
+    shared_gate_on_input,
+    shared_gate_on_sum,
+    shared_high_ties,
+    shared_logit_gate,
+    shared_never_renormalised,
+    shared_residual_inside,
+    shared_right_in_loops,
+    shared_router_gate,
+    shared_softmax_gate,
+    shared_weights_swapped,
 )
 
 
@@ -453,7 +474,21 @@ TWINS = [
     ("decoder_layer", "RMSNorm without ε", layer_no_eps),
     ("decoder_layer", "the mean of x, not of x²", layer_mean_not_squared),
     ("decoder_layer", "RMSNorm subtracting the mean", layer_centred),
-    ("decoder_layer", "the residual added after the norm", layer_residual_normed),
+    ("decoder_layer", "the residual taken from the normed input", layer_residual_normed),
+    ("decoder_layer", "the first residual taken from the normed input", layer_first_residual_normed),
+    ("decoder_layer", "the second residual taken from the normed input", layer_second_residual_normed),
+    ("decoder_layer", "the first residual left out", layer_first_residual_left_out),
+    ("decoder_layer", "the second residual left out", layer_second_residual_left_out),
+    ("decoder_layer", "post-norm", layer_post_norm),
+    ("decoder_layer", "γ = 1 + w", layer_one_plus_gamma),
+    ("decoder_layer", "W_g and W_u swapped", layer_gate_up_swapped),
+    ("decoder_layer", "heads split without moving the axis", layer_split_flat),
+    ("decoder_layer", "scores returned after the mask", layer_masked_scores),
+    ("decoder_layer", "scores from q and k, not q_rot and k_rot", layer_scores_unrotated),
+    ("decoder_layer", "divided by d_h, not √d_h", layer_over_width),
+    ("decoder_layer", "hidden scores set to 0", layer_hidden_zero),
+    ("decoder_layer", "the mask applied after the softmax", layer_mask_late),
+    ("decoder_layer", "positions counted from 1", layer_positions_from_one),
     ("decoder_layer", "heads joined without moving the head axis", layer_flat_join),
     ("decoder_layer", "SiLU on the up branch", layer_silu_on_up),
     ("route_top_k", "top-k without renormalising", route_unnormalised),
@@ -470,6 +505,10 @@ TWINS = [
     ("shared_expert_moe", "the shared expert added before the gate", shared_gate_on_sum),
     ("shared_expert_moe", "the shared gate left out", shared_gate_left_out),
     ("shared_expert_moe", "the gate applied to the shared expert's input", shared_gate_on_input),
+    ("shared_expert_moe", "the shared gate's logit used without σ", shared_logit_gate),
+    ("shared_expert_moe", "ties broken towards the higher ID", shared_high_ties),
+    ("shared_expert_moe", "W_g and W_u swapped", shared_weights_swapped),
+    ("shared_expert_moe", "the residual added inside the block", shared_residual_inside),
 ]
 
 
@@ -554,6 +593,7 @@ RANDOM_WRONG = [
     ("shared_expert_moe", lambda x, wr, ex, k, sh, wsg, norm: {
         "probs": np.full(wr.shape[1], 1 / wr.shape[1]), "chosen": np.arange(k), "gates": np.full(k, 1 / k),
         "routed": x, "shared_gate": 0.5, "shared_output": x, "output": 1.5 * x}),
+    ("shared_expert_moe", shared_chosen_sorted),  # the top k listed by ID: the worked example's [1, 0] catches it
 ]
 
 

@@ -78,3 +78,8 @@ def test_the_guide_reads_a_cell_with_a_metadata_block():
             "from tokenpath import gqa\nexercises.show_solution('gqa_attention')\n```\n")
     assert guide.chapter_uses(text).modules == ("gqa",)
     assert guide.chapter_uses("```{code-cell} ipython3\nfrom tokenpath import exercises\n```\n").modules == ()
+
+
+def test_the_packages_table_gives_each_exercise_its_chapter():
+    rows = re.findall(r"^``(\w+)``\s+(\d+)\s", exercises.__doc__, flags=re.M)
+    assert {name: int(n) for name, n in rows} == {n: exercises.exercise(n).chapter for n in exercises.names()}

@@ -13,7 +13,7 @@ from tokenpath import decoder, exercises, pretrained
 from tokenpath.examples import asides
 from tokenpath.exercises import layer
 
-from _exercise_twins import layer_right, layer_unscaled
+from _capstone_twins import layer_right, layer_unscaled
 
 try:
     pretrained.smollm2_path()
@@ -49,13 +49,13 @@ def test_the_inputs_are_smollm2_layer_0_in_the_books_notation():
 
 
 @needs_smollm2
-def test_the_check_on_smollm2_is_well_under_a_second():
+def test_the_check_on_smollm2_takes_well_under_three_seconds_of_cpu():
     exercises.check("decoder_layer", layer.decoder_layer)  # loads and keeps the file's layer once
-    start = time.perf_counter()
+    start = time.process_time()  # this process's CPU time: other jobs on a loaded machine do not count
     result = exercises.check("decoder_layer", layer_right)
     assert result.passed, result.text()
     assert "SmolLM2-135M-Instruct's layer 0" in result.text()
-    assert time.perf_counter() - start < 1.0
+    assert time.process_time() - start < 3.0
 
 
 def test_without_the_file_the_random_layers_are_checked_and_the_message_names_make_smollm2(monkeypatch, tmp_path):
@@ -78,7 +78,7 @@ def test_the_first_intermediate_that_differs_is_named():
 
     result = exercises.check("decoder_layer", late)
     assert result.difference.field == "hidden" and result.mistake is None
-    assert "SiLU(a) ⊙ c at [t=0, k=0]" in result.text()
+    assert "SiLU(a) ⊙ c at [t=0, ffn feature=0]" in result.text()
 
 
 def test_the_chapters_prediction_without_the_scale_the_scores_differ_first():
@@ -101,3 +101,19 @@ def test_the_teaching_solution_is_one_readable_function():
     assert "raise" not in shown and len(shown.splitlines()) <= 45
     engine = exercises.show_solution("decoder_layer", engine=True).text()
     assert "· decoder_layer" in engine and "· _layer_core" in engine
+
+
+def test_a_partial_answer_is_compared_key_by_key_and_told_what_to_write_next():
+    def started(x, weights, config):
+        out = layer_right(x, weights, config)
+        return {name: out[name] for name in ("attn_in", "q", "k")}
+
+    text = exercises.check("decoder_layer", started).text()
+    assert "has no 'u'" in text and "('attn_in', 'q', 'k') agree with the engine's; write 'u' next" in text, text
+
+    def started_wrong(x, weights, config):
+        out = started(x, weights, config)
+        return {**out, "q": out["q"] * 2.0}
+
+    result = exercises.check("decoder_layer", started_wrong)
+    assert result.difference.field == "q" and result.mistake is None, result.text()

@@ -10,9 +10,9 @@ its own, one number per token from one weight vector ``w_sg [d]``::
     g_i = p_i / Σ_{j∈S} p_j  for i ∈ S    when norm_topk_prob is true (renormalised)
     g_i = p_i                for i ∈ S    when norm_topk_prob is false (they sum to < 1)
     r = Σ_{i∈S} g_i F_i(x)                the routed output                           [d]
-    s = σ(x · w_sg)                       the shared gate, a sigmoid, one number      []
-    h = F_shared(x)                       the shared expert's SwiGLU output           [d]
-    o = r + s · h                         the layer's output                          [d]
+    g_s = σ(x · w_sg)                     the shared gate, a sigmoid, one number      []
+    F_s(x)                                the shared expert's SwiGLU output           [d]
+    o = r + g_s · F_s(x)                  the block's output                          [d]
 
 Details that match ``transformers`` exactly:
 
@@ -23,7 +23,7 @@ Details that match ``transformers`` exactly:
 * the shared gate is a **sigmoid** of ``x · w_sg`` (``shared_expert_gate``, a linear
   layer ``d → 1`` with no bias), not a softmax and not one of the router's columns: the
   router never sees the shared expert, and its gates never scale it;
-* the gate scales the shared expert's **output** ``h``, after its down projection, not
+* the gate scales the shared expert's **output** ``F_s(x)``, after its down projection, not
   its input; the shared expert may be wider than a routed one
   (``shared_expert_intermediate_size``);
 * ``transformers`` takes the router's softmax in float32 whatever the model's dtype
@@ -32,7 +32,8 @@ Details that match ``transformers`` exactly:
 * the routed and shared outputs are simply added; the residual stream is added
   outside, by the decoder layer.
 
-Ties among scores follow :func:`tokenpath.moe.top_k` (the lower expert index first).
+Ties among scores follow :func:`tokenpath.moe.top_k` (the lower expert index first): the
+engine's rule, since ``torch.topk`` promises no order among equal values.
 """
 
 from __future__ import annotations
@@ -54,9 +55,9 @@ class SharedMoETrace:
 
     routed: MoETrace  # routing (probs, chosen, gates) and the routed output r [..., d]
     gate_logit: np.ndarray  # [...] x · w_sg
-    shared_gate: np.ndarray  # [...] s = σ(x · w_sg)
-    shared_output: np.ndarray  # [..., d] h = F_shared(x), before the gate
-    output: np.ndarray  # [..., d] o = r + s · h
+    shared_gate: np.ndarray  # [...] g_s = σ(x · w_sg)
+    shared_output: np.ndarray  # [..., d] F_s(x), before the gate
+    output: np.ndarray  # [..., d] o = r + g_s · F_s(x)
 
     @property
     def probs(self) -> np.ndarray:
@@ -106,7 +107,7 @@ def shared_expert_moe(x, w_router, w_gate, w_up, w_down, k: int, shared_gate_pro
     they keep their probabilities under the softmax over all experts.
 
     A worked example: two experts that double and negate, picked one per token,
-    and a shared expert of identity weights whose gate logit is 0 (so s = ½).
+    and a shared expert of identity weights whose gate logit is 0 (so g_s = ½).
 
     >>> I = np.eye(2)
     >>> t = shared_expert_moe([[1.0, 0.0]], np.array([[1.0, -1.0], [0.0, 0.0]]),
@@ -131,6 +132,6 @@ def shared_expert_moe(x, w_router, w_gate, w_up, w_down, k: int, shared_gate_pro
         raise ValueError(
             f"shared_gate_proj and shared_up_proj must be [d, d_s] and shared_down_proj [d_s, d] with d = {d} "
             f"(x's last axis), got {list(sg.shape)}, {list(su.shape)}, {list(sd.shape)}")
-    logit, s = shared_gate(xs, w_shared_gate)
-    h = swiglu(xs, sg, su, sd)
-    return SharedMoETrace(routed, logit, s, h, routed.output + s[..., None] * h)
+    logit, g_s = shared_gate(xs, w_shared_gate)
+    F_s = swiglu(xs, sg, su, sd)  # the shared expert, which every token runs
+    return SharedMoETrace(routed, logit, g_s, F_s, routed.output + g_s[..., None] * F_s)

@@ -97,6 +97,14 @@ def _terms(f) -> str:
 
 # ------------------------------------------------------------------------ claims
 
+
+def _capstone_tokens() -> list[int]:
+    """The Qwen2-MoE token positions the shared-expert capstone checks, read from its cases."""
+    from tokenpath.exercises import shared_moe
+
+    labels = [c.label for c in shared_moe._cases() if "Qwen2-MoE" in c.label]
+    return sorted({int(lab.split(", token ")[1].split(",")[0]) for lab in labels})
+
 CLAIMS: list[_Claim] = [
     # -- section 9.2's aside: SmolLM2's dense SwiGLU beside a mixture of its width ------
     Claim("moe.smol.mixture", smol_mix, text=(
@@ -155,6 +163,8 @@ CLAIMS: list[_Claim] = [
     Claim("fig22.candidate_scores", lambda: ex.FIG22_CANDIDATES[0], text=("[1, 2, −1, 0]", _v)),
     Claim("fig22.crowded_load", lambda: crowded().load.max(), exact="2"),
     Claim("fig22.capacity", lambda: crowded().capacity, exact="1"),
+    # -- the capstone: the Qwen2-MoE tokens its check runs ----------------------------------
+    Claim("moe.capstone.qwen2_tokens", _capstone_tokens, text=("tokens 0 and 3", lambda t: f"tokens {t[0]} and {t[1]}")),
     # -- Sources: the version the cross-checks run against -----------------------------------
     Claim("moe.pin.transformers", lambda: "transformers", text=("`transformers` 5.24.0", pinned_as_source)),
     Claim("moe.pin.torch", lambda: "torch", text=("`torch` 2.13.0", pinned_as_source)),
@@ -170,6 +180,7 @@ NOT_CLAIMS: list[_NotClaim] = [
     NotClaim("Transformers 5", "the major version of the transformers library, a name"),
     NotClaim("William Fedus, Barret Zoph and Noam Shazeer (2022)", "citation: the Switch Transformer paper"),
     NotClaim("arXiv:2401.04088", "citation: the Mixtral paper's arXiv identifier"),
+    NotClaim("arXiv:2401.06066", "citation: the DeepSeekMoE paper's arXiv identifier"),
 ]
 
 _SRC_CLAIMS, _SRC_NOT = smollm2_source("moe", Claim, NotClaim)

@@ -51,6 +51,13 @@ def _eps_parts(eps: float) -> tuple[str, str]:
     return short.replace("e-0", "e-"), f"{mantissa}e{int(exp)}"
 
 
+def _capstone_eps() -> float:
+    """ε as the capstone's ``config`` holds it (what its cell prints)."""
+    from tokenpath.exercises import layer
+
+    return layer.layer_inputs("The cat")[2]["eps"]
+
+
 @cache
 def rms():
     return norms.rms_norm_trace(ex.FIG17_X, ex.FIG17_WEIGHT, eps=ex.FIG17_EPS)
@@ -145,6 +152,10 @@ CLAIMS: list[_Claim] = [
     Claim("swiglu.ratio", lambda: Fraction(2 * 4, 3), exact="8/3"),
     Claim("swiglu.shrink", lambda: Fraction(2 * 4, 3) / 4,
           text=("by a factor of 2/3", lambda r: f"by a factor of {r}")),
+    # the capstone prints config["eps"], the float32 ε of the file widened to a Python float
+    Claim("norms.capstone.eps_printed", lambda: _capstone_eps(),
+          text=("so 1e-5 prints as 9.999999747378752e-06",
+                lambda e: f"so {_eps_parts(e)[0]} prints as {e!r}")),
     # -- Sources: the versions the cross-checks run against -------------------------------
     Claim("norms.pin.transformers", lambda: "transformers", text=("`transformers` 5.24.0", pinned_as_source)),
     Claim("norms.pin.torch", lambda: "torch", text=("`torch` 2.13.0", pinned_as_source)),

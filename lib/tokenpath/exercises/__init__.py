@@ -18,13 +18,13 @@ exercise            chapter what the reader writes
 ``cross_entropy_one`` 3     softmax and −log p[y] at one position
 ``causal_mask``     4       the causal mask
 ``masked_attention`` 4      scores, weights and output of one head with a mask
-``cache_mask``      4       the mask of new queries after P cached positions
-``rope_head``       5       RoPE for one head, rotate-half pairing
-``gqa_attention``   6       grouped-query attention without copying K/V
-``rms_norm``        7       RMSNorm
-``swiglu``          7       the SwiGLU feed-forward network
+``cache_mask``      5       the mask of new queries after P cached positions
+``rope_head``       6       RoPE for one head, rotate-half pairing
+``gqa_attention``   7       grouped-query attention without copying K/V
+``rms_norm``        8       RMSNorm
+``swiglu``          8       the SwiGLU feed-forward network
 ``decoder_layer``   8       capstone: SmolLM2's layer 0, every intermediate
-``route_top_k``     8       top-k routing with gates renormalised over the chosen
+``route_top_k``     9       top-k routing with gates renormalised over the chosen
 ``shared_expert_moe`` 9     capstone: routed experts plus Qwen2-MoE's shared expert
 =================== ======= =========================================================
 

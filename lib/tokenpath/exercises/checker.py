@@ -18,7 +18,7 @@ its name in the chapter's notation (``A = softmax(S)``) and the names of its axe
 True
 >>> print(ex.check(lambda t: causal_mask(t).T).text())   # doctest: +ELLIPSIS
 [differs] demo_mask: ...M at [i=0, j=1]: expected False, got True.
-(No known mistake gives your results on all 1 case.)
+(No known mistake gives your results on all 1 case. Reread the docstring's line for 'mask' and compare it with ...)
 """
 
 from __future__ import annotations
@@ -368,11 +368,17 @@ class Exercise:
         """The first field that differs (None when all agree)."""
         if outcome.status != "returned":
             return Difference("", "", outcome.status, None, None, outcome.error)
+        missing = None
         try:
             got = self._fields_of(outcome.value)
         except _Unreadable as why:
-            return Difference("", "your result", "unreadable", None, None, f"Your result {why}.")
+            got = self._present(outcome.value)
+            if not got:
+                return Difference("", "your result", "unreadable", None, None, f"Your result {why}.")
+            missing = why  # a partial answer: its keys are compared first, in order
         for f in self.fields:
+            if f.name not in got:
+                continue
             try:
                 g = _exact(got[f.name], expected[f.name]) if f.kind == "exact" else _as_array(f, got[f.name], expected[f.name])
                 diff = _first_difference(f, g, expected[f.name])
@@ -389,7 +395,18 @@ class Exercise:
                 text = _("{label}{at}: expected {expected}, got {got}.{note}").format(
                     label=f.label, at=at if where else "", expected=shown(e), got=shown(g_), note=note)
                 return Difference(f.name, f.label, "differs", e, g_, text)
+        if missing is not None:
+            first = next(f.name for f in self.fields if f.name not in got)
+            return Difference("", "your result", "unreadable", None, None,
+                              f"Your result {missing}. The keys you returned ({', '.join(map(repr, got))}) "
+                              f"agree with the engine's; write {first!r} next.")
         return None
+
+    def _present(self, value) -> dict:
+        """The fields a dict holds, in the exercise's order (a partial answer), or {}."""
+        if len(self.fields) < 2 or not isinstance(value, Mapping):
+            return {}
+        return {f.name: value[f.name] for f in self.fields if f.name in value}
 
     def _same(self, a: Outcome, b: Outcome) -> bool:
         """Whether two runs gave the same result (both raising the same error type counts)."""

@@ -51,10 +51,10 @@ WEIGHT_NAMES = {
 }
 
 _STUB = '''\
-def decoder_layer(x, weights, config):
+def decoder_layer(x, params, config):
     """One pre-norm decoder layer on one sequence, x [T, d] (row t = position t).
 
-    weights: a dict of arrays  attn_norm [d] (γ), W_Q [d, Hq·d_h], W_K and W_V
+    params: a dict of arrays  attn_norm [d] (γ), W_Q [d, Hq·d_h], W_K and W_V
       [d, Hkv·d_h], W_O [Hq·d_h, d], ffn_norm [d] (γ), W_g and W_u [d, d_ff], W_d [d_ff, d].
     config: a dict with "Hq", "Hkv", "d_h", "rope_base" and "eps" (ε).
     RoPE: rotate-half pairing, positions 0 … T−1, θ_i = base^(−2i/d_h).
@@ -63,7 +63,8 @@ def decoder_layer(x, weights, config):
       "attn_in":  RMSNorm(x) with attn_norm                      [T, d]
       "q", "k", "u": the projections split into heads            [Hq or Hkv, T, d_h]
       "q_rot", "k_rot": q and k turned by RoPE                   [Hq or Hkv, T, d_h]
-      "scores":   S = Q Kᵀ/√d_h per query head, before the mask   [Hq, T, T]
+      "scores":   S = q_rot k_rotᵀ/√d_h per query head,
+                  before the mask (no −∞ in it)                  [Hq, T, T]
       "weights":  A = causal softmax of S over the keys j        [Hq, T, T]
       "heads":    O = A U per query head                         [Hq, T, d_h]
       "attn_out": the heads joined to [T, Hq·d_h], then @ W_O    [T, d]
@@ -181,19 +182,19 @@ def _cases() -> tuple[Case, ...]:
 # ------------------------------------------------------------------ the teaching solution
 
 
-def decoder_layer(x, weights, config):
+def decoder_layer(x, params, config):
     """The teaching solution: each line one step of the layer, in the book's notation."""
-    W, Hq, Hkv, d_h, eps = weights, config["Hq"], config["Hkv"], config["d_h"], config["eps"]
+    W, Hq, Hkv, d_h, eps = params, config["Hq"], config["Hkv"], config["d_h"], config["eps"]
     T, half = x.shape[0], d_h // 2
 
     def rms_norm(v, gamma):  # chapter 8: ε inside the root, no mean subtracted
         return gamma * v / np.sqrt(np.mean(v**2, axis=-1, keepdims=True) + eps)
 
-    def split(m, n):  # [T, n·d_h] -> [n, T, d_h]
+    def split(m, n):  # [T, n·d_h] -> [T, n, d_h] -> [n, T, d_h], as split_heads does
         return m.reshape(T, n, d_h).transpose(1, 0, 2)
 
     angle = np.arange(T)[:, None] * config["rope_base"] ** (-2 * np.arange(half) / d_h)  # [T, d_h/2]
-    cos, sin = np.cos(angle).astype(x.dtype), np.sin(angle).astype(x.dtype)
+    cos, sin = np.cos(angle), np.sin(angle)
 
     def rope(v):  # chapter 6, rotate-half: feature i turns with feature i + d_h/2
         a, b = v[..., :half], v[..., half:]
@@ -202,13 +203,14 @@ def decoder_layer(x, weights, config):
     attn_in = rms_norm(x, W["attn_norm"])
     q, k, u = split(attn_in @ W["W_Q"], Hq), split(attn_in @ W["W_K"], Hkv), split(attn_in @ W["W_V"], Hkv)
     q_rot, k_rot = rope(q), rope(k)  # never the values
-    Q = q_rot.reshape(Hkv, Hq // Hkv, T, d_h)  # chapter 7: head h is in group h // (Hq/Hkv)
-    S = Q @ k_rot[:, None].swapaxes(-1, -2) / d_h**0.5  # [Hkv, Hq/Hkv, T, T]
-    S_masked = np.where(np.tril(np.ones((T, T), bool)), S, -np.inf)  # chapter 5: causal
-    E = np.exp(S_masked - S_masked.max(axis=-1, keepdims=True))
-    A = E / E.sum(axis=-1, keepdims=True)  # chapter 4: softmax over the keys j
-    O = (A @ u[:, None]).reshape(Hq, T, d_h)
-    attn_out = O.transpose(1, 0, 2).reshape(T, Hq * d_h) @ W["W_O"]
+    Qg = q_rot.reshape(Hkv, Hq // Hkv, T, d_h)  # [Hkv, Hq/Hkv, T, d_h]: each group's query heads share K/V head j
+    Kt = k_rot[:, None].swapaxes(-1, -2)  # [Hkv, 1, d_h, T]: broadcast over the group's heads
+    S = Qg @ Kt / d_h**0.5  # [Hkv, Hq/Hkv, T, T]
+    S_masked = np.where(np.tril(np.ones((T, T), bool)), S, -np.inf)  # chapter 5: a masked copy; S stays
+    expS = np.exp(S_masked - S_masked.max(axis=-1, keepdims=True))
+    A = expS / expS.sum(axis=-1, keepdims=True)  # chapter 4: softmax over the keys j
+    O = (A @ u[:, None]).reshape(Hq, T, d_h)  # u[:, None]: [Hkv, 1, T, d_h]
+    attn_out = O.transpose(1, 0, 2).reshape(T, Hq * d_h) @ W["W_O"]  # join: [T, Hq, d_h] -> [T, Hq·d_h]
     y = x + attn_out  # first residual
     ffn_in = rms_norm(y, W["ffn_norm"])
     gate, up = ffn_in @ W["W_g"], ffn_in @ W["W_u"]
@@ -222,24 +224,25 @@ def decoder_layer(x, weights, config):
 # ------------------------------------------------------------------ the known mistakes
 
 
-def _wrong(x, weights, config, *, pairing="half", rope_u=False, modulo=False, scale=True, axis=-1, eps=True,
-           norm="square", residual="around", gate="gate", joined="moved", masked=True):
+def _wrong(x, weights, config, *, pairing="half", rope_u=False, modulo=False, scale="sqrt", axis=-1, eps=True,
+           norm="square", gamma="w", residual=("x", "y"), order="pre", gate="gate", swap_gu=False, split="moved",
+           joined="moved", mask="before", scores_of="rot", scores_out="raw", first_position=0):
     """The layer with one known mistake of chapters 4–8 switched on (the catalogue's runs)."""
     W, Hq, Hkv, d_h = weights, config["Hq"], config["Hkv"], config["d_h"]
     T, half, g = x.shape[0], d_h // 2, Hq // Hkv
     e = config["eps"] if eps else 0.0
 
-    def rms(v, gamma):
+    def rms(v, w):
         if norm == "centred":
             v = v - v.mean(axis=-1, keepdims=True)
         m = np.mean(v if norm == "mean" else v**2, axis=-1, keepdims=True)
         with np.errstate(invalid="ignore", divide="ignore"):
-            return gamma * v / np.sqrt(m + e)
+            return (1 + w if gamma == "1+w" else w) * v / np.sqrt(m + e)
 
-    def split(m, n):
-        return m.reshape(T, n, d_h).transpose(1, 0, 2)
+    def split_(m, n):
+        return m.reshape(n, T, d_h) if split == "flat" else m.reshape(T, n, d_h).transpose(1, 0, 2)
 
-    angle = np.arange(T)[:, None] * config["rope_base"] ** (-2 * np.arange(half) / d_h)
+    angle = (np.arange(T)[:, None] + first_position) * config["rope_base"] ** (-2 * np.arange(half) / d_h)
     cos, sin = np.cos(angle).astype(x.dtype), np.sin(angle).astype(x.dtype)
 
     def rope(v):
@@ -251,27 +254,41 @@ def _wrong(x, weights, config, *, pairing="half", rope_u=False, modulo=False, sc
         a, b = v[..., :half], v[..., half:]
         return np.concatenate([a * cos - b * sin, a * sin + b * cos], axis=-1)
 
-    attn_in = rms(x, W["attn_norm"])
-    q, k, u = split(attn_in @ W["W_Q"], Hq), split(attn_in @ W["W_K"], Hkv), split(attn_in @ W["W_V"], Hkv)
+    attn_in = x if order == "post" else rms(x, W["attn_norm"])
+    q, k, u = split_(attn_in @ W["W_Q"], Hq), split_(attn_in @ W["W_K"], Hkv), split_(attn_in @ W["W_V"], Hkv)
     q_rot, k_rot = rope(q), rope(k)
     kv_of = [h % Hkv if modulo else h // g for h in range(Hq)]
-    S = np.stack([q_rot[h] @ k_rot[kv_of[h]].T for h in range(Hq)]) / (d_h**0.5 if scale else 1.0)
-    visible = np.tril(np.ones((T, T), bool)) if masked else np.ones((T, T), bool)
-    S_masked = np.where(visible, S, -np.inf)
+    qs, ks = (q_rot, k_rot) if scores_of == "rot" else (q, k)
+    S = np.stack([qs[h] @ ks[kv_of[h]].T for h in range(Hq)]) / {"sqrt": d_h**0.5, "none": 1.0, "d_h": d_h}[scale]
+    visible = np.tril(np.ones((T, T), bool)) if mask != "none" else np.ones((T, T), bool)
+    if mask == "zero":
+        S_masked = np.where(visible, S, 0.0)
+    else:
+        S_masked = S if mask == "after" else np.where(visible, S, -np.inf)
     E = np.exp(S_masked - S_masked.max(axis=axis, keepdims=True))
     A = E / E.sum(axis=axis, keepdims=True)
+    if mask == "after":
+        A = np.where(visible, A, 0.0)
     values = rope(u) if rope_u else u
     O = np.stack([A[h] @ values[kv_of[h]] for h in range(Hq)])
-    merged = O.transpose(1, 0, 2).reshape(T, Hq * d_h) if joined == "moved" else O.reshape(T, Hq * d_h)
+    flat = joined == "flat" or split == "flat"
+    merged = O.reshape(T, Hq * d_h) if flat else O.transpose(1, 0, 2).reshape(T, Hq * d_h)
     attn_out = merged @ W["W_O"]
-    y = (attn_in if residual == "normed" else x) + attn_out
-    ffn_in = rms(y, W["ffn_norm"])
-    a, c = ffn_in @ W["W_g"], ffn_in @ W["W_u"]
-    hidden = a / (1 + np.exp(-a)) * c if gate == "gate" else c / (1 + np.exp(-c)) * a
+    first = {"x": x, "normed": attn_in, "none": 0.0}[residual[0]]
+    y = first + attn_out
+    if order == "post":
+        y = rms(y, W["attn_norm"])
+    ffn_in = y if order == "post" else rms(y, W["ffn_norm"])
+    a, c = (ffn_in @ W["W_u"], ffn_in @ W["W_g"]) if swap_gu else (ffn_in @ W["W_g"], ffn_in @ W["W_u"])
+    with np.errstate(over="ignore"):  # e^(−a) overflows to ∞ for a very negative a: SiLU is then 0
+        hidden = a / (1 + np.exp(-a)) * c if gate == "gate" else c / (1 + np.exp(-c)) * a
     ffn_out = hidden @ W["W_d"]
-    return {"attn_in": attn_in, "q": q, "k": k, "u": u, "q_rot": q_rot, "k_rot": k_rot, "scores": S, "weights": A,
-            "heads": O, "attn_out": attn_out, "y": y, "ffn_in": ffn_in, "gate": a, "up": c, "hidden": hidden,
-            "ffn_out": ffn_out, "out": (ffn_in if residual == "normed" else y) + ffn_out}
+    out = {"y": y, "normed": ffn_in, "none": 0.0}[residual[1]] + ffn_out
+    if order == "post":
+        out = rms(out, W["ffn_norm"])
+    return {"attn_in": attn_in, "q": q, "k": k, "u": u, "q_rot": q_rot, "k_rot": k_rot,
+            "scores": S_masked if scores_out == "masked" else S, "weights": A, "heads": O, "attn_out": attn_out,
+            "y": y, "ffn_in": ffn_in, "gate": a, "up": c, "hidden": hidden, "ffn_out": ffn_out, "out": out}
 
 
 def _mistake(name: str, why: str, **wrong) -> Mistake:
@@ -281,9 +298,12 @@ def _mistake(name: str, why: str, **wrong) -> Mistake:
 @dataclass(frozen=True)
 class _LayerExercise(Exercise):
     """The capstone's exercise. Whether a reader's layer makes a known mistake is judged
-    to float32 precision of each intermediate's largest entry, not of each entry: a
-    float32 layer sums hundreds of products, so two ways of writing the same wrong layer
-    differ by more than a few units of rounding of a small entry."""
+    relative to each intermediate's largest entry, not entry by entry: a float32 layer
+    sums hundreds of products, so two ways of writing the same wrong layer differ by more
+    than a few units of rounding of a small entry. On the float32 case the bound is
+    1e-3 of that entry: a wrong layer's scores can reach a thousand, and the softmax
+    turns their rounding into differences far above float32's. The float64 random cases,
+    judged to float64 precision, keep the mistakes apart."""
 
     def _same(self, a: Outcome, b: Outcome) -> bool:
         if a.status != "returned" or b.status != "returned":
@@ -295,6 +315,8 @@ class _LayerExercise(Exercise):
                 if x.shape != y.shape or x.dtype.kind != "f" or y.dtype.kind != "f":
                     return False
                 rtol, atol = tolerances(x.dtype, y.dtype)
+                if np.float32 in (x.dtype, y.dtype):
+                    rtol, atol = 1e-3, 1e-3
                 finite = np.abs(y[np.isfinite(y)])
                 scale = max(1.0, float(finite.max())) if finite.size else 1.0
                 if not np.allclose(x, y, rtol=rtol, atol=atol * scale, equal_nan=True):
@@ -307,17 +329,18 @@ class _LayerExercise(Exercise):
 _AXES_TD = ("t", "feature")
 _AXES_HEAD = ("head", "t", "feature")
 _AXES_TT = ("head", "i", "j")
+_AXES_FF = ("t", "ffn feature")
 
 DECODER_LAYER = _LayerExercise(
     "decoder_layer", 8, "one decoder layer of a real model (capstone)", _STUB, _reference, (_engine_layer, _layer_core),
     (Field("attn_in", "RMSNorm(X) before attention", _AXES_TD), Field("q", "Q = RMSNorm(X) W_Q, split into heads", _AXES_HEAD),
      Field("k", "K = RMSNorm(X) W_K, split into heads", _AXES_HEAD),
      Field("u", "U = RMSNorm(X) W_V, split into heads", _AXES_HEAD), Field("q_rot", "Q after RoPE", _AXES_HEAD),
-     Field("k_rot", "K after RoPE", _AXES_HEAD), Field("scores", "S = QKᵀ/√d_h", _AXES_TT),
+     Field("k_rot", "K after RoPE", _AXES_HEAD), Field("scores", "S = q_rot k_rotᵀ/√d_h", _AXES_TT),
      Field("weights", "A = causal softmax(S)", _AXES_TT, sums_to_one=True), Field("heads", "O = AU", _AXES_HEAD),
      Field("attn_out", "the joined heads @ W_O", _AXES_TD), Field("y", "Y = X + attention output", _AXES_TD),
-     Field("ffn_in", "RMSNorm(Y) before the FFN", _AXES_TD), Field("gate", "a = RMSNorm(Y) W_g", ("t", "k")),
-     Field("up", "c = RMSNorm(Y) W_u", ("t", "k")), Field("hidden", "SiLU(a) ⊙ c", ("t", "k")),
+     Field("ffn_in", "RMSNorm(Y) before the FFN", _AXES_TD), Field("gate", "a = RMSNorm(Y) W_g", _AXES_FF),
+     Field("up", "c = RMSNorm(Y) W_u", _AXES_FF), Field("hidden", "SiLU(a) ⊙ c", _AXES_FF),
      Field("ffn_out", "(SiLU(a) ⊙ c) W_d", _AXES_TD), Field("out", "X' = Y + FFN output", _AXES_TD)),
     _cases,
     (_mistake("RoPE's interleaved pairing where rotate_half is used", "you turned feature 2i with feature 2i+1 "
@@ -328,20 +351,54 @@ DECODER_LAYER = _LayerExercise(
               rope_u=True),
      _mistake("query heads grouped by h % Hkv", "you gave query head h the K/V head h % Hkv, which interleaves "
               "the groups; query head h reads K/V head h // (Hq/Hkv) (chapter 7).", modulo=True),
-     _mistake("no 1/√d_h", "your scores are QKᵀ without the division by √d_h (chapter 4).", scale=False),
+     _mistake("no 1/√d_h", "your scores are QKᵀ without the division by √d_h (chapter 4).", scale="none"),
      _mistake("softmax over the query axis", "your softmax normalised over the queries i (axis −2); each row "
               "of A sums over the keys j, the last axis (chapter 4).", axis=-2),
      _mistake("the causal mask left out", "every position read the positions after it too; a decoder hides "
-              "the keys j > i before the softmax (chapter 5).", masked=False),
+              "the keys j > i before the softmax (chapter 5).", mask="none"),
      _mistake("RMSNorm without ε", "you divided by √mean(x²) with no ε; the layer's RMS is √(mean(x²) + ε), "
               "with the ε that config gives (chapter 8).", eps=False),
      _mistake("the mean of x, not of x²", "your RMSNorm averaged x itself, so positive and negative features "
               "cancel; RMSNorm averages the squares, mean(x²) (chapter 8).", norm="mean"),
      _mistake("RMSNorm subtracting the mean", "you centred x first, which is LayerNorm's step; RMSNorm keeps "
               "the mean of x (chapter 8).", norm="centred"),
-     _mistake("the residual added after the norm", "you added the sub-layer's output to the normalised input, "
-              "RMSNorm(X) + Attn(RMSNorm(X)); the residual goes around the whole block, norm included: "
-              "Y = X + Attn(RMSNorm(X)) (chapter 8).", residual="normed"),
+     _mistake("the residual taken from the normed input", "you added the sub-layer's output to its normalised "
+              "input, Y = RMSNorm(X) + Attn(RMSNorm(X)), instead of Y = X + Attn(RMSNorm(X)); the residual goes "
+              "around the whole block, norm included, in both adds (chapter 8).", residual=("normed", "normed")),
+     _mistake("the first residual taken from the normed input", "your first add is Y = RMSNorm(X) + "
+              "Attn(RMSNorm(X)); it is Y = X + Attn(RMSNorm(X)), as your second add does (chapter 8).",
+              residual=("normed", "y")),
+     _mistake("the second residual taken from the normed input", "your second add is RMSNorm(Y) + "
+              "FFN(RMSNorm(Y)); it is X' = Y + FFN(RMSNorm(Y)), as your first add does (chapter 8).",
+              residual=("x", "normed")),
+     _mistake("the first residual left out", "your y is the attention output alone; the first residual adds "
+              "the layer's input, Y = X + Attn(RMSNorm(X)) (chapter 8).", residual=("none", "y")),
+     _mistake("the second residual left out", "your out is the FFN output alone; the second residual adds Y, "
+              "X' = Y + FFN(RMSNorm(Y)) (chapter 8).", residual=("x", "none")),
+     _mistake("post-norm", "you normalised after each add, Y = RMSNorm(X + Attn(X)), as the first "
+              "transformer did; SmolLM2, like Llama, normalises each sub-layer's input and adds around it: "
+              "Y = X + Attn(RMSNorm(X)) (chapter 8).", order="post"),
+     _mistake("γ = 1 + w", "you scaled by 1 + w, Gemma's convention; Llama and SmolLM2 multiply by the stored "
+              "weight itself, γ = w (chapter 8).", gamma="1+w"),
+     _mistake("W_g and W_u swapped", "your gate is RMSNorm(Y) W_u and your up is RMSNorm(Y) W_g; "
+              "the gate a = x W_g goes through SiLU, the content c = x W_u is scaled by it (chapter 8).",
+              swap_gu=True),
+     _mistake("heads split without moving the axis", "you reshaped [T, H·d_h] straight to [H, T, d_h], "
+              "which mixes positions and heads; reshape to [T, H, d_h], then move the head axis first "
+              "(transpose(1, 0, 2)), as split_heads does in chapter 4.", split="flat"),
+     _mistake("scores returned after the mask", "your scores hold −∞ above the diagonal; S is the scores "
+              "before the mask. Keep S, and mask a copy for the softmax (chapter 5).", scores_out="masked"),
+     _mistake("scores from q and k, not q_rot and k_rot", "you computed S from the projections before RoPE, "
+              "so your attention ignores the positions; the scores use the turned q_rot and k_rot (chapter 6).",
+              scores_of="plain"),
+     _mistake("divided by d_h, not √d_h", "your scores are QKᵀ/d_h; the scale is 1/√d_h (chapter 4).",
+              scale="d_h"),
+     _mistake("hidden scores set to 0", "you set the hidden scores to 0, and e⁰ = 1 is not nothing: the "
+              "softmax still gives the hidden keys weight. Set them to −∞ (chapter 5).", mask="zero"),
+     _mistake("the mask applied after the softmax", "you zeroed the hidden weights after the softmax, so "
+              "each row no longer sums to 1; mask the scores before the softmax (chapter 5).", mask="after"),
+     _mistake("positions counted from 1", "your RoPE turns the first token by θ already; positions count "
+              "from 0, so position 0 is not turned (chapter 6).", first_position=1),
      _mistake("heads joined without moving the head axis", "you reshaped O [Hq, T, d_h] straight to "
               "[T, Hq·d_h], which mixes positions; move the head axis next to d_h first "
               "(O.transpose(1, 0, 2)), so that row t holds every head's output at position t.", joined="flat"),

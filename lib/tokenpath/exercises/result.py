@@ -80,8 +80,12 @@ class CheckResult:
                     name=_(self.mistake.name), why=_(self.mistake.why)))
             elif d.status not in ("timeout", "raised"):  # an error is its own diagnosis
                 n = len(self.outcomes)
-                out.append((_("(No known mistake gives your results on all {n} case.)") if n == 1 else
-                            _("(No known mistake gives your results on all {n} cases.)")).format(n=n))
+                known = (_("(No known mistake gives your results on all {n} case.)") if n == 1 else
+                         _("(No known mistake gives your results on all {n} cases.)")).format(n=n)
+                if d.field:
+                    known = known[:-1] + " " + _("Reread the docstring's line for {field} and compare it with "
+                                                 "your code.").format(field=repr(d.field)) + ")"
+                out.append(known)
         if self.printed is not None and self.printed.total:
             cut = self.printed.total > self.printed.limit
             out.append(f"Your function printed {self.printed.total:,} characters" + ("; the first of them:" if cut else ":"))
