@@ -217,6 +217,12 @@ def gqa_tiled(q, k, v, mask):
     return {"scores": t.scores, "weights": t.weights, "output": t.output}
 
 
+def gqa_concatenated(q, k, v, mask):  # whole copies of all K/V heads one after another
+    g = q.shape[0] // k.shape[0]
+    t = attention(q, np.concatenate([k] * g), np.concatenate([v] * g), mask)
+    return {"scores": t.scores, "weights": t.weights, "output": t.output}
+
+
 def repeat_kv(x, n_rep):  # Hugging Face's repeat_kv, in numpy: expand, then reshape
     h, t, d = x.shape
     return np.broadcast_to(x[:, None, :, :], (h, n_rep, t, d)).reshape(h * n_rep, t, d)

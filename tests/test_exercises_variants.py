@@ -79,15 +79,19 @@ def test_the_originals_that_came_back_before_do_not_now():
     # seeds that gave the question's own numbers back, found in issue 36
     for qid, seed, own in (("norm-silu", 0, "SiLU(-1.0)"), ("rope-pos8", 13, "position 8 "),
                            ("rope-score", 23, "π/2: what does the score become at distance 4?"),
-                           ("gqa-head5", 40, "Hq = 8 and Hkv = 2, which K/V head does query head 5")):
+                           ("gqa-head6", 40, "Hq = 8 and Hkv = 2, which K/V head does query head 6")):
         assert own not in ALL[qid].variant(seed).prompt
 
 
 def test_a_variants_answer_is_the_engines_on_the_numbers_it_shows():
     from tokenpath import gqa, norms
-    v = ALL["gqa-head5"].variant(3)
+    v = ALL["gqa-head6"].variant(3)
     hq, hkv, h = (int(w) for w in re.findall(r"\d+", v.prompt)[:3])
     assert v.answer == Fraction(int(gqa.kv_groups(hq, hkv)[h]))
+    for seed in range(variants.DISTINCT):  # every variant tells the grouping from the interleaving
+        hq, hkv, h = (int(w) for w in re.findall(r"\d+", ALL["gqa-head6"].variant(seed).prompt)[:3])
+        assert hkv >= 2 and h // (hq // hkv) != h % hkv
+        assert ALL["gqa-head6"].variant(seed).check(h % hkv).status == "not yet"
     v = ALL["norm-silu"].variant(4)
     a = float(v.prompt.rsplit("SiLU(", 1)[1].rstrip("?)"))
     assert v.answer == pytest.approx(float(norms.silu(a)))
@@ -98,9 +102,9 @@ def test_questions_without_variants_and_bad_seeds_are_refused_by_name():
         ALL["att-A10"].variant(0)
     for bad in (-1, 2**32, 1.5, "3", True):
         with pytest.raises((ValueError, TypeError), match="seed"):
-            ALL["gqa-head5"].variant(bad)
+            ALL["gqa-head6"].variant(bad)
     with pytest.raises(TypeError, match="question must be a selfcheck Question"):
-        variants.variant("gqa-head5", 0)
+        variants.variant("gqa-head6", 0)
     plain = selfcheck.number("n", "n?", 1.0, tolerance=0.1, source="s", why="w")
     with pytest.raises(ValueError, match="has no variants"):
         variants.variant(plain, 0)

@@ -46,7 +46,7 @@ RIGHT = {
     "att-cache-size": [536_870_912, "536870912"],
     "rope-score": [1, 1.0, 0.999], "rope-swap": ["b"], "rope-pos8": [[8, 0.08]], "rope-speed": [100],
     "rope-alibi": [1, "1"], "rope-shift": ["b"],
-    "gqa-head5": [1], "gqa-weights": [8], "gqa-mqa-cache": [12], "gqa-leftover": [2], "gqa-mqa-weights": [8],
+    "gqa-head6": [1], "gqa-weights": [8], "gqa-mqa-cache": [12], "gqa-leftover": [2], "gqa-layer-bytes": [4096, "4,096"],
     "norm-rms": [[0.849, 1.131]], "norm-layer": [[-1, 1]], "norm-two": ["a"], "norm-silu": [-0.269],
     "norm-add": ["a"],
     "files-data-start": [2096], "files-tied": ["a"], "files-tied-count": [6160], "files-kproj": [[16, 16]],
@@ -70,8 +70,8 @@ WRONG = {
     "att-cache-size": [268_435_456, 65_536, 4_294_967_296],
     "rope-score": [-1, 0], "rope-swap": ["a"], "rope-pos8": [[0, 0], [8]], "rope-speed": [10, 2],
     "rope-alibi": [0, 2], "rope-shift": ["a", "c"],
-    "gqa-head5": [0, 5], "gqa-weights": [2], "gqa-mqa-cache": [24, 48], "gqa-leftover": [0, 3],
-    "gqa-mqa-weights": [1, 2],
+    "gqa-head6": [0, 6], "gqa-weights": [2], "gqa-mqa-cache": [24, 48], "gqa-leftover": [0, 1, 3],
+    "gqa-layer-bytes": [16384, 2048, 131072],
     "norm-rms": [[0.6, 0.8], [30, 40]], "norm-layer": [[1, -1]], "norm-two": ["b"], "norm-silu": [0, -1],
     "norm-add": ["b", "c"],
     "files-data-start": [2088, 8], "files-tied": ["b"], "files-tied-count": [0], "files-kproj": [[8, 16]],
@@ -123,7 +123,10 @@ def test_answers_come_from_the_engine():
     from tokenpath.lessons import utf8 as lesson2
 
     assert by_id()["utf8-growth"].answer == lesson2.vocab_growth(ex.FIG2_VOCAB_OLD, ex.FIG2_VOCAB_NEW, ex.FIG2_WIDTH).added_per_matrix
-    assert by_id()["gqa-head5"].answer == gqa.kv_groups(ex.FIG16_N_Q_HEADS, ex.FIG16_N_KV_HEADS)[ex.GQA_QUESTION_HEAD]
+    assert by_id()["gqa-head6"].answer == gqa.kv_groups(ex.FIG16_N_Q_HEADS, ex.FIG16_N_KV_HEADS)[ex.GQA_QUESTION_HEAD]
+    assert by_id()["gqa-head6"].answer != ex.GQA_QUESTION_HEAD % ex.FIG16_N_KV_HEADS  # not the interleaved map's
+    assert by_id()["gqa-layer-bytes"].answer == gqa.kv_cache_size(
+        layers=1, requests=1, kv_heads=ex.KV_REAL_N_KV_HEADS, seq_len=1, head_dim=ex.KV_REAL_HEAD_DIM).nbytes(ex.KV_REAL_DTYPE)
     np.testing.assert_allclose(by_id()["norm-rms"].answer, norms.rms_norm(ex.FIG17_SCALE * ex.FIG17_X))
     assert by_id()["bpe-lower"].answer == tuple(lesson1.teach_merges(ex.FIG1_TABLE, ex.FIG1_MERGES).segmentation(3)["lower"])
 

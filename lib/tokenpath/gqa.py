@@ -9,11 +9,11 @@ attention (``Hkv = Hq``, every head has its own K/V) and multi-query attention
 (``Hkv = 1``, all heads share one).
 
 Only K and V are shared. Every query head still has its own queries, its own scores
-and its own weights ``[T_q, T_k]``; the softmax is :func:`tokenpath.attention.attention`'s.
-What shrinks is the K/V cache, by the factor ``Hkv / Hq`` (the K/V body only: no
-allocator, workspace or latency is counted here). :meth:`KVCacheSize.nbytes` turns the
-count into bytes at a stated storage precision, for the book's toy sizes and for a
-realistic configuration alike (chapter 7, section 7.3).
+and its own attention weights ``[T_q, T_k]``; the softmax is :func:`tokenpath.attention.attention`'s.
+What shrinks is the K/V cache, to ``Hkv / Hq`` of its multi-head size (the K/V body
+only: no allocator, workspace or latency is counted here). :meth:`KVCacheSize.nbytes`
+turns the count into bytes at a stated storage precision, for the book's toy sizes and
+for a realistic configuration alike (chapter 7, section 7.1).
 
 Shapes follow Hugging Face: queries ``[B, Hq, T_q, d_h]``, keys and values
 ``[B, Hkv, T_k, d_h]``.
@@ -226,7 +226,7 @@ DTYPE_BYTES = {"float64": 8, "float32": 4, "bfloat16": 2, "float16": 2, "int8": 
 
 @dataclass(frozen=True)
 class KVCacheSize:
-    """Element count of a K/V cache: 2 (K and V) × layers × requests × Hkv × S × d_h.
+    """Element count of a K/V cache: 2 (K and V) × layers × requests × Hkv × P × d_h.
 
     Only the K/V body: no weights, allocator, workspace, precision or latency.
     """
@@ -234,12 +234,12 @@ class KVCacheSize:
     layers: int
     requests: int
     kv_heads: int
-    seq_len: int  # S, cached positions per request
+    seq_len: int  # P, cached positions per request
     head_dim: int  # d_h
 
     @property
     def factors(self) -> tuple[int, int, int, int, int]:
-        """The product as the book writes it: (2, layers·requests, Hkv, S, d_h); the
+        """The product as the book writes it: (2, layers·requests, Hkv, P, d_h); the
         leading 2 counts K and V, the second factor the (layer, request) pairs."""
         return (2, self.layers * self.requests, self.kv_heads, self.seq_len, self.head_dim)
 

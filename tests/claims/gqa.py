@@ -56,6 +56,29 @@ def _shape(shape) -> str:
     return "[" + ", ".join(str(s) for s in shape) + "]"
 
 
+_WORDS = {1: "one", 2: "two", 3: "three", 4: "four", 5: "five", 6: "six", 7: "seven", 8: "eight"}
+
+
+def first_step_cache() -> int:
+    """Positions in the cache that the chapter's cached step reads: the toy's T minus the
+    one new position, from the engine's trace."""
+    import numpy as np
+
+    z = np.zeros((ex.GQA_B, ex.FIG16_N_Q_HEADS, ex.GQA_T - 1, ex.GQA_D_HEAD))
+    kv = np.zeros((ex.GQA_B, ex.FIG16_N_KV_HEADS, ex.GQA_T - 1, ex.GQA_D_HEAD))
+    return gqa.grouped_attention(z, kv, kv, causal=True).cache[0].shape[2]
+
+
+def _units() -> dict:
+    """How many bytes the engine's bytes_text calls 1 KiB, 1 MiB and 1 GiB."""
+    out = {}
+    for k in range(1, 31):
+        text = gqa.bytes_text(1 << k)
+        if text.startswith("1 ") and text.split()[1] in ("KiB", "MiB", "GiB"):
+            out.setdefault(text.split()[1], 1 << k)
+    return out
+
+
 def _refused() -> str:
     try:
         gqa.kv_groups(ex.FIG16_N_Q_HEADS, ex.GQA_BAD_KV_HEADS)
@@ -74,7 +97,14 @@ CLAIMS: list[_Claim] = [
     Claim("fig16.q_shape", lambda: share().query_shape, text=("Q [B, 8, T, d_h]", lambda s: "Q " + _shape(s))),
     Claim("fig16.kv_shape", lambda: share().kv_shape, text=("U [B, 2, T, d_h]", lambda s: "U " + _shape(s))),
     Claim("fig16.weights_per_sequence", lambda: share().n_q_heads, text=("eight of them", lambda n: {8: "eight"}[n] + " of them")),
-    Claim("fig16.S", lambda: share().cache.seq_len, text=("S = 3", lambda n: f"S = {n}")),
+    Claim("fig16.P", lambda: share().cache.seq_len, text=("P = 3", lambda n: f"P = {n}")),
+    Claim("fig16.P_of_T", lambda: (share().cache.seq_len, ex.GQA_T, first_step_cache()),
+          text=("the first three of the toy's four positions",
+                lambda t: f"the first {_WORDS[t[0]]} of the toy's {_WORDS[t[1]]} positions" if t[2] == t[0] else "?")),
+    Claim("main.H_as_gqa", lambda: ex.H, text=("Hq = Hkv = 2", lambda n: f"Hq = Hkv = {n}")),
+    Claim("fig16.rows", lambda: (share().readers(0), share().readers(1)),
+          text=("heads 0–3 in row 0 and heads 4–7 in row 1",
+                lambda r: f"heads {r[0][0]}–{r[0][-1]} in row 0 and heads {r[1][0]}–{r[1][-1]} in row 1")),
     Claim("fig16.d_h", lambda: share().cache.head_dim, text=("d_h = 2", lambda n: f"d_h = {n}")),
     Claim("fig16.kv_factor", lambda: share().cache.factors[0], text=("2 (one K and one U)", lambda n: f"{n} (one K and one U)")),
     Claim("fig16.cache", lambda: share().cache, text=("2×1×2×3×2 = 24", _product)),
@@ -85,14 +115,17 @@ CLAIMS: list[_Claim] = [
     # -- section 7.1: the cache at a realistic size ---------------------------------------
     Claim("gqa.real.layers", lambda: real().cache.layers, text=("32 layers", lambda n: f"{n} layers")),
     Claim("gqa.real.q_heads", lambda: real().n_q_heads,
-          text=("each with 32 query heads", lambda n: f"each with {n} query heads")),
+          text=("each with Hq = 32 query heads", lambda n: f"each with Hq = {n} query heads")),
     Claim("gqa.real.heads", lambda: (real().n_q_heads, real().n_kv_heads),
-          text=("32 query heads share 8 K/V heads", lambda h: f"{h[0]} query heads share {h[1]} K/V heads")),
+          text=("Hq = 32 query heads share Hkv = 8 K/V heads",
+                lambda h: f"Hq = {h[0]} query heads share Hkv = {h[1]} K/V heads")),
     Claim("gqa.real.mha_per_position", lambda: real().mha_cache,
           text=("2×32×32×128 = 262,144", lambda c: f"2×{c.layers}×{c.kv_heads}×{c.head_dim} = {c.per_position:,}")),
     Claim("gqa.real.d_h", lambda: real().cache.head_dim, text=("d_h = 128", lambda n: f"d_h = {n}")),
-    Claim("gqa.real.dtype_bytes", lambda: (ex.KV_REAL_DTYPE, gqa.DTYPE_BYTES[ex.KV_REAL_DTYPE]),
-          text=("bfloat16, at 2 bytes", lambda t: f"{t[0]}, at {t[1]} bytes")),
+    Claim("gqa.real.dtype_bits", lambda: (ex.KV_REAL_DTYPE, gqa.DTYPE_BYTES[ex.KV_REAL_DTYPE]),
+          text=("bfloat16, a 16-bit", lambda t: f"{t[0]}, a {8 * t[1]}-bit")),
+    Claim("gqa.real.dtype_bytes", lambda: gqa.DTYPE_BYTES[ex.KV_REAL_DTYPE],
+          text=("Each number takes 2 bytes", lambda n: f"Each number takes {n} bytes")),
     Claim("gqa.real.per_position", lambda: real().cache,
           text=("2×32×8×128 = 65,536", lambda c: f"2×{c.layers}×{c.kv_heads}×{c.head_dim} = {c.per_position:,}")),
     Claim("gqa.real.per_token_bytes", lambda: real().cache.nbytes_per_position(ex.KV_REAL_DTYPE),
@@ -100,8 +133,20 @@ CLAIMS: list[_Claim] = [
     Claim("gqa.real.seq_len", lambda: real().cache.seq_len, text=("8,192 tokens", lambda n: f"{n:,} tokens")),
     Claim("gqa.real.total", lambda: real().cache.nbytes(ex.KV_REAL_DTYPE),
           text=("holds 1 GiB", lambda n: f"holds {gqa.bytes_text(n)}")),
-    Claim("gqa.real.mha_per_token", lambda: real().mha_cache.nbytes_per_position(ex.KV_REAL_DTYPE),
-          text=("512 KiB per token", lambda n: f"{gqa.bytes_text(n)} per token")),
+    Claim("gqa.real.mha_per_token", lambda: real().mha_cache,
+          text=("262,144 × 2 bytes = 524,288 bytes = 512 KiB per token",
+                lambda c: f"{c.per_position:,} × {gqa.DTYPE_BYTES[ex.KV_REAL_DTYPE]} bytes = "
+                          f"{c.nbytes_per_position(ex.KV_REAL_DTYPE):,} bytes = "
+                          f"{gqa.bytes_text(c.nbytes_per_position(ex.KV_REAL_DTYPE))} per token")),
+    Claim("gqa.units", lambda: _units(),
+          text=("1 KiB = 1,024 bytes; MiB and GiB are each 1,024 times the unit before",
+                lambda u: f"1 KiB = {u['KiB']:,} bytes; MiB and GiB are each "
+                          f"{u['MiB'] // u['KiB']:,} times the unit before" if u['GiB'] // u['MiB'] == u['MiB'] // u['KiB']
+                          else "?")),
+    Claim("gqa.real.per_layer", lambda: real().mha_cache,
+          text=("The 512 KiB cover all 32 layers: 16 KiB per layer",
+                lambda c: f"The {gqa.bytes_text(c.nbytes_per_position(ex.KV_REAL_DTYPE))} cover all {c.layers} "
+                          f"layers: {gqa.bytes_text(c.nbytes_per_position(ex.KV_REAL_DTYPE) // c.layers)} per layer")),
     Claim("gqa.real.mha_total", lambda: real().mha_cache.nbytes(ex.KV_REAL_DTYPE),
           text=("fills 4 GiB", lambda n: f"fills {gqa.bytes_text(n)}")),
     Claim("gqa.real.takeaway", lambda: (real().mha_cache.nbytes_per_position(ex.KV_REAL_DTYPE),
@@ -123,14 +168,16 @@ CLAIMS: list[_Claim] = [
           text=("a context of 2,048 tokens", lambda n: f"a context of {n:,} tokens")),
     Claim("gqa.smol.declared_context", lambda: smol().max_position_embeddings,
           text=("a context length of 8,192", lambda n: f"a context length of {n:,}")),
-    Claim("gqa.smol.bits", lambda: tuple(8 * gqa.DTYPE_BYTES[d] for d in ex.SMOLLM2_KV_DTYPES),
-          text=("in 32-bit and in 16-bit floats", lambda b: f"in {b[0]}-bit and in {b[1]}-bit floats")),
+    Claim("gqa.smol.bytes", lambda: tuple((d, gqa.DTYPE_BYTES[d]) for d in ex.SMOLLM2_KV_DTYPES),
+          text=("in float32 (4 bytes) and float16 (2 bytes, the same size as bfloat16",
+                lambda b: f"in {b[0][0]} ({b[0][1]} bytes) and {b[1][0]} ({b[1][1]} bytes, "
+                          + (f"the same size as {ex.KV_REAL_DTYPE}" if b[1][1] == gqa.DTYPE_BYTES[ex.KV_REAL_DTYPE] else "unlike"))),
     Claim("gqa.smol.per_position", lambda: smol_share().cache,
           text=("2×30×3×64 = 11,520", lambda c: f"2×{c.layers}×{c.kv_heads}×{c.head_dim} = {c.per_position:,}")),
     Claim("gqa.smol.per_token_bytes", lambda: tuple(_smol_bytes("cache", d, per_token=True) for d in ex.SMOLLM2_KV_DTYPES),
-          text=("46,080 bytes (45 KiB) in 32-bit floats and 23,040 bytes in 16-bit ones",
-                lambda b: f"{b[0]:,} bytes ({gqa.bytes_text(b[0])}) in {8 * gqa.DTYPE_BYTES[ex.SMOLLM2_KV_DTYPES[0]]}-bit "
-                          f"floats and {b[1]:,} bytes in {8 * gqa.DTYPE_BYTES[ex.SMOLLM2_KV_DTYPES[1]]}-bit ones")),
+          text=("46,080 bytes (45 KiB) in float32 and 23,040 bytes in float16",
+                lambda b: f"{b[0]:,} bytes ({gqa.bytes_text(b[0])}) in {ex.SMOLLM2_KV_DTYPES[0]} "
+                          f"and {b[1]:,} bytes in {ex.SMOLLM2_KV_DTYPES[1]}")),
     Claim("gqa.smol.total", lambda: tuple(_smol_bytes("cache", d, per_token=False) for d in ex.SMOLLM2_KV_DTYPES),
           text=("holds 90 MiB or 45 MiB", lambda b: f"holds {gqa.bytes_text(b[0])} or {gqa.bytes_text(b[1])}")),
     Claim("gqa.smol.mha_heads", lambda: smol_share().mha_cache.kv_heads,
@@ -156,6 +203,9 @@ NOT_CLAIMS: list[_NotClaim] = [
     NotClaim("Llama 3", "the name of a model family"),
     NotClaim("SmolLM2-135M-Instruct", "a model's name"),
     NotClaim("the 8B model", "the name of a Llama 3 model size"),
+    NotClaim("at most 256 features", "Hugging Face's head-width limit in use_gqa_in_sdpa (transformers "
+             "integrations/sdpa_attention.py); tests/test_crosscheck_gqa_kernels.py checks it against the pinned "
+             "transformers"),
 ]
 
 _SRC_CLAIMS, _SRC_NOT = smollm2_source("gqa", Claim, NotClaim)

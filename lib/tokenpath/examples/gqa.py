@@ -9,17 +9,18 @@ from __future__ import annotations
 
 #: Figure 16: query heads and the K/V heads (groups) they share.
 FIG16_N_Q_HEADS, FIG16_N_KV_HEADS = 8, 2
-#: Figure 16's cache count: one layer, one request, S = 3 cached positions, d_h = 2.
+#: Figure 16's cache count: one layer, one request, P = 3 cached positions, d_h = 2.
 FIG16_LAYERS, FIG16_REQUESTS, FIG16_SEQ_LEN, FIG16_HEAD_DIM = 1, 1, 3, 2
 #: The widget's ranges for Hq and Hkv.
 GQA_MAX_HEADS = 16
 
 #: A K/V head count that does not divide Hq = 8 (the engine refuses it).
 GQA_BAD_KV_HEADS = 3
-#: The query head the chapter's first question follows.
-GQA_QUESTION_HEAD = 5
+#: The query head the chapter's first question follows (h // 4 = 1, but h % 2 = 0: the
+#: question tells the grouping from the interleaving).
+GQA_QUESTION_HEAD = 6
 
-#: A K/V cache at a realistic size (section 7.3): 32 layers, 32 query heads sharing 8
+#: A K/V cache at a realistic size (section 7.1): 32 layers, 32 query heads sharing 8
 #: K/V heads of width 128, stored in bfloat16, for one request of 8,192 tokens. These
 #: are the attention shapes the Llama 3 report gives for its 8B model; the count is
 #: the K/V body only.

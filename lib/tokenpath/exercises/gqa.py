@@ -32,7 +32,8 @@ def gqa_attention(query, key, value, mask):
     dividing Hq; mask [T_q, T_k] bool (True where key j is visible to query i), the
     same for every head.  Query head h reads K/V head h // (Hq // Hkv).  Do not build
     repeated copies of key and value (no np.repeat, np.tile or key[groups]): let
-    each group's keys broadcast over its query heads.
+    each group's keys broadcast over its query heads.  Compute in float64, as the
+    inputs are.
     Returns a dict with
       "scores":  S = QKᵀ/√d_h per query head, before the mask   [Hq, T_q, T_k]
       "weights": A = softmax of S over the keys j               [Hq, T_q, T_k]
@@ -114,6 +115,11 @@ def _broadcast_reshaped(q, k, v, m):
     return _attend(q, k_all, v_all, m)
 
 
+def _tiled(q, k, v, m):
+    g = q.shape[0] // k.shape[0]
+    return _attend(q, np.tile(k, (g, 1, 1)), np.tile(v, (g, 1, 1)), m)  # [k0, k1, k0, k1, …]: interleaved
+
+
 def _modulo(q, k, v, m):
     heads = [_attend(q[h], k[h % k.shape[0]], v[h % k.shape[0]], m) for h in range(q.shape[0])]  # views, no copy
     return {name: np.stack([o[name] for o in heads]) for name in heads[0]}
@@ -141,9 +147,15 @@ GQA = Exercise(
      Field("output", "O = AU", ("h", "i", "d"))),
     _cases,
     (Mistake("K/V copied to line up with the query heads", "your function allocates repeated K/V heads "
-             "(np.repeat, np.tile or fancy indexing such as key[groups]); the numbers are right, but the cache "
-             "saving of GQA is gone. View the queries as [Hkv, Hq/Hkv, T, d_h] and let key[:, None] broadcast.",
+             "(np.repeat, or fancy indexing such as key[groups]); the numbers are right, but the cache still holds "
+             "Hkv heads while every step builds a copy Hq/Hkv times its size. View the queries as "
+             "[Hkv, Hq/Hkv, T, d_h] and let key[:, None] broadcast.",
              _repeated),
+     Mistake("K/V tiled or concatenated: interleaved and copied", "you stacked whole copies of the K/V heads "
+             "(np.tile(key, (g, 1, 1)) or np.concatenate([key] * g)). That gives the order [K₀, K₁, K₀, K₁, …], "
+             "so query head h reads K/V head h % Hkv instead of h // (Hq/Hkv), and it builds a copy Hq/Hkv times "
+             "the cache's size. View the queries as [Hkv, Hq/Hkv, T, d_h] and let key[:, None] broadcast.",
+             _tiled),
      Mistake("K/V broadcast to Hq heads, then reshaped", "you broadcast K/V to [Hkv, Hq/Hkv, T, d_h] and "
              "reshaped it to Hq heads (as Hugging Face's repeat_kv does). With one K/V head that reshape is a "
              "view, but with Hkv ≥ 2 numpy must copy, so the repeated K/V is built after all. Reshape the queries "

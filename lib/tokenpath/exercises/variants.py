@@ -13,9 +13,9 @@ seeds 0 … :data:`DISTINCT` − 1 give that many different variants of every qu
 :func:`tokenpath.questions.for_chapter` gives each question its factory.
 
 >>> from tokenpath import questions
->>> q = questions.for_chapter("07_gqa")["gqa-head5"].variant(3)
->>> q.id, q.prompt == questions.for_chapter("07_gqa")["gqa-head5"].variant(3).prompt
-('gqa-head5@3', True)
+>>> q = questions.for_chapter("07_gqa")["gqa-head6"].variant(3)
+>>> q.id, q.prompt == questions.for_chapter("07_gqa")["gqa-head6"].variant(3).prompt
+('gqa-head6@3', True)
 >>> q.check(q.answer_text()).status
 'right'
 """
@@ -245,7 +245,8 @@ def _gqa_head(q, p):
     g = int(gqa.kv_groups(hq, hkv)[h])
     return _made(q, f"With Hq = {hq} and Hkv = {hkv}, which K/V head does query head {h} read?", g,
                  source=f"gqa.kv_groups({hq}, {hkv})[{h}]",
-                 why=f"Groups of Hq/Hkv = {hq // hkv} query heads share a K/V head: {h} // {hq // hkv} = {g}.")
+                 why=f"Groups of Hq/Hkv = {hq // hkv} query heads share a K/V head: {h} // {hq // hkv} = {g}. "
+                     f"Not {h} % {hkv} = {h % hkv}: that map would interleave the groups.")
 
 
 def _gqa_leftover(q, p):
@@ -255,7 +256,9 @@ def _gqa_leftover(q, p):
         refused = "accepted"  # pragma: no cover (the engine refuses a count that does not divide)
     except ValueError:
         refused = "refused"
-    return _made(q, f"Hq = {hq} with Hkv = {hkv} is {refused}. How many query heads would be left over?", hq % hkv,
+    return _made(q, f"Hq = {hq} with Hkv = {hkv} is {refused}. If each of the {hkv} K/V heads served the same whole "
+                    f"number of query heads, as many as possible, how many of the {hq} query heads would have no K/V "
+                    "head?", hq % hkv,
                  source=f"{hq} % {hkv}; gqa.kv_groups({hq}, {hkv}) raises ValueError",
                  why=f"{hkv} groups of {hq // hkv} cover {hkv * (hq // hkv)} heads; {hq % hkv} would have no K/V head.")
 
@@ -318,8 +321,10 @@ FAMILIES: dict[str, _Family] = {
     "rope-score": _Family(_listed((2, 3, 4, 5, 6, 8, 12), range(1, 13)), (2, 4), _rope_score),
     "rope-pos8": _Family(_listed(range(1, 101)), (8,), _rope_angles),
     "rope-speed": _Family(_listed(range(2, 200)), (round(math.sqrt(ex_pos.ROPE_EXAMPLE_BASE)),), _rope_speed),
-    "gqa-head5": _Family(lambda rng: [(hq, hkv, h) for hq in (4, 8, 16, 32) for hkv in (1, 2, 4, 8)
-                                      if hq % hkv == 0 and hkv < hq for h in range(hq)], (8, 2, 5), _gqa_head),
+    # only heads where the grouping h // (Hq/Hkv) and the interleaving h % Hkv disagree
+    "gqa-head6": _Family(lambda rng: [(hq, hkv, h) for hq in (4, 8, 16, 32) for hkv in (2, 4, 8)
+                                      if hq % hkv == 0 and hkv < hq for h in range(hq)
+                                      if h // (hq // hkv) != h % hkv], (8, 2, 6), _gqa_head),
     "gqa-leftover": _Family(lambda rng: [(hq, hkv) for hq in range(5, 33) for hkv in range(2, 9)
                                          if hq % hkv and hkv < hq], (8, 3), _gqa_leftover),
     "norm-rms": _Family(lambda rng: [(10 * a, 10 * b) for a in _TENS for b in range(-9, 10)], (30, 40), _norm_rms),
@@ -344,7 +349,7 @@ def _space(qid: str) -> tuple:
 def parameters(qid: str, seed: int) -> tuple:
     """The numbers that ``variant(seed)`` of question ``qid`` is drawn with.
 
-    >>> parameters("gqa-head5", 3) == parameters("gqa-head5", 3) != parameters("gqa-head5", 4)
+    >>> parameters("gqa-head6", 3) == parameters("gqa-head6", 3) != parameters("gqa-head6", 4)
     True
     """
     if not isinstance(qid, str) or qid not in FAMILIES:

@@ -97,7 +97,7 @@ def draw_head_sharing(ax, trace: HeadSharing | Refused, *, pool: int = ex.GQA_MA
     """Draw ``pool`` query boxes, K/V boxes and links, then place them for ``trace``."""
     ax = check_ax(ax)
     art: dict[str, Artist] = {}
-    art["label.q"] = add_text(ax, X0 - 0.12, Y_Q + H_BOX / 2, "query heads\n(own Q, own weights)",
+    art["label.q"] = add_text(ax, X0 - 0.12, Y_Q + H_BOX / 2, "query heads\n(own Q, own A)",
                               ha="right", size=NOTE_SIZE, linespacing=1.3)
     art["label.kv"] = add_text(ax, X0 - 0.12, Y_KV + H_BOX / 2, "K/V heads\n(each cached once)",
                                ha="right", size=NOTE_SIZE, linespacing=1.3)
@@ -121,7 +121,7 @@ def draw_head_sharing(ax, trace: HeadSharing | Refused, *, pool: int = ex.GQA_MA
         c = trace.cache
         art["cache.note"] = add_text(
             ax, 0.15, 2.95 + 0.3 * 4,
-            f"counted for {fmt.num(c.layers)} layer, {fmt.num(c.requests)} request, S = {fmt.num(c.seq_len)} "
+            f"counted for {fmt.num(c.layers)} layer, {fmt.num(c.requests)} request, P = {fmt.num(c.seq_len)} "
             f"cached positions, d_h = {fmt.num(c.head_dim)}; no allocator, workspace or latency",
             size=SMALL_SIZE + 0.5, color="#333333", style="italic")
     update_head_sharing(art, trace)
@@ -208,7 +208,7 @@ def describe_head_sharing(trace: HeadSharing | Refused) -> str:
     """The state in words, every number from ``trace``.
 
     >>> print(describe_head_sharing(head_sharing_or_refusal(8, 2)))
-    Hq = 8 query heads read Hkv = 2 K/V heads, 4 query heads per K/V head (query head h reads K/V head h // 4). Q is [B, 8, T, d_h], K and U are [B, 2, T, d_h]. One layer, one request, S = 3, d_h = 2: the cache holds 2×1×2×3×2 = 24 numbers against 2×1×8×3×2 = 96 with one K/V head per query head, a ratio of 1/4 (K/V body only).
+    Hq = 8 query heads read Hkv = 2 K/V heads, 4 query heads per K/V head (query head h reads K/V head h // 4). Q is [B, 8, T, d_h], K and U are [B, 2, T, d_h]. One layer, one request, P = 3 cached positions, d_h = 2: the cache holds 2×1×2×3×2 = 24 numbers against 2×1×8×3×2 = 96 with one K/V head per query head, a ratio of 1/4 (K/V body only).
     """
     if isinstance(trace, Refused):
         return f"Hq = {trace.n_q_heads}, Hkv = {trace.n_kv_heads}: refused by the engine: {trace.message}."
@@ -219,7 +219,7 @@ def describe_head_sharing(trace: HeadSharing | Refused) -> str:
         f"Hq = {s.n_q_heads} query heads read Hkv = {s.n_kv_heads} K/V heads{kind}, "
         f"{s.group_size} query heads per K/V head (query head h reads K/V head h // {s.group_size}). "
         f"Q is {_shape(s.query_shape)}, K and U are {_shape(s.kv_shape)}. "
-        f"One layer, one request, S = {c.seq_len}, d_h = {c.head_dim}: the cache holds {product_text(c)} "
+        f"One layer, one request, P = {c.seq_len} cached positions, d_h = {c.head_dim}: the cache holds {product_text(c)} "
         f"numbers against {product_text(m)} with one K/V head per query head, a ratio of "
         f"{fmt.frac(float(s.ratio))} (K/V body only)."
     )

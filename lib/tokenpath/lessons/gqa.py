@@ -1,4 +1,4 @@
-"""Chapter 7's lessons: the head-sharing trace that figure 16 draws and section 7.3 counts.
+"""Chapter 7's lessons: the head-sharing trace that figure 16 draws and section 7.6 counts.
 
 Built on the engine's :mod:`tokenpath.gqa`: which K/V head each query head reads
 (:func:`~tokenpath.gqa.kv_groups`) and how many numbers the K/V cache holds

@@ -9,12 +9,12 @@ typed in. This module is what the chapters call: a chapter asks for its question
 its file name and grades the reader's answer in a cell:
 
 >>> quiz = for_chapter("07_gqa")
->>> quiz["gqa-head5"].check(1).status, quiz["gqa-head5"].check(0).status
+>>> quiz["gqa-head6"].check(1).status, quiz["gqa-head6"].check(0).status
 ('right', 'not yet')
 
 Each question has one shape: its answer lies in one cell of a figure, one
 path through it, or one operation. A numeric question also draws fresh variants for
-practice (``quiz["gqa-head5"].variant(seed)``, from :mod:`tokenpath.exercises.variants`).
+practice (``quiz["gqa-head6"].variant(seed)``, from :mod:`tokenpath.exercises.variants`).
 """
 
 from __future__ import annotations
