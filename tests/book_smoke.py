@@ -339,7 +339,7 @@ def main(argv=None) -> int:
                 page.emulate_media(color_scheme="light")
             if width == "phone":  # the README's picture: a chapter on a phone, in dark mode
                 page.emulate_media(color_scheme="dark")
-                page.goto((html / "06_rope_discs.html").as_uri() + "#figure-15-the-score-sees-only-the-distance")
+                page.goto((html / "06_rope_discs.html").as_uri() + "#figure-15-the-score-sees-the-positions-only-through-their-distance")
                 page.wait_for_load_state("load")
                 page.screenshot(path=str(OUT / "dark-phone-06_rope_discs.png"))
             page.close()

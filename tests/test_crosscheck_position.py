@@ -6,8 +6,10 @@ gives cos/sin for every position up to the config's ``max_position_embeddings`` 
 rotate-half RoPE, with the base read from the same config, must agree. Llama computes
 its frequencies and angles in float32, hence the tolerance.
 
-ALiBi is checked against BLOOM's ``build_alibi_tensor``, which adds ``slope · j`` for
-key ``j`` instead of ``−slope · (i − j)``: the two differ by ``slope · i`` along each
+ALiBi is checked against BLOOM's two ways of building its bias (``build_alibi_tensor``
+when the model gets an attention mask, ``_get_alibi_slopes(heads)[:, None] · arange(T)``
+inline when it does not), which add ``slope · j`` for key ``j`` instead of
+``−slope · (i − j)``: the two differ by ``slope · i`` along each
 query row, which softmax ignores, so slopes and weights must agree.
 """
 
@@ -116,3 +118,13 @@ def test_alibi_weights_match_bloom_key_bias_under_the_causal_mask():
         scores = torch.tensor(ours.plain.scores) + key_bias[h]
         scores = scores.masked_fill(~torch.tensor(ours.plain.mask), float("-inf"))
         np.testing.assert_allclose(ours.biased.weights, scores.softmax(dim=-1).numpy(), rtol=1e-6, atol=1e-7)
+
+
+@pytest.mark.parametrize("heads", [1, 2, 4, 8, 16])
+def test_bloom_without_a_mask_builds_the_same_key_bias_inline(heads):
+    # BloomModel.forward without an attention mask: slopes[:, None, None] * arange(kv_length)
+    t = 5
+    inline = bloom._get_alibi_slopes(heads, torch.device("cpu"))[:, None] * torch.arange(t)
+    masked = bloom.build_alibi_tensor(torch.ones(1, t), heads, torch.float64).reshape(heads, t)
+    np.testing.assert_allclose(inline.double().numpy(), masked.numpy(), rtol=1e-6)
+    np.testing.assert_allclose(inline[:, 1].double().numpy(), P.alibi_slopes(heads), rtol=1e-6)

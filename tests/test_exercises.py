@@ -443,7 +443,7 @@ TWINS = [
     ("cache_mask", "the square causal mask reused", cache_square),
     ("cache_mask", "the diagonal hidden", cache_no_self),
     ("cache_mask", "one future key visible", cache_one_ahead),
-    ("rope_head", "RoPE's interleaved pairing where rotate_half is used", rope_adjacent),
+    ("rope_head", "RoPE's adjacent pairing where rotate_half is used", rope_adjacent),
     ("rope_head", "turned the wrong way", rope_clockwise),
     ("rope_head", "θ_i = base^(−i/d_h)", rope_slow_exponent),
     ("rope_head", "the row number used as the position", rope_row_numbers),
@@ -606,7 +606,19 @@ RIGHT_VARIANTS = [
     ("cache_mask", lambda past, new: np.tril(np.ones((new, past + new), dtype=bool), k=past)),
     ("decoder_layer", layer_right),
     ("shared_expert_moe", shared_right_in_loops),
+    ("rope_head", lambda x, p, base: _rope_hf_float32_theta(x, p, base)),
 ]
+
+
+def _rope_hf_float32_theta(x, positions, base):
+    """A faithful port of Hugging Face's inv_freq, θ computed in float32 and the rest in
+    float64: right, only rounded differently (its a·cos − b·sin cancels to 1e-8 levels)."""
+    d = x.shape[-1]
+    theta = 1.0 / (base ** (np.arange(0, d, 2, dtype=np.float32) / d))
+    angles = np.outer(positions, theta.astype(np.float64))
+    c, s = np.cos(angles), np.sin(angles)
+    a, b = x[:, : d // 2], x[:, d // 2:]
+    return {"angles": angles, "output": np.concatenate([a * c - b * s, a * s + b * c], axis=-1)}
 
 
 @pytest.mark.parametrize("name,fn", RIGHT_VARIANTS, ids=[n for n, _ in RIGHT_VARIANTS])

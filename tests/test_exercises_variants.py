@@ -27,7 +27,8 @@ def _perturbed(q: selfcheck.Question):
     if q.kind == "number":
         return q.answer + 10 * q.tolerance
     if q.kind == "vector":
-        return q.answer + np.r_[10 * q.tolerance, np.zeros(q.answer.size - 1)]
+        step = 10 * q.tolerance * (abs(q.answer[0]) if q.relative else 1.0)  # a relative tolerance scales
+        return q.answer + np.r_[step, np.zeros(q.answer.size - 1)]
     if q.kind == "set":
         return set(q.answer) ^ {max(q.answer) + 1}
     return [q.answer[0] + 1, *q.answer[1:]]
@@ -47,6 +48,7 @@ def test_a_variant_accepts_its_engine_answer_and_refuses_a_perturbed_one(qid):
     for seed in SEEDS:
         v = q.variant(seed)
         assert v.id == f"{qid}@{seed}" and v.kind == q.kind and v.hint == q.hint and v.tolerance == q.tolerance
+        assert v.relative == q.relative
         assert v.check(v.answer).status == "right", v.check(v.answer).text()
         assert v.check(_perturbed(v)).status == "not yet", (seed, v.text())
         assert v.check(None).status == "unanswered"

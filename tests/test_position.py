@@ -149,12 +149,22 @@ def test_rope_in_attention_turns_queries_and_keys_and_leaves_values_untouched():
 # ------------------------------------------------------------------- figure 15 trace
 
 
-def test_fig15_distances_0_1_2_give_0_90_180_degrees_and_dots_1_0_minus1():
+def test_fig15_keys_0_1_2_back_turn_0_90_180_degrees_clockwise_and_dots_1_0_minus1():
     t = LP.fig15_trace()
-    assert [d.distance for d in t.discs] == [0.0, 1.0, 2.0]
-    np.testing.assert_allclose([d.degrees for d in t.discs], [0.0, 90.0, 180.0], atol=1e-12)
+    assert [d.distance for d in t.discs] == [0.0, 1.0, 2.0]  # m − n: the key before the query
+    np.testing.assert_allclose([d.degrees for d in t.discs], [0.0, -90.0, -180.0], atol=1e-12)
     np.testing.assert_allclose([d.dot for d in t.discs], [1.0, 0.0, -1.0], atol=1e-15)
-    np.testing.assert_allclose([d.turned_key for d in t.discs], [[1, 0], [0, 1], [-1, 0]], atol=1e-15)
+    np.testing.assert_allclose([d.turned_key for d in t.discs], [[1, 0], [0, -1], [-1, 0]], atol=1e-15)
+
+
+def test_a_disc_is_the_engine_score_of_a_query_at_m_and_a_key_m_minus_distance_before_it():
+    q, k, omega = np.array([1.0, 0.5]), np.array([0.0, 1.0]), 0.7
+    for m, back in ((5, 2), (12, 2), (9, 3)):
+        disc = LP.rope_disc(q, k, omega, back)
+        engine = (P.rotation(m * omega) @ q) @ (P.rotation((m - back) * omega) @ k)
+        assert disc.dot == pytest.approx(engine, abs=1e-12)
+    # the sign matters once q is not k: the key before the query is not the key after it
+    assert not np.isclose(LP.rope_disc(q, k, 1.0, 2).dot, LP.rope_disc(q, k, 1.0, -2).dot)
 
 
 def test_fig15_live_panel_starts_on_the_third_disc_and_its_curve_passes_the_three_dots():
@@ -169,7 +179,7 @@ def test_fig15_pair_panel_is_pair_16_of_64_at_one_hundredth_rad_per_position():
     p = LP.fig15_trace().pair
     assert (p.head_dim, p.index, p.base) == (64, 16, 10000.0)
     assert p.disc.omega == pytest.approx(0.01, rel=1e-14)
-    assert p.disc.angle == pytest.approx(0.03, rel=1e-14)
+    assert p.disc.angle == pytest.approx(-0.03, rel=1e-14)
     assert p.disc.dot == pytest.approx(math.cos(0.03), rel=1e-15)
 
 
@@ -271,7 +281,7 @@ def test_other_bad_arguments_name_themselves():
         P.rope_frequencies(4.0)
     with pytest.raises(ValueError, match="q and k must be one feature pair each"):
         LP.rope_disc([1, 0, 0], [1, 0], 1.0, 1)
-    with pytest.raises(ValueError, match="distance must be between 0 and 16"):
+    with pytest.raises(ValueError, match="distance m − n .* must be between 0 and 16"):
         LP.distance_trace(17)
     with pytest.raises(ValueError, match="index must be <= 31"):
         LP.pair_trace(32)
@@ -335,8 +345,11 @@ def test_section_6_4_3_one_pair_by_hand_is_the_engine_and_sees_only_the_offset()
     q, k = ex.ROPE_PAIR_Q, ex.ROPE_PAIR_K
     hand, engine = {}, {}
     for m, n in ex.ROPE_PAIR_POSITIONS:
+        assert n <= m  # the key before the query, as in a decoder
         hand[m, n] = _turn(q, m * theta[0]) @ _turn(k, n * theta[0])
-        engine[m, n] = P.rope(q[None], [m], base=base)[0] @ P.rope(k[None], [n], base=base)[0]
+        engine[m, n] = P.rope(q[None], [m])[0] @ P.rope(k[None], [n])[0]
+        # a one-pair row is a head of width 2: the base does not change its only pair
+        assert np.isclose(engine[m, n], P.rope(q[None], [m], base=7.0)[0] @ P.rope(k[None], [n], base=7.0)[0])
         # pair 0 of the four-wide head turns exactly as the one-pair row does
         x = np.zeros(d_h)
         x[:2] = q
@@ -344,7 +357,7 @@ def test_section_6_4_3_one_pair_by_hand_is_the_engine_and_sees_only_the_offset()
     assert np.allclose(list(hand.values()), list(engine.values()))
     offsets = {}
     for (m, n), score in hand.items():
-        offsets.setdefault(n - m, []).append(score)
+        offsets.setdefault(m - n, []).append(score)
     assert len(offsets) == 2 and all(np.allclose(v, v[0]) for v in offsets.values())
     a, b = (v[0] for v in offsets.values())
     assert not np.isclose(a, b)  # a different offset gives a different score: the check can fail
@@ -356,7 +369,31 @@ def test_moving_query_and_key_together_keeps_the_rope_score():
     rng = np.random.default_rng(3)
     q, k = rng.standard_normal((2, 1, 8))
     for shift in (1, 5, 1000):
-        before = P.relative_scores(q, k, [3], [5]).absolute
-        after = P.relative_scores(q, k, [3 + shift], [5 + shift]).absolute
+        before = P.relative_scores(q, k, [5], [3]).absolute
+        after = P.relative_scores(q, k, [5 + shift], [3 + shift]).absolute
         assert np.allclose(before, after)
     assert questions.for_chapter("06_rope_discs")["rope-shift"].answer == "b"
+
+
+def test_section_6_1_and_6_5_inline_numpy_is_the_engine():
+    from tokenpath.attention import softmax
+
+    b = LP.order_blindness(ex.TEXT, ex.ORDER_PERMUTATION, seed=ex.ORDER_SEED)
+    for ids, trace in ((b.ids, b.plain), (b.ids[b.permutation], b.plain_reordered)):
+        x = b.table[ids]
+        q, k, u = x @ b.w_q, x @ b.w_k, x @ b.w_v
+        np.testing.assert_allclose(softmax(q @ k.T / np.sqrt(q.shape[1])) @ u, trace.output, atol=1e-12)
+    s = 0.5
+    t = ex.FIG8_Q.shape[0]
+    m, n = np.arange(t)[:, None], np.arange(t)[None, :]
+    scores = np.where(n <= m, ex.FIG8_Q @ ex.FIG8_K.T / np.sqrt(2) - s * (m - n), -np.inf)
+    np.testing.assert_allclose(softmax(scores), P.alibi(ex.FIG8_Q, ex.FIG8_K, ex.FIG8_U, s).biased.weights, atol=1e-12)
+
+
+def test_a_steeper_alibi_slope_moves_row_2_to_its_own_position_and_a_gentler_one_keeps_source_0():
+    from tokenpath import questions
+
+    steep = P.alibi(ex.FIG8_Q, ex.FIG8_K, ex.FIG8_U, ex.ALIBI_STEEP_SLOPE)
+    gentle = P.alibi(ex.FIG8_Q, ex.FIG8_K, ex.FIG8_U, 0.25)
+    assert steep.most_read[1][2] == 2 and gentle.most_read[1][2] == 0
+    assert questions.for_chapter("06_rope_discs")["rope-alibi"].answer == 2

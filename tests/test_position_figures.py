@@ -26,9 +26,9 @@ def _ends(arrow) -> np.ndarray:
 
 def test_fig15_discs_read_0_90_180_degrees_and_dots_1_0_minus1(fig15):
     texts = [fig15.artists[f"a{j}.readout"].get_text() for j in range(3)]
-    assert texts == ["0°,  q·k′ = 1", "90°,  q·k′ = 0", "180°,  q·k′ = −1"]
+    assert texts == ["0°,  q·k′ = 1", "90° clockwise,  q·k′ = 0", "180° clockwise,  q·k′ = −1"]
     titles = [fig15.artists[f"a{j}.readout"].axes.get_title() for j in range(3)]
-    assert titles == ["n − m = 0", "n − m = 1", "n − m = 2"]
+    assert titles == ["m − n = 0", "m − n = 1", "m − n = 2"]
 
 
 def test_fig15_arrows_are_q_and_the_turned_key_of_the_trace(fig15):
@@ -41,8 +41,8 @@ def test_fig15_arrows_are_q_and_the_turned_key_of_the_trace(fig15):
 
 
 def test_fig15_panel_b_and_c_read_their_traces(fig15):
-    assert fig15.artists["b.disc.readout"].get_text() == "n − m = 2, ω = π/2\n180°,  q·k′ = −1"
-    assert fig15.artists["c.disc.readout"].get_text() == "pair 16: θ = 0.01, n − m = 3\n1.7°,  q·k′ = 0.9996"
+    assert fig15.artists["b.disc.readout"].get_text() == "m − n = 2, ω = π/2\n180° clockwise,  q·k′ = −1"
+    assert fig15.artists["c.disc.readout"].get_text() == "pair 16: θ = 0.01, m − n = 3\n1.7° clockwise,  q·k′ = 0.9996"
     live = LP.fig15_trace().live
     np.testing.assert_array_equal(fig15.artists["b.curve.line"].get_ydata(), live.scores)
     np.testing.assert_array_equal(fig15.artists["c.freq.all"].get_ydata(), P.rope_frequencies(64, 10000.0))
@@ -50,7 +50,7 @@ def test_fig15_panel_b_and_c_read_their_traces(fig15):
 
 
 def test_fig15_alt_text_names_every_number(fig15):
-    for phrase in ("0°; q·k′ = 1", "90°; q·k′ = 0", "180°; q·k′ = −1", "ω = π/2", "0.01 rad per position",
+    for phrase in ("0°; q·k′ = 1", "90° clockwise; q·k′ = 0", "180° clockwise; q·k′ = −1", "ω = π/2", "0.01 rad per position",
                    "0.9996"):
         assert phrase in fig15.alt
 

@@ -48,12 +48,12 @@ def test_distance_and_omega_move_the_disc_and_the_curve_in_place(dist):
     assert FP.panel_artists(dist.artists, "b")["disc.key"] is key
     np.testing.assert_allclose(np.array(key._posA_posB)[1], expected.disc.turned_key, atol=1e-12)
     np.testing.assert_allclose(b["curve.line"].get_ydata(), expected.scores)
-    assert b["disc.readout"].get_text() == "n − m = 3, ω = π/4\n135°,  q·k′ = −0.7071"
+    assert b["disc.readout"].get_text() == "m − n = 3, ω = π/4\n135° clockwise,  q·k′ = −0.7071"
     assert dist.describe() == FP.describe_distance(expected)
     assert "repeats every 8 positions" in dist.describe()
     assert dist.png() == full_draw(dist)
     # panel (a) does not move
-    assert dist.artists["a2.readout"].get_text() == "180°,  q·k′ = −1"
+    assert dist.artists["a2.readout"].get_text() == "180° clockwise,  q·k′ = −1"
 
 
 def test_pair_and_base_move_panel_c(pair):
@@ -80,12 +80,12 @@ def test_the_longest_pair_readout_stays_inside_the_figure(pair):
 def test_slider_wiring_moves_both_quantities(dist):
     distance, omega = dist.sliders
     distance.value = 1
-    assert dist.value == (1, ex.FIG15_OMEGA) and round(dist.trace.disc.degrees) == 90
+    assert dist.value == (1, ex.FIG15_OMEGA) and round(dist.trace.disc.degrees) == -90  # clockwise: the key is back
     omega.value = math.pi
     assert dist.value.omega == math.pi and round(dist.trace.disc.dot, 12) == -1.0
     dist.update((4, math.pi / 4))  # from code: both sliders follow
-    assert (distance.value, omega.value) == (4, math.pi / 4) and round(dist.trace.disc.degrees) == 180
-    assert (distance.description, omega.description) == ("n − m", "ω")
+    assert (distance.value, omega.value) == (4, math.pi / 4) and round(dist.trace.disc.degrees) == -180
+    assert (distance.description, omega.description) == ("m − n", "ω")
 
 
 @pytest.mark.parametrize("value, error, match", [

@@ -217,7 +217,8 @@ def _adjacent(x: np.ndarray, cos: np.ndarray, sin: np.ndarray) -> np.ndarray:
 def _rotate_half(x: np.ndarray, cos: np.ndarray, sin: np.ndarray) -> np.ndarray:
     """The unchecked core of :func:`rope` with the ``rotate_half`` pairing: feature ``i``
     turns with feature ``i + d_h/2``. ``x [..., T, d_h]``, ``cos``/``sin [T, d_h/2]``
-    (from :func:`rope_tables`, in ``x``'s dtype)."""
+    (:func:`rope` passes float64 tables, so a float32 ``x`` gives a float64 result;
+    :func:`rope_tables` can cast them to ``x``'s dtype first)."""
     half = x.shape[-1] // 2
     a, b = x[..., :half], x[..., half:]
     return np.concatenate([a * cos - b * sin, a * sin + b * cos], axis=-1)
@@ -230,7 +231,8 @@ def rotate_half_order(head_dim: int) -> np.ndarray:
     ``rope(x[..., order], p, pairing="rotate_half") == rope(x, p, pairing="adjacent")[..., order]``.
 
     (``np.argsort(order)`` goes back.) This is why a checkpoint written for one layout
-    has its query and key projection rows permuted when it is converted to the other.
+    has the output features of its query and key projections reordered when it is
+    converted to the other.
 
     >>> rotate_half_order(8).tolist()
     [0, 2, 4, 6, 1, 3, 5, 7]

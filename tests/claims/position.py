@@ -49,32 +49,53 @@ def four_wide():
 
 @cache
 def pair_scores():
-    """Section 6.4.3's one pair: the offset n − m and the RoPE score of each (m, n)."""
-    base = ex.ROPE_EXAMPLE_BASE
+    """Section 6.4.3's one pair: how far back the key sits, m − n, and the RoPE score of each (m, n)."""
     q, k = ex.ROPE_PAIR_Q[None], ex.ROPE_PAIR_K[None]
-    return [(n - m, float(P.rope(q, [m], base=base)[0] @ P.rope(k, [n], base=base)[0]))
-            for m, n in ex.ROPE_PAIR_POSITIONS]
+    return [(m - n, float(P.rope(q, [m])[0] @ P.rope(k, [n])[0])) for m, n in ex.ROPE_PAIR_POSITIONS]
+
+
+def _by_hand(pairs) -> str:
+    """``qᵀR(−2)k = sin 2 + 0.5·cos 2 = 0.909 − 0.208 = 0.701``: the first score by hand
+    (k = [0, 1], so R(−a)k = [sin a, cos a] and the score is q₀·sin a + q₁·cos a)."""
+    q, k = ex.ROPE_PAIR_Q, ex.ROPE_PAIR_K
+    a, score = pairs[0]
+    if not np.array_equal(k, [0.0, 1.0]) or q[0] != 1:
+        return "the key is not [0, 1] or the query does not start with 1"
+    first, second = math.sin(a), q[1] * math.cos(a)
+    if not math.isclose(first + second, score, abs_tol=1e-12):
+        return "the hand line does not give the engine's score"
+    sign = fmt.MINUS if second < 0 else "+"
+    return (f"qᵀR({fmt.MINUS}{a})k = sin {a} + {fmt.num(q[1])}·cos {a} = {first:.3f} {sign} {abs(second):.3f} "
+            f"= {score:.3f}")
+
+
+def _turned(pairs) -> str:
+    """``R(−2)k = [sin 2, cos 2]``: valid for k = [0, 1]."""
+    a = pairs[0][0]
+    if not np.array_equal(ex.ROPE_PAIR_K, [0.0, 1.0]):
+        return "the key is not [0, 1]"
+    return f"R({fmt.MINUS}{a})k = [sin {a}, cos {a}]"
 
 
 _COUNT = {2: "Two", 3: "Three", 4: "Four"}
 
 
 def _offsets(pairs) -> str:
-    """``Three of the (m, n) position pairs share the offset n − m = 2; the last has offset 1``."""
+    """``Three of the (m, n) position pairs share the distance m − n = 2; the last has distance 1``."""
     offsets = [o for o, _ in pairs]
     shared = offsets[:-1]
-    if len(set(shared)) != 1 or offsets[-1] == shared[0]:
-        return "the offsets are not one shared and one other"
-    return (f"{_COUNT[len(shared)]} of the (m, n) position pairs share the offset n − m = {shared[0]}; "
-            f"the last has offset {offsets[-1]}")
+    if len(set(shared)) != 1 or offsets[-1] == shared[0] or min(offsets) < 0:
+        return "the distances are not one shared and one other, keys before the query"
+    return (f"{_COUNT[len(shared)]} of the (m, n) position pairs share the distance m − n = {shared[0]}; "
+            f"the last has distance {offsets[-1]}")
 
 
 def _agree(pairs) -> str:
-    """``The three scores at offset 2 agree``: equal to six decimals, and the last differs."""
+    """``The three scores at distance 2 agree``: equal to six decimals, and the last differs."""
     scores = [round(s, 6) for _, s in pairs]
     if len(set(scores[:-1])) != 1 or scores[-1] == scores[0]:
         return "the scores do not agree"
-    return f"The {_COUNT[len(scores) - 1].lower()} scores at offset {pairs[0][0]} agree"
+    return f"The {_COUNT[len(scores) - 1].lower()} scores at distance {pairs[0][0]} agree"
 
 
 @cache
@@ -147,7 +168,10 @@ CLAIMS: list[_Claim] = [
           text=("0°, 90°, 180°", lambda v: _listed(v, "°"))),
     Claim("fig15.dots", lambda: [round(d.dot, 12) for d in fig15().discs], text=("1, 0, −1", _listed)),
     Claim("fig15.turned_keys", lambda: np.round([d.turned_key for d in fig15().discs], 12),
-          exact="[[1, 0], [0, 1], [-1, 0]]"),
+          text=("[[1, 0], [0, −1], [−1, 0]]", lambda v: "[" + ", ".join("[" + _listed(r) + "]" for r in v) + "]")),
+    Claim("fig15.second_key", lambda: fig15().discs[1].turned_key.round(12),
+          text=("[0, −1]: the key of panel (a)'s second disc",
+                lambda v: "[" + _listed(v) + "]: the key of panel (a)'s second disc")),
     Claim("fig15.first_degree", lambda: fig15().discs[0].degrees, text=("0°", lambda v: fmt.num(v) + "°")),
     Claim("fig15.period", lambda: 2 * math.pi / fig15().live.disc.omega,
           text=("every 4 positions", lambda v: f"every {fmt.num(v)} positions")),
@@ -158,13 +182,20 @@ CLAIMS: list[_Claim] = [
     Claim("fig15c.theta", lambda: fig15().pair.disc.omega, text=("1/100", _one_over)),
     Claim("fig15c.same_speed_pair", lambda: np.flatnonzero(np.isclose(four_wide()[0], fig15().pair.disc.omega)),
           text=("pair 1 in the four-wide example", lambda v: f"pair {_and(v)} in the four-wide example")),
-    Claim("fig15c.distance", lambda: fig15().pair.disc.distance, text=("distance 3", lambda v: f"distance {fmt.num(v)}")),
-    Claim("fig15c.angle", lambda: fig15().pair.disc.angle, text=("0.03", lambda v: fmt.num(round(v, 12)))),
+    Claim("fig15c.distance", lambda: fig15().pair.disc.distance,
+          text=("at distance 3 back", lambda v: f"at distance {fmt.num(v)} back")),
+    Claim("fig15c.angle", lambda: abs(fig15().pair.disc.angle), text=("0.03", lambda v: fmt.num(round(v, 12)))),
+    Claim("fig15c.features", lambda: (fig15().pair.index, fig15().pair.head_dim),
+          text=("In the rotate-half layout it is features 16 and 48; in the adjacent one, features 32 and 33",
+                lambda t: f"In the rotate-half layout it is features {t[0]} and {t[0] + t[1] // 2}; in the adjacent one, "
+                          f"features {2 * t[0]} and {2 * t[0] + 1}")),
     Claim("fig15c.dot", lambda: fig15().pair.disc.dot, rounded=("0.9996", 4)),
     Claim("fig15c.first_theta", lambda: fig15().pair.frequencies[0],
           text=("from 1 (pair 0)", lambda v: f"from {fmt.num(v)} (pair 0)")),
     # -- the four-wide worked example ----------------------------------------------
-    Claim("rope4.head_dim", lambda: ex.ROPE_EXAMPLE_HEAD_DIM, text=("head_dim = 4", lambda v: f"head_dim = {v}")),
+    Claim("rope4.head_dim", lambda: ex.ROPE_EXAMPLE_HEAD_DIM, text=("small case: d_h = 4", lambda v: f"small case: d_h = {v}")),
+    Claim("rope4.pair0", lambda: four_wide()[0][0],
+          text=("only pair 0, which turns at θ₀ = 1 radian", lambda v: f"only pair 0, which turns at θ₀ = {fmt.num(v)} radian")),
     Claim("rope4.position_words", lambda: ex.ROPE_EXAMPLE_POSITION,
           text=("at position 3", lambda v: f"at position {v}")),
     Claim("rope4.base", lambda: ex.ROPE_EXAMPLE_BASE, text=("base = 10000", lambda v: f"base = {fmt.num(v)}")),
@@ -173,6 +204,18 @@ CLAIMS: list[_Claim] = [
     # -- order blindness, the learned table -----------------------------------------
     Claim("order.same_output", lambda: _same_output_positions(order()),
           text=("positions 0 and 2", lambda v: "positions " + _and(v))),
+    Claim("order.widths", lambda: (order().table.shape[1], order().w_q.shape[1]),
+          text=("width d = 8, and the head projects it to width d_h = 4",
+                lambda t: f"width d = {t[0]}, and the head projects it to width d_h = {t[1]}")),
+    Claim("sin.table", lambda: (ex.SINUSOID_TABLE_POSITIONS, ex.SINUSOID_TABLE_WIDTH),
+          text=("positions 0–3 and a width of 8", lambda t: f"positions 0–{t[0] - 1} and a width of {t[1]}")),
+    Claim("sin.row0", lambda: P.sinusoidal(np.arange(1), ex.SINUSOID_TABLE_WIDTH)[0, :4],
+          text=("Row 0 is [0, 1, 0, 1, …]", lambda v: "Row 0 is [" + _listed(v) + ", …]")),
+    Claim("sin.col0", lambda: P.sinusoidal(np.arange(ex.SINUSOID_TABLE_POSITIONS), ex.SINUSOID_TABLE_WIDTH)[:, 0],
+          text=("Column 0 is sin(pos): 0, 0.84, 0.91, 0.14",
+                lambda v: "Column 0 is sin(pos): " + ", ".join(fmt.num(round(x, 2)) for x in v))),
+    Claim("learned.width", lambda: P.position_table(ex.LEARNED_MAX_LEN, ex.SINUSOID_D_MODEL, seed=0).lookup([0]).shape[1],
+          text=("each row of width 16", lambda v: f"each row of width {v}")),
     Claim("learned.rows", lambda: P.position_table(ex.LEARNED_MAX_LEN, 1, seed=0).max_len,
           text=("positions 0–7", lambda n: f"positions 0–{n - 1}")),
     # -- order with RoPE ---------------------------------------------------------------
@@ -189,19 +232,57 @@ CLAIMS: list[_Claim] = [
     Claim("alibi.bias_row2", lambda: ali().bias[2], text=("[−1, −0.5, 0]", lambda v: "[" + _listed(v) + "]")),
     Claim("alibi.plain_row2", lambda: ali().plain.weights[2], exact="[1/2, 1/3, 1/6]"),
     Claim("alibi.biased_row2", lambda: ali().biased.weights[2], rounded=("[0.333, 0.366, 0.302]", 3)),
+    Claim("alibi.upper_zero", lambda: ali().bias[np.triu_indices(ali().bias.shape[0], 1)],
+          text=("the bias is 0 above the diagonal", lambda v: "the bias is 0 above the diagonal" if not v.any()
+                else "the bias is not zero above the diagonal")),
+    Claim("alibi.row_predict", lambda: ex.FIG8_Q.shape[0] - 1, text=("row 2 read most", lambda r: f"row {r} read most")),
+    Claim("alibi.row_weights", lambda: ex.FIG8_Q.shape[0] - 1, text=("Row 2's weights", lambda r: f"Row {r}'s weights")),
+    Claim("alibi.exps", lambda: np.exp(ali().plain.scores[2]),
+          text=("row 2's scores are [ln 3, ln 2, 0], so its exponentials were [3, 2, 1]",
+                lambda v: "row 2's scores are [" + ", ".join(f"ln {fmt.num(round(x, 9))}" if round(x, 9) != 1 else "0"
+                                                               for x in v)
+                + "], so its exponentials were [" + _listed(np.round(v, 9)) + "]")),
+    Claim("alibi.factors", lambda: ali().bias[2],
+          text=("multiplies them by e^−1, e^−0.5 and 1",
+                lambda v: "multiplies them by " + ", ".join(f"e^{fmt.num(x, minus=fmt.MINUS)}" for x in v[:-1])
+                + (" and 1" if v[-1] == 0 else f" and e^{fmt.num(v[-1])}"))),
+    Claim("alibi.biased_exps", lambda: np.exp(ali().plain.scores[2] + ali().bias[2]),
+          text=("[3/e, 2/√e, 1] = [1.104, 1.213, 1]",
+                lambda v: "[3/e, 2/√e, 1] = " + fmt.vec(v, 3) if np.allclose(v, [3 / math.e, 2 / math.sqrt(math.e), 1])
+                else "other exponentials")),
+    Claim("alibi.row1", lambda: (ali().plain.weights[1, 0], ali().biased.weights[1, 0]),
+          text=("Row 1 changes too: its weight on source 0 falls from 0.333 to 0.233",
+                lambda t: f"Row 1 changes too: its weight on source 0 falls from {t[0]:.3f} to {t[1]:.3f}")),
     Claim("alibi.most_read", lambda: (ali().most_read[0][2], ali().most_read[1][2]),
           text=("from position 0 to position 1", lambda t: f"from position {t[0]} to position {t[1]}")),
     Claim("src05.transformers", lambda: pinned("transformers"),
           text=("transformers 5.24.0", lambda v: f"transformers {v}")),
     Claim("rope4.angles", lambda: four_wide()[1], text=("[3, 0.03]", fmt.vec)),
     Claim("ropepair.offsets", pair_scores,
-          text=("Three of the (m, n) position pairs share the offset n − m = 2; the last has offset 1", _offsets)),
-    Claim("ropepair.agree", pair_scores, text=("The three scores at offset 2 agree", _agree)),
+          text=("Three of the (m, n) position pairs share the distance m − n = 2; the last has distance 1", _offsets)),
+    Claim("ropepair.agree", pair_scores, text=("The three scores at distance 2 agree", _agree)),
     Claim("ropepair.other", lambda: pair_scores()[-1][0],
-          text=("The score at offset 1 differs", lambda o: f"The score at offset {o} differs")),
+          text=("The score at distance 1 differs", lambda o: f"The score at distance {o} differs")),
+    Claim("ropepair.q", lambda: ex.ROPE_PAIR_Q, text=("q = [1, 0.5]", lambda v: "q = " + fmt.vec(v))),
+    Claim("ropepair.k", lambda: ex.ROPE_PAIR_K, text=("k = [0, 1]", lambda v: "k = " + fmt.vec(v))),
+    Claim("ropepair.turned", pair_scores, text=("R(−2)k = [sin 2, cos 2]", _turned)),
+    Claim("ropepair.by_hand", pair_scores,
+          text=("qᵀR(−2)k = sin 2 + 0.5·cos 2 = 0.909 − 0.208 = 0.701", _by_hand)),
+    Claim("ropepair.width", lambda: P.rope(ex.ROPE_PAIR_Q[None], [1], base=2.0)[0] @ P.rope(ex.ROPE_PAIR_Q[None], [1])[0]
+          / (ex.ROPE_PAIR_Q @ ex.ROPE_PAIR_Q),
+          text=("a head of width 2: its only pair turns at θ₀ = 1 whatever the base",
+                lambda v: f"a head of width {ex.ROPE_PAIR_Q.size}: its only pair turns at θ₀ = "
+                          f"{fmt.num(P.rope_frequencies(ex.ROPE_PAIR_Q.size, 2.0)[0])} whatever the base"
+                if math.isclose(v, 1.0) else "the base changes a two-wide head")),
     # -- section 6.4's aside: SmolLM2's RoPE, from its GGUF header ----------------------------
     Claim("rope.smol.head_dim", lambda: real().head_dim, text=("d_h = 64", lambda v: f"d_h = {v}")),
     Claim("rope.smol.base", lambda: real().base, text=("base of 100000", lambda v: f"base of {fmt.num(v)}")),
+    Claim("rope.smol.uses", lambda: real().base, text=("uses 100000", lambda v: f"uses {fmt.num(v)}")),
+    Claim("rope.smol.context_predict", lambda: real().context_length,
+          text=("the 8,192-token context", lambda v: f"the {v:,}-token context")),
+    Claim("rope.smol.factor", lambda: (real().base, real().reference_base, real().head_dim),
+          text=("(100000/10000)^(i/32) = 10^(i/32)",
+                lambda t: f"({fmt.num(t[0])}/{fmt.num(t[1])})^(i/{t[2] // 2}) = {fmt.num(t[0] / t[1])}^(i/{t[2] // 2})")),
     Claim("rope.smol.base_to", lambda: real().base, text=("base to 100000", lambda v: f"base to {fmt.num(v)}")),
     Claim("rope.smol.context", lambda: real().context_length,
           text=("context length to 8,192 tokens", lambda v: f"context length to {v:,} tokens")),
@@ -240,8 +321,14 @@ NOT_CLAIMS: list[_NotClaim] = [
     NotClaim("i + d_h/2", "an index formula: the partner of feature i in the rotate-half layout"),
     NotClaim("2i+1", "an index formula: the odd feature of pair i"),
     NotClaim("-2i/d_h", "an exponent: pair i's frequency falls as base to the power −2i/d_h"),
-    NotClaim("2i/d_{model}", "an exponent: feature pair i's wavelength grows as base to the power 2i/d_model"),
     NotClaim("2i", "an index formula: the even feature of pair i"),
+    NotClaim("2i/d", "an exponent: feature pair i's wavelength grows as base to the power 2i/d"),
+    NotClaim("sin 0 = 0 and cos 0 = 1", "the values of sine and cosine at zero"),
+    NotClaim("2×2", "the shape of one rotation matrix"),
+    NotClaim("Llama 1–3", "the names of three model generations"),
+    NotClaim("2π", "one full turn in radians"),
+    NotClaim("`np.arange(0, d_h, 2)`", "code: the even indices 0, 2, 4, … up to d_h"),
+    NotClaim("multiplied by 2 again", "names the doubling of 2i that the catalogued mistake makes"),
     NotClaim("1/base", "a formula: the slowest frequency approaches one over the base"),
 ]
 

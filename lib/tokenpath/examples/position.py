@@ -17,10 +17,11 @@ FIG15_OMEGA = math.pi / 2
 #: The query pair and the key pair before any rotation.
 FIG15_Q = np.array([1.0, 0.0])
 FIG15_K = np.array([1.0, 0.0])
-#: The relative distances n − m of the three discs.
+#: How far back the key sits in the three discs, m − n (query at m, key at n ≤ m, as a
+#: decoder sees it); the key is turned by (n − m)ω, i.e. clockwise by (m − n)ω.
 FIG15_DISTANCES = (0, 1, 2)
-#: The distance the live disc (b) starts at, and the largest distance its curve and
-#: slider reach.
+#: How far back the key of the live disc (b) starts, m − n, and the largest distance its
+#: curve and slider reach.
 FIG15_DISTANCE = 2
 FIG15_MAX_DISTANCE = 16
 
@@ -36,18 +37,22 @@ FIG15_PAIR_DISTANCE = 3
 FIG15_LOG_BASE_RANGE = (2.0, 6.0)
 
 # --- the four-wide worked example --------------------------------------------------------
-#: head_dim = 4, a token at position 3, base 10000: θ = [1, 1/100], angles [3, 0.03].
+#: d_h = 4, a token at position 3, base 10000: θ = [1, 1/100], angles [3, 0.03].
 ROPE_EXAMPLE_HEAD_DIM = 4
 ROPE_EXAMPLE_POSITION = 3
 ROPE_EXAMPLE_BASE = 10000.0
-#: One query pair and one key pair (pair 0 of the four-wide head, θ₀ = 1 rad per
-#: position), and the (query position m, key position n) pairs the chapter turns them to:
-#: the first three share the offset n − m = 2, the last has offset 1.
+#: One query pair and one key pair, turned at θ₀ = 1 rad per position (a head of width
+#: 2, whose only pair is pair 0), and the (query position m, key position n) pairs the
+#: chapter turns them to, the key before the query as in a decoder: the first three
+#: share the distance m − n = 2, the last has distance 1.
 ROPE_PAIR_Q = np.array([1.0, 0.5])
 ROPE_PAIR_K = np.array([0.0, 1.0])
-ROPE_PAIR_POSITIONS = ((3, 5), (10, 12), (100, 102), (3, 4))
+ROPE_PAIR_POSITIONS = ((5, 3), (12, 10), (102, 100), (4, 3))
 
 # --- sinusoidal encoding and a learned table ---------------------------------------------
+#: The printed table of section 6.2: positions 0 … SINUSOID_TABLE_POSITIONS − 1, width SINUSOID_TABLE_WIDTH.
+SINUSOID_TABLE_POSITIONS = 4
+SINUSOID_TABLE_WIDTH = 8
 #: The heat map's positions and width.
 SINUSOID_POSITIONS = 64
 SINUSOID_D_MODEL = 16
@@ -65,5 +70,8 @@ ORDER_PERMUTATION = (3, 2, 1, 0)
 #: Heads whose slopes the chapter lists (ALiBi's geometric slopes 1/2 … 1/256); the
 #: first head's slope is applied to figure 8's scores.
 ALIBI_HEADS = 8
+#: A steeper head's slope, for the "what if" question of "Check yourself": with it row 2
+#: of figure 8 reads its own position most.
+ALIBI_STEEP_SLOPE = 1.0
 
 __all__ = [name for name in dir() if name.isupper()]

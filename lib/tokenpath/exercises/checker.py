@@ -63,6 +63,10 @@ class Field:
     axes: tuple[str, ...] = ()  # the chapter's name of each axis: ("i", "j")
     kind: str = "float"  # one of KINDS
     sums_to_one: bool = False  # each row (last axis) sums to 1: say so when it does not
+    #: the absolute tolerance grows with the field's largest expected magnitude (RTOL times it):
+    #: for results made by cancellation, such as a·cos − b·sin, where a near-zero entry
+    #: carries the rounding of its large inputs
+    scaled: bool = False
 
 
 @dataclass(frozen=True)
@@ -225,6 +229,38 @@ def tolerances(*dtypes) -> tuple[float, float]:
     return max(RTOL, ULPS * eps), max(ATOL, ULPS * eps)
 
 
+def _field_tolerances(f: Field, got: np.ndarray, expected: np.ndarray) -> tuple[float, float]:
+    """:func:`tolerances` of the two arrays; for a ``scaled`` field the absolute tolerance
+    is at least ``rtol`` times the largest finite ``|expected|``.
+
+    >>> f = Field("output", "RoPE(x, p)", scaled=True)
+    >>> [f"{t:.2g}" for t in _field_tolerances(f, np.zeros(2), np.array([0.01, -2.5]))]
+    ['1e-06', '2.5e-06']
+    """
+    rtol, atol = tolerances(got.dtype, expected.dtype)
+    if f.scaled:
+        finite = np.abs(expected[np.isfinite(expected)])
+        if finite.size:
+            atol = max(atol, rtol * float(finite.max()))
+    return rtol, atol
+
+
+def _shown_pair(e, g, shown) -> tuple[str, str]:
+    """Expected and got as text, with more digits when six do not tell them apart.
+
+    >>> _shown_pair(0.0125712031, 0.0125712291, _num)
+    ('0.0125712031', '0.0125712291')
+    """
+    a, b = shown(e), shown(g)
+    if a != b or shown is not _num or not all(isinstance(v, (float, np.floating)) for v in (e, g)):
+        return a, b
+    for digits in (9, 12, 17):
+        a, b = f"{float(e):.{digits}g}", f"{float(g):.{digits}g}"
+        if a != b:
+            break
+    return a, b
+
+
 def _exact(got, expected):
     """A reader's exact value in the expected value's form (tuple, str, dict of counts)."""
     if got is None:
@@ -265,7 +301,7 @@ def _first_difference(f: Field, got, expected) -> tuple[str, Any, Any] | None:
         if nan.size:
             where = tuple(int(v) for v in nan[0])
             return _index(f.axes, where), expected[where], got[where]
-        rtol, atol = tolerances(got.dtype, expected.dtype)
+        rtol, atol = _field_tolerances(f, got, expected)
         bad = ~np.isclose(got, expected, rtol=rtol, atol=atol, equal_nan=True)
     else:
         bad = got != expected
@@ -391,9 +427,9 @@ class Exercise:
                 where, e, g_ = diff
                 note = _sum_note(f, g) if f.kind == "float" else ""
                 at = _("'s length") if where == "length" else _(" at {where}").format(where=where)
-                shown = _num if f.kind != "exact" else repr
+                shown_e, shown_g = _shown_pair(e, g_, _num if f.kind != "exact" else repr)
                 text = _("{label}{at}: expected {expected}, got {got}.{note}").format(
-                    label=f.label, at=at if where else "", expected=shown(e), got=shown(g_), note=note)
+                    label=f.label, at=at if where else "", expected=shown_e, got=shown_g, note=note)
                 return Difference(f.name, f.label, "differs", e, g_, text)
         if missing is not None:
             first = next(f.name for f in self.fields if f.name not in got)
@@ -430,7 +466,7 @@ class Exercise:
                 if x.shape != y.shape or x.dtype.kind != y.dtype.kind:
                     return False
                 if f.kind == "float":
-                    rtol, atol = tolerances(x.dtype, y.dtype)
+                    rtol, atol = _field_tolerances(f, x, y)
                     if not np.allclose(x, y, rtol=rtol, atol=atol, equal_nan=True):
                         return False
                 elif not np.array_equal(x, y):

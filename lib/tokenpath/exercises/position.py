@@ -115,8 +115,8 @@ def rope_head(x, positions, base):
 
 ROPE = Exercise(
     "rope_head", 6, "RoPE for one head (rotate-half pairing)", _STUB, _reference, (rope, rope_angles),
-    (Field("angles", "p·θ_i", ("row", "i")), Field("output", "RoPE(x, p)", ("row", "feature"))), _cases,
-    (Mistake("RoPE's interleaved pairing where rotate_half is used", "you turned feature 2i with feature 2i + 1 "
+    (Field("angles", "p·θ_i", ("row", "i")), Field("output", "RoPE(x, p)", ("row", "feature"), scaled=True)), _cases,
+    (Mistake("RoPE's adjacent pairing where rotate_half is used", "you turned feature 2i with feature 2i + 1 "
              "(the adjacent pairing the RoPE paper writes); the book pairs feature i with feature i + d_h/2 "
              "(rotate_half), so the same weights give other numbers.", _interleaved),
      Mistake("turned the wrong way", "your sin has the wrong sign, so each pair turns clockwise by p·θ_i; "
@@ -129,9 +129,9 @@ ROPE = Exercise(
              _row_index),
      Mistake("θ_i counted from i = 1", "your first pair turns at base^(−2/d_h) instead of 1 radian per "
              "position: i counts the pairs from 0, so θ_0 = base⁰ = 1.", _from_one),
-     Mistake("θ_i = base^(−4i/d_h)", "your exponent is −4i/d_h: you took i from np.arange(0, d_h, 2), which "
-             "already holds 2i, and doubled it again (or divided 2i by d_h/2). np.arange(0, d_h, 2) already holds 2i, "
-             "so the exponent is −j/d_h for j in that arange; with np.arange(d_h // 2) it is −2i/d_h.",
+     Mistake("θ_i = base^(−4i/d_h)", "your exponent is −4i/d_h: you took 2i from np.arange(0, d_h, 2) and then "
+             "multiplied it by 2 again (or divided 2i by d_h/2). Either write −j/d_h for j in np.arange(0, d_h, 2), "
+             "or −2i/d_h for i in np.arange(d_h // 2).",
              _even_index),
      Mistake("cos and sin repeated per feature with rotate_half", "you repeated each angle twice in a row "
              "(θ0, θ0, θ1, θ1, …, np.repeat), which is the adjacent layout's order, but paired features with "

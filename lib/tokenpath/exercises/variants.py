@@ -89,7 +89,8 @@ def _made(q: Question, prompt: str, answer, *, source: str, why: str) -> Questio
     if q.kind == "number":
         return number(vid, prompt, answer, tolerance=q.tolerance, source=source, why=why, hint=hint)
     if q.kind == "vector":
-        return vector(vid, prompt, answer, tolerance=q.tolerance, source=source, why=why, hint=hint)
+        return vector(vid, prompt, answer, tolerance=q.tolerance, source=source, why=why, hint=hint,
+                      relative=q.relative)
     if q.kind == "set":
         return set_of(vid, prompt, answer, source=source, why=why, hint=hint)
     return sequence(vid, prompt, answer, source=source, why=why, hint=hint)
@@ -224,7 +225,7 @@ def _rope_angles(q, p):
     (pos,) = p
     base = ex_pos.ROPE_EXAMPLE_BASE
     ang = position.rope_angles([pos], 4, base)[0]
-    return _made(q, f"Which RoPE angles does position {pos} get with d_h = 4 and base {base:g}? (one angle per pair)",
+    return _made(q, f"Which RoPE angles does position {pos} get with d_h = 4 and base {base:g}? (one angle per pair, in radians, not reduced modulo 2π)",
                  ang, source=f"position.rope_angles([{pos}], 4, {base:g})[0]",
                  why=f"p·θ_i with θ = [1, 1/100]: [{pos}, {pos / 100:g}].")
 

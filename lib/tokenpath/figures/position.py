@@ -1,8 +1,9 @@
 """Figure 15: RoPE's discs, and the sinusoidal heat map of chapter 06.
 
 * Figure 15 (a) is the basic picture: one feature pair turning at ω = π/2 per
-  position, the query pair q fixed pointing right and the key pair k turned by the
-  relative distance n − m = 0, 1, 2; the score q·k′ reads 1, 0, −1.
+  position, the query pair q fixed pointing right and the key pair k, which sits
+  m − n = 0, 1, 2 positions before the query (as in a decoder), turned by (n − m)ω,
+  i.e. 0°, 90°, 180° clockwise; the score q·k′ reads 1, 0, −1.
 * (b) one disc at any distance and frequency, beside the pair's score against the
   distance; (c) one pair of a 64-wide head, whose speed the base and the pair index
   set, beside the frequencies of all its pairs. The widgets of
@@ -90,12 +91,17 @@ def rad_text(x: float) -> str:
 
 
 def angle_text(disc: Disc) -> str:
-    """The turning angle in degrees, one decimal at most: ``180°``.
+    """How far the key turns relative to q, in degrees (one decimal at most) and with
+    its direction: ``90° clockwise`` for a key before the query.
 
-    >>> angle_text(fig15_trace().discs[1])
-    '90°'
+    >>> angle_text(fig15_trace().discs[1]), angle_text(fig15_trace().discs[0])
+    ('90° clockwise', '0°')
     """
-    return fmt.num(round(disc.degrees, 1), minus=fmt.MINUS) + "°"
+    degrees = round(disc.degrees, 1) + 0.0
+    if degrees == 0:
+        return "0°"
+    way = "clockwise" if degrees < 0 else "counter-clockwise"
+    return f"{fmt.num(abs(degrees))}° {way}"
 
 
 def dot_text(disc: Disc) -> str:
@@ -115,10 +121,10 @@ def describe_disc(disc: Disc) -> str:
     """One disc in words.
 
     >>> describe_disc(fig15_trace().discs[2])
-    'n − m = 2: the key turns by 2·π/2 = 180°; q·k′ = −1'
+    'm − n = 2: the key turns by 2·π/2 = 180° clockwise; q·k′ = −1'
     """
     return (
-        f"n − m = {_distance_text(disc)}: the key turns by {_distance_text(disc)}·{omega_text(disc.omega)} "
+        f"m − n = {_distance_text(disc)}: the key turns by {_distance_text(disc)}·{omega_text(disc.omega)} "
         f"= {angle_text(disc)}; q·k′ = {dot_text(disc)}"
     )
 
@@ -135,7 +141,7 @@ def _arrow(colour: str, width: float, zorder: float) -> FancyArrowPatch:
 
 def draw_disc(ax, disc: Disc, *, labels: bool = False) -> dict:
     """One feature pair as a disc: the unit circle, q (orange, fixed), the turned key
-    k′ = R((n − m)ω)k (blue), the arc of the angle, and k′'s projection on q's
+    k′ = R((n − m)ω)k (blue, clockwise for a key before the query), the arc of the angle, and k′'s projection on q's
     direction, whose length is the score q·k′ (|q| = 1 here).
 
     Returns ``query``, ``key``, ``arc``, ``drop`` (dotted line from k′'s tip to q's
@@ -151,8 +157,8 @@ def draw_disc(ax, disc: Disc, *, labels: bool = False) -> dict:
     ax.plot([-1.15, 1.15], [0, 0], color=style.LIGHT, linewidth=0.8, zorder=0.5)
     ax.plot([0, 0], [-1.15, 1.15], color=style.LIGHT, linewidth=0.8, zorder=0.5)
     if labels:
-        ax.text(1.2, -0.22, "feature 2i", fontsize=7.5, ha="right", va="top", color=style.NEUTRAL)
-        ax.text(0.05, 1.17, "feature 2i+1", fontsize=7.5, ha="left", va="top", color=style.NEUTRAL)
+        ax.text(1.2, -0.22, "1st feature of pair i", fontsize=7.5, ha="right", va="top", color=style.NEUTRAL)
+        ax.text(0.05, 1.17, "2nd feature of pair i", fontsize=7.5, ha="left", va="top", color=style.NEUTRAL)
     artists = {}
     (artists["arc"],) = ax.plot([], [], color=style.INK, linewidth=0.9, zorder=2)
     (artists["drop"],) = ax.plot([], [], color=style.VISIBLE, linewidth=0.9, linestyle=(0, (1.5, 1.5)), zorder=2)
@@ -191,7 +197,7 @@ def update_disc(artists: dict, disc: Disc, readout: str | None = None) -> None:
 
 
 def draw_curve(ax, trace: DistanceTrace) -> dict:
-    """The pair's score q·R((n − m)ω)k against the distance: a line over the fine
+    """The pair's score q·R((n − m)ω)k against how far back the key sits, m − n: a line over the fine
     grid, dots at whole distances, and the current distance marked.
 
     Returns ``line``, ``dots`` and ``now``.
@@ -208,7 +214,7 @@ def draw_curve(ax, trace: DistanceTrace) -> dict:
     ax.set_ylim(-1.25, 1.25)
     ax.set_xticks(range(0, top + 1, 2))
     ax.set_yticks([-1, 0, 1])
-    ax.set_xlabel("relative distance n − m (positions)")
+    ax.set_xlabel("how far back the key is, m − n (positions)")
     ax.set_ylabel("score q·k′")
     update_curve(artists, trace)
     return artists
@@ -225,7 +231,7 @@ def update_curve(artists: dict, trace: DistanceTrace) -> None:
 
 def _distance_readout(trace: DistanceTrace) -> str:
     d = trace.disc
-    return f"n − m = {_distance_text(d)}, ω = {omega_text(d.omega)}\n{angle_text(d)},  q·k′ = {dot_text(d)}"
+    return f"m − n = {_distance_text(d)}, ω = {omega_text(d.omega)}\n{angle_text(d)},  q·k′ = {dot_text(d)}"
 
 
 def update_distance(artists: dict, trace: DistanceTrace) -> None:
@@ -239,7 +245,7 @@ def describe_distance(trace: DistanceTrace) -> str:
     """Panel (b)'s state in words, every number from ``trace``.
 
     >>> print(describe_distance(fig15_trace().live))
-    One pair at ω = π/2 rad per position. n − m = 2: the key turns by 2·π/2 = 180°; q·k′ = −1. The score depends on n − m only and repeats every 4 positions.
+    One pair at ω = π/2 rad per position. m − n = 2: the key turns by 2·π/2 = 180° clockwise; q·k′ = −1. The score depends on the positions only through m − n and repeats every 4 positions.
     """
     _check(trace, DistanceTrace)
     d = trace.disc
@@ -250,7 +256,7 @@ def describe_distance(trace: DistanceTrace) -> str:
         repeat = "never changes: this pair does not turn"
     return (
         f"One pair at ω = {omega_text(d.omega)} rad per position. {describe_disc(d)}. "
-        f"The score depends on n − m only and {repeat}."
+        f"The score depends on the positions only through m − n and {repeat}."
     )
 
 
@@ -294,7 +300,7 @@ def _pair_readout(trace: PairTrace) -> str:
     d = trace.disc
     return (
         f"pair {trace.index}: θ = {rad_text(d.omega)}, "
-        f"n − m = {_distance_text(d)}\n{angle_text(d)},  q·k′ = {dot_text(d)}"
+        f"m − n = {_distance_text(d)}\n{angle_text(d)},  q·k′ = {dot_text(d)}"
     )
 
 
@@ -309,14 +315,14 @@ def describe_pair(trace: PairTrace) -> str:
     """Panel (c)'s state in words.
 
     >>> print(describe_pair(fig15_trace().pair))
-    Pair 16 of a 64-wide head with base 10000 turns at θ = 10000^(−32/64) = 0.01 rad per position. At n − m = 3 the key turns by 0.03 rad = 1.7°; q·k′ = 0.9996.
+    Pair 16 of a 64-wide head with base 10000 turns at θ = 10000^(−32/64) = 0.01 rad per position. At m − n = 3 the key turns by 0.03 rad = 1.7° clockwise; q·k′ = 0.9996.
     """
     _check(trace, PairTrace)
     d = trace.disc
     return (
         f"Pair {trace.index} of a {trace.head_dim}-wide head with base {fmt.num(round(trace.base))} turns at "
         f"θ = {fmt.num(round(trace.base))}^({fmt.MINUS}{2 * trace.index}/{trace.head_dim}) = {rad_text(d.omega)} rad per position. "
-        f"At n − m = {_distance_text(d)} the key turns by {rad_text(d.angle)} rad = {angle_text(d)}; "
+        f"At m − n = {_distance_text(d)} the key turns by {rad_text(abs(d.angle))} rad = {angle_text(d)}; "
         f"q·k′ = {dot_text(d)}."
     )
 
@@ -351,19 +357,19 @@ def build_fig15() -> Drawn:
     # (a): the three discs
     y_disc = tops[0] - g["row_title"] - g["disc"]
     fig.text(g["left"] / g["width"], (tops[0] - 0.05) / fig_h,
-             f"(a) one feature pair, ω = {omega_text(examples.FIG15_OMEGA)}: q fixed, k turned by (n − m)ω",
+             f"(a) one feature pair, ω = {omega_text(examples.FIG15_OMEGA)}: q fixed, k turned back by (m − n)ω",
              fontsize=10, fontweight="bold", va="top")
     span = 3 * g["disc"] + 2 * g["gap"]
     x0 = (g["width"] - span) / 2
     for j, disc in enumerate(trace.discs):
         ax = fig.add_axes(box(x0 + j * (g["disc"] + g["gap"]), y_disc, g["disc"], g["disc"]))
         drawn = draw_disc(ax, disc, labels=j == 0)
-        ax.set_title(f"n − m = {_distance_text(disc)}", fontsize=9.5, fontweight="normal", pad=2)
+        ax.set_title(f"m − n = {_distance_text(disc)}", fontsize=9.5, fontweight="normal", pad=2)
         artists.update({f"a{j}.{k}": v for k, v in drawn.items()})
     # (b): any distance, any frequency
     y_b = tops[1] - g["row_title"] - g["disc"]
     fig.text(g["left"] / g["width"], (tops[1] - 0.05) / fig_h,
-             "(b) the same pair at any distance and frequency", fontsize=10, fontweight="bold", va="top")
+             "(b) the same pair, the key any distance back, any frequency", fontsize=10, fontweight="bold", va="top")
     disc_ax = fig.add_axes(box(g["disc_left"], y_b, g["disc"], g["disc"]))
     curve_ax = fig.add_axes(box(g["plot_left"], y_b + 0.1, g["plot_w"], g["disc"] - 0.1))
     artists.update({f"b.disc.{k}": v for k, v in draw_disc(disc_ax, trace.live.disc).items()})
@@ -381,13 +387,14 @@ def build_fig15() -> Drawn:
     update_pair(panel_artists(artists, "c"), trace.pair)
     alt = (
         "Three rows of discs, (a) to (c) from top to bottom; on each disc the horizontal and vertical directions are the two features "
-        "of one pair, not time. The query pair q (orange) points right; the key pair k′ (blue) is k "
-        "turned by the relative distance times the pair's frequency; a black arc marks the angle turned, and "
+        "of one pair, not time. The query pair q (orange) points right; the key sits m − n positions before the "
+        "query, and the key pair k′ (blue) is k turned clockwise by m − n times the pair's frequency; a black arc "
+        "marks the angle turned, and "
         "the angle and the score q·k′ are written under each disc. (a) One pair at ω = "
         + f"{omega_text(trace.discs[0].omega)} rad per position, three discs left to right: "
         + "; ".join(describe_disc(d) for d in trace.discs)
         + ". (b) " + describe_distance(trace.live)
-        + " A curve beside the disc plots the score against n − m from 0 to "
+        + " A curve beside the disc plots the score against m − n from 0 to "
         + f"{examples.FIG15_MAX_DISTANCE}. (c) " + describe_pair(trace.pair)
         + f" Beside it, the frequencies θᵢ of all {len(trace.pair.frequencies)} pairs "
         + f"(i = 0 to {len(trace.pair.frequencies) - 1}) fall on a log scale from 1 towards 1/base, "

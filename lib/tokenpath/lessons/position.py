@@ -62,6 +62,10 @@ class OrderBlindness:
     plain_reordered: AttentionTrace  # no positions, reordered input
     rotary: AttentionTrace  # RoPE on Q and K, original order
     rotary_reordered: AttentionTrace  # RoPE on Q and K, reordered input
+    table: np.ndarray  # [vocab, d] the seeded embedding rows E
+    w_q: np.ndarray  # [d, d_h] the seeded projections W_Q, W_K, W_V
+    w_k: np.ndarray
+    w_v: np.ndarray
 
     @property
     def plain_follows_order(self) -> bool:
@@ -99,7 +103,8 @@ def order_blindness(text: str, permutation, *, d_model: int = 8, d_head: int = 4
         return attention(q, k, x @ w_v)  # no mask: every position reads every other
 
     x, x_re = table[ids], table[ids[perm]]
-    return OrderBlindness(ids, perm, head(x, False), head(x_re, False), head(x, True), head(x_re, True))
+    return OrderBlindness(ids, perm, head(x, False), head(x_re, False), head(x, True), head(x_re, True),
+                          table, w_q, w_k, w_v)
 
 
 # ------------------------------------------------------------ figure 15's discs
@@ -107,27 +112,30 @@ def order_blindness(text: str, permutation, *, d_model: int = 8, d_head: int = 4
 
 @dataclass(frozen=True)
 class Disc:
-    """One feature pair of a query and a key, at relative distance ``n − m``."""
+    """One feature pair of a query at position m and a key at n = m − ``distance``: the
+    key sits ``distance`` positions before the query, as in a decoder."""
 
     q: np.ndarray  # [2] the query pair (it stays where it is: the reference direction)
     k: np.ndarray  # [2] the key pair before rotation
     omega: float  # rad per position step of this pair
-    distance: float  # n − m, in positions
-    angle: float  # distance · ω, rad
+    distance: float  # m − n, how many positions back the key sits
+    angle: float  # (n − m)·ω = −distance·ω, rad: the key turns clockwise relative to q
     turned_key: np.ndarray  # [2] R(angle) k, the key as the query sees it
     dot: float  # q · R(angle) k, the raw score of this pair
 
     @property
     def degrees(self) -> float:
-        """The angle in degrees."""
+        """The angle in degrees (negative: clockwise)."""
         return float(np.degrees(self.angle))
 
 
 def rope_disc(q, k, omega: float, distance: float) -> Disc:
-    """One disc: the key turned by ``distance · omega`` relative to the query.
+    """One disc: the key ``distance`` = m − n positions before the query, so turned by
+    (n − m)·omega = −distance·omega relative to it (qᵀR((n − m)ω)k).
 
-    >>> rope_disc([1, 0], [1, 0], np.pi / 2, 2).dot
-    -1.0
+    >>> d = rope_disc([1, 0], [1, 0], np.pi / 2, 1)
+    >>> round(d.degrees), d.turned_key.round(12).tolist()
+    (-90, [0.0, -1.0])
     """
     q = as_float_array("q", q, ndim=1)
     k = as_float_array("k", k, ndim=1)
@@ -135,7 +143,7 @@ def rope_disc(q, k, omega: float, distance: float) -> Disc:
         raise ValueError(f"q and k must be one feature pair each, shape [2]; got {q.shape} and {k.shape}")
     omega = as_float("omega", omega)
     distance = as_float("distance", distance)
-    angle = distance * omega
+    angle = -distance * omega  # (n − m)·ω with n = m − distance
     turned = rotation(angle) @ k
     return Disc(q, k, omega, distance, angle, turned, float(q @ turned))
 
@@ -146,23 +154,24 @@ class DistanceTrace:
     score against every distance on a fine grid."""
 
     disc: Disc
-    distances: np.ndarray  # [N] distances 0 … FIG15_MAX_DISTANCE the curve is drawn at
-    scores: np.ndarray  # [N] q · R(distance · ω) k
+    distances: np.ndarray  # [N] distances m − n = 0 … FIG15_MAX_DISTANCE the curve is drawn at
+    scores: np.ndarray  # [N] q · R(−distance · ω) k
 
 
 def distance_trace(distance: float = FIG15_DISTANCE, omega: float = FIG15_OMEGA, *,
                    q=FIG15_Q, k=FIG15_K) -> DistanceTrace:
-    """Panel (b) of figure 15 at ``distance`` and ``omega``.
+    """Panel (b) of figure 15 with the key ``distance`` = m − n positions back, at ``omega``.
 
     >>> t = distance_trace(1, np.pi / 2)
     >>> round(t.disc.degrees), round(t.disc.dot, 12), float(t.distances[-1])
-    (90, 0.0, 16.0)
+    (-90, 0.0, 16.0)
     """
     disc = rope_disc(q, k, omega, distance)
     if not 0 <= disc.distance <= FIG15_MAX_DISTANCE:
-        raise ValueError(f"distance must be between 0 and {FIG15_MAX_DISTANCE}, got {disc.distance:g}")
+        raise ValueError(f"distance m − n (how far back the key sits) must be between 0 and {FIG15_MAX_DISTANCE}, "
+                         f"got {disc.distance:g}")
     grid = np.linspace(0.0, FIG15_MAX_DISTANCE, 8 * FIG15_MAX_DISTANCE + 1)
-    angles = grid * disc.omega
+    angles = -grid * disc.omega  # the key turns clockwise the further back it sits
     turned = np.cos(angles)[:, None] * disc.k + np.sin(angles)[:, None] * np.array([-disc.k[1], disc.k[0]])
     return DistanceTrace(disc, grid, turned @ disc.q)
 
@@ -184,7 +193,7 @@ def pair_trace(index: int = FIG15_PAIR, base: float = FIG15_BASE, *, head_dim: i
 
     >>> t = pair_trace(16, 10000.0)
     >>> float(t.disc.omega), round(t.disc.angle, 12)
-    (0.01, 0.03)
+    (0.01, -0.03)
     """
     freqs = rope_frequencies(head_dim, base)
     index = as_int("index", index, low=0, high=freqs.size - 1)
@@ -201,7 +210,8 @@ class Fig15Trace:
 
 
 def fig15_trace() -> Fig15Trace:
-    """Figure 15's numbers: distance 0, 1, 2 → 0°, 90°, 180° → dot 1, 0, −1.
+    """Figure 15's numbers: the key 0, 1, 2 positions back → turned 0°, 90°, 180°
+    clockwise → dot 1, 0, −1.
 
     >>> [round(d.dot, 12) + 0.0 for d in fig15_trace().discs]
     [1.0, 0.0, -1.0]

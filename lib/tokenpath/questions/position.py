@@ -1,7 +1,7 @@
 """Chapter 6's "Check yourself" questions (``06_rope_discs``): the RoPE score at a
 distance, order blindness, a position past a learned table, the speed of two pairs,
-where ALiBi moves a row's weight, and what moving both positions together does to a
-RoPE score. Every answer is computed by the engine when the questions are built.
+where a steeper ALiBi slope moves a row's weight, and what moving both positions
+together does to a RoPE score. Every answer is computed by the engine when the questions are built.
 """
 
 from __future__ import annotations
@@ -20,7 +20,8 @@ __all__ = ["questions"]
 def questions() -> tuple[Question, ...]:
     """The chapter's questions, in the order it asks them."""
     disc = LP.rope_disc(ex.FIG15_Q, ex.FIG15_K, ex.FIG15_OMEGA, 4)
-    q1 = number("rope-score", "Figure 15: what does the score become at distance 4 with ω = π/2?", disc.dot,
+    q1 = number("rope-score", "Figure 15: what does the score become with the key 4 positions back (m − n = 4) and "
+                "ω = π/2?", disc.dot,
                 tolerance=5e-3, source="lessons.position.rope_disc(FIG15_Q, FIG15_K, FIG15_OMEGA, 4).dot",
                 why="Four quarter turns are one full turn: the key is back where it started, and so is the score.")
     swap = LP.order_blindness("ab", [1, 0], seed=ex.ORDER_SEED)
@@ -41,7 +42,8 @@ def questions() -> tuple[Question, ...]:
     base = ex.ROPE_EXAMPLE_BASE
     angles = P.rope_angles([8], 4, base)[0]
     q3 = vector("rope-pos8", "A learned table has rows 0–7, and position 8 has none. Which RoPE angles does "
-                f"position 8 get with d_h = 4 and base {fmt.num(base)}? (one angle per pair)", angles, tolerance=5e-3,
+                f"position 8 get with d_h = 4 and base {fmt.num(base)}? (one angle per pair, in radians, not reduced "
+                "modulo 2π)", angles, tolerance=1e-3, relative=True,
                 source="position.rope_angles([8], 4, ROPE_EXAMPLE_BASE)[0]", hint="a list of two angles such as [1.0, 0.5]",
                 why=(f"The table {'refuses' if refused else 'accepts'} position 8. RoPE needs no row: the angle of pair "
                      "i is the position times θ_i, defined for every position."))
@@ -51,31 +53,36 @@ def questions() -> tuple[Question, ...]:
                round(float(theta[0] / theta[1]), 9),
                source="position.rope_frequencies(ROPE_EXAMPLE_HEAD_DIM, ROPE_EXAMPLE_BASE)", hint="a whole number",
                why=f"The frequencies are θ = {fmt.vec(theta)}; each pair turns slower than the one before by the same factor.")
-    slope = P.alibi_slopes(ex.ALIBI_HEADS)[0]
+    first = P.alibi_slopes(ex.ALIBI_HEADS)[0]
+    slope = ex.ALIBI_STEEP_SLOPE
     ali = P.alibi(ex.FIG8_Q, ex.FIG8_K, ex.FIG8_U, slope)
     row = ex.FIG8_Q.shape[0] - 1
-    q5 = exact("rope-alibi", f"ALiBi with slope {fmt.frac(slope)} on the scores of Figure 8: which source does query "
-               f"row {row} read most?", int(ali.most_read[1][row]),
+    q5 = exact("rope-alibi", f"What if the head were steeper? Section 6.5 used slope {fmt.frac(first)}. With slope "
+               f"{fmt.frac(slope)} on the scores of Figure 8, which source does query row {row} read most?",
+               int(ali.most_read[1][row]),
                source=f"position.alibi(FIG8_Q, FIG8_K, FIG8_U, {fmt.frac(slope)}).most_read[1][{row}]",
                hint="a source position (a whole number)",
-               why=(f"The bias {fmt.vec(ali.bias[row])} lowers far sources most: the weights "
-                    f"{fmt.vec(ali.plain.weights[row], 3)} become {fmt.vec(ali.biased.weights[row], 3)}, and the "
-                    f"most-read source moves from {ali.most_read[0][row]} to {ali.most_read[1][row]}."))
+               why=(f"The bias {fmt.vec(ali.bias[row])} multiplies the exponentials by e to those powers, so far "
+                    f"sources lose most: the weights {fmt.vec(ali.plain.weights[row], 3)} become "
+                    f"{fmt.vec(ali.biased.weights[row], 3)}, and the most-read source moves from "
+                    f"{ali.most_read[0][row]} to {ali.most_read[1][row]}, the query's own position."))
     rng = np.random.default_rng(ex.ORDER_SEED)
     qk = rng.standard_normal((2, 1, ex.ROPE_EXAMPLE_HEAD_DIM))
     shift = 5
-    before = P.relative_scores(qk[0], qk[1], [ex.ROPE_EXAMPLE_POSITION], [ex.ROPE_EXAMPLE_POSITION + 2])
-    after = P.relative_scores(qk[0], qk[1], [ex.ROPE_EXAMPLE_POSITION + shift], [ex.ROPE_EXAMPLE_POSITION + 2 + shift])
+    m, n = ex.ROPE_EXAMPLE_POSITION + 2, ex.ROPE_EXAMPLE_POSITION  # the key 2 positions before the query
+    before = P.relative_scores(qk[0], qk[1], [m], [n])
+    after = P.relative_scores(qk[0], qk[1], [m + shift], [n + shift])
     unchanged = bool(np.isclose(before.absolute[0, 0], after.absolute[0, 0]))
     moved = {
         "a": "it changes: both vectors are turned further than before",
         "b": "it stays the same",
         "c": "it becomes zero",
     }
-    q6 = choice("rope-shift", f"What if a query and a key both move {shift} positions further along the text (m to "
-                f"m + {shift}, n to n + {shift})? What happens to their RoPE score?", moved,
+    q6 = choice("rope-shift", f"What if a query at m and a key 2 positions before it (n = m − 2) both move {shift} "
+                f"positions further along the text (m to m + {shift}, n to n + {shift})? What happens to their RoPE "
+                "score?", moved,
                 "b" if unchanged else "a",
                 source=f"position.relative_scores(q, k, [m], [n]) against [m + {shift}], [n + {shift}], random q and k",
-                why=("Each vector turns further, but R(mθ)ᵀR(nθ) = R((n − m)θ): only the distance n − m enters "
-                     "the score, and moving both positions together keeps it."))
+                why=("Each vector turns further, but R(mθ)ᵀR(nθ) = R((n − m)θ): the positions enter the score only "
+                     "through their distance m − n, and moving both together keeps it."))
     return q1, q2, q3, q4, q5, q6

@@ -79,6 +79,7 @@ class Question:
     why: str  # the explanation shown with a graded answer
     hint: str  # how to write an answer, shown when unanswered or unreadable
     tolerance: float = 0.0
+    relative: bool = False  # vector: the tolerance is a fraction of each entry's size
     options: tuple[tuple[str, str], ...] = ()  # choice: (key, text) pairs
     _compare: Callable[["Question", Any], tuple[str, str]] = field(default=None, repr=False, compare=False)
     #: draws a fresh variant: ``_variant(question, seed)``; None for a question whose answer cannot be redrawn
@@ -260,18 +261,24 @@ def _compare_vector(q: Question, answer) -> tuple[str, str]:
     if v.shape != q.answer.shape:
         return "not yet", f"Your answer has {v.size} entries; the vector asked for has {q.answer.size}."
     off = np.abs(v - q.answer)
-    if np.all(off <= q.tolerance):
-        return "right", f"Every entry of {fmt.vec(v)} is within {fmt.num(q.tolerance)} of the engine's value."
-    bad = [int(i) for i in np.flatnonzero(off > q.tolerance)]
+    allowed = q.tolerance * np.abs(q.answer) if q.relative else q.tolerance
+    within = f"{fmt.num(100 * q.tolerance)} %" if q.relative else fmt.num(q.tolerance)
+    if np.all(off <= allowed):
+        return "right", f"Every entry of {fmt.vec(v)} is within {within} of the engine's value."
+    bad = [int(i) for i in np.flatnonzero(off > allowed)]
     return "not yet", f"Entr{'y' if len(bad) == 1 else 'ies'} {', '.join(map(str, bad))} of {fmt.vec(v)} differ."
 
 
 def vector(id: str, prompt: str, answer, *, tolerance: float, source: str, why: str,
-           hint: str = N_("a list of numbers such as [1, 2]")) -> Question:
-    """A question whose answer is a vector, right when every entry is within ``tolerance``.
+           hint: str = N_("a list of numbers such as [1, 2]"), relative: bool = False) -> Question:
+    """A question whose answer is a vector, right when every entry is within ``tolerance``
+    (with ``relative``, within ``tolerance`` times the entry's size).
 
     >>> vector("o", "o?", [2.075766, 2.462117], tolerance=5e-4, source="demo", why="Σ g F").check([2.076, 2.462]).correct
     True
+    >>> r = vector("a", "a?", [8, 0.08], tolerance=1e-3, source="demo", why="p·θ", relative=True)
+    >>> r.check([8, 0.08]).correct, r.check([8, 0.076]).correct
+    (True, False)
     """
     _check_common(id, prompt, source, why)
     value = as_float_array("answer", answer)
@@ -280,7 +287,7 @@ def vector(id: str, prompt: str, answer, *, tolerance: float, source: str, why: 
     _within_items(value.size)
     tolerance = _tolerance(tolerance)
     value.setflags(write=False)
-    return Question(id, prompt, "vector", value, source, why, hint, tolerance,
+    return Question(id, prompt, "vector", value, source, why, hint, tolerance, bool(relative),
                     _compare=_compare_vector)
 
 

@@ -1,5 +1,5 @@
-"""Widgets of chapter 06_rope_discs: figure 15's panel (b) with sliders for the
-relative distance and the frequency ω, and panel (c) with sliders for the pair index
+"""Widgets of chapter 06_rope_discs: figure 15's panel (b) with sliders for how far
+back the key sits (m − n) and the frequency ω, and panel (c) with sliders for the pair index
 and the base. Each panel's two sliders are one :class:`~tokenpath.widgets.Controls`."""
 
 from __future__ import annotations
@@ -48,20 +48,20 @@ def _panel(prefix: str, controls: Controls, wanted: dict, *, trace, move, descri
 
 @slider
 def rope_distance(distance: int = examples.FIG15_DISTANCE, omega: float = examples.FIG15_OMEGA) -> SliderFigure:
-    """Figure 15 (b) with sliders for the relative distance n − m and the frequency ω:
-    the key turns by (n − m)ω and the score q·k′ is read out. The default, n − m = 2
-    and ω = π/2, is the static figure.
+    """Figure 15 (b) with sliders for how far back the key sits, m − n, and the frequency
+    ω: the key turns clockwise by (m − n)ω and the score q·k′ is read out. The default,
+    m − n = 2 and ω = π/2, is the static figure.
 
-    Each step computes :func:`tokenpath.lessons.distance_trace`, e.g. at n − m = 1:
+    Each step computes :func:`tokenpath.lessons.distance_trace`, e.g. at m − n = 1:
 
     >>> t = lessons.distance_trace(1, examples.FIG15_OMEGA)
     >>> round(t.disc.degrees), round(t.disc.dot, 12)
-    (90, 0.0)
+    (-90, 0.0)
     """
     low, high = fig.OMEGA_RANGE
     controls = Controls({
         "distance": ipywidgets.IntSlider(value=examples.FIG15_DISTANCE, min=0, max=examples.FIG15_MAX_DISTANCE,
-                                         step=1, description="n − m", continuous_update=True, layout=_LAYOUT),
+                                         step=1, description="m − n", continuous_update=True, layout=_LAYOUT),
         "omega": ipywidgets.FloatSlider(value=examples.FIG15_OMEGA, min=low, max=high, step=_OMEGA_STEP,
                                         description="ω", readout_format=".3f", continuous_update=True,
                                         layout=_LAYOUT),
@@ -78,7 +78,7 @@ def rope_distance(distance: int = examples.FIG15_DISTANCE, omega: float = exampl
 def rope_pair(index: int = examples.FIG15_PAIR, log_base: float = math.log10(examples.FIG15_BASE)) -> SliderFigure:
     """Figure 15 (c) with sliders for the pair index i and log₁₀ of the base: pair i of
     a 64-wide head turns at θᵢ = base^(−2i/64) per position; the disc shows it at
-    n − m = 3. The default, pair 16 with base 10000, is the static figure.
+    m − n = 3 (the key 3 positions back). The default, pair 16 with base 10000, is the static figure.
 
     Each step computes :func:`tokenpath.lessons.pair_trace`, e.g. for pair 0:
 
