@@ -23,6 +23,8 @@ them (sections 10.1, 10.2, 10.10 and 10.11–10.17):
 
 from __future__ import annotations
 
+from types import SimpleNamespace
+
 import numpy as np
 import pytest
 
@@ -64,7 +66,14 @@ def quantized_file(tmp_path_factory):
     return read_gguf(path), {"a.weight": x8, "b.weight": x4}
 
 
-@pytest.mark.parametrize("name, reader", [("a.weight", G.q8_0_by_hand), ("b.weight", G.q4_1_by_hand)])
+def _q8_0_as_the_chapter_reads_it(block):
+    """Section 10.13's cell: a float16 Δ in bytes 0–1, 32 signed codes after it, Δ·q."""
+    delta = block.raw[0:2].view("<f2")[0]
+    q = block.raw[2:34].view(np.int8)
+    return SimpleNamespace(weights=np.float32(delta) * q.astype(np.float32))
+
+
+@pytest.mark.parametrize("name, reader", [("a.weight", _q8_0_as_the_chapter_reads_it), ("b.weight", G.q4_1_by_hand)])
 def test_blocks_read_by_hand_equal_gguf_dequantize_bit_for_bit(quantized_file, name, reader):
     g, _ = quantized_file
     t = g.tensors[name]

@@ -5,6 +5,7 @@ template) or from the pins its cross-checks run against."""
 from __future__ import annotations
 
 from functools import cache, partial
+from types import SimpleNamespace
 
 import numpy as np
 
@@ -59,8 +60,11 @@ def block_type(name):
 
 @cache
 def q8():
+    """The chapter's Q8_0 block read as its cell reads it: the float16 scale Δ (bytes 0–1)
+    and the 32 signed codes q (bytes 2–33)."""
     g = smol()
-    return G.q8_0_by_hand(G.block_bytes(g, ex.SMOL_Q8_TENSOR, G.token_id(g, ex.SMOL_Q8_TOKEN)))
+    raw = G.block_bytes(g, ex.SMOL_Q8_TENSOR, G.token_id(g, ex.SMOL_Q8_TOKEN)).raw
+    return SimpleNamespace(delta=raw[0:2].view("<f2")[0], q=raw[2:34].view(np.int8))
 
 
 @cache

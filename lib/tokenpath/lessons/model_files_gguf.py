@@ -1,13 +1,13 @@
 """Chapter 10's readings of a GGUF file by hand (sections 10.11–10.17): the fixed first bytes,
-the storage each ggml type costs, one Q8_0 and one Q4_1 block turned into its 32
-weights, the rounding bound the block format implies over a whole matrix, and the check
+the storage each ggml type costs, the bytes of one block, a Q4_1 block turned into its 32
+weights (the chapter reads its Q8_0 block inline, in its cell), the rounding bound the block format implies over a whole matrix, and the check
 that llama.cpp's Q/K row order under its RoPE pairing gives the scores the book's order
 gives under ``rotate_half``.
 
 Each function reads what the engine reads (:mod:`tokenpath.gguf_format`) but spells the
 step out, so that a chapter can show it next to the engine's own answer: the block
-readers here are written from the layout in ``ggml-quants.c``, not by calling
-:func:`tokenpath.gguf_format.dequantize`, and the chapter asserts that the two agree.
+reader here is written from the layout in ``ggml-quants.c``, not by calling
+:func:`tokenpath.gguf_format.dequantize`, and the tests assert that the two agree.
 """
 
 from __future__ import annotations
@@ -31,14 +31,12 @@ __all__ = [
     "GGUFFirstBytes",
     "PairingCheck",
     "Q4_1Block",
-    "Q8_0Block",
     "RoundingBound",
     "StorageRow",
     "block_bytes",
     "gguf_first_bytes",
     "pairing_check",
     "q4_1_by_hand",
-    "q8_0_by_hand",
     "rounding_bound",
     "storage_by_type",
     "token_id",
@@ -192,28 +190,6 @@ def _block(raw, size: int, type_name: str) -> np.ndarray:
     if not isinstance(raw, np.ndarray) or raw.dtype != np.uint8 or raw.shape != (size,):
         raise TypeError(f"raw must be the {size} bytes of one {type_name} block (a uint8 array of shape ({size},))")
     return np.ascontiguousarray(raw)
-
-
-@dataclass(frozen=True)
-class Q8_0Block:
-    """One Q8_0 block read by hand: 2 bytes of scale, then 32 signed bytes."""
-
-    delta: np.float16  # bytes 0–1: the scale
-    q: np.ndarray  # [32] int8, bytes 2–33: one code per weight, −127 … 127
-    weights: np.ndarray  # [32] float32: Δ · q
-
-
-def q8_0_by_hand(raw) -> Q8_0Block:
-    """Weight ``i`` of a Q8_0 block is ``Δ · q[i]``, ``Δ`` a float16, ``q`` a signed byte.
-
-    >>> b = q8_0_by_hand(np.array([0x00, 0x38] + [2, 254] * 16, np.uint8))  # Δ = 0.5
-    >>> float(b.delta), b.q[:2].tolist(), b.weights[:2].tolist()
-    (0.5, [2, -2], [1.0, -1.0])
-    """
-    raw = _block(raw, 34, "Q8_0")
-    delta = raw[0:2].view("<f2")[0]
-    q = raw[2:34].view(np.int8)
-    return Q8_0Block(delta, q.copy(), np.float32(delta) * q.astype(np.float32))
 
 
 @dataclass(frozen=True)

@@ -1,7 +1,8 @@
 """Chapter 10's "Check yourself" questions (``10_model_files``): where the tensor data
 starts, the tied head, a config edit, a mismatched layer count and the tiny tokenizer's
 partial characters; then, on the pretrained GGUF file, where llama.cpp's row order puts a
-row of W_Q, and two weights of a Q4_1 block read by hand. Every answer is computed by the
+row of W_Q, and two weights of a Q4_1 block read by hand; last, what if the tiny weights
+were stored as bfloat16. Every answer is computed by the
 engine when the questions are built.
 """
 
@@ -86,7 +87,15 @@ def questions() -> tuple[Question, ...]:
                 source='[tiny_tokenizer().decode_bytes([i]).decode("utf-8", errors="replace") for i in ids]',
                 hint="a set of token positions such as {0, 1}",
                 why=f"IDs {fmt.vec(ids)}; a token whose bytes end or start inside a character decodes to �.")
-    return q1, q2, q3, q4, q5, q6, q7, *_gguf_questions()
+    bf16 = S.DTYPE_SIZES["BF16"] * M.count_parameters(untied).total
+    q_bf16 = exact("files-bf16-bytes", "What if the tiny Llama's weights were saved as bfloat16 instead of float32: how many "
+                   "bytes of tensor data would model.safetensors hold after its header?", bf16,
+                   source='safetensors_format.DTYPE_SIZES["BF16"] * M.count_parameters(tiny_config()).total',
+                   hint="a number of bytes (a whole number)",
+                   why=f"The shapes do not change, only the bytes per number: {M.count_parameters(untied).total} "
+                       f"parameters × {S.DTYPE_SIZES['BF16']} bytes = {bf16}, half of float32's "
+                       f"{S.DTYPE_SIZES['F32'] * M.count_parameters(untied).total}.")
+    return q1, q2, q3, q4, q5, q6, q7, *_gguf_questions(), q_bf16
 
 
 #: The file row asked about, and the Q4_1 block of the last question: Δ = 0.5, m = −2 as
