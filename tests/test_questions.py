@@ -56,6 +56,7 @@ RIGHT = {
     "trained-expert-share": [0.685, "0.685"], "trained-first-gap": [0.15, 0.1477], "trained-tabs": ["b"],
     "trained-head-read": [10, "10"], "trained-prev-head": [2], "trained-load": [[5, 4, 8, 7]], "trained-idle": [1, "1"],
     "real-template": [30, "30"], "real-nucleus": [17], "real-lens-ten": [28], "real-induction-layer": [18, "18"],
+    "real-first-copy": ["a", "(A)"],
 }
 WRONG = {
     "bpe-tie": ["b", "c"], "bpe-third-count": [8, 6], "bpe-lower": [["low", "er"], ["lo", "w", "er"]],
@@ -83,6 +84,7 @@ WRONG = {
     "trained-head-read": [11, 0], "trained-prev-head": [0], "trained-load": [[6, 6, 6, 6], [7, 8, 4, 5]],
     "trained-idle": [0, 2, 3],
     "real-template": [37, 7], "real-nucleus": [10, 49152], "real-lens-ten": [29, 30], "real-induction-layer": [17, 6],
+    "real-first-copy": ["b", "c"],
 }
 
 

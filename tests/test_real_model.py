@@ -178,9 +178,12 @@ def test_the_notebook_prints_the_committed_finding():
     text = "".join("".join(o.get("text", "")) for c in nb["cells"] if c["cell_type"] == "code"
                    for o in c.get("outputs", []))
     f = RH.head_finding()
-    assert f"largest induction score: layer {f.top[0]}, head {f.top[1]}, {f.top_score:.2f}" in text
+    runs = RH.read_measurements()["induction"]["sequences"]
+    assert f"largest induction score over the {runs} runs: layer {f.top[0]}, head {f.top[1]}, {f.top_score:.2f}" in text
     assert f"silenced: second copy {f.top_second_delta:+.2f} nats" in text
     assert f"five random heads silenced together {f.control_five}: second copy {f.control_five_second_delta:+.2f}" in text
+    # the logit lens and the induction score computed inline, each equal to the engine's
+    assert text.count("same as the engine: True") == 2 and "same as the engine: False" not in text
 
 
 @pytest.mark.parametrize("change, match", [

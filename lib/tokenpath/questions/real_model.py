@@ -1,12 +1,13 @@
 """Chapter 12's "Check yourself" questions (``12_real_model``): the tokens the chat
 template adds, what a nucleus leaves, where the logit lens first finds the answer among
-its top ten, and the layer of the strongest induction head. Every answer is computed by
+its top ten, the layer of the strongest induction head, and why silencing that head leaves
+the first copy's loss almost unchanged. Every answer is computed by
 the engine (and the committed measurements) when the questions are built.
 """
 
 from __future__ import annotations
 
-from ..selfcheck import Question, exact
+from ..selfcheck import Question, choice, exact
 
 __all__ = ["questions"]
 
@@ -48,4 +49,15 @@ def questions() -> tuple[Question, ...]:
                source="RH.head_finding().top[0]", hint="a layer index (0 … 29)",
                why=f"Layer {finding.top[0]}, head {finding.top[1]}: a mean weight of {finding.top_score:.2f} on the "
                    "token after the earlier occurrence.")
-    return q1, q2, q3, q4
+    first, second = finding.top_first_delta, finding.top_second_delta
+    why_first = "a" if abs(first) < 0.1 * second else "b"  # the first copy barely moves next to the second
+    q5 = choice("real-first-copy", f"Section 12.5: silencing layer {finding.top[0]}, head {finding.top[1]} raises the "
+                "second copy's loss a lot but leaves the first copy's almost unchanged. Why?",
+                {"a": "in the first copy no token has an earlier occurrence, so there is nothing to copy from",
+                 "b": "the head only runs on the second half of the sequence",
+                 "c": "the first copy's loss is already as high as it can be"}, why_first,
+                source="RH.head_finding().top_first_delta, .top_second_delta",
+                why=f"The change is {first:+.2f} nats on the first copy and {second:+.2f} on the second. Every head "
+                    "runs at every position (b is wrong), and a loss has no ceiling (c is wrong). In the first copy "
+                    "the head has nothing earlier to look back to, so removing it costs almost nothing there.")
+    return q1, q2, q3, q4, q5
