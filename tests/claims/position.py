@@ -164,8 +164,11 @@ CLAIMS: list[_Claim] = [
     Claim("fig15.q", lambda: fig15().discs[0].q, exact="[1, 0]"),
     Claim("fig15.k", lambda: fig15().discs[0].k, exact="[1, 0]"),
     Claim("fig15.distances", lambda: [d.distance for d in fig15().discs], text=("0, 1, 2", _listed)),
+    # the key turns clockwise: the engine's angles are negative, the prose says "clockwise by"
     Claim("fig15.degrees", lambda: [round(d.degrees, 9) for d in fig15().discs],
-          text=("0°, 90°, 180°", lambda v: _listed(v, "°"))),
+          text=("clockwise by 0°, 90°, 180°",
+                lambda v: ("clockwise by " if all(x <= 0 for x in v) else "anticlockwise by ")
+                + _listed(np.abs(v), "°"))),
     Claim("fig15.dots", lambda: [round(d.dot, 12) for d in fig15().discs], text=("1, 0, −1", _listed)),
     Claim("fig15.turned_keys", lambda: np.round([d.turned_key for d in fig15().discs], 12),
           text=("[[1, 0], [0, −1], [−1, 0]]", lambda v: "[" + ", ".join("[" + _listed(r) + "]" for r in v) + "]")),
@@ -248,7 +251,7 @@ CLAIMS: list[_Claim] = [
                 + (" and 1" if v[-1] == 0 else f" and e^{fmt.num(v[-1])}"))),
     Claim("alibi.biased_exps", lambda: np.exp(ali().plain.scores[2] + ali().bias[2]),
           text=("[3/e, 2/√e, 1] = [1.104, 1.213, 1]",
-                lambda v: "[3/e, 2/√e, 1] = " + fmt.vec(v, 3) if np.allclose(v, [3 / math.e, 2 / math.sqrt(math.e), 1])
+                lambda v: "[3/e, 2/√e, 1] = " + fmt.vec(v, 3, bare_ints=True) if np.allclose(v, [3 / math.e, 2 / math.sqrt(math.e), 1])
                 else "other exponentials")),
     Claim("alibi.row1", lambda: (ali().plain.weights[1, 0], ali().biased.weights[1, 0]),
           text=("Row 1 changes too: its weight on source 0 falls from 0.333 to 0.233",

@@ -22,7 +22,7 @@ import numpy as np
 
 from .. import fmt
 from ..i18n import N_, _
-from .._checks import as_array, as_float_array, as_list
+from .._checks import as_array, as_bool, as_float_array, as_list
 from ._reading import (
     MAX_BITS,
     MAX_ITEMS,
@@ -287,7 +287,7 @@ def vector(id: str, prompt: str, answer, *, tolerance: float, source: str, why: 
     _within_items(value.size)
     tolerance = _tolerance(tolerance)
     value.setflags(write=False)
-    return Question(id, prompt, "vector", value, source, why, hint, tolerance, bool(relative),
+    return Question(id, prompt, "vector", value, source, why, hint, tolerance, as_bool("relative", relative),
                     _compare=_compare_vector)
 
 
