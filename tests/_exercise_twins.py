@@ -118,6 +118,24 @@ def ce_log_of_p(z, y):
         return {"probs": p, "loss": -np.log(p[y])}
 
 
+def ce_stable_no_minus(z, y):
+    zs = z - z.max()
+    e = np.exp(zs)
+    return {"probs": e / e.sum(), "loss": zs[y] - np.log(e.sum())}  # the stable form, minus sign forgotten
+
+
+def ce_stable_log10(z, y):
+    zs = z - z.max()
+    e = np.exp(zs)
+    return {"probs": e / e.sum(), "loss": (np.log(e.sum()) - zs[y]) / np.log(10)}
+
+
+def ce_epsilon(z, y):
+    e = np.exp(z - np.max(z))
+    p = e / e.sum()
+    return {"probs": p, "loss": -np.log(p[y] + 1e-9)}  # another ε than the catalogue's
+
+
 def ce_clipped(z, y):
     e = np.exp(z - np.max(z))
     p = e / e.sum()

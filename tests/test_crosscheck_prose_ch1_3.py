@@ -19,7 +19,10 @@ or a layer built here in memory; nothing is downloaded.
 * chapter 1's aside: the code points that the UTF-8 lead bytes F1 and F2 begin have no
   character assigned in Python's ``unicodedata``, yet encode;
 * chapter 3: ``nn.Embedding(padding_idx=0)`` makes ID 0 padding by its value: its row
-  starts at zero and receives no gradient.
+  starts at zero and receives no gradient through the lookup; tied to the head (a torch
+  ``Z = X·Eᵀ``, or Hugging Face's ``LlamaForCausalLM`` with ``pad_token_id=0`` and
+  ``tie_word_embeddings=True``) the row still receives gradient through the head;
+  ``LlamaConfig`` leaves ``tie_word_embeddings`` false unless told.
 """
 
 from __future__ import annotations
@@ -140,6 +143,43 @@ def test_nn_embedding_padding_idx_makes_row_0_zero_and_gives_it_no_gradient():
     plain = torch.nn.Embedding(5, 3)
     plain(torch.tensor([0])).sum().backward()
     assert plain.weight.grad[0].abs().sum() > 0
+
+
+def test_a_tied_padding_row_still_gets_gradient_through_the_head():
+    """padding_idx zeroes the lookup's gradient only: with the head tied to the table,
+    row 0 is scored at every position and receives gradient from the softmax."""
+    torch = pytest.importorskip("torch", reason="needs the crosscheck extra (torch)")
+    torch.manual_seed(0)
+    emb = torch.nn.Embedding(5, 3, padding_idx=0)
+    x = emb(torch.tensor([0, 1, 0, 2]))
+    torch.nn.functional.cross_entropy(x @ emb.weight.T, torch.tensor([1, 2, 3, 4])).backward()
+    assert emb.weight.grad[0].norm() > 0
+    # the lookup's own share is zero: the same loss with the head detached leaves row 0 alone
+    emb.weight.grad = None
+    x = emb(torch.tensor([0, 1, 0, 2]))
+    torch.nn.functional.cross_entropy(x @ emb.weight.detach().T, torch.tensor([1, 2, 3, 4])).backward()
+    assert torch.equal(emb.weight.grad[0], torch.zeros(3))
+
+
+@pytest.mark.parametrize("tied", [True, False])
+def test_hf_llama_with_a_pad_token_tied_or_not(tied):
+    """A LlamaForCausalLM's embedding takes pad_token_id as its padding_idx; tied, row 0
+    still gets gradient through lm_head, untied it gets none."""
+    torch = pytest.importorskip("torch", reason="needs the crosscheck extra (torch)")
+    tf = pytest.importorskip("transformers", reason="needs the crosscheck extra (transformers)")
+    config = tf.LlamaConfig(vocab_size=16, hidden_size=8, intermediate_size=16, num_hidden_layers=1,
+                            num_attention_heads=2, num_key_value_heads=2, pad_token_id=0, tie_word_embeddings=tied)
+    torch.manual_seed(0)
+    model = tf.LlamaForCausalLM(config)
+    assert model.model.embed_tokens.padding_idx == 0
+    assert (model.lm_head.weight is model.model.embed_tokens.weight) == tied
+    model(input_ids=torch.tensor([[0, 3, 5, 0]]), labels=torch.tensor([[3, 5, 7, 9]])).loss.backward()
+    assert (model.model.embed_tokens.weight.grad[0].norm() > 0) == tied
+
+
+def test_llama_config_leaves_the_head_untied_by_default():
+    tf = pytest.importorskip("transformers", reason="needs the crosscheck extra (transformers)")
+    assert tf.LlamaConfig().tie_word_embeddings is False
 
 
 def test_gpt2_pattern_keeps_one_leading_space_and_cl100k_lets_any_non_letter_lead_and_cuts_three_digits():

@@ -17,7 +17,7 @@ Turning logits into the next ID, and the loss that trains them, is
   the toy numbers can stand beside a real vocabulary and width.
 
 ID 0 is an ordinary ID here. No ID is padding by its value: a pipeline declares a
-padding ID and masks it twice, out of the loss and out of attention (chapter 4).
+padding ID and masks it twice, out of the loss and out of attention (chapter 5).
 """
 
 from __future__ import annotations

