@@ -53,6 +53,18 @@ def decode_nfc(tokenizer, ids):
     return unicodedata.normalize("NFC", data.decode("utf-8", errors="replace"))
 
 
+def decode_nfkc(tokenizer, ids):
+    return unicodedata.normalize("NFKC", b"".join(map(tokenizer.token_bytes, ids)).decode(errors="replace"))
+
+
+def decode_with_the_tokenizer(tokenizer, ids):
+    return tokenizer.decode(ids)  # the tokenizer's own decode, strict by default
+
+
+def decode_ids_as_bytes(tokenizer, ids):
+    return bytes(ids).decode("utf-8", errors="replace")
+
+
 def decode_latin(tokenizer, ids):
     return "".join(chr(b) for i in ids for b in tokenizer.token_bytes(i))
 
@@ -393,10 +405,12 @@ from tokenpath.bpe import GPT2_PATTERN, bytes_to_unicode  # noqa: E402
 def _words(text, split=True):
     if split == "spaces":
         return text.split()
+    if split == "space":
+        return text.split(" ")
     return regex.findall(GPT2_PATTERN, text) if split else [text]
 
 
-def _train_twin(text, vocab_size, *, split=True, distinct=False, pick=min, least=2):
+def _train_twin(text, vocab_size, *, split=True, distinct=False, pick=min, least=2, backwards=False):
     table = {}
     for w in _words(text, split):
         key = tuple(w.encode("utf-8")[k:k + 1] for k in range(len(w.encode("utf-8"))))
@@ -416,6 +430,17 @@ def _train_twin(text, vocab_size, *, split=True, distinct=False, pick=min, least
         merges.append(best)
         new = {}
         for w, n in table.items():
+            if backwards:  # a reader's loop that walks the word from its end
+                out, k = [], len(w) - 1
+                while k >= 0:
+                    if k > 0 and (w[k - 1], w[k]) == best:
+                        out.insert(0, w[k - 1] + w[k])
+                        k -= 2
+                    else:
+                        out.insert(0, w[k])
+                        k -= 1
+                new[tuple(out)] = n
+                continue
             out, k = [], 0
             while k < len(w):
                 if k + 1 < len(w) and (w[k], w[k + 1]) == best:
@@ -440,6 +465,15 @@ def train_first_counted(text, vocab_size):
 
 def train_split_at_spaces(text, vocab_size):
     return _train_twin(text, vocab_size, split="spaces")
+
+
+def train_split_at_single_spaces(text, vocab_size):
+    """A reader's cut: text.split(" "), which keeps line breaks and empty strings."""
+    return _train_twin(text, vocab_size, split="space")
+
+
+def train_right_to_left(text, vocab_size):
+    return _train_twin(text, vocab_size, backwards=True)
 
 
 def train_whole_text(text, vocab_size):
@@ -470,6 +504,14 @@ def _encode_twin(pieces, merges, token_id, chars, leftmost=False):
 
 def encode_gpt2_only(text, merges, token_id, pattern):
     return _encode_twin(regex.findall(GPT2_PATTERN, text), merges, token_id, bytes_to_unicode())
+
+
+def encode_patterns_reversed(text, merges, token_id, pattern):
+    """GPT-2's pattern (the last) first, then the digits' pattern on each piece."""
+    pieces = [text]
+    for p in reversed(pattern):
+        pieces = [w for q in pieces for w in regex.findall(p, q)]
+    return _encode_twin(pieces, merges, token_id, bytes_to_unicode())
 
 
 def encode_unsplit(text, merges, token_id, pattern):

@@ -16,6 +16,11 @@ or a layer built here in memory; nothing is downloaded.
   ``split_special_tokens=True`` turns only the special ones into text; an added token
   with ``single_word=True`` is not matched inside a word; ``tiktoken``'s ``encode`` adds no
   token of its own, and the SmolLM2 file says its tokenizer adds no BOS;
+* chapter 2, after its review: Python's replace mode writes one U+FFFD for a character
+  cut short and one per stray continuation byte; an incremental decoder holds back an
+  unfinished character until it is flushed; ``bytes(ids)`` refuses IDs from 256 up; NFKC
+  joins e and an accent as NFC does; SmolLM2's GGUF spells tokens in GPT-2's characters
+  (tokenizer model ``gpt2``) and names its pattern ``smollm`` without storing a regex;
 * chapter 1's aside: the code points that the UTF-8 lead bytes F1 and F2 begin have no
   character assigned in Python's ``unicodedata``, yet encode;
 * chapter 3: ``nn.Embedding(padding_idx=0)`` makes ID 0 padding by its value: its row
@@ -229,3 +234,50 @@ def test_the_code_points_that_f1_and_f2_begin_have_no_character_assigned_yet_but
     assert chr(0x40000).encode() == b"\xf1\x80\x80\x80" and chr(0xBFFFF).encode() == b"\xf2\xbf\xbf\xbf"
     assert chr(0x3FFFF).encode()[0] == 0xF0 and chr(0xC0000).encode()[0] == 0xF3
     assert {unicodedata.category(chr(c)) for c in range(0x40000, 0xC0000)} == {"Cn"}
+
+
+def test_python_replace_mode_writes_one_mark_per_cut_character_and_one_per_stray_continuation_byte():
+    """Section 2.1 and 2.2: SmolLM2's tokens of 🙂 are F0 9F and 99 82; alone, the first (a
+    character cut short) decodes to one U+FFFD, the second (two stray continuation bytes)
+    to two. ``len()`` counts code points: 👍🏽 is two of them."""
+    head, tail = "🙂".encode()[:2], "🙂".encode()[2:]
+    assert head.decode("utf-8", errors="replace") == "\ufffd"
+    assert tail.decode("utf-8", errors="replace") == "\ufffd\ufffd"
+    assert len("👍🏽") == 2 and len("👍🏽".encode()) == 8 and len("❤".encode()) == 3
+    table = {1: "az!", 2: "éßΩ", 3: "猫€한", 4: "🙂𝄞"}  # section 2.1's table: examples by byte count
+    assert all(len(c.encode()) == n for n, chars in table.items() for c in chars)
+
+
+def test_an_incremental_decoder_holds_back_an_unfinished_character_until_it_is_flushed():
+    """Section 2.2: a streaming tool holds back an unfinished character's bytes with
+    ``codecs.getincrementaldecoder("utf-8")`` and flushes them at the end."""
+    import codecs
+
+    step = codecs.getincrementaldecoder("utf-8")(errors="replace")
+    data = "a猫".encode()
+    assert step.decode(data[:2]) == "a" and step.decode(data[2:3]) == "" and step.decode(data[3:]) == "猫"
+    assert step.decode(data[:2]) == "a" and step.decode(b"", final=True) == "\ufffd"
+
+
+def test_the_decode_exercises_named_mistakes_behave_as_the_chapter_says():
+    """The decode exercise: ``bytes(ids)`` refuses an ID of 256 or more with "bytes must be
+    in range(0, 256)"; NFKC joins e and a combining accent as NFC does."""
+    import unicodedata
+
+    with pytest.raises(ValueError, match=r"bytes must be in range\(0, 256\)"):
+        bytes([256])
+    assert unicodedata.normalize("NFKC", "cafe\u0301") == unicodedata.normalize("NFC", "cafe\u0301") == "café"
+
+
+def test_smollm2s_gguf_writes_tokens_in_gpt2s_characters_and_names_its_pattern_smollm(smollm2_file):
+    """The capstone: SmolLM2's file has tokenizer model ``gpt2`` (tokens spelled in GPT-2's
+    printable characters, a space as Ġ) and stores no regex, only the pre-tokenizer name
+    ``smollm``; its <|endoftext|> is ID 0 and its EOS is <|im_end|>."""
+    from tokenpath.gguf_format import read_gguf
+
+    meta = read_gguf(smollm2_file).metadata
+    assert meta["tokenizer.ggml.model"] == "gpt2" and meta["tokenizer.ggml.pre"] == "smollm"
+    tokens = list(meta["tokenizer.ggml.tokens"])
+    assert "Ġthe" in tokens and " the" not in tokens
+    assert tokens[0] == "<|endoftext|>" and tokens[meta["tokenizer.ggml.eos_token_id"]] == "<|im_end|>"
+    assert not any("regex" in key or "pattern" in key for key in meta if key.startswith("tokenizer."))

@@ -17,6 +17,7 @@ from _exercise_twins import (
     encode_gpt2_only,
     encode_latin1_chars,
     encode_leftmost,
+    encode_patterns_reversed,
     encode_unsplit,
 )
 
@@ -51,6 +52,7 @@ def test_the_teaching_solutions_match_smollm2_on_every_line(parts):
 
 CAUSES = [
     (encode_gpt2_only, capstone.decode, "pattern", "GPT-2's pattern alone"),
+    (encode_patterns_reversed, capstone.decode, "pattern", "before the digits'"),
     (encode_unsplit, capstone.decode, "pattern", "no pre-tokenisation"),
     (encode_leftmost, capstone.decode, "merge rank", "is made by merge rank"),
     (encode_latin1_chars, capstone.decode, "byte mapping", "bytes_to_unicode"),

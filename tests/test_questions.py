@@ -35,7 +35,7 @@ def by_id() -> dict:
 RIGHT = {
     "bpe-tie": ["a", "(A)"], "bpe-third-count": [7, "7"], "bpe-lower": [["lo", "wer"], ("lo", "wer")],
     "bpe-lowest": ["b"], "bpe-space": ["a"], "bpe-what-if": ["b"],
-    "utf8-bytes": [[3, 4], (3, 4)], "utf8-assistant": [[279, 403]], "utf8-injection": ["b"],
+    "utf8-bytes": [[3, 4], (3, 4), [3.0, 4.0], np.array([3.0, 4.0])], "utf8-assistant": [[279, 403]], "utf8-injection": ["b"],
     "utf8-growth": [402653184, "402,653,184", 402_653_184.0], "utf8-double-bos": [2, "2"],
     "utf8-stream": [4, "4"],
     "emb-row": [7], "emb-same-row": [3], "emb-shift": ["a"], "emb-tied": ["a"], "emb-untied": ["b", "B"], "emb-wide": [24, "24"],
@@ -61,7 +61,7 @@ RIGHT = {
 WRONG = {
     "bpe-tie": ["b", "c"], "bpe-third-count": [8, 6], "bpe-lower": [["low", "er"], ["lo", "w", "er"]],
     "bpe-lowest": ["a", "d"], "bpe-space": ["b", "d"], "bpe-what-if": ["a", "c", "d"],
-    "utf8-bytes": [[1, 1], [3, 3], [3]], "utf8-assistant": [[403, 279]], "utf8-injection": ["a"],
+    "utf8-bytes": [[1, 1], [3, 3], [3], [3.0, 3.0]], "utf8-assistant": [[403, 279]], "utf8-injection": ["a"],
     "utf8-growth": [98304, "402653185"], "utf8-double-bos": [1, 0],
     "utf8-stream": [1, 0],
     "emb-row": [3], "emb-same-row": [2], "emb-shift": ["d"], "emb-tied": ["b"], "emb-untied": ["a", "c"], "emb-wide": [8],

@@ -85,13 +85,25 @@ def _merged(word, pair):
     return tuple(out)
 
 
-def _train_with(text, vocab_size, *, split=True, weighted=True, tie=1, floor=2):
+def _merged_from_right(word, pair):
+    """``word`` with ``pair`` merged right to left: 'a a a' becomes 'a aa', not 'aa a'."""
+    out = []
+    for s in reversed(word):
+        if out and (s, out[-1]) == pair:
+            out[-1] = s + out[-1]
+        else:
+            out.append(s)
+    return tuple(reversed(out))
+
+
+def _train_with(text, vocab_size, *, split=True, weighted=True, tie=1, floor=2, merge=_merged):
     """The teaching trainer with one rule changed (the catalogued mistakes): ``split`` is
-    True (GPT-2's pattern), False (no cut) or "spaces" (``str.split``); ``tie`` is 1 (the
-    smallest pair), -1 (the largest) or 0 (the first pair counted, as ``max`` and
-    ``Counter.most_common`` give it)."""
+    True (GPT-2's pattern), False (no cut), "spaces" (``str.split()``) or "space"
+    (``str.split(" ")``); ``tie`` is 1 (the smallest pair), -1 (the largest) or 0 (the
+    first pair counted, as ``max`` and ``Counter.most_common`` give it); ``merge`` merges
+    a pair in a word (left to right, or :func:`_merged_from_right`)."""
     found = {True: lambda: regex.findall(GPT2_PATTERN, text), False: lambda: [text],
-             "spaces": text.split}[split]()
+             "spaces": text.split, "space": lambda: text.split(" ")}[split]()
     words = Counter(tuple(bytes([b]) for b in w.encode("utf-8")) for w in found)
     if not weighted:
         words = {w: 1 for w in words}
@@ -106,15 +118,16 @@ def _train_with(text, vocab_size, *, split=True, weighted=True, tie=1, floor=2):
         if pairs[best] < floor:
             break
         merges.append(best)
-        words = {_merged(w, best): n for w, n in words.items()}
+        words = {merge(w, best): n for w, n in words.items()}
     return merges
 
 
 def _train_cases() -> tuple[Case, ...]:
     fig1 = " ".join(w for w, n in ex.FIG1_TABLE.items() for _ in range(n))
     return (Case("the worked example (figure 1's words: low ×5, lower ×2, newer ×6), 262 entries", (fig1, 262)),
-            Case("chapter 2's demo corpus (English and Chinese), 300 entries", (" ".join(ex.DEMO_CORPUS), 300)),
+            Case("chapter 2's demo corpus (English and Chinese), 300 entries", (ex.DEMO_CORPUS, 300)),
             Case("'aaaa aaaa ab ab' with room for more merges than the text holds", ("aaaa aaaa ab ab", 270)),
+            Case("'aaa aaa aaa baaa': a run of three a, merged left to right", ("aaa aaa aaa baaa", 270)),
             Case("a line of code with digits, 280 entries", ("for i in range(10): x = x + 1  # 10 10 100\n" * 3, 280)),
             Case("the round-trip texts (emoji, Chinese), 270 entries", (" ".join(ex.ROUND_TRIP_TEXTS) * 2, 270)))
 
@@ -131,9 +144,15 @@ TRAIN = Exercise(
      Mistake("no pre-tokenisation", "you counted pairs over the whole text as one word, so merges join across "
              "spaces and punctuation; cut the text with GPT-2's pattern first.",
              lambda text, vocab_size: _train_with(text, vocab_size, split=False)),
-     Mistake("words cut at spaces", "you cut the text with str.split, which drops the spaces; GPT-2's pattern "
+     Mistake("words cut at spaces", "you cut the text with str.split(), which drops the spaces; GPT-2's pattern "
              "keeps a word's leading space (' lower') and cuts punctuation off, so the merges differ.",
              lambda text, vocab_size: _train_with(text, vocab_size, split="spaces")),
+     Mistake("words cut at single spaces", "you cut the text with str.split(\" \"), which drops the spaces; GPT-2's "
+             "pattern keeps a word's leading space (' lower') and cuts punctuation and line breaks off, so the "
+             "merges differ.", lambda text, vocab_size: _train_with(text, vocab_size, split="space")),
+     Mistake("merged right to left", "you merged a pair starting from the end of the word, so 'a a a' became "
+             "'a aa'; chapter 1 merges left to right: 'aa a'.",
+             lambda text, vocab_size: _train_with(text, vocab_size, merge=_merged_from_right)),
      Mistake("counts not weighted", "you counted each distinct word once; a pair inside a word seen 5 times "
              "counts 5.", lambda text, vocab_size: _train_with(text, vocab_size, weighted=False)),
      Mistake("pairs seen once merged", "you kept merging pairs that occur only once; training stops when the "
@@ -150,7 +169,7 @@ def encode(text, merges, token_id, pattern):
     """The token IDs of text, as a byte-level BPE tokenizer such as SmolLM2's gives them.
 
     merges: dict (left, right) -> rank (0 merges first); left and right are strings
-    of GPT-2's printable characters, as a GGUF file writes tokens ("Ġ" is a space).
+    of GPT-2's printable characters, as SmolLM2's GGUF file writes tokens ("Ġ" is a space).
     token_id: dict token string -> ID.  pattern: a list of regexes applied in turn:
     the first cuts the text into pieces, each next one cuts every piece again
     (regex.findall).  Write each piece's UTF-8 bytes as GPT-2's characters
@@ -209,7 +228,7 @@ def as_gguf_strings(tokenizer: bpe.Tokenizer) -> tuple[dict, dict, list]:
 
 
 def _small_tokenizer() -> bpe.Tokenizer:
-    corpus = " ".join(ex.DEMO_CORPUS) + " 2024 1999 12345 for i in range(100): total += 42\n" * 3
+    corpus = ex.DEMO_CORPUS + " 2024 1999 12345 for i in range(100):\n    total += 42\n" * 8
     return bpe.Tokenizer(bpe.train(corpus, 400).merges, pattern=SMOLLM_PATTERN)
 
 
@@ -231,9 +250,10 @@ def _encode_cases() -> tuple[Case, ...]:
         ("the worked example: chapter 2's demo text", ex.DEMO_TEXT),
         ("a year and a sum (each digit alone)", "In 2024, 12345 + 42 = 12387"),
         ("a line of code", "for i in range(100):\n    total += 42"),
-        ("English words the merges know", " ".join(ex.DEMO_CORPUS[:2])),
+        ("English words the merges know", ex.DEMO_CORPUS[:120]),
         ("Chinese and an emoji", "大语言模型 🙂 我喜欢猫。"),
-        ("spaces, tabs and a blank line", "a  b\t\tc\n\n d"))) + (rank_case,)
+        ("spaces, tabs and a blank line", "a  b\t\tc\n\n d"),
+        ("spaces before a digit", "x  = 10\n    1"))) + (rank_case,)
 
 
 def _encode_with(text, merges, token_id, pattern, *, stages=None, mapped=True, leftmost=False):
@@ -263,6 +283,10 @@ ENCODE = Exercise(
     (Mistake("GPT-2's pattern alone", "you cut the text with GPT-2's pattern only, so a number such as 2024 "
              "stays one piece; SmolLM2 first cuts every digit alone (pattern[0]), then applies GPT-2's pattern "
              "to each piece.", lambda t, m, i, p: _encode_with(t, m, i, p, stages=[p[-1]])),
+     Mistake("patterns in the wrong order", "you applied GPT-2's pattern first and the digits' pattern second, so "
+             "GPT-2's pattern gives the last of several spaces to the digit's piece; SmolLM2 cuts every digit "
+             "alone first (pattern[0]), so the spaces before it stay together.",
+             lambda t, m, i, p: _encode_with(t, m, i, p, stages=list(p)[::-1])),
      Mistake("no pre-tokenisation", "you merged over the whole text as one piece, so tokens can join across "
              "the pattern's pieces; cut the text with the patterns first.",
              lambda t, m, i, p: _encode_with(t, m, i, p, stages=[])),

@@ -190,7 +190,8 @@ def _cause(line: str, expected: list[int], got: list, parts: SmolLM2Parts) -> tu
                                "the whole line (regex.findall keeps only what the pattern matches).")
         return "byte mapping", ("Your tokens spell other bytes than the line: the table from bytes to symbols "
                                 "differs from GPT-2's bytes_to_unicode().")
-    for name, stages in (("GPT-2's pattern alone (digits not cut alone)", [GPT2_PATTERN]),
+    for name, stages in (("GPT-2's pattern alone, or GPT-2's pattern before the digits' (digits not cut alone "
+                          "first)", [GPT2_PATTERN]),
                          ("no pre-tokenisation", [])):
         if _with_stages(tok, line, stages) == list(got):
             return "pattern", (f"The pieces differ before merging: your IDs are what {name} gives. SmolLM2 cuts "

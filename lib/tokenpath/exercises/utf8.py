@@ -96,6 +96,14 @@ def decode(tokenizer, ids):
     return data.decode("utf-8", errors="replace")
 
 
+def _engine_strict(tokenizer, ids):
+    return tokenizer.decode(ids)
+
+
+def _ids_as_bytes(tokenizer, ids):
+    return bytes(ids).decode("utf-8", errors="replace")
+
+
 def _sig(tokenizer, ids):
     return b"".join(tokenizer.token_bytes(i) for i in ids).decode("utf-8-sig", errors="replace")
 
@@ -114,13 +122,20 @@ DECODE = Exercise(
      Mistake("no final flush", "you decoded token by token with an incremental decoder (or held back an unfinished "
              "character's bytes) and never flushed it at the end: decoder.decode(b\"\", final=True) writes the "
              "U+FFFD of a character cut by the end of the list; without it the cut character vanishes.", _no_final),
-     Mistake("the text normalised to NFC", "you normalised the decoded text (unicodedata.normalize(\"NFC\", …)), "
+     Mistake("the text normalised to NFC (or NFKC)", "you normalised the decoded text (unicodedata.normalize(\"NFC\", "
+             "…), or \"NFKC\"), "
              "which joins e and a combining accent into é; decoding gives back the characters the bytes spell, "
              "no more and no fewer.", _nfc),
      Mistake("the bytes read as Latin-1", "you decoded with latin-1, which turns each byte into its own "
              "character (E7 8C AB becomes 'ç\\x8c«'); tokens' bytes are UTF-8.", _latin1),
      Mistake("strict decoding", "you decoded with errors=\"strict\", which raises on a character cut by the "
              "end of the list; the exercise asks for errors=\"replace\".", _strict),
+     Mistake("strict decoding with the tokenizer's own decode", "you called tokenizer.decode(ids), which is strict by "
+             "default: it raises a ValueError on a character cut by the end of the list. The exercise asks for "
+             "errors=\"replace\": join the tokens' bytes and decode them yourself.", _engine_strict),
+     Mistake("IDs taken as bytes", "you wrote bytes(ids), which reads each token ID as one byte: it works only "
+             "while every ID is below 256 (a single-byte token), and raises \"bytes must be in range(0, 256)\" "
+             "for a merged token such as 256. Join tokenizer.token_bytes(i) of every ID instead.", _ids_as_bytes),
      Mistake("the byte-order mark dropped", "you decoded with \"utf-8-sig\", which drops a U+FEFF at the start "
              "of the text; a token's bytes are plain UTF-8, and a U+FEFF the text holds is part of it.", _sig)),
     teaching=decode,

@@ -65,6 +65,9 @@ class _Family:
     space: Callable[[np.random.Generator], list]  # the parameter sets, each a hashable tuple
     original: tuple  # the question's own parameters, never given as a variant
     make: Callable[[Question, tuple], Question]
+    #: the answer of a parameter set, where two sets can share one: a set whose answer is the
+    #: original's is left out too (a variant that asks for the same number teaches nothing new)
+    answer: Callable[[tuple], object] | None = None
 
 
 def _drawn(draw: Callable[[np.random.Generator], tuple | None], n: int = _DRAWN):
@@ -308,9 +311,10 @@ _TENS = [v for v in range(-9, 10) if v]  # a first feature that is not 0
 #: Each numeric question's variants, by question id.
 FAMILIES: dict[str, _Family] = {
     "bpe-third-count": _Family(_drawn(_bpe_table), tuple(ex_bpe.FIG1_TABLE.items()), _bpe_third_count),
-    "utf8-bytes": _Family(lambda rng: list(itertools.permutations(_CHARS, 2)), ("猫", "🙂"), _utf8_bytes),
+    "utf8-bytes": _Family(lambda rng: list(itertools.permutations(_CHARS, 2)), ("猫", "🙂"), _utf8_bytes,
+                          answer=lambda p: [lesson_utf8.utf8_trace(c).n_bytes for c in p]),
     "utf8-growth": _Family(_listed((16, 32, 50, 64, 100, 128), (2, 3, 4), (2048, 3072, 4096, 5120)),
-                           (32, 4, 4096), _utf8_growth),
+                           (32, 4, 4096), _utf8_growth, answer=lambda p: lesson_utf8.vocab_growth(ex_bpe.KILO * p[0], ex_bpe.KILO * p[0] * p[1], p[2]).added_per_matrix),
     "emb-row": _Family(_drawn(_ids_and_cell), (tuple(map(tuple, lesson_emb.batch_ids().tolist())), 1, 3), _emb_row),
     "emb-same-row": _Family(_drawn(_ids_and_cell), (tuple(map(tuple, lesson_emb.batch_ids().tolist())), 1, 3),
                             _emb_same_row),
@@ -344,6 +348,8 @@ def _space(qid: str) -> tuple:
     fam = FAMILIES[qid]
     rng = np.random.default_rng(zlib.crc32(qid.encode("utf-8")))
     space = [p for p in fam.space(rng) if p != fam.original]
+    if fam.answer is not None:
+        space = [p for p in space if fam.answer(p) != fam.answer(fam.original)]
     return tuple(space[k] for k in rng.permutation(len(space)))
 
 

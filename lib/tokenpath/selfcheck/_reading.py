@@ -158,6 +158,8 @@ def read_item(x, like):
         if not isinstance(x, str):
             raise Unreadable(f"{shown(x)} is not a string; write each piece in quotes")
         return x
+    if isinstance(x, (float, np.floating)) and math.isfinite(x) and float(x).is_integer():
+        x = int(x)  # 3.0 is the whole number 3, as a single exact answer accepts it
     if isinstance(x, bool) or not isinstance(x, numbers.Integral):
         raise Unreadable(f"{shown(x)} is not a whole number")
     return small_int(x)
