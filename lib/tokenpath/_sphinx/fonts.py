@@ -19,7 +19,10 @@ fontTools from fonts under the SIL Open Font License (``static/fonts/OFL.txt``):
 - ``TokenpathBook-Symbols.woff``: the characters Noto Sans CJK lacks, from Noto Sans
   (the GPT-2 byte letters, modifier and subscript letters, the replacement character);
 - ``TokenpathBook-Math.woff``: the italic letters MathML draws, and any symbol the others
-  lack (⊤), from Noto Sans Math.
+  lack (⊤), from Noto Sans Math;
+- ``TokenpathBook-Symbols2.woff`` and ``TokenpathBook-Music.woff``: what is left, from Noto
+  Sans Symbols 2 (the heart ❤, U+2764, which is text, not emoji, without a variation
+  selector) and Noto Music (𝄞, a four-byte example of UTF-8).
 
 The files are committed, so ``make book`` needs no font package. ``make fonts``
 regenerates them, byte for byte; it needs Debian's ``fonts-noto-cjk``,
@@ -43,6 +46,8 @@ SOURCES = {  # each character goes to the first that :func:`fits` and has it
     "CJK": ("/usr/share/fonts/opentype/noto/NotoSansCJK-Regular.ttc", 2, "woff"),  # face 2: SC
     "Symbols": ("/usr/share/fonts/truetype/noto/NotoSans-Regular.ttf", None, "woff"),
     "Math": ("/usr/share/fonts/truetype/noto/NotoSansMath-Regular.ttf", None, "woff"),
+    "Symbols2": ("/usr/share/fonts/truetype/noto/NotoSansSymbols2-Regular.ttf", None, "woff"),
+    "Music": ("/usr/share/fonts/truetype/noto/NotoMusic-Regular.ttf", None, "woff"),
 }
 #: Characters a page shows that the notebooks do not spell: the typographer's quotes,
 #: and the italic letters MathML draws for a one-letter identifier (<mi>x</mi>).
@@ -52,7 +57,7 @@ SHOWN = ("‘’“”" + "".join(chr(c) for c in range(0x1D434, 0x1D468) if c !
 
 def fits(name: str, ch: str) -> bool:
     """Which subset a character may go to: emoji to Emoji, mathematical letters to
-    Math, anything else to CJK, Symbols or (last) Math."""
+    Math, anything else to CJK, Symbols, Math, Symbols2 or (last) Music."""
     o = ord(ch)
     if name == "Emoji":
         return o >= 0x1F000
