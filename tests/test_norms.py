@@ -169,3 +169,67 @@ def test_fig18_residual_adds_feature_by_feature():
 def test_residual_refuses_mismatched_widths_or_positions(update):
     with pytest.raises(ValueError, match="update must have the shape of the residual stream"):
         norms.residual_add([1.0, 2.0], update)
+
+
+# ------------------------------------------------- chapter 8's cells: inline numpy = engine
+
+
+def test_chapter_8_inline_numpy_is_the_engine():
+    """The few numpy lines of sections 8.1-8.3, as the chapter writes them, equal the engine's traces;
+    the square-matrix cell of 8.4 differs, so its 'same numbers' line can fail."""
+    x, gamma, eps = ex.FIG17_X, ex.FIG17_WEIGHT, ex.FIG17_EPS
+    y = x / np.sqrt((x**2).mean(-1, keepdims=True) + eps) * gamma
+    np.testing.assert_allclose(y, norms.rms_norm_trace(x, gamma, eps=eps).output, atol=1e-12)
+    mu = x.mean(-1, keepdims=True)
+    ln = (x - mu) / np.sqrt(((x - mu) ** 2).mean(-1, keepdims=True))
+    np.testing.assert_allclose(ln, norms.layer_norm_trace(x).output, atol=1e-12)
+
+    def silu(a):
+        return a * (1 / (1 + np.exp(-a)))
+
+    g = norms.gate_trace(ex.FIG17_GATE_PRE, ex.FIG17_CONTENT)
+    assert np.isclose(silu(ex.FIG17_GATE_PRE) * ex.FIG17_CONTENT, g.product) and np.isclose(silu(-1.0), norms.silu(-1.0))
+    rng = np.random.default_rng(ex.FFN_SEED)
+    X = rng.standard_normal((ex.B, ex.T, ex.D_MODEL))
+    W_g, W_u = rng.standard_normal((2, ex.D_MODEL, ex.D_FF))
+    W_d = rng.standard_normal((ex.D_FF, ex.D_MODEL))
+    F = (silu(X @ W_g) * (X @ W_u)) @ W_d
+    np.testing.assert_allclose(F, norms.swiglu_trace(X, W_g, W_u, W_d).output, atol=1e-12)
+    assert not np.allclose(F, (silu(X @ W_u) * (X @ W_g)) @ W_d)  # swapping gate and content shows
+    np.testing.assert_array_equal(ex.FIG18_STREAM + ex.FIG18_UPDATE, norms.residual_add(ex.FIG18_STREAM, ex.FIG18_UPDATE))
+    W_sq = rng.standard_normal((ex.D_MODEL, ex.D_MODEL))
+    assert not np.allclose(X @ W_sq.T, X @ W_sq)
+
+
+def test_a_layer_whose_output_matrices_are_zero_returns_its_input():
+    from dataclasses import replace
+
+    from tokenpath import decoder
+
+    rng = np.random.default_rng(ex.FFN_SEED)
+    X = rng.standard_normal((ex.B, ex.T, ex.D_MODEL))
+    w = decoder.random_layer(ex.D_MODEL, 2, ex.D_FF, seed=ex.FFN_SEED)
+    silent = replace(w, w_o=np.zeros_like(w.w_o), w_down=np.zeros_like(w.w_down))
+    np.testing.assert_array_equal(decoder.decoder_layer(X, silent).out, X)
+    assert not np.allclose(decoder.decoder_layer(X, w).out, X)  # with its own weights the layer changes X
+    assert not np.allclose(norms.rms_norm(X), X)  # post-norm would return Norm(X), not X
+
+
+def test_the_chapter_prints_every_inline_comparison_true():
+    import json
+    from pathlib import Path
+
+    nb = json.loads((Path(__file__).resolve().parents[1] / "notebooks" / "08_rmsnorm_swiglu.ipynb").read_text())
+    text = "".join("".join(o.get("text", "")) for c in nb["cells"] if c["cell_type"] == "code"
+                   for o in c.get("outputs", []))
+    assert text.count("same as the engine: True") == 5 and "same as the engine: False" not in text
+    assert "the layer returns its input unchanged: True" in text and "same numbers: False" in text
+
+
+def test_norm_offset_what_if_is_all_zeros_read_as_w_and_gamma_one_read_as_one_plus_w():
+    from tokenpath import questions
+
+    zeros = np.zeros_like(ex.FIG17_WEIGHT)
+    assert np.all(norms.rms_norm(ex.FIG17_X, zeros) == 0)
+    np.testing.assert_allclose(norms.rms_norm(ex.FIG17_X, 1 + zeros), norms.rms_norm(ex.FIG17_X))
+    assert questions.for_chapter("08_rmsnorm_swiglu")["norm-offset"].answer == "a"

@@ -180,6 +180,7 @@ NOT_CLAIMS: list[_NotClaim] = [
     NotClaim("32-bit", "the float width Hugging Face's LlamaRMSNorm computes in, a fact about its code"),
     NotClaim("\\frac{1}{d}", "notation: the mean over d features"),
     NotClaim("position 0 is never added to position 1", "position indices in a sentence about two positions"),
+    NotClaim("max(0, a)", "ReLU's definition, not a computed number"),
     # -- the capstone: one layer of SmolLM2 ------------------------------------------------
     NotClaim("about 45 minutes", "the capstone's estimate of a reader's time, a planning figure, not a computation"),
     NotClaim("float32", "a number format's name"),

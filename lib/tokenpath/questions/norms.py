@@ -1,6 +1,7 @@
 """Chapter 8's "Check yourself" questions (``08_rmsnorm_swiglu``): RMSNorm and LayerNorm of
-[30, 40], two features under LayerNorm, a negative gate, and the residual add's shape
-rule. Every answer is computed by the engine when the questions are built.
+[30, 40], two features under LayerNorm, a negative gate, the residual add's shape rule, and
+what a norm weight stored for the 1 + w convention gives when read as w itself. Every answer
+is computed by the engine when the questions are built.
 """
 
 from __future__ import annotations
@@ -52,4 +53,20 @@ def questions() -> tuple[Question, ...]:
     q5 = choice("norm-add", f"Can an update of width 3 be added to the stream {fmt.vec(ex.FIG18_STREAM)}?", add,
                 "a" if refused else "b", source="norms.residual_add(FIG18_STREAM, [0.5, -1.0, 0.0])",
                 why="The residual stream keeps one width from the embedding to the head; every update is added in place.")
-    return q1, q2, q3, q4, q5
+    x = ex.FIG17_X
+    zeros = np.zeros_like(ex.FIG17_WEIGHT)
+    read_as_w = norms.rms_norm(x, zeros)  # γ = w: what a Llama-style loader makes of Gemma's w = 0
+    meant = norms.rms_norm(x, 1.0 + zeros)  # γ = 1 + w: what the file meant
+    offset = {
+        "a": "all zeros: every feature is multiplied by w = 0",
+        "b": "the same as with γ of ones: a stored zero means γ = 1",
+        "c": "x itself: a weight of zero switches the norm off",
+    }
+    key = "a" if np.allclose(read_as_w, 0) else "b" if np.allclose(read_as_w, meant) else "c"
+    q6 = choice("norm-offset", "What if a norm weight stored for Gemma's 1 + w convention is all zeros (so γ = 1), "
+                "but a loader that multiplies by w itself, as Llama's does, reads it? What is RMSNorm of "
+                f"x = {fmt.vec(x)} then (ε ignored)?", offset, key,
+                source="norms.rms_norm(FIG17_X, zeros) against norms.rms_norm(FIG17_X, 1 + zeros)",
+                why=f"Read as γ = w the output is {fmt.vec(read_as_w)}; the file meant γ = 1 + w, which gives "
+                    f"{fmt.vec(meant, 4)}. Nothing raises an error: the mistake is silent.")
+    return q1, q2, q3, q4, q5, q6
