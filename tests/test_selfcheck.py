@@ -21,18 +21,21 @@ RIGHT = {
     "moe-top1-grad": [[0, 0], (0.0, 0.0), np.zeros(2)],
     "fig22-store": ["b", " b "],
     "moe-dropped": [2, "2", np.int64(2), 2.0, Fraction(2)],
+    "moe-unchosen-score": ["b", "(B)"],
 }
 WRONG = {
     "moe-k3-gate": [0.731, 0.5, 1, 0.2447],
     "moe-top1-grad": [[0.144, -0.144], [1, 0], [-1.058, 1.058]],
     "fig22-store": ["a", "c", "d"],
     "moe-dropped": [0, 1, 4, "1"],
+    "moe-unchosen-score": ["a", "c", "d"],
 }
 BAD_TYPES = [[1, 2], {"a": 1}, object(), "not an answer", True, float("nan"), 1 + 2j, b"1/3"]
 
 
 def test_the_chapter_asks_its_questions_in_order():
-    assert list(QUESTIONS) == ["moe-k3-gate", "moe-top1-grad", "fig22-store", "moe-dropped"]
+    assert list(QUESTIONS) == ["moe-k3-gate", "moe-top1-grad", "fig22-store", "moe-dropped",
+                              "moe-unchosen-score"]
     assert set(RIGHT) == set(QUESTIONS) == set(WRONG)
 
 
@@ -47,6 +50,14 @@ def test_answers_are_computed_by_the_engine():
                                        capacity=ex.FIG22_CAPACITY)
     assert QUESTIONS["moe-dropped"].answer == len(crowded.dropped) == crowded.load.sum() - crowded.kept_load.sum()
     assert moe_dispatch.route_batch(ex.FIG22_SCORES, ex.FIG22_K).experts_used.size == 4 > ex.FIG22_K
+    raised = np.array(ex.FIG20_SCORES, dtype=float)
+    raised[ex.MOE_WHATIF_EXPERT] = ex.MOE_WHATIF_SCORE
+    before, after = moe.route(ex.FIG20_SCORES, ex.FIG20_K), moe.route(raised, ex.FIG20_K)
+    assert QUESTIONS["moe-unchosen-score"].answer == "b"
+    np.testing.assert_array_equal(after.chosen, before.chosen)  # expert 3 stays outside S
+    np.testing.assert_allclose(after.gates, before.gates)  # so the in-set gates do not move
+    full = [moe.route(s, ex.FIG20_K, gate="full_softmax").chosen_gates for s in (ex.FIG20_SCORES, raised)]
+    assert full[1][0] < full[0][0] - 0.01  # while the full-softmax gates shrink (option a's convention)
 
 
 @pytest.mark.parametrize("qid, answer", [(q, a) for q, answers in RIGHT.items() for a in answers])

@@ -47,12 +47,28 @@ _TIMES = {2: "twice", 3: "three times", 4: "four times"}
 
 
 def _smol_sentence(m) -> str:
-    return (f"Each of its {smol().num_hidden_layers} layers runs one SwiGLU of width {m.d_ff}, {m.dense:,} parameters, "
-            f"for every token; a top-{m.experts.k}-of-{m.experts.n_experts} mixture with the same active width, "
-            f"{'four' if m.experts.n_experts == 4 else m.experts.n_experts} experts of width {m.expert_width}, would "
-            f"run {'as many' if m.experts.active == m.dense else f'{m.experts.active:,}'} per token but store "
-            f"{m.experts.stored:,} of them, {_TIMES.get(m.experts.stored // m.dense, 'more')} as many, plus a router "
-            f"of {m.router:,}")
+    return (f"Each of its {smol().num_hidden_layers} layers runs one SwiGLU of width {m.d_ff} for every token: "
+            f"{m.dense:,} parameters. A top-{m.experts.k}-of-{m.experts.n_experts} mixture with the same active width "
+            f"would have {'four' if m.experts.n_experts == 4 else m.experts.n_experts} experts of width "
+            f"{m.expert_width}. It would run {'as many' if m.experts.active == m.dense else f'{m.experts.active:,}'} "
+            f"parameters per token but store {m.experts.stored:,} of them, "
+            f"{_TIMES.get(m.experts.stored // m.dense, 'more')} as many. Its router adds {m.router:,} more")
+
+
+@cache
+def layer():
+    """Section 9.1.3's layer: three tokens, four SwiGLU experts, top-2."""
+    experts = moe.make_experts(ex.MOE_N_EXPERTS, ex.MOE_D, ex.MOE_D_FF, seed=ex.MOE_SEED)
+    rng = np.random.default_rng(ex.MOE_SEED)
+    tokens = rng.standard_normal((3, ex.MOE_D))
+    w_router = rng.standard_normal((ex.MOE_D, ex.MOE_N_EXPERTS))
+    return moe.moe_layer(tokens, w_router, experts, k=2)
+
+
+def _order(ids) -> str:
+    """Two chosen IDs in chosen order: "expert 1 first, then expert 0"."""
+    first, second = np.asarray(ids).tolist()
+    return f"expert {first} first, then expert {second}"
 
 
 def fig21(delta):
@@ -108,9 +124,13 @@ def _capstone_tokens() -> list[int]:
 CLAIMS: list[_Claim] = [
     # -- section 9.2's aside: SmolLM2's dense SwiGLU beside a mixture of its width ------
     Claim("moe.smol.mixture", smol_mix, text=(
-        "Each of its 30 layers runs one SwiGLU of width 1536, 2,654,208 parameters, for every token; a top-2-of-4 "
-        "mixture with the same active width, four experts of width 768, would run as many per token but store "
-        "5,308,416 of them, twice as many, plus a router of 2,304", _smol_sentence)),
+        "Each of its 30 layers runs one SwiGLU of width 1536 for every token: 2,654,208 parameters. A top-2-of-4 "
+        "mixture with the same active width would have four experts of width 768. It would run as many parameters "
+        "per token but store 5,308,416 of them, twice as many. Its router adds 2,304 more", _smol_sentence)),
+    # -- section 9.1.3: the third token of the layer of SwiGLU experts -------------------
+    Claim("moe.layer.token2_order", lambda: layer().route.chosen[2],
+          text=("expert 1 first, then expert 0", _order)),
+    Claim("moe.layer.token2_gates", lambda: layer().route.chosen_gates[2], rounded=("[0.931, 0.069]", 3)),
     # -- figures 19 and 20: one token, four experts, top-2 --------------------------------
     Claim("fig19.experts", lambda: fig20().route.n_experts, exact="4"),
     Claim("fig20.k", lambda: fig20().route.k, exact="2"),

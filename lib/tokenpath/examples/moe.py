@@ -53,6 +53,9 @@ MOE_EXPERT_PARAMS = 100_000_000
 MOE_K = 2
 #: The k of the chapter's first question: figure 20's scores with three experts chosen.
 MOE_QUESTION_K = 3
+#: The what-if question of "Check yourself": figure 20's unchosen expert 3 gets this score
+#: (still below expert 1's), and the question asks what happens to the chosen gates.
+MOE_WHATIF_EXPERT, MOE_WHATIF_SCORE = 3, 0.5
 #: Section 9.2's aside: the mixture SmolLM2's dense SwiGLU is set beside (top-2 of 4).
 SMOLLM2_MIXTURE_EXPERTS, SMOLLM2_MIXTURE_K = 4, 2
 

@@ -1,6 +1,7 @@
 """Chapter 9's "Check yourself" questions (``09_moe_routing``): a gate renormalised inside
 a set of three, the router's gradient at top-1 with in-set gates, why figure 22 stores
-four experts and what a capacity of one drops. Every answer is computed by the engine
+four experts, what a capacity of one drops, and what a higher score of an unchosen expert
+changes. Every answer is computed by the engine
 when the questions are built.
 """
 
@@ -80,4 +81,32 @@ def questions() -> tuple[Question, ...]:
              f"of token 1's assignments are turned away: {crowded.dropped}."),
     )
 
-    return q1, q2, q3, q4
+    raised = np.array(ex.FIG20_SCORES, dtype=float)
+    raised[ex.MOE_WHATIF_EXPERT] = ex.MOE_WHATIF_SCORE
+    before, after = moe.route(ex.FIG20_SCORES, ex.FIG20_K), moe.route(raised, ex.FIG20_K)
+    full_before = moe.route(ex.FIG20_SCORES, ex.FIG20_K, gate="full_softmax")
+    full_after = moe.route(raised, ex.FIG20_K, gate="full_softmax")
+    same_set = np.array_equal(before.chosen, after.chosen)
+    unchanged = same_set and np.allclose(before.gates, after.gates)
+    chosen = ", ".join(map(str, sorted(before.chosen.tolist())))
+    chosen_words = " and ".join(map(str, sorted(before.chosen.tolist())))
+    whatif = {"a": f"both shrink: the denominator now holds a larger e^a{ex.MOE_WHATIF_EXPERT}",
+              "b": "they stay the same: the denominator runs over the chosen experts only",
+              "c": f"expert {ex.MOE_WHATIF_EXPERT} now gets a small gate of its own",
+              "d": "they become the full-softmax probabilities"}
+    q5 = choice(
+        "moe-unchosen-score",
+        f"What if, in Figure 20, expert {ex.MOE_WHATIF_EXPERT}'s score rose from "
+        f"{fmt.num(ex.FIG20_SCORES[ex.MOE_WHATIF_EXPERT])} to {fmt.num(ex.MOE_WHATIF_SCORE)}, with k = {ex.FIG20_K} and "
+        f"gates renormalised inside the chosen set? What happens to the gates of experts {chosen_words}?",
+        whatif, "b" if unchanged else ("c" if not same_set else "a"),
+        source=(f"moe.route(scores with a{ex.MOE_WHATIF_EXPERT} = {fmt.num(ex.MOE_WHATIF_SCORE)}, "
+                f"{ex.FIG20_K}).gates"),
+        why=(f"Expert {ex.MOE_WHATIF_EXPERT} is still outside S = {{{chosen}}}, and the denominator runs over S "
+             f"only, so the gates stay {fmt.vec(np.round(after.chosen_gates, 3))} and expert "
+             f"{ex.MOE_WHATIF_EXPERT}'s gate stays {fmt.num(after.gates[ex.MOE_WHATIF_EXPERT])}. Full-softmax gates "
+             f"would shrink, from {fmt.vec(np.round(full_before.chosen_gates, 3))} to "
+             f"{fmt.vec(np.round(full_after.chosen_gates, 3))}: their denominator runs over every expert."),
+    )
+
+    return q1, q2, q3, q4, q5
