@@ -91,7 +91,8 @@ def test_a_translated_notebook_uses_every_message_of_its_catalog(page):
     found = {text.replace("\n", " ") for c in en["cells"] if c["cell_type"] == "markdown"
              for _, text, _ in zh.units("".join(c["source"]))}
     messages = zh.page_messages(page)
-    assert set(messages) <= found, f"messages no markdown unit holds: {sorted(set(messages) - found)[:3]}"
+    unheld = sorted(m for m in messages if m.replace("\n", " ") not in found)  # display math keeps its line breaks
+    assert not unheld, f"messages no markdown unit holds: {unheld[:3]}"
     cn = "\n".join("".join(c["source"]) for c in _load(catalogs.ROOT / "notebooks" / "zh" / f"{page}.ipynb")["cells"])
     maps = zh.all_anchors(catalogs.ROOT / "notebooks")
     absent = [m for m in messages if zh.relink(messages[m], page, maps) not in cn]

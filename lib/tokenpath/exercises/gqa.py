@@ -20,6 +20,7 @@ from ..attention import cache_mask
 from ..examples import gqa as ex
 from .. import gqa as _gqa
 from ..gqa import grouped_attention
+from ..i18n import N_, _
 from .checker import Case, Exercise, Field, Mistake
 
 __all__ = ["ALLOWANCE", "EXERCISES", "GQA", "MEMORY_CASES"]
@@ -60,19 +61,20 @@ def _cases() -> tuple[Case, ...]:
     rng = np.random.default_rng(ex.GQA_SEED)
     q = rng.standard_normal((ex.GQA_B, ex.FIG16_N_Q_HEADS, ex.GQA_T, ex.GQA_D_HEAD))[0]
     k, u = rng.standard_normal((2, ex.GQA_B, ex.FIG16_N_KV_HEADS, ex.GQA_T, ex.GQA_D_HEAD))[:, 0]
-    cases = [Case(f"the worked example (chapter 7: Hq = {ex.FIG16_N_Q_HEADS}, Hkv = {ex.FIG16_N_KV_HEADS}, "
-                  f"T = {ex.GQA_T}, causal)", (q, k, u, cache_mask(0, ex.GQA_T)))]
+    cases = [Case(_("the worked example (chapter 7: Hq = {hq}, Hkv = {hkv}, T = {t}, causal)").format(
+        hq=ex.FIG16_N_Q_HEADS, hkv=ex.FIG16_N_KV_HEADS, t=ex.GQA_T), (q, k, u, cache_mask(0, ex.GQA_T)))]
     rng = np.random.default_rng(16)
     for n, (hq, hkv, tq, tk, d) in enumerate([(4, 1, 3, 3, 2), (6, 3, 2, 5, 3), (2, 2, 3, 3, 1), (8, 4, 1, 6, 2)]):
         q = rng.normal(size=(hq, tq, d))
         k, u = rng.normal(size=(hkv, tk, d)), rng.normal(size=(hkv, tk, 2))
-        cases.append(Case(f"random case {n + 1} (seed 16): Hq = {hq}, Hkv = {hkv}, T_q = {tq}, T_k = {tk}",
+        cases.append(Case(_("random case {n} (seed 16): Hq = {hq}, Hkv = {hkv}, T_q = {tq}, T_k = {tk}").format(
+                              n=n + 1, hq=hq, hkv=hkv, tq=tq, tk=tk),
                           (q, k, u, cache_mask(tk - tq, tq))))
     for hq, hkv, tk, d in MEMORY_CASES:
         q = rng.normal(size=(hq, 1, d))
         k, u = rng.normal(size=(hkv, tk, d)), rng.normal(size=(hkv, tk, d))
-        cases.append(Case(f"a decoding step over {tk} cached keys (Hq = {hq}, Hkv = {hkv}, d_h = {d}), its memory "
-                          "measured", (q, k, u, cache_mask(tk - 1, 1)), max_bytes=int(ALLOWANCE * (k.nbytes + u.nbytes)),
+        cases.append(Case(_("a decoding step over {tk} cached keys (Hq = {hq}, Hkv = {hkv}, d_h = {d}), its memory "
+                            "measured").format(tk=tk, hq=hq, hkv=hkv, d=d), (q, k, u, cache_mask(tk - 1, 1)), max_bytes=int(ALLOWANCE * (k.nbytes + u.nbytes)),
                           budget=f"allowed ({ALLOWANCE:g} × what K and U hold)"))
     return tuple(cases)
 
@@ -141,35 +143,35 @@ def gqa_attention(query, key, value, mask):
 
 
 GQA = Exercise(
-    "gqa_attention", 7, "grouped-query attention without copying K/V", _STUB, _reference, (grouped_attention, _gqa._grouped, _gqa._attend),
+    "gqa_attention", 7, N_("grouped-query attention without copying K/V"), _STUB, _reference, (grouped_attention, _gqa._grouped, _gqa._attend),
     (Field("scores", "S = QKᵀ/√d_h", ("h", "i", "j")),
      Field("weights", "A = softmax(S)", ("h", "i", "j"), sums_to_one=True),
      Field("output", "O = AU", ("h", "i", "d"))),
     _cases,
-    (Mistake("K/V copied to line up with the query heads", "your function allocates repeated K/V heads "
+    (Mistake(N_("K/V copied to line up with the query heads"), N_("your function allocates repeated K/V heads "
              "(np.repeat, or fancy indexing such as key[groups]); the numbers are right, but the cache still holds "
              "Hkv heads while every step builds a copy Hq/Hkv times its size. View the queries as "
-             "[Hkv, Hq/Hkv, T, d_h] and let key[:, None] broadcast.",
+             "[Hkv, Hq/Hkv, T, d_h] and let key[:, None] broadcast."),
              _repeated),
-     Mistake("K/V tiled or concatenated: interleaved and copied", "you stacked whole copies of the K/V heads "
+     Mistake(N_("K/V tiled or concatenated: interleaved and copied"), N_("you stacked whole copies of the K/V heads "
              "(np.tile(key, (g, 1, 1)) or np.concatenate([key] * g)). That gives the order [K₀, K₁, K₀, K₁, …], "
              "so query head h reads K/V head h % Hkv instead of h // (Hq/Hkv), and it builds a copy Hq/Hkv times "
-             "the cache's size. View the queries as [Hkv, Hq/Hkv, T, d_h] and let key[:, None] broadcast.",
+             "the cache's size. View the queries as [Hkv, Hq/Hkv, T, d_h] and let key[:, None] broadcast."),
              _tiled),
-     Mistake("K/V broadcast to Hq heads, then reshaped", "you broadcast K/V to [Hkv, Hq/Hkv, T, d_h] and "
+     Mistake(N_("K/V broadcast to Hq heads, then reshaped"), N_("you broadcast K/V to [Hkv, Hq/Hkv, T, d_h] and "
              "reshaped it to Hq heads (as Hugging Face's repeat_kv does). With one K/V head that reshape is a "
              "view, but with Hkv ≥ 2 numpy must copy, so the repeated K/V is built after all. Reshape the queries "
-             "to [Hkv, Hq/Hkv, T, d_h] instead and let key[:, None] broadcast.", _broadcast_reshaped),
-     Mistake("query heads grouped by h % Hkv", "you gave query head h the K/V head h % Hkv, which interleaves "
-             "the groups; the chapter's grouping is h // (Hq/Hkv): heads 0–3 read K/V head 0.",
+             "to [Hkv, Hq/Hkv, T, d_h] instead and let key[:, None] broadcast."), _broadcast_reshaped),
+     Mistake(N_("query heads grouped by h % Hkv"), N_("you gave query head h the K/V head h % Hkv, which interleaves "
+             "the groups; the chapter's grouping is h // (Hq/Hkv): heads 0–3 read K/V head 0."),
              _modulo),
-     Mistake("no 1/√d_h", "your scores are QKᵀ without the division by √d_h.",
+     Mistake(N_("no 1/√d_h"), N_("your scores are QKᵀ without the division by √d_h."),
              lambda q, k, v, m: _grouped(q, k, v, m, scale=False)),
-     Mistake("softmax over the query axis", "your softmax normalised over the queries i (axis −2); each row "
-             "of A sums over the keys j (the last axis).", lambda q, k, v, m: _grouped(q, k, v, m, axis=-2)),
-     Mistake("the mask applied after the softmax", "you zeroed the hidden weights after the softmax, so each "
+     Mistake(N_("softmax over the query axis"), N_("your softmax normalised over the queries i (axis −2); each row "
+             "of A sums over the keys j (the last axis)."), lambda q, k, v, m: _grouped(q, k, v, m, axis=-2)),
+     Mistake(N_("the mask applied after the softmax"), N_("you zeroed the hidden weights after the softmax, so each "
              "row of A sums to less than 1; hide the scores first (−inf where the mask is False), then take the "
-             "softmax.", lambda q, k, v, m: _grouped(q, k, v, m, late=True))),
+             "softmax."), lambda q, k, v, m: _grouped(q, k, v, m, late=True))),
     teaching=gqa_attention,
 )
 

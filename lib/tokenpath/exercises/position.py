@@ -11,6 +11,7 @@ import numpy as np
 
 from ..examples import position as ex
 from ..position import rope, rope_angles
+from ..i18n import N_, _
 from .checker import Case, Exercise, Field, Mistake
 
 __all__ = ["EXERCISES", "ROPE"]
@@ -31,6 +32,22 @@ def rope_head(x, positions, base):
 '''
 
 
+class _RowIndexWhy(str):
+    """The row-number mistake's sentence, with the worked example's position filled in:
+    English as a plain string, in the reader's language where the checker formats it."""
+
+    TEMPLATE = N_("you turned row t by t·θ_i; the angle is p·θ_i with p the row's absolute position from "
+                  "positions (the worked example's one row is at position {position}).")
+
+    def __new__(cls, position: int):
+        self = super().__new__(cls, cls.TEMPLATE.format(position=position))
+        self.position = position
+        return self
+
+    def __format__(self, spec: str) -> str:
+        return format(_(self.TEMPLATE).format(position=self.position), spec)
+
+
 def _reference(x, positions, base):
     x = np.asarray(x, dtype=float)
     return {"angles": rope_angles(positions, x.shape[-1], base), "output": rope(x, positions, base=base)}
@@ -38,14 +55,15 @@ def _reference(x, positions, base):
 
 def _cases() -> tuple[Case, ...]:
     d = ex.ROPE_EXAMPLE_HEAD_DIM
-    cases = [Case(f"the worked example (d_h = {d}, position {ex.ROPE_EXAMPLE_POSITION}, base "
-                  f"{ex.ROPE_EXAMPLE_BASE:g}, x = [1, 2, 3, 4])",
+    cases = [Case(_("the worked example (d_h = {d}, position {position}, base {base}, x = [1, 2, 3, 4])").format(
+                      d=d, position=ex.ROPE_EXAMPLE_POSITION, base=f"{ex.ROPE_EXAMPLE_BASE:g}"),
                   (np.arange(1.0, d + 1)[None, :], np.array([ex.ROPE_EXAMPLE_POSITION]), ex.ROPE_EXAMPLE_BASE))]
     rng = np.random.default_rng(15)
     for n, (t, dh, base) in enumerate([(3, 4, 10000.0), (2, 2, 100.0), (4, 8, 10000.0), (1, 6, 500.0)]):
         x = rng.normal(size=(t, dh))
         pos = np.sort(rng.integers(0, 20, size=t))
-        cases.append(Case(f"random case {n + 1} (seed 15): T = {t}, d_h = {dh}, base {base:g}", (x, pos, base)))
+        cases.append(Case(_("random case {n} (seed 15): T = {t}, d_h = {dh}, base {base}").format(
+            n=n + 1, t=t, dh=dh, base=f"{base:g}"), (x, pos, base)))
     return tuple(cases)
 
 
@@ -114,29 +132,26 @@ def rope_head(x, positions, base):
 
 
 ROPE = Exercise(
-    "rope_head", 6, "RoPE for one head (rotate-half pairing)", _STUB, _reference, (rope, rope_angles),
+    "rope_head", 6, N_("RoPE for one head (rotate-half pairing)"), _STUB, _reference, (rope, rope_angles),
     (Field("angles", "p·θ_i", ("row", "i")), Field("output", "RoPE(x, p)", ("row", "feature"), scaled=True)), _cases,
-    (Mistake("RoPE's adjacent pairing where rotate_half is used", "you turned feature 2i with feature 2i + 1 "
+    (Mistake(N_("RoPE's adjacent pairing where rotate_half is used"), N_("you turned feature 2i with feature 2i + 1 "
              "(the adjacent pairing the RoPE paper writes); the book pairs feature i with feature i + d_h/2 "
-             "(rotate_half), so the same weights give other numbers.", _interleaved),
-     Mistake("turned the wrong way", "your sin has the wrong sign, so each pair turns clockwise by p·θ_i; "
-             "a' = a·cos − b·sin and b' = a·sin + b·cos turn it counter-clockwise.", _backwards),
-     Mistake("θ_i = base^(−i/d_h)", "your frequencies use i/d_h in the exponent; RoPE's are base^(−2i/d_h), "
-             "one per pair, so the slowest pair turns at about 1/base per position.", _exponent_i),
-     Mistake("the row number used as the position", "you turned row t by t·θ_i; the angle is p·θ_i with p "
-             f"the row's absolute position from positions (the worked example's one row is at position "
-             f"{ex.ROPE_EXAMPLE_POSITION}).",
-             _row_index),
-     Mistake("θ_i counted from i = 1", "your first pair turns at base^(−2/d_h) instead of 1 radian per "
-             "position: i counts the pairs from 0, so θ_0 = base⁰ = 1.", _from_one),
-     Mistake("θ_i = base^(−4i/d_h)", "your exponent is −4i/d_h: you took 2i from np.arange(0, d_h, 2) and then "
+             "(rotate_half), so the same weights give other numbers."), _interleaved),
+     Mistake(N_("turned the wrong way"), N_("your sin has the wrong sign, so each pair turns clockwise by p·θ_i; "
+             "a' = a·cos − b·sin and b' = a·sin + b·cos turn it counter-clockwise."), _backwards),
+     Mistake("θ_i = base^(−i/d_h)", N_("your frequencies use i/d_h in the exponent; RoPE's are base^(−2i/d_h), "
+             "one per pair, so the slowest pair turns at about 1/base per position."), _exponent_i),
+     Mistake(N_("the row number used as the position"), _RowIndexWhy(ex.ROPE_EXAMPLE_POSITION), _row_index),
+     Mistake(N_("θ_i counted from i = 1"), N_("your first pair turns at base^(−2/d_h) instead of 1 radian per "
+             "position: i counts the pairs from 0, so θ_0 = base⁰ = 1."), _from_one),
+     Mistake("θ_i = base^(−4i/d_h)", N_("your exponent is −4i/d_h: you took 2i from np.arange(0, d_h, 2) and then "
              "multiplied it by 2 again (or divided 2i by d_h/2). Either write −j/d_h for j in np.arange(0, d_h, 2), "
-             "or −2i/d_h for i in np.arange(d_h // 2).",
+             "or −2i/d_h for i in np.arange(d_h // 2)."),
              _even_index),
-     Mistake("cos and sin repeated per feature with rotate_half", "you repeated each angle twice in a row "
+     Mistake(N_("cos and sin repeated per feature with rotate_half"), N_("you repeated each angle twice in a row "
              "(θ0, θ0, θ1, θ1, …, np.repeat), which is the adjacent layout's order, but paired features with "
              "rotate_half; with rotate_half, feature i and feature i + d_h/2 share angle i, so the angles are "
-             "tiled: np.concatenate([angles, angles]).", _repeated_per_feature)),
+             "tiled: np.concatenate([angles, angles])."), _repeated_per_feature)),
     teaching=rope_head,
 )
 

@@ -19,6 +19,7 @@ from matplotlib.artist import Artist
 from .. import examples as ex
 from .. import fmt
 from ..gqa import KVCacheSize
+from ..i18n import _
 from ..lessons.gqa import HeadSharing, head_sharing
 from . import Drawn, register, style
 from .draw import (
@@ -211,18 +212,19 @@ def describe_head_sharing(trace: HeadSharing | Refused) -> str:
     Hq = 8 query heads read Hkv = 2 K/V heads, 4 query heads per K/V head (query head h reads K/V head h // 4). Q is [B, 8, T, d_h], K and U are [B, 2, T, d_h]. One layer, one request, P = 3 cached positions, d_h = 2: the cache holds 2×1×2×3×2 = 24 numbers against 2×1×8×3×2 = 96 with one K/V head per query head, a ratio of 1/4 (K/V body only).
     """
     if isinstance(trace, Refused):
-        return f"Hq = {trace.n_q_heads}, Hkv = {trace.n_kv_heads}: refused by the engine: {trace.message}."
+        return _("Hq = {hq}, Hkv = {hkv}: refused by the engine: {message}.").format(
+            hq=trace.n_q_heads, hkv=trace.n_kv_heads, message=trace.message)
     s, c, m = trace, trace.cache, trace.mha_cache
-    kind = " (multi-head attention)" if s.n_kv_heads == s.n_q_heads else (
-        " (multi-query attention)" if s.n_kv_heads == 1 else "")
-    return (
-        f"Hq = {s.n_q_heads} query heads read Hkv = {s.n_kv_heads} K/V heads{kind}, "
-        f"{s.group_size} query heads per K/V head (query head h reads K/V head h // {s.group_size}). "
-        f"Q is {_shape(s.query_shape)}, K and U are {_shape(s.kv_shape)}. "
-        f"One layer, one request, P = {c.seq_len} cached positions, d_h = {c.head_dim}: the cache holds {product_text(c)} "
-        f"numbers against {product_text(m)} with one K/V head per query head, a ratio of "
-        f"{fmt.frac(float(s.ratio))} (K/V body only)."
-    )
+    kind = _(" (multi-head attention)") if s.n_kv_heads == s.n_q_heads else (
+        _(" (multi-query attention)") if s.n_kv_heads == 1 else "")
+    return _(
+        "Hq = {hq} query heads read Hkv = {hkv} K/V heads{kind}, {size} query heads per K/V head (query head h "
+        "reads K/V head h // {size}). Q is {q_shape}, K and U are {kv_shape}. One layer, one request, P = {p} "
+        "cached positions, d_h = {d_h}: the cache holds {cache} numbers against {mha} with one K/V head per query "
+        "head, a ratio of {ratio} (K/V body only).").format(
+        hq=s.n_q_heads, hkv=s.n_kv_heads, kind=kind, size=s.group_size, q_shape=_shape(s.query_shape),
+        kv_shape=_shape(s.kv_shape), p=c.seq_len, d_h=c.head_dim, cache=product_text(c), mha=product_text(m),
+        ratio=fmt.frac(float(s.ratio)))
 
 
 @register(16, "Grouped-query attention: query heads share K/V heads")
@@ -234,10 +236,11 @@ def build_fig16() -> Drawn:
     art.update(draw_head_sharing(ax, trace))
     art["note"] = add_text(ax, 0.15, 2.58, "The two rows are two kinds of head and the map between them, "
                            "not two time steps.", size=SMALL_SIZE + 0.5, color="#333333", style="italic")
-    reads = "; ".join(
-        f"{_group_label(g, trace.readers(g), 2.0).split(' · read by ')[1]} read "
-        f"{_group_label(g, trace.readers(g), 1.0)}" for g in range(trace.n_kv_heads))
-    alt = (f"Two rows of boxes: {trace.n_q_heads} query heads above, {trace.n_kv_heads} K/V heads below, "
-           f"each K/V head linked to the {trace.group_size} query heads that read it ({reads}). "
-           + describe_head_sharing(trace))
+    reads = _("; ").join(
+        _("{who} read {name}").format(who=_group_label(g, trace.readers(g), 2.0).split(" · read by ")[1],
+                                      name=_group_label(g, trace.readers(g), 1.0)) for g in range(trace.n_kv_heads))
+    alt = _("Two rows of boxes: {hq} query heads above, {hkv} K/V heads below, each K/V head linked to the {size} "
+            "query heads that read it ({reads}). {state}").format(
+        hq=trace.n_q_heads, hkv=trace.n_kv_heads, size=trace.group_size, reads=reads,
+        state=describe_head_sharing(trace))
     return Drawn(16, figure_title(16), fig, alt, art, trace)

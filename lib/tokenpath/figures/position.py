@@ -30,7 +30,8 @@ from ..lessons.position import Disc, DistanceTrace, PairTrace, fig15_trace
 from ..position import rope_frequencies, sinusoidal
 from .._checks import as_int
 from . import Drawn, FigureDisplay, register, style
-from .draw import panel_artists
+from ..i18n import _
+from .draw import figure_title, panel_artists
 
 __all__ = [
     "LOG_BASE_RANGE",
@@ -113,6 +114,16 @@ def dot_text(disc: Disc) -> str:
     return fmt.num(round(disc.dot, 12), 4, minus=fmt.MINUS, bare_ints=True)
 
 
+def _angle_words(disc: Disc) -> str:
+    """:func:`angle_text` in the reader's language, for the words beside a figure (the
+    text drawn inside it stays :func:`angle_text`)."""
+    degrees = round(disc.degrees, 1) + 0.0
+    if degrees == 0:
+        return "0°"
+    way = _("{degrees}° clockwise") if degrees < 0 else _("{degrees}° counter-clockwise")
+    return way.format(degrees=fmt.num(abs(degrees)))
+
+
 def _distance_text(disc: Disc) -> str:
     return fmt.num(disc.distance, minus=fmt.MINUS)
 
@@ -123,10 +134,8 @@ def describe_disc(disc: Disc) -> str:
     >>> describe_disc(fig15_trace().discs[2])
     'm − n = 2: the key turns by 2·π/2 = 180° clockwise; q·k′ = −1'
     """
-    return (
-        f"m − n = {_distance_text(disc)}: the key turns by {_distance_text(disc)}·{omega_text(disc.omega)} "
-        f"= {angle_text(disc)}; q·k′ = {dot_text(disc)}"
-    )
+    return _("m − n = {distance}: the key turns by {distance}·{omega} = {angle}; q·k′ = {dot}").format(
+        distance=_distance_text(disc), omega=omega_text(disc.omega), angle=_angle_words(disc), dot=dot_text(disc))
 
 
 # ----------------------------------------------------------------------------- discs
@@ -251,13 +260,13 @@ def describe_distance(trace: DistanceTrace) -> str:
     d = trace.disc
     if d.omega > 0:
         period = 2 * math.pi / d.omega
-        repeat = f"repeats every {fmt.num(round(period, 2))} positions"
+        repeat = _("The score depends on the positions only through m − n and repeats every {period} "
+                   "positions.").format(period=fmt.num(round(period, 2)))
     else:
-        repeat = "never changes: this pair does not turn"
-    return (
-        f"One pair at ω = {omega_text(d.omega)} rad per position. {describe_disc(d)}. "
-        f"The score depends on the positions only through m − n and {repeat}."
-    )
+        repeat = _("The score depends on the positions only through m − n and never changes: this pair does not "
+                   "turn.")
+    return _("One pair at ω = {omega} rad per position. {disc}. {repeat}").format(
+        omega=omega_text(d.omega), disc=describe_disc(d), repeat=repeat)
 
 
 # ------------------------------------------------------------- (c) one pair of a head
@@ -319,12 +328,12 @@ def describe_pair(trace: PairTrace) -> str:
     """
     _check(trace, PairTrace)
     d = trace.disc
-    return (
-        f"Pair {trace.index} of a {trace.head_dim}-wide head with base {fmt.num(round(trace.base))} turns at "
-        f"θ = {fmt.num(round(trace.base))}^({fmt.MINUS}{2 * trace.index}/{trace.head_dim}) = {rad_text(d.omega)} rad per position. "
-        f"At m − n = {_distance_text(d)} the key turns by {rad_text(abs(d.angle))} rad = {angle_text(d)}; "
-        f"q·k′ = {dot_text(d)}."
-    )
+    return _("Pair {index} of a {width}-wide head with base {base} turns at θ = {base}^({exponent}/{width}) = "
+             "{theta} rad per position. At m − n = {distance} the key turns by {angle} rad = {degrees}; "
+             "q·k′ = {dot}.").format(
+        index=trace.index, width=trace.head_dim, base=fmt.num(round(trace.base)),
+        exponent=f"{fmt.MINUS}{2 * trace.index}", theta=rad_text(d.omega), distance=_distance_text(d),
+        angle=rad_text(abs(d.angle)), degrees=_angle_words(d), dot=dot_text(d))
 
 
 def _check(trace, kind) -> None:
@@ -385,22 +394,19 @@ def build_fig15() -> Drawn:
     artists.update({f"c.disc.{k}": v for k, v in draw_disc(disc_ax, trace.pair.disc).items()})
     artists.update({f"c.freq.{k}": v for k, v in draw_frequencies(freq_ax, trace.pair).items()})
     update_pair(panel_artists(artists, "c"), trace.pair)
-    alt = (
-        "Three rows of discs, (a) to (c) from top to bottom; on each disc the horizontal and vertical directions are the two features "
-        "of one pair, not time. The query pair q (orange) points right; the key sits m − n positions before the "
-        "query, and the key pair k′ (blue) is k turned clockwise by m − n times the pair's frequency; a black arc "
-        "marks the angle turned, and "
-        "the angle and the score q·k′ are written under each disc. (a) One pair at ω = "
-        + f"{omega_text(trace.discs[0].omega)} rad per position, three discs left to right: "
-        + "; ".join(describe_disc(d) for d in trace.discs)
-        + ". (b) " + describe_distance(trace.live)
-        + " A curve beside the disc plots the score against m − n from 0 to "
-        + f"{examples.FIG15_MAX_DISTANCE}. (c) " + describe_pair(trace.pair)
-        + f" Beside it, the frequencies θᵢ of all {len(trace.pair.frequencies)} pairs "
-        + f"(i = 0 to {len(trace.pair.frequencies) - 1}) fall on a log scale from 1 towards 1/base, "
-        + f"pair {trace.pair.index} marked."
-    )
-    return Drawn(15, "RoPE: the key turns by the relative distance", fig, alt, artists, trace)
+    alt = _(
+        "Three rows of discs, (a) to (c) from top to bottom; on each disc the horizontal and vertical directions are "
+        "the two features of one pair, not time. The query pair q (orange) points right; the key sits m − n "
+        "positions before the query, and the key pair k′ (blue) is k turned clockwise by m − n times the pair's "
+        "frequency; a black arc marks the angle turned, and the angle and the score q·k′ are written under each "
+        "disc. (a) One pair at ω = {omega} rad per position, three discs left to right: {discs}. (b) {live} A "
+        "curve beside the disc plots the score against m − n from 0 to {top}. (c) {pair} Beside it, the "
+        "frequencies θᵢ of all {pairs} pairs (i = 0 to {last}) fall on a log scale from 1 towards 1/base, pair "
+        "{index} marked.").format(
+        omega=omega_text(trace.discs[0].omega), discs=_("; ").join(describe_disc(d) for d in trace.discs),
+        live=describe_distance(trace.live), top=examples.FIG15_MAX_DISTANCE, pair=describe_pair(trace.pair),
+        pairs=len(trace.pair.frequencies), last=len(trace.pair.frequencies) - 1, index=trace.pair.index)
+    return Drawn(15, figure_title(15), fig, alt, artists, trace)
 
 
 # ------------------------------------------------------------ the sinusoidal heat map
@@ -432,14 +438,13 @@ def sinusoidal_heatmap(positions: int = examples.SINUSOID_POSITIONS,
     fig = style.new_figure(style.NARROW, 3.4, layout="constrained")
     with style.book_style():
         artists = draw_sinusoidal(fig.subplots(), encoding)
-    alt = (
-        f"Heat map of the sinusoidal encoding, positions 0–{positions - 1} down and {d_model} features "
-        f"across, from −1 (blue) to 1 (red). Feature pair 0 (sin, cos) repeats every "
-        f"{fmt.num(round(periods[0], 1))} positions; the last pair's period is "
-        f"{fmt.num(round(periods[-1]))} positions, so within {positions} positions it barely moves. "
-        "No two rows are equal."
-    )
-    title = "Sinusoidal position encoding"
+    alt = _(
+        "Heat map of the sinusoidal encoding, positions 0–{last} down and {d_model} features across, from −1 "
+        "(blue) to 1 (red). Feature pair 0 (sin, cos) repeats every {first_period} positions; the last pair's "
+        "period is {last_period} positions, so within {positions} positions it barely moves. No two rows are "
+        "equal.").format(last=positions - 1, d_model=d_model, first_period=fmt.num(round(periods[0], 1)),
+                         last_period=fmt.num(round(periods[-1])), positions=positions)
+    title = _("Sinusoidal position encoding")
     display = FigureDisplay(Drawn(0, title, fig, alt, artists, encoding), caption=title)
     style.close(fig)
     return display

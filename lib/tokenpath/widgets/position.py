@@ -10,6 +10,7 @@ import ipywidgets
 
 from .. import examples, figures, position
 from ..figures import position as fig
+from ..i18n import _
 from ..lessons import position as lessons
 from . import Controls, SliderFigure, slider
 
@@ -88,9 +89,9 @@ def rope_pair(index: int = examples.FIG15_PAIR, log_base: float = math.log10(exa
     low, high = fig.LOG_BASE_RANGE
     controls = Controls({
         "index": ipywidgets.IntSlider(value=examples.FIG15_PAIR, min=0, max=examples.FIG15_HEAD_DIM // 2 - 1,
-                                      step=1, description="pair i", continuous_update=True, layout=_LAYOUT),
+                                      step=1, description=_("pair i"), continuous_update=True, layout=_LAYOUT),
         "log_base": ipywidgets.FloatSlider(value=math.log10(examples.FIG15_BASE), min=low, max=high,
-                                           step=_LOG_BASE_STEP, description="log₁₀ base", readout_format=".2f",
+                                           step=_LOG_BASE_STEP, description=_("log₁₀ base"), readout_format=".2f",
                                            continuous_update=True, layout=_LAYOUT,
                                            style={"description_width": "initial"}),
     })
