@@ -155,6 +155,8 @@ def test_on_the_real_file_the_file_order_with_neighbour_pairs_gives_the_engines_
     c = G.pairing_check(g, tokenizer_from_gguf(g.metadata).encode(ex.SMOL_PAIRING_TEXT))
     assert c.largest_gap < 1e-9 * c.scale
     assert c.mixed_gap > 0.1 * c.scale
+    assert c.visible_gap > 0.1 * c.scale and c.weights_gap > 0.1  # the mistake moves the scores attention uses
+    assert c.diagonal_gap < 1e-9 * c.scale  # a query reading its own position: the rotations cancel
 
 
 @pytest.mark.torch
@@ -229,6 +231,9 @@ def test_save_pretrained_writes_the_files_section_9_1_names(tmp_path):
 
     written = json.loads((tmp_path / "model" / "config.json").read_text())
     assert "rope_theta" not in written and written["rope_parameters"]["rope_theta"] == 10000.0
+    # dtype records the precision written (older files: torch_dtype, still accepted on reading)
+    assert written["dtype"] == "float32" and "torch_dtype" not in written
+    assert str(transformers.LlamaConfig(torch_dtype="bfloat16").dtype).endswith("bfloat16")
     fast = transformers.PreTrainedTokenizerFast(tokenizer_object=Tokenizer(models.BPE({"a": 0}, [])))
     fast.save_pretrained(tmp_path / "tok")
     assert {"tokenizer.json", "tokenizer_config.json"} <= {p.name for p in (tmp_path / "tok").iterdir()}
@@ -262,3 +267,52 @@ def test_the_real_files_float32_tensors_are_its_one_axis_norm_weights(smollm2_fi
     assert f32 == {n for n, t in g.tensors.items() if len(t.shape) == 1}
     assert f32 and all(n.endswith("_norm.weight") for n in f32)
     assert all(t.type_name in ("Q4_1", "Q8_0") for n, t in g.tensors.items() if n not in f32)
+
+
+def test_a_float16_is_1_sign_5_exponent_10_fraction_bits_read_little_endian():
+    """Section 10.13's note: two little-endian bytes, 1 sign, 5 exponent and 10 fraction
+    bits, bias 15; numpy's ``view("<f2")`` and ``struct``'s ``e`` read them alike."""
+    import struct
+
+    assert (np.finfo(np.float16).nmant, np.finfo(np.float16).nexp, np.dtype(np.float16).itemsize) == (10, 5, 2)
+    rng = np.random.default_rng(RNG_SEED)
+    for raw in rng.integers(0, 256, size=(200, 2), dtype=np.uint8):
+        n = int.from_bytes(bytes(raw), "little")
+        sign, exponent, fraction = n >> 15, (n >> 10) & 0x1F, n & 0x3FF
+        if 0 < exponent < 31:  # normal numbers: (1 + fraction/1024) · 2^(exponent − 15)
+            want = (-1) ** sign * (1 + fraction / 1024) * 2.0 ** (exponent - 15)
+            assert float(raw.view("<f2")[0]) == want == struct.unpack("<e", bytes(raw))[0]
+
+
+def test_the_gguf_packages_codes_name_what_section_10_11_says():
+    """Section 10.11's note on the other keys and on the embedding's type: file type 3 is
+    "mostly Q4_1", token type 3 a control token and 1 a normal one; Q6_K blocks hold 256
+    numbers, so a row of 576 cannot be Q6_K."""
+    assert gguf.LlamaFileType.MOSTLY_Q4_1 == 3
+    assert (gguf.TokenType.CONTROL, gguf.TokenType.NORMAL) == (3, 1)
+    assert gguf.GGML_QUANT_SIZES[T.Q6_K][0] == 256 and 576 % 256 != 0
+    assert gguf.GGML_QUANT_SIZES[T.Q8_0] == (32, 34) and gguf.GGML_QUANT_SIZES[T.Q4_1] == (32, 20)
+
+
+@pytest.mark.heavy  # reads the 49,152 tokens twice
+def test_the_real_files_header_as_the_gguf_package_reads_it(smollm2_file):
+    """Section 10.11: the file's type and token types, and a data section that starts where
+    the tensor table ends (no padding), as llama.cpp's own reader finds them."""
+    g = read_gguf(smollm2_file)
+    r = gguf.GGUFReader(smollm2_file)
+    assert r.data_offset == g.data_offset == g.header_end
+    assert g.metadata["general.file_type"] == gguf.LlamaFileType.MOSTLY_Q4_1
+    types = g.metadata["tokenizer.ggml.token_type"]
+    tokens = g.metadata["tokenizer.ggml.tokens"]
+    assert types[tokens.index("<|im_start|>")] == gguf.TokenType.CONTROL and types[tokens.index("a")] == gguf.TokenType.NORMAL
+    assert g.tensors["token_embd.weight"].type_name == "Q8_0" and "output.weight" not in g.tensors
+
+
+@pytest.mark.heavy  # dequantizes every tensor of the file
+def test_every_block_of_the_real_file_uses_its_extreme_codes(smollm2_file):
+    """Section 10.14's note: not only the two matrices the cell reads, but every Q4_1 block
+    of the file uses codes 0 and 15, and every Q8_0 block 127 or −127."""
+    g = read_gguf(smollm2_file)
+    for name, t in g.tensors.items():
+        if t.type_name in ("Q4_1", "Q8_0"):
+            assert G.rounding_bound(g, name).full_range == 1.0, name

@@ -102,6 +102,13 @@ def _sci(v) -> str:
     return f"{mantissa}e{int(exponent)}"
 
 
+@cache
+def _generated():
+    """(ID, bytes) of each token section 10.7 samples."""
+    g = tiny().generate(ex.MODEL_PROMPT, ex.MODEL_GENERATE_STEPS, seed=ex.MODEL_GENERATE_SEED)
+    return [(int(i), tiny().tokenizer.token_bytes(int(i))) for i in g.sampled]
+
+
 def _stored(name):
     return tiny().tensors[name].shape
 
@@ -117,6 +124,15 @@ CLAIMS: list[_Claim] = [
     Claim("model.Hkv", lambda: config().num_key_value_heads, exact="2"),
     Claim("model.d_h", lambda: config().head_dim, exact="4"),
     Claim("model.d_ff", lambda: config().intermediate_size, exact="32"),
+    Claim("model.d_h_split", lambda: config(),
+          text=("d_h = 16/4 = 4", lambda c: f"d_h = {c.hidden_size}/{c.num_attention_heads} = {c.head_dim}")),
+    Claim("model.eos", lambda: (config().eos_token_id, tiny().tokenizer.special_tokens.get("<|endoftext|>"),
+                                config().vocab_size),
+          text=("`eos_token_id` is 384, the ID of `<|endoftext|>`: the last of the vocabulary's 385 IDs",
+                lambda v: f"`eos_token_id` is {v[0]}, the ID of `<|endoftext|>`: the last of the vocabulary's {v[2]} IDs"
+                if v[0] == v[1] == v[2] - 1 else "")),
+    Claim("model.max_length", lambda: json.loads((directory() / "tokenizer_config.json").read_text())["model_max_length"],
+          text=("writes 1048576 there", lambda n: f"writes {n} there")),
     Claim("model.rope_theta", lambda: json.loads((directory() / M.CONFIG_NAME).read_text())
           ["rope_parameters"]["rope_theta"], text=("10000.0", str)),
     # -- 9.2 the safetensors header ------------------------------------------------------
@@ -133,9 +149,8 @@ CLAIMS: list[_Claim] = [
     Claim("st.embed_bytes", lambda: header().entry("model.embed_tokens.weight").nbytes, exact="24640"),
     # -- 9.3 names and shapes --------------------------------------------------------------
     Claim("names.figure4_config", lambda: (ex.D_MODEL, ex.H, ex.D_FF),
-          text=("width d = 8 with H = 2 heads that each have their own keys and values and a SwiGLU width of 24",
-                lambda c: f"width d = {c[0]} with H = {c[1]} heads that each have their own keys and values and a "
-                          f"SwiGLU width of {c[2]}")),
+          text=("width d = 8; H = 2 heads, each with its own keys and values; SwiGLU width 24",
+                lambda c: f"width d = {c[0]}; H = {c[1]} heads, each with its own keys and values; SwiGLU width {c[2]}")),
     Claim("names.k_proj", lambda: _stored("model.layers.0.self_attn.k_proj.weight"), text=("[8, 16]", _shape)),
     Claim("names.q_proj", lambda: _stored("model.layers.0.self_attn.q_proj.weight"), text=("[16, 16]", _shape)),
     Claim("names.lm_head", lambda: _stored("lm_head.weight"),
@@ -168,12 +183,26 @@ CLAIMS: list[_Claim] = [
           text=("猫, whose 3 bytes the corpus also repeats, is a single token",
                 lambda t: f"{t[0]}, whose {len(t[0].encode('utf-8'))} bytes the corpus also repeats, is "
                           + ("a single token" if len(t[1]) == 1 else f"{len(t[1])} tokens"))),
+    Claim("tok.big_tokens", lambda: len(tiny().tokenizer.encode("大语言模型")),
+          text=("大语言模型 takes 5 tokens", lambda n: f"大语言模型 takes {n} tokens")),
     Claim("tok.first_id", lambda: prompt_ids()[0], exact="271"),
     Claim("tok.second_id", lambda: prompt_ids()[1], exact="341"),
     # -- 9.6 the forward pass ---------------------------------------------------------------
     Claim("fwd.weights_per_head", lambda: trace().layers[0].weights.shape[2:], text=("[6, 6]", _shape)),
     Claim("fwd.batch", lambda: trace().layers[0].x.shape[0], exact="1"),
     Claim("fwd.stream", lambda: trace().final.shape, text=("[6, 16]", _shape)),
+    # -- 9.7 generation ---------------------------------------------------------------------------
+    Claim("gen.tokens", lambda: _generated(),
+          text=("the 5 sampled tokens follow: 。 (ID 279); the lone byte 0x94, which decodes to �; the control byte 0x12, "
+                "which `repr` prints as `\\x12`",
+                lambda g: f"the {len(g)} sampled tokens follow: {g[0][1].decode()} (ID {g[0][0]}); the lone byte "
+                          f"0x{g[1][1][0]:02x}, which decodes to �; the control byte 0x{g[2][1][0]:02x}, "
+                          f"which `repr` prints as `{repr(g[2][1].decode())[1:-1]}`"
+                if len(g[1][1]) == 1 and g[1][1].decode("utf-8", "replace") == "\ufffd" and g[2][1][0] < 0x20 else "")),
+    Claim("gen.tail", lambda: _generated(),
+          text=("`!`; and the bytes E5 96, the start of a character cut short",
+                lambda g: f"`{g[3][1].decode()}`; and the bytes {g[4][1].hex(' ').upper()}, the start of a character cut short"
+                if g[4][1][0] >= 0xC0 and g[4][1].decode("utf-8", "replace").endswith("\ufffd") else "")),
     # -- 9.8 shards ------------------------------------------------------------------------------
     Claim("shard.first_name", lambda: shard_names()[0], text=("model-00001-of-00003.safetensors", str)),
     Claim("shard.limit", lambda: ex.MODEL_SHARD_BYTES, exact="32000"),
@@ -183,6 +212,8 @@ CLAIMS: list[_Claim] = [
     Claim("mix.experts", lambda: mixtral().config.num_local_experts, exact="4"),
     Claim("mix.per_token", lambda: mixtral().config.num_experts_per_tok, exact="2"),
     Claim("mix.router_shape", lambda: _mix_stored("block_sparse_moe.gate.weight"), text=("[4, 16]", _shape)),
+    Claim("mix.router_T", lambda: _mix_stored("block_sparse_moe.gate.weight")[::-1],
+          text=("W_r of shape [d, E_n] = [16, 4]", lambda s: f"W_r of shape [d, E_n] = {_shape(s)}")),
     Claim("mix.w1_shape", lambda: _mix_stored("block_sparse_moe.experts.0.w1.weight"), text=("[32, 16]", _shape)),
     Claim("mix.w3_shape", lambda: _mix_stored("block_sparse_moe.experts.0.w3.weight"), text=("[32, 16]", _shape)),
     Claim("mix.w2_shape", lambda: _mix_stored("block_sparse_moe.experts.0.w2.weight"), text=("[16, 32]", _shape)),

@@ -14,7 +14,7 @@ from tokenpath import examples as ex
 from tokenpath import model as M
 from tokenpath.gguf_format import DEFAULT_ALIGNMENT, GGML_TYPES, read_gguf
 from tokenpath.lessons import model_files_gguf as G
-from tokenpath.model.gguf_model import gguf_config
+from tokenpath.model.gguf_model import gguf_config, unpermute_rows
 
 from . import Claim as _Claim
 from . import NotClaim as _NotClaim
@@ -98,6 +98,23 @@ def chat_markers():
     return markers(list(ex.SMOL_CHAT)), markers([{"role": "user", "content": ex.SMOL_INJECTION}])
 
 
+def _half_float(raw2) -> tuple[int, int, int, int]:
+    """(the number two little-endian bytes spell, sign, exponent, fraction) of a float16."""
+    n = int.from_bytes(bytes(raw2), "little")
+    return n, n >> 15, (n >> 10) & 0x1F, n & 0x3FF
+
+
+@cache
+def q8_raw():
+    g = smol()
+    return G.block_bytes(g, ex.SMOL_Q8_TENSOR, G.token_id(g, ex.SMOL_Q8_TOKEN))
+
+
+def _digit_tokens():
+    tok = smol_tokenizer()
+    return sum(len(b) > 1 and any(48 <= c <= 57 for c in b) for b in (tok.token_bytes(i) for i in range(tok.n_vocab)))
+
+
 def _minus(text: str) -> str:
     return text.replace("-", "−")
 
@@ -121,6 +138,11 @@ CLAIMS: list[_Claim] = [
           text=("the version, 3,", lambda v: f"the version, {v[0]}," if v[0] == v[1] else "")),
     Claim("real.tensors", lambda: (smol_first().tensor_count, len(smol().tensors)),
           text=("272 tensors", lambda v: f"{v[0]} tensors" if v[0] == v[1] else "")),
+    Claim("real.count_bytes", lambda: (smol_first().raw[8:10], smol_first().tensor_count),
+          text=("begin 10 01: least significant byte first, that is 0x0110 = 272 tensors",
+                lambda v: f"begin {v[0].hex(' ')}: least significant byte first, that is "
+                          f"0x{int.from_bytes(v[0], 'little'):04x} = {v[1]} tensors"
+                if int.from_bytes(v[0], "little") == v[1] else "")),
     Claim("real.tensors_again", lambda: len(smol().tensors), text=("the 272 of the table", lambda n: f"the {n} of the table")),
     Claim("real.keys", lambda: (smol_first().metadata_count, len(smol().metadata)),
           text=("33 metadata keys", lambda v: f"{v[0]} metadata keys" if v[0] == v[1] else "")),
@@ -137,6 +159,36 @@ CLAIMS: list[_Claim] = [
     Claim("real.vocab", lambda: len(meta("tokenizer.ggml.tokens")), text=("49,152 tokens", lambda n: f"{n:,} tokens")),
     Claim("real.merges", lambda: len(meta("tokenizer.ggml.merges")), text=("48,900 merges", lambda n: f"{n:,} merges")),
     Claim("real.data_start", lambda: smol().data_offset, text=("1,785,664", _thousands)),
+    Claim("real.padding", lambda: smol().data_offset - smol().header_end,
+          text=("so 0 bytes of padding follow", lambda n: f"so {n} bytes of padding follow")),
+    Claim("real.finetune", lambda: meta("general.finetune"), text=("`8k-lc100k-mix1-ep2`", lambda v: f"`{v}`")),
+    Claim("real.file_type", lambda: meta("general.file_type"),
+          text=("`general.file_type` 3", lambda v: f"`general.file_type` {v}")),
+    Claim("real.quant_version", lambda: meta("general.quantization_version"),
+          text=("`general.quantization_version` 2", lambda v: f"`general.quantization_version` {v}")),
+    Claim("real.vocab_key", lambda: meta("llama.vocab_size"), text=("`llama.vocab_size` 49152", lambda v: f"`llama.vocab_size` {v}")),
+    Claim("real.rope_dims", lambda: (meta("llama.rope.dimension_count"), gguf_config(smol()).head_dim),
+          text=("`llama.rope.dimension_count` 64: the features RoPE turns in each head, all of d_h = 64",
+                lambda v: f"`llama.rope.dimension_count` {v[0]}: the features RoPE turns in each head, all of d_h = {v[1]}"
+                if v[0] == v[1] else "")),
+    Claim("real.token_types", lambda: (meta("tokenizer.ggml.token_type"), smol_tokenizer()),
+          text=("3 marks a control token such as `<|im_start|>`, 1 an ordinary one",
+                lambda v: f"{v[0][v[1].special_tokens['<|im_start|>']]} marks a control token such as `<|im_start|>`, "
+                          f"{v[0][v[1].encode('a')[0]]} an ordinary one")),
+    Claim("real.unk_pad", lambda: (meta("tokenizer.ggml.unknown_token_id"), meta("tokenizer.ggml.padding_token_id"),
+                                   meta("tokenizer.ggml.eos_token_id")),
+          text=("`tokenizer.ggml.unknown_token_id` 0 and `padding_token_id` 2: the padding ID is the EOS token reused",
+                lambda v: f"`tokenizer.ggml.unknown_token_id` {v[0]} and `padding_token_id` {v[1]}: the padding ID is "
+                          "the EOS token reused" if v[1] == v[2] else "")),
+    Claim("real.ne_prompt", lambda: smol().tensors["token_embd.weight"].shape,
+          text=("axes as [576, 49152]", lambda s: f"axes as {list(reversed(s))}")),
+    Claim("real.norm_numbers", lambda: storage()["F32"].numbers, text=("35,136", _thousands)),
+    Claim("real.norm_share", lambda: storage()["F32"].numbers / sum(t.size for t in smol().tensors.values()),
+          text=("0.03% of the model", lambda v: f"{100 * v:.2f}% of the model")),
+    Claim("real.q6k", lambda: (block_type("Q6_K")[0], smol().tensors["token_embd.weight"].shape[1]),
+          text=("multiple of its block of 256 numbers. A row here is 576 long, and 576 leaves 64 over when divided by 256",
+                lambda v: f"multiple of its block of {v[0]} numbers. A row here is {v[1]} long, and {v[1]} leaves "
+                          f"{v[1] % v[0]} over when divided by {v[0]}")),
     Claim("real.alignment", lambda: ("general.alignment" in smol().metadata, smol().alignment),
           text=("the specification's default of 32",
                 lambda a: f"the specification's default of {a[1]}" if not a[0] and a[1] == DEFAULT_ALIGNMENT else "")),
@@ -152,7 +204,30 @@ CLAIMS: list[_Claim] = [
           text=("nine tensors", lambda ok: "nine tensors" if ok else "")),
     # -- 9.13 blocks ----------------------------------------------------------------------------------------
     Claim("real.block", lambda: block_type("Q4_1")[0],
-          text=("of 32 numbers (the K-quants", lambda n: f"of {n} numbers (the K-quants")),
+          text=("of 32 numbers. Each block stores 32 codes", lambda n: f"of {n} numbers. Each block stores {n} codes")),
+    Claim("real.bf16_share", lambda: smol().file_size / (2 * sum(t.size for t in smol().tensors.values())),
+          text=("36.6%", lambda v: f"{v:.1%}")),
+    Claim("real.q8_row", lambda: (G.token_id(smol(), ex.SMOL_Q8_TOKEN), smol().tensors[ex.SMOL_Q8_TENSOR]),
+          text=("The token is row 9624. Its block starts 9624 × 612 = 5,889,888 bytes into the data section",
+                lambda v: f"The token is row {v[0]}. Its block starts {v[0]} × {v[1].nbytes // v[1].shape[0]} = "
+                          f"{v[0] * v[1].nbytes // v[1].shape[0]:,} bytes into the data section"
+                if q8_raw().file_offset == smol().data_offset + v[1].offset + v[0] * v[1].nbytes // v[1].shape[0] else "")),
+    Claim("real.q8_row_blocks", lambda: smol().tensors[ex.SMOL_Q8_TENSOR].shape[1] // block_type("Q8_0")[0],
+          text=("each of its rows is 18 blocks of 34 bytes", lambda n: f"each of its rows is {n} blocks of {block_type('Q8_0')[1]} bytes")),
+    Claim("real.q8_offset", lambda: smol().tensors[ex.SMOL_Q8_TENSOR].offset,
+          text=("The embedding's data starts at offset 0 of the data section",
+                lambda o: f"The embedding's data starts at offset {o} of the data section")),
+    Claim("real.signed", lambda: next(int(c) for c in q8().q if c < 0),
+          text=("0xEA = 234 is the code −22", lambda c: _minus(f"0x{c + 256:02X} = {c + 256} is the code {c}"))),
+    Claim("real.f16_bytes", lambda: q8_raw().raw[0:2],
+          text=("first bytes 83 19 are the number 0x1983", lambda b: f"first bytes {bytes(b).hex(' ')} are the number "
+                                                                    f"0x{_half_float(b)[0]:04x}")),
+    Claim("real.f16_bits", lambda: _half_float(q8_raw().raw[0:2]),
+          text=("sign 0, exponent 6 and fraction 387", lambda h: f"sign {h[1]}, exponent {h[2]} and fraction {h[3]}")),
+    Claim("real.f16_value", lambda: (_half_float(q8_raw().raw[0:2]), q8().delta),
+          text=("(1 + 387/1024) · 2^(6 − 15) = 0.002691",
+                lambda v: f"(1 + {v[0][3]}/1024) · 2^({v[0][2]} − 15) = {(1 + v[0][3] / 1024) * 2.0 ** (v[0][2] - 15):.4g}"
+                if (1 + v[0][3] / 1024) * 2.0 ** (v[0][2] - 15) == float(v[1]) else "")),
     Claim("real.q8_block", lambda: (block_type("Q8_0"), storage()["Q8_0"].bits_per_weight),
           text=("34 bytes for 32 weights, 8.5 bits each", lambda v: f"{v[0][1]} bytes for {v[0][0]} weights, {v[1]:.1f} bits each")),
     Claim("real.q41_block", lambda: (block_type("Q4_1"), storage()["Q4_1"].bits_per_weight),
@@ -187,6 +262,9 @@ CLAIMS: list[_Claim] = [
           text=("up to 0.142 of the block's spread", lambda v: f"up to {v:.3f} of the block's spread")),
     Claim("real.bound_q8", lambda: bound(ex.SMOL_Q8_TENSOR).median_relative,
           text=("embedding, up to 0.011", lambda v: f"embedding, up to {v:.3f}")),
+    Claim("real.full_share", lambda: (bound(ex.SMOL_Q8_TENSOR).full_range, bound(ex.SMOL_Q41_TENSOR).full_range),
+          text=("In both matrices 100% of the blocks", lambda f: f"In both matrices {f[0]:.0%} of the blocks"
+                if f[0] == f[1] else "")),
     Claim("real.full_range", lambda: (bound(ex.SMOL_Q8_TENSOR).full_range, bound(ex.SMOL_Q41_TENSOR).full_range),
           text=("Every Q4_1 block uses both code 0 and code 15, and every Q8_0 block uses 127 or −127",
                 lambda f: "Every Q4_1 block uses both code 0 and code 15, and every Q8_0 block uses 127 or −127"
@@ -201,8 +279,27 @@ CLAIMS: list[_Claim] = [
     Claim("real.parameters_config", lambda: M.count_parameters(gguf_config(smol())).total,
           text=("134,515,008", _thousands)),
     Claim("real.embedding_share", lambda: storage()["Q8_0"].numbers, text=("28,311,552", _thousands)),
-    Claim("real.pairing_scale", lambda: pairing().scale, text=("as large as 10.04", lambda v: f"as large as {v:.2f}")),
-    Claim("real.pairing_mixed", lambda: pairing().mixed_gap, text=("by up to 4.17", lambda v: f"by up to {v:.2f}")),
+    Claim("real.pairing_scale", lambda: pairing().scale, text=("reach 10.04 in size", lambda v: f"reach {v:.2f} in size")),
+    Claim("real.pairing_mixed", lambda: pairing().mixed_gap,
+          text=("the largest change is 4.17", lambda v: f"the largest change is {v:.2f}")),
+    Claim("real.pairing_visible", lambda: pairing().visible_gap,
+          text=("the causal mask keeps by up to 2.74", lambda v: f"the causal mask keeps by up to {v:.2f}")),
+    Claim("real.pairing_weights", lambda: pairing().weights_gap,
+          text=("attention weights by up to 0.45", lambda v: f"attention weights by up to {v:.2f}")),
+    Claim("real.pairing_unchanged", lambda: pairing(),
+          text=("So 45 of the 135 visible scores stay as they are",
+                lambda c: f"So {int((np.abs(c.mixed - c.unpermuted)[:, c.visible] < 1e-9 * c.scale).sum())} of the "
+                          f"{int(c.visible.sum()) * c.mixed.shape[0]} visible scores stay as they are"
+                if c.diagonal_gap < 1e-9 * c.scale else "")),
+    Claim("real.unpermute_halves", lambda: unpermute_rows(
+              np.arange(8)[:, None], 1)[:, 0],
+          text=("rows 0–3, the first half, come from the even file rows 0, 2, 4, 6; its rows 4–7 from the odd ones",
+                lambda o: f"rows 0–{o.size // 2 - 1}, the first half, come from the even file rows "
+                          f"{', '.join(map(str, o[:o.size // 2]))}; its rows {o.size // 2}–{o.size - 1} from the odd ones"
+                if (o[o.size // 2:] % 2 == 1).all() else "")),
+    Claim("real.digit_tokens", lambda: _digit_tokens(),
+          text=("The vocabulary has 0 multi-character tokens that contain a digit",
+                lambda n: f"The vocabulary has {n} multi-character tokens that contain a digit")),
     Claim("real.pairing_same", lambda: pairing().largest_gap < 1e-9 * pairing().scale,
           text=("The first two give the same scores up to rounding",
                 lambda ok: "The first two give the same scores up to rounding" if ok else "")),
@@ -249,6 +346,10 @@ NOT_CLAIMS: list[_NotClaim] = [
     NotClaim("code 0 and code 15", "the two ends of a 4-bit code"),
     NotClaim("never writes −128", "the one int8 code Q8_0's reference quantizer never writes; the file's codes are claim real.no_minus_128"),
     NotClaim("127 or −127", "the ends of a Q8_0 code; that every block uses one is claim real.full_range"),
+    NotClaim("±127", "the ends of a Q8_0 code's range, fixed by the format"),
+    NotClaim("1 sign bit, 5 exponent bits and 10 fraction bits", "the float16 (IEEE 754 binary16) layout, by definition; "
+             "cross-checked with numpy's finfo in tests/test_crosscheck_ch10_gguf.py"),
+    NotClaim("row numbers 0 … 7", "the size of the cell's demonstration, written in its code"),
     NotClaim("i + d_h/2", "RoPE's rotate_half pairing, a formula"),
     NotClaim("2i and 2i + 1", "RoPE's neighbour pairing, a formula"),
     NotClaim("row 2i + 1", "the converter's row order, a formula"),

@@ -277,6 +277,7 @@ class GGUFFile:
     tensors: Mapping[str, GGUFTensor]  # name → entry, in file order
     data_offset: int  # file byte where the data section starts
     file_size: int
+    header_end: int  # file byte where the tensor table ends; data_offset rounds it up to the alignment
 
     def __repr__(self) -> str:  # the metadata of a real file runs to megabytes: counts only
         return (f"GGUFFile({self.path!r}, version={self.version}, {len(self.metadata)} metadata keys, "
@@ -403,7 +404,7 @@ def _parse(path, buf, size: int) -> GGUFFile:
     data_offset = -(-cur.at // alignment) * alignment
     _check_data(path, list(tensors.values()), data_offset, alignment, size)
     return GGUFFile(str(path), version, alignment, MappingProxyType(metadata), MappingProxyType(types),
-                    MappingProxyType(tensors), data_offset, size)
+                    MappingProxyType(tensors), data_offset, size, cur.at)
 
 
 def _example_file() -> str:

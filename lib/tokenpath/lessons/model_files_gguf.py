@@ -319,8 +319,38 @@ class PairingCheck:
 
     @property
     def mixed_gap(self) -> float:
-        """max |mixed − unpermuted|: what forgetting the unpermute costs."""
+        """max |mixed − unpermuted| over every score, future (masked) keys included."""
         return float(np.abs(self.mixed - self.unpermuted).max())
+
+    @property
+    def visible(self) -> np.ndarray:
+        """[T, T] True where the causal mask lets query t read key j (j ≤ t)."""
+        return np.tril(np.ones(self.unpermuted.shape[1:], dtype=bool))
+
+    @property
+    def visible_gap(self) -> float:
+        """max |mixed − unpermuted| over the scores the causal mask keeps: what forgetting
+        the unpermute costs the scores attention uses."""
+        return float(np.abs(self.mixed - self.unpermuted)[:, self.visible].max())
+
+    @property
+    def diagonal_gap(self) -> float:
+        """max |mixed − unpermuted| where a query reads its own position: the rotations of
+        query and key cancel there, so the pairing does not matter."""
+        return float(np.abs(np.diagonal(self.mixed - self.unpermuted, axis1=1, axis2=2)).max())
+
+    def weights(self, which: str = "unpermuted") -> np.ndarray:
+        """[Hq, T, T] attention weights: softmax over each row's visible scores of
+        ``which`` ("unpermuted", "mixed" or "file_order")."""
+        s = np.where(self.visible, getattr(self, which), -np.inf)
+        e = np.exp(s - s.max(axis=-1, keepdims=True))
+        return e / e.sum(axis=-1, keepdims=True)
+
+    @property
+    def weights_gap(self) -> float:
+        """max |A(mixed) − A(unpermuted)|: how far forgetting the unpermute moves an
+        attention weight."""
+        return float(np.abs(self.weights("mixed") - self.weights()).max())
 
     @property
     def scale(self) -> float:
@@ -338,8 +368,8 @@ def pairing_check(g: GGUFFile, ids, layer: int = 0) -> PairingCheck:
     >>> from tokenpath.model.gguf_model import _tiny_gguf
     >>> from tokenpath.gguf_format import read_gguf
     >>> c = pairing_check(read_gguf(_tiny_gguf()), [1, 2, 3])
-    >>> c.file_order.shape, c.largest_gap < 1e-6
-    ((4, 3, 3), True)
+    >>> c.file_order.shape, c.largest_gap < 1e-6, c.diagonal_gap < 1e-9, c.visible_gap <= c.mixed_gap
+    ((4, 3, 3), True, True, True)
     """
     g = _check_gguf(g)
     c = gguf_config(g)

@@ -23,11 +23,14 @@ def questions() -> tuple[Question, ...]:
     """The chapter's questions, in the order it asks them."""
     from .. import model as M
     from ..lessons.model_files import tiny_config, tiny_model, tiny_tokenizer
+    from .. import examples as ex
     from .. import safetensors_format as S
 
     with tempfile.TemporaryDirectory() as tmp:
         directory = M.save(Path(tmp) / "tiny-llama", tiny_model())
-        _, n, _ = S.raw_header(directory / "model.safetensors")
+        sharded = M.save(Path(tmp) / "tiny-llama-sharded", tiny_model(), max_shard_size=ex.MODEL_SHARD_BYTES)
+        last_shard = sorted(p.name for p in sharded.glob("model-*.safetensors"))[-1]
+        _, n, _ = S.raw_header(sharded / last_shard)
         config = json.loads((directory / "config.json").read_text(encoding="utf-8"))
         config["num_hidden_layers"] -= 1
         (directory / "config.json").write_text(json.dumps(config), encoding="utf-8")
@@ -35,10 +38,10 @@ def questions() -> tuple[Question, ...]:
             M.load(directory)
             error = ""
         except M.ModelFileError as err:
-            error = str(err)
-    q1 = exact("files-data-start", "Read the 8 length bytes of tiny-llama/model.safetensors with int.from_bytes(..., \"little\"). "
-               "At which byte of the file does the first tensor's data begin?",
-               8 + n, source='8 + safetensors_format.raw_header(".../model.safetensors")[1]',
+            error = str(err).replace(str(directory) + "/", "").replace(str(directory), "tiny-llama")
+    q1 = exact("files-data-start", f"Read the 8 length bytes of tiny-llama-sharded/{last_shard} (section 10.8) with "
+               "int.from_bytes(..., \"little\"). At which byte of that file does the first tensor's data begin?",
+               8 + n, source=f'8 + safetensors_format.raw_header(".../{last_shard}")[1]',
                hint="a byte offset (a whole number)",
                why=f"8 bytes of length, then the JSON header of N = {n} bytes: the data starts at 8 + {n} = {8 + n}.")
     untied, tied = tiny_config(), tiny_config(tied=True)
@@ -48,21 +51,27 @@ def questions() -> tuple[Question, ...]:
     q2 = choice("files-tied", "Save tiny_model(tied=True): which tensor name is missing?", missing, "a",
                 source="set(M.tensor_shapes(tiny_config())) - set(M.tensor_shapes(tiny_config(tied=True)))",
                 why=f"The tied head reuses model.embed_tokens.weight; of the {len(names)} untied names, {gone} is not stored.")
-    fewer = M.count_parameters(untied).total - M.count_parameters(tied).total
-    q3 = exact("files-tied-count", "How many parameters fewer does the tied model store?", fewer,
-               source="M.count_parameters(tiny_config()).total - M.count_parameters(tiny_config(tied=True)).total",
-               hint="a whole number", why=f"The head is [V, d] = {untied.vocab_size} × {untied.hidden_size} = {fewer}.")
-    kv4 = dataclasses.replace(untied, num_key_value_heads=4)
-    k_shape = M.tensor_shapes(kv4)["model.layers.0.self_attn.k_proj.weight"]
-    q4 = sequence("files-kproj", "Change num_key_value_heads to 4 in a copy of the config. What is "
-                  "the shape of k_proj.weight?", list(k_shape),
-                  source='M.tensor_shapes(replace(config, num_key_value_heads=4))["model.layers.0.self_attn.k_proj.weight"]',
+    big = 1000
+    wide, wide_tied = tiny_config(vocab_size=big), tiny_config(tied=True, vocab_size=big)
+    fewer = M.count_parameters(wide).total - M.count_parameters(wide_tied).total
+    q3 = exact("files-tied-count", f"With a vocabulary of {big} instead (tiny_config(vocab_size={big}) and "
+               f"tiny_config(tied=True, vocab_size={big})), how many parameters fewer does the tied model store?", fewer,
+               source=f"M.count_parameters(tiny_config(vocab_size={big})).total - "
+                      f"M.count_parameters(tiny_config(tied=True, vocab_size={big})).total",
+               hint="a whole number", why=f"Tying drops the head, [V, d] = {big} × {wide.hidden_size} = {fewer}.")
+    kv1 = dataclasses.replace(untied, num_key_value_heads=1)
+    k_shape = M.tensor_shapes(kv1)["model.layers.0.self_attn.k_proj.weight"]
+    q4 = sequence("files-kproj", "Make a copy of the config with one K/V head, "
+                  "kv1 = dataclasses.replace(tiny.config, num_key_value_heads=1). What is the stored shape of "
+                  "k_proj.weight (M.tensor_shapes(kv1) lists them)?", list(k_shape),
+                  source='M.tensor_shapes(replace(config, num_key_value_heads=1))["model.layers.0.self_attn.k_proj.weight"]',
                   hint="a shape [rows, columns] such as [2, 3]",
-                  why=f"PyTorch stores [out, in]: out = Hkv × d_h = 4 × {untied.head_dim}, in = d = {untied.hidden_size}.")
-    q5 = exact("files-kv4-count", "And the new parameter count (check it with M.count_parameters)?", M.count_parameters(kv4).total,
-               source="M.count_parameters(replace(config, num_key_value_heads=4)).total", hint="a whole number",
-               why="Only k_proj and v_proj grow, in every layer: "
-                   f"{M.count_parameters(untied).total} becomes {M.count_parameters(kv4).total}.")
+                  why=f"PyTorch stores [out, in]: out = Hkv × d_h = 1 × {untied.head_dim}, in = d = {untied.hidden_size}.")
+    q5 = exact("files-kv1-count", "And its parameter count? Check it with M.count_parameters(kv1).total.",
+               M.count_parameters(kv1).total,
+               source="M.count_parameters(replace(config, num_key_value_heads=1)).total", hint="a whole number",
+               why="Only k_proj and v_proj shrink, in every layer: "
+                   f"{M.count_parameters(untied).total} becomes {M.count_parameters(kv1).total}.")
     last = f"model.layers.{untied.num_hidden_layers - 1}."
     named = {
         "a": f"a tensor of the last layer ({last}…) that the shorter config does not describe",
@@ -89,7 +98,7 @@ def questions() -> tuple[Question, ...]:
                 why=f"IDs {fmt.vec(ids)}; a token whose bytes end or start inside a character decodes to �.")
     bf16 = S.DTYPE_SIZES["BF16"] * M.count_parameters(untied).total
     q_bf16 = exact("files-bf16-bytes", "What if the tiny Llama's weights were saved as bfloat16 instead of float32: how many "
-                   "bytes of tensor data would model.safetensors hold after its header?", bf16,
+                   "bytes of tensor data would model.safetensors hold after its header? (A bfloat16 takes 2 bytes, chapter 7.)", bf16,
                    source='safetensors_format.DTYPE_SIZES["BF16"] * M.count_parameters(tiny_config()).total',
                    hint="a number of bytes (a whole number)",
                    why=f"The shapes do not change, only the bytes per number: {M.count_parameters(untied).total} "
@@ -131,7 +140,8 @@ def _gguf_questions() -> tuple[Question, ...]:
     lo, hi = Q41_BYTE, Q41_BYTE + block.low.size
     q9 = vector("files-q41-weights", f"A Q4_1 block starts with the bytes {Q41_HEAD.hex(' ')} (Δ, then m, each a "
                 f"little-endian float16), and its nibble byte {Q41_BYTE} (byte {4 + Q41_BYTE} of the block) is "
-                f"0x{Q41_VALUE:02X}. What are weights {lo} and {hi}? Check with model_files_gguf.q4_1_by_hand.",
+                f"0x{Q41_VALUE:02X}. What are weights {lo} and {hi}? Check with "
+                f"G.q4_1_by_hand(np.frombuffer(bytes.fromhex(\"{bytes(raw).hex()}\"), np.uint8)).",
                 [float(block.weights[lo]), float(block.weights[hi])], tolerance=1e-6,
                 source=f"q4_1_by_hand(the block's 20 bytes).weights[[{lo}, {hi}]]", hint="two numbers such as [1.5, -0.5]",
                 why=f"Δ = {float(block.delta)}, m = {float(block.m)}; 0x{Q41_VALUE:02X} holds code {int(block.low[lo])} "
