@@ -42,3 +42,17 @@ def test_generate_s_chain_gives_the_engine_s_distribution(t, k, p):
     mine = sampling.next_token_probs(z, temperature=t, top_k=k, top_p=p)
     np.testing.assert_allclose(mine, theirs, rtol=0, atol=1e-12)
     assert (mine > 0).sum() <= k
+
+
+def test_with_ties_at_the_k_th_logit_transformers_keeps_them_all_the_engine_the_lowest_ids():
+    """Section 12.3's note on ties: ``TopKLogitsWarper`` keeps every logit equal to the k-th
+    largest, the engine exactly k of them, the lowest IDs first. Without ties both keep k."""
+    z = np.array([3.0, 2.0, 1.0, 2.0, 0.5, 2.0, -1.0, 0.0])  # the 2nd largest value, 2, three times
+    top_k = next(w for w in _processors(1.0, 2, 1.0) if type(w).__name__ == "TopKLogitsWarper")
+    theirs = np.isfinite(top_k(None, torch.tensor(z[None]))[0].numpy())
+    mine = sampling.next_token_probs(z, temperature=1.0, top_k=2) > 0
+    assert theirs.nonzero()[0].tolist() == [0, 1, 3, 5]
+    assert mine.nonzero()[0].tolist() == [0, 1]
+    untied = np.array([3.0, 2.0, 1.0, 1.5, 0.5, 2.5, -1.0, 0.0])
+    theirs = np.isfinite(top_k(None, torch.tensor(untied[None]))[0].numpy())
+    assert theirs.tolist() == (sampling.next_token_probs(untied, temperature=1.0, top_k=2) > 0).tolist()

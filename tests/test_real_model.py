@@ -182,8 +182,8 @@ def test_the_notebook_prints_the_committed_finding():
     assert f"largest induction score over the {runs} runs: layer {f.top[0]}, head {f.top[1]}, {f.top_score:.2f}" in text
     assert f"silenced: second copy {f.top_second_delta:+.2f} nats" in text
     assert f"five random heads silenced together {f.control_five}: second copy {f.control_five_second_delta:+.2f}" in text
-    # the logit lens and the induction score computed inline, each equal to the engine's
-    assert text.count("same as the engine: True") == 2 and "same as the engine: False" not in text
+    # the logit lens, the induction score and one head's direct logits computed inline, each equal to the engine's
+    assert text.count("same as the engine: True") == 3 and "same as the engine: False" not in text
 
 
 @pytest.mark.parametrize("change, match", [
@@ -238,3 +238,31 @@ def test_the_cuts_equal_transformers_warpers_on_smollm2_s_logits():
             z = warp(None, z)
         theirs = torch.softmax(z, dim=-1)[0].numpy()
         np.testing.assert_allclose(nxt.probs, theirs, rtol=0, atol=1e-9)
+
+
+def test_direct_logits_read_each_head_through_the_final_norm_and_the_tied_head(m):
+    """Section 12.5's direct reading, recomputed head by head from the trace: the mean over
+    the second copy of (next ID's logit − the row's mean) and the median rank, and the
+    finding it supports: the top induction head hardly writes the copied token; the heads
+    that write it most sit after it, in later layers."""
+    run = RH.induction_runs()[0]
+    n, tr = run.size // 2, m.forward(run)
+    top = RH.head_finding().top
+    d = RH.direct_logits(m, run, [top, (29, 1)], trace=tr)
+    x = tr.layers[-1].out[0, n:-1]
+    s = m.tensors["model.norm.weight"] / np.sqrt((x ** 2).mean(-1, keepdims=True) + m.config.rms_norm_eps)
+    d_h = m.config.hidden_size // m.config.num_attention_heads
+    for l, h in (top, (29, 1)):
+        z = (tr.layers[l].heads_out[0, h, n:-1] @ m.layer_weights(l).w_o[h * d_h:(h + 1) * d_h] * s) @ m.embedding.T
+        zt = z[np.arange(n - 1), run[n + 1:]]
+        assert d.above[l, h] == pytest.approx((zt - z.mean(-1)).mean(), abs=1e-4)
+        assert d.rank[l, h] == np.median(1 + (z > zt[:, None]).sum(-1))
+    assert d.rank[top] > 10_000 and d.rank[29, 1] < 100
+    assert all(layer > top[0] for layer, _ in d.writers(3))
+    assert d.above[top] < 0.2 * d.above[d.writers(1)[0]]
+
+
+@pytest.mark.parametrize("ids, error", [([1, 2, 3], ValueError), ([[1, 2], [1, 2]], ValueError)])
+def test_direct_logits_refuse_what_is_not_a_run_written_twice(m, ids, error):
+    with pytest.raises(error, match="ids"):
+        RH.direct_logits(m, ids)

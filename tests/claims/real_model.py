@@ -10,6 +10,8 @@ argument. A different file or engine that moves a number fails here first.
 from __future__ import annotations
 
 import math
+
+import numpy as np
 from functools import cache, partial
 
 from tokenpath import fmt, ownline, pretrained
@@ -18,7 +20,8 @@ from tokenpath.gguf_format import GGML_TYPES
 from tokenpath.lessons import real_model as R
 from tokenpath.lessons import real_model_heads as RH
 from tokenpath.model import count_parameters
-from tokenpath.trained import count_moe_parameters
+from tokenpath import examples as tex
+from tokenpath.trained import count_moe_parameters, read_evaluation
 
 from . import Claim as _Claim
 from . import NotClaim as _NotClaim
@@ -98,6 +101,42 @@ def above_for(threshold: int) -> int:
     return k - 1
 
 
+@cache
+def direct() -> RH.DirectLogits:
+    """Section 12.5's direct reading of run 0, with ranks for the top five and the three top writers."""
+    m, run = R.real_model(), RH.induction_runs()[0]
+    writers = RH.direct_logits(m, run).writers(3)
+    return RH.direct_logits(m, run, [*finding().top_five, *writers])
+
+
+def writer(k: int) -> tuple[int, int]:
+    return direct().writers(k + 1)[k]
+
+
+def self_dot():
+    """The lens's row 0: the last token's embedding row against itself and against every other row."""
+    m, i = R.real_model(), int(lens().ids[-1])
+    d = m.embedding @ m.embedding[i]
+    return float(d[i]), float(max(d[:i].max(), d[i + 1:].max()))
+
+
+@cache
+def layer0():
+    from tokenpath.examples import asides
+    from tokenpath.lessons import real_layers
+
+    return real_layers.real_head_weights(asides.REAL_ATTENTION_TEXT, asides.REAL_ATTENTION_LAYER)
+
+
+def cat_rows():
+    """Head 8's rows of the two ' cat's: (first ' cat' on position 0, second ' cat' on ' The' and on '.')."""
+    r = layer0()
+    i, j = r.repeat
+    pieces = [p.decode() for p in r.pieces]
+    w = r.weights[r.head]
+    return w[i, 0], w[j, j - 1], w[j, pieces.index(".")]
+
+
 def nt(*args) -> R.RealNextToken:
     return R.next_token(0, *args)
 
@@ -123,6 +162,9 @@ CLAIMS: list[_Claim] = [
     Claim("ch12.count.book_model", lambda: count_moe_parameters().total, "2,296,960", _n),
     Claim("ch12.count.ratio", lambda: R.real_model().parameter_count / count_moe_parameters().total, "59",
           lambda x: str(round(x))),
+    Claim("ch12.file.context", lambda: R.real_model().config.max_position_embeddings, "8192", lambda x: str(int(x))),
+    Claim("ch12.recap", lambda: (10, 11, 16), "sections 10.11–10.16",
+          lambda x: f"sections {x[0]}.{x[1]}–{x[0]}.{x[2]}"),
     # -- 11.2 a chat prompt --------------------------------------------------------------
     Claim("ch12.chat.question", lambda: R.real_model().encode(ex.REAL_CHAT[0]["content"]).size, "7", _n),
     Claim("ch12.chat.prompt", lambda: R.chat_answer().prompt_ids.size, "37", _n),
@@ -155,8 +197,11 @@ CLAIMS: list[_Claim] = [
     Claim("ch12.lens.above", lambda: above_for(2000), "23", _n),
     Claim("ch12.lens.row0_self", lambda: lens().top_pieces[0] if lens().top_ids[0] == lens().ids[-1] else None,
           "` is`", lambda x: f"`{x}`"),
-    Claim("ch12.lens.early_tops", lambda: sorted(set(lens().top_pieces[1:above_for(2000) + 1])), "` a`, `.` or a space",
-          lambda ps: ", ".join(f"`{p}`" for p in ps if p != " ") + (" or a space" if " " in ps else "")),
+    Claim("ch12.lens.early_tops", lambda: sorted(set(lens().top_pieces[1:above_for(2000) + 1])), "` a`, `.` or a lone space",
+          lambda ps: ", ".join(f"`{p}`" for p in ps if p != " ") + (" or a lone space" if " " in ps else "")),
+    Claim("ch12.lens.row0_p", lambda: lens().top_probs[0], "1.00", _f(2)),
+    Claim("ch12.lens.self_dot", lambda: self_dot()[0], "6.77", _f(2)),
+    Claim("ch12.lens.other_dot", lambda: self_dot()[1], "4.65", _f(2)),
     Claim("ch12.lens.top100", lambda: lens().first_within(100), "27", _n),
     Claim("ch12.lens.top10", lambda: lens().first_within(10), "28", _n),
     Claim("ch12.lens.p29", lambda: lens().prob[-2], "0.07", _f(2)),
@@ -184,9 +229,39 @@ CLAIMS: list[_Claim] = [
     Claim("ch12.ind.five_delta", lambda: finding().top_five_second_delta, "8.05", _f(2)),
     Claim("ch12.ind.control_five", lambda: len(finding().control_five), "five",
           lambda x: ["one", "two", "three", "four", "five"][x - 1]),
-    Claim("ch12.ind.control_five_apart", lambda: set(finding().control_five).isdisjoint(finding().top_five),
-          "none of the top five", lambda x: "none of the top five" if x else "some of the top five"),
     Claim("ch12.ind.control_five_delta", lambda: finding().control_five_second_delta, "0.62", _f(2)),
+    Claim("ch12.ind.control_five_first", lambda: finding().control_five == finding().control[:5], "first five",
+          lambda x: "first five" if x else "another five"),
+    Claim("ch12.ind.control_five_sum", lambda: sum(d for p, d in zip(finding().control, finding().control_second_delta)
+                                                   if p in finding().control_five), "0.63", _f(2)),
+    Claim("ch12.direct.d_h", lambda: R.real_model().layer_weights(0).d_h, "64", _n),
+    Claim("ch12.direct.top_above", lambda: direct().above[finding().top], "0.13", _f(2)),
+    Claim("ch12.direct.top_rank", lambda: direct().rank[finding().top], "21,153", _n),
+    Claim("ch12.direct.five_best", lambda: min(direct().rank[p] for p in finding().top_five), "6,095", _n),
+    Claim("ch12.direct.w1", lambda: writer(0), "layer 29, head 1 (+1.55, median rank 16)",
+          lambda p: f"layer {p[0]}, head {p[1]} (+{direct().above[p]:.2f}, median rank {direct().rank[p]:.0f})"),
+    Claim("ch12.direct.w2", lambda: writer(1), "layer 23, head 2 (+0.89, rank 20)",
+          lambda p: f"layer {p[0]}, head {p[1]} (+{direct().above[p]:.2f}, rank {direct().rank[p]:.0f})"),
+    Claim("ch12.direct.w1_is_worst_control", lambda: writer(0) == finding().control_worst[0],
+          "Layer 29, head 1 is the random head whose removal cost most",
+          lambda x: f"Layer {writer(0)[0]}, head {writer(0)[1]} is the random head whose removal cost most" if x
+          else "not the worst control"),
+    Claim("ch12.direct.later", lambda: all(l > finding().top[0] for l, _ in direct().writers(3)), "sit later",
+          lambda x: "sit later" if x else "do not all sit later"),
+    # -- 12.7 looking back ---------------------------------------------------------------
+    Claim("ch12.back.cat1", lambda: cat_rows()[0], "0.98", _f(2)),
+    Claim("ch12.back.cat2", lambda: cat_rows()[1:], "0.45 on ` The` and 0.30 on `.`",
+          lambda x: f"{x[0]:.2f} on ` The` and {x[1]:.2f} on `.`"),
+    Claim("ch12.back.rope", lambda: (layer0().same_queries_before_rope, layer0().same_queries_after_rope),
+          "equal before RoPE and differ after it",
+          lambda x: "equal before RoPE and differ after it" if x == (True, False) else "not as stated"),
+    Claim("ch12.back.previous", lambda: layer0().previous.max(), "0.34", _f(2)),
+    Claim("ch12.back.rule", lambda: tex.HEAD_ROLE_SHARE, "more than 0.5", lambda x: f"more than {x:g}"),
+    Claim("ch12.back.first_heads", lambda: [h for h, w in enumerate(layer0().first) if w > tex.HEAD_ROLE_SHARE],
+          "both would be named first-token heads", lambda hs: "both would be named first-token heads" if len(hs) == 2
+          else f"{len(hs)} would be named"),
+    Claim("ch12.back.ch11_first", lambda: read_evaluation()["induction"]["first_copy_loss"], "12.65", _f(2)),
+    Claim("ch12.back.ch11_second", lambda: read_evaluation()["induction"]["second_copy_loss"], "12.09", _f(2)),
     # -- 11.6 your own text --------------------------------------------------------------
     Claim("ch12.own.top", lambda: own().top_ids.shape[1], "5", _n),
     Claim("ch12.own.max_tokens", lambda: ownline.max_tokens(R.real_model()), "128", _n),
@@ -197,6 +272,12 @@ CLAIMS: list[_Claim] = [
           "the last layer", lambda x: "the last layer" if x else "another layer"),
     Claim("ch12.own.first_surprisal", lambda: own().surprisal[0], "none",
           lambda x: "none" if math.isnan(float(x)) else fmt.num(float(x), 2)),
+    Claim("ch12.own.worst", lambda: (int(np.nanargmax(own().surprisal)), float(own().surprisal[int(np.nanargmax(own().surprisal))])),
+          "the first ` cat`, at 13.99 nats", lambda x: f"the {'first' if x[0] == own().pieces.index(own().pieces[x[0]]) else 'second'} "
+                                                        f"`{own().pieces[x[0]]}`, at {x[1]:.2f} nats"),
+    Claim("ch12.own.after_first", lambda: own().top_pieces[0][:3], "`-`, `,` and a line break",
+          lambda ps: ", ".join("a line break" if p == "\n" else f"`{p}`" for p in ps[:-1]) + " and "
+                     + ("a line break" if ps[-1] == "\n" else f"`{ps[-1]}`")),
     Claim("ch12.own.next_mat", lambda: own_next(" mat"), "0.15", _f(2)),
     Claim("ch12.own.next_cat", lambda: own_next(" cat"), "0.12", _f(2)),
     # -- Sources -------------------------------------------------------------------------

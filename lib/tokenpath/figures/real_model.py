@@ -157,7 +157,7 @@ def draw_heads(ax_map, ax_cost, finding: RH.HeadFinding) -> dict[str, Artist]:
     art["first"] = ax_cost.scatter(np.r_[finding.top_first_delta, finding.control_first_delta], ys, facecolor="none",
                                    edgecolor=style.INK, s=14, lw=0.7, label="first copy")
     ax_cost.axvline(0, color=style.INK, lw=0.8)
-    ax_cost.set_yticks([0, n], [f"{l}.{h}", f"random {n}"], fontsize=7)
+    ax_cost.set_yticks([0, 1, n], [f"layer {l}, head {h}", "random head 1", f"random head {n}"], fontsize=7)
     ax_cost.set_ylim(n + 1, -1.5)
     ax_cost.set_xlabel("loss change with the head silenced (nats)")
     ax_cost.set_title("silenced alone", fontsize=9)

@@ -28,16 +28,16 @@ from pathlib import Path
 import numpy as np
 
 from .. import pretrained
-from .._checks import as_int
+from .._checks import as_int, as_int_array
 from ..examples import real_model as ex
-from ..model import Model, load
+from ..model import ForwardTrace, Model, load
 from ..safefiles import ModelFileError, as_path, read_json
 from ..trained.ablation import zero_head
 from ..trained.heads import induction_scores, repeated_tokens, second_copy_loss
 from .real_model import real_model
 
-__all__ = ["MEASUREMENTS", "HeadFinding", "ablate_heads", "control_heads", "head_finding", "induction_runs",
-           "measure", "read_measurements", "write_measurements"]
+__all__ = ["MEASUREMENTS", "DirectLogits", "HeadFinding", "ablate_heads", "control_heads", "direct_logits",
+           "head_finding", "induction_runs", "measure", "read_measurements", "write_measurements"]
 
 #: The committed measurement file.
 MEASUREMENTS = Path(__file__).resolve().parents[3] / "models" / "smollm2-measurements.json"
@@ -249,6 +249,71 @@ def head_finding(record: dict | None = None) -> HeadFinding:
                        tuple(tuple(p) for p in record["control_five"]["heads"]),
                        record["control_five"]["second_copy_delta"],
                        tuple((c["layer"], c["head"]) for c in record["control"]), arrays[2], arrays[3])
+
+
+@dataclass(frozen=True)
+class DirectLogits:
+    """What each head writes straight into the next-token logits on a run's second copy.
+
+    A head's own update (its ``heads_out`` row times its ``d_h`` rows of W_O) is read like
+    the logit lens reads a stream: scaled by the final RMSNorm of the last layer's stream
+    at that position (its gain and 1/RMS, held at the intact model's), then through the tied
+    head Eᵀ. Positions ``n … 2n−2`` of the second copy, each scored on the ID after it.
+    """
+
+    above: np.ndarray  # [L, H] mean over those positions of the next ID's direct logit minus the row's mean
+    rank: dict  # {(layer, head): median rank of the next ID among the head's direct logits, 1 = top}
+
+    def writers(self, k: int = 3) -> list[tuple[int, int]]:
+        """The ``k`` heads whose own output raises the next ID's logit most."""
+        order = np.argsort(-self.above, axis=None, kind="stable")[:as_int("k", k, low=1, high=self.above.size)]
+        return [tuple(int(v) for v in np.unravel_index(o, self.above.shape)) for o in order]
+
+
+def direct_logits(model: Model, ids, heads=(), *, trace=None) -> DirectLogits:
+    """:class:`DirectLogits` of every head on ``ids``, a run written twice (``[2n]`` IDs),
+    with the median rank for each ``(layer, head)`` of ``heads``. ``trace`` is
+    ``model.forward(ids)`` if the caller has it already (it is run otherwise).
+
+    >>> from tokenpath.model import load
+    >>> from tokenpath.model.gguf_model import _tiny_gguf   # a 1-layer Llama with 4 heads, 10 IDs
+    >>> d = direct_logits(load(_tiny_gguf()), [1, 2, 3, 1, 2, 3], [(0, 2)])
+    >>> d.above.shape, sorted(d.rank), 1 <= d.rank[0, 2] <= 10
+    ((1, 4), [(0, 2)], True)
+    """
+    if not isinstance(model, Model):
+        raise TypeError(f"model must be a tokenpath.model.Model, got {type(model).__name__}")
+    ids = as_int_array("ids", ids, low=0)
+    if ids.ndim != 1 or ids.size < 4 or ids.size % 2:
+        raise ValueError(f"ids must be one run written twice: an even number (at least 4) of IDs, got shape {ids.shape}")
+    c = model.config
+    pairs = _pairs("heads", heads, c.num_hidden_layers, c.num_attention_heads)
+    if trace is None:
+        trace = model.forward(ids)
+    elif not isinstance(trace, ForwardTrace) or not np.array_equal(trace.ids, ids):
+        raise TypeError("trace must be model.forward(ids), the ForwardTrace of these same ids")
+    n, E = ids.size // 2, model.embedding
+    d_h = model.layer_weights(0).d_h
+    x = trace.layers[-1].out[0, n:-1]  # [n−1, d] the last layer's stream on the second copy
+    scale = model.tensors["model.norm.weight"] / np.sqrt((x ** 2).mean(-1, keepdims=True) + c.rms_norm_eps)
+    y, rows = ids[n + 1:], np.arange(n - 1)  # the ID each position should predict
+    mean_row = E.mean(0)
+
+    def update(layer: int, head: int) -> np.ndarray:  # [n−1, d] the head's own output, scaled by the final norm
+        w_o = model.layer_weights(layer).w_o[head * d_h:(head + 1) * d_h]
+        return trace.layers[layer].heads_out[0, head, n:-1] @ w_o * scale
+
+    above = np.zeros((c.num_hidden_layers, c.num_attention_heads))
+    for layer in range(c.num_hidden_layers):
+        for head in range(c.num_attention_heads):
+            u = update(layer, head)
+            above[layer, head] = ((u * E[y]).sum(-1) - u @ mean_row).mean()
+    rank = {}
+    for layer, head in pairs:
+        z = update(layer, head) @ E.T  # [n−1, V]
+        rank[layer, head] = float(np.median(1 + (z > z[rows, y][:, None]).sum(-1)))
+    above.setflags(write=False)
+    return DirectLogits(above, rank)
 
 
 if __name__ == "__main__":  # pragma: no cover (run by hand: about a minute)

@@ -1,7 +1,7 @@
 """Chapter 12's "Check yourself" questions (``12_real_model``): the tokens the chat
-template adds, what a nucleus leaves, where the logit lens first finds the answer among
-its top ten, the layer of the strongest induction head, and why silencing that head leaves
-the first copy's loss almost unchanged. Every answer is computed by
+template adds, what a nucleus leaves, what it leaves at a hotter temperature, why the top
+induction head matters though its own output hardly writes the copied token, and why
+silencing it leaves the first copy's loss almost unchanged. Every answer is computed by
 the engine (and the committed measurements) when the questions are built.
 """
 
@@ -16,7 +16,6 @@ def questions() -> tuple[Question, ...]:
     """The chapter's questions, in the order it asks them."""
     from ..examples import real_model as ex
     from ..lessons import real_model as R
-    from ..figures import real_model as fr
     from ..lessons import real_model_heads as RH
 
     m = R.real_model()
@@ -35,29 +34,43 @@ def questions() -> tuple[Question, ...]:
                source="R.next_token(2, 1.0, 0, 0.9).kept", hint="a whole number of IDs",
                why=f"The nucleus keeps the most likely IDs until their mass reaches 0.9: {nucleus.kept} of them, "
                    f"of {nucleus.probs.size:,}.")
-    lens = R.logit_lens()
-    within = lens.first_within(10)
-    q3 = exact("real-lens-ten", f"In the logit lens on {lens.text!r} (`lens.rank` holds the rank after "
-               f"every number of layers), after how many layers is {lens.target_piece!r} among the 10 top tokens "
-               "and stays there?", within,
-               source="lens.first_within(10)", hint="a number of layers (0 = the embedding row)",
-               why=f"Its rank is {int(lens.rank[within - 1]):,} after {within - 1} layers and "
-                   f"{int(lens.rank[within]):,} after {within}.")
+    hot = R.next_token(2, 2.0, 0, 0.9)
+    q3 = exact("real-nucleus-hot", f"What if the temperature were 2? Ask `R.next_token` for the same prompt 2 at "
+               "T = 2 with top-p 0.9, and read its `kept`. How many IDs can sampling now draw?", hot.kept,
+               source="R.next_token(2, 2.0, 0, 0.9).kept", hint="a whole number of IDs",
+               why=f"Dividing the logits by 2 flattens the distribution (entropy {nucleus.entropy:.2f} → "
+                   f"{hot.entropy:.2f} nats), so the nucleus needs {hot.kept:,} IDs instead of {nucleus.kept} "
+                   "to hold 0.9 of the mass.")
     finding = RH.head_finding()
-    q4 = exact("real-induction-layer", f"Figure {fr.HEADS}, left: which layer holds the head with the largest "
-               "induction score?", finding.top[0],
-               source="RH.head_finding().top[0]", hint="a layer index (0 … 29)",
-               why=f"Layer {finding.top[0]}, head {finding.top[1]}: a mean weight of {finding.top_score:.2f} on the "
-                   "token after the earlier occurrence.")
+    run = RH.induction_runs()[0]
+    direct = RH.direct_logits(m, run, [finding.top])
+    writer = direct.writers(1)[0]
+    # the key below says the cost comes through later layers: hold its premise, or fail loudly
+    if not (direct.above[finding.top] < 0.2 * direct.above[writer] and writer[0] > finding.top[0]):
+        raise RuntimeError("the direct reading no longer supports the key of real-direct-why")
+    q4 = choice("real-direct-why", f"Silencing layer {finding.top[0]}, head {finding.top[1]} raises the second "
+                f"copy's loss by {finding.top_second_delta:.2f} nats, yet read through the final norm and head, its "
+                "own output hardly raises the copied token's logit. What does that leave?",
+                {"a": "its output is read by the layers after it, and the removal costs copying through them",
+                 "b": "silencing a head cannot change the loss, so the measurement is noise",
+                 "c": "the head writes the copied token, but the final norm removes it"}, "a",
+                source="RH.direct_logits(m, RH.induction_runs()[0], [top]).above",
+                why=f"On run 0 its own output raises the next token's logit by {direct.above[finding.top]:+.2f} "
+                    f"above the mean, median rank {direct.rank[finding.top]:,.0f} of {m.config.vocab_size:,}, while "
+                    f"layer {writer[0]}, head {writer[1]} gives {direct.above[writer]:+.2f}. A removal changes the "
+                    "loss through every path (b is wrong). The direct reading already includes the final norm "
+                    "(c is wrong). What is left is the path through later layers.")
     first, second = finding.top_first_delta, finding.top_second_delta
-    why_first = "a" if abs(first) < 0.1 * second else "b"  # the first copy barely moves next to the second
+    # the key is (a) because the first copy barely moves next to the second: hold that, or fail loudly
+    if not abs(first) < 0.1 * second:
+        raise RuntimeError("the first copy's change is no longer small: review real-first-copy's key")
     q5 = choice("real-first-copy", f"Section 12.5: silencing layer {finding.top[0]}, head {finding.top[1]} raises the "
                 "second copy's loss a lot but leaves the first copy's almost unchanged. Why?",
-                {"a": "in the first copy no token has an earlier occurrence, so there is nothing to copy from",
+                {"a": "in the first copy almost no token has occurred before, so there is almost nothing to copy from",
                  "b": "the head only runs on the second half of the sequence",
-                 "c": "the first copy's loss is already as high as it can be"}, why_first,
+                 "c": "the first copy's loss is already as high as it can be"}, "a",
                 source="RH.head_finding().top_first_delta, .top_second_delta",
                 why=f"The change is {first:+.2f} nats on the first copy and {second:+.2f} on the second. Every head "
                     "runs at every position (b is wrong), and a loss has no ceiling (c is wrong). In the first copy "
-                    "the head has nothing earlier to look back to, so removing it costs almost nothing there.")
+                    "the head has almost nothing earlier to look back to, so removing it costs almost nothing there.")
     return q1, q2, q3, q4, q5
