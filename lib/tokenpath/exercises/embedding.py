@@ -13,6 +13,7 @@ import numpy as np
 
 from ..embedding import lookup
 from ..examples import embedding as ex
+from ..i18n import N_, _
 from ..lessons.embedding import batch_ids, teaching_embedding
 from ..sampling import cross_entropy
 from .checker import Case, Exercise, Field, Mistake
@@ -34,12 +35,13 @@ def embed(table, ids):
 
 
 def _embed_cases() -> tuple[Case, ...]:
-    cases = [Case("the worked example (E [1000, 8] read by s [2, 4])", (np.array(teaching_embedding()), batch_ids()))]
+    cases = [Case(N_("the worked example (E [1000, 8] read by s [2, 4])"), (np.array(teaching_embedding()), batch_ids()))]
     rng = np.random.default_rng(3)
     for n, (v, d, shape) in enumerate([(5, 3, (4,)), (12, 4, (2, 3)), (3, 6, (5,)), (50, 2, (1, 1))]):
         table = np.round(rng.normal(size=(v, d)), 2)
         ids = rng.integers(0, v, size=shape)
-        cases.append(Case(f"random case {n + 1} (seed 3): V = {v}, d = {d}, ids {list(shape)}", (table, ids)))
+        cases.append(Case(_("random case {n} (seed 3): V = {v}, d = {d}, ids {shape}").format(
+            n=n + 1, v=v, d=d, shape=list(shape)), (table, ids)))
     return tuple(cases)
 
 
@@ -51,19 +53,19 @@ def embed(table, ids):
 
 
 EMBED = Exercise(
-    "embed", 3, "the embedding lookup", _EMBED_STUB, lookup, (lookup,),
+    "embed", 3, N_("the embedding lookup"), _EMBED_STUB, lookup, (lookup,),
     (Field("rows", "X = E[s]", ("b", "t", "f")),), _embed_cases,
-    (Mistake("IDs counted from 1", "you read row id − 1; IDs count from 0, so ID v is row v of the table.",
+    (Mistake(N_("IDs counted from 1"), N_("you read row id − 1; IDs count from 0, so ID v is row v of the table."),
              lambda table, ids: np.asarray(table)[np.asarray(ids) - 1]),
-     Mistake("the rows added up", "you summed the rows of the sequence into one vector; the lookup keeps one "
-             "row per position, shape [..., T, d].", lambda table, ids: np.asarray(table)[np.asarray(ids)].sum(axis=-2)),
-     Mistake("the rows scaled by √d", "you multiplied the rows by √d, as the original Transformer paper does "
-             "after the lookup; the chapter's lookup returns the rows as stored.",
+     Mistake(N_("the rows added up"), N_("you summed the rows of the sequence into one vector; the lookup keeps one "
+             "row per position, shape [..., T, d]."), lambda table, ids: np.asarray(table)[np.asarray(ids)].sum(axis=-2)),
+     Mistake(N_("the rows scaled by √d"), N_("you multiplied the rows by √d, as the original Transformer paper does "
+             "after the lookup; the chapter's lookup returns the rows as stored."),
              lambda table, ids: np.asarray(table)[np.asarray(ids)] * math.sqrt(np.asarray(table).shape[-1])),
-     Mistake("the columns of E read", "you indexed the second axis, E[:, s]; row v of E [V, d] is token v's "
-             "vector, so the IDs pick rows: E[s].", lambda table, ids: np.asarray(table)[:, np.asarray(ids)]),
-     Mistake("np.take without axis=0", "np.take(E, s) reads E as one flat list of V·d numbers and picks single "
-             "numbers; np.take(E, s, axis=0) (or E[s]) picks whole rows.",
+     Mistake(N_("the columns of E read"), N_("you indexed the second axis, E[:, s]; row v of E [V, d] is token v's "
+             "vector, so the IDs pick rows: E[s]."), lambda table, ids: np.asarray(table)[:, np.asarray(ids)]),
+     Mistake(N_("np.take without axis=0"), N_("np.take(E, s) reads E as one flat list of V·d numbers and picks single "
+             "numbers; np.take(E, s, axis=0) (or E[s]) picks whole rows."),
              lambda table, ids: np.take(np.asarray(table), np.asarray(ids)))),
     teaching=embed,
 )
@@ -91,19 +93,19 @@ def _ce_reference(logits, target):
 
 
 #: The case whose target probability underflows to 0: −log p[y] is inf there, the loss 1800.
-_UNDERFLOW = "the same logits, y = 2: p[2] = e^−1800 underflows to 0, but the loss is 1800"
+_UNDERFLOW = N_("the same logits, y = 2: p[2] = e^−1800 underflows to 0, but the loss is 1800")
 
 
 def _ce_cases() -> tuple[Case, ...]:
-    cases = [Case("the worked example (figure 5: z = [log 3, 0], y = 0)", (np.array(ex.FIG5_GAP), 0)),
-             Case("the same logits shifted by 100, y = 1", (ex.FIG5_GAP + ex.FIG5_SHIFT, 1)),
-             Case("large logits: z = [1000, 999, 990], y = 1", (np.array([1000.0, 999.0, 990.0]), 1)),
-             Case("logits spread over 1800: z = [1000, 0, −800], y = 0", (np.array([1000.0, 0.0, -800.0]), 0)),
+    cases = [Case(N_("the worked example (figure 5: z = [log 3, 0], y = 0)"), (np.array(ex.FIG5_GAP), 0)),
+             Case(N_("the same logits shifted by 100, y = 1"), (ex.FIG5_GAP + ex.FIG5_SHIFT, 1)),
+             Case(N_("large logits: z = [1000, 999, 990], y = 1"), (np.array([1000.0, 999.0, 990.0]), 1)),
+             Case(N_("logits spread over 1800: z = [1000, 0, −800], y = 0"), (np.array([1000.0, 0.0, -800.0]), 0)),
              Case(_UNDERFLOW, (np.array([1000.0, 0.0, -800.0]), 2))]
     rng = np.random.default_rng(5)
     for n, (v, scale) in enumerate([(5, 1.0), (20, 3.0), (2, 0.1), (8, 10.0)]):
         z = rng.normal(size=v) * scale
-        cases.append(Case(f"random case {n + 1} (seed 5): V = {v}", (z, int(rng.integers(0, v)))))
+        cases.append(Case(_("random case {n} (seed 5): V = {v}").format(n=n + 1, v=v), (z, int(rng.integers(0, v)))))
     return tuple(cases)
 
 
@@ -168,27 +170,27 @@ def cross_entropy_one(logits, target):
 
 
 CROSS_ENTROPY = Exercise(
-    "cross_entropy_one", 3, "cross-entropy for one position", _CE_STUB, _ce_reference, (cross_entropy,),
+    "cross_entropy_one", 3, N_("cross-entropy for one position"), _CE_STUB, _ce_reference, (cross_entropy,),
     (Field("probs", "p = softmax(z)", ("v",), sums_to_one=True), Field("loss", "−log p[y]", ())),
     _ce_cases,
-    (Mistake("the minus sign left out", "your loss is log p[y], which is negative; cross-entropy is −log p[y], "
-             "0 when the model is sure of the right token and growing as p[y] shrinks.", _no_minus,
+    (Mistake(N_("the minus sign left out"), N_("your loss is log p[y], which is negative; cross-entropy is −log p[y], "
+             "0 when the model is sure of the right token and growing as p[y] shrinks."), _no_minus,
              skip=(_UNDERFLOW,)),
-     Mistake("the logit instead of the log-probability", "your loss is −z[y]; the logits must go through the "
-             "softmax (log p[y] = z[y] − log Σ exp z) before the log is taken.", _raw_logit),
-     Mistake("softmax without subtracting the maximum", "exp(1000) overflows to inf and inf/inf is NaN; "
-             "subtract max(z) first, which changes no probability.", _no_max),
-     Mistake("−log p[y] after p[y] underflowed", "you took −log of the probability, but with z = [1000, 0, −800] "
+     Mistake(N_("the logit instead of the log-probability"), N_("your loss is −z[y]; the logits must go through the "
+             "softmax (log p[y] = z[y] − log Σ exp z) before the log is taken."), _raw_logit),
+     Mistake(N_("softmax without subtracting the maximum"), N_("exp(1000) overflows to inf and inf/inf is NaN; "
+             "subtract max(z) first, which changes no probability."), _no_max),
+     Mistake(N_("−log p[y] after p[y] underflowed"), N_("you took −log of the probability, but with z = [1000, 0, −800] "
              "p[2] = e^−1800 is below the smallest float and is stored as 0, so −log p[2] is inf; compute "
-             "log Σ exp(z − max) − (z[y] − max), which is 1800.", _log_of_p),
-     Mistake("log base 10", "you took log₁₀; cross-entropy in the chapter uses the natural log (nats).", _log10,
+             "log Σ exp(z − max) − (z[y] − max), which is 1800."), _log_of_p),
+     Mistake(N_("log base 10"), N_("you took log₁₀; cross-entropy in the chapter uses the natural log (nats)."), _log10,
              skip=(_UNDERFLOW,)),
-     Mistake("the minimum subtracted", "you subtracted min(z) before exp, which keeps every exponent ≥ 0, so "
+     Mistake(N_("the minimum subtracted"), N_("you subtracted min(z) before exp, which keeps every exponent ≥ 0, so "
              "logits more than about 709 apart overflow to inf and give NaN; subtract max(z), which keeps every "
-             "exponent ≤ 0.", _min_shift),
-     Mistake("−log(p[y] + ε)", "your loss is right except where p[y] underflows to 0: there a small ε added to "
+             "exponent ≤ 0."), _min_shift),
+     Mistake(N_("−log(p[y] + ε)"), N_("your loss is right except where p[y] underflows to 0: there a small ε added to "
              "p[y], or a clip, gives a finite number far below the loss of 1800; compute "
-             "log Σ exp(z − max) − (z[y] − max), which needs no ε.", _epsilon, skip=(_UNDERFLOW,))),
+             "log Σ exp(z − max) − (z[y] − max), which needs no ε."), _epsilon, skip=(_UNDERFLOW,))),
     teaching=cross_entropy_one,
 )
 

@@ -13,12 +13,15 @@ output path.
 
 from __future__ import annotations
 
+import functools
+
 import numpy as np
 from matplotlib.artist import Artist
 
 from .. import examples as ex
 from ..lessons import embedding as lessons
 from .. import fmt
+from ..i18n import _
 from ..lessons.embedding import SamplingTrace, TiedGradient
 from . import Drawn, register, style
 from .draw import MINUS, NOTE_SIZE, SMALL_SIZE, check_ax, check_trace, figure_title, vec_text
@@ -136,12 +139,13 @@ def describe_sampling(trace: SamplingTrace) -> str:
     At τ = 1 the logits [log 3, 0] give the probabilities [0.75, 0.25]; 1,000 seeded draws picked ID 0 752 times and ID 1 248 times. The drawn ID goes back into the lookup as the next input.
     """
     trace = check_trace(trace, SamplingTrace)
-    counts = " and ".join(f"ID {i} {int(c)} times" for i, c in enumerate(trace.counts))
-    return (
-        f"At {_tau(trace)} the {_logit_text(trace.logits)} give the probabilities "
-        f"{fmt.vec(trace.probs, 2)}; {trace.draws.size:,} seeded draws picked {counts}. "
-        "The drawn ID goes back into the lookup as the next input."
-    )
+    times = [_("ID {id} {count} times").format(id=i, count=int(c)) for i, c in enumerate(trace.counts)]
+    counts = functools.reduce(lambda a, b: _("{first} and {second}").format(first=a, second=b), times)
+    tau = _("τ = 0 (greedy)") if trace.temperature == 0 else f"τ = {_n(trace.temperature)}"
+    return _("At {tau} the logits {logits} give the probabilities {probs}; {draws} seeded draws picked {counts}. "
+             "The drawn ID goes back into the lookup as the next input.").format(
+        tau=tau, logits=_logit_text(trace.logits).removeprefix("logits "), probs=fmt.vec(trace.probs, 2),
+        draws=f"{trace.draws.size:,}", counts=counts)
 
 
 #: Figure-5 layout: axes rectangles in inches (x, y from the bottom, width, height).
@@ -189,11 +193,10 @@ def build_fig05() -> Drawn:
              "The hidden vector is not fed back,\nand no nearest row of E is searched.",
              fontsize=SMALL_SIZE, va="center", color="#333333", linespacing=1.3)
     update_sampling(art, sample)
-    alt = (
-        f"Three bar charts over IDs 0 and 1: equal logits give {fmt.vec(panels.equal.probs, 2)}; "
-        f"logits [log 3, 0] give {fmt.vec(panels.gap.probs, 2)}; adding {_n(panels.shift)} to both "
-        f"logits gives {fmt.vec(panels.shifted.probs, 2)} again. Below: " + describe_sampling(sample)
-    )
+    alt = _("Three bar charts over IDs 0 and 1: equal logits give {equal}; logits [log 3, 0] give {gap}; adding "
+            "{shift} to both logits gives {shifted} again. Below: {sampling}").format(
+        equal=fmt.vec(panels.equal.probs, 2), gap=fmt.vec(panels.gap.probs, 2), shift=_n(panels.shift),
+        shifted=fmt.vec(panels.shifted.probs, 2), sampling=describe_sampling(sample))
     return Drawn(5, figure_title(5), fig, alt, art, panels)
 
 
@@ -255,10 +258,9 @@ def build_fig06() -> Drawn:
     )
     ax = fig.add_axes((0.1, 0.14, 0.87, 0.55))
     art.update(draw_gradient_rows(ax, trace, ex.FIG6_ROWS_SHOWN))
-    alt = (
-        f"Bar chart of the gradient norm of rows 0–{ex.FIG6_ROWS_SHOWN - 1} of a tied E for x = {fmt.vec(x)}, "
-        f"y = {fmt.vec(y)}, log scale. The input lookup sends gradient only to rows "
-        f"{', '.join(map(str, ri))} ({ri.size} of {v:,}); the output classifier sends gradient to "
-        f"{ro.size:,} of {v:,} rows, largest at the target rows {', '.join(map(str, sorted(set(y.tolist()))))}."
-    )
+    alt = _("Bar chart of the gradient norm of rows 0–{last} of a tied E for x = {x}, y = {y}, log scale. The "
+            "input lookup sends gradient only to rows {rows_in} ({n_in} of {v}); the output classifier sends "
+            "gradient to {n_out} of {v} rows, largest at the target rows {targets}.").format(
+        last=ex.FIG6_ROWS_SHOWN - 1, x=fmt.vec(x), y=fmt.vec(y), rows_in=", ".join(map(str, ri)), n_in=ri.size,
+        v=f"{v:,}", n_out=f"{ro.size:,}", targets=", ".join(map(str, sorted(set(y.tolist())))))
     return Drawn(6, figure_title(6), fig, alt, art, trace)
