@@ -20,6 +20,7 @@ import regex
 from .. import bpe
 from ..bpe import GPT2_PATTERN, bytes_to_unicode
 from ..examples import bpe as ex
+from ..i18n import N_, _
 from ..model.gguf_tokenizer import GGUF_PRE_PATTERNS
 from .checker import Case, Exercise, Field, Mistake
 
@@ -123,40 +124,41 @@ def _train_with(text, vocab_size, *, split=True, weighted=True, tie=1, floor=2, 
 
 
 def _train_cases() -> tuple[Case, ...]:
-    fig1 = " ".join(w for w, n in ex.FIG1_TABLE.items() for _ in range(n))
-    return (Case("the worked example (figure 1's words: low ×5, lower ×2, newer ×6), 262 entries", (fig1, 262)),
-            Case("chapter 2's demo corpus (English and Chinese), 300 entries", (ex.DEMO_CORPUS, 300)),
-            Case("'aaaa aaaa ab ab' with room for more merges than the text holds", ("aaaa aaaa ab ab", 270)),
-            Case("'aaa aaa aaa baaa': a run of three a, merged left to right", ("aaa aaa aaa baaa", 270)),
-            Case("a line of code with digits, 280 entries", ("for i in range(10): x = x + 1  # 10 10 100\n" * 3, 280)),
-            Case("the round-trip texts (emoji, Chinese), 270 entries", (" ".join(ex.ROUND_TRIP_TEXTS) * 2, 270)))
+    fig1 = " ".join(w for w, n in ex.FIG1_TABLE.items() for _k in range(n))
+    return (Case(_("the worked example (figure 1's words: low ×5, lower ×2, newer ×6), 262 entries"), (fig1, 262)),
+            Case(_("chapter 2's demo corpus (English and Chinese), 300 entries"), (ex.DEMO_CORPUS, 300)),
+            Case(_("'aaaa aaaa ab ab' with room for more merges than the text holds"), ("aaaa aaaa ab ab", 270)),
+            Case(_("'aaa aaa aaa baaa': a run of three a, merged left to right"), ("aaa aaa aaa baaa", 270)),
+            Case(_("a line of code with digits, 280 entries"),
+                 ("for i in range(10): x = x + 1  # 10 10 100\n" * 3, 280)),
+            Case(_("the round-trip texts (emoji, Chinese), 270 entries"), (" ".join(ex.ROUND_TRIP_TEXTS) * 2, 270)))
 
 
 TRAIN = Exercise(
-    "train", 2, "byte-level BPE training", _TRAIN_STUB, _reference_train, (bpe.train,),
-    (Field("merges", "the merges, in the order learned", (), "exact"),), _train_cases,
-    (Mistake("ties broken by the largest pair", "among pairs of equal count you took the largest; the engine (and "
-             "this capstone) takes the smallest pair (a, b), comparing bytes.",
+    "train", 2, N_("byte-level BPE training"), _TRAIN_STUB, _reference_train, (bpe.train,),
+    (Field("merges", N_("the merges, in the order learned"), (), "exact"),), _train_cases,
+    (Mistake(N_("ties broken by the largest pair"), N_("among pairs of equal count you took the largest; the engine (and "
+             "this capstone) takes the smallest pair (a, b), comparing bytes."),
              lambda text, vocab_size: _train_with(text, vocab_size, tie=-1)),
-     Mistake("ties broken by the first pair counted", "among pairs of equal count you took the one counted "
+     Mistake(N_("ties broken by the first pair counted"), N_("among pairs of equal count you took the one counted "
              "first, as max(pairs, key=pairs.get) and Counter.most_common do; the engine takes the smallest "
-             "pair (a, b), comparing bytes.", lambda text, vocab_size: _train_with(text, vocab_size, tie=0)),
-     Mistake("no pre-tokenisation", "you counted pairs over the whole text as one word, so merges join across "
-             "spaces and punctuation; cut the text with GPT-2's pattern first.",
+             "pair (a, b), comparing bytes."), lambda text, vocab_size: _train_with(text, vocab_size, tie=0)),
+     Mistake(N_("no pre-tokenisation"), N_("you counted pairs over the whole text as one word, so merges join across "
+             "spaces and punctuation; cut the text with GPT-2's pattern first."),
              lambda text, vocab_size: _train_with(text, vocab_size, split=False)),
-     Mistake("words cut at spaces", "you cut the text with str.split(), which drops the spaces; GPT-2's pattern "
-             "keeps a word's leading space (' lower') and cuts punctuation off, so the merges differ.",
+     Mistake(N_("words cut at spaces"), N_("you cut the text with str.split(), which drops the spaces; GPT-2's pattern "
+             "keeps a word's leading space (' lower') and cuts punctuation off, so the merges differ."),
              lambda text, vocab_size: _train_with(text, vocab_size, split="spaces")),
-     Mistake("words cut at single spaces", "you cut the text with str.split(\" \"), which drops the spaces; GPT-2's "
+     Mistake(N_("words cut at single spaces"), N_("you cut the text with str.split(\" \"), which drops the spaces; GPT-2's "
              "pattern keeps a word's leading space (' lower') and cuts punctuation and line breaks off, so the "
-             "merges differ.", lambda text, vocab_size: _train_with(text, vocab_size, split="space")),
-     Mistake("merged right to left", "you merged a pair starting from the end of the word, so 'a a a' became "
-             "'a aa'; chapter 1 merges left to right: 'aa a'.",
+             "merges differ."), lambda text, vocab_size: _train_with(text, vocab_size, split="space")),
+     Mistake(N_("merged right to left"), N_("you merged a pair starting from the end of the word, so 'a a a' became "
+             "'a aa'; chapter 1 merges left to right: 'aa a'."),
              lambda text, vocab_size: _train_with(text, vocab_size, merge=_merged_from_right)),
-     Mistake("counts not weighted", "you counted each distinct word once; a pair inside a word seen 5 times "
-             "counts 5.", lambda text, vocab_size: _train_with(text, vocab_size, weighted=False)),
-     Mistake("pairs seen once merged", "you kept merging pairs that occur only once; training stops when the "
-             "most frequent pair occurs fewer than 2 times.",
+     Mistake(N_("counts not weighted"), N_("you counted each distinct word once; a pair inside a word seen 5 times "
+             "counts 5."), lambda text, vocab_size: _train_with(text, vocab_size, weighted=False)),
+     Mistake(N_("pairs seen once merged"), N_("you kept merging pairs that occur only once; training stops when the "
+             "most frequent pair occurs fewer than 2 times."),
              lambda text, vocab_size: _train_with(text, vocab_size, floor=1))),
     teaching=train,
 )
@@ -241,19 +243,19 @@ def _reference_encode(text, merges, token_id, pattern):
 
 
 def _encode_cases() -> tuple[Case, ...]:
-    merges, token_id, _ = as_gguf_strings(_small_tokenizer())
+    merges, token_id, _vocab = as_gguf_strings(_small_tokenizer())
     args = lambda text: (text, merges, token_id, list(SMOLLM_PATTERN))  # noqa: E731
     ranked = as_gguf_strings(bpe.Tokenizer([(b"b", b"c"), (b"a", b"b")]))  # b+c is rank 0, a+b rank 1
-    rank_case = Case("the rank decides, not the position: 'abc' with b+c ranked before a+b",
+    rank_case = Case(_("the rank decides, not the position: 'abc' with b+c ranked before a+b"),
                      ("abc", ranked[0], ranked[1], list(SMOLLM_PATTERN)))
-    return tuple(Case(label, args(text)) for label, text in (
-        ("the worked example: chapter 2's demo text", ex.DEMO_TEXT),
-        ("a year and a sum (each digit alone)", "In 2024, 12345 + 42 = 12387"),
-        ("a line of code", "for i in range(100):\n    total += 42"),
-        ("English words the merges know", ex.DEMO_CORPUS[:120]),
-        ("Chinese and an emoji", "大语言模型 🙂 我喜欢猫。"),
-        ("spaces, tabs and a blank line", "a  b\t\tc\n\n d"),
-        ("spaces before a digit", "x  = 10\n    1"))) + (rank_case,)
+    return tuple(Case(_(label), args(text)) for label, text in (
+        (N_("the worked example: chapter 2's demo text"), ex.DEMO_TEXT),
+        (N_("a year and a sum (each digit alone)"), "In 2024, 12345 + 42 = 12387"),
+        (N_("a line of code"), "for i in range(100):\n    total += 42"),
+        (N_("English words the merges know"), ex.DEMO_CORPUS[:120]),
+        (N_("Chinese and an emoji"), "大语言模型 🙂 我喜欢猫。"),
+        (N_("spaces, tabs and a blank line"), "a  b\t\tc\n\n d"),
+        (N_("spaces before a digit"), "x  = 10\n    1"))) + (rank_case,)
 
 
 def _encode_with(text, merges, token_id, pattern, *, stages=None, mapped=True, leftmost=False):
@@ -270,31 +272,31 @@ def _encode_with(text, merges, token_id, pattern, *, stages=None, mapped=True, l
             found = [f for f in found if f[0] < math.inf]
             if not found:
                 break
-            _, k = min(found, key=lambda f: f[1]) if leftmost else min(found)
+            _rank, k = min(found, key=lambda f: f[1]) if leftmost else min(found)
             word[k:k + 2] = [word[k] + word[k + 1]]
         ids += [token_id[s] for s in word]
     return ids
 
 
 ENCODE = Exercise(
-    "encode", 2, "byte-level BPE encoding with a GGUF file's merges", _ENCODE_STUB, _reference_encode,
+    "encode", 2, N_("byte-level BPE encoding with a GGUF file's merges"), _ENCODE_STUB, _reference_encode,
     (bpe.Tokenizer.encode_ordinary, bpe.Tokenizer.encode_word),
-    (Field("ids", "the token IDs", ("token",), "exact"),), _encode_cases,
-    (Mistake("GPT-2's pattern alone", "you cut the text with GPT-2's pattern only, so a number such as 2024 "
+    (Field("ids", N_("the token IDs"), ("token",), "exact"),), _encode_cases,
+    (Mistake(N_("GPT-2's pattern alone"), N_("you cut the text with GPT-2's pattern only, so a number such as 2024 "
              "stays one piece; SmolLM2 first cuts every digit alone (pattern[0]), then applies GPT-2's pattern "
-             "to each piece.", lambda t, m, i, p: _encode_with(t, m, i, p, stages=[p[-1]])),
-     Mistake("patterns in the wrong order", "you applied GPT-2's pattern first and the digits' pattern second, so "
+             "to each piece."), lambda t, m, i, p: _encode_with(t, m, i, p, stages=[p[-1]])),
+     Mistake(N_("patterns in the wrong order"), N_("you applied GPT-2's pattern first and the digits' pattern second, so "
              "GPT-2's pattern gives the last of several spaces to the digit's piece; SmolLM2 cuts every digit "
-             "alone first (pattern[0]), so the spaces before it stay together.",
+             "alone first (pattern[0]), so the spaces before it stay together."),
              lambda t, m, i, p: _encode_with(t, m, i, p, stages=list(p)[::-1])),
-     Mistake("no pre-tokenisation", "you merged over the whole text as one piece, so tokens can join across "
-             "the pattern's pieces; cut the text with the patterns first.",
+     Mistake(N_("no pre-tokenisation"), N_("you merged over the whole text as one piece, so tokens can join across "
+             "the pattern's pieces; cut the text with the patterns first."),
              lambda t, m, i, p: _encode_with(t, m, i, p, stages=[])),
-     Mistake("bytes not mapped to GPT-2's characters", "you wrote each byte as chr(byte), so a space is ' ' "
-             "where the merges and tokens write 'Ġ'; map the bytes with bytes_to_unicode() first.",
+     Mistake(N_("bytes not mapped to GPT-2's characters"), N_("you wrote each byte as chr(byte), so a space is ' ' "
+             "where the merges and tokens write 'Ġ'; map the bytes with bytes_to_unicode() first."),
              lambda t, m, i, p: _encode_with(t, m, i, p, mapped=False)),
-     Mistake("the leftmost mergeable pair first", "you merged the leftmost pair that has a rank; BPE merges "
-             "the pair with the lowest rank first, wherever it is.",
+     Mistake(N_("the leftmost mergeable pair first"), N_("you merged the leftmost pair that has a rank; BPE merges "
+             "the pair with the lowest rank first, wherever it is."),
              lambda t, m, i, p: _encode_with(t, m, i, p, leftmost=True))),
     teaching=encode,
 )

@@ -27,6 +27,7 @@ from .. import pretrained
 from ..bpe import GPT2_PATTERN, bytes_to_unicode
 from ..corpus import corpus_files
 from ..examples import bpe as ex
+from ..i18n import N_, _
 from ._running import run
 from .capstone import SMOLLM_PATTERN, as_gguf_strings
 
@@ -120,7 +121,7 @@ def smollm2_parts() -> SmolLM2Parts | None:
     try:
         pretrained.smollm2_path()
     except FileNotFoundError:
-        print(f"SmolLM2's file is missing: {pretrained.HOW_TO_FETCH}, then run this cell again.")
+        print(_("SmolLM2's file is missing: {how}, then run this cell again.").format(how=pretrained.HOW_TO_FETCH))
         return None
     return _parts()
 
@@ -145,6 +146,11 @@ class MatchResult:
 
     def __repr__(self) -> str:
         return self.message
+
+
+#: How a message names each cause (``MatchResult.cause`` keeps the English key).
+CAUSES = {"pattern": N_("pattern"), "merge rank": N_("merge rank"), "byte mapping": N_("byte mapping"),
+          "special tokens": N_("special tokens"), "decode": N_("decode"), "raised": N_("raised")}
 
 
 def _loop(encode, decode, parts, lines):
@@ -179,23 +185,23 @@ def _cause(line: str, expected: list[int], got: list, parts: SmolLM2Parts) -> tu
     """The likely cause of a line's difference, and one sentence on it."""
     tok = _tokenizer()
     if any(i in tok.special_tokens.values() for i in got):
-        return "special tokens", ("Your IDs hold a special token, but the line is ordinary text: "
-                                  "encode it with the merges alone.")
+        return "special tokens", _("Your IDs hold a special token, but the line is ordinary text: "
+                                   "encode it with the merges alone.")
     if not all(isinstance(i, int) and i in tok.vocab for i in got):
-        return "byte mapping", "Some of your IDs are not tokens of the vocabulary."
+        return "byte mapping", _("Some of your IDs are not tokens of the vocabulary.")
     spelled = b"".join(tok.vocab[i] for i in got)
     if spelled != line.encode("utf-8"):
         if len(spelled) < len(line.encode("utf-8")):
-            return "pattern", ("Your tokens spell fewer bytes than the line: your patterns' pieces do not cover "
-                               "the whole line (regex.findall keeps only what the pattern matches).")
-        return "byte mapping", ("Your tokens spell other bytes than the line: the table from bytes to symbols "
-                                "differs from GPT-2's bytes_to_unicode().")
-    for name, stages in (("GPT-2's pattern alone, or GPT-2's pattern before the digits' (digits not cut alone "
-                          "first)", [GPT2_PATTERN]),
-                         ("no pre-tokenisation", [])):
+            return "pattern", _("Your tokens spell fewer bytes than the line: your patterns' pieces do not cover "
+                                "the whole line (regex.findall keeps only what the pattern matches).")
+        return "byte mapping", _("Your tokens spell other bytes than the line: the table from bytes to symbols "
+                                 "differs from GPT-2's bytes_to_unicode().")
+    for name, stages in ((N_("GPT-2's pattern alone, or GPT-2's pattern before the digits' (digits not cut alone "
+                             "first)"), [GPT2_PATTERN]),
+                         (N_("no pre-tokenisation"), [])):
         if _with_stages(tok, line, stages) == list(got):
-            return "pattern", (f"The pieces differ before merging: your IDs are what {name} gives. SmolLM2 cuts "
-                               "every digit alone, then applies GPT-2's pattern to each piece.")
+            return "pattern", _("The pieces differ before merging: your IDs are what {name} gives. SmolLM2 cuts "
+                                "every digit alone, then applies GPT-2's pattern to each piece.").format(name=_(name))
     cuts, at = set(), 0
     for piece in _pieces(line):
         at += len(piece.encode("utf-8"))
@@ -205,13 +211,15 @@ def _cause(line: str, expected: list[int], got: list, parts: SmolLM2Parts) -> tu
         at += len(tok.vocab[i])
         ends.add(at)
     if not cuts <= ends:
-        return "pattern", ("The pieces differ before merging: one of your tokens runs across two pieces of the "
-                           "pre-tokenizer (each digit alone, then GPT-2's pattern).")
+        return "pattern", _("The pieces differ before merging: one of your tokens runs across two pieces of the "
+                            "pre-tokenizer (each digit alone, then GPT-2's pattern).")
     at = _first_difference(expected, got)
     made = _made_by()
-    said = [f"{s!r} is {_how(made, s)}" for s in dict.fromkeys(_shown(parts, [expected[at], got[at]]))]
-    return "merge rank", ("Same pieces, different merges: the lowest-rank pair present must merge first "
-                          f"(the leftmost of equal ranks), and ranks come from the file's order. {'; '.join(said)}.")
+    said = [_("{token} is {how}").format(token=repr(s), how=_how(made, s))
+            for s in dict.fromkeys(_shown(parts, [expected[at], got[at]]))]
+    return "merge rank", _("Same pieces, different merges: the lowest-rank pair present must merge first "
+                           "(the leftmost of equal ranks), and ranks come from the file's order. {said}.").format(
+        said=_("; ").join(said))
 
 
 @functools.cache
@@ -222,9 +230,9 @@ def _made_by() -> dict:
 
 def _how(made: dict, token: str) -> str:
     if token not in made:
-        return "a single byte"
+        return _("a single byte")
     r, a, b = made[token]
-    return f"made by merge rank {r:,} ({a!r} + {b!r})"
+    return _("made by merge rank {rank} ({left} + {right})").format(rank=f"{r:,}", left=repr(a), right=repr(b))
 
 
 def _with_stages(tok, line: str, stages: list[str]) -> list[int]:
@@ -260,12 +268,14 @@ def match_smollm2(encode, decode) -> MatchResult | None:
     lines = capstone_lines()
     out = run(_loop, (encode, decode, parts, lines), seconds=SECONDS)
     if out.status != "returned":
-        return MatchResult(False, f"Your functions did not finish the {len(lines):,} lines: {out.error}", cause="raised")
+        return MatchResult(False, _("Your functions did not finish the {n} lines: {error}").format(
+            n=f"{len(lines):,}", error=out.error), cause="raised")
     got, texts, error = out.value
     for name, first in (("encode", got[:1]), ("decode", texts[:1])):
         if first and (first[0] is None or first[0] is Ellipsis):
-            return MatchResult(False, f"[not written yet] Your {name} returns {first[0]!r}. Write its body, run its "
-                               "cell, then run this one again.", cause="not written yet")
+            return MatchResult(False, _("[not written yet] Your {name} returns {value}. Write its body, run its "
+                                        "cell, then run this one again.").format(name=name, value=repr(first[0])),
+                               cause="not written yet")
     expected = _expected()
     names = {"encode": "encode", "decode": "decode"}
     for k, (e, g) in enumerate(zip(expected, got)):
@@ -273,33 +283,36 @@ def match_smollm2(encode, decode) -> MatchResult | None:
         if g_list != list(e):
             line = lines[k]
             if not isinstance(g_list, list):
-                return MatchResult(False, f"Line {k + 1} ({line!r}): your encode returned a "
-                                   f"{type(g).__name__}, not a list of IDs.", k, "raised")
+                return MatchResult(False, _("Line {n} ({line}): your encode returned a {type}, not a list of "
+                                            "IDs.").format(n=k + 1, line=repr(line), type=type(g).__name__), k, "raised")
             at = _first_difference(e, g_list)
             cause, why = _cause(line, list(e), g_list, parts)
             return MatchResult(False, (
-                f"Line {k + 1} of {len(lines):,} differs: {line!r}\n"
-                f"At token {at + 1}: expected {_shown(parts, e[at:at + 3])}, got {_shown(parts, g_list[at:at + 3])}.\n"
-                f"Likely cause, {cause}: {why}"), k, cause)
+                _("Line {n} of {total} differs: {line}").format(n=k + 1, total=f"{len(lines):,}", line=repr(line))
+                + "\n" + _("At token {at}: expected {expected}, got {got}.").format(
+                    at=at + 1, expected=_shown(parts, e[at:at + 3]), got=_shown(parts, g_list[at:at + 3]))
+                + "\n" + _("Likely cause, {cause}: {why}").format(cause=_(CAUSES[cause]), why=why)), k, cause)
     if error is not None:
         k, which, err = error
         key = err.args[0] if isinstance(err, KeyError) and err.args else None
         cause, why = "raised", ""
         if which == "encode" and isinstance(key, str) and any(c not in parts.token_id for c in key) \
                 and not all(c in set(bytes_to_unicode().values()) for c in key):
-            cause, why = "byte mapping", (f" {key!r} is not written in GPT-2's characters: map every byte with "
-                                          "bytes_to_unicode() before merging (a space is 'Ġ').")
+            cause, why = "byte mapping", " " + _("{key} is not written in GPT-2's characters: map every byte with "
+                                                 "bytes_to_unicode() before merging (a space is 'Ġ').").format(key=repr(key))
         elif which == "decode" and isinstance(key, str) and len(key) == 1:
-            cause, why = "byte mapping", (f" {key!r} is a token's character: map the characters back to bytes "
-                                          "with the inverse of bytes_to_unicode(), then decode.")
-        return MatchResult(False, f"Line {k + 1} ({lines[k]!r}): your {names[which]} raised "
-                           f"{type(err).__name__}: {err}.{why}".replace("..", "."), k, cause)
+            cause, why = "byte mapping", " " + _("{key} is a token's character: map the characters back to bytes "
+                                                 "with the inverse of bytes_to_unicode(), then decode.").format(key=repr(key))
+        return MatchResult(False, _("Line {n} ({line}): your {name} raised {error}: {message}.{why}").format(
+            n=k + 1, line=repr(lines[k]), name=names[which], error=type(err).__name__, message=err,
+            why=why).replace("..", "."), k, cause)
     for k, (line, text) in enumerate(zip(lines, texts)):
         if text != line:
-            hint = (" Your text holds GPT-2's characters ('Ġ' for a space): map them back to bytes first."
+            hint = (" " + _("Your text holds GPT-2's characters ('Ġ' for a space): map them back to bytes first.")
                     if isinstance(text, str) and "Ġ" in text else "")
             cause = "byte mapping" if hint else "decode"
-            return MatchResult(False, f"Line {k + 1}: your decode of SmolLM2's IDs gave {text!r}, expected "
-                               f"{line!r}.{hint}", k, cause)
-    return MatchResult(True, f"Passed: your encode gives SmolLM2's IDs on all {len(lines):,} lines "
-                       f"({sum(map(len, expected)):,} tokens), and your decode gives every line back.")
+            return MatchResult(False, _("Line {n}: your decode of SmolLM2's IDs gave {text}, expected "
+                                        "{line}.").format(n=k + 1, text=repr(text), line=repr(line)) + hint, k, cause)
+    return MatchResult(True, _("Passed: your encode gives SmolLM2's IDs on all {n} lines "
+                               "({tokens} tokens), and your decode gives every line back.").format(
+        n=f"{len(lines):,}", tokens=f"{sum(map(len, expected)):,}"))

@@ -338,14 +338,15 @@ def _sum_note(f: Field, got: np.ndarray) -> str:
 
 def _more_cases(rest) -> str:
     """The cases after the worked example, in words: how many were chosen by hand and how
-    many drawn at random (a random case's label starts with "random").
+    many drawn at random (a random case's label starts with "random", or with its translation).
 
     >>> _more_cases([Case("t = 1", ()), Case("random case 1 (seed 3)", ()), Case("random case 2 (seed 3)", ())])
     '3 more cases (1 chosen case and 2 seeded random ones)'
     >>> _more_cases([Case("t = 1", ())])
     '1 more case (chosen by hand)'
     """
-    drawn = sum(c.label.startswith("random") for c in rest)
+    # TRANSLATORS: the first word of every random case's label (its translation starts the translated labels)
+    drawn = sum(c.label.startswith(("random", _("random"))) for c in rest)
     chosen = len(rest) - drawn
     if not drawn:
         parts = _("chosen by hand")
@@ -432,7 +433,7 @@ class Exercise:
                 at = _("'s length") if where == "length" else _(" at {where}").format(where=where)
                 shown_e, shown_g = _shown_pair(e, g_, _num if f.kind != "exact" else repr)
                 text = _("{label}{at}: expected {expected}, got {got}.{note}").format(
-                    label=f.label, at=at if where else "", expected=shown_e, got=shown_g, note=note)
+                    label=_(f.label), at=at if where else "", expected=shown_e, got=shown_g, note=note)
                 return Difference(f.name, f.label, "differs", e, g_, text)
         if missing is not None:
             first = next(f.name for f in self.fields if f.name not in got)

@@ -127,9 +127,10 @@ _CHARS = ("a", "z", "é", "ß", "ñ", "Ω", "€", "猫", "语", "한", "🙂", 
 def _utf8_bytes(q, p):
     a, b = p
     n = [lesson_utf8.utf8_trace(a).n_bytes, lesson_utf8.utf8_trace(b).n_bytes]
-    return _made(q, f"How many UTF-8 bytes do {a} and {b} have? Write [bytes of {a}, bytes of {b}].", n,
+    return _made(q, _("How many UTF-8 bytes do {a} and {b} have? Write [bytes of {a}, bytes of {b}].").format(a=a, b=b), n,
                  source=f"lessons.utf8.utf8_trace({a!r}).n_bytes, lessons.utf8.utf8_trace({b!r}).n_bytes",
-                 why=f"{a} is {lesson_utf8.utf8_trace(a).hex()} and {b} is {lesson_utf8.utf8_trace(b).hex()}.")
+                 why=_("{a} is {a_hex} and {b} is {b_hex}.").format(a=a, a_hex=lesson_utf8.utf8_trace(a).hex(), b=b,
+                                                                   b_hex=lesson_utf8.utf8_trace(b).hex()))
 
 
 def _utf8_growth(q, p):
@@ -138,10 +139,11 @@ def _utf8_growth(q, p):
     old = kilo * old_k
     new = old * factor
     g = lesson_utf8.vocab_growth(old, new, width)
-    return _made(q, f"How many parameters does growing the vocabulary from {old:,} to {new:,} entries add to one "
-                    f"matrix of width {width}?", g.added_per_matrix,
+    return _made(q, _("How many parameters does growing the vocabulary from {old} to {new} entries add to one "
+                      "matrix of width {width}?").format(old=f"{old:,}", new=f"{new:,}", width=width), g.added_per_matrix,
                  source=f"lessons.utf8.vocab_growth({old}, {new}, {width}).added_per_matrix",
-                 why=f"{g.added_rows} new rows of width {width}: {g.added_rows} × {width} = {g.added_per_matrix:,}.")
+                 why=_("{rows} new rows of width {width}: {rows} × {width} = {added}.").format(
+                     rows=g.added_rows, width=width, added=f"{g.added_per_matrix:,}"))
 
 
 # ------------------------------------------------------------------- chapter 3

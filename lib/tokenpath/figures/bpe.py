@@ -448,11 +448,12 @@ def build_fig02() -> Drawn:
     art["c.heading"] = add_heading(ax, 0.15, 4.35, "(c) A bigger vocabulary adds rows to E and to the LM head")
     art.update(draw_vocab_growth(ax, growth, at=(0.1, 4.55)))
     k = ex.KILO
-    alt = (f"Tokenizer A maps {coll.token_a} to ID {coll.token_id}, tokenizer B maps {coll.token_b} to ID "
-           f"{coll.token_id}; both read row {coll.token_id} of one embedding, "
-           f"[{', '.join(bpe_num(v) for v in coll.row)}]. In the demo tokenizer the body word ' assistant' is "
-           f"ID {', '.join(map(str, body))}, the role marker <|assistant|> is ID {marker}, and the marker's "
-           f"spelling typed into a message becomes {len(typed)} ordinary IDs. Growing the vocabulary from "
-           f"{growth.old // k}K to {growth.new // k}K at width {growth.width} adds {growth.added_rows // k}K × "
-           f"{growth.width} = {growth.added_per_matrix:,} parameters per matrix (1K = 1024).")
+    alt = _("Tokenizer A maps {a} to ID {id}, tokenizer B maps {b} to ID {id}; both read row {id} of one embedding, "
+            "[{row}]. In the demo tokenizer the body word ' assistant' is ID {body}, the role marker <|assistant|> "
+            "is ID {marker}, and the marker's spelling typed into a message becomes {typed} ordinary IDs. Growing "
+            "the vocabulary from {old}K to {new}K at width {width} adds {added}K × {width} = {params} parameters "
+            "per matrix (1K = 1024).").format(
+        a=coll.token_a, b=coll.token_b, id=coll.token_id, row=", ".join(bpe_num(v) for v in coll.row),
+        body=", ".join(map(str, body)), marker=marker, typed=len(typed), old=growth.old // k, new=growth.new // k,
+        width=growth.width, added=growth.added_rows // k, params=f"{growth.added_per_matrix:,}")
     return Drawn(2, figure_title(2), fig, alt, art, (coll, growth))

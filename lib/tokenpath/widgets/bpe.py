@@ -133,7 +133,7 @@ class TokenBox:
         if not isinstance(text, str):  # the text box holds only a str: name the argument, not the trait
             raise TypeError(f"text must be a str, got {type(text).__name__}")
         self.tokenizer = lesson1.demo_tokenizer()
-        self.input = ipywidgets.Textarea(value=text, description="text",
+        self.input = ipywidgets.Textarea(value=text, description=_("text"),
                                          layout=ipywidgets.Layout(width="40em", height="4em"),
                                          continuous_update=True)
         self.summary = ipywidgets.HTML()
@@ -153,7 +153,8 @@ class TokenBox:
 
     def summary_line(self) -> str:
         n_chars, n_bytes = len(self.text), len(self.text.encode("utf-8"))
-        return f"{n_chars} characters, {n_bytes} UTF-8 bytes, {len(self.chips)} tokens"
+        return _("{chars} characters, {n_bytes} UTF-8 bytes, {tokens} tokens").format(
+            chars=n_chars, n_bytes=n_bytes, tokens=len(self.chips))
 
     def describe(self) -> str:
         """The chips as plain text (what the chapter prints for the default text)."""
