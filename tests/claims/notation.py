@@ -15,4 +15,5 @@ CLAIMS: list[_Claim] = []
 
 NOT_CLAIMS: list[_NotClaim] = [
     NotClaim("Vaswani et al. (2017)", "citation: the Transformer paper"),
+    NotClaim("float16", "the name of a number format"),
 ]
