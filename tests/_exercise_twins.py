@@ -371,6 +371,21 @@ def route_lowest(a, k):
     return {"chosen": c, "gates": _gates(a, c, sum(math.exp(a[i]) for i in c))}
 
 
+def route_lowest_default_sort(a, k):
+    c = np.argsort(a)[:k]  # numpy's default sort, as a reader writes it
+    return {"chosen": c, "gates": _gates(a, c, sum(math.exp(a[i]) for i in c))}
+
+
+def route_high_tie_default_sort(a, k):
+    c = np.argsort(a)[::-1][:k]
+    return {"chosen": c, "gates": _gates(a, c, sum(math.exp(a[i]) for i in c))}
+
+
+def route_top_lowest_first(a, k):
+    c = np.argsort(a)[-k:]  # the k highest, but listed in ascending order
+    return {"chosen": c, "gates": _gates(a, c, sum(math.exp(a[i]) for i in c))}
+
+
 def route_by_id(a, k):
     c = _chosen(a, k)
     return {"chosen": np.sort(c), "gates": _gates(a, c, sum(math.exp(a[i]) for i in c))}

@@ -18,16 +18,17 @@ QUESTIONS = questions.for_chapter("09_moe_routing")
 #: For every question of the chapter: answers that are right, and answers that are not.
 RIGHT = {
     "moe-k3-gate": [0.665, "0.6652", 0.66524, np.float64(0.665)],
-    "moe-top1-grad": [[0, 0], (0.0, 0.0), np.zeros(2)],
+    "moe-top1-grad": [[-0.16, 0.16], (-0.1599, 0.1599), np.array([-0.159925, 0.159925])],
     "fig22-store": ["b", " b "],
-    "moe-dropped": [2, "2", np.int64(2), 2.0, Fraction(2)],
+    "moe-dropped": [1, "1", np.int64(1), 1.0, Fraction(1)],
     "moe-unchosen-score": ["b", "(B)"],
 }
 WRONG = {
     "moe-k3-gate": [0.731, 0.5, 1, 0.2447],
-    "moe-top1-grad": [[0.144, -0.144], [1, 0], [-1.058, 1.058]],
+    # the in-set answer, the sign flipped, the text's δ = 0.5 answer, ∂p₁/∂a without ∂L/∂p₁, top-2's
+    "moe-top1-grad": [[0, 0], [0.16, -0.16], [0.144, -0.144], [-0.105, 0.105], [-1.058, 1.058]],
     "fig22-store": ["a", "c", "d"],
-    "moe-dropped": [0, 1, 4, "1"],
+    "moe-dropped": [0, 2, 4, "2"],  # 2: the text's own candidate, where both assignments are dropped
     "moe-unchosen-score": ["a", "c", "d"],
 }
 BAD_TYPES = [[1, 2], {"a": 1}, object(), "not an answer", True, float("nan"), 1 + 2j, b"1/3"]
@@ -43,12 +44,17 @@ def test_answers_are_computed_by_the_engine():
     k3 = moe.route(ex.FIG20_SCORES, ex.MOE_QUESTION_K)
     assert QUESTIONS["moe-k3-gate"].answer == pytest.approx(k3.gates[0])
     assert k3.gates[0] < moe.route(ex.FIG20_SCORES, ex.FIG20_K).gates[0]  # a larger set, a smaller gate
-    b21 = lessons_moe.top1_boundary(ex.FIG21_DELTA, ex.FIG21_OUTPUTS, ex.FIG21_TARGET)
-    np.testing.assert_array_equal(QUESTIONS["moe-top1-grad"].answer, b21.in_set.grad)
-    assert np.abs(b21.full.grad).max() > 0  # the full-softmax gate does pass a gradient
-    crowded = moe_dispatch.route_batch(np.vstack([ex.FIG22_SCORES[0], ex.FIG22_CANDIDATES[0]]), ex.FIG22_K,
+    b21 = lessons_moe.top1_boundary(ex.MOE_QUESTION_DELTA, ex.FIG21_OUTPUTS, ex.FIG21_TARGET)
+    np.testing.assert_array_equal(QUESTIONS["moe-top1-grad"].answer, b21.full.grad)
+    assert b21.chosen == 1 and not np.any(b21.in_set.grad)  # another expert than the text's, in-set still silent
+    assert np.abs(b21.full.grad).min() > 0.1  # the full-softmax gate passes a gradient to both scores
+    second = ex.FIG22_CANDIDATES[ex.MOE_QUESTION_CANDIDATE]
+    crowded = moe_dispatch.route_batch(np.vstack([ex.FIG22_SCORES[0], second]), ex.FIG22_K,
                                        capacity=ex.FIG22_CAPACITY)
     assert QUESTIONS["moe-dropped"].answer == len(crowded.dropped) == crowded.load.sum() - crowded.kept_load.sum()
+    text = moe_dispatch.route_batch(np.vstack([ex.FIG22_SCORES[0], ex.FIG22_CANDIDATES[0]]), ex.FIG22_K,
+                                    capacity=ex.FIG22_CAPACITY)
+    assert len(text.dropped) != QUESTIONS["moe-dropped"].answer  # not the number the text states
     assert moe_dispatch.route_batch(ex.FIG22_SCORES, ex.FIG22_K).experts_used.size == 4 > ex.FIG22_K
     raised = np.array(ex.FIG20_SCORES, dtype=float)
     raised[ex.MOE_WHATIF_EXPERT] = ex.MOE_WHATIF_SCORE

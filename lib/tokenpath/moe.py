@@ -1,10 +1,10 @@
 """Sparse mixture of experts: who runs, with what weight, and where the gradient stops.
 
-The chapter's formula, for one token ``x`` of width ``d`` and ``E`` experts::
+The chapter's formula, for one token ``x`` of width ``d`` and ``E_n`` experts::
 
-    a = x W_r                 router scores, one per expert            [E]
+    a = x W_r                 router scores, one per expert            [E_n]
     S = TopK(a, k)            the chosen experts, |S| = k
-    g_i = e^{a_i} / Σ_{j∈S} e^{a_j}   for i ∈ S, g_i = 0 otherwise      [E]
+    g_i = e^{a_i} / Σ_{j∈S} e^{a_j}   for i ∈ S, g_i = 0 otherwise      [E_n]
     o = Σ_{i∈S} g_i F_i(x)    the combined output, width d             [d]
 
 Conventions used everywhere in this module:
@@ -88,7 +88,7 @@ def _gate(gate) -> str:
 
 
 def router_scores(x, w_router) -> np.ndarray:
-    """Router scores ``a = x W_r``: ``x [..., d]``, ``w_router [d, E]`` → ``[..., E]``.
+    """Router scores ``a = x W_r``: ``x [..., d]``, ``w_router [d, E_n]`` → ``[..., E_n]``.
 
     >>> router_scores([1.0, 2.0], [[1.0, 0.0, 1.0], [0.0, 1.0, -1.0]]).tolist()
     [1.0, 2.0, -1.0]
@@ -97,7 +97,7 @@ def router_scores(x, w_router) -> np.ndarray:
     w = as_float_array("w_router", w_router, ndim=2)
     if w.shape[0] != x.shape[-1]:
         raise ValueError(
-            f"w_router must be [d, E] with d = {x.shape[-1]} (x's last axis), got shape {list(w.shape)}"
+            f"w_router must be [d, E_n] with d = {x.shape[-1]} (x's last axis), got shape {list(w.shape)}"
         )
     return x @ w
 
@@ -121,13 +121,13 @@ def top_k(scores, k: int) -> np.ndarray:
 class Route:
     """One routing decision per token: who runs, with what weight."""
 
-    scores: np.ndarray  # [..., E] router scores a (column = expert ID)
+    scores: np.ndarray  # [..., E_n] router scores a (column = expert ID)
     k: int  # experts each token runs
     gate: str  # "in_set" or "full_softmax"
     chosen: np.ndarray  # [..., k] chosen expert IDs, highest score first (tie: lower ID)
-    mask: np.ndarray  # [..., E] True where the expert is chosen
-    probs: np.ndarray  # [..., E] softmax over all experts (the full-softmax probabilities)
-    gates: np.ndarray  # [..., E] gate g_i of each expert; exactly 0 where not chosen
+    mask: np.ndarray  # [..., E_n] True where the expert is chosen
+    probs: np.ndarray  # [..., E_n] softmax over all experts (the full-softmax probabilities)
+    gates: np.ndarray  # [..., E_n] gate g_i of each expert; exactly 0 where not chosen
 
     @property
     def n_experts(self) -> int:
@@ -147,10 +147,10 @@ class Route:
 def route(scores, k: int, *, gate: str = "in_set") -> Route:
     """Choose the top-``k`` experts of each token and give them gates.
 
-    ``scores [..., E]`` (the expert axis last). With ``gate="in_set"`` the chosen
+    ``scores [..., E_n]`` (the expert axis last). With ``gate="in_set"`` the chosen
     gates are a softmax over the chosen scores only and sum to 1; with
     ``gate="full_softmax"`` they are the chosen experts' probabilities under a softmax
-    over all ``E`` scores. Unchosen gates are exactly 0 either way.
+    over all ``E_n`` scores. Unchosen gates are exactly 0 either way.
 
     >>> r = route([2.0, 1.0, 0.0, -1.0], 2)
     >>> r.chosen.tolist(), r.gates.round(6).tolist()
@@ -288,7 +288,7 @@ def moe_layer(x, w_router, experts, k: int, *, gate: str = "in_set") -> MoETrace
 
 def moe_experts(x, w_router, w_gate, w_up, w_down, k: int, *, gate: str = "in_set") -> MoETrace:
     """:func:`moe_layer` for tokens ``x [..., d]`` with the experts' weights stacked,
-    ``w_gate``/``w_up [E, d, d_ff]`` and ``w_down [E, d_ff, d]`` (as a model file holds
+    ``w_gate``/``w_up [E_n, d, d_ff]`` and ``w_down [E_n, d_ff, d]`` (as a model file holds
     them): route with ``a = x W_r``, then run each expert once, on the tokens that chose
     it, and combine. Same routing (:func:`route`), same experts
     (:func:`~tokenpath.norms.swiglu`) and same result as :func:`moe_layer`.
@@ -305,11 +305,11 @@ def moe_experts(x, w_router, w_gate, w_up, w_down, k: int, *, gate: str = "in_se
     for name, w in (("w_gate", w_gate), ("w_up", w_up), ("w_down", w_down)):
         stacks[name] = as_float_array(name, w, ndim=3)
     g, u, dn = stacks["w_gate"], stacks["w_up"], stacks["w_down"]
-    a = router_scores(xs, w_router)  # [..., E]
+    a = router_scores(xs, w_router)  # [..., E_n]
     n_exp = a.shape[-1]
     if g.shape[0] != n_exp or u.shape != g.shape or dn.shape[:2] != (n_exp, g.shape[2]):
         raise ValueError(
-            f"w_gate and w_up must be [E, d, d_ff] and w_down [E, d_ff, d] with E = {n_exp} (w_router's columns), "
+            f"w_gate and w_up must be [E_n, d, d_ff] and w_down [E_n, d_ff, d] with E_n = {n_exp} (w_router's columns), "
             f"got {list(g.shape)}, {list(u.shape)}, {list(dn.shape)}"
         )
     r = route(a, k, gate=gate)
@@ -331,12 +331,12 @@ class RouterGradient:
     scores, analytic and by central finite differences."""
 
     route: Route  # scores, choice and gates at this point
-    expert_outputs: np.ndarray  # [E, d] F_i of every expert (fixed: x does not move)
+    expert_outputs: np.ndarray  # [E_n, d] F_i of every expert (fixed: x does not move)
     target: np.ndarray  # [d] y
     output: np.ndarray  # [d] o = Σ g_i F_i
     loss: float  # ½‖o − y‖²
-    grad: np.ndarray  # [E] ∂L/∂a, analytic
-    fd_grad: np.ndarray  # [E] ∂L/∂a, central differences with step h
+    grad: np.ndarray  # [E_n] ∂L/∂a, analytic
+    fd_grad: np.ndarray  # [E_n] ∂L/∂a, central differences with step h
     h: float  # finite-difference step
     set_fixed: bool  # True when no ±h step changes the chosen set (fd is meaningful)
 
@@ -372,7 +372,7 @@ def router_gradient(scores, expert_outputs, target, k: int, *, gate: str = "in_s
     f = as_float_array("expert_outputs", expert_outputs, ndim=2)
     if f.shape[0] != a.shape[0]:
         raise ValueError(
-            f"expert_outputs must be [E, d] with one row per expert (E = {a.shape[0]} scores), "
+            f"expert_outputs must be [E_n, d] with one row per expert (E_n = {a.shape[0]} scores), "
             f"got shape {list(f.shape)}"
         )
     y = as_float_array("target", target, ndim=1)
@@ -384,7 +384,7 @@ def router_gradient(scores, expert_outputs, target, k: int, *, gate: str = "in_s
         raise ValueError("h must be > 0")
     loss, o, r = _loss_at(a, k, gate, f, y)
     res = o - y
-    rf = f @ res  # [E] r·F_j
+    rf = f @ res  # [E_n] r·F_j
     ro = float(res @ o)  # r·o
     if gate == "in_set":
         grad = np.where(r.mask, r.gates * (rf - ro), 0.0)

@@ -103,7 +103,7 @@ class ExpertParameters:
     n_experts: int
     params_per_expert: int
     k: int
-    shared: int  # attention, embeddings, router …: stored once and run for every token
+    shared: int  # attention, norms, router, output head, embedding table …: stored once
 
     @property
     def stored(self) -> int:

@@ -38,19 +38,35 @@ def top2_gradient():
 
 
 @cache
+def top2_parts():
+    """Section 9.3.1's hand steps: o − y, ∂L/∂g of the chosen experts and their gate-weighted mean."""
+    g = top2_gradient()
+    chosen = g.route.chosen
+    res = g.output - g.target
+    dl_dg = g.expert_outputs[chosen] @ res
+    return res, dl_dg, float(g.route.chosen_gates @ dl_dg)
+
+
+@cache
+def top2_full():
+    return moe.router_gradient(ex.FIG20_SCORES, ex.FIG20_WIDGET_OUTPUTS[:4], ex.FIG21_TARGET, 2, gate="full_softmax")
+
+
+@cache
 def smol_mix():
     return lessons_moe.dense_as_mixture(smol().hidden_size, smol().intermediate_size,
                                         n_experts=ex.SMOLLM2_MIXTURE_EXPERTS, k=ex.SMOLLM2_MIXTURE_K)
 
 
 _TIMES = {2: "twice", 3: "three times", 4: "four times"}
+_WORDS = {2: "two", 3: "three", 4: "four"}
 
 
 def _smol_sentence(m) -> str:
     return (f"Each of its {smol().num_hidden_layers} layers runs one SwiGLU of width {m.d_ff} for every token: "
-            f"{m.dense:,} parameters. A top-{m.experts.k}-of-{m.experts.n_experts} mixture with the same active width "
-            f"would have {'four' if m.experts.n_experts == 4 else m.experts.n_experts} experts of width "
-            f"{m.expert_width}. It would run {'as many' if m.experts.active == m.dense else f'{m.experts.active:,}'} "
+            f"{m.dense:,} parameters. Split that width into experts of width {m.expert_width}, store "
+            f"{_WORDS.get(m.experts.n_experts, m.experts.n_experts)} of them, and let each token run "
+            f"{_WORDS.get(m.experts.k, m.experts.k)}: a top-{m.experts.k}-of-{m.experts.n_experts} mixture. It would run {'as many' if m.experts.active == m.dense else f'{m.experts.active:,}'} "
             f"parameters per token but store {m.experts.stored:,} of them, "
             f"{_TIMES.get(m.experts.stored // m.dense, 'more')} as many. Its router adds {m.router:,} more")
 
@@ -124,9 +140,9 @@ def _capstone_tokens() -> list[int]:
 CLAIMS: list[_Claim] = [
     # -- section 9.2's aside: SmolLM2's dense SwiGLU beside a mixture of its width ------
     Claim("moe.smol.mixture", smol_mix, text=(
-        "Each of its 30 layers runs one SwiGLU of width 1536 for every token: 2,654,208 parameters. A top-2-of-4 "
-        "mixture with the same active width would have four experts of width 768. It would run as many parameters "
-        "per token but store 5,308,416 of them, twice as many. Its router adds 2,304 more", _smol_sentence)),
+        "Each of its 30 layers runs one SwiGLU of width 1536 for every token: 2,654,208 parameters. Split that width "
+        "into experts of width 768, store four of them, and let each token run two: a top-2-of-4 mixture. It would "
+        "run as many parameters per token but store 5,308,416 of them, twice as many. Its router adds 2,304 more", _smol_sentence)),
     # -- section 9.1.3: the third token of the layer of SwiGLU experts -------------------
     Claim("moe.layer.token2_order", lambda: layer().route.chosen[2],
           text=("expert 1 first, then expert 0", _order)),
@@ -161,6 +177,17 @@ CLAIMS: list[_Claim] = [
     # -- top-2 gradient inside a fixed set -------------------------------------------------
     Claim("top2.target", lambda: ex.FIG21_TARGET, text=("[0, 1]", _v)),
     Claim("top2.grad", lambda: top2_gradient().grad, text=("[−1.058, 1.058, 0, 0]", lambda g: _v(g, 3))),
+    Claim("top2.grad0", lambda: top2_gradient().grad[0], text=("−1.058", lambda x: _v([x], 3)[1:-1])),
+    Claim("top2.other_outputs", lambda: ex.FIG20_WIDGET_OUTPUTS[2:4],
+          text=("[2, −2] and [0, 4]", lambda f: f"{_v(f[0])} and {_v(f[1])}")),
+    Claim("top2.residual", lambda: top2_parts()[0], text=("[2.076, 1.462]", lambda r: _v(r, 3))),
+    Claim("top2.dL_dg", lambda: top2_parts()[1], text=("[6.462, 11.841]", lambda r: _v(r, 3))),
+    Claim("top2.dL_dg_words", lambda: top2_parts()[1], text=("6.462 against 11.841",
+                                                             lambda r: f"{_v(r, 3)[1:-1].replace(', ', ' against ')}")),
+    Claim("top2.dL_dg0_minus_mean", lambda: (top2_parts()[1][0], top2_parts()[2]),
+          text=("(6.462 − 7.909)", lambda v: f"({_v([v[0]], 3)[1:-1]} − {_v([v[1]], 3)[1:-1]})")),
+    Claim("top2.weighted_mean", lambda: top2_parts()[2], rounded=("7.909", 3)),
+    Claim("top2.full_grad", lambda: top2_full().grad, text=("[−0.350, 1.050, −0.512, −0.188]", lambda g: _v(g, 3))),
     # -- figure 21: the top-1 boundary ---------------------------------------------------
     Claim("fig21.below_zero_runs", lambda: fig21(-ex.FIG21_DELTA).chosen, exact="1"),
     Claim("fig21.above_zero_runs", lambda: fig21(ex.FIG21_DELTA).chosen, exact="0"),
@@ -174,9 +201,17 @@ CLAIMS: list[_Claim] = [
     Claim("fig21.F0", lambda: ex.FIG21_OUTPUTS[0], exact="[1, 0]"),
     Claim("fig21.F1", lambda: ex.FIG21_OUTPUTS[1], exact="[0, 2]"),
     Claim("fig21.full_grad", lambda: fig21(ex.FIG21_DELTA).full.grad, text=("[0.144, −0.144]", lambda g: _v(g, 3))),
+    Claim("fig21.full_grad1", lambda: fig21(ex.FIG21_DELTA).full.grad[1], text=("−0.144", lambda x: _v([x], 3)[1:-1])),
+    Claim("fig21.scores", lambda: fig21(ex.FIG21_DELTA).scores, text=("[0.5, −0.5]", _v)),
+    Claim("fig21.full_dL_dp0", lambda: fig21(ex.FIG21_DELTA).full.expert_outputs[0]
+          @ (fig21(ex.FIG21_DELTA).full.output - ex.FIG21_TARGET), rounded=("0.731", 3)),
+    Claim("fig21.full_dp0_factor", lambda: np.array([1 - fig21(ex.FIG21_DELTA).gate_full,
+                                                     -fig21(ex.FIG21_DELTA).full.route.probs[1]]),
+          text=("[0.269, −0.269]", lambda v: _v(v, 3))),
     # -- figure 22: a batch of two tokens --------------------------------------------------
     Claim("fig22.token0", lambda: fig22().route.chosen[0], text=("{0, 1}", _set)),
     Claim("fig22.token1", lambda: fig22().route.chosen[1], text=("{2, 3}", _set)),
+    Claim("fig22.token1_scores", lambda: ex.FIG22_SCORES[1], text=("[−1, 0, 1, 2]", _v)),
     Claim("fig22.token0_not_run", lambda: np.flatnonzero(~fig22().used[0]), text=("2 and 3", _pair)),
     Claim("fig22.k", lambda: fig22().route.k, exact="2"),
     Claim("fig22.experts_used", lambda: fig22().experts_used.size, exact="4"),

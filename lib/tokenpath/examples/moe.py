@@ -53,6 +53,10 @@ MOE_EXPERT_PARAMS = 100_000_000
 MOE_K = 2
 #: The k of the chapter's first question: figure 20's scores with three experts chosen.
 MOE_QUESTION_K = 3
+#: The gradient question of "Check yourself": figure 21 at this δ, where expert 1 runs.
+MOE_QUESTION_DELTA = -1.0
+#: The drop question of "Check yourself": this row of FIG22_CANDIDATES is the second token.
+MOE_QUESTION_CANDIDATE = 1
 #: The what-if question of "Check yourself": figure 20's unchosen expert 3 gets this score
 #: (still below expert 1's), and the question asks what happens to the chosen gates.
 MOE_WHATIF_EXPERT, MOE_WHATIF_SCORE = 3, 0.5

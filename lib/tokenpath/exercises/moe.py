@@ -36,6 +36,13 @@ def _reference(scores, k):
     return {"chosen": r.chosen, "gates": r.gates}
 
 
+#: The case where np.argsort's default sort and a stable sort break ties differently. A
+#: mistake in the choice is named whether the reader sorted stably or not, so the mistakes
+#: below that sort leave this case out of their comparison.
+_MANY_TIES = ("random case 5 (seed 20): E_n = 64 with many tied scores, k = 8 (a stable sort keeps tied "
+              "experts in ID order; np.argsort's default sort and np.argpartition need not)")
+
+
 def _cases() -> tuple[Case, ...]:
     cases = [Case(f"the worked example (figure 20: a = [2, 1, 0, −1], k = {ex.FIG20_K})", (ex.FIG20_SCORES, ex.FIG20_K)),
              Case("tied scores a = [1, 3, 3, 0], k = 1", (np.array([1.0, 3.0, 3.0, 0.0]), 1)),
@@ -46,8 +53,7 @@ def _cases() -> tuple[Case, ...]:
         a[int(rng.integers(0, e))] = a[int(rng.integers(0, e))]  # often a tie
         cases.append(Case(f"random case {n + 1} (seed 20): E_n = {e}, k = {k}", (a, k)))
     a = rng.integers(-3, 4, size=64).astype(float)  # many experts, whole-number scores: many ties
-    cases.append(Case("random case 5 (seed 20): E_n = 64 with many tied scores, k = 8 (a stable sort keeps tied "
-                      "experts in ID order; np.argsort's default sort and np.argpartition need not)", (a, 8)))
+    cases.append(Case(_MANY_TIES, (a, 8)))
     return tuple(cases)
 
 
@@ -75,7 +81,7 @@ def _dense(a, k):
 
 
 def _bottom(a, k):
-    c = np.argsort(np.asarray(a, dtype=float), kind="stable")[:k]
+    c = np.argsort(np.asarray(a, dtype=float))[:k]  # as readers write it: the default sort
     return {"chosen": c, "gates": _gates_over(a, c, among_all=False)}
 
 
@@ -101,7 +107,12 @@ def _no_exp(a, k):
 
 
 def _higher_id_on_ties(a, k):
-    c = np.argsort(np.asarray(a, dtype=float), kind="stable")[::-1][:k]
+    c = np.argsort(np.asarray(a, dtype=float))[::-1][:k]
+    return {"chosen": c, "gates": _gates_over(a, c, among_all=False)}
+
+
+def _lowest_first(a, k):
+    c = np.argsort(np.asarray(a, dtype=float))[-k:]  # the right set, but in ascending order
     return {"chosen": c, "gates": _gates_over(a, c, among_all=False)}
 
 
@@ -125,12 +136,15 @@ ROUTE_TOP_K = Exercise(
      Mistake("gates left on the unchosen experts", "your gates are the softmax over every expert, so experts "
              "that do not run get a weight; a gate is exactly 0 outside the chosen set.", _dense),
      Mistake("the lowest scores chosen", "you took the first k of an ascending sort; top-k takes the k highest "
-             "scores (sort by −a, or reverse).", _bottom),
+             "scores (sort by −a, or reverse).", _bottom, skip=(_MANY_TIES,)),
      Mistake("the chosen experts listed by ID", "your set is right but sorted by expert ID; list the chosen "
              "experts highest score first, as the engine's trace does.", _id_order),
      Mistake("ties broken towards the higher ID", "reversing an ascending sort puts the higher of two equal "
              "scores first; the chapter gives a tie to the lower expert ID (a stable sort of −a).",
-             _higher_id_on_ties),
+             _higher_id_on_ties, skip=(_MANY_TIES,)),
+     Mistake("the top k listed lowest first", "you took the last k of an ascending sort: the right experts, but the "
+             "k-th highest comes first; list the chosen experts highest score first (sort by −a).", _lowest_first,
+             skip=(_MANY_TIES,)),
      Mistake("the gates placed by rank", "you wrote the k gates into positions 0 … k − 1 (the order of the "
              "chosen list); g is indexed by expert ID, so the gate of expert chosen[r] goes to gates[chosen[r]].",
              _by_rank),
@@ -162,7 +176,9 @@ def _routing_figure(case: Case, expected: dict, got: dict):
     traces = []
     for x0, title, fields in ((1.4, "The book's routing (the engine)", expected), (8.4, "Your routing", got)):
         add_heading(ax, x0 - 1.2, 0.3, title)
-        t = moe.combine(_route_of(scores, k, fields), ex.FIG20_OUTPUTS)
+        # each chosen expert keeps its own output, whatever order the reader listed it in
+        outputs = ex.FIG20_WIDGET_OUTPUTS[np.asarray(fields["chosen"]).astype(int)]
+        t = moe.combine(_route_of(scores, k, fields), outputs)
         draw_routing_table(ax, t, at=(x0, 0.8), columns=len(scores))
         traces.append(t)
     alt = (f"Figure 20's routing table twice: the engine's gates {np.round(expected['gates'], 3).tolist()}, "

@@ -180,8 +180,8 @@ def build_fig22() -> Drawn:
         ax, 0.3, y + 0.45,
         f"stored: {cap.n_experts} experts × {p} = {moe_dispatch.count_text(cap.stored)}     "
         f"run per token: {cap.k} × {p} = {moe_dispatch.count_text(cap.active)}", size=NOTE_SIZE + 0.5)
-    art["params.shared"] = add_text(ax, 0.3, y + 0.69, "plus shared parts stored once and run by every token: "
-                                   "attention, embeddings, router", size=SMALL_SIZE + 0.5, color="#333333")
+    art["params.shared"] = add_text(ax, 0.3, y + 0.69, "plus shared parts: attention, norms, router, output head, "
+                                   "embeddings (one row per token)", size=SMALL_SIZE + 0.5, color="#333333")
     used = art["used.cell[0]"]
     n_e = trace.route.n_experts
     last = art[f"used.cell[{n_e - 1}]"]

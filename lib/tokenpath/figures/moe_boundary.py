@@ -107,8 +107,8 @@ def draw_boundary(fig, trace: lessons.Boundary, curves: lessons.Top1Curves) -> d
     trace = check_trace(trace, lessons.Boundary)
     curves = check_trace(curves, lessons.Top1Curves, "curves")
     lo, hi = float(curves.delta[0]), float(curves.delta[-1])
-    ax_a = fig.add_axes((0.09, 0.55, 0.5, 0.36))
-    ax_g = fig.add_axes((0.09, 0.13, 0.5, 0.36), sharex=ax_a)
+    ax_a = fig.add_axes((0.115, 0.55, 0.475, 0.36))
+    ax_g = fig.add_axes((0.115, 0.13, 0.475, 0.36), sharex=ax_a)
     ledger = fig.add_axes((0.62, 0.02, 0.37, 0.96))
     ledger.set_axis_off()
     ledger.set_xlim(0, 1)
@@ -127,8 +127,9 @@ def draw_boundary(fig, trace: lessons.Boundary, curves: lessons.Top1Curves) -> d
     ax_a.set_ylim(lo - 0.4, hi + 1.0)
     # legends sit below the moving δ line (zorder 4), so the line may cross them
     ax_a.legend(loc="lower center", ncols=2, handlelength=1.4, fontsize=SMALL_SIZE + 0.5).set_zorder(3.5)
-    ax_a.text(0.08, hi + 0.5, "tie at δ = 0:\nlower ID (0) runs", fontsize=SMALL_SIZE, va="center",
-              linespacing=1.2)
+    # left of the tie line, away from the moving δ line of the text's δ > 0
+    ax_a.text(-0.08, hi + 0.5, "tie at δ = 0:\nlower ID (0) runs", fontsize=SMALL_SIZE, va="center",
+              ha="right", linespacing=1.2)
     ax_a.tick_params(labelbottom=False)
     ax_g.plot(d, curves.gate_in_set, color=style.INK, lw=2.0, label="in-set gate: always 1")
     ax_g.plot(d, curves.gate_full, color=style.VALUE, lw=2.0, label="full-softmax gate")
@@ -137,7 +138,7 @@ def draw_boundary(fig, trace: lessons.Boundary, curves: lessons.Top1Curves) -> d
               weight="bold", va="center")
     ax_g.text(hi - 0.08, 1.17, "expert 0 runs", color=EXPERT_COLOURS[0], fontsize=NOTE_SIZE,
               weight="bold", va="center", ha="right")
-    ax_g.set_ylabel("gate of the chosen")
+    ax_g.set_ylabel("gate of the\nchosen expert")
     ax_g.set_xlabel("control δ (score gap 2δ); not a loss curve")
     ax_g.legend(loc="lower left", handlelength=1.4, fontsize=SMALL_SIZE).set_zorder(3.5)
 
