@@ -309,7 +309,8 @@ def moe_experts(x, w_router, w_gate, w_up, w_down, k: int, *, gate: str = "in_se
     n_exp = a.shape[-1]
     if g.shape[0] != n_exp or u.shape != g.shape or dn.shape[:2] != (n_exp, g.shape[2]):
         raise ValueError(
-            f"w_gate and w_up must be [E_n, d, d_ff] and w_down [E_n, d_ff, d] with E_n = {n_exp} (w_router's columns), "
+            f"w_gate and w_up must be [E_n, d, d_ff] and w_down [E_n, d_ff, d] with E_n = {n_exp} "
+            "(w_router's columns), "
             f"got {list(g.shape)}, {list(u.shape)}, {list(dn.shape)}"
         )
     r = route(a, k, gate=gate)
