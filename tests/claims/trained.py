@@ -290,13 +290,11 @@ def _goal_strong(gaps) -> str:
     """The goal against the strongest table, with the interval's low end on library code."""
     code, out, low = gaps
     if min(code, out) < GOAL:
-        return (f"Against the strongest table the model falls short of the {GOAL} nats that the book set as this "
-                "model's goal.")
+        return f"Against the strongest table the model falls short of the {GOAL} nats of the goal."
     if low < GOAL:
-        return (f"Against the strongest table both validation gaps clear the {GOAL} nats that the book set as this "
-                f"model's goal, library code only just: the low end of its interval is {low:.3f}.")
-    return (f"Against the strongest table both validation gaps clear the {GOAL} nats that the book set as this "
-            "model's goal, with their intervals.")
+        return (f"Against the strongest table both validation gaps clear the {GOAL} nats of the goal, library code "
+                f"only just. The low end of its interval, {low:.3f}, lies just below the goal.")
+    return f"Against the strongest table both validation gaps clear the {GOAL} nats of the goal, with their intervals."
 
 
 def _dense_verdict(v) -> str:
@@ -309,10 +307,10 @@ def _dense_verdict(v) -> str:
         return ("On every stream the dense model is better, every interval below zero: here the experts cost more "
                 "than they give.")
     if max(lows) > 0 and min(highs) < 0:
-        return ("So the sign depends on the stream: the intervals put the mixture ahead on some streams and the dense "
-                "model ahead on another, and the test stream's interval "
+        return ("So the sign depends on the stream. The intervals put the mixture ahead on some streams and the dense "
+                "model ahead on another. The test stream's interval "
                 + ("spans zero" if lows[-1] <= 0 <= highs[-1] else "does not span zero")
-                + f". At this size and for the same arithmetic per token, the experts are not clearly worth their "
+                + f". At this size, for the same arithmetic per token, the experts are not clearly worth their "
                   f"{ratio:.1f} times the storage.")
     return (f"No interval sets the two apart everywhere: at this size the experts are not clearly worth their "
             f"{ratio:.1f} times the storage.")
@@ -460,6 +458,7 @@ STATED: dict[str, str] = {
     'abl.windows': '33',
     'abl.targets': '8,043',
     'abl.loss': '2.55',
+    'abl.perplexity': '12.8',
     'abl.costliest_head': 'layer 2, head 1',
     'abl.costliest_head_delta': '0.345',
     'route.choices': '50,750',
@@ -519,7 +518,7 @@ STATED: dict[str, str] = {
     'base.test_gap': '0.76',
     'base.test_gap_low': '0.70',
     'base.test_gap_high': '0.82',
-    'base.goal_strong': "Against the strongest table both validation gaps clear the 0.5 nats that the book set as this model's goal, library code only just: the low end of its interval is 0.499.",
+    'base.goal_strong': "Against the strongest table both validation gaps clear the 0.5 nats of the goal, library code only just. The low end of its interval, 0.499, lies just below the goal.",
     'base.data_cache': '3.66',
     'curve.turn': '3,250',
     'curve.code_turn': '2.83',
@@ -567,7 +566,7 @@ STATED: dict[str, str] = {
     'dense.test_low': '−0.01',
     'dense.test_high': '+0.03',
     'dense.threads': '1',
-    'dense.verdict': "So the sign depends on the stream: the intervals put the mixture ahead on some streams and the dense model ahead on another, and the test stream's interval spans zero. At this size and for the same arithmetic per token, the experts are not clearly worth their 1.5 times the storage.",
+    'dense.verdict': "So the sign depends on the stream. The intervals put the mixture ahead on some streams and the dense model ahead on another. The test stream's interval spans zero. At this size, for the same arithmetic per token, the experts are not clearly worth their 1.5 times the storage.",
     'overlap.min_chars': '30',
     'overlap.lines': '6,171',
     'overlap.repeated': '468',
@@ -746,6 +745,7 @@ CLAIMS: list[_Claim] = [
     Claim("abl.windows", lambda: evaluation()["ablation_windows"]["windows"], _n),
     Claim("abl.targets", lambda: evaluation()["ablation_windows"]["targets"], _n),
     Claim("abl.loss", lambda: evaluation()["ablation_windows"]["loss"], _f(2)),
+    Claim("abl.perplexity", lambda: math.exp(evaluation()["ablation_windows"]["loss"]), _f(1)),
     Claim("abl.costliest_head", lambda: (costliest_head()["layer"], costliest_head()["head"]), _head),
     Claim("abl.costliest_head_delta", lambda: costliest_head()["delta"], _f(3)),
     # -- 10.8 routing over the sample -----------------------------------------------------------

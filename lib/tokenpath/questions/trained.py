@@ -1,7 +1,8 @@
 """Chapter 11's "Check yourself" questions (``11_trained_model``): the experts' share of
 the stored parameters, the first loss against ln V, spaces against tabs, what the named
 head's query reads, the most previous-token-like head of the last layer, one line's
-expert load, and the least-loaded expert of the routing figure's layer. Every answer is
+expert load, the least-loaded expert of the routing figure's layer, and the perplexity
+of a uniform guess. Every answer is
 computed by the engine when the questions are built.
 """
 
@@ -102,4 +103,13 @@ def questions() -> tuple[Question, ...]:
              f"{1 / stats.load.shape[1]:.0%}. It is stored and loaded like the others all the same: any token "
              "may choose it."),
     )
-    return q1, q2, q3, q4, q5, q6, q7
+    vocab = model.config.vocab_size
+    uniform = float(np.exp(np.log(vocab)))
+    loss = T.read_evaluation(folder)["ablation_windows"]["loss"]
+    q8 = number("trained-uniform-perplexity", "What if a model gave every token of the vocabulary the same probability, "
+                "1/V? Its loss on every token would be ln V. What would its perplexity be?", uniform,
+                tolerance=0.5, source="np.exp(np.log(model.config.vocab_size))", hint="a whole number",
+                why=f"Perplexity is exp(loss), and exp(ln V) = V = {vocab:,}: as unsure as a uniform choice among "
+                    f"all {vocab:,} tokens, by definition. The trained model's {loss:.2f} nats on the windows of "
+                    f"section 11.4 give a perplexity of {np.exp(loss):.1f}.")
+    return q1, q2, q3, q4, q5, q6, q7, q8
