@@ -35,6 +35,7 @@ from dataclasses import dataclass
 import numpy as np
 
 from ._checks import as_int
+from .i18n import _
 from .examples import trained as ex
 
 __all__ = ["LineTrace", "check_line", "line_trace", "max_tokens", "token_pieces"]
@@ -148,19 +149,20 @@ def check_line(line) -> str:
     if not isinstance(line, str):
         raise TypeError(f"line must be a str (one line of text), got {type(line).__name__}")
     if not line:
-        raise ValueError("line is empty: type one line of text")
+        raise ValueError(_("line is empty: type one line of text"))
     try:
         line.encode("utf-8")
     except UnicodeEncodeError as err:
-        raise ValueError(f"line holds a lone surrogate U+{ord(line[err.start]):04X} at index {err.start}: "
-                         "it has no UTF-8 bytes, so it cannot be tokenized") from None
+        raise ValueError(_("line holds a lone surrogate {code} at index {index}: it has no UTF-8 bytes, so it cannot "
+                           "be tokenized").format(code=f"U+{ord(line[err.start]):04X}", index=err.start)) from None
     for i, c in enumerate(line):
         cat = unicodedata.category(c)
         if c in "\n\r\x0b\x0c\x1c\x1d\x1e\x85\u2028\u2029":
-            raise ValueError(f"line must be one line, but it has a line break (U+{ord(c):04X}) at index {i}")
+            raise ValueError(_("line must be one line, but it has a line break ({code}) at index {index}").format(
+                code=f"U+{ord(c):04X}", index=i))
         if cat == "Cc" and c != "\t":
-            raise ValueError(f"line holds the control character {_describe_char(c)} at index {i}; "
-                             "only printable text and tabs can be followed")
+            raise ValueError(_("line holds the control character {char} at index {index}; only printable text and "
+                               "tabs can be followed").format(char=_describe_char(c), index=i))
     return line
 
 
@@ -191,8 +193,8 @@ def line_trace(line, model=None, *, folder=None, top: int = ex.OWNLINE_TOP) -> L
     n_bytes = len(line.encode("utf-8"))
     at_least = math.ceil(n_bytes / _longest_token(model))
     if at_least > limit:
-        raise ValueError(f"line is too long: at most {limit} tokens, and its {n_bytes} UTF-8 bytes make at least "
-                         f"{at_least}")
+        raise ValueError(_("line is too long: at most {limit} tokens, and its {n_bytes} UTF-8 bytes make at least "
+                           "{at_least}").format(limit=limit, n_bytes=n_bytes, at_least=at_least))
     return _line_trace(model, line, top)
 
 
@@ -201,7 +203,7 @@ def _line_trace(model, line: str, top: int) -> LineTrace:
     limit = max_tokens(model)
     ids = model.encode(line)
     if ids.size > limit:
-        raise ValueError(f"line is too long: at most {limit} tokens, and it has {ids.size}")
+        raise ValueError(_("line is too long: at most {limit} tokens, and it has {n}").format(limit=limit, n=ids.size))
     trace = model.forward(ids)
     z = trace.logits  # [T, V]: row t scores the token after t
     z = z - z.max(axis=-1, keepdims=True)

@@ -20,6 +20,7 @@ from matplotlib.artist import Artist
 from matplotlib.patches import Rectangle
 
 from ..fmt import MINUS
+from ..i18n import _
 from ..lessons import real_model as R
 from ..lessons import real_model_heads as RH
 from . import Drawn, register, style
@@ -38,25 +39,41 @@ HEADS_TITLE = "SmolLM2's induction heads, tested by ablation"
 
 # ---------------------------------------------------------------------- 28: next token
 
+def settings_words(trace: R.RealNextToken) -> str:
+    """:meth:`~tokenpath.lessons.real_model.RealNextToken.settings` in the reader's
+    language (the figure's own state line stays as drawn): ``T = 1.00, no top-k, top-p
+    1.00: 49,152 IDs possible``.
+    """
+    k = _("no top-k") if trace.top_k is None else _("top-k {k}").format(k=trace.top_k)
+    said = (_("T = {t}, {k}, top-p {p}: {kept} ID possible") if trace.kept == 1
+            else _("T = {t}, {k}, top-p {p}: {kept} IDs possible"))
+    return said.format(t=f"{trace.temperature:.2f}", k=k, p=f"{trace.top_p:.2f}", kept=f"{trace.kept:,}")
+
+
 def describe_next(trace: R.RealNextToken) -> str:
     """The real model's next-token view in words, with the numbers it shows."""
     trace = check_trace(trace, R.RealNextToken)
-    return (f"After {_context(trace)} (prompt {trace.prompt}) at {trace.settings()}: {_top_words(trace, 3)}. "
-            f"The most likely token is “{short(trace.top_pieces[0])}” with p = {trace.greedy_prob:.2f}; entropy "
-            f"{trace.entropy:.2f} nats; {trace.cover:,} tokens hold {100 * trace.cover_share:.0f} % of the mass; "
-            f"{trace.outside:.2f} lies outside the top {trace.top.size}.")
+    return _("After {context} (prompt {prompt}) at {settings}: {top}. The most likely token is “{best}” with "
+             "p = {p}; entropy {entropy} nats; {cover} tokens hold {share} % of the mass; {outside} lies outside "
+             "the top {n}.").format(
+        context=_context(trace), prompt=trace.prompt, settings=settings_words(trace), top=_top_words(trace, 3),
+        best=short(trace.top_pieces[0]), p=f"{trace.greedy_prob:.2f}", entropy=f"{trace.entropy:.2f}",
+        cover=f"{trace.cover:,}", share=f"{100 * trace.cover_share:.0f}", outside=f"{trace.outside:.2f}",
+        n=trace.top.size)
 
 
 @register(NEXT, NEXT_TITLE)
 def build_next() -> Drawn:
     trace = R.next_token()
     fig, art = next_token_canvas(trace)
-    alt = (f"The next-token distribution of SmolLM2-135M-Instruct, computed by the book's engine from the Q4_1 file, "
-           f"after {_context(trace)} at {trace.settings()}: bars for the {trace.top.size} tokens with the largest "
-           f"logits, best first, with ticks at their probabilities at T = 1. The first three: "
-           f"{_top_words(trace, 3)}. The entropy of the whole distribution over {trace.probs.size:,} tokens is "
-           f"{trace.entropy:.2f} nats; {trace.cover:,} tokens hold {100 * trace.cover_share:.0f} % of the mass; "
-           f"{trace.outside:.2f} lies outside the bars.")
+    alt = _("The next-token distribution of SmolLM2-135M-Instruct, computed by the book's engine from the Q4_1 "
+            "file, after {context} at {settings}: bars for the {n} tokens with the largest logits, best first, with "
+            "ticks at their probabilities at T = 1. The first three: {top}. The entropy of the whole distribution "
+            "over {v} tokens is {entropy} nats; {cover} tokens hold {share} % of the mass; {outside} lies outside "
+            "the bars.").format(
+        context=_context(trace), settings=settings_words(trace), n=trace.top.size, top=_top_words(trace, 3),
+        v=f"{trace.probs.size:,}", entropy=f"{trace.entropy:.2f}", cover=f"{trace.cover:,}",
+        share=f"{100 * trace.cover_share:.0f}", outside=f"{trace.outside:.2f}")
     return Drawn(NEXT, NEXT_TITLE, fig, alt, art, trace)
 
 
@@ -100,20 +117,23 @@ def lens_alt(lens: R.LogitLens) -> str:
     """The lens figure in words, from the trace."""
     lens = check_trace(lens, R.LogitLens)
     first, n, mid = lens.first_top(), lens.layers, lens.layers // 2
-    where = ("it is never the top token" if first is None else f"it is the top token only after all {n} layers"
-             if first == n else f"it is the top token from {first} layers on")
-    return (f"The logit lens of SmolLM2-135M-Instruct on “{short(lens.text)}”: at the last position, the residual "
-            f"stream after each of its {n} layers is put through the final RMSNorm and the tied head. "
-            f"The top panel draws the rank of “{short(lens.target_piece)}”, the model's own next token (1 is the "
-            f"top), on a logarithmic axis: {int(lens.rank[0]):,} in the embedding row, {int(lens.rank[mid]):,} "
-            f"after {mid} layers, {int(lens.rank[-3]):,} after {n - 2}, {int(lens.rank[-2]):,} after {n - 1} and "
-            f"{int(lens.rank[-1]):,} after all {n}; {where}. The bottom panel draws its probability, "
-            f"{lens.prob[-2]:.2f} after {n - 1} layers and {lens.prob[-1]:.2f} after all {n}, beside the top "
-            f"token's, whose text is written along the top of the panel, one per layer, from the embedding row "
-            f"on: "
-            + ", ".join(f"“{short(p)}”" for p in lens.top_pieces) + ". The horizontal axis counts the layers "
-            f"passed, ticked at " + ", ".join(str(t) for t in range(0, n + 1, 5)) + "; the probability axis at 0, "
-            "0.5 and 1 and the quarters between.")
+    where = (_("it is never the top token") if first is None
+             else _("it is the top token only after all {n} layers").format(n=n) if first == n
+             else _("it is the top token from {first} layers on").format(first=first))
+    return _("The logit lens of SmolLM2-135M-Instruct on “{text}”: at the last position, the residual stream after "
+             "each of its {n} layers is put through the final RMSNorm and the tied head. The top panel draws the "
+             "rank of “{target}”, the model's own next token (1 is the top), on a logarithmic axis: {r0} in the "
+             "embedding row, {r_mid} after {mid} layers, {r3} after {n2}, {r2} after {n1} and {r1} after all {n}; "
+             "{where}. The bottom panel draws its probability, {p2} after {n1} layers and {p1} after all {n}, beside "
+             "the top token's, whose text is written along the top of the panel, one per layer, from the embedding "
+             "row on: {tops}. The horizontal axis counts the layers passed, ticked at {ticks}; the probability axis "
+             "at 0, 0.5 and 1 and the quarters between.").format(
+        text=short(lens.text), n=n, target=short(lens.target_piece), r0=f"{int(lens.rank[0]):,}",
+        r_mid=f"{int(lens.rank[mid]):,}", mid=mid, r3=f"{int(lens.rank[-3]):,}", n2=n - 2,
+        r2=f"{int(lens.rank[-2]):,}", n1=n - 1, r1=f"{int(lens.rank[-1]):,}", where=where,
+        p2=f"{lens.prob[-2]:.2f}", p1=f"{lens.prob[-1]:.2f}",
+        tops=_(", ").join(f"“{short(p)}”" for p in lens.top_pieces),
+        ticks=_(", ").join(str(t) for t in range(0, n + 1, 5)))
 
 
 @register(LENS, LENS_TITLE)
@@ -169,16 +189,19 @@ def heads_alt(finding: RH.HeadFinding) -> str:
     """The heads figure in words, from the measurements."""
     l, h = finding.top
     (wl, wh), worst = finding.control_worst
-    return (f"Left: the induction score of each of SmolLM2's {finding.score.shape[0]} × {finding.score.shape[1]} "
-            f"query heads on repeated random tokens (the mean weight a token of the second copy puts on the token "
-            f"after its first occurrence), largest {finding.top_score:.2f} at layer {l}, head {h}, outlined. Right: "
-            f"with that head silenced the loss of the second copy rises by {finding.top_second_delta:.2f} nats "
-            f"(from {finding.second_loss:.2f}) and that of the first copy changes by {_signed(finding.top_first_delta)}; "
-            f"each of {len(finding.control)} heads drawn at random, silenced alone, changes the second copy's loss "
-            f"by {_signed(finding.control_second_delta.min())} to {_signed(worst)} nats, the most at layer {wl}, head {wh}. "
-            f"The map is ticked at the query heads " + ", ".join(str(h) for h in range(finding.score.shape[1])) +
-            " and at the layers " + ", ".join(str(l) for l in range(0, finding.score.shape[0], 5)) +
-            "; its colour scale runs from 0 to 1.")
+    return _("Left: the induction score of each of SmolLM2's {layers} × {heads} query heads on repeated random "
+             "tokens (the mean weight a token of the second copy puts on the token after its first occurrence), "
+             "largest {score} at layer {l}, head {h}, outlined. Right: with that head silenced the loss of the second "
+             "copy rises by {second} nats (from {second_loss}) and that of the first copy changes by {first}; each "
+             "of {n} heads drawn at random, silenced alone, changes the second copy's loss by {low} to {high} nats, "
+             "the most at layer {wl}, head {wh}. The map is ticked at the query heads {head_ticks} and at the "
+             "layers {layer_ticks}; its colour scale runs from 0 to 1.").format(
+        layers=finding.score.shape[0], heads=finding.score.shape[1], score=f"{finding.top_score:.2f}", l=l, h=h,
+        second=f"{finding.top_second_delta:.2f}", second_loss=f"{finding.second_loss:.2f}",
+        first=_signed(finding.top_first_delta), n=len(finding.control),
+        low=_signed(finding.control_second_delta.min()), high=_signed(worst), wl=wl, wh=wh,
+        head_ticks=_(", ").join(str(i) for i in range(finding.score.shape[1])),
+        layer_ticks=_(", ").join(str(i) for i in range(0, finding.score.shape[0], 5)))
 
 
 @register(HEADS, HEADS_TITLE)

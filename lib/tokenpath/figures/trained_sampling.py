@@ -22,6 +22,7 @@ from matplotlib.transforms import blended_transform_factory
 
 from .. import examples as ex
 from .. import trained as T
+from ..i18n import _
 from . import Drawn, register, style
 from .draw import add_text, check_ax, check_trace, fit_lines, new_canvas
 from .trained_attention import short
@@ -163,8 +164,9 @@ def update_next_token(artists: dict, trace: T.NextToken) -> None:
 
 
 def _top_words(trace: T.NextToken, n: int) -> str:
-    return ", ".join(f"“{short(trace.top_pieces[r])}” {trace.top_probs[r]:.2f} "
-                     f"({trace.top_probs_t1[r]:.2f} at T = 1)" for r in range(n))
+    return _(", ").join(_("“{piece}” {p} ({p1} at T = 1)").format(
+        piece=short(trace.top_pieces[r]), p=f"{trace.top_probs[r]:.2f}", p1=f"{trace.top_probs_t1[r]:.2f}")
+        for r in range(n))
 
 
 def describe_next_token(trace: T.NextToken) -> str:

@@ -30,6 +30,7 @@ from .. import pretrained
 from .._checks import as_float, as_float_array, as_int
 from ..examples import real_model as ex
 from ..gguf_format import read_gguf
+from ..i18n import _
 from ..model import Model, load
 from ..sampling import next_token_probs
 from ..trained.sampling import NextToken, _entropy, _top_and_cover
@@ -81,10 +82,13 @@ class FileSummary:
     def lines(self) -> list[str]:
         """The summary as the chapter prints it."""
         types = ", ".join(f"{n} {t}" for t, n in self.types)
-        out = [f"{self.name}: {self.bytes:,} bytes, GGUF version {self.version}",
-               f"{self.metadata_keys} metadata keys, {self.tensors} tensors ({types})"]
+        out = [_("{name}: {size} bytes, GGUF version {version}").format(name=self.name, size=f"{self.bytes:,}",
+                                                                      version=self.version),
+               _("{keys} metadata keys, {tensors} tensors ({types})").format(keys=self.metadata_keys,
+                                                                          tensors=self.tensors, types=types)]
         out += [f"  {k:30s} {v}" for k, v in self.items]
-        out.append(f"  {'tokenizer.ggml.tokens':30s} {self.tokens:,} entries; merges {self.merges:,}")
+        out.append(f"  {'tokenizer.ggml.tokens':30s} " + _("{tokens} entries; merges {merges}").format(
+            tokens=f"{self.tokens:,}", merges=f"{self.merges:,}"))
         return out
 
 

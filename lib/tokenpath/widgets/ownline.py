@@ -24,6 +24,7 @@ import numpy as np
 
 from .. import ownline
 from ..examples import trained as ex
+from ..i18n import _
 
 __all__ = ["COLOURS", "OwnLine", "band", "line_html", "own_line", "surprisal_colour"]
 
@@ -222,14 +223,15 @@ class OwnLine:
         config = self.model.config
         layout = ipywidgets.Layout(width="36em")
         style = {"description_width": "5em"}
-        self.input = ipywidgets.Text(value="", description="your line", continuous_update=True, style=style,
+        self.input = ipywidgets.Text(value="", description=_("your line"), continuous_update=True, style=style,
                                      layout=ipywidgets.Layout(width="100%"))
-        what = "One line of Python" if hint is None else hint
-        self.hint = ipywidgets.HTML(html.escape(f"{what}, at most {ownline.max_tokens(self.model)} tokens."))
-        self.position = ipywidgets.IntSlider(value=0, min=0, max=0, description="position", style=style,
+        what = _("One line of Python") if hint is None else _(hint)
+        self.hint = ipywidgets.HTML(html.escape(_("{what}, at most {n} tokens.").format(
+            what=what, n=ownline.max_tokens(self.model))))
+        self.position = ipywidgets.IntSlider(value=0, min=0, max=0, description=_("position"), style=style,
                                              layout=layout, continuous_update=True)
         self.layer = ipywidgets.IntSlider(value=config.num_hidden_layers - 1, min=0,
-                                          max=config.num_hidden_layers - 1, description="layer", style=style,
+                                          max=config.num_hidden_layers - 1, description=_("layer"), style=style,
                                           layout=layout, continuous_update=True)
         self.head = ipywidgets.IntSlider(value=0, min=0, max=config.num_attention_heads - 1, description="head",
                                          style=style, layout=layout, continuous_update=True)
@@ -262,8 +264,8 @@ class OwnLine:
         old = self.trace
         if line is not None:
             if old is None or line != old.line:  # a new text runs forward: say so while it does
-                self.message.value = (f'<p role="status">Running the text through '
-                                      f'{self.model.config.num_hidden_layers} layers…</p>')
+                self.message.value = '<p role="status">{}</p>'.format(html.escape(_(
+                    "Running the text through {n} layers…").format(n=self.model.config.num_hidden_layers)))
             try:
                 trace = ownline.line_trace(line, self.model)
             except (ValueError, TypeError) as err:
@@ -319,7 +321,7 @@ class OwnLine:
     def describe(self) -> str:
         """The numbers of the current view in plain text, or the message for a refused line."""
         if self.error is not None:
-            return f"refused: {self.error}"
+            return _("refused: {error}").format(error=self.error)
         text = describe_line(self.trace, *self.state)
         return text + (f" IDs: {[int(i) for i in self.trace.ids]}." if self.ids else "")
 

@@ -16,6 +16,7 @@ from .. import figures
 from ..examples import real_model as ex
 from ..figures import real_model as fr
 from ..figures import trained_sampling as fs
+from ..i18n import N_, _
 from ..lessons import real_model as R
 from . import Controls, SliderFigure, slider
 from .ownline import OwnLine
@@ -39,7 +40,7 @@ def real_next_token(prompt: int = 0, temperature: float = ex.REAL_TEMPERATURE, t
     p_low, p_high = ex.REAL_TOP_P_RANGE
     layout = ipywidgets.Layout(width="20em")
     controls = Controls({
-        "prompt": ipywidgets.IntSlider(value=0, min=0, max=len(ex.REAL_PROMPTS) - 1, step=1, description="prompt",
+        "prompt": ipywidgets.IntSlider(value=0, min=0, max=len(ex.REAL_PROMPTS) - 1, step=1, description=_("prompt"),
                                        continuous_update=True, layout=layout),
         "temperature": ipywidgets.FloatSlider(value=ex.REAL_TEMPERATURE, min=low, max=high, step=0.1,
                                               description="T", readout_format=".2f", continuous_update=True,
@@ -75,4 +76,4 @@ def real_own_line(line: str = ex.REAL_OWNLINE_DEFAULT) -> OwnLine:
     >>> w = real_own_line(); w.trace.layers, w.trace.heads
     (30, 9)
     """
-    return OwnLine(line, model=R.real_model(), hint="One line of text", ids=True)
+    return OwnLine(line, model=R.real_model(), hint=N_("One line of text"), ids=True)
