@@ -202,7 +202,7 @@ def test_kv_heads_and_experts_refuse_bad_values():
 
 def test_moe_experts_refuses_stacks_that_disagree_with_the_router():
     x = np.ones((3, 4))
-    with pytest.raises(ValueError, match=r"with E = 2 \(w_router's columns\)"):
+    with pytest.raises(ValueError, match=r"with E_n = 2 \(w_router's columns\)"):
         moe.moe_experts(x, np.ones((4, 2)), np.ones((3, 4, 5)), np.ones((3, 4, 5)), np.ones((3, 5, 4)), 1)
     with pytest.raises(ValueError, match="w_gate must have 3 axes"):
         moe.moe_experts(x, np.ones((4, 2)), np.ones((4, 5)), np.ones((2, 4, 5)), np.ones((2, 5, 4)), 1)

@@ -64,7 +64,7 @@ def test_one_token_and_batch_shapes():
     ("shared_gate_proj", [[np.nan] * FS] * D, "shared_gate_proj must be finite"),
     ("norm_topk_prob", 1, "norm_topk_prob must be True or False"),
     ("k", E + 1, "k must be between 1"),
-    ("w_router", np.zeros((D, E + 1)), "E = 5"),
+    ("w_router", np.zeros((D, E + 1)), "E_n = 5"),
 ])
 def test_input_checks_name_the_argument(name, value, words):
     w = weights()
