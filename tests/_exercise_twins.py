@@ -321,6 +321,24 @@ def rms_variance(x, w, eps):
     return {"mean_square": v, "rms": np.sqrt(v + eps), "output": x / np.sqrt(v + eps) * w}
 
 
+def rms_no_eps(x, w, eps):
+    ms = np.mean(x * x, axis=-1, keepdims=True)
+    rms = np.sqrt(ms)
+    return {"mean_square": ms, "rms": rms, "output": w * x / rms}
+
+
+def rms_one_plus_w(x, w, eps):
+    ms = (x ** 2).mean(-1, keepdims=True)
+    r = np.sqrt(ms + eps)
+    return {"mean_square": ms, "rms": r, "output": (1 + w) * x / r}
+
+
+def rms_rsqrt(x, w, eps):
+    ms = np.mean(x ** 2, axis=-1, keepdims=True)
+    inv = 1 / np.sqrt(ms + eps)  # what torch.rsqrt gives
+    return {"mean_square": ms, "rms": inv, "output": x * inv * w}
+
+
 def _ffn(x, wg, wu, wd, gate):
     a, c = np.matmul(x, wg), np.matmul(x, wu)
     h = gate(a, c)

@@ -1,7 +1,7 @@
 """What chapters 6–9 say about Hugging Face's models, checked against transformers:
 that not every model rotates every feature of every layer (section 6.4), and
 that Llama's RMSNorm weight starts at ones where Gemma's stored offset starts at zeros
-(section 8.1), and that OLMo's norm has no weight at all (section 8.4); and what chapter 9's aside reads as a mixture's GGUF names, checked
+(section 8.1), and that OLMo's norm has no weight at all (section 8.5); and what chapter 9's aside reads as a mixture's GGUF names, checked
 against llama.cpp's `gguf` package (section 9.2).
 
 transformers is an optional extra (`pip install -e '.[crosscheck]'`); without it these

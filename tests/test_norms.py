@@ -226,10 +226,11 @@ def test_the_chapter_prints_every_inline_comparison_true():
     assert "the layer returns its input unchanged: True" in text and "same numbers: False" in text
 
 
-def test_norm_offset_what_if_is_all_zeros_read_as_w_and_gamma_one_read_as_one_plus_w():
+def test_norm_offset_reads_a_stored_offset_as_gamma_and_differs_from_what_the_file_meant():
     from tokenpath import questions
 
-    zeros = np.zeros_like(ex.FIG17_WEIGHT)
-    assert np.all(norms.rms_norm(ex.FIG17_X, zeros) == 0)
-    np.testing.assert_allclose(norms.rms_norm(ex.FIG17_X, 1 + zeros), norms.rms_norm(ex.FIG17_X))
-    assert questions.for_chapter("08_rmsnorm_swiglu")["norm-offset"].answer == "a"
+    q = questions.for_chapter("08_rmsnorm_swiglu")["norm-offset"]
+    np.testing.assert_allclose(q.answer, norms.rms_norm(ex.FIG17_X, ex.QUIZ_OFFSET_W))
+    meant = norms.rms_norm(ex.FIG17_X, 1 + ex.QUIZ_OFFSET_W)
+    assert not np.allclose(q.answer, meant, atol=0.1)  # the silent mistake shows in the numbers
+    assert q.check(meant).status == "not yet" and q.check(q.answer).status == "right"

@@ -47,8 +47,8 @@ RIGHT = {
     "rope-score": [1, 1.0, 0.999], "rope-swap": ["b"], "rope-pos8": [[8, 0.08]], "rope-speed": [100],
     "rope-alibi": [2, "2"], "rope-shift": ["b"],
     "gqa-head6": [1], "gqa-weights": [8], "gqa-mqa-cache": [12], "gqa-leftover": [2], "gqa-layer-bytes": [4096, "4,096"],
-    "norm-rms": [[0.849, 1.131]], "norm-layer": [[-1, 1]], "norm-two": ["a"], "norm-silu": [-0.269],
-    "norm-add": ["a"], "norm-offset": ["a", "(A)"],
+    "norm-rms": [[1.697, 0.566]], "norm-layer": [[-1, 1]], "norm-two": ["a"], "norm-silu": [-0.238],
+    "norm-add": ["a", "(A)"], "norm-offset": [[0.424, -0.566]],
     "files-data-start": [120], "files-tied": ["a"], "files-tied-count": [16000], "files-kproj": [[4, 16]],
     "files-kv1-count": [16752], "files-layers": ["a"], "files-partial": [{2, 3, 4}],
     "files-gguf-row": [34, "34"], "files-q41-weights": [[3.5, 0.0], (3.5, 0)],
@@ -75,8 +75,8 @@ WRONG = {
     "rope-alibi": [0, 1], "rope-shift": ["a", "c"],
     "gqa-head6": [0, 6], "gqa-weights": [2], "gqa-mqa-cache": [24, 48], "gqa-leftover": [0, 1, 3],
     "gqa-layer-bytes": [16384, 2048, 131072],
-    "norm-rms": [[0.6, 0.8], [30, 40]], "norm-layer": [[1, -1]], "norm-two": ["b"], "norm-silu": [0, -1],
-    "norm-add": ["b", "c"], "norm-offset": ["b", "c"],
+    "norm-rms": [[0.849, 1.131], [1.2, 0.4], [6, 8]], "norm-layer": [[1, -1]], "norm-two": ["b"],
+    "norm-silu": [0, -2, -0.269], "norm-add": ["b", "c"], "norm-offset": [[1.273, 0.566], [0.849, 1.131], [0, 0]],
     "files-data-start": [112, 8, 2096], "files-tied": ["b"], "files-tied-count": [0, 6160, 32000],
     "files-kproj": [[16, 4], [8, 16]],
     "files-kv1-count": [17008, 17264], "files-layers": ["b", "d"], "files-partial": [{2}, {0, 1, 2, 3, 4}],
@@ -133,7 +133,9 @@ def test_answers_come_from_the_engine():
     assert by_id()["gqa-head6"].answer != ex.GQA_QUESTION_HEAD % ex.FIG16_N_KV_HEADS  # not the interleaved map's
     assert by_id()["gqa-layer-bytes"].answer == gqa.kv_cache_size(
         layers=1, requests=1, kv_heads=ex.KV_REAL_N_KV_HEADS, seq_len=1, head_dim=ex.KV_REAL_HEAD_DIM).nbytes(ex.KV_REAL_DTYPE)
-    np.testing.assert_allclose(by_id()["norm-rms"].answer, norms.rms_norm(ex.FIG17_SCALE * ex.FIG17_X))
+    np.testing.assert_allclose(by_id()["norm-rms"].answer, norms.rms_norm(ex.QUIZ_RMS_X, ex.QUIZ_RMS_GAMMA))
+    np.testing.assert_allclose(by_id()["norm-offset"].answer, norms.rms_norm(ex.FIG17_X, ex.QUIZ_OFFSET_W))
+    assert by_id()["norm-silu"].answer == pytest.approx(float(norms.silu(ex.QUIZ_SILU_A)))
     assert by_id()["bpe-lower"].answer == tuple(lesson1.teach_merges(ex.FIG1_TABLE, ex.FIG1_MERGES).segmentation(3)["lower"])
 
 

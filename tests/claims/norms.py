@@ -51,11 +51,39 @@ def _eps_parts(eps: float) -> tuple[str, str]:
     return short.replace("e-0", "e-"), f"{mantissa}e{int(exp)}"
 
 
+def _attention_weights() -> int:
+    """W_Q, W_K, W_V and W_O of one SmolLM2 layer, counted from the shapes the file's tensors have."""
+    f = smol_file()
+    return sum(int(np.prod(f.tensors[f"blk.0.attn_{p}.weight"].shape)) for p in ("q", "k", "v", "output"))
+
+
 def _capstone_eps() -> float:
     """ε as the capstone's ``config`` holds it (what its cell prints)."""
     from tokenpath.exercises import layer
 
     return layer.layer_inputs("The cat")[2]["eps"]
+
+
+def _same_ray(a, b):
+    """``a`` if RMSNorm gives ``a`` and ``b`` the same output (they lie on one ray from the origin)."""
+    if not np.allclose(norms.rms_norm(a), norms.rms_norm(b), rtol=0, atol=1e-12):
+        raise AssertionError(f"{a} and {b} do not share an RMSNorm output")
+    return a
+
+
+def _relu_gap() -> tuple[float, float]:
+    """Where ReLU(a) − SiLU(a) is largest, and how large: SiLU(a) = 1 solved by bisection, then the
+    gap checked on a fine grid of both signs (it is symmetric)."""
+    lo, hi = 0.5, 3.0
+    for _ in range(80):
+        mid = (lo + hi) / 2
+        lo, hi = (mid, hi) if norms.silu(mid) < 1 else (lo, mid)
+    a = (lo + hi) / 2
+    grid = np.linspace(-8, 8, 160001)
+    gap = np.maximum(grid, 0) - norms.silu(grid)
+    if not (np.isclose(gap.max(), a - 1, atol=1e-8) and np.allclose(gap, gap[::-1], atol=1e-12)):
+        raise AssertionError("the gap between ReLU and SiLU is not what the chapter says")
+    return a, a - float(norms.silu(a))
 
 
 @cache
@@ -98,6 +126,18 @@ CLAIMS: list[_Claim] = [
     Claim("fig17.ln_std", lambda: layer().std.item(), text=("0.5", _n)),
     Claim("fig17.ln_output", lambda: layer().output, text=("[−1, 1]", _v)),
     Claim("fig17.scale", lambda: ex.FIG17_SCALE, exact="10"),
+    Claim("ln.new_x", lambda: ex.LN_X, text=("[2, 6]", _v)),
+    Claim("ln.new_steps", lambda: norms.layer_norm_trace(ex.LN_X),
+          text=("the mean 4, divides by the standard deviation 2 and returns [−1, 1]",
+                lambda t: f"the mean {_n(t.mean.item())}, divides by the standard deviation {_n(t.std.item())} "
+                          f"and returns {_v(t.output)}")),
+    # the widget's reader moves x along a ray: each pair has one RMSNorm output
+    Claim("widget.half_x", lambda: _same_ray(ex.FIG17_X / 2, ex.FIG17_X),
+          text=("Set x to [1.5, 2]", lambda v: f"Set x to {_v(v)}")),
+    Claim("widget.ray_pair", lambda: (_same_ray(*ex.RAY_PAIR), ex.RAY_PAIR)[1],
+          text=("Try [1, 2] against [2, 4]", lambda p: f"Try {_v(p[0])} against {_v(p[1])}")),
+    Claim("fig17.circle_length", lambda: np.linalg.norm(rms().output) ** 2,
+          text=("RMS 1 means length √2", lambda sq: f"RMS 1 means length √{_n(round(sq, 12))}")),
     Claim("fig17.scaled_x", lambda: ex.FIG17_SCALE * ex.FIG17_X, text=("[30, 40]", _v)),
     # -- figure 17 (b) ------------------------------------------------------------------
     Claim("fig17.gate_pre", lambda: ex.FIG17_GATE_PRE, exact="1"),
@@ -107,6 +147,9 @@ CLAIMS: list[_Claim] = [
     Claim("fig17.product", lambda: gate(),
           text=("1·σ(1)·2 ≈ 1.462",
                 lambda t: f"{_n(t.gate_pre)}·σ({_n(t.gate_pre)})·{_n(t.content)} ≈ {_n(t.product, 3)}")),
+    # ReLU(a) − SiLU(a) = |a|·σ(−|a|), the same on both sides of zero, is largest where SiLU(a) = 1
+    Claim("silu.relu_gap", _relu_gap,
+          text=("at most 0.278, at a = ±1.28", lambda t: f"at most {_n(t[1], 3)}, at a = ±{_n(t[0], 2)}")),
     Claim("silu.minus_one", lambda: norms.silu(-1.0), text=("SiLU(−1) = −0.2689", lambda v: f"SiLU({_n(-1)}) = {_n(v, 4)}")),
     Claim("ffn.d", lambda: ex.D_MODEL, text=("d = 8", lambda d: f"d = {d}")),
     Claim("ffn.d_ff", lambda: ex.D_FF, text=("SwiGLU width of 24", lambda d: f"SwiGLU width of {d}")),
@@ -116,7 +159,7 @@ CLAIMS: list[_Claim] = [
     Claim("fig18.output", lambda: residual().output, text=("[1.5, 1]", _v)),
     Claim("fig18.feature0", lambda: 0, text=("1 + 0.5 = 1.5", _feature_sum)),
     Claim("fig18.feature1", lambda: 1, text=("2 + (−1) = 1", _feature_sum)),
-    # -- section 8.4's aside: SmolLM2's norms and SwiGLU width, from its GGUF file ------------------
+    # -- section 8.5: SmolLM2's norms and SwiGLU width, from its GGUF file ------------------
     Claim("norms.smol.vectors", lambda: (gains().attn.shape[1], gains().layers),
           text=("one 576-wide vector before attention and one before the feed-forward network in each of its 30 layers",
                 lambda t: f"one {t[0]}-wide vector before attention and one before the feed-forward network in each "
@@ -150,6 +193,17 @@ CLAIMS: list[_Claim] = [
                           f"{c.hidden_size} is a multiple of {LN.ffn_ratio(c).denominator}")),
     # three matrices of width r·d hold as many parameters as two of width 4d when 3r = 2·4
     Claim("swiglu.ratio", lambda: Fraction(2 * 4, 3), exact="8/3"),
+    Claim("swiglu.four_d", lambda: 4, text=("plain FFN with d_ff = 4d", lambda k: f"plain FFN with d_ff = {k}d")),
+    Claim("swiglu.equal_params", lambda: (Fraction(2 * 4, 3), 3 * Fraction(2 * 4, 3), 2 * 4),
+          text=("3·d·(8/3)d = 2·d·4d = 8d²",
+                lambda t: f"3·d·({t[0]})d = 2·d·4d = {t[2]}d²" if t[1] == t[2] else "the counts differ")),
+    Claim("norms.smol.attention", lambda: (_attention_weights(), Fraction(3 * smol().hidden_size * smol().intermediate_size,
+                                                                         3 * smol().hidden_size * smol().intermediate_size + _attention_weights())),
+          text=("hold 884,736 parameters here, so SwiGLU holds three quarters",
+                lambda t: f"hold {t[0]:,} parameters here, so SwiGLU holds "
+                          + ("three quarters" if t[1] == Fraction(3, 4) else str(t[1])))),
+    Claim("norms.smol.per_layer", lambda: 2 * gains().layers,
+          text=("The gains of the 60 per-layer norms", lambda n: f"The gains of the {n} per-layer norms")),
     Claim("swiglu.shrink", lambda: Fraction(2 * 4, 3) / 4,
           text=("by a factor of 2/3", lambda r: f"by a factor of {r}")),
     # the capstone prints config["eps"], the float32 ε of the file widened to a Python float
@@ -179,7 +233,11 @@ NOT_CLAIMS: list[_NotClaim] = [
     NotClaim("1 + w", "names the other weight convention (scale by one plus the stored weight), not a number"),
     NotClaim("32-bit", "the float width Hugging Face's LlamaRMSNorm computes in, a fact about its code"),
     NotClaim("\\frac{1}{d}", "notation: the mean over d features"),
-    NotClaim("position 0 is never added to position 1", "position indices in a sentence about two positions"),
+    NotClaim("Dan Hendrycks and Kevin Gimpel (2016)", "citation: the GELU paper, which names SiLU"),
+    NotClaim("Hendrycks and Gimpel (2016)", "citation: the GELU paper, which names SiLU"),
+    NotClaim("arXiv:1606.08415", "citation: the GELU paper's arXiv identifier"),
+    NotClaim("Stefan Elfwing, Eiji Uchibe and Kenji Doya (2018)", "citation: the SiLU paper"),
+    NotClaim("16-bit", "a float width (bfloat16, float16), a property of the formats"),
     NotClaim("max(0, a)", "ReLU's definition, not a computed number"),
     # -- the capstone: one layer of SmolLM2 ------------------------------------------------
     NotClaim("about 45 minutes", "the capstone's estimate of a reader's time, a planning figure, not a computation"),

@@ -111,7 +111,7 @@ def smol_file():
 
 @cache
 def smol():
-    """SmolLM2-135M-Instruct's config, from its GGUF header (the asides of sections 6.4, 7.3, 8.4 and 9.2)."""
+    """SmolLM2-135M-Instruct's config, from its GGUF header (the asides of sections 6.4, 7.3, 8.5 and 9.2)."""
     return gguf_config(smol_file())
 
 

@@ -47,19 +47,21 @@ def _rms_cases() -> tuple[Case, ...]:
     return tuple(cases)
 
 
-def _rms(x, w, eps, centre=False, eps_inside=True, axis=-1, weighted=True, square=True, variance=False):
+def _rms(x, w, eps, centre=False, eps_inside=True, axis=-1, weighted=True, square=True, variance=False,
+         offset=False, eps_used=True, inverse=False):
     x = np.asarray(x, dtype=float)
     if centre:
         x = x - x.mean(axis=axis, keepdims=True)
     with np.errstate(invalid="ignore"):  # the mean of x may be negative: its root is NaN
         ms = np.var(x, axis=axis, keepdims=True) if variance else np.mean(x * x if square else x, axis=axis, keepdims=True)
-        return _finish(x, w, eps, ms, eps_inside, weighted)
+        return _finish(x, w, eps if eps_used else 0.0, ms, eps_inside, weighted, offset, inverse)
 
 
-def _finish(x, w, eps, ms, eps_inside, weighted):
+def _finish(x, w, eps, ms, eps_inside, weighted, offset=False, inverse=False):
     rms = np.sqrt(ms + eps) if eps_inside else np.sqrt(ms) + eps
-    out = x / rms * (np.asarray(w, dtype=float) if weighted else 1.0)
-    return {"mean_square": ms, "rms": rms, "output": out}
+    gamma = 1.0 + np.asarray(w, dtype=float) if offset else np.asarray(w, dtype=float)
+    out = x / rms * (gamma if weighted else 1.0)
+    return {"mean_square": ms, "rms": 1.0 / rms if inverse else rms, "output": out}
 
 
 def rms_norm(x, weight, eps):
@@ -77,8 +79,16 @@ RMS_NORM = Exercise(
     (Mistake("RMSNorm subtracting the mean", "you centred x first, which is LayerNorm's step; RMSNorm divides "
              "by the root mean square of x itself and keeps its mean.",
              lambda x, w, eps: _rms(x, w, eps, centre=True)),
-     Mistake("ε outside the square root", "you computed √(mean(x²)) + ε; the chapter's RMS is √(mean(x²) + ε), "
-             "ε added to the mean square.", lambda x, w, eps: _rms(x, w, eps, eps_inside=False)),
+     Mistake("ε outside the square root", "you computed √(mean(x²)) + ε, as the RMSNorm authors' own PyTorch code "
+             "does (their paper has no ε); Llama, Hugging Face and torch.nn.RMSNorm put ε inside the root, "
+             "√(mean(x²) + ε), and so does the chapter.", lambda x, w, eps: _rms(x, w, eps, eps_inside=False)),
+     Mistake("ε left out", "your RMS is √(mean(x²)), with no ε; ε goes inside the root, √(mean(x²) + ε). "
+             "It keeps an all-zero position from dividing by zero.", lambda x, w, eps: _rms(x, w, eps, eps_used=False)),
+     Mistake("γ = 1 + w", "you scaled by 1 + weight, Gemma's convention; this exercise's weight is γ itself, as in "
+             "Llama: multiply by the weight.", lambda x, w, eps: _rms(x, w, eps, offset=True)),
+     Mistake("rms holding 1/RMS", "your \"rms\" is 1/√(mean(x²) + ε), the reciprocal Hugging Face computes with "
+             "torch.rsqrt to multiply by it; the exercise asks for the RMS itself, √(mean(x²) + ε).",
+             lambda x, w, eps: _rms(x, w, eps, inverse=True)),
      Mistake("the mean over the positions", "you averaged x² over axis 0 (the positions); RMSNorm averages "
              "over the features of one position, the last axis.", lambda x, w, eps: _rms(x, w, eps, axis=0)),
      Mistake("γ left out", "your output is x / RMS without the weight; multiply feature by feature by γ.",

@@ -31,7 +31,7 @@ from typing import Callable
 
 import numpy as np
 
-from .. import attention, examples, gqa, moe, norms, position
+from .. import attention, examples, fmt, gqa, moe, norms, position
 from .._checks import as_int
 from ..i18n import _
 from ..examples import attention as ex_att
@@ -272,11 +272,11 @@ def _gqa_leftover(q, p):
 # ------------------------------------------------------------------- chapter 8
 
 def _norm_rms(q, p):
-    x = np.array(p, dtype=float)
-    y = norms.rms_norm(x)
-    return _made(q, f"What does RMSNorm (γ of ones, ε ignored) give for x = {[int(v) for v in x]}?", y,
-                 source=f"norms.rms_norm({[int(v) for v in x]})",
-                 why=f"RMS = √(mean(x²)) = {float(np.sqrt(np.mean(x * x))):.4f}; x / RMS.")
+    x, g = np.array(p[:2], dtype=float), np.array(p[2:], dtype=float)
+    y = norms.rms_norm(x, g)
+    return _made(q, f"What does RMSNorm give for x = {fmt.vec(x)} with γ = {fmt.vec(g)} (ε ignored)?", y,
+                 source=f"norms.rms_norm({fmt.vec(x)}, {fmt.vec(g)})",
+                 why=f"RMS = √(mean(x²)) = {float(np.sqrt(np.mean(x * x))):.4f}; x / RMS, then γ feature by feature.")
 
 
 def _norm_layer(q, p):
@@ -335,10 +335,12 @@ FAMILIES: dict[str, _Family] = {
                                       if h // (hq // hkv) != h % hkv], (8, 2, 6), _gqa_head),
     "gqa-leftover": _Family(lambda rng: [(hq, hkv) for hq in range(5, 33) for hkv in range(2, 9)
                                          if hq % hkv and hkv < hq], (8, 3), _gqa_leftover),
-    "norm-rms": _Family(lambda rng: [(10 * a, 10 * b) for a in _TENS for b in range(-9, 10)], (30, 40), _norm_rms),
+    "norm-rms": _Family(lambda rng: [(a, b, g0, g1) for a in _TENS for b in range(-9, 10) for g0 in (0.5, 2.0, 3.0)
+                                     for g1 in (0.5, 2.0, -1.0)],
+                        (*(int(v) for v in examples.QUIZ_RMS_X), *(float(v) for v in examples.QUIZ_RMS_GAMMA)), _norm_rms),
     "norm-layer": _Family(lambda rng: [(a, b, c) for a in _TENS for b in range(-9, 10) for c in range(-9, 10)
                                        if not a == b == c], (30, 40), _norm_layer),
-    "norm-silu": _Family(_listed(range(-40, 41)), (-10,), _norm_silu),
+    "norm-silu": _Family(_listed(range(-40, 41)), (round(10 * examples.QUIZ_SILU_A),), _norm_silu),
     "moe-k3-gate": _Family(lambda rng: [(s, k, r) for s in itertools.product(range(-2, 4), repeat=4)
                                         for k in (2, 3) for r in range(k)], ((2, 1, 0, -1), 3, 0), _moe_gate),
 }

@@ -262,8 +262,9 @@ def build_fig17() -> Drawn:
         art[f"b.{k}"] = v
     lo, hi = GATE_LIM
     alt = ("Panel (a): a 2-D feature plane with arrows for x (black), RMSNorm(x) (orange) and LayerNorm(x) "
-           "(pink). " + describe_norms(norms_trace) + " The RMSNorm output lies on the dashed circle "
-           "of root-mean-square 1, along x; the LayerNorm output points another way. Panel (b), an "
+           "(pink). " + describe_norms(norms_trace) + " Both outputs lie on the dashed circle of "
+           "root-mean-square 1: the RMSNorm output along x, the LayerNorm output where the two features sum "
+           "to zero (that line is not drawn). Panel (b), an "
            f"independent example: the curve SiLU(a) = a·σ(a) (green) beside a dashed ReLU for a from "
            f"{_n(lo)} to {_n(hi)}, the gate's point marked on it: negative a is damped, not cut to 0. "
            + describe_gate(gate))
