@@ -18,7 +18,7 @@ from tokenpath.i18n import notebooks as zh
 from tokenpath.journey import journey
 
 ENGLISH = sorted((catalogs.ROOT / "notebooks").glob("*.ipynb"))
-FIGURE = re.compile(r'<figure class="tokenpath-figure" id="fig\d+\w*">')
+FIGURE = re.compile(r'<figure class="tokenpath-figure"( id="fig\d+\w*")?>')
 
 
 def _load(path):
@@ -104,3 +104,56 @@ def test_links_point_at_the_translated_headings():
     text = "[a](p.ipynb#1.1-Why-subwords) [b](q.ipynb#1.1-Why-subwords) [c](#1.1-Why-subwords)"
     assert zh.relink(text, "p", maps) == ("[a](p.ipynb#1.1-为什么用子词) [b](q.ipynb#1.1-Why-subwords) "
                                           "[c](#1.1-为什么用子词)")
+
+
+def _drawings(nb):
+    """(caption, alt, plain text) of each stored unnumbered figure of a notebook."""
+    found = []
+    for cell in nb["cells"]:
+        for output in cell.get("outputs", []):
+            data = output.get("data", {})
+            html = "".join(data.get("text/html", ""))
+            for m in re.finditer(r'<figure class="tokenpath-figure">(.*?)</figure>', html, re.S):
+                found.append((re.search(r"<figcaption>(.*?)</figcaption>", m.group(1), re.S).group(1),
+                              re.search(r'alt="([^"]*)"', m.group(1)).group(1), "".join(data.get("text/plain", ""))))
+    return found
+
+
+@pytest.mark.parametrize("page", TRANSLATED["zh_CN"])
+def test_an_unnumbered_drawing_is_reworded_in_chinese(page):
+    """A chapter's stored drawing that is not a numbered figure (the heat map of chapter 6)
+    has its caption, alt text and plain text in Chinese, as its builder gives them."""
+    import html as html_
+
+    from tokenpath import figures
+
+    path = catalogs.ROOT / "notebooks" / f"{page}.ipynb"
+    english = _drawings(_load(path))
+    chinese = _drawings(_load(path.parent / "zh" / path.name))
+    assert len(english) == len(chinese)
+    for (caption, alt, _), (zh_caption, zh_alt, zh_plain) in zip(english, chinese):
+        build = figures.drawing(html_.unescape(caption))
+        assert build is not None, f"{page}: the drawing {caption!r} is not registered (figures.register_drawing)"
+        with using("zh_CN"):
+            shown = build()
+        assert (html_.unescape(zh_caption), html_.unescape(zh_alt)) == (shown.caption, shown.alt)
+        assert zh_plain == f"{shown.caption}\n{shown.alt}"
+        assert re.search(r"[\u4e00-\u9fff]", zh_caption) and re.search(r"[\u4e00-\u9fff]", zh_alt)
+        assert (zh_caption, zh_alt) != (caption, alt)
+
+
+def test_a_drawing_whose_numbers_differ_or_that_is_unknown_keeps_its_words():
+    """figure_words re-words a registered drawing only when its builder, in English, gives
+    the stored alt text: other numbers, or an unregistered caption, stay as stored."""
+    from tokenpath._sphinx.editions import figure_words
+    from tokenpath.figures import figure_bundle
+    from tokenpath.figures.position import sinusoidal_heatmap
+
+    same = sinusoidal_heatmap()
+    stored = figure_bundle(b"", same.alt, same.caption)["text/html"]
+    other = figure_bundle(b"", sinusoidal_heatmap(8, 4).alt, same.caption)["text/html"]
+    unknown = figure_bundle(b"", same.alt, "A sketch")["text/html"]
+    with using("zh_CN"):
+        assert "正余弦" in figure_words(stored)
+        assert figure_words(other) == other
+        assert figure_words(unknown) == unknown

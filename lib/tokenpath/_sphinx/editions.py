@@ -143,25 +143,47 @@ class EditionNotes(SphinxTransform):
 
 
 _FIGURE = re.compile(r'<figure class="tokenpath-figure" id="fig(\d+)">(.*?)</figure>', re.S)
+_DRAWING = re.compile(r'<figure class="tokenpath-figure">(.*?)</figure>', re.S)
+#: What marks a stored output that holds a figure or a chapter's unnumbered drawing.
+MARK = 'class="tokenpath-figure"'
+
+
+def _reword(body: str, caption: str, alt: str) -> str:
+    body = re.sub(r'alt="[^"]*"', lambda _m: f'alt="{html.escape(alt, quote=True)}"', body, count=1)
+    return re.sub(r"<figcaption>.*?</figcaption>", lambda _m: f"<figcaption>{html.escape(caption)}</figcaption>",
+                  body, count=1, flags=re.S)
 
 
 def figure_words(text: str) -> str:
     """A stored figure's HTML with its caption and alt text in the engine's language
-    (the figure drawn again by its builder for the words; the pixels are kept)."""
+    (the figure drawn again by its builder for the words; the pixels are kept). A
+    chapter's unnumbered drawing is found by its English caption among
+    :data:`tokenpath.figures.DRAWINGS` and re-worded only where its builder, drawn again
+    in English, gives the stored alt text (the same numbers); any other is kept as it is."""
     from .. import figures
-    from ..i18n import _
+    from ..i18n import _, using
 
     def swap(m):
         number = int(m.group(1))
         drawn = figures.render(number)
         figures.style.close(drawn.figure)
         words = _("Figure {number} · {title}").format(number=number, title=drawn.title)
-        body = re.sub(r'alt="[^"]*"', lambda _m: f'alt="{html.escape(drawn.alt, quote=True)}"', m.group(2), count=1)
-        body = re.sub(r"<figcaption>.*?</figcaption>", lambda _m: f"<figcaption>{html.escape(words)}</figcaption>",
-                      body, count=1, flags=re.S)
-        return f'<figure class="tokenpath-figure" id="fig{m.group(1)}">{body}</figure>'
+        return f'<figure class="tokenpath-figure" id="fig{m.group(1)}">{_reword(m.group(2), words, drawn.alt)}</figure>'
 
-    return _FIGURE.sub(swap, text)
+    def swap_drawing(m):
+        caption = re.search(r"<figcaption>(.*?)</figcaption>", m.group(1), re.S)
+        alt = re.search(r'alt="([^"]*)"', m.group(1))
+        build = figures.drawing(html.unescape(caption.group(1))) if caption and alt else None
+        if build is None:
+            return m.group(0)
+        with using("en"):
+            same = build().alt == html.unescape(alt.group(1))
+        if not same:
+            return m.group(0)
+        shown = build()
+        return f'<figure class="tokenpath-figure">{_reword(m.group(1), shown.caption, shown.alt)}</figure>'
+
+    return _DRAWING.sub(swap_drawing, _FIGURE.sub(swap, text))
 
 
 _JOURNEY = re.compile(r'<nav class="tokenpath-journey".*?</nav>', re.S)
@@ -176,8 +198,9 @@ def journey_words(text: str, page: str) -> str:
 
 
 class FigureWords(SphinxTransform):
-    """In the Chinese edition, each stored numbered figure's caption and alt text, and
-    the journey map, in Chinese (before its image becomes a file)."""
+    """In the Chinese edition, each stored figure's caption and alt text (numbered, or a
+    chapter's registered drawing), and the journey map, in Chinese (before its image
+    becomes a file)."""
 
     default_priority = 904
 
@@ -186,7 +209,7 @@ class FigureWords(SphinxTransform):
             return
         for raw in list(self.document.findall(nodes.raw)):
             text = raw.astext()
-            if 'class="tokenpath-figure" id="fig' in text:
+            if MARK in text:
                 raw.parent.replace(raw, nodes.raw("", figure_words(text), format="html"))
             elif 'class="tokenpath-journey"' in text:
                 raw.parent.replace(raw, nodes.raw("", journey_words(text, self.env.docname), format="html"))

@@ -33,7 +33,6 @@ import numpy as np
 
 from .. import attention, examples, fmt, gqa, moe, norms, position
 from .._checks import as_int
-from ..i18n import _
 from ..examples import attention as ex_att
 from ..examples import bpe as ex_bpe
 from ..examples import position as ex_pos
@@ -158,20 +157,22 @@ def _emb_row(q, p):
     s, b, t = p
     tr = lesson_emb.lookup_trace((b, t, 0), ids=np.array(s))
     shown = [list(row) for row in s]
-    return _made(q, f"Figure 3's table E read by the IDs s = {shown}: which row of E does X[{b},{t},:] copy?",
+    return _made(q, _("Figure 3's table E read by the IDs s = {ids}: which row of E does X[{b},{t},:] copy?").format(
+                     ids=shown, b=b, t=t),
                  tr.row_id, source=f"lessons.embedding.lookup_trace(({b}, {t}, 0), ids={shown}).row_id",
-                 why=f"X[{b},{t},:] is the row of E named by the ID at s[{b},{t}], which is {tr.row_id}.")
+                 why=_("X[{b},{t},:] is the row of E named by the ID at s[{b},{t}], which is {row}.").format(
+                     b=b, t=t, row=tr.row_id))
 
 
 def _emb_same_row(q, p):
     s, b, t = p
     tr = lesson_emb.lookup_trace((b, t, 0), ids=np.array(s))
     shown = [list(row) for row in s]
-    return _made(q, f"With the IDs s = {shown}: how many positions (b, t), X[{b},{t}] included, start from the "
-                    f"row X[{b},{t}] copies?", len(tr.same_id),
+    return _made(q, _("With the IDs s = {ids}: how many positions (b, t), X[{b},{t}] included, start from the "
+                      "row X[{b},{t}] copies?").format(ids=shown, b=b, t=t), len(tr.same_id),
                  source=f"len(lessons.embedding.lookup_trace(({b}, {t}, 0), ids={shown}).same_id)",
-                 why=f"Every position holding ID {tr.row_id} copies the same row: (b, t) = "
-                     + ", ".join(f"({i}, {j})" for i, j in tr.same_id.tolist()) + ".")
+                 why=_("Every position holding ID {row} copies the same row: (b, t) = {positions}.").format(
+                     row=tr.row_id, positions=", ".join(f"({i}, {j})" for i, j in tr.same_id.tolist())))
 
 
 # ------------------------------------------------------------------- chapters 4 and 5
@@ -220,28 +221,31 @@ def _att_cache_dropped(q, p):
 def _rope_score(q, p):
     m, dist = p
     disc = lesson_pos.rope_disc(ex_pos.FIG15_Q, ex_pos.FIG15_K, math.pi / m, dist)
-    return _made(q, f"Figure 15 with ω = π/{m}: what does the score become at distance {dist}?", float(disc.dot),
-                 source=f"lessons.position.rope_disc(FIG15_Q, FIG15_K, π/{m}, {dist}).dot",
-                 why=f"The key turns by {dist}·π/{m} relative to the query; the score is cos of that angle, "
-                     f"{round(float(disc.dot), 4) + 0.0:.4f}.")
+    return _made(q, _("Figure 15 with ω = π/{m}: what does the score become at distance {dist}?").format(m=m, dist=dist),
+                 float(disc.dot), source=f"lessons.position.rope_disc(FIG15_Q, FIG15_K, π/{m}, {dist}).dot",
+                 why=_("The key turns by {dist}·π/{m} relative to the query; the score is cos of that angle, "
+                       "{score}.").format(dist=dist, m=m, score=f"{round(float(disc.dot), 4) + 0.0:.4f}"))
 
 
 def _rope_angles(q, p):
     (pos,) = p
     base = ex_pos.ROPE_EXAMPLE_BASE
     ang = position.rope_angles([pos], 4, base)[0]
-    return _made(q, f"Which RoPE angles does position {pos} get with d_h = 4 and base {base:g}? (one angle per pair, in radians, not reduced modulo 2π)",
+    return _made(q, _("Which RoPE angles does position {pos} get with d_h = 4 and base {base}? (one angle per pair, "
+                      "in radians, not reduced modulo 2π)").format(pos=pos, base=f"{base:g}"),
                  ang, source=f"position.rope_angles([{pos}], 4, {base:g})[0]",
-                 why=f"p·θ_i with θ = [1, 1/100]: [{pos}, {pos / 100:g}].")
+                 why=_("p·θ_i with θ = [1, 1/100]: [{pos}, {angle}].").format(pos=pos, angle=f"{pos / 100:g}"))
 
 
 def _rope_speed(q, p):
     (m,) = p
     f = position.rope_frequencies(4, float(m * m))
     ratio = float(f[0] / f[1])
-    return _made(q, f"A four-wide head with base {m * m}: how many times faster does pair 0 turn than pair 1?",
+    return _made(q, _("A four-wide head with base {base}: how many times faster does pair 0 turn than pair 1?").format(
+                     base=m * m),
                  round(ratio), source=f"position.rope_frequencies(4, {m * m})",
-                 why=f"θ_0 = 1 and θ_1 = {m * m}^(−1/2) = 1/{m}, so pair 0 turns {m} times faster.")
+                 why=_("θ_0 = 1 and θ_1 = {base}^(−1/2) = 1/{m}, so pair 0 turns {m} times faster.").format(
+                     base=m * m, m=m))
 
 
 # ------------------------------------------------------------------- chapter 7
@@ -249,24 +253,29 @@ def _rope_speed(q, p):
 def _gqa_head(q, p):
     hq, hkv, h = p
     g = int(gqa.kv_groups(hq, hkv)[h])
-    return _made(q, f"With Hq = {hq} and Hkv = {hkv}, which K/V head does query head {h} read?", g,
+    return _made(q, _("With Hq = {hq} and Hkv = {hkv}, which K/V head does query head {h} read?").format(
+                     hq=hq, hkv=hkv, h=h), g,
                  source=f"gqa.kv_groups({hq}, {hkv})[{h}]",
-                 why=f"Groups of Hq/Hkv = {hq // hkv} query heads share a K/V head: {h} // {hq // hkv} = {g}. "
-                     f"Not {h} % {hkv} = {h % hkv}: that map would interleave the groups.")
+                 why=_("Groups of Hq/Hkv = {size} query heads share a K/V head: {h} // {size} = {g}. "
+                       "Not {h} % {hkv} = {other}: that map would interleave the groups.").format(
+                     size=hq // hkv, h=h, g=g, hkv=hkv, other=h % hkv))
 
 
 def _gqa_leftover(q, p):
     hq, hkv = p
     try:
         gqa.kv_groups(hq, hkv)
-        refused = "accepted"  # pragma: no cover (the engine refuses a count that does not divide)
+        prompt = _("Hq = {hq} with Hkv = {bad} is accepted. If each of the {bad} K/V heads served the same whole "
+                   "number of query heads, as many as possible, how many of the {hq} query heads would have no K/V "
+                   "head?")  # pragma: no cover (the engine refuses a count that does not divide)
     except ValueError:
-        refused = "refused"
-    return _made(q, f"Hq = {hq} with Hkv = {hkv} is {refused}. If each of the {hkv} K/V heads served the same whole "
-                    f"number of query heads, as many as possible, how many of the {hq} query heads would have no K/V "
-                    "head?", hq % hkv,
+        prompt = _("Hq = {hq} with Hkv = {bad} is refused. If each of the {bad} K/V heads served the same whole "
+                   "number of query heads, as many as possible, how many of the {hq} query heads would have no K/V "
+                   "head?")
+    return _made(q, prompt.format(hq=hq, bad=hkv), hq % hkv,
                  source=f"{hq} % {hkv}; gqa.kv_groups({hq}, {hkv}) raises ValueError",
-                 why=f"{hkv} groups of {hq // hkv} cover {hkv * (hq // hkv)} heads; {hq % hkv} would have no K/V head.")
+                 why=_("{hkv} groups of {size} cover {covered} heads; {left} would have no K/V head.").format(
+                     hkv=hkv, size=hq // hkv, covered=hkv * (hq // hkv), left=hq % hkv))
 
 
 # ------------------------------------------------------------------- chapter 8
@@ -274,23 +283,27 @@ def _gqa_leftover(q, p):
 def _norm_rms(q, p):
     x, g = np.array(p[:2], dtype=float), np.array(p[2:], dtype=float)
     y = norms.rms_norm(x, g)
-    return _made(q, f"What does RMSNorm give for x = {fmt.vec(x)} with γ = {fmt.vec(g)} (ε ignored)?", y,
-                 source=f"norms.rms_norm({fmt.vec(x)}, {fmt.vec(g)})",
-                 why=f"RMS = √(mean(x²)) = {float(np.sqrt(np.mean(x * x))):.4f}; x / RMS, then γ feature by feature.")
+    return _made(q, _("What does RMSNorm give for x = {x} with γ = {g} (ε ignored)?").format(x=fmt.vec(x), g=fmt.vec(g)),
+                 y, source=f"norms.rms_norm({fmt.vec(x)}, {fmt.vec(g)})",
+                 why=_("RMS = √(mean(x²)) = {rms}; x / RMS, then γ feature by feature.").format(
+                     rms=f"{float(np.sqrt(np.mean(x * x))):.4f}"))
 
 
 def _norm_layer(q, p):
     x = np.array(p, dtype=float)
     y = norms.layer_norm(x)
-    return _made(q, f"What does LayerNorm (γ of ones, β of zeros, ε ignored) give for x = {[int(v) for v in x]}?", y,
+    return _made(q, _("What does LayerNorm (γ of ones, β of zeros, ε ignored) give for x = {x}?").format(
+                     x=[int(v) for v in x]), y,
                  source=f"norms.layer_norm({[int(v) for v in x]})",
-                 why=f"Subtract the mean {float(x.mean()):.4f}, divide by the standard deviation {float(x.std()):.4f}.")
+                 why=_("Subtract the mean {mean}, divide by the standard deviation {std}.").format(
+                     mean=f"{float(x.mean()):.4f}", std=f"{float(x.std()):.4f}"))
 
 
 def _norm_silu(q, p):
     a = p[0] / 10
-    return _made(q, f"A gate pre-activation of {a} goes through SiLU. What is SiLU({a})?", float(norms.silu(a)),
-                 source=f"norms.silu({a})", why=f"SiLU(a) = a·σ(a) = {a}·{float(norms.sigmoid(a)):.4f}.")
+    return _made(q, _("A gate pre-activation of {a} goes through SiLU. What is SiLU({a})?").format(a=a),
+                 float(norms.silu(a)), source=f"norms.silu({a})",
+                 why=_("SiLU(a) = a·σ(a) = {a}·{sigma}.").format(a=a, sigma=f"{float(norms.sigmoid(a)):.4f}"))
 
 
 # ------------------------------------------------------------------- chapter 9
@@ -299,10 +312,11 @@ def _moe_gate(q, p):
     shown, k, rank = list(p[0]), p[1], p[2]
     r = moe.route(np.array(shown, dtype=float), k)
     e = int(r.chosen[rank])
-    return _made(q, f"With the router scores {shown}, k = {k} and gates renormalised inside the chosen set, what is "
-                 f"the gate of expert {e}?", float(r.gates[e]),
+    return _made(q, _("With the router scores {scores}, k = {k} and gates renormalised inside the chosen set, what "
+                      "is the gate of expert {e}?").format(scores=shown, k=k, e=e), float(r.gates[e]),
                  source=f"moe.route({shown}, {k}).gates[{e}]",
-                 why=f"The chosen set is {sorted(r.chosen.tolist())}; the gate is exp(a_{e}) over the sum of exp over that set.")
+                 why=_("The chosen set is {chosen}; the gate is exp(a_{e}) over the sum of exp over that set.").format(
+                     chosen=sorted(r.chosen.tolist()), e=e))
 
 
 def _listed(*ranges):

@@ -29,8 +29,8 @@ from matplotlib.figure import Figure
 from ..i18n import _
 from . import style
 
-__all__ = ["FIGURES", "PANELS", "Drawn", "FigureDisplay", "figure_bundle", "register", "register_panel", "registry",
-           "render", "save", "show"]
+__all__ = ["DRAWINGS", "FIGURES", "PANELS", "Drawn", "FigureDisplay", "drawing", "figure_bundle", "register",
+           "register_drawing", "register_panel", "registry", "render", "save", "show"]
 
 
 @dataclass
@@ -202,6 +202,38 @@ def show(number: int, *, panel: str | None = None) -> FigureDisplay:
     display = FigureDisplay(drawn)
     style.close(drawn.figure)
     return display
+
+
+#: A chapter's drawings that are not numbered figures, by their English caption: each
+#: builder, called with no argument, draws what the chapter's cell shows. The Chinese
+#: notebooks and HTML edition find a stored drawing by its caption and draw it again for
+#: its words (:func:`tokenpath._sphinx.editions.figure_words`).
+DRAWINGS: dict[str, Callable[[], FigureDisplay]] = {}
+
+
+def register_drawing(caption: str):
+    """Decorator: record ``build() -> FigureDisplay`` as the drawing captioned ``caption``
+    (in English) when it is shown unnumbered in a chapter."""
+
+    def wrap(build: Callable[[], FigureDisplay]) -> Callable[[], FigureDisplay]:
+        if caption in DRAWINGS:
+            raise ValueError(f"a drawing captioned {caption!r} is registered twice")
+        DRAWINGS[caption] = build
+        return build
+
+    return wrap
+
+
+def drawing(caption: str) -> Callable[[], FigureDisplay] | None:
+    """The builder of the unnumbered drawing captioned ``caption`` in English, or None.
+
+    >>> drawing("Sinusoidal position encoding").__name__
+    'sinusoidal_heatmap'
+    >>> drawing("no such drawing") is None
+    True
+    """
+    _load()
+    return DRAWINGS.get(caption)
 
 
 _loaded = False

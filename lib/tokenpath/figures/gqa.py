@@ -129,10 +129,15 @@ def draw_head_sharing(ax, trace: HeadSharing | Refused, *, pool: int = ex.GQA_MA
     return art
 
 
+def _kv_name(g: int, joiner: str = ", ") -> str:
+    """K/V head ``g`` named by its keys and values, "K₀, U₀" (the alt text joins them in the reader's language)."""
+    return f"K{fmt.subscript(g)}{joiner}U{fmt.subscript(g)}"
+
+
 def _group_label(g: int, readers, width: float) -> str:
     first, last = int(readers[0]), int(readers[-1])
     who = f"q{first}" if first == last else f"q{first}–q{last}"
-    name = f"K{fmt.subscript(g)}, U{fmt.subscript(g)}"
+    name = _kv_name(g)
     if width >= 1.1:
         return f"{name} · read by {who}"
     return f"{g}" if width < 0.5 else name
@@ -238,7 +243,7 @@ def build_fig16() -> Drawn:
                            "not two time steps.", size=SMALL_SIZE + 0.5, color="#333333", style="italic")
     reads = _("; ").join(
         _("{who} read {name}").format(who=_group_label(g, trace.readers(g), 2.0).split(" · read by ")[1],
-                                      name=_group_label(g, trace.readers(g), 1.0)) for g in range(trace.n_kv_heads))
+                                      name=_kv_name(g, _(", "))) for g in range(trace.n_kv_heads))
     alt = _("Two rows of boxes: {hq} query heads above, {hkv} K/V heads below, each K/V head linked to the {size} "
             "query heads that read it ({reads}). {state}").format(
         hq=trace.n_q_heads, hkv=trace.n_kv_heads, size=trace.group_size, reads=reads,

@@ -29,7 +29,7 @@ from .. import examples, fmt
 from ..lessons.position import Disc, DistanceTrace, PairTrace, fig15_trace
 from ..position import rope_frequencies, sinusoidal
 from .._checks import as_int
-from . import Drawn, FigureDisplay, register, style
+from . import Drawn, FigureDisplay, register, register_drawing, style
 from ..i18n import _
 from .draw import figure_title, panel_artists
 
@@ -425,6 +425,7 @@ def draw_sinusoidal(ax, encoding: np.ndarray) -> dict:
     return {"image": image, "colorbar": colorbar}
 
 
+@register_drawing("Sinusoidal position encoding")
 def sinusoidal_heatmap(positions: int = examples.SINUSOID_POSITIONS,
                        d_model: int = examples.SINUSOID_D_MODEL) -> FigureDisplay:
     """The chapter's heat map of :func:`~tokenpath.position.sinusoidal`, for a cell.

@@ -13,9 +13,10 @@ For each English notebook:
   makes from the heading's text (:func:`tokenpath._sphinx.heading_slug`'s rule);
 - code cells are the English cells, source and stored outputs, except the call that
   picks the language: ``tp.setup_notebook()`` becomes ``tp.setup_notebook(lang="zh_CN")``,
-  a stored numbered figure's caption and alt text, which are given in Chinese
-  (the figure's builder run again for its words; the pixels are kept), and the journey
-  map under the title, drawn again in Chinese.
+  a stored figure's caption and alt text, which are given in Chinese (the figure's
+  builder run again for its words; the pixels are kept; an unnumbered drawing is found
+  by its caption, :data:`tokenpath.figures.DRAWINGS`), and the journey map under the
+  title, drawn again in Chinese.
 
 So the code a Chinese reader runs is the code nbval runs in English
 (tests/test_i18n_notebooks.py proves it), and generating twice writes the same bytes.
@@ -156,9 +157,9 @@ def relink(source: str, page: str, maps: dict[str, dict[str, str]]) -> str:
 
 
 def _figure_words(outputs, page: str) -> list:
-    """The stored outputs with each numbered figure's caption and alt text in the
+    """The stored outputs with each figure's caption and alt text in the
     engine's language (its PNG kept), and the journey map of ``page`` in it."""
-    from .._sphinx.editions import figure_words, journey_words
+    from .._sphinx.editions import MARK, figure_words, journey_words
 
     out = []
     for output in outputs:
@@ -174,7 +175,7 @@ def _figure_words(outputs, page: str) -> list:
             output["data"]["text/plain"] = plain.splitlines(keepends=True) if lists else plain
             out.append(output)
             continue
-        after = figure_words(before) if 'class="tokenpath-figure" id="fig' in before else before
+        after = figure_words(before) if MARK in before else before
         if after != before:
             import html
 
