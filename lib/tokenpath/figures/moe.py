@@ -224,7 +224,7 @@ def update_routing_table(artists: dict, trace: moe.MoETrace, *, digits: int = ex
         shown = j < n
         on = shown and bool(r.mask[j])
         artists[f"head[{j}]"].set_visible(shown)
-        for key, _ in ROUTING_ROWS:
+        for key, _label in ROUTING_ROWS:
             rect, txt = artists[f"{key}.cell[{j}]"], artists[f"{key}[{j}]"]
             rect.set_visible(shown)
             txt.set_visible(shown)

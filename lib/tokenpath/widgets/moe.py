@@ -129,7 +129,7 @@ def routing_choice(k: int = ex.FIG20_K, n_experts: int = ex.FIG20_SCORES.size) -
     art = drawn.artists
     groups = [([art[f"head[{j}]"]], _above(art[f"head[{j}]"], art[f"score.cell[{j}]"], 0.12, 0.12))
               for j in range(fm.E_MAX)]
-    for key, _ in fm.ROUTING_ROWS:
+    for key, _label in fm.ROUTING_ROWS:
         for j in range(fm.E_MAX):
             extra = [art[f"gate.full[{j}]"]] if key == "gate" else []
             groups.append(([art[f"{key}.cell[{j}]"], art[f"{key}[{j}]"], *extra], None))
