@@ -12,6 +12,7 @@ import numpy as np
 
 from .. import moe
 from ..examples import moe as ex
+from ..i18n import N_, _
 from .checker import Case, Exercise, Field, Mistake
 
 __all__ = ["EXERCISES", "ROUTE_TOP_K"]
@@ -39,19 +40,20 @@ def _reference(scores, k):
 #: The case where np.argsort's default sort and a stable sort break ties differently. A
 #: mistake in the choice is named whether the reader sorted stably or not, so the mistakes
 #: below that sort leave this case out of their comparison.
-_MANY_TIES = ("random case 5 (seed 20): E_n = 64 with many tied scores, k = 8 (a stable sort keeps tied "
-              "experts in ID order; np.argsort's default sort and np.argpartition need not)")
+_MANY_TIES = N_("random case 5 (seed 20): E_n = 64 with many tied scores, k = 8 (a stable sort keeps tied "
+                 "experts in ID order; np.argsort's default sort and np.argpartition need not)")
 
 
 def _cases() -> tuple[Case, ...]:
-    cases = [Case(f"the worked example (figure 20: a = [2, 1, 0, −1], k = {ex.FIG20_K})", (ex.FIG20_SCORES, ex.FIG20_K)),
-             Case("tied scores a = [1, 3, 3, 0], k = 1", (np.array([1.0, 3.0, 3.0, 0.0]), 1)),
-             Case("every expert chosen: a = [0.5, -1, 2], k = 3", (np.array([0.5, -1.0, 2.0]), 3))]
+    cases = [Case(_("the worked example (figure 20: a = [2, 1, 0, −1], k = {k})").format(k=ex.FIG20_K),
+                  (ex.FIG20_SCORES, ex.FIG20_K)),
+             Case(_("tied scores a = [1, 3, 3, 0], k = 1"), (np.array([1.0, 3.0, 3.0, 0.0]), 1)),
+             Case(_("every expert chosen: a = [0.5, -1, 2], k = 3"), (np.array([0.5, -1.0, 2.0]), 3))]
     rng = np.random.default_rng(20)
     for n, (e, k) in enumerate([(6, 2), (8, 3), (5, 1), (4, 2)]):
         a = np.round(rng.normal(size=e), 1)
         a[int(rng.integers(0, e))] = a[int(rng.integers(0, e))]  # often a tie
-        cases.append(Case(f"random case {n + 1} (seed 20): E_n = {e}, k = {k}", (a, k)))
+        cases.append(Case(_("random case {n} (seed 20): E_n = {e}, k = {k}").format(n=n + 1, e=e, k=k), (a, k)))
     a = rng.integers(-3, 4, size=64).astype(float)  # many experts, whole-number scores: many ties
     cases.append(Case(_MANY_TIES, (a, 8)))
     return tuple(cases)
@@ -127,29 +129,29 @@ def route_top_k(scores, k):
 
 
 ROUTE_TOP_K = Exercise(
-    "route_top_k", 9, "top-k routing with renormalised gates", _STUB, _reference, (moe.route, moe.top_k),
-    (Field("chosen", "the chosen set S", ("rank",), "int"), Field("gates", "g_i", ("expert",), sums_to_one=True)),
+    "route_top_k", 9, N_("top-k routing with renormalised gates"), _STUB, _reference, (moe.route, moe.top_k),
+    (Field("chosen", N_("the chosen set S"), ("rank",), "int"), Field("gates", "g_i", ("expert",), sums_to_one=True)),
     _cases,
-    (Mistake("top-k without renormalising", "your gates are the chosen experts' probabilities under a softmax "
+    (Mistake(N_("top-k without renormalising"), N_("your gates are the chosen experts' probabilities under a softmax "
              "over all E_n scores, so they sum to less than 1; the chapter renormalises over the chosen set: "
-             "a softmax of the chosen scores only.", _not_renormalised),
-     Mistake("gates left on the unchosen experts", "your gates are the softmax over every expert, so experts "
-             "that do not run get a weight; a gate is exactly 0 outside the chosen set.", _dense),
-     Mistake("the lowest scores chosen", "you took the first k of an ascending sort; top-k takes the k highest "
-             "scores (sort by −a, or reverse).", _bottom, skip=(_MANY_TIES,)),
-     Mistake("the chosen experts listed by ID", "your set is right but sorted by expert ID; list the chosen "
-             "experts highest score first, as the engine's trace does.", _id_order),
-     Mistake("ties broken towards the higher ID", "reversing an ascending sort puts the higher of two equal "
-             "scores first; the chapter gives a tie to the lower expert ID (a stable sort of −a).",
+             "a softmax of the chosen scores only."), _not_renormalised),
+     Mistake(N_("gates left on the unchosen experts"), N_("your gates are the softmax over every expert, so experts "
+             "that do not run get a weight; a gate is exactly 0 outside the chosen set."), _dense),
+     Mistake(N_("the lowest scores chosen"), N_("you took the first k of an ascending sort; top-k takes the k highest "
+             "scores (sort by −a, or reverse)."), _bottom, skip=(_MANY_TIES,)),
+     Mistake(N_("the chosen experts listed by ID"), N_("your set is right but sorted by expert ID; list the chosen "
+             "experts highest score first, as the engine's trace does."), _id_order),
+     Mistake(N_("ties broken towards the higher ID"), N_("reversing an ascending sort puts the higher of two equal "
+             "scores first; the chapter gives a tie to the lower expert ID (a stable sort of −a)."),
              _higher_id_on_ties, skip=(_MANY_TIES,)),
-     Mistake("the top k listed lowest first", "you took the last k of an ascending sort: the right experts, but the "
-             "k-th highest comes first; list the chosen experts highest score first (sort by −a).", _lowest_first,
+     Mistake(N_("the top k listed lowest first"), N_("you took the last k of an ascending sort: the right experts, but the "
+             "k-th highest comes first; list the chosen experts highest score first (sort by −a)."), _lowest_first,
              skip=(_MANY_TIES,)),
-     Mistake("the gates placed by rank", "you wrote the k gates into positions 0 … k − 1 (the order of the "
-             "chosen list); g is indexed by expert ID, so the gate of expert chosen[r] goes to gates[chosen[r]].",
+     Mistake(N_("the gates placed by rank"), N_("you wrote the k gates into positions 0 … k − 1 (the order of the "
+             "chosen list); g is indexed by expert ID, so the gate of expert chosen[r] goes to gates[chosen[r]]."),
              _by_rank),
-     Mistake("the scores divided by their sum", "you normalised the chosen scores themselves, a_i / Σ a_j, "
-             "which breaks on negative scores; the gates are a softmax: exp(a_i) / Σ exp(a_j) over the chosen.",
+     Mistake(N_("the scores divided by their sum"), N_("you normalised the chosen scores themselves, a_i / Σ a_j, "
+             "which breaks on negative scores; the gates are a softmax: exp(a_i) / Σ exp(a_j) over the chosen."),
              _no_exp)),
     teaching=route_top_k,
     figure=lambda case, expected, got: _routing_figure(case, expected, got),
@@ -174,17 +176,17 @@ def _routing_figure(case: Case, expected: dict, got: dict):
     scores, k = case.args
     fig, ax = new_canvas(14.8, 6.3)
     traces = []
-    for x0, title, fields in ((1.4, "The book's routing (the engine)", expected), (8.4, "Your routing", got)):
+    for x0, title, fields in ((1.4, "The book's routing (the engine)", expected), (8.4, "Your routing", got)):  # drawn once
         add_heading(ax, x0 - 1.2, 0.3, title)
         # each chosen expert keeps its own output, whatever order the reader listed it in
         outputs = ex.FIG20_WIDGET_OUTPUTS[np.asarray(fields["chosen"]).astype(int)]
         t = moe.combine(_route_of(scores, k, fields), outputs)
         draw_routing_table(ax, t, at=(x0, 0.8), columns=len(scores))
         traces.append(t)
-    alt = (f"Figure 20's routing table twice: the engine's gates {np.round(expected['gates'], 3).tolist()}, "
-           f"yours {np.round(np.asarray(got['gates'], float), 3).tolist()}.")
-    return FigureDisplay(Drawn(0, "Your routing beside the book's", fig, alt, trace=tuple(traces)),
-                         caption="Your routing beside the book's (figure 20)")
+    alt = _("Figure 20's routing table twice: the engine's gates {book}, yours {yours}.").format(
+        book=np.round(expected["gates"], 3).tolist(), yours=np.round(np.asarray(got["gates"], float), 3).tolist())
+    return FigureDisplay(Drawn(0, _("Your routing beside the book's"), fig, alt, trace=tuple(traces)),
+                         caption=_("Your routing beside the book's (figure 20)"))
 
 
 EXERCISES = (ROUTE_TOP_K,)

@@ -21,6 +21,7 @@ import numpy as np
 from .. import moe, shared_expert
 from .._checks import as_bool
 from ..examples import moe as ex
+from ..i18n import N_, _
 from .checker import Case, Exercise, Field, Mistake
 
 __all__ = ["EXERCISES", "SHARED_EXPERT_MOE", "worked_inputs"]
@@ -99,19 +100,20 @@ def _qwen2_moe_layer(norm_topk_prob: bool) -> tuple:
 def _cases() -> tuple[Case, ...]:
     tokens, w_router, experts, k, shared, w_sg = _worked()
     x = tokens[WORKED_TOKEN]
-    worked = (f"the worked example (section 9.1's layer and third token, k = {k}, with a shared expert of "
-              f"width {ex.SHARED_D_FF})")
-    cases = [Case(f"{worked}, norm_topk_prob = False", (x, w_router, experts, k, shared, w_sg, False)),
-             Case(f"{worked}, norm_topk_prob = True", (x, w_router, experts, k, shared, w_sg, True)),
-             Case("a tie: the same token with w_router = 0, so all four scores are equal and the tie rule picks "
-                  "experts 0 and 1, norm_topk_prob = True",
+    worked = _("the worked example (section 9.1's layer and third token, k = {k}, with a shared expert of width "
+               "{width}), norm_topk_prob = {norm}")
+    cases = [Case(worked.format(k=k, width=ex.SHARED_D_FF, norm=False), (x, w_router, experts, k, shared, w_sg, False)),
+             Case(worked.format(k=k, width=ex.SHARED_D_FF, norm=True), (x, w_router, experts, k, shared, w_sg, True)),
+             Case(_("a tie: the same token with w_router = 0, so all four scores are equal and the tie rule picks "
+                    "experts 0 and 1, norm_topk_prob = True"),
                   (x, np.zeros_like(w_router), experts, k, shared, w_sg, True))]
     c = ex.QWEN2_MOE_TINY
     for norm in (False, True):
         xs, w_router, experts, k, shared, w_sg = _qwen2_moe_layer(norm)
         for t in (0, len(xs) - 1):
-            cases.append(Case(f"random Qwen2-MoE layer 0 (tiny, seed {ex.QWEN2_MOE_SEED}: E_n = {c['num_experts']}, "
-                              f"k = {k}, d = {c['hidden_size']}), token {t}, norm_topk_prob = {norm}",
+            cases.append(Case(_("random Qwen2-MoE layer 0 (tiny, seed {seed}: E_n = {e}, k = {k}, d = {d}), token {t}, "
+                                "norm_topk_prob = {norm}").format(seed=ex.QWEN2_MOE_SEED, e=c["num_experts"], k=k,
+                                                                  d=c["hidden_size"], t=t, norm=norm),
                               (xs[t], w_router, experts, k, shared, w_sg, norm)))
     return tuple(cases)
 
@@ -208,44 +210,44 @@ def shared_expert_moe(x, w_router, experts, k, shared, w_sg, norm_topk_prob):
 
 
 SHARED_EXPERT_MOE = Exercise(
-    "shared_expert_moe", 9, "capstone: a shared expert beside the routed ones (Qwen2-MoE)", _STUB, _reference,
+    "shared_expert_moe", 9, N_("capstone: a shared expert beside the routed ones (Qwen2-MoE)"), _STUB, _reference,
     (shared_expert.shared_expert_moe, shared_expert.shared_gate),
     (Field("probs", "p = softmax(x W_r)", ("expert",), sums_to_one=True),
-     Field("chosen", "the chosen experts S", ("rank",), "int"),
-     Field("gates", "the chosen gates g", ("rank",)),
+     Field("chosen", N_("the chosen experts S"), ("rank",), "int"),
+     Field("gates", N_("the chosen gates g"), ("rank",)),
      Field("routed", "r = Σ g_i F_i(x)", ("feature",)),
      Field("shared_gate", "g_s = σ(x · w_sg)"),
      Field("shared_output", "F_s(x)", ("feature",)),
      Field("output", "o = r + g_s · F_s(x)", ("feature",))),
     _cases,
-    (Mistake("the shared gate a softmax", "a softmax over the one shared logit is always 1, so your shared "
-             "expert is never scaled; Qwen2-MoE's shared gate is a sigmoid, g_s = σ(x · w_sg), between 0 and 1.",
+    (Mistake(N_("the shared gate a softmax"), N_("a softmax over the one shared logit is always 1, so your shared "
+             "expert is never scaled; Qwen2-MoE's shared gate is a sigmoid, g_s = σ(x · w_sg), between 0 and 1."),
              _softmax_gate),
-     Mistake("the shared expert gated by the router", "you put the shared logit x · w_sg beside the router's "
+     Mistake(N_("the shared expert gated by the router"), N_("you put the shared logit x · w_sg beside the router's "
              "scores under one softmax; the router never sees the shared expert, whose gate is its own "
-             "sigmoid σ(x · w_sg).", _router_gate),
-     Mistake("the shared gate's logit used without σ", "your g_s is x · w_sg itself, which can be any number; "
-             "the gate is its sigmoid, g_s = σ(x · w_sg), between 0 and 1.", _logit_gate),
-     Mistake("no renormalisation when norm_topk_prob is set", "your gates are the chosen probabilities even when "
-             "norm_topk_prob is true; then they are divided by their sum, so they add up to 1.",
+             "sigmoid σ(x · w_sg)."), _router_gate),
+     Mistake(N_("the shared gate's logit used without σ"), N_("your g_s is x · w_sg itself, which can be any number; "
+             "the gate is its sigmoid, g_s = σ(x · w_sg), between 0 and 1."), _logit_gate),
+     Mistake(N_("no renormalisation when norm_topk_prob is set"), N_("your gates are the chosen probabilities even when "
+             "norm_topk_prob is true; then they are divided by their sum, so they add up to 1."),
              _never_renormalised),
-     Mistake("renormalised whatever norm_topk_prob says", "you renormalised the gates as section 9.1 does, but "
+     Mistake(N_("renormalised whatever norm_topk_prob says"), N_("you renormalised the gates as section 9.1 does, but "
              "with norm_topk_prob false (Qwen2-MoE's default) they stay the probabilities under the softmax "
-             "over all experts.", _always_renormalised),
-     Mistake("ties broken towards the higher ID", "among equal scores you chose the higher expert ID first "
-             "(a reversed ascending sort does that); the book's tie rule takes the lower ID first.", _high_ties),
-     Mistake("W_g and W_u swapped", "you put SiLU on x W_u and multiplied by x W_g; each expert's first "
-             "matrix W_g is the gate that goes through SiLU, the second W_u the content (chapter 8).", _swapped),
-     Mistake("the shared expert added before the gate", "you added the shared output to the routed one and "
-             "then scaled the sum by g_s; the gate scales the shared expert alone, o = r + g_s · F_s(x).",
+             "over all experts."), _always_renormalised),
+     Mistake(N_("ties broken towards the higher ID"), N_("among equal scores you chose the higher expert ID first "
+             "(a reversed ascending sort does that); the book's tie rule takes the lower ID first."), _high_ties),
+     Mistake(N_("W_g and W_u swapped"), N_("you put SiLU on x W_u and multiplied by x W_g; each expert's first "
+             "matrix W_g is the gate that goes through SiLU, the second W_u the content (chapter 8)."), _swapped),
+     Mistake(N_("the shared expert added before the gate"), N_("you added the shared output to the routed one and "
+             "then scaled the sum by g_s; the gate scales the shared expert alone, o = r + g_s · F_s(x)."),
              _gate_on_the_sum),
-     Mistake("the shared gate left out", "you added the shared expert's output unscaled, o = r + F_s(x), as "
-             "DeepSeekMoE does; Qwen2-MoE scales it by its gate, o = r + g_s · F_s(x).", _gate_forgotten),
-     Mistake("the gate applied to the shared expert's input", "you ran the shared expert on g_s · x; the gate "
-             "scales its output: o = r + g_s · F_s(x).", _gate_on_the_input),
-     Mistake("the residual added inside the block", "your output adds x, o = x + r + g_s · F_s(x); the block "
+     Mistake(N_("the shared gate left out"), N_("you added the shared expert's output unscaled, o = r + F_s(x), as "
+             "DeepSeekMoE does; Qwen2-MoE scales it by its gate, o = r + g_s · F_s(x)."), _gate_forgotten),
+     Mistake(N_("the gate applied to the shared expert's input"), N_("you ran the shared expert on g_s · x; the gate "
+             "scales its output: o = r + g_s · F_s(x)."), _gate_on_the_input),
+     Mistake(N_("the residual added inside the block"), N_("your output adds x, o = x + r + g_s · F_s(x); the block "
              "returns r + g_s · F_s(x), and the decoder layer adds the residual outside it, "
-             "X' = Y + FFN(RMSNorm(Y)) (section 8.1).", _residual_inside)),
+             "X' = Y + FFN(RMSNorm(Y)) (section 8.1)."), _residual_inside)),
     teaching=shared_expert_moe,
 )
 

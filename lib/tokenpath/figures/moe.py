@@ -31,6 +31,7 @@ from matplotlib.patches import Circle
 from .. import examples as ex
 from .. import moe
 from ..fmt import subscript
+from ..i18n import _
 from ..lessons import moe as lessons
 from . import Drawn, register, style
 from .draw import (
@@ -178,13 +179,12 @@ def build_fig19() -> Drawn:
                            "(no \"code expert\" without evidence).", size=SMALL_SIZE + 0.5, color="#333333")
     chosen = ", ".join(str(int(i)) for i in r.chosen)
     gates = ", ".join(f"g{subscript(i)} = {num_text(r.gates[i], 3)}" for i in r.chosen)
-    alt = (
-        f"A token vector x enters the router, which scores the E_n = {r.n_experts} stored experts with a = "
-        f"{vec_text(r.scores)} and runs the top {r.k}: experts {chosen} (green, with solid paths). "
-        f"The other {r.n_experts - r.k} experts are grey: stored but not run, and no path passes "
-        f"through them. The {r.k} paths meet at a weighted sum with {gates} and leave as one "
-        "output vector o of the same width as x."
-    )
+    alt = _(
+        "A token vector x enters the router, which scores the E_n = {n} stored experts with a = {scores} and runs "
+        "the top {k}: experts {chosen} (green, with solid paths). The other {others} experts are grey: stored but "
+        "not run, and no path passes through them. The {k} paths meet at a weighted sum with {gates} and leave "
+        "as one output vector o of the same width as x."
+    ).format(n=r.n_experts, scores=vec_text(r.scores), k=r.k, chosen=chosen, others=r.n_experts - r.k, gates=gates)
     return Drawn(19, figure_title(19), fig, alt, art, trace)
 
 
@@ -224,7 +224,7 @@ def update_routing_table(artists: dict, trace: moe.MoETrace, *, digits: int = ex
         shown = j < n
         on = shown and bool(r.mask[j])
         artists[f"head[{j}]"].set_visible(shown)
-        for key, _ in ROUTING_ROWS:
+        for key, _label in ROUTING_ROWS:
             rect, txt = artists[f"{key}.cell[{j}]"], artists[f"{key}[{j}]"]
             rect.set_visible(shown)
             txt.set_visible(shown)
@@ -311,13 +311,15 @@ def describe_routing(trace: moe.MoETrace, digits: int = ex.FIG20_DIGITS) -> str:
     trace = check_trace(trace, moe.MoETrace)
     r = trace.route
     outs = ", ".join(f"F{subscript(i)} = {vec_text(f)}" for i, f in zip(r.chosen, trace.expert_outputs))
-    return (
-        f"{_experts(r.n_experts)}, k = {r.k}: scores {vec_text(r.scores)} choose S = {id_set_text(r.chosen)}. "
-        f"In-set gates {vec_text(r.gates, digits)} (full precision {vec_text(r.chosen_gates, digits + 3)}); "
-        f"full-softmax probabilities {vec_text(r.probs, digits)}. Outputs {outs} combine to o = "
-        f"{vec_text(lessons.output_from_rounded_gates(trace, digits), digits)} from the rounded gates, ≈ "
-        f"{vec_text(trace.output, digits + 3)} at full precision."
-    )
+    experts = (_("{n} expert") if r.n_experts == 1 else _("{n} experts")).format(n=r.n_experts)
+    return _(
+        "{count}, k = {k}: scores {scores} choose S = {chosen}. In-set gates {gates} (full precision {full}); "
+        "full-softmax probabilities {probs}. Outputs {outs} combine to o = {rounded} from the rounded gates, ≈ "
+        "{output} at full precision."
+    ).format(count=experts, k=r.k, scores=vec_text(r.scores), chosen=id_set_text(r.chosen),
+             gates=vec_text(r.gates, digits), full=vec_text(r.chosen_gates, digits + 3), probs=vec_text(r.probs, digits),
+             outs=outs, rounded=vec_text(lessons.output_from_rounded_gates(trace, digits), digits),
+             output=vec_text(trace.output, digits + 3))
 
 
 #: Where the fixed part of figure 20's heading starts (inches): after the longest
@@ -340,9 +342,9 @@ def build_fig20() -> Drawn:
     art["heading.rest"] = add_heading(ax, FIG20_HEADING_SPLIT, 0.2,
                                       "gates renormalised inside S, unchosen gates exactly 0")
     art.update(draw_routing_table(ax, trace, at=(0.0, 0.45)))
-    alt = (f"A table with one column per expert ID (E_n = {trace.route.n_experts}) and one row per step: "
-           "score aᵢ, in S, exp(aᵢ) for i in S, gate gᵢ, full-softmax pᵢ, output Fᵢ(x), gᵢ·Fᵢ; the chosen "
-           "columns green, the gates of the others exactly 0. " + describe_routing(trace))
+    alt = _("A table with one column per expert ID (E_n = {n}) and one row per step: score aᵢ, in S, exp(aᵢ) for "
+            "i in S, gate gᵢ, full-softmax pᵢ, output Fᵢ(x), gᵢ·Fᵢ; the chosen columns green, the gates of the "
+            "others exactly 0. {state}").format(n=trace.route.n_experts, state=describe_routing(trace))
     return Drawn(20, figure_title(20), fig, alt, art, trace)
 
 

@@ -18,6 +18,7 @@ from matplotlib.artist import Artist
 
 from .. import examples as ex
 from .. import moe_dispatch
+from ..i18n import _
 from . import Drawn, register, style
 from .draw import (BLOCKED_FACE, LIGHT_FACE, NOTE_SIZE, QUERY_FACE, SMALL_SIZE, SUM_FACE,
                    TABLE_SIZE, VALUE_FACE, add_cell, add_heading, add_outline, add_text, check_at,
@@ -138,17 +139,16 @@ def describe_batch(trace: moe_dispatch.BatchRoute) -> str:
     """
     trace = check_trace(trace, moe_dispatch.BatchRoute)
     r = trace.route
-    tokens = "; ".join(f"token {n} (scores {vec_text(r.scores[n])}) runs experts {id_set_text(r.chosen[n])}"
-                       for n in range(r.scores.shape[0]))
-    drops = ("nothing is dropped" if not trace.dropped else
-             "it drops " + ", ".join(f"token {n} at expert {i}" for n, i in trace.dropped))
-    cap = (f"with a capacity of {trace.capacity} token per expert {drops}" if trace.capacity is not None
-           else "no capacity limit")
-    return (
-        f"{tokens[0].upper()}{tokens[1:]}. Each runs k = {r.k}, and the batch uses "
-        f"{trace.experts_used.size} experts: {id_set_text(trace.experts_used)}. Load per expert "
-        f"{vec_text(trace.load)}; {cap}."
-    )
+    tokens = _("; ").join(_("token {n} (scores {scores}) runs experts {chosen}").format(
+        n=n, scores=vec_text(r.scores[n]), chosen=id_set_text(r.chosen[n])) for n in range(r.scores.shape[0]))
+    drops = (_("nothing is dropped") if not trace.dropped else
+             _("it drops {drops}").format(drops=", ".join(
+                 _("token {n} at expert {i}").format(n=n, i=i) for n, i in trace.dropped)))
+    cap = (_("with a capacity of {capacity} token per expert {drops}").format(capacity=trace.capacity, drops=drops)
+           if trace.capacity is not None else _("no capacity limit"))
+    return _("{tokens}. Each runs k = {k}, and the batch uses {used} experts: {ids}. Load per expert {load}; "
+             "{cap}.").format(tokens=f"{tokens[0].upper()}{tokens[1:]}", k=r.k, used=trace.experts_used.size,
+                              ids=id_set_text(trace.experts_used), load=vec_text(trace.load), cap=cap)
 
 
 def _fig22_heading(trace: moe_dispatch.BatchRoute) -> str:
@@ -187,11 +187,10 @@ def build_fig22() -> Drawn:
     last = art[f"used.cell[{n_e - 1}]"]
     art["outline.used"] = add_outline(ax, used.get_x(), used.get_y(), last.get_x() + last.get_width() - used.get_x(),
                                       used.get_height(), color=style.QUERY, lw=1.8)
-    alt = (
-        "A routing record with one row per token and one column per expert ID; a cell says whether "
-        "the token runs that expert. " + describe_batch(trace)
-        + f" Below, a separate setting: {cap.n_experts} experts × {p} = {moe_dispatch.count_text(cap.stored)} "
-        f"parameters stored, {cap.k} × {p} = {moe_dispatch.count_text(cap.active)} run per token, plus shared "
-        "parts."
-    )
+    alt = _(
+        "A routing record with one row per token and one column per expert ID; a cell says whether the token "
+        "runs that expert. {state} Below, a separate setting: {n} experts × {p} = {stored} parameters stored, "
+        "{k} × {p} = {active} run per token, plus shared parts."
+    ).format(state=describe_batch(trace), n=cap.n_experts, p=p, stored=moe_dispatch.count_text(cap.stored), k=cap.k,
+             active=moe_dispatch.count_text(cap.active))
     return Drawn(22, figure_title(22), fig, alt, art, (trace, cap))

@@ -19,6 +19,7 @@ from matplotlib.artist import Artist
 from .. import examples as ex
 from .. import fmt, moe
 from ..fmt import subscript
+from ..i18n import _
 from ..lessons import moe as lessons
 from . import Drawn, register, style
 from .draw import (
@@ -180,21 +181,22 @@ def describe_boundary(trace: lessons.Boundary) -> str:
     δ = 0.5: scores a = [0.5, −0.5], expert 0 runs. In-set gate 1, router gradient [0, 0] (finite differences [0, 0]); full-softmax gate 0.731, router gradient [0.144, −0.144] (finite differences [0.144, −0.144]).
     """
     trace = check_trace(trace, lessons.Boundary)
-    tie = " (a tie, settled by the lower ID)" if trace.scores[0] == trace.scores[1] else ""
+    tie = _(" (a tie, settled by the lower ID)") if trace.scores[0] == trace.scores[1] else ""
     if trace.in_set.set_fixed and trace.full.set_fixed:
-        fd_in = f" (finite differences {vec_text(trace.in_set.fd_grad, 3)})"
-        fd_full = f" (finite differences {vec_text(trace.full.fd_grad, 3)})"
+        fd_in = _(" (finite differences {grad})").format(grad=vec_text(trace.in_set.fd_grad, 3))
+        fd_full = _(" (finite differences {grad})").format(grad=vec_text(trace.full.fd_grad, 3))
         jump = ""
     else:
         fd_in = fd_full = ""
-        jump = (" At the tie a step of ±h changes the expert that runs, so the loss jumps and finite "
-                "differences measure the jump, not a derivative; the gradients are those of the region "
-                "the tie rule assigns.")
-    return (
-        f"δ = {_d(trace.delta)}: scores a = {_dv(trace.scores)}, expert {trace.chosen} runs{tie}. "
-        f"In-set gate {num_text(trace.gate_in_set, 3)}, router gradient {vec_text(trace.in_set.grad, 3)}{fd_in}; "
-        f"full-softmax gate {num_text(trace.gate_full, 3)}, router gradient {vec_text(trace.full.grad, 3)}{fd_full}.{jump}"
-    )
+        jump = _(" At the tie a step of ±h changes the expert that runs, so the loss jumps and finite "
+                 "differences measure the jump, not a derivative; the gradients are those of the region "
+                 "the tie rule assigns.")
+    return _(
+        "δ = {delta}: scores a = {scores}, expert {chosen} runs{tie}. In-set gate {gate_in}, router gradient "
+        "{grad_in}{fd_in}; full-softmax gate {gate_full}, router gradient {grad_full}{fd_full}.{jump}"
+    ).format(delta=_d(trace.delta), scores=_dv(trace.scores), chosen=trace.chosen, tie=tie,
+             gate_in=num_text(trace.gate_in_set, 3), grad_in=vec_text(trace.in_set.grad, 3), fd_in=fd_in,
+             gate_full=num_text(trace.gate_full, 3), grad_full=vec_text(trace.full.grad, 3), fd_full=fd_full, jump=jump)
 
 
 #: δ values of figure 21's curves (fixed: the curves do not move with the slider).
@@ -207,11 +209,11 @@ def build_fig21() -> Drawn:
     curves = lessons.top1_curves(FIG21_GRID)
     fig = style.new_figure(style.WIDTH, 3.9)
     art = draw_boundary(fig, trace, curves)
-    alt = (
-        f"Two experts with router scores a₀ = δ and a₁ = {MINUS}δ, δ from {num_text(curves.delta[0])} to "
-        f"{num_text(curves.delta[-1])}. For δ < 0 expert 1 runs, for δ > 0 expert 0 runs, and at the tie "
-        "δ = 0 the lower ID, expert 0. With top-1 and in-set renormalisation the gate is 1 everywhere; "
-        "the full-softmax gate of the chosen expert dips to 0.5 at the boundary. "
-        + describe_boundary(trace)
-    )
+    alt = _(
+        "Two experts with router scores a₀ = δ and a₁ = {minus}δ, δ from {low} to {high}. For δ < 0 expert 1 runs, "
+        "for δ > 0 expert 0 runs, and at the tie δ = 0 the lower ID, expert 0. With top-1 and in-set "
+        "renormalisation the gate is 1 everywhere; the full-softmax gate of the chosen expert dips to 0.5 at the "
+        "boundary. {state}"
+    ).format(minus=MINUS, low=num_text(curves.delta[0]), high=num_text(curves.delta[-1]),
+             state=describe_boundary(trace))
     return Drawn(21, figure_title(21), fig, alt, art, (trace, curves))

@@ -18,6 +18,7 @@ from matplotlib.transforms import Bbox
 
 from .. import examples as ex
 from .. import figures
+from ..i18n import _
 from ..figures import moe as fm
 from ..figures import moe_batch as fbatch
 from ..figures import moe_boundary as fb
@@ -119,7 +120,7 @@ def routing_choice(k: int = ex.FIG20_K, n_experts: int = ex.FIG20_SCORES.size) -
     layout = ipywidgets.Layout(width="20em")
     controls = Controls({
         "n_experts": ipywidgets.IntSlider(value=ex.FIG20_SCORES.size, min=1, max=fm.E_MAX, step=1,
-                                          description="experts", continuous_update=True, layout=layout),
+                                          description=_("experts"), continuous_update=True, layout=layout),
         "k": ipywidgets.IntSlider(value=ex.FIG20_K, min=1, max=fm.E_MAX, step=1, description="k",
                                   continuous_update=True, layout=layout),
     }, limits={"k": lambda v: (1, v.n_experts)}, horizontal=True)
@@ -128,7 +129,7 @@ def routing_choice(k: int = ex.FIG20_K, n_experts: int = ex.FIG20_SCORES.size) -
     art = drawn.artists
     groups = [([art[f"head[{j}]"]], _above(art[f"head[{j}]"], art[f"score.cell[{j}]"], 0.12, 0.12))
               for j in range(fm.E_MAX)]
-    for key, _ in fm.ROUTING_ROWS:
+    for key, _label in fm.ROUTING_ROWS:
         for j in range(fm.E_MAX):
             extra = [art[f"gate.full[{j}]"]] if key == "gate" else []
             groups.append(([art[f"{key}.cell[{j}]"], art[f"{key}[{j}]"], *extra], None))
