@@ -31,6 +31,7 @@ from .._checks import as_int
 from ..attention import causal_mask
 from ..decoder import _layer_core, decoder_layer as _engine_layer
 from ..examples import asides
+from ..i18n import N_, _
 from ..layer_weights import LayerWeights, random_layer
 from ._running import Outcome
 from .checker import Case, Exercise, Field, Mistake, tolerances
@@ -39,15 +40,15 @@ __all__ = ["DECODER_LAYER", "EXERCISES", "WEIGHT_NAMES", "layer_inputs", "random
 
 #: The layer's weight arrays: name → (shape in the book's notation, what it is).
 WEIGHT_NAMES = {
-    "attn_norm": ("[d]", "γ of the RMSNorm before attention"),
-    "W_Q": ("[d, Hq·d_h]", "query projection"),
-    "W_K": ("[d, Hkv·d_h]", "key projection"),
-    "W_V": ("[d, Hkv·d_h]", "value projection (to U)"),
-    "W_O": ("[Hq·d_h, d]", "output projection of the joined heads"),
-    "ffn_norm": ("[d]", "γ of the RMSNorm before the FFN"),
-    "W_g": ("[d, d_ff]", "SwiGLU's gate projection"),
-    "W_u": ("[d, d_ff]", "SwiGLU's up (content) projection"),
-    "W_d": ("[d_ff, d]", "SwiGLU's down projection"),
+    "attn_norm": ("[d]", N_("γ of the RMSNorm before attention")),
+    "W_Q": ("[d, Hq·d_h]", N_("query projection")),
+    "W_K": ("[d, Hkv·d_h]", N_("key projection")),
+    "W_V": ("[d, Hkv·d_h]", N_("value projection (to U)")),
+    "W_O": ("[Hq·d_h, d]", N_("output projection of the joined heads")),
+    "ffn_norm": ("[d]", N_("γ of the RMSNorm before the FFN")),
+    "W_g": ("[d, d_ff]", N_("SwiGLU's gate projection")),
+    "W_u": ("[d, d_ff]", N_("SwiGLU's up (content) projection")),
+    "W_d": ("[d_ff, d]", N_("SwiGLU's down projection")),
 }
 
 _STUB = '''\
@@ -169,12 +170,13 @@ def _cases() -> tuple[Case, ...]:
     missing = ""
     try:
         pretrained.smollm2_path(fetch_missing=False)  # a check never downloads; the chapter's cell fetched it
-        cases.append(Case(f"the worked example (SmolLM2-135M-Instruct's layer 0 on {text!r})", _smollm2_inputs(text)))
+        cases.append(Case(_("the worked example (SmolLM2-135M-Instruct's layer 0 on {text})").format(text=repr(text)),
+                          _smollm2_inputs(text)))
     except FileNotFoundError:
-        missing = " (SmolLM2's layer 0 was skipped: its file is missing; run `make smollm2`)"
-    cases.append(Case(f"random case 1 (seed 8): T = 5, d = 16, Hq = 4, Hkv = 2, ε = 0.1{missing}",
+        missing = _(" (SmolLM2's layer 0 was skipped: its file is missing; run `make smollm2`)")
+    cases.append(Case(_("random case 1 (seed 8): T = 5, d = 16, Hq = 4, Hkv = 2, ε = 0.1") + missing,
                       random_layer_inputs(8)))
-    cases.append(Case("random case 2 (seed 9): T = 3, d = 16, Hq = 4, Hkv = 1, ε = 0.1",
+    cases.append(Case(_("random case 2 (seed 9): T = 3, d = 16, Hq = 4, Hkv = 1, ε = 0.1"),
                       random_layer_inputs(9, t=3, hkv=1)))
     return tuple(cases)
 
@@ -332,78 +334,78 @@ _AXES_TT = ("head", "i", "j")
 _AXES_FF = ("t", "ffn feature")
 
 DECODER_LAYER = _LayerExercise(
-    "decoder_layer", 8, "one decoder layer of a real model (capstone)", _STUB, _reference, (_engine_layer, _layer_core),
-    (Field("attn_in", "RMSNorm(X) before attention", _AXES_TD), Field("q", "Q = RMSNorm(X) W_Q, split into heads", _AXES_HEAD),
-     Field("k", "K = RMSNorm(X) W_K, split into heads", _AXES_HEAD),
-     Field("u", "U = RMSNorm(X) W_V, split into heads", _AXES_HEAD), Field("q_rot", "Q after RoPE", _AXES_HEAD),
-     Field("k_rot", "K after RoPE", _AXES_HEAD), Field("scores", "S = q_rot k_rotᵀ/√d_h", _AXES_TT),
-     Field("weights", "A = causal softmax(S)", _AXES_TT, sums_to_one=True), Field("heads", "O = AU", _AXES_HEAD),
-     Field("attn_out", "the joined heads @ W_O", _AXES_TD), Field("y", "Y = X + attention output", _AXES_TD),
-     Field("ffn_in", "RMSNorm(Y) before the FFN", _AXES_TD), Field("gate", "a = RMSNorm(Y) W_g", _AXES_FF),
+    "decoder_layer", 8, N_("one decoder layer of a real model (capstone)"), _STUB, _reference, (_engine_layer, _layer_core),
+    (Field("attn_in", N_("RMSNorm(X) before attention"), _AXES_TD), Field("q", N_("Q = RMSNorm(X) W_Q, split into heads"), _AXES_HEAD),
+     Field("k", N_("K = RMSNorm(X) W_K, split into heads"), _AXES_HEAD),
+     Field("u", N_("U = RMSNorm(X) W_V, split into heads"), _AXES_HEAD), Field("q_rot", N_("Q after RoPE"), _AXES_HEAD),
+     Field("k_rot", N_("K after RoPE"), _AXES_HEAD), Field("scores", "S = q_rot k_rotᵀ/√d_h", _AXES_TT),
+     Field("weights", N_("A = causal softmax(S)"), _AXES_TT, sums_to_one=True), Field("heads", "O = AU", _AXES_HEAD),
+     Field("attn_out", N_("the joined heads @ W_O"), _AXES_TD), Field("y", N_("Y = X + attention output"), _AXES_TD),
+     Field("ffn_in", N_("RMSNorm(Y) before the FFN"), _AXES_TD), Field("gate", "a = RMSNorm(Y) W_g", _AXES_FF),
      Field("up", "c = RMSNorm(Y) W_u", _AXES_FF), Field("hidden", "SiLU(a) ⊙ c", _AXES_FF),
-     Field("ffn_out", "(SiLU(a) ⊙ c) W_d", _AXES_TD), Field("out", "X' = Y + FFN output", _AXES_TD)),
+     Field("ffn_out", "(SiLU(a) ⊙ c) W_d", _AXES_TD), Field("out", N_("X' = Y + FFN output"), _AXES_TD)),
     _cases,
-    (_mistake("RoPE's interleaved pairing where rotate_half is used", "you turned feature 2i with feature 2i+1 "
+    (_mistake(N_("RoPE's interleaved pairing where rotate_half is used"), N_("you turned feature 2i with feature 2i+1 "
               "(the interleaved pairing); Llama and SmolLM2 turn feature i with feature i + d_h/2 (rotate_half, "
-              "chapter 6).", pairing="adjacent"),
-     _mistake("RoPE applied to the values", "you turned U by RoPE as well; RoPE turns only the queries and the "
-              "keys, whose dot product it makes depend on the distance (chapter 6). The values are read as they are.",
+              "chapter 6)."), pairing="adjacent"),
+     _mistake(N_("RoPE applied to the values"), N_("you turned U by RoPE as well; RoPE turns only the queries and the "
+              "keys, whose dot product it makes depend on the distance (chapter 6). The values are read as they are."),
               rope_u=True),
-     _mistake("query heads grouped by h % Hkv", "you gave query head h the K/V head h % Hkv, which interleaves "
-              "the groups; query head h reads K/V head h // (Hq/Hkv) (chapter 7).", modulo=True),
-     _mistake("no 1/√d_h", "your scores are QKᵀ without the division by √d_h (chapter 4).", scale="none"),
-     _mistake("softmax over the query axis", "your softmax normalised over the queries i (axis −2); each row "
-              "of A sums over the keys j, the last axis (chapter 4).", axis=-2),
-     _mistake("the causal mask left out", "every position read the positions after it too; a decoder hides "
-              "the keys j > i before the softmax (chapter 5).", mask="none"),
-     _mistake("RMSNorm without ε", "you divided by √mean(x²) with no ε; the layer's RMS is √(mean(x²) + ε), "
-              "with the ε that config gives (chapter 8).", eps=False),
-     _mistake("the mean of x, not of x²", "your RMSNorm averaged x itself, so positive and negative features "
-              "cancel; RMSNorm averages the squares, mean(x²) (chapter 8).", norm="mean"),
-     _mistake("RMSNorm subtracting the mean", "you centred x first, which is LayerNorm's step; RMSNorm keeps "
-              "the mean of x (chapter 8).", norm="centred"),
-     _mistake("the residual taken from the normed input", "you added the sub-layer's output to its normalised "
+     _mistake(N_("query heads grouped by h % Hkv"), N_("you gave query head h the K/V head h % Hkv, which interleaves "
+              "the groups; query head h reads K/V head h // (Hq/Hkv) (chapter 7)."), modulo=True),
+     _mistake(N_("no 1/√d_h"), N_("your scores are QKᵀ without the division by √d_h (chapter 4)."), scale="none"),
+     _mistake(N_("softmax over the query axis"), N_("your softmax normalised over the queries i (axis −2); each row "
+              "of A sums over the keys j, the last axis (chapter 4)."), axis=-2),
+     _mistake(N_("the causal mask left out"), N_("every position read the positions after it too; a decoder hides "
+              "the keys j > i before the softmax (chapter 5)."), mask="none"),
+     _mistake(N_("RMSNorm without ε"), N_("you divided by √mean(x²) with no ε; the layer's RMS is √(mean(x²) + ε), "
+              "with the ε that config gives (chapter 8)."), eps=False),
+     _mistake(N_("the mean of x, not of x²"), N_("your RMSNorm averaged x itself, so positive and negative features "
+              "cancel; RMSNorm averages the squares, mean(x²) (chapter 8)."), norm="mean"),
+     _mistake(N_("RMSNorm subtracting the mean"), N_("you centred x first, which is LayerNorm's step; RMSNorm keeps "
+              "the mean of x (chapter 8)."), norm="centred"),
+     _mistake(N_("the residual taken from the normed input"), N_("you added the sub-layer's output to its normalised "
               "input, Y = RMSNorm(X) + Attn(RMSNorm(X)), instead of Y = X + Attn(RMSNorm(X)); the residual goes "
-              "around the whole block, norm included, in both adds (chapter 8).", residual=("normed", "normed")),
-     _mistake("the first residual taken from the normed input", "your first add is Y = RMSNorm(X) + "
-              "Attn(RMSNorm(X)); it is Y = X + Attn(RMSNorm(X)), as your second add does (chapter 8).",
+              "around the whole block, norm included, in both adds (chapter 8)."), residual=("normed", "normed")),
+     _mistake(N_("the first residual taken from the normed input"), N_("your first add is Y = RMSNorm(X) + "
+              "Attn(RMSNorm(X)); it is Y = X + Attn(RMSNorm(X)), as your second add does (chapter 8)."),
               residual=("normed", "y")),
-     _mistake("the second residual taken from the normed input", "your second add is RMSNorm(Y) + "
-              "FFN(RMSNorm(Y)); it is X' = Y + FFN(RMSNorm(Y)), as your first add does (chapter 8).",
+     _mistake(N_("the second residual taken from the normed input"), N_("your second add is RMSNorm(Y) + "
+              "FFN(RMSNorm(Y)); it is X' = Y + FFN(RMSNorm(Y)), as your first add does (chapter 8)."),
               residual=("x", "normed")),
-     _mistake("the first residual left out", "your y is the attention output alone; the first residual adds "
-              "the layer's input, Y = X + Attn(RMSNorm(X)) (chapter 8).", residual=("none", "y")),
-     _mistake("the second residual left out", "your out is the FFN output alone; the second residual adds Y, "
-              "X' = Y + FFN(RMSNorm(Y)) (chapter 8).", residual=("x", "none")),
-     _mistake("post-norm", "you normalised after each add, Y = RMSNorm(X + Attn(X)), as the first "
+     _mistake(N_("the first residual left out"), N_("your y is the attention output alone; the first residual adds "
+              "the layer's input, Y = X + Attn(RMSNorm(X)) (chapter 8)."), residual=("none", "y")),
+     _mistake(N_("the second residual left out"), N_("your out is the FFN output alone; the second residual adds Y, "
+              "X' = Y + FFN(RMSNorm(Y)) (chapter 8)."), residual=("x", "none")),
+     _mistake(N_("post-norm"), N_("you normalised after each add, Y = RMSNorm(X + Attn(X)), as the first "
               "transformer did; SmolLM2, like Llama, normalises each sub-layer's input and adds around it: "
-              "Y = X + Attn(RMSNorm(X)) (chapter 8).", order="post"),
-     _mistake("γ = 1 + w", "you scaled by 1 + w, Gemma's convention; Llama and SmolLM2 multiply by the stored "
-              "weight itself, γ = w (chapter 8).", gamma="1+w"),
-     _mistake("W_g and W_u swapped", "your gate is RMSNorm(Y) W_u and your up is RMSNorm(Y) W_g; "
-              "the gate a = x W_g goes through SiLU, the content c = x W_u is scaled by it (chapter 8).",
+              "Y = X + Attn(RMSNorm(X)) (chapter 8)."), order="post"),
+     _mistake(N_("γ = 1 + w"), N_("you scaled by 1 + w, Gemma's convention; Llama and SmolLM2 multiply by the stored "
+              "weight itself, γ = w (chapter 8)."), gamma="1+w"),
+     _mistake(N_("W_g and W_u swapped"), N_("your gate is RMSNorm(Y) W_u and your up is RMSNorm(Y) W_g; "
+              "the gate a = x W_g goes through SiLU, the content c = x W_u is scaled by it (chapter 8)."),
               swap_gu=True),
-     _mistake("heads split without moving the axis", "you reshaped [T, H·d_h] straight to [H, T, d_h], "
+     _mistake(N_("heads split without moving the axis"), N_("you reshaped [T, H·d_h] straight to [H, T, d_h], "
               "which mixes positions and heads; reshape to [T, H, d_h], then move the head axis first "
-              "(transpose(1, 0, 2)), as split_heads does in chapter 4.", split="flat"),
-     _mistake("scores returned after the mask", "your scores hold −∞ above the diagonal; S is the scores "
-              "before the mask. Keep S, and mask a copy for the softmax (chapter 5).", scores_out="masked"),
-     _mistake("scores from q and k, not q_rot and k_rot", "you computed S from the projections before RoPE, "
-              "so your attention ignores the positions; the scores use the turned q_rot and k_rot (chapter 6).",
+              "(transpose(1, 0, 2)), as split_heads does in chapter 4."), split="flat"),
+     _mistake(N_("scores returned after the mask"), N_("your scores hold −∞ above the diagonal; S is the scores "
+              "before the mask. Keep S, and mask a copy for the softmax (chapter 5)."), scores_out="masked"),
+     _mistake(N_("scores from q and k, not q_rot and k_rot"), N_("you computed S from the projections before RoPE, "
+              "so your attention ignores the positions; the scores use the turned q_rot and k_rot (chapter 6)."),
               scores_of="plain"),
-     _mistake("divided by d_h, not √d_h", "your scores are QKᵀ/d_h; the scale is 1/√d_h (chapter 4).",
+     _mistake(N_("divided by d_h, not √d_h"), N_("your scores are QKᵀ/d_h; the scale is 1/√d_h (chapter 4)."),
               scale="d_h"),
-     _mistake("hidden scores set to 0", "you set the hidden scores to 0, and e⁰ = 1 is not nothing: the "
-              "softmax still gives the hidden keys weight. Set them to −∞ (chapter 5).", mask="zero"),
-     _mistake("the mask applied after the softmax", "you zeroed the hidden weights after the softmax, so "
-              "each row no longer sums to 1; mask the scores before the softmax (chapter 5).", mask="after"),
-     _mistake("positions counted from 1", "your RoPE turns the first token by θ already; positions count "
-              "from 0, so position 0 is not turned (chapter 6).", first_position=1),
-     _mistake("heads joined without moving the head axis", "you reshaped O [Hq, T, d_h] straight to "
+     _mistake(N_("hidden scores set to 0"), N_("you set the hidden scores to 0, and e⁰ = 1 is not nothing: the "
+              "softmax still gives the hidden keys weight. Set them to −∞ (chapter 5)."), mask="zero"),
+     _mistake(N_("the mask applied after the softmax"), N_("you zeroed the hidden weights after the softmax, so "
+              "each row no longer sums to 1; mask the scores before the softmax (chapter 5)."), mask="after"),
+     _mistake(N_("positions counted from 1"), N_("your RoPE turns the first token by θ already; positions count "
+              "from 0, so position 0 is not turned (chapter 6)."), first_position=1),
+     _mistake(N_("heads joined without moving the head axis"), N_("you reshaped O [Hq, T, d_h] straight to "
               "[T, Hq·d_h], which mixes positions; move the head axis next to d_h first "
-              "(O.transpose(1, 0, 2)), so that row t holds every head's output at position t.", joined="flat"),
-     _mistake("SiLU on the up branch", "you applied SiLU to the content c = x W_u and multiplied by a; "
-              "the gate a = x W_g goes through SiLU and scales the content (chapter 8).", gate="up")),
+              "(O.transpose(1, 0, 2)), so that row t holds every head's output at position t."), joined="flat"),
+     _mistake(N_("SiLU on the up branch"), N_("you applied SiLU to the content c = x W_u and multiplied by a; "
+              "the gate a = x W_g goes through SiLU and scales the content (chapter 8)."), gate="up")),
     teaching=decoder_layer,
 )
 

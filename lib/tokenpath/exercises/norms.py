@@ -9,6 +9,7 @@ from __future__ import annotations
 import numpy as np
 
 from .. import examples
+from ..i18n import N_, _
 from ..examples import norms as ex
 from .. import norms as _norms
 from ..norms import rms_norm_trace, swiglu_trace
@@ -38,11 +39,12 @@ def _rms_reference(x, weight, eps):
 
 
 def _rms_cases() -> tuple[Case, ...]:
-    cases = [Case("the worked example (figure 17: x = [3, 4], γ = 1, ε = 0)", (ex.FIG17_X, ex.FIG17_WEIGHT, ex.FIG17_EPS))]
+    cases = [Case(_("the worked example (figure 17: x = [3, 4], γ = 1, ε = 0)"), (ex.FIG17_X, ex.FIG17_WEIGHT, ex.FIG17_EPS))]
     rng = np.random.default_rng(17)
     for n, (shape, eps) in enumerate([((3, 4), 1e-5), ((2, 3), 0.5), ((5,), 1.0), ((2, 2, 6), 1e-6)]):
         x = rng.normal(size=shape) * (0.3 if eps >= 0.5 else 1.0) + 0.4
-        cases.append(Case(f"random case {n + 1} (seed 17): x {list(shape)}, ε = {eps:g}",
+        cases.append(Case(_("random case {n} (seed 17): x {shape}, ε = {eps}").format(n=n + 1, shape=list(shape),
+                                                                                eps=f"{eps:g}"),
                           (x, rng.normal(size=shape[-1]), eps)))
     return tuple(cases)
 
@@ -72,32 +74,32 @@ def rms_norm(x, weight, eps):
 
 
 RMS_NORM = Exercise(
-    "rms_norm", 8, "RMSNorm", _RMS_STUB, _rms_reference, (rms_norm_trace, _norms._rms_norm_steps),
+    "rms_norm", 8, N_("RMSNorm"), _RMS_STUB, _rms_reference, (rms_norm_trace, _norms._rms_norm_steps),
     (Field("mean_square", "mean(x²)", ("sequence", "position", "")), Field("rms", "RMS = √(mean(x²) + ε)", ("sequence", "position", "")),
      Field("output", "γ ⊙ x / RMS", ("sequence", "position", "feature"))),
     _rms_cases,
-    (Mistake("RMSNorm subtracting the mean", "you centred x first, which is LayerNorm's step; RMSNorm divides "
-             "by the root mean square of x itself and keeps its mean.",
+    (Mistake(N_("RMSNorm subtracting the mean"), N_("you centred x first, which is LayerNorm's step; RMSNorm divides "
+             "by the root mean square of x itself and keeps its mean."),
              lambda x, w, eps: _rms(x, w, eps, centre=True)),
-     Mistake("ε outside the square root", "you computed √(mean(x²)) + ε, as the RMSNorm authors' own PyTorch code "
+     Mistake(N_("ε outside the square root"), N_("you computed √(mean(x²)) + ε, as the RMSNorm authors' own PyTorch code "
              "does (their paper has no ε); Llama, Hugging Face and torch.nn.RMSNorm put ε inside the root, "
-             "√(mean(x²) + ε), and so does the chapter.", lambda x, w, eps: _rms(x, w, eps, eps_inside=False)),
-     Mistake("ε left out", "your RMS is √(mean(x²)), with no ε; ε goes inside the root, √(mean(x²) + ε). "
-             "It keeps an all-zero position from dividing by zero.", lambda x, w, eps: _rms(x, w, eps, eps_used=False)),
-     Mistake("γ = 1 + w", "you scaled by 1 + weight, Gemma's convention; this exercise's weight is γ itself, as in "
-             "Llama: multiply by the weight.", lambda x, w, eps: _rms(x, w, eps, offset=True)),
-     Mistake("rms holding 1/RMS", "your \"rms\" is 1/√(mean(x²) + ε), the reciprocal Hugging Face computes with "
-             "torch.rsqrt to multiply by it; the exercise asks for the RMS itself, √(mean(x²) + ε).",
+             "√(mean(x²) + ε), and so does the chapter."), lambda x, w, eps: _rms(x, w, eps, eps_inside=False)),
+     Mistake(N_("ε left out"), N_("your RMS is √(mean(x²)), with no ε; ε goes inside the root, √(mean(x²) + ε). "
+             "It keeps an all-zero position from dividing by zero."), lambda x, w, eps: _rms(x, w, eps, eps_used=False)),
+     Mistake(N_("γ = 1 + w"), N_("you scaled by 1 + weight, Gemma's convention; this exercise's weight is γ itself, as in "
+             "Llama: multiply by the weight."), lambda x, w, eps: _rms(x, w, eps, offset=True)),
+     Mistake(N_("rms holding 1/RMS"), N_("your \"rms\" is 1/√(mean(x²) + ε), the reciprocal Hugging Face computes with "
+             "torch.rsqrt to multiply by it; the exercise asks for the RMS itself, √(mean(x²) + ε)."),
              lambda x, w, eps: _rms(x, w, eps, inverse=True)),
-     Mistake("the mean over the positions", "you averaged x² over axis 0 (the positions); RMSNorm averages "
-             "over the features of one position, the last axis.", lambda x, w, eps: _rms(x, w, eps, axis=0)),
-     Mistake("γ left out", "your output is x / RMS without the weight; multiply feature by feature by γ.",
+     Mistake(N_("the mean over the positions"), N_("you averaged x² over axis 0 (the positions); RMSNorm averages "
+             "over the features of one position, the last axis."), lambda x, w, eps: _rms(x, w, eps, axis=0)),
+     Mistake(N_("γ left out"), N_("your output is x / RMS without the weight; multiply feature by feature by γ."),
              lambda x, w, eps: _rms(x, w, eps, weighted=False)),
-     Mistake("the mean of x, not of x²", "you averaged x itself, so positive and negative features cancel and "
-             "a negative mean has no square root; RMSNorm averages the squares, mean(x²).",
+     Mistake(N_("the mean of x, not of x²"), N_("you averaged x itself, so positive and negative features cancel and "
+             "a negative mean has no square root; RMSNorm averages the squares, mean(x²)."),
              lambda x, w, eps: _rms(x, w, eps, square=False)),
-     Mistake("the variance in place of the mean square", "you took np.var(x) (or np.std), which subtracts the "
-             "mean before squaring; RMSNorm's mean square keeps the mean: mean(x²), not mean((x − mean(x))²).",
+     Mistake(N_("the variance in place of the mean square"), N_("you took np.var(x) (or np.std), which subtracts the "
+             "mean before squaring; RMSNorm's mean square keeps the mean: mean(x²), not mean((x − mean(x))²)."),
              lambda x, w, eps: _rms(x, w, eps, variance=True))),
     teaching=rms_norm,
 )
@@ -129,12 +131,13 @@ def _swiglu_cases() -> tuple[Case, ...]:
     x = rng.standard_normal((examples.B, examples.T, examples.D_MODEL))
     w_g, w_u = rng.standard_normal((2, examples.D_MODEL, examples.D_FF))
     w_d = rng.standard_normal((examples.D_FF, examples.D_MODEL))
-    cases = [Case(f"the worked example (chapter 8: x [{examples.B}, {examples.T}, {examples.D_MODEL}], "
-                  f"d_ff = {examples.D_FF})", (x, w_g, w_u, w_d))]
+    cases = [Case(_("the worked example (chapter 8: x [{b}, {t}, {d}], d_ff = {d_ff})").format(
+        b=examples.B, t=examples.T, d=examples.D_MODEL, d_ff=examples.D_FF), (x, w_g, w_u, w_d))]
     rng = np.random.default_rng(18)
     for n, (shape, d_ff) in enumerate([((3, 2), 4), ((4,), 6), ((2, 5), 1)]):
         d = shape[-1]
-        cases.append(Case(f"random case {n + 1} (seed 18): x {list(shape)}, d_ff = {d_ff}",
+        cases.append(Case(_("random case {n} (seed 18): x {shape}, d_ff = {d_ff}").format(n=n + 1, shape=list(shape),
+                                                                                     d_ff=d_ff),
                           (rng.normal(size=shape), rng.normal(size=(d, d_ff)), rng.normal(size=(d, d_ff)),
                            rng.normal(size=(d_ff, d)))))
     return tuple(cases)
@@ -159,19 +162,19 @@ def swiglu(x, w_gate, w_up, w_down):
 
 
 SWIGLU = Exercise(
-    "swiglu", 8, "SwiGLU", _SWIGLU_STUB, _swiglu_reference, (swiglu_trace, _norms.gate_trace, _norms.silu),
+    "swiglu", 8, N_("SwiGLU"), _SWIGLU_STUB, _swiglu_reference, (swiglu_trace, _norms.gate_trace, _norms.silu),
     (Field("gate", "a = x W_g", ("sequence", "position", "k")), Field("up", "c = x W_u", ("sequence", "position", "k")),
      Field("hidden", "SiLU(a) ⊙ c", ("sequence", "position", "k")), Field("output", "(SiLU(a) ⊙ c) W_d", ("sequence", "position", "feature"))),
     _swiglu_cases,
-    (Mistake("SiLU on the up branch", "you applied SiLU to the content c = x W_u and multiplied by a; the gate "
-             "branch a = x W_g goes through SiLU, and the content is what it scales.",
+    (Mistake(N_("SiLU on the up branch"), N_("you applied SiLU to the content c = x W_u and multiplied by a; the gate "
+             "branch a = x W_g goes through SiLU, and the content is what it scales."),
              lambda x, wg, wu, wd: _ffn(x, wg, wu, wd, _silu, swap=True)),
-     Mistake("σ instead of SiLU", "you gated with σ(a), the sigmoid (GLU's gate); SiLU(a) = a·σ(a).",
+     Mistake(N_("σ instead of SiLU"), N_("you gated with σ(a), the sigmoid (GLU's gate); SiLU(a) = a·σ(a)."),
              lambda x, wg, wu, wd: _ffn(x, wg, wu, wd, lambda a: 1.0 / (1.0 + np.exp(-a)))),
-     Mistake("ReLU instead of SiLU", "you gated with max(a, 0) (ReGLU); SiLU(a) = a·σ(a) is smooth and lets "
-             "a little of a negative a through.", lambda x, wg, wu, wd: _ffn(x, wg, wu, wd, lambda a: np.maximum(a, 0.0))),
-     Mistake("W_g and W_u swapped", "your gate a is x W_u and your content c is x W_g; the gate pre-activation "
-             "is x W_g (w_gate), the content x W_u (w_up). Checkpoints name them gate_proj and up_proj.",
+     Mistake(N_("ReLU instead of SiLU"), N_("you gated with max(a, 0) (ReGLU); SiLU(a) = a·σ(a) is smooth and lets "
+             "a little of a negative a through."), lambda x, wg, wu, wd: _ffn(x, wg, wu, wd, lambda a: np.maximum(a, 0.0))),
+     Mistake(N_("W_g and W_u swapped"), N_("your gate a is x W_u and your content c is x W_g; the gate pre-activation "
+             "is x W_g (w_gate), the content x W_u (w_up). Checkpoints name them gate_proj and up_proj."),
              lambda x, wg, wu, wd: _ffn(x, wg, wu, wd, _silu, weights_swapped=True))),
     teaching=swiglu,
 )

@@ -22,6 +22,7 @@ from matplotlib.patches import Circle, FancyArrowPatch
 
 from .. import examples as ex
 from .. import fmt
+from ..i18n import _
 from ..norms import GateTrace, NormComparison, ResidualTrace, compare_norms, gate_trace, residual_trace, silu
 from . import Drawn, register, style
 from .draw import (
@@ -178,15 +179,16 @@ def describe_norms(trace: NormComparison) -> str:
     x = trace.x
     if trace.rms is not None:
         r = trace.rms
-        rms = (f"mean square {_r(r.mean_square.item())}, RMS {_r(r.rms.item())}, RMSNorm ≈ "
-               f"{_rv(r.output)} (direction of x kept, mean not removed)")
+        rms = _("mean square {ms}, RMS {rms}, RMSNorm ≈ {out} (direction of x kept, mean not removed)").format(
+            ms=_r(r.mean_square.item()), rms=_r(r.rms.item()), out=_rv(r.output))
     else:
-        rms = "RMSNorm is undefined (all-zero x, ε = 0)"
+        rms = _("RMSNorm is undefined (all-zero x, ε = 0)")
     if trace.layer is not None:
-        ln = f"LayerNorm subtracts the mean {_r(trace.layer.mean.item())} and gives {_rv(trace.layer.output)}"
+        ln = _("LayerNorm subtracts the mean {mean} and gives {out}").format(mean=_r(trace.layer.mean.item()),
+                                                                           out=_rv(trace.layer.output))
     else:
-        ln = "LayerNorm is undefined (constant x, variance 0, ε = 0)"
-    return f"x = {_v(x)}: {rms}; {ln}."
+        ln = _("LayerNorm is undefined (constant x, variance 0, ε = 0)")
+    return _("x = {x}: {rms}; {ln}.").format(x=_v(x), rms=rms, ln=ln)
 
 
 # ====================================================================== fig 17 (b)
@@ -244,8 +246,8 @@ def describe_gate(trace: GateTrace) -> str:
     Gate pre-activation a = 1: σ(1) = 0.7311, SiLU(1) = 0.7311; content c = 2; gated feature 1·σ(1)·2 ≈ 1.462.
     """
     a, s, g, c, p = (float(v) for v in (trace.gate_pre, trace.sigmoid, trace.silu, trace.content, trace.product))
-    return (f"Gate pre-activation a = {_n(a)}: σ({_n(a)}) = {_r(s)}, SiLU({_n(a)}) = {_r(g)}; "
-            f"content c = {_n(c)}; gated feature {_n(a)}·σ({_n(a)})·{_n(c)} ≈ {_n(p, 3)}.")
+    return _("Gate pre-activation a = {a}: σ({a}) = {sigma}, SiLU({a}) = {silu}; content c = {c}; gated feature "
+             "{a}·σ({a})·{c} ≈ {product}.").format(a=_n(a), sigma=_r(s), silu=_r(g), c=_n(c), product=_n(p, 3))
 
 
 @register(17, "RMSNorm over features; a SwiGLU gate")
@@ -261,24 +263,25 @@ def build_fig17() -> Drawn:
     for k, v in draw_gate(fig, canvas, gate, at=(3.6, 0.42)).items():
         art[f"b.{k}"] = v
     lo, hi = GATE_LIM
-    alt = ("Panel (a): a 2-D feature plane with arrows for x (black), RMSNorm(x) (orange) and LayerNorm(x) "
-           "(pink). " + describe_norms(norms_trace) + " Both outputs lie on the dashed circle of "
-           "root-mean-square 1: the RMSNorm output along x, the LayerNorm output where the two features sum "
-           "to zero (that line is not drawn). Panel (b), an "
-           f"independent example: the curve SiLU(a) = a·σ(a) (green) beside a dashed ReLU for a from "
-           f"{_n(lo)} to {_n(hi)}, the gate's point marked on it: negative a is damped, not cut to 0. "
-           + describe_gate(gate))
+    alt = (_("Panel (a): a 2-D feature plane with arrows for x (black), RMSNorm(x) (orange) and LayerNorm(x) "
+             "(pink).") + " " + describe_norms(norms_trace) + " "
+           + _("Both outputs lie on the dashed circle of root-mean-square 1: the RMSNorm output along x, the "
+               "LayerNorm output where the two features sum to zero (that line is not drawn). Panel (b), an "
+               "independent example: the curve SiLU(a) = a·σ(a) (green) beside a dashed ReLU for a from {lo} to "
+               "{hi}, the gate's point marked on it: negative a is damped, not cut to 0.").format(lo=_n(lo), hi=_n(hi))
+           + " " + describe_gate(gate))
     return Drawn(17, figure_title(17), fig, alt, art, (norms_trace, gate))
 
 
 # ========================================================================== fig 18
 
 
-def _feature_sum(trace: ResidualTrace, f: int) -> str:
-    """``feature 1: 2 + (−1) = 1``."""
+def _feature_sum(trace: ResidualTrace, f: int, *, words: bool = False) -> str:
+    """``feature 1: 2 + (−1) = 1``: drawn in English, in the reader's language with ``words``."""
     u = trace.update[f]
     term = f"({_n(u)})" if u < 0 else _n(u)
-    return f"feature {f}: {_n(trace.stream[f])} + {term} = {_n(trace.output[f])}"
+    line = _("feature {f}: {x} + {u} = {out}") if words else "feature {f}: {x} + {u} = {out}"
+    return line.format(f=f, x=_n(trace.stream[f]), u=term, out=_n(trace.output[f]))
 
 
 def draw_residual(ax, trace: ResidualTrace, *, at=(0.0, 0.0), cell=(0.6, 0.42)) -> dict[str, Artist]:
@@ -331,8 +334,8 @@ def build_fig18() -> Drawn:
     fig, ax = new_canvas(WIDTH, 3.3)
     art = {"heading": add_heading(ax, 0.15, 0.22, "The sub-layer's update is added back onto the stream")}
     art.update(draw_residual(ax, trace, at=(0.0, 0.48)))
-    sums = "; ".join(_feature_sum(trace, f) for f in range(trace.stream.size))
-    alt = (f"The residual stream x = {_v(trace.stream)} goes straight to a plus sign, where the sub-layer's "
-           f"update {_v(trace.update)} joins it: {_v(trace.stream)} + {_v(trace.update)} = "
-           f"{_v(trace.output)} ({sums}). Same position, same width, no concatenation.")
+    sums = _("; ").join(_feature_sum(trace, f, words=True) for f in range(trace.stream.size))
+    alt = _("The residual stream x = {x} goes straight to a plus sign, where the sub-layer's update {u} joins it: "
+            "{x} + {u} = {out} ({sums}). Same position, same width, no concatenation.").format(
+        x=_v(trace.stream), u=_v(trace.update), out=_v(trace.output), sums=sums)
     return Drawn(18, figure_title(18), fig, alt, art, trace)

@@ -9,6 +9,7 @@ from .. import examples as ex
 from .. import figures, fmt, norms
 from ..figures import norms as N
 from ..figures.draw import panel_artists
+from ..i18n import _
 from . import Controls, SliderFigure, real_in, slider
 
 __all__ = ["gate_pre_activation", "rms_features"]
@@ -28,8 +29,8 @@ def describe_rms_features(trace: norms.NormComparison) -> str:
         return text
     scaled = ex.FIG17_SCALE * trace.x
     same = bool((abs(norms.rms_norm(scaled) - trace.rms.output) < 1e-12).all())
-    return (f"{text} Scaled by {fmt.num(ex.FIG17_SCALE)}, x = {fmt.vec(scaled)} gives the same "
-            f"RMSNorm output: {same}.")
+    return text + " " + _("Scaled by {scale}, x = {x} gives the same RMSNorm output: {same}.").format(
+        scale=fmt.num(ex.FIG17_SCALE), x=fmt.vec(scaled), same=same)
 
 
 @slider
