@@ -55,7 +55,7 @@ RIGHT = {
     "files-bf16-bytes": [34016, "34016"],
     "trained-expert-share": [0.685, "0.685"], "trained-first-gap": [0.15, 0.1477], "trained-tabs": ["b"],
     "trained-head-read": [10, "10"], "trained-prev-head": [2], "trained-load": [[5, 4, 8, 7]], "trained-idle": [1, "1"],
-    "trained-uniform-perplexity": [2048, "2048", 2048.3],
+    "trained-even-loss": [4.159, "4.16", 4.15],
     "real-template": [30, "30"], "real-nucleus": [17], "real-nucleus-hot": [17854, "17854"], "real-direct-why": ["a", "(A)"],
     "real-first-copy": ["a", "(A)"],
 }
@@ -82,9 +82,9 @@ WRONG = {
     "files-kv1-count": [17008, 17264], "files-layers": ["b", "d"], "files-partial": [{2}, {0, 1, 2, 3, 4}],
     "files-gguf-row": [5, 10, 2], "files-q41-weights": [[0.0, 3.5], [5.5, 2.0]],
     "files-bf16-bytes": [68032, 17008, 8504, 36112],
-    "trained-expert-share": [0.5, 1], "trained-first-gap": [1.0, 7.62], "trained-tabs": ["a", "c"],
+    "trained-expert-share": [0.5, 1], "trained-first-gap": [1.0, 7.62, 0.13, 0.165], "trained-tabs": ["a", "c"],
     "trained-head-read": [11, 0], "trained-prev-head": [0], "trained-load": [[6, 6, 6, 6], [7, 8, 4, 5]],
-    "trained-idle": [0, 2, 3], "trained-uniform-perplexity": [7.62, 16, 12.8, 2047],
+    "trained-idle": [0, 2, 3], "trained-even-loss": [64, 7.62, 2.55, 4.0, 6.0],
     "real-template": [37, 7], "real-nucleus": [10, 49152], "real-nucleus-hot": [17, 13307], "real-direct-why": ["b", "c"],
     "real-first-copy": ["b", "c"],
 }

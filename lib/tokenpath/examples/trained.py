@@ -38,6 +38,8 @@ TRAINED_CROSSCHECK_TOL = 1e-4
 INDUCTION_SEQUENCES = 8
 INDUCTION_LENGTH = 64
 INDUCTION_SEED = 0
+#: The even spread of chapter 11's what-if question: a model sure of this many candidates.
+EVEN_CANDIDATES = 64
 #: The routing view: the held-out lines it offers are code (not blank, not a comment)
 #: of this many tokens, inclusive …
 ROUTE_LINE_TOKENS = (6, 16)

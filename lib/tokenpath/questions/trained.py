@@ -42,7 +42,7 @@ def questions() -> tuple[Question, ...]:
     gap = record["ln_vocab"] - first
     q2 = number("trained-first-gap", "`record[\"loss_curve\"][\"mean_train_loss\"]` is the training curve as means of ten steps. "
                 "How far below ln V is its first value?", gap,
-                tolerance=0.05, source='record["ln_vocab"] - record["loss_curve"]["mean_train_loss"][0]',
+                tolerance=0.01, source='record["ln_vocab"] - record["loss_curve"]["mean_train_loss"][0]',
                 hint="a number of nats",
                 why=f"ln V = {record['ln_vocab']:.2f} and the first mean of ten steps is {first:.2f}: "
                     "within its first steps the model already starts to favour the commonest tokens.")
@@ -103,13 +103,13 @@ def questions() -> tuple[Question, ...]:
              f"{1 / stats.load.shape[1]:.0%}. It is stored and loaded like the others all the same: any token "
              "may choose it."),
     )
-    vocab = model.config.vocab_size
-    uniform = float(np.exp(np.log(vocab)))
+    even = ex.EVEN_CANDIDATES
+    even_loss = float(np.log(even))
     loss = T.read_evaluation(folder)["ablation_windows"]["loss"]
-    q8 = number("trained-uniform-perplexity", "What if a model gave every token of the vocabulary the same probability, "
-                "1/V? Its loss on every token would be ln V. What would its perplexity be?", uniform,
-                tolerance=0.5, source="np.exp(np.log(model.config.vocab_size))", hint="a whole number",
-                why=f"Perplexity is exp(loss), and exp(ln V) = V = {vocab:,}: as unsure as a uniform choice among "
-                    f"all {vocab:,} tokens, by definition. The trained model's {loss:.2f} nats on the windows of "
-                    f"section 11.4 give a perplexity of {np.exp(loss):.1f}.")
+    q8 = number("trained-even-loss", f"What if a model spread its probability evenly over {even} candidates, and the "
+                "token that came next was always among them? What would its loss be, in nats per token?", even_loss,
+                tolerance=0.01, source=f"np.log({even})", hint="a number of nats",
+                why=f"Each right token gets p = 1/{even}, so −ln p = ln {even} = {even_loss:.2f}, and the perplexity is "
+                    f"{even}. The trained model's {loss:.2f} nats on the windows of section 11.4 are a perplexity of "
+                    f"{np.exp(loss):.1f}: as unsure as an even choice among about that many tokens.")
     return q1, q2, q3, q4, q5, q6, q7, q8
