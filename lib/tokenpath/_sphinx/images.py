@@ -23,6 +23,6 @@ def encode(rgba) -> bytes:
     buf = io.BytesIO()
     # Measured on chapter 11's frames once crops keep whole panels: effort 5 at quality 90
     # is 6 % smaller than effort 2 at quality 50 (26 ms a frame instead of 9), which keeps
-    # that page under its 4 MB budget; effort 6 saves no more and takes 20 times as long.
+    # that page under its page budget; effort 6 saves no more and takes 20 times as long.
     image.save(buf, "WEBP", lossless=True, quality=90, method=5, exact=True)
     return buf.getvalue()

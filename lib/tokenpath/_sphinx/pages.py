@@ -24,15 +24,20 @@ from sphinx.transforms import SphinxTransform
 #: The whole edition, and any one page with what it loads, at most this many bytes. The
 #: edition was held to 25 MB until the book gained the moving pictures above its sliders
 #: (0.5 MB), a fifth chapter from chapter 4's split, two guide pages and three capstones;
-#: 26 MB since, still small enough to copy to a phone or a USB stick.
-TOTAL_BUDGET = 26 * 2**20
+#: 26 MB then, and 27 MB since the chapters were rewritten for learners (each gained worked
+#: cells, collapsed notes and takeaways), still small enough to copy to a phone or a USB
+#: stick.
+TOTAL_BUDGET = 27 * 2**20
 #: The Chinese edition: its own files and the English edition's frames and figure files
 #: its pages show (shared, not copied), at most this many bytes.
 TOTAL_BUDGET_ZH = 30 * 2**20
-PAGE_BUDGET = 4 * 2**20
+#: A page with its images and frames: 4 MB until the rewrite for learners, which took
+#: chapter 11's page (three sliders, 346 frames) from 3.96 to 4.01 MB with its new cells
+#: and notes; 4.25 MB since.
+PAGE_BUDGET = 4.25 * 2**20
 #: A page of the Chinese edition: its slider captions and notes are Chinese, three bytes a
 #: character in UTF-8 where English takes one, on top of the same frames.
-PAGE_BUDGET_ZH = 4.25 * 2**20
+PAGE_BUDGET_ZH = 4.5 * 2**20
 #: Where the notebooks are copied in the edition, for download.
 NOTEBOOKS = "_notebooks"
 #: Where the stored figures are written, as files of their own.
