@@ -35,7 +35,7 @@ LANGUAGES = ("en", "zh_CN")
 TRANSLATED: dict[str, tuple[str, ...]] = {
     "zh_CN": ("00_index", "00_prerequisites", "01_bpe_merges", "02_utf8_splits", "03_embedding_lookup", "04_attention",
               "05_masks", "06_rope_discs", "07_gqa", "08_rmsnorm_swiglu", "09_moe_routing", "10_model_files",
-              "12_real_model", "98_notation", "99_glossary"),
+              "11_trained_model", "12_real_model", "98_notation", "99_glossary"),
 }
 HERE = Path(__file__).resolve().parent
 _current = "en"
