@@ -25,7 +25,7 @@ from .. import examples as ex
 from .. import trained as T
 from ..i18n import _
 from . import Drawn, register, style
-from .draw import add_swatch, add_text, check_ax, check_trace, new_canvas, tint
+from .draw import add_swatch, add_text, check_ax, check_trace, figure_title, new_canvas, tint
 
 __all__ = [
     "NUMBER",
@@ -270,4 +270,4 @@ def build_line_attention() -> Drawn:
         means=_(", ").join(f"{trace.stats.measure(m)[trace.layer, trace.head]:.2f}" for m in T.MEASURE_NAMES),
         entropy=f"{trace.stats.entropy[trace.layer, trace.head]:.2f}",
         even=_(", ").join(f"{v:.2f}" for v in trace.stats.uniform[:3]), even_entropy=f"{trace.stats.uniform[3]:.2f}")
-    return Drawn(NUMBER, "Attention of a trained head on a held-out line", fig, alt, art, trace)
+    return Drawn(NUMBER, figure_title(NUMBER), fig, alt, art, trace)

@@ -16,7 +16,7 @@ from matplotlib.artist import Artist
 from .. import trained as T
 from ..i18n import N_, _
 from . import Drawn, register, style
-from .draw import check_ax
+from .draw import check_ax, figure_title
 
 __all__ = ["STREAM_COLOURS", "best_baselines", "build_training_loss", "draw_loss", "loss_alt"]
 
@@ -113,7 +113,7 @@ def build_training_loss() -> Drawn:
     art = draw_loss(ax, record, evaluation)
     fig.tight_layout()
     trace = {"record": record, "baselines": best_baselines(evaluation)}
-    return Drawn(NUMBER, TITLE, fig, loss_alt(record, evaluation) + " " + _axes_alt(ax), art, trace)
+    return Drawn(NUMBER, figure_title(NUMBER), fig, loss_alt(record, evaluation) + " " + _axes_alt(ax), art, trace)
 
 
 def _axes_alt(ax) -> str:

@@ -23,9 +23,10 @@ from matplotlib.artist import Artist
 from .. import examples as ex
 from .. import trained as T
 from ..i18n import _
-from . import FIGURES, Drawn, register, style
+from . import Drawn, register, style
 from .trained_attention import short as piece_text  # a token's text, spaces visible
-from .draw import VALUE_FACE, add_cell, add_heading, add_text, check_at, check_ax, check_trace, new_canvas, tint
+from .draw import (VALUE_FACE, add_cell, add_heading, add_text, check_at, check_ax, check_trace, figure_title, new_canvas,
+                   tint)
 
 __all__ = [
     "MAX_ROWS",
@@ -75,10 +76,6 @@ MONO = "DejaVu Sans Mono"
 #: Faces of the chosen experts' cells: first choice, second choice.
 FIRST_FACE = VALUE_FACE
 SECOND_FACE = tint(style.VALUE, 0.86)
-
-
-def _title(number: int) -> str:
-    return FIGURES[number].title
 
 
 def prob_text(p: float) -> str:
@@ -285,4 +282,4 @@ def build_routing() -> Drawn:
              "choices over the held-out text.") + " " + describe_view(trace) + " "
            + _("The router probabilities of experts 0 to {last}, token by token: {probs}.").format(
                last=trace.probs.shape[1] - 1, probs=probs))
-    return Drawn(NUMBER, _title(NUMBER), fig, alt, art, trace)
+    return Drawn(NUMBER, figure_title(NUMBER), fig, alt, art, trace)

@@ -24,7 +24,7 @@ from .. import examples as ex
 from .. import trained as T
 from ..i18n import _
 from . import Drawn, register, style
-from .draw import add_text, check_ax, check_trace, fit_lines, new_canvas
+from .draw import add_text, check_ax, check_trace, figure_title, fit_lines, new_canvas
 from .trained_attention import short
 
 __all__ = ["NUMBER", "build_next_token", "describe_next_token", "draw_candidates", "draw_next_notes", "next_token_canvas",
@@ -225,4 +225,4 @@ def build_next_token() -> Drawn:
         vocab=f"{trace.probs.size:,}", entropy=f"{trace.entropy:.2f}",
         cover=_("1 token holds") if trace.cover == 1 else _("{n} tokens hold").format(n=f"{trace.cover:,}"),
         share=f"{100 * trace.cover_share:.0f}", outside=f"{trace.outside:.2f}"))
-    return Drawn(NUMBER, "The trained model's next-token distribution", fig, alt, art, trace)
+    return Drawn(NUMBER, figure_title(NUMBER), fig, alt, art, trace)
