@@ -23,8 +23,9 @@ from matplotlib.patches import Rectangle
 
 from .. import examples as ex
 from .. import trained as T
+from ..i18n import _
 from . import Drawn, register, style
-from .draw import add_swatch, add_text, check_ax, check_trace, new_canvas, tint
+from .draw import add_swatch, add_text, check_ax, check_trace, figure_title, new_canvas, tint
 
 __all__ = [
     "NUMBER",
@@ -131,7 +132,7 @@ def _move_row(art: dict, trace: T.LineAttention) -> None:
     art["future"].set_x(q + 0.5)
     art["future"].set_width(t - 1 - q)
     art["title"].set_text(f"row {q}: what {_quoted(trace, q)} reads")
-    for k, (s, _, w) in enumerate(trace.map.top_sources(q, k=ex.HEAD_TOP_SOURCES)):
+    for k, (s, _piece, w) in enumerate(trace.map.top_sources(q, k=ex.HEAD_TOP_SOURCES)):
         art[f"top[{k}]"].set_position((s, w + 0.02))
         art[f"top[{k}]"].set_text(f"{w:.2f}")
     for k in range(min(q + 1, ex.HEAD_TOP_SOURCES), ex.HEAD_TOP_SOURCES):
@@ -201,10 +202,12 @@ def update_line_attention(artists: dict, trace: T.LineAttention) -> None:
 def describe_line_attention(trace: T.LineAttention) -> str:
     """The picked head and query in words, with the numbers the figure shows."""
     q = trace.query
-    top = ", ".join(f"{w:.2f} on {_quoted(trace, s)} ({s})" for s, _, w in trace.map.top_sources(q, k=ex.HEAD_TOP_SOURCES))
-    return (f"Layer {trace.layer}, head {trace.head}, query {q} {_quoted(trace, q)} of held-out line {trace.line}: "
-            f"{top}. Over the held-out text this head is "
-            + trace.stats.describe(trace.layer, trace.head, trace.share) + ".")
+    top = _(", ").join(_("{w} on {piece} ({s})").format(w=f"{w:.2f}", piece=_quoted(trace, s), s=s)
+                       for s, _piece, w in trace.map.top_sources(q, k=ex.HEAD_TOP_SOURCES))
+    return _("Layer {layer}, head {head}, query {q} {piece} of held-out line {line}: {top}. Over the held-out text "
+             "this head is {described}.").format(
+        layer=trace.layer, head=trace.head, q=q, piece=_quoted(trace, q), line=trace.line, top=top,
+        described=trace.stats.describe(trace.layer, trace.head, trace.share))
 
 
 # ---------------------------------------------------------------------- figure 26
@@ -249,21 +252,22 @@ def build_line_attention() -> Drawn:
     colorbar.ax.tick_params(labelsize=TICK_SIZE + 0.5)
     art["colorbar"] = colorbar
     q = trace.query
-    alt = (
-        f"Attention weights of layer {trace.layer}, head {trace.head} of the book's trained model on held-out "
-        f"line {trace.line}, line {T.line_source(trace.line)[1]} of {T.line_source(trace.line)[0]} "
-        f"({trace.text.strip()!r} run on its own: {len(trace.pieces)} tokens"
-        + (f", the first, {_quoted(trace, 0)}, part of its indent" if not trace.pieces[0].strip() else "")
-        + f") as a {len(trace.pieces)}×"
-        f"{len(trace.pieces)} heat map, query rows against source columns, the future masked; below it, a bar "
-        f"chart of row {q}'s weights. Query {q} "
-        f"{_quoted(trace, q)} puts " + ", ".join(f"{w:.2f} on {_quoted(trace, s)} (position {s})"
-                                                 for s, _, w in trace.map.top_sources(q, k=ex.HEAD_TOP_SOURCES))
-        + ". Over the held-out text this head is " + trace.stats.describe(trace.layer, trace.head, trace.share)
-        + ". Its mean weights on the previous token, the token itself and the first token are "
-        + ", ".join(f"{trace.stats.measure(n)[trace.layer, trace.head]:.2f}" for n in T.MEASURE_NAMES)
-        + f" and its mean row entropy is {trace.stats.entropy[trace.layer, trace.head]:.2f} nats; an even spread "
-        + "would give " + ", ".join(f"{v:.2f}" for v in trace.stats.uniform[:3])
-        + f" and {trace.stats.uniform[3]:.2f} nats."
-    )
-    return Drawn(NUMBER, "Attention of a trained head on a held-out line", fig, alt, art, trace)
+    n = len(trace.pieces)
+    tokens = (_("{n} tokens, the first, {first}, part of its indent").format(n=n, first=_quoted(trace, 0))
+              if not trace.pieces[0].strip() else _("{n} tokens").format(n=n))
+    alt = _("Attention weights of layer {layer}, head {head} of the book's trained model on held-out line {line}, "
+            "line {number} of {file} ({text} run on its own: {tokens}) as a {n}×{n} heat map, query rows against "
+            "source columns, the future masked; below it, a bar chart of row {q}'s weights. Query {q} {piece} puts "
+            "{top}. Over the held-out text this head is {described}. Its mean weights on the previous token, the "
+            "token itself and the first token are {means} and its mean row entropy is {entropy} nats; an even "
+            "spread would give {even} and {even_entropy} nats.").format(
+        layer=trace.layer, head=trace.head, line=trace.line, number=T.line_source(trace.line)[1],
+        file=T.line_source(trace.line)[0], text=repr(trace.text.strip()), tokens=tokens, n=n, q=q,
+        piece=_quoted(trace, q),
+        top=_(", ").join(_("{w} on {piece} (position {s})").format(w=f"{w:.2f}", piece=_quoted(trace, s), s=s)
+                         for s, _piece, w in trace.map.top_sources(q, k=ex.HEAD_TOP_SOURCES)),
+        described=trace.stats.describe(trace.layer, trace.head, trace.share),
+        means=_(", ").join(f"{trace.stats.measure(m)[trace.layer, trace.head]:.2f}" for m in T.MEASURE_NAMES),
+        entropy=f"{trace.stats.entropy[trace.layer, trace.head]:.2f}",
+        even=_(", ").join(f"{v:.2f}" for v in trace.stats.uniform[:3]), even_entropy=f"{trace.stats.uniform[3]:.2f}")
+    return Drawn(NUMBER, figure_title(NUMBER), fig, alt, art, trace)

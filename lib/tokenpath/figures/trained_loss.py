@@ -14,8 +14,9 @@ import math
 from matplotlib.artist import Artist
 
 from .. import trained as T
+from ..i18n import N_, _
 from . import Drawn, register, style
-from .draw import check_ax
+from .draw import check_ax, figure_title
 
 __all__ = ["STREAM_COLOURS", "best_baselines", "build_training_loss", "draw_loss", "loss_alt"]
 
@@ -24,6 +25,9 @@ STREAM_COLOURS = {"stdlib code": style.VISIBLE, "stdlib data": style.NEUTRAL, "o
 #: The tables, in the order stdlib-evidence.json lists them (the strongest is drawn).
 BASELINES = ("unigram", "bigram", "trigram", "4-gram", "5-gram", "5-gram + cache")
 NUMBER = 24
+#: The streams' and tables' names, as the alt text says them.
+NAMES = (N_("stdlib code"), N_("stdlib data"), N_("outside code"), N_("unigram"), N_("bigram"), N_("trigram"),
+         N_("4-gram"), N_("5-gram"), N_("5-gram + cache"))
 TITLE = "The book's model learning: training loss, held-out loss per stream, n-gram baselines"
 
 
@@ -76,27 +80,29 @@ def loss_alt(record: dict, evaluation: dict) -> str:
     best = best_baselines(evaluation)
     ys = record["loss_curve"]["mean_train_loss"]
     last = record["held_out_curve"][-1][1]
-    per_stream = "; ".join(f"{name} {last[name]:.2f} against the {best[name][0]} table "
-                           f"{best[name][1]:.2f}" for name in STREAM_COLOURS if name in last and name in best)
+    per_stream = _("; ").join(_("{stream} {loss} against the {table} table {table_loss}").format(
+        stream=_(name), loss=f"{last[name]:.2f}", table=_(best[name][0]), table_loss=f"{best[name][1]:.2f}")
+        for name in STREAM_COLOURS if name in last and name in best)
     turns = []
     for name in STREAM_COLOURS:
         points = [(step, row[name]) for step, row in record["held_out_curve"] if name in row]
         step, low = min(points, key=lambda p: p[1]) if points else (None, None)
         if points and step != points[-1][0]:
-            turns.append(f"{name} is lowest at step {step:,} ({low:.2f}) and ends at {points[-1][1]:.2f}")
-    turn = "; ".join(turns)
-    turn = f" {turn[:1].upper()}{turn[1:]}." if turn else ""
+            turns.append(_("{stream} is lowest at step {step} ({low}) and ends at {last}").format(
+                stream=_(name), step=f"{step:,}", low=f"{low:.2f}", last=f"{points[-1][1]:.2f}"))
+    turn = _("; ").join(turns)
+    turn = " " + _("{turns}.").format(turns=f"{turn[:1].upper()}{turn[1:]}") if turn else ""
     names = sorted({best[name][0] for name in STREAM_COLOURS if name in best})
-    table = f"the {' or '.join(names)} table's loss on that stream"
+    table = _("the {tables} table's loss on that stream").format(tables=_(" or ").join(_(n) for n in names))
     shown = [name for name in STREAM_COLOURS if name in last and name in best]
     below = sum(last[name] < best[name][1] for name in shown)
-    verdict = (f" The model ends below its table on {'all ' if below == len(shown) else f'{below} of '}"
-               f"{len(shown)} streams.")
-    return (f"Training loss of the book's model (the mean of every {record['loss_curve']['every']} steps) over "
-            f"{record['steps']:,} steps, falling from {ys[0]:.2f} to "
-            f"{ys[-1]:.2f} nats per token, with the held-out loss of three streams measured every "
-            f"{record['held_out_curve'][0][0]} steps as points and, per stream, {table} as a dashed "
-            f"line. After the last step: {per_stream}.{verdict}{turn}")
+    verdict = " " + (_("The model ends below its table on all {n} streams.") if below == len(shown) else
+                     _("The model ends below its table on {below} of {n} streams.")).format(below=below, n=len(shown))
+    return _("Training loss of the book's model (the mean of every {every} steps) over {steps} steps, falling from "
+             "{first} to {last} nats per token, with the held-out loss of three streams measured every {held} steps "
+             "as points and, per stream, {table} as a dashed line. After the last step: {per_stream}.").format(
+        every=record['loss_curve']['every'], steps=f"{record['steps']:,}", first=f"{ys[0]:.2f}",
+        last=f"{ys[-1]:.2f}", held=record['held_out_curve'][0][0], table=table, per_stream=per_stream) + verdict + turn
 
 
 @register(NUMBER, TITLE)
@@ -107,13 +113,13 @@ def build_training_loss() -> Drawn:
     art = draw_loss(ax, record, evaluation)
     fig.tight_layout()
     trace = {"record": record, "baselines": best_baselines(evaluation)}
-    return Drawn(NUMBER, TITLE, fig, loss_alt(record, evaluation) + " " + _axes_alt(ax), art, trace)
+    return Drawn(NUMBER, figure_title(NUMBER), fig, loss_alt(record, evaluation) + " " + _axes_alt(ax), art, trace)
 
 
 def _axes_alt(ax) -> str:
     """The axes in words: the tick values the figure prints, read from the axes."""
     def ticks(values, lims):
         lo, hi = min(lims), max(lims)
-        return ", ".join(f"{v:,.0f}" if float(v).is_integer() else f"{v:g}" for v in values if lo <= v <= hi)
-    return (f"The horizontal axis counts training steps, ticked at {ticks(ax.get_xticks(), ax.get_xlim())}; "
-            f"the vertical axis is nats per token, ticked at {ticks(ax.get_yticks(), ax.get_ylim())}.")
+        return _(", ").join(f"{v:,.0f}" if float(v).is_integer() else f"{v:g}" for v in values if lo <= v <= hi)
+    return _("The horizontal axis counts training steps, ticked at {x}; the vertical axis is nats per token, ticked "
+             "at {y}.").format(x=ticks(ax.get_xticks(), ax.get_xlim()), y=ticks(ax.get_yticks(), ax.get_ylim()))

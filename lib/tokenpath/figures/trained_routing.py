@@ -22,9 +22,11 @@ from matplotlib.artist import Artist
 
 from .. import examples as ex
 from .. import trained as T
-from . import FIGURES, Drawn, register, style
+from ..i18n import _
+from . import Drawn, register, style
 from .trained_attention import short as piece_text  # a token's text, spaces visible
-from .draw import VALUE_FACE, add_cell, add_heading, add_text, check_at, check_ax, check_trace, new_canvas, tint
+from .draw import (VALUE_FACE, add_cell, add_heading, add_text, check_at, check_ax, check_trace, figure_title, new_canvas,
+                   tint)
 
 __all__ = [
     "MAX_ROWS",
@@ -74,10 +76,6 @@ MONO = "DejaVu Sans Mono"
 #: Faces of the chosen experts' cells: first choice, second choice.
 FIRST_FACE = VALUE_FACE
 SECOND_FACE = tint(style.VALUE, 0.86)
-
-
-def _title(number: int) -> str:
-    return FIGURES[number].title
 
 
 def prob_text(p: float) -> str:
@@ -241,19 +239,19 @@ def update_layer_load(artists: dict, trace: T.RoutingView) -> None:
 def describe_view(trace: T.RoutingView) -> str:
     """The routing figure's state in words, every number from ``trace``."""
     trace = check_trace(trace, T.RoutingView)
-    tokens = "; ".join(f"{piece_text(p)} {' and '.join(str(int(e)) for e in c)}"
-                       for p, c in zip(trace.pieces, trace.chosen))
-    load = ", ".join(f"expert {j} {_count(n)} ({_pct(s)})" for j, (n, s) in enumerate(zip(trace.load,
-                                                                                          trace.load_share)))
-    return (
-        f"Layer {trace.layer} of the trained model routes the {len(trace.pieces)} tokens of a held-out line, "
-        f"line {T.line_source(trace.line)[1]} of {T.line_source(trace.line)[0]}, read in its place "
-        f"in the file, to these experts (best first): {tokens}. Along the line the top-{trace.top_k} set "
-        f"changes at {trace.line_changes} of {len(trace.pieces) - 1} neighbouring pairs. Over the "
-        f"{_count(trace.held_tokens)} held-out tokens this layer's {_count(trace.held_tokens * trace.top_k)} "
-        f"choices go {load}; its top-{trace.top_k} set changes at {_count(trace.changes)} of "
-        f"{_count(trace.pairs)} neighbouring pairs ({_pct(trace.change_rate)})."
-    )
+    tokens = _("; ").join("{} {}".format(piece_text(p), _(" and ").join(str(int(e)) for e in c))
+                          for p, c in zip(trace.pieces, trace.chosen))
+    load = _(", ").join(_("expert {j} {n} ({share})").format(j=j, n=_count(n), share=_pct(s))
+                        for j, (n, s) in enumerate(zip(trace.load, trace.load_share)))
+    return _("Layer {layer} of the trained model routes the {n} tokens of a held-out line, line {number} of {file}, "
+             "read in its place in the file, to these experts (best first): {tokens}. Along the line the top-{k} set "
+             "changes at {line_changes} of {pairs_line} neighbouring pairs. Over the {held} held-out tokens this "
+             "layer's {choices} choices go {load}; its top-{k} set changes at {changes} of {pairs} neighbouring "
+             "pairs ({rate}).").format(
+        layer=trace.layer, n=len(trace.pieces), number=T.line_source(trace.line)[1], file=T.line_source(trace.line)[0],
+        tokens=tokens, k=trace.top_k, line_changes=trace.line_changes, pairs_line=len(trace.pieces) - 1,
+        held=_count(trace.held_tokens), choices=_count(trace.held_tokens * trace.top_k), load=load,
+        changes=_count(trace.changes), pairs=_count(trace.pairs), rate=_pct(trace.change_rate))
 
 
 def update_routing(artists: dict, trace: T.RoutingView) -> None:
@@ -277,10 +275,11 @@ def build_routing() -> Drawn:
     art["state"] = add_text(ax, 0.15, 0.5, _state_text(trace), size=NOTE_SIZE + 1)
     art.update(draw_line_routing(ax, trace))
     art.update(draw_layer_load(ax, trace))
-    probs = "; ".join(f"{piece_text(p)} [{', '.join(f'{x:.2f}' for x in row)}]"
-                      for p, row in zip(trace.pieces, trace.probs))
-    alt = ("A table with one row per token of a held-out line and one column per expert, "
-           "holding each router probability, the two chosen experts green; beside it, bars of each "
-           "expert's share of the layer's choices over the held-out text. " + describe_view(trace)
-           + f" The router probabilities of experts 0 to {trace.probs.shape[1] - 1}, token by token: {probs}.")
-    return Drawn(NUMBER, _title(NUMBER), fig, alt, art, trace)
+    probs = _("; ").join(f"{piece_text(p)} [{', '.join(f'{x:.2f}' for x in row)}]"
+                         for p, row in zip(trace.pieces, trace.probs))
+    alt = (_("A table with one row per token of a held-out line and one column per expert, holding each router "
+             "probability, the two chosen experts green; beside it, bars of each expert's share of the layer's "
+             "choices over the held-out text.") + " " + describe_view(trace) + " "
+           + _("The router probabilities of experts 0 to {last}, token by token: {probs}.").format(
+               last=trace.probs.shape[1] - 1, probs=probs))
+    return Drawn(NUMBER, figure_title(NUMBER), fig, alt, art, trace)

@@ -24,7 +24,7 @@ from .. import examples as ex
 from .. import trained as T
 from ..i18n import _
 from . import Drawn, register, style
-from .draw import add_text, check_ax, check_trace, fit_lines, new_canvas
+from .draw import add_text, check_ax, check_trace, figure_title, fit_lines, new_canvas
 from .trained_attention import short
 
 __all__ = ["NUMBER", "build_next_token", "describe_next_token", "draw_candidates", "draw_next_notes", "next_token_canvas",
@@ -172,11 +172,13 @@ def _top_words(trace: T.NextToken, n: int) -> str:
 def describe_next_token(trace: T.NextToken) -> str:
     """The distribution in words, with the numbers the figure shows."""
     trace = check_trace(trace, T.NextToken)
-    return (f"After {_context(trace)} (prompt {trace.prompt}, step {trace.step}) at {_temperature(trace)}: "
-            f"{_top_words(trace, 3)}. Greedy picks “{short(trace.top_pieces[0])}” with p = "
-            f"{trace.greedy_prob:.2f}; entropy {trace.entropy:.2f} nats; {trace.cover:,} tokens hold "
-            f"{100 * trace.cover_share:.0f} % of the mass; {trace.outside:.2f} lies outside the top "
-            f"{trace.top.size}.")
+    return _("After {context} (prompt {prompt}, step {step}) at {temperature}: {top}. Greedy picks “{best}” with "
+             "p = {p}; entropy {entropy} nats; {cover} tokens hold {share} % of the mass; {outside} lies outside the "
+             "top {n}.").format(
+        context=_context(trace), prompt=trace.prompt, step=trace.step, temperature=_temperature(trace),
+        top=_top_words(trace, 3), best=short(trace.top_pieces[0]), p=f"{trace.greedy_prob:.2f}",
+        entropy=f"{trace.entropy:.2f}", cover=f"{trace.cover:,}", share=f"{100 * trace.cover_share:.0f}",
+        outside=f"{trace.outside:.2f}", n=trace.top.size)
 
 
 # ---------------------------------------------------------------------- the figure
@@ -213,12 +215,14 @@ def next_token_canvas(trace: T.NextToken):
 def build_next_token() -> Drawn:
     trace = T.next_token()
     fig, art = next_token_canvas(trace)
-    alt = (f"The next-token distribution of the book's trained model after {_context(trace)} (prompt "
-           f"{trace.prompt}, the first of the chapter's prompts, {trace.step} greedy tokens added) at "
-           f"{_temperature(trace)}: bars for the {trace.top.size} tokens with the largest logits, best first, "
-           f"with ticks at their probabilities at T = 1. The first three: {_top_words(trace, 3)}. Greedy picks "
-           f"“{short(trace.top_pieces[0])}” with probability {trace.greedy_prob:.2f}; the entropy of the whole "
-           f"distribution over {trace.probs.size:,} tokens is {trace.entropy:.2f} nats; "
-           f"{'1 token holds' if trace.cover == 1 else f'{trace.cover:,} tokens hold'} "
-           f"{100 * trace.cover_share:.0f} % of the mass; {trace.outside:.2f} lies outside the bars.")
-    return Drawn(NUMBER, "The trained model's next-token distribution", fig, alt, art, trace)
+    alt = (_("The next-token distribution of the book's trained model after {context} (prompt {prompt}, the first "
+             "of the chapter's prompts, {step} greedy tokens added) at {temperature}: bars for the {n} tokens with "
+             "the largest logits, best first, with ticks at their probabilities at T = 1. The first three: {top}. "
+             "Greedy picks “{best}” with probability {p}; the entropy of the whole distribution over {vocab} tokens "
+             "is {entropy} nats; {cover} {share} % of the mass; {outside} lies outside the bars.").format(
+        context=_context(trace), prompt=trace.prompt, step=trace.step, temperature=_temperature(trace),
+        n=trace.top.size, top=_top_words(trace, 3), best=short(trace.top_pieces[0]), p=f"{trace.greedy_prob:.2f}",
+        vocab=f"{trace.probs.size:,}", entropy=f"{trace.entropy:.2f}",
+        cover=_("1 token holds") if trace.cover == 1 else _("{n} tokens hold").format(n=f"{trace.cover:,}"),
+        share=f"{100 * trace.cover_share:.0f}", outside=f"{trace.outside:.2f}"))
+    return Drawn(NUMBER, figure_title(NUMBER), fig, alt, art, trace)

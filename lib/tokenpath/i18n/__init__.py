@@ -24,8 +24,8 @@ from __future__ import annotations
 from functools import lru_cache
 from pathlib import Path
 
-__all__ = ["LANGUAGES", "N_", "TRANSLATED", "_", "catalog_path", "gettext", "language", "ngettext", "set_language",
-           "using"]
+__all__ = ["LANGUAGES", "N_", "TRANSLATED", "_", "catalog_path", "gettext", "language", "ngettext", "pgettext",
+           "set_language", "using"]
 
 #: The languages the engine speaks: English (the source) and Simplified Chinese.
 LANGUAGES = ("en", "zh_CN")
@@ -35,7 +35,7 @@ LANGUAGES = ("en", "zh_CN")
 TRANSLATED: dict[str, tuple[str, ...]] = {
     "zh_CN": ("00_index", "00_prerequisites", "01_bpe_merges", "02_utf8_splits", "03_embedding_lookup", "04_attention",
               "05_masks", "06_rope_discs", "07_gqa", "08_rmsnorm_swiglu", "09_moe_routing", "10_model_files",
-              "12_real_model", "98_notation", "99_glossary"),
+              "11_trained_model", "12_real_model", "98_notation", "99_glossary"),
 }
 HERE = Path(__file__).resolve().parent
 _current = "en"
@@ -84,8 +84,9 @@ class using:
 
 @lru_cache(maxsize=None)
 def _messages(lang: str, mtime: float) -> dict:
-    """{msgid: msgstr} of ``lang``'s catalog (plural entries keyed by their singular),
-    without empty and fuzzy entries."""
+    """{msgid: msgstr} of ``lang``'s catalog (plural entries keyed by their singular, an
+    entry with a context by ``context + "\\x04" + msgid`` as GNU gettext does), without
+    empty and fuzzy entries."""
     from babel.messages.pofile import read_po
 
     with catalog_path(lang).open("rb") as f:
@@ -94,11 +95,12 @@ def _messages(lang: str, mtime: float) -> dict:
     for m in catalog:
         if not m.id or m.fuzzy:
             continue
+        prefix = f"{m.context}\x04" if m.context else ""
         if isinstance(m.id, tuple):
             if all(m.string):
-                out[m.id[0]] = tuple(m.string)
+                out[prefix + m.id[0]] = tuple(m.string)
         elif m.string:
-            out[m.id] = m.string
+            out[prefix + m.id] = m.string
     return out
 
 
@@ -129,6 +131,20 @@ def ngettext(singular: str, plural: str, n: int) -> str:
     if isinstance(found, tuple):
         return found[0]
     return singular if n == 1 else plural
+
+
+def pgettext(context: str, message: str) -> str:
+    """``message`` in the current language, as meant in ``context``: for a word that
+    needs two translations (an attention head's "head" is not the output head's).
+
+    >>> pgettext("attention head", "head"), gettext("head")
+    ('head', 'head')
+    >>> with using("zh_CN"):
+    ...     pgettext("attention head", "head"), gettext("head")
+    ('头', '输出头')
+    """
+    found = messages().get(f"{context}\x04{message}")
+    return found if isinstance(found, str) else message
 
 
 _ = gettext

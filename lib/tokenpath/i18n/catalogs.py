@@ -34,7 +34,7 @@ CONF = PACKAGE / "_sphinx"
 #: Keywords that mark a message in the package's code (gettext's and its noop).
 #: The catalogs' header dates: fixed, so that a catalog changes only when its messages do.
 FIXED_DATE = datetime(2026, 1, 1, tzinfo=timezone.utc)
-KEYWORDS = {"_": None, "N_": None, "gettext": None, "ngettext": (1, 2)}
+KEYWORDS = {"_": None, "N_": None, "gettext": None, "ngettext": (1, 2), "pgettext": ((1, "c"), 2)}
 
 
 def page_catalog(page: str, lang: str = "zh_CN") -> Path:
@@ -108,7 +108,7 @@ def extract_engine(package: Path = PACKAGE):
             strip_comment_tags=True, directory_filter=lambda path: Path(path).name != "__pycache__"):
         if any(part in skip for part in Path(filename).parts):
             continue
-        template.add(message, locations=[(f"tokenpath/{filename}", lineno)], auto_comments=comments)
+        template.add(message, locations=[(f"tokenpath/{filename}", lineno)], auto_comments=comments, context=context)
     for title, filename, lineno in figure_titles(package):
         template.add(title, locations=[(filename, lineno)])
     return template

@@ -16,15 +16,16 @@ import numpy as np
 
 from .._checks import as_float, as_float_array, as_int, as_int_array, as_list
 from ..examples import trained as ex
+from ..i18n import N_, _
 from ..model import Model
 from ..safefiles import ModelFileError
 from .files import _check_texts, _folder, _folder_path, _model, _pieces, as_shares, measure_field, sample_measures
 from .sample import HEAD_MEASURES, held_out_lines, query_measures, sample_pass, uniform_weights, example_line
 
 #: The position each weight measure is about, as the prose names it.
-MEASURE_NAMES = {"previous": "the previous token", "itself": "the token itself", "first": "the first token"}
+MEASURE_NAMES = {"previous": N_("the previous token"), "itself": N_("the token itself"), "first": N_("the first token")}
 #: What a head is called when more than the chosen share of its weight goes to one position.
-ROLE_NAMES = {"previous": "previous-token head", "itself": "self head", "first": "first-token head"}
+ROLE_NAMES = {"previous": N_("previous-token head"), "itself": N_("self head"), "first": N_("first-token head")}
 
 
 def _trace_layers(name: str, trace, field: str) -> list:
@@ -170,10 +171,12 @@ class HeadStats:
         role = self.role(layer, head, share)
         if role is None:
             top = max(MEASURE_NAMES, key=lambda n: self.measure(n)[layer, head])
-            return (f"not named: at most {self.measure(top)[layer, head]:.2f} on {MEASURE_NAMES[top]}, "
-                    f"mean entropy {self.entropy[layer, head]:.2f} nats")
-        return (f"a {ROLE_NAMES[role]}: {self.measure(role)[layer, head]:.2f} of its weight on {MEASURE_NAMES[role]}, "
-                f"mean over {self.rows:,} held-out queries")
+            return _("not named: at most {weight} on {measure}, mean entropy {entropy} nats").format(
+                weight=f"{self.measure(top)[layer, head]:.2f}", measure=_(MEASURE_NAMES[top]),
+                entropy=f"{self.entropy[layer, head]:.2f}")
+        return _("a {role}: {weight} of its weight on {measure}, mean over {rows} held-out queries").format(
+            role=_(ROLE_NAMES[role]), weight=f"{self.measure(role)[layer, head]:.2f}", measure=_(MEASURE_NAMES[role]),
+            rows=f"{self.rows:,}")
 
 
 def head_stats(traces) -> HeadStats:

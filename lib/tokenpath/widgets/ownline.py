@@ -24,7 +24,7 @@ import numpy as np
 
 from .. import ownline
 from ..examples import trained as ex
-from ..i18n import _
+from ..i18n import _, pgettext
 
 __all__ = ["COLOURS", "OwnLine", "band", "line_html", "own_line", "surprisal_colour"]
 
@@ -69,10 +69,10 @@ def surprisal_colour(nats: float) -> str:
 
 def _band_label(k: int, edges=ex.OWNLINE_SURPRISAL_EDGES) -> str:
     if k == 0:
-        return f"below {edges[0]:g}"
+        return _("below {edge}").format(edge=f"{edges[0]:g}")
     if k == len(edges):
-        return f"{edges[-1]:g} or more"
-    return f"{edges[k - 1]:g} to {edges[k]:g}"
+        return _("{edge} or more").format(edge=f"{edges[-1]:g}")
+    return _("{low} to {high}").format(low=f"{edges[k - 1]:g}", high=f"{edges[k]:g}")
 
 
 def _shown(piece: str) -> str:
@@ -82,7 +82,7 @@ def _shown(piece: str) -> str:
 
 
 def _nats(x: float) -> str:
-    return "none" if not math.isfinite(x) else f"{x:.2f}"
+    return _("none") if not math.isfinite(x) else f"{x:.2f}"
 
 
 CELL = "padding:1px 6px;border:1px solid #CCCCCC;text-align:right;font-variant-numeric:tabular-nums"
@@ -94,8 +94,9 @@ def _legend() -> str:
         f'<span style="display:inline-block;margin:0 4px;padding:0 6px;border:1px solid {COLOURS["NEUTRAL"]};'
         f'background:{_mix(COLOURS["ACCENT"], s)}">{html.escape(_band_label(k))}</span>'
         for k, s in enumerate(BAND_SHARES))
-    return (f'<p style="margin:4px 0">Surprisal of each token, −ln p(token | the tokens before it), in nats: '
-            f'{swatches} (the first token has none: nothing comes before it)</p>')
+    return '<p style="margin:4px 0">{}</p>'.format(
+        _("Surprisal of each token, −ln p(token | the tokens before it), in nats: {swatches} (the first token has "
+          "none: nothing comes before it)").format(swatches=swatches))
 
 
 def _line_chips(trace, position: int, ids: bool = False) -> str:
@@ -103,7 +104,8 @@ def _line_chips(trace, position: int, ids: bool = False) -> str:
     for t, (piece, s) in enumerate(zip(trace.pieces, trace.surprisal)):
         tag = f'<br><span style="font-size:0.7em">#{int(trace.ids[t])}</span>' if ids else ""
         outline = f"2px solid {COLOURS['QUERY']}" if t == position else f"1px solid {COLOURS['NEUTRAL']}"
-        title = f"token {t}: {piece!r}, " + (f"surprisal {s:.2f} nats" if math.isfinite(s) else "the first: no surprisal")
+        title = (_("token {t}: {piece}, surprisal {s} nats").format(t=t, piece=repr(piece), s=f"{s:.2f}")
+                 if math.isfinite(s) else _("token {t}: {piece}, the first: no surprisal").format(t=t, piece=repr(piece)))
         chips.append(
             f'<span title="{html.escape(title)}" style="display:inline-block;margin:1px;padding:1px 3px;'
             f'border:{outline};background:{surprisal_colour(s)};text-align:center">'
@@ -118,34 +120,43 @@ def _next_table(trace, position: int) -> str:
     rows = []
     actual = int(trace.ids[t + 1]) if t + 1 < trace.tokens else None
     for rank, (i, piece, p) in enumerate(zip(trace.top_ids[t], trace.top_pieces[t], trace.top_probs[t]), 1):
-        mark = " (the line's next token)" if actual is not None and int(i) == actual else ""
+        mark = " " + _("(the line's next token)") if actual is not None and int(i) == actual else ""
         rows.append(f'<tr><th scope="row" style="{CELL}">{rank}</th><td style="{TOKEN}">{_shown(piece)}</td>'
                     f'<td style="{CELL}">{p:.3f}</td><td style="padding:1px 6px">{html.escape(mark)}</td></tr>')
     if actual is None:
-        foot = "This is the line's last token: the table says what the model expects after the line."
+        foot = _("This is the line's last token: the table says what the model expects after the line.")
     else:
-        foot = (f"The line continues with {trace.pieces[t + 1]!r}, surprisal {trace.surprisal[t + 1]:.2f} nats "
-                f"(probability {math.exp(-trace.surprisal[t + 1]):.3f}).")
+        foot = _("The line continues with {piece}, surprisal {s} nats (probability {p}).").format(
+            piece=repr(trace.pieces[t + 1]), s=f"{trace.surprisal[t + 1]:.2f}",
+            p=f"{math.exp(-trace.surprisal[t + 1]):.3f}")
+    rank, token, probability = _("rank"), _("token"), _("probability")
+    caption = _("The {n} most likely next tokens after position {t} ({after})").format(
+        n=len(rows), t=t, after=html.escape(after))
     return (f'<table style="border-collapse:collapse;margin:6px 0">'
-            f'<caption style="text-align:left">The {len(rows)} most likely next tokens after position {t} '
-            f'({html.escape(after)})</caption>'
-            f'<tr><th scope="col" style="{CELL}">rank</th><th scope="col" style="{CELL}">token</th>'
-            f'<th scope="col" style="{CELL}">probability</th><th></th></tr>'
+            f'<caption style="text-align:left">{caption}</caption>'
+            f'<tr><th scope="col" style="{CELL}">{rank}</th><th scope="col" style="{CELL}">{token}</th>'
+            f'<th scope="col" style="{CELL}">{probability}</th><th></th></tr>'
             + "".join(rows) + f'</table><p style="margin:2px 0">{html.escape(foot)}</p>')
 
 
 def _token_table(trace, position: int, layer: int, head: int, ids: bool = False) -> str:
     row = trace.attention_row(layer, head, position)
     k = trace.experts.shape[-1]
-    head_cells = "".join(f'<th scope="col" style="{CELL}">layer {l} experts</th>' for l in range(trace.layers)) if k else ""
+    head_cells = "".join('<th scope="col" style="{}">{}</th>'.format(CELL, _("layer {l} experts").format(l=l))
+                         for l in range(trace.layers)) if k else ""
+    words = {"position": _("position"), "token": _("token"), "surprisal": _("surprisal (nats)"),
+             "from": _("attention from {position}").format(position=position)}
+    masked = '<td style="{};background:{}" title="{}">{}</td>'.format(CELL, COLOURS["LIGHT"], _("after the query: masked"),
+                                                                     _("masked"))
+    caption = _("Every token: its surprisal, the experts each layer ran for it (best first, gates in brackets) and "
+                "the attention weight the query, position {position}, puts on it in layer {layer}, head {head}").format(
+        position=position, layer=layer, head=head)
     out = [f'<table style="border-collapse:collapse;margin:6px 0">'
-           f'<caption style="text-align:left">Every token: its surprisal, the experts each layer ran for it '
-           f'(best first, gates in brackets) and the attention weight the query, position {position}, puts on it '
-           f'in layer {layer}, head {head}</caption>'
-           f'<tr><th scope="col" style="{CELL}">position</th><th scope="col" style="{CELL}">token</th>'
+           f'<caption style="text-align:left">{caption}</caption>'
+           f'<tr><th scope="col" style="{CELL}">{words["position"]}</th><th scope="col" style="{CELL}">{words["token"]}</th>'
            + (f'<th scope="col" style="{CELL}">ID</th>' if ids else "")
-           + f'<th scope="col" style="{CELL}">surprisal (nats)</th>{head_cells}'
-           f'<th scope="col" style="{CELL}">attention from {position}</th></tr>']
+           + f'<th scope="col" style="{CELL}">{words["surprisal"]}</th>{head_cells}'
+           f'<th scope="col" style="{CELL}">{words["from"]}</th></tr>']
     for t in range(trace.tokens):
         s = trace.surprisal[t]
         experts = "".join(
@@ -155,13 +166,13 @@ def _token_table(trace, position: int, layer: int, head: int, ids: bool = False)
             w = float(row[t])
             att = f'<td style="{CELL};background:{_mix(COLOURS["VISIBLE"], ATTENTION_SHARE * w)}">{w:.3f}</td>'
         else:
-            att = f'<td style="{CELL};background:{COLOURS["LIGHT"]}" title="after the query: masked">masked</td>'
+            att = masked
         query = f";outline:2px solid {COLOURS['QUERY']}" if t == position else ""
-        label = f"{t} (query)" if t == position else str(t)
+        label = _("{t} (query)").format(t=t) if t == position else str(t)
         out.append(f'<tr style="{query[1:]}"><th scope="row" style="{CELL}">{label}</th>'
                    f'<td style="{TOKEN};background:{surprisal_colour(s)}">{_shown(trace.pieces[t])}</td>'
                    + (f'<td style="{CELL}">{int(trace.ids[t])}</td>' if ids else "")
-                   + f'<td style="{CELL}">{_nats(s) if math.isfinite(s) else "none"}</td>{experts}{att}</tr>')
+                   + f'<td style="{CELL}">{_nats(s)}</td>{experts}{att}</tr>')
     out.append("</table>")
     return "".join(out)
 
@@ -180,7 +191,8 @@ def line_html(trace, position: int, layer: int, head: int, *, ids: bool = False)
     position = trace.position(position)
     trace.attention_row(layer, head, position)  # checks layer and head by name
     mean = trace.mean_surprisal
-    summary = (f"{trace.tokens} tokens" + ("" if mean is None else f", mean surprisal {mean:.2f} nats"))
+    summary = (_("{n} tokens").format(n=trace.tokens) if mean is None
+               else _("{n} tokens, mean surprisal {mean} nats").format(n=trace.tokens, mean=f"{mean:.2f}"))
     return (f'<div class="tp-ownline" style="max-width:100%;overflow-x:auto">'
             f'<p style="margin:4px 0">{html.escape(summary)}</p>{_legend()}{_line_chips(trace, position, ids)}'
             f"{_next_table(trace, position)}{_token_table(trace, position, layer, head, ids)}</div>")
@@ -191,20 +203,24 @@ def describe_line(trace, position: int, layer: int, head: int) -> str:
     t = trace.position(position)
     row = trace.attention_row(layer, head, t)
     mean = trace.mean_surprisal
-    parts = [f"{trace.line!r}: {trace.tokens} tokens"
-             + ("" if mean is None else f", mean surprisal {mean:.2f} nats") + "."]
+    parts = [(_("{line}: {n} tokens.").format(line=repr(trace.line), n=trace.tokens) if mean is None
+              else _("{line}: {n} tokens, mean surprisal {mean} nats.").format(line=repr(trace.line), n=trace.tokens,
+                                                                              mean=f"{mean:.2f}"))]
     worst = None if trace.tokens < 2 else 1 + int(np.argmax(trace.surprisal[1:]))
     if worst is not None:
-        parts.append(f"Most surprising: token {worst} {trace.pieces[worst]!r}, {trace.surprisal[worst]:.2f} nats.")
-    best = ", ".join(f"{p!r} {q:.3f}" for p, q in zip(trace.top_pieces[t], trace.top_probs[t]))
-    parts.append(f"After position {t} {trace.pieces[t]!r} the model expects {best}.")
+        parts.append(_("Most surprising: token {t} {piece}, {s} nats.").format(
+            t=worst, piece=repr(trace.pieces[worst]), s=f"{trace.surprisal[worst]:.2f}"))
+    best = _(", ").join(f"{p!r} {q:.3f}" for p, q in zip(trace.top_pieces[t], trace.top_probs[t]))
+    parts.append(_("After position {t} {piece} the model expects {best}.").format(
+        t=t, piece=repr(trace.pieces[t]), best=best))
     if trace.experts.shape[-1]:
-        routes = "; ".join(f"layer {l}: " + ", ".join(str(int(e)) for e in trace.experts[l, t])
-                           for l in range(trace.layers))
-        parts.append(f"Experts of position {t}: {routes}.")
+        routes = _("; ").join(_("layer {l}: {experts}").format(
+            l=l, experts=_(", ").join(str(int(e)) for e in trace.experts[l, t])) for l in range(trace.layers))
+        parts.append(_("Experts of position {t}: {routes}.").format(t=t, routes=routes))
     strongest = np.argsort(-row, kind="stable")[:3]
-    reads = ", ".join(f"{int(j)} {trace.pieces[j]!r} {row[j]:.3f}" for j in strongest)
-    parts.append(f"Layer {layer}, head {head}: position {t} reads most from {reads}.")
+    reads = _(", ").join(f"{int(j)} {trace.pieces[j]!r} {row[j]:.3f}" for j in strongest)
+    parts.append(_("Layer {layer}, head {head}: position {t} reads most from {reads}.").format(
+        layer=layer, head=head, t=t, reads=reads))
     return " ".join(parts)
 
 
@@ -233,7 +249,7 @@ class OwnLine:
         self.layer = ipywidgets.IntSlider(value=config.num_hidden_layers - 1, min=0,
                                           max=config.num_hidden_layers - 1, description=_("layer"), style=style,
                                           layout=layout, continuous_update=True)
-        self.head = ipywidgets.IntSlider(value=0, min=0, max=config.num_attention_heads - 1, description="head",
+        self.head = ipywidgets.IntSlider(value=0, min=0, max=config.num_attention_heads - 1, description=pgettext("attention head", "head"),
                                          style=style, layout=layout, continuous_update=True)
         self.message = ipywidgets.HTML()
         self.view = ipywidgets.HTML()

@@ -12,6 +12,7 @@ import ipywidgets
 
 from .. import figures
 from ..figures import trained_attention as fa
+from ..i18n import _, pgettext
 from . import Controls, SliderFigure, slider
 
 __all__ = ["line_heads"]
@@ -48,11 +49,11 @@ def line_heads(layer: int | None = None, head: int | None = None, query: int | N
     last = len(trace.pieces) - 1
     layout = ipywidgets.Layout(width="20em")
     controls = Controls({
-        "layer": ipywidgets.IntSlider(value=trace.layer, min=0, max=n_layers - 1, step=1, description="layer",
+        "layer": ipywidgets.IntSlider(value=trace.layer, min=0, max=n_layers - 1, step=1, description=_("layer"),
                                       continuous_update=True, layout=layout),
-        "head": ipywidgets.IntSlider(value=trace.head, min=0, max=n_heads - 1, step=1, description="head",
+        "head": ipywidgets.IntSlider(value=trace.head, min=0, max=n_heads - 1, step=1, description=pgettext("attention head", "head"),
                                      continuous_update=True, layout=layout),
-        "query": ipywidgets.IntSlider(value=trace.query, min=0, max=last, step=1, description="query",
+        "query": ipywidgets.IntSlider(value=trace.query, min=0, max=last, step=1, description=_("query"),
                                       continuous_update=True, layout=layout),
     }, horizontal=True)
     wanted = controls.check({k: v for k, v in (("layer", layer), ("head", head), ("query", query)) if v is not None})

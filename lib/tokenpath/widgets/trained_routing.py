@@ -21,6 +21,7 @@ from .. import examples as ex
 from .. import figures
 from .. import trained as T
 from ..figures import trained_routing as fr
+from ..i18n import _
 from . import Controls, SliderFigure, slider
 
 __all__ = ["trained_routing"]
@@ -49,9 +50,9 @@ def trained_routing(layer: int = ex.ROUTE_LAYER, line: int | None = None) -> Sli
     default_line = lines.index(T.example_line())
     layout = ipywidgets.Layout(width="22em")
     controls = Controls({
-        "layer": ipywidgets.IntSlider(value=ex.ROUTE_LAYER, min=0, max=n_layers - 1, step=1, description="layer",
+        "layer": ipywidgets.IntSlider(value=ex.ROUTE_LAYER, min=0, max=n_layers - 1, step=1, description=_("layer"),
                                       continuous_update=True, layout=layout),
-        "line": ipywidgets.IntSlider(value=default_line, min=0, max=len(lines) - 1, step=1, description="line",
+        "line": ipywidgets.IntSlider(value=default_line, min=0, max=len(lines) - 1, step=1, description=_("line"),
                                      continuous_update=True, layout=layout),
     }, horizontal=True)
     wanted = controls.check({"layer": layer, "line": default_line if line is None else line})

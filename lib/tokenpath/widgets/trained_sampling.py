@@ -16,6 +16,7 @@ from .. import figures
 from .. import trained as T
 from ..figures import style
 from ..figures import trained_sampling as fs
+from ..i18n import _
 from . import Controls, SliderFigure, slider
 
 __all__ = ["next_token"]
@@ -62,8 +63,8 @@ def next_token(prompt: int = 0, step: int = 0, temperature: float = ex.TRAINED_T
     layout = ipywidgets.Layout(width="20em")
     controls = Controls({
         "prompt": ipywidgets.IntSlider(value=0, min=0, max=len(ex.TRAINED_PROMPTS) - 1, step=1,
-                                       description="prompt", continuous_update=True, layout=layout),
-        "step": ipywidgets.IntSlider(value=0, min=0, max=ex.TRAINED_NEXT_STEPS, step=1, description="step",
+                                       description=_("prompt"), continuous_update=True, layout=layout),
+        "step": ipywidgets.IntSlider(value=0, min=0, max=ex.TRAINED_NEXT_STEPS, step=1, description=_("step"),
                                      continuous_update=True, layout=layout),
         "temperature": ipywidgets.FloatSlider(value=ex.TRAINED_TEMPERATURE, min=low, max=high, step=0.05,
                                               description="T", readout_format=".2f", continuous_update=True,
