@@ -167,7 +167,8 @@ def figure_words(text: str) -> str:
         number = int(m.group(1))
         drawn = figures.render(number)
         figures.style.close(drawn.figure)
-        words = _("Figure {number} · {title}").format(number=number, title=drawn.title)
+        # a registered title is in the catalog, whichever way the builder spells it
+        words = _("Figure {number} · {title}").format(number=number, title=_(drawn.title))
         return f'<figure class="tokenpath-figure" id="fig{m.group(1)}">{_reword(m.group(2), words, drawn.alt)}</figure>'
 
     def swap_drawing(m):
