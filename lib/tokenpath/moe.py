@@ -32,7 +32,7 @@ import numpy as np
 
 from ._checks import as_float, as_float_array, as_int
 from .attention import softmax
-from .norms import swiglu
+from .norms import _swiglu_core, swiglu
 
 __all__ = [
     "GATES",
@@ -319,7 +319,7 @@ def moe_experts(x, w_router, w_gate, w_up, w_down, k: int, *, gate: str = "in_se
     outs = np.zeros(chosen.shape + (dn.shape[2],))  # [N, k, d]
     for i in np.unique(chosen):  # only experts some token chose are evaluated
         rows, slot = np.nonzero(chosen == i)
-        outs[rows, slot] = swiglu(tokens[rows], g[i], u[i], dn[i])
+        outs[rows, slot] = _swiglu_core(tokens[rows], g[i], u[i], dn[i])  # swiglu, shapes checked above
     return combine(r, outs.reshape(r.chosen.shape + (dn.shape[2],)))
 
 

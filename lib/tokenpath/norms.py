@@ -332,7 +332,14 @@ def swiglu(x, w_gate, w_up, w_down) -> np.ndarray:
     >>> round(float(swiglu([1.0], [[1.0]], [[2.0]], [[1.0]])[0]), 3)
     1.462
     """
-    return swiglu_trace(x, w_gate, w_up, w_down).output
+    return _swiglu_core(*_check_ffn(x, w_gate, w_up, w_down))
+
+
+def _swiglu_core(x: np.ndarray, w_gate: np.ndarray, w_up: np.ndarray, w_down: np.ndarray) -> np.ndarray:
+    """The unchecked core of :func:`swiglu`: :func:`swiglu_trace`'s operations in its
+    order (so the same numbers, bit for bit), without building the trace."""
+    a, c = x @ w_gate, x @ w_up  # [..., d_ff]
+    return (a * _sigmoid(a) * c) @ w_down  # [..., d_out]
 
 
 def residual_add(x, update) -> np.ndarray:

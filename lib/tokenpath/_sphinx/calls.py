@@ -7,6 +7,7 @@ built (:mod:`.sliders`).
 from __future__ import annotations
 
 import ast
+import functools
 from dataclasses import dataclass
 
 
@@ -44,6 +45,13 @@ def _parse(source: str):
     except SyntaxError:
         return None
 
+@functools.lru_cache(maxsize=32)
+def _naming(code: str) -> tuple[set, dict] | None:
+    """How ``code`` names ``tokenpath.widgets`` and its functions (:func:`_imports`), read
+    once per notebook: every cell of it is searched with the same context."""
+    tree = _parse(code)
+    return None if tree is None else _imports(tree)
+
 def slider_calls(source: str, names, context: str | None = None) -> list[SliderCall]:
     """Calls of the slider constructors ``names`` in the Python ``source`` of a cell,
     with their literal arguments, in source order; ``context`` (default ``source``) is
@@ -55,10 +63,10 @@ def slider_calls(source: str, names, context: str | None = None) -> list[SliderC
     >>> slider_calls("t = P.rope_pair(m)", {"rope_pair"}, context=code)
     []
     """
-    tree, where = _parse(source), _parse(source if context is None else context)
-    if tree is None or where is None:
+    tree, naming = _parse(source), _naming(source if context is None else context)
+    if tree is None or naming is None:
         return []
-    modules, functions = _imports(where)
+    modules, functions = naming
     found = []
     for node in ast.walk(tree):
         if not isinstance(node, ast.Call):
