@@ -20,7 +20,7 @@ from __future__ import annotations
 import html
 from dataclasses import dataclass
 
-from .i18n import N_, _
+from .i18n import N_, _, using
 
 __all__ = ["CHAPTER_STAGES", "LABELS", "LAYER", "LINKS", "PATH", "STAGES", "Journey", "journey", "label"]
 
@@ -102,6 +102,7 @@ class Journey:
 
     chapter: str
     marked: tuple[str, ...]
+    lang: str | None = None  # the language it is shown in (None: the engine's current one)
 
     def _items(self, stage, word):
         """The path as a list of pieces, each written by ``stage(key)`` or ``word(text)``."""
@@ -149,20 +150,30 @@ class Journey:
                 f'<p style="margin:0;font-size:0.9em">{legend} · {links}</p></nav>')
 
     def _repr_html_(self) -> str:
-        return self.html()
+        if self.lang is None:
+            return self.html()
+        with using(self.lang):
+            return self.html()
 
     def __repr__(self) -> str:
-        return self.text()
+        if self.lang is None:
+            return self.text()
+        with using(self.lang):
+            return self.text()
 
 
-def journey(chapter: str) -> Journey:
+def journey(chapter: str, lang: str | None = None) -> Journey:
     """The journey map of ``chapter`` (a book file name without ``.md``, e.g.
-    ``"04_attention"``), its stages from :data:`CHAPTER_STAGES`.
+    ``"04_attention"``), its stages from :data:`CHAPTER_STAGES`, shown in ``lang``
+    (a Chinese notebook's map cell passes it: the cell runs before the one that
+    chooses the language), else in the engine's language.
 
     >>> "<mark" in journey("07_gqa").html() and "[GQA]" in repr(journey("07_gqa"))
     True
+    >>> repr(journey("07_gqa", lang="zh_CN")).split(" → ")[0]
+    '字符串'
     """
     if chapter not in CHAPTER_STAGES:
         raise ValueError(f"no journey stages for {chapter!r}; add it to CHAPTER_STAGES in tokenpath.journey "
                          f"(chapters: {', '.join(CHAPTER_STAGES)})")
-    return Journey(chapter, CHAPTER_STAGES[chapter])
+    return Journey(chapter, CHAPTER_STAGES[chapter], lang)

@@ -11,6 +11,8 @@ from collections.abc import Mapping
 
 import numpy as np
 
+from ..i18n import _
+
 __all__ = ["input_changed"]
 
 
@@ -54,11 +56,14 @@ def input_changed(fn, case, args: tuple, kwargs: dict) -> str | None:
         names = list(inspect.signature(fn).parameters)
     except (TypeError, ValueError):
         names = []
-    changed = [names[k] if k < len(names) else f"argument {k + 1}"
+    changed = [names[k] if k < len(names) else _("argument {n}").format(n=k + 1)
                for k, (a, b) in enumerate(zip(args, case.args)) if not _same_value(a, b)]
     changed += [k for k, v in kwargs.items() if k in case.kwargs and not _same_value(v, case.kwargs[k])]
     if not changed:
         return None
     what = ", ".join(f"`{n}`" for n in changed)
-    return (f"your function changed its input {what}; a caller may still need "
-            f"{'it' if len(changed) == 1 else 'them'} as it was. Work on a copy, or build a new value.")
+    if len(changed) == 1:
+        return _("your function changed its input {what}; a caller may still need it as it was. Work on a copy, "
+                 "or build a new value.").format(what=what)
+    return _("your function changed its input {what}; a caller may still need them as it was. Work on a copy, "
+             "or build a new value.").format(what=what)  # English as before translation existed

@@ -36,6 +36,8 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Callable
 
+from ..i18n import _
+
 __all__ = ["CappedText", "Outcome", "can_bound_time", "run"]
 
 #: How often the timer fires again once the time is up (seconds).
@@ -156,7 +158,8 @@ def run(fn: Callable, args: tuple, *, seconds: float, kwargs: dict | None = None
     printed = CappedText()
     why_not = can_bound_time()
     if why_not is not None:
-        return Outcome("refused", error=f"The checker cannot bound the time of your function: {why_not}.",
+        return Outcome("refused", error=_("The checker cannot bound the time of your function: {why}.").format(
+                           why=why_not),
                        printed=printed)
     state = {"armed": True, "fired": False}
     old_trace = sys.gettrace()

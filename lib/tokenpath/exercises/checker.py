@@ -37,7 +37,7 @@ from typing import Any, Callable
 
 import numpy as np
 
-from ..i18n import _
+from ..i18n import _, pgettext
 from ._inputs import input_changed as _input_changed
 from ._running import Outcome, run
 from .result import CheckResult, Difference
@@ -172,8 +172,9 @@ def _axes_of(f: Field, shape: tuple[int, ...]) -> str:
     reduced one kept by ``keepdims``."""
     names = list(f.axes)[-len(shape):] if shape else []
     names = [""] * (len(shape) - len(names)) + names
-    shown = [n or ("the kept axis of length 1" if d == 1 else f"axis {k}") for k, (n, d) in enumerate(zip(names, shape))]
-    return ", ".join(shown) or "a scalar"
+    shown = [n or (_("the kept axis of length 1") if d == 1 else _("axis {k}").format(k=k))
+             for k, (n, d) in enumerate(zip(names, shape))]
+    return ", ".join(shown) or _("a scalar")
 
 
 def _shape_hint(got: tuple[int, ...], expected: tuple[int, ...]) -> str:
@@ -181,39 +182,43 @@ def _shape_hint(got: tuple[int, ...], expected: tuple[int, ...]) -> str:
     if got == expected or [d for d in got if d != 1] != [d for d in expected if d != 1]:
         return ""
     if len(got) < len(expected):
-        return "; keep the axis you averaged over as length 1 (keepdims=True)"
-    return "; drop the extra axes of length 1"
+        return _("; keep the axis you averaged over as length 1 (keepdims=True)")
+    return _("; drop the extra axes of length 1")
 
 
 def _nothing(got) -> str:
     """Why ``got`` is no value, when the reader's function returned None."""
-    return "is None (what a function gives when a path through it ends without a return)" if got is None else ""
+    return _("is None (what a function gives when a path through it ends without a return)") if got is None else ""
 
 
 def _as_array(f: Field, got, expected: np.ndarray) -> np.ndarray:
     """``got`` as an array of the field's kind and the expected shape, or _Unreadable."""
     if got is None:
-        raise _Unreadable(f"{_nothing(got)}, expected a numpy array of shape {list(expected.shape)}")
+        raise _Unreadable(_("{nothing}, expected a numpy array of shape {shape}").format(
+            nothing=_nothing(got), shape=list(expected.shape)))
     if isinstance(got, (str, bytes, Mapping)) or got is Ellipsis:
-        raise _Unreadable(f"is a {_type_name(got)}, expected a numpy array of shape {list(expected.shape)}")
+        raise _Unreadable(_("is a {type}, expected a numpy array of shape {shape}").format(
+            type=_type_name(got), shape=list(expected.shape)))
     try:
         arr = np.asarray(got)
     except Exception as err:
-        raise _Unreadable(f"could not be read as an array ({type(err).__name__})") from None
+        raise _Unreadable(_("could not be read as an array ({error})").format(error=type(err).__name__)) from None
     if arr.dtype == object:
-        raise _Unreadable(f"is a {_type_name(got)} that numpy reads as objects, not numbers")
+        raise _Unreadable(_("is a {type} that numpy reads as objects, not numbers").format(type=_type_name(got)))
     if arr.shape != expected.shape:
-        raise _Unreadable(f"has shape {list(arr.shape)}, expected {list(expected.shape)} "
-                          f"({_axes_of(f, expected.shape)}){_shape_hint(arr.shape, expected.shape)}")
+        raise _Unreadable(_("has shape {shape}, expected {expected} ({axes}){hint}").format(
+            shape=list(arr.shape), expected=list(expected.shape), axes=_axes_of(f, expected.shape),
+            hint=_shape_hint(arr.shape, expected.shape)))
     if f.kind == "bool" and arr.dtype != np.bool_:
-        raise _Unreadable(f"has dtype {arr.dtype}, expected bool (True where visible)")
+        raise _Unreadable(_("has dtype {dtype}, expected bool (True where visible)").format(dtype=arr.dtype))
     if f.kind == "int" and not np.issubdtype(arr.dtype, np.integer):
-        raise _Unreadable(f"has dtype {arr.dtype}, expected whole numbers (an integer dtype)")
+        raise _Unreadable(_("has dtype {dtype}, expected whole numbers (an integer dtype)").format(dtype=arr.dtype))
     if f.kind == "float" and not np.issubdtype(arr.dtype, np.floating):
-        raise _Unreadable(f"has dtype {arr.dtype}, expected floating-point numbers (float64 or float32)")
+        raise _Unreadable(_("has dtype {dtype}, expected floating-point numbers (float64 or float32)").format(
+            dtype=arr.dtype))
     if f.kind == "float" and np.finfo(arr.dtype).eps > np.finfo(np.float32).eps:
-        raise _Unreadable(f"has dtype {arr.dtype}, too coarse to tell a right answer from a near one; "
-                          "compute in float64 or float32")
+        raise _Unreadable(_("has dtype {dtype}, too coarse to tell a right answer from a near one; "
+                            "compute in float64 or float32").format(dtype=arr.dtype))
     return arr
 
 
@@ -267,17 +272,18 @@ def _shown_pair(e, g, shown) -> tuple[str, str]:
 def _exact(got, expected):
     """A reader's exact value in the expected value's form (tuple, str, dict of counts)."""
     if got is None:
-        raise _Unreadable(f"{_nothing(got)}, expected a {_type_name(expected)}")
+        raise _Unreadable(_("{nothing}, expected a {type}").format(nothing=_nothing(got), type=_type_name(expected)))
     if isinstance(expected, Mapping):
         if not isinstance(got, Mapping):
-            raise _Unreadable(f"is a {_type_name(got)}, expected a dict (a Counter will do)")
+            raise _Unreadable(_("is a {type}, expected a dict (a Counter will do)").format(type=_type_name(got)))
         return {k: v for k, v in dict(got).items() if v != 0}
     if isinstance(expected, tuple):
         if not isinstance(got, (tuple, list)):
-            raise _Unreadable(f"is a {_type_name(got)}, expected a tuple")
+            raise _Unreadable(_("is a {type}, expected a tuple").format(type=_type_name(got)))
         return tuple(got)
     if not isinstance(got, type(expected)):
-        raise _Unreadable(f"is a {_type_name(got)}, expected a {_type_name(expected)}")
+        raise _Unreadable(_("is a {type}, expected a {expected}").format(type=_type_name(got),
+                                                                        expected=_type_name(expected)))
     return got
 
 
@@ -327,12 +333,15 @@ def _sum_note(f: Field, got: np.ndarray) -> str:
     bad = tuple(int(v) for v in np.argwhere(~np.isclose(rows, 1.0))[0])
     where = _index(f.axes[:-1], bad)[1:-1] if bad else ""
     name = f.label.split(" ")[0]
-    note = f" Row {where} of {name} sums to {_num(rows[bad])}, not 1" if where else \
-        f" The entries of {name} sum to {_num(rows[bad])}, not 1"
-    if got.ndim >= 2 and np.allclose(got.sum(axis=-2), 1.0):
-        axis = f.axes[-2] if len(f.axes) >= 2 else "first"
-        note += f": its columns sum to 1, so softmax ran over the {axis} axis, not over the sources"
-    return note + "."
+    columns = got.ndim >= 2 and np.allclose(got.sum(axis=-2), 1.0)
+    axis = (f.axes[-2] if len(f.axes) >= 2 else pgettext("axis", "first")) if columns else ""
+    if where:
+        note = (_(" Row {where} of {name} sums to {sum}, not 1: its columns sum to 1, so softmax ran over the {axis} "
+                  "axis, not over the sources.") if columns else _(" Row {where} of {name} sums to {sum}, not 1."))
+    else:
+        note = (_(" The entries of {name} sum to {sum}, not 1: its columns sum to 1, so softmax ran over the {axis} "
+                  "axis, not over the sources.") if columns else _(" The entries of {name} sum to {sum}, not 1."))
+    return note.format(where=where, name=name, sum=_num(rows[bad]), axis=axis)
 
 
 
@@ -389,13 +398,14 @@ class Exercise:
         for name in names:
             if isinstance(value, Mapping):
                 if name not in value:
-                    raise _Unreadable(f"has no {name!r}: return a dict with the keys {', '.join(names)}")
+                    raise _Unreadable(_("has no {key}: return a dict with the keys {keys}").format(
+                        key=repr(name), keys=", ".join(names)))
                 out[name] = value[name]
             elif hasattr(value, name):
                 out[name] = getattr(value, name)
             else:
-                what = _nothing(value) or f"is a {_type_name(value)}"
-                raise _Unreadable(f"{what}; return a dict with the keys {', '.join(names)}")
+                what = _nothing(value) or _("is a {type}").format(type=_type_name(value))
+                raise _Unreadable(_("{what}; return a dict with the keys {keys}").format(what=what, keys=", ".join(names)))
         return out
 
     def expected(self, case: Case) -> dict:
@@ -414,7 +424,7 @@ class Exercise:
         except _Unreadable as why:
             got = self._present(outcome.value)
             if not got:
-                return Difference("", "your result", "unreadable", None, None, f"Your result {why}.")
+                return Difference("", "your result", "unreadable", None, None, _("Your result {why}.").format(why=why))
             missing = why  # a partial answer: its keys are compared first, in order
         for f in self.fields:
             if f.name not in got:
@@ -423,10 +433,12 @@ class Exercise:
                 g = _exact(got[f.name], expected[f.name]) if f.kind == "exact" else _as_array(f, got[f.name], expected[f.name])
                 diff = _first_difference(f, g, expected[f.name])
             except _Unreadable as why:
-                return Difference(f.name, f.label, "unreadable", None, None, f"{f.label} ({f.name!r}) {why}.")
+                return Difference(f.name, f.label, "unreadable", None, None, _("{label} ({name}) {why}.").format(
+                    label=_(f.label), name=repr(f.name), why=why))
             except Exception as err:  # a reader's object that misbehaves when compared
                 return Difference(f.name, f.label, "unreadable", None, None,
-                                  f"{f.label} ({f.name!r}) could not be compared ({type(err).__name__}).")
+                                  _("{label} ({name}) could not be compared ({error}).").format(
+                                      label=_(f.label), name=repr(f.name), error=type(err).__name__))
             if diff is not None:
                 where, e, g_ = diff
                 note = _sum_note(f, g) if f.kind == "float" else ""
@@ -438,8 +450,9 @@ class Exercise:
         if missing is not None:
             first = next(f.name for f in self.fields if f.name not in got)
             return Difference("", "your result", "unreadable", None, None,
-                              f"Your result {missing}. The keys you returned ({', '.join(map(repr, got))}) "
-                              f"agree with the engine's; write {first!r} next.")
+                              _("Your result {why}. The keys you returned ({keys}) agree with the engine's; "
+                                "write {first} next.").format(why=missing, keys=", ".join(map(repr, got)),
+                                                              first=repr(first)))
         return None
 
     def _present(self, value) -> dict:
@@ -492,8 +505,10 @@ class Exercise:
             return Outcome("mutated", error=changed, error_type="mutated", seconds=out.seconds,
                            peak_bytes=out.peak_bytes, printed=out.printed)
         if case.max_bytes is not None and out.status == "returned" and out.peak_bytes > case.max_bytes:
-            return Outcome("memory", error=f"your function allocated {out.peak_bytes / 1e6:.1f} MB at once, more "
-                           f"than the {case.max_bytes / 1e6:.1f} MB {case.budget}.", error_type="memory",
+            return Outcome("memory", error=_("your function allocated {peak} MB at once, more than the {limit} MB "
+                                             "{budget}.").format(peak=f"{out.peak_bytes / 1e6:.1f}",
+                                                                limit=f"{case.max_bytes / 1e6:.1f}", budget=case.budget),
+                           error_type="memory",
                            seconds=out.seconds, peak_bytes=out.peak_bytes, printed=out.printed)
         return out
 
@@ -501,8 +516,9 @@ class Exercise:
         """Run ``fn`` on every case and compare it with the engine; never raises for
         anything ``fn`` does."""
         if not callable(fn):
-            return CheckResult(self, "not callable", f"{_type_name(fn)} is not a function: pass the function itself, "
-                               f"check({self.name!r}, {self.name}), without calling it.")
+            return CheckResult(self, "not callable", _("{type} is not a function: pass the function itself, "
+                                                       "{call}, without calling it.").format(
+                type=_type_name(fn), call=f"check({self.name!r}, {self.name})"))
         cases = self.cases()
         _warm_up(fn)  # a slow first import inside fn is not the reader's loop: do it untimed
         outcomes: list[Outcome] = []
@@ -534,9 +550,10 @@ class Exercise:
         printed = next((o.printed for o in outcomes if o.printed.total), None)
         if first is None:
             if len(outcomes) < len(cases):
-                return CheckResult(self, "timeout", f"Your function took more than {TOTAL_SECONDS:g} s over "
-                                   f"{len(outcomes)} of {len(cases)} cases (a slow import or file read inside the "
-                                   "function counts too); the rest were not run.", printed=printed)
+                return CheckResult(self, "timeout", _("Your function took more than {seconds} s over {done} of "
+                                                      "{total} cases (a slow import or file read inside the function "
+                                                      "counts too); the rest were not run.").format(
+                    seconds=f"{TOTAL_SECONDS:g}", done=len(outcomes), total=len(cases)), printed=printed)
             return CheckResult(self, "passed", _("Passed: your {name} agrees with the engine on {first} and on "
                                                  "{more}.").format(name=self.name, first=_(cases[0].label),
                                                                    more=_more_cases(cases[1:])), cases=cases,

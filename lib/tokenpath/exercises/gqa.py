@@ -75,7 +75,7 @@ def _cases() -> tuple[Case, ...]:
         k, u = rng.normal(size=(hkv, tk, d)), rng.normal(size=(hkv, tk, d))
         cases.append(Case(_("a decoding step over {tk} cached keys (Hq = {hq}, Hkv = {hkv}, d_h = {d}), its memory "
                             "measured").format(tk=tk, hq=hq, hkv=hkv, d=d), (q, k, u, cache_mask(tk - 1, 1)), max_bytes=int(ALLOWANCE * (k.nbytes + u.nbytes)),
-                          budget=f"allowed ({ALLOWANCE:g} × what K and U hold)"))
+                          budget=_("allowed ({allowance} × what K and U hold)").format(allowance=f"{ALLOWANCE:g}")))
     return tuple(cases)
 
 

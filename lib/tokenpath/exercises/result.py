@@ -88,7 +88,9 @@ class CheckResult:
                 out.append(known)
         if self.printed is not None and self.printed.total:
             cut = self.printed.total > self.printed.limit
-            out.append(f"Your function printed {self.printed.total:,} characters" + ("; the first of them:" if cut else ":"))
+            said = (_("Your function printed {n} characters; the first of them:") if cut else
+                    _("Your function printed {n} characters:"))
+            out.append(said.format(n=f"{self.printed.total:,}"))
             out.append(self.printed.summary().rstrip("\n"))
         return out
 

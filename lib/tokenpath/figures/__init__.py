@@ -157,7 +157,8 @@ class FigureDisplay:
     def __init__(self, drawn: Drawn, *, caption: str | None = None, label: str | None = None):
         self.drawn = drawn
         self._png = drawn.png()
-        self.caption = (_("Figure {number} · {title}").format(number=drawn.number, title=drawn.title)
+        # a registered title is in the catalog, whichever way the builder spells it
+        self.caption = (_("Figure {number} · {title}").format(number=drawn.number, title=_(drawn.title))
                         if caption is None else caption)
         self.label = (f"fig{drawn.number:02d}" if caption is None else None) if label is None else label
 

@@ -423,6 +423,6 @@ def choice(id: str, prompt: str, options, answer: str, *, source: str, why: str)
     if len(pairs) < 2:
         raise ValueError("options must offer at least two choices")
     answer = answer.lower()
-    hint = "the letter of one option (e.g. \"" + pairs[0][0] + "\")"
+    hint = _("the letter of one option (e.g. \"{letter}\")").format(letter=pairs[0][0])
     return Question(id, prompt, "choice", answer, source, why, hint, options=pairs,
                     _compare=_compare_choice)
