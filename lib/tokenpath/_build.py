@@ -3,7 +3,8 @@
 ``make sync`` pairs each ``book/*.md`` with its notebook (jupytext) and then calls
 ``python -m tokenpath._build execute notebooks/*.ipynb``, which re-executes every
 notebook top to bottom in a fresh kernel and stores the outputs
-(:func:`execute_notebook`). ``make book`` calls ``python -m tokenpath._build book
+(:func:`execute_notebook`); the Chinese notebooks are executed the same way when they
+are generated (:mod:`tokenpath.i18n.notebooks`). ``make book`` calls ``python -m tokenpath._build book
 --out build/html``, which runs Sphinx on ``notebooks/`` with the configuration in
 :mod:`tokenpath._sphinx.conf` twice (:func:`build_book`): the English edition into
 ``build/html/en/`` and the Chinese one, translated by the catalogs in ``locales/``, into
@@ -52,23 +53,32 @@ def strip_volatile(nb) -> None:
             cell.outputs = [o for o in cell.outputs if WIDGET_VIEW not in o.get("data", {})]
 
 
+def execute(nb, folder: str | Path, *, timeout: int = 600, kernel_name: str = "python3"):
+    """Execute the notebook ``nb`` (a ``NotebookNode``) top to bottom in a fresh kernel
+    whose working directory is ``folder``, in place, and return it with what changes
+    from run to run stripped (:func:`strip_volatile`)."""
+    from nbclient import NotebookClient
+
+    client = NotebookClient(
+        nb, timeout=timeout, kernel_name=kernel_name, record_timing=False,
+        store_widget_state=False, coalesce_streams=True,
+        resources={"metadata": {"path": str(folder)}},
+    )
+    client.execute()
+    strip_volatile(nb)
+    return nb
+
+
 def execute_notebook(path: str | Path, *, timeout: int = 600, kernel_name: str = "python3") -> None:
     """Execute the notebook at ``path`` top to bottom in a fresh kernel, whose working
     directory is the notebook's folder, and store it with its new outputs."""
     import nbformat
-    from nbclient import NotebookClient
 
     path = Path(path)
     if not path.is_file():
         raise ValueError(f"path must be an existing notebook file, got {str(path)!r}")
     nb = nbformat.read(path, as_version=4)
-    client = NotebookClient(
-        nb, timeout=timeout, kernel_name=kernel_name, record_timing=False,
-        store_widget_state=False, coalesce_streams=True,
-        resources={"metadata": {"path": str(path.parent)}},
-    )
-    client.execute()
-    strip_volatile(nb)
+    execute(nb, path.parent, timeout=timeout, kernel_name=kernel_name)
     nbformat.write(nb, path)
 
 

@@ -37,6 +37,8 @@ from .catalogs import ROOT, page_catalog, read
 
 ENGLISH = ROOT / "notebooks"
 SETUP = re.compile(r"\b(tp\.setup_notebook|setup_notebook)\(\)")
+#: A chapter's journey map cell, ``guide.journey("04_attention")``.
+JOURNEY = re.compile(r'\b((?:guide\.)?journey)\(("[\w-]+")\)')
 #: The note on a page not yet translated, put under its title.
 NOTE = "> 本页尚未译成中文，下面是英文原文。"
 _LINK = re.compile(r"(\]\()([^)\s#]*?)(#[^)\s]+)(\))")
@@ -190,13 +192,43 @@ def _figure_words(outputs, page: str) -> list:
     return out
 
 
-def translate_notebook(path: Path, lang: str = "zh_CN", maps: dict | None = None) -> dict:
-    """The Chinese notebook of the English notebook at ``path``, as JSON."""
+def translate_code(source: str, lang: str) -> str:
+    """A code cell's source as the Chinese notebook holds it: the calls that choose the
+    language (:data:`SETUP`, and :data:`JOURNEY`, whose cell runs before the setup cell)
+    given ``lang``; everything else as it is.
+
+    >>> translate_code('guide.journey("04_attention")\\ntp.setup_notebook()', "zh_CN")
+    'guide.journey("04_attention", lang="zh_CN")\\ntp.setup_notebook(lang="zh_CN")'
+    """
+    source = SETUP.sub(lambda m: f'{m.group(1)}(lang="{lang}")', source)
+    return JOURNEY.sub(lambda m: f'{m.group(1)}({m.group(2)}, lang="{lang}")', source)
+
+
+def english_code(source: str) -> str:
+    """The English source of a Chinese notebook's code cell (:func:`translate_code` undone).
+
+    >>> english_code('guide.journey("04_attention", lang="zh_CN")')
+    'guide.journey("04_attention")'
+    """
+    return re.sub(r'(setup_notebook\(|journey\("[\w-]+")(, )?lang="[\w-]+"\)', r"\1)", source)
+
+
+def translate_notebook(path: Path, lang: str = "zh_CN", maps: dict | None = None, *,
+                       stored: dict | None = None, outputs: bool = True) -> dict:
+    """The Chinese notebook of the English notebook at ``path``, as JSON.
+
+    Its code cells' outputs: with ``outputs`` false, none (the notebook is executed
+    next, :func:`execute`). Else a code cell whose source is that of the code cell at
+    the same place in ``stored`` (the Chinese notebook written before, executed in
+    Chinese) keeps that cell's outputs; any other has the English outputs, with
+    figures and the journey map reworded (:func:`_figure_words`), until the notebook is
+    executed again."""
     nb = json.loads(path.read_text(encoding="utf-8"))
     page = path.stem
     messages = page_messages(page, lang)
     maps = maps if maps is not None else all_anchors(path.parent, lang)
-    first_markdown = True
+    before = [c for c in stored["cells"] if c["cell_type"] == "code"] if stored else []
+    first_markdown, code = True, 0
     with using(lang):
         for cell in nb["cells"]:
             text = "".join(cell["source"])
@@ -209,13 +241,34 @@ def translate_notebook(path: Path, lang: str = "zh_CN", maps: dict | None = None
                     text = "\n".join(lines)
                 first_markdown = False
             elif cell["cell_type"] == "code":
-                text = SETUP.sub(lambda m: f'{m.group(1)}(lang="{lang}")', text)
-                if "outputs" in cell:
+                text = translate_code(text, lang)
+                old = before[code] if code < len(before) else None
+                code += 1
+                if not outputs:
+                    cell["outputs"], cell["execution_count"] = [], None
+                elif old is not None and "".join(old["source"]) == text:
+                    cell["outputs"], cell["execution_count"] = old["outputs"], old["execution_count"]
+                else:
                     cell["outputs"] = _figure_words(cell["outputs"], page)
             cell["source"] = text.splitlines(keepends=True)
+    if stored and outputs:
+        nb["metadata"]["language_info"] = stored["metadata"].get("language_info", {})
     nb["metadata"]["language_info"] = nb["metadata"].get("language_info", {})
     nb["metadata"]["jupytext"] = {"formats": "ipynb"}  # not paired with book/*.md
     return nb
+
+
+def execute(nb: dict, folder: Path) -> dict:
+    """``nb`` executed top to bottom in a fresh kernel in ``folder`` by the book's
+    executor (:func:`tokenpath._build.execute`, as ``make sync`` runs the English
+    notebooks), as JSON with its text stored as lines, as nbformat writes it."""
+    import nbformat
+
+    from .._build import execute as run
+
+    node = nbformat.reads(dumps(nb), as_version=4)
+    run(node, folder)
+    return json.loads(nbformat.writes(node))
 
 
 @lru_cache(maxsize=None)
@@ -233,8 +286,10 @@ def dumps(nb: dict) -> str:
     return json.dumps(nb, indent=1, sort_keys=True, ensure_ascii=False) + "\n"
 
 
-def generate(source: Path = ENGLISH, lang: str = "zh_CN", only=None) -> list[Path]:
-    """Write ``source/zh/NN_*.ipynb`` for every English notebook (or those named in ``only``)."""
+def generate(source: Path = ENGLISH, lang: str = "zh_CN", only=None, *, run: bool = True) -> list[Path]:
+    """Write ``source/zh/NN_*.ipynb`` for every English notebook (or those named in
+    ``only``), executed in ``lang`` (or, with ``run`` false, keeping the outputs a
+    code cell had, :func:`translate_notebook`). Returns the notebooks written anew."""
     target = source / lang.split("_")[0]
     target.mkdir(exist_ok=True)
     maps = all_anchors(source, lang)
@@ -243,10 +298,12 @@ def generate(source: Path = ENGLISH, lang: str = "zh_CN", only=None) -> list[Pat
         if only and path.stem not in only:
             continue
         out = target / path.name
-        text = dumps(translate_notebook(path, lang, maps))
+        stored = json.loads(out.read_text(encoding="utf-8")) if out.exists() else None
+        nb = translate_notebook(path, lang, maps, stored=stored, outputs=not run)
+        text = dumps(execute(nb, target) if run else nb)
         if not out.exists() or out.read_text(encoding="utf-8") != text:
             out.write_text(text, encoding="utf-8")
-        written.append(out)
+            written.append(out)
     return written
 
 
@@ -254,9 +311,15 @@ def main(argv=None) -> int:
     parser = argparse.ArgumentParser(prog="python -m tokenpath.i18n.notebooks", description=__doc__.splitlines()[0])
     parser.add_argument("--lang", default="zh_CN")
     parser.add_argument("--only", nargs="*", help="notebook names (default: all)")
+    parser.add_argument("--no-execute", dest="run", action="store_false",
+                        help="translate only: keep each unchanged code cell's stored outputs, no kernel")
     args = parser.parse_args(argv)
-    for path in generate(lang=args.lang, only=args.only):
-        print("wrote", path.relative_to(ROOT) if path.is_relative_to(ROOT) else path)
+    for name in args.only or [p.stem for p in sorted(ENGLISH.glob("*.ipynb"))]:
+        path = ENGLISH / f"{name}.ipynb"
+        if not path.exists():
+            parser.error(f"no notebook {path}")
+    for path in generate(lang=args.lang, only=args.only, run=args.run):
+        print("wrote", path.relative_to(ROOT) if path.is_relative_to(ROOT) else path, flush=True)
     return 0
 
 
