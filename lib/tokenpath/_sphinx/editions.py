@@ -12,7 +12,11 @@ extension writes. What this module adds:
 - a page not declared translated is shown in English, under a one-line note saying so
   (generated here, never typed into a page), and marked ``lang="en"``;
 - the sidebar's chapter titles are the translated titles (:func:`title_in`);
-- a stored figure's caption and alt text are the engine's, in Chinese (:class:`FigureWords`);
+- each code cell shows the outputs stored in the Chinese notebook,
+  ``notebooks/zh/<page>.ipynb``, executed in Chinese (:func:`chinese_outputs`): exercise
+  messages, printed lines, widgets; the English markdown stays for Sphinx to translate;
+- a stored figure's caption and alt text are the engine's, in Chinese (:class:`FigureWords`;
+  a figure stored by the Chinese notebook has them already);
 - the slider frames and figure files are the English edition's: the Chinese pages
   refer to ``../en/_frames/`` and ``../en/_figures/`` instead of copying them
   (:func:`shared_prefix`);
@@ -23,6 +27,7 @@ extension writes. What this module adds:
 from __future__ import annotations
 
 import html
+import json
 import re
 from functools import lru_cache
 from pathlib import Path
@@ -216,6 +221,50 @@ class FigureWords(SphinxTransform):
                 raw.parent.replace(raw, nodes.raw("", journey_words(text, self.env.docname), format="html"))
 
 
+def chinese_outputs(text: str, chinese_text: str, name: str = "the page") -> str:
+    """An English notebook's JSON (``text``) with each code cell's outputs and execution
+    count taken from its Chinese notebook (``chinese_text``, the same code cells in the
+    same order, :mod:`tokenpath.i18n.notebooks`); markdown and code stay as they are.
+
+    >>> en = {"cells": [{"cell_type": "markdown", "source": "Hi"},
+    ...                 {"cell_type": "code", "source": "f()", "outputs": ["en"], "execution_count": 1}]}
+    >>> zh = {"cells": [{"cell_type": "markdown", "source": "你好"},
+    ...                 {"cell_type": "code", "source": "f()", "outputs": ["zh"], "execution_count": 1}]}
+    >>> json.loads(chinese_outputs(json.dumps(en), json.dumps(zh)))["cells"] == [en["cells"][0], {**en["cells"][1], "outputs": ["zh"]}]
+    True
+    """
+    from ..i18n.notebooks import english_code
+
+    nb, zh = json.loads(text), json.loads(chinese_text)
+    code = [c for c in nb["cells"] if c["cell_type"] == "code"]
+    zh_code = [c for c in zh["cells"] if c["cell_type"] == "code"]
+    same = len(code) == len(zh_code) and all(
+        english_code("".join(b["source"])) == "".join(a["source"]) for a, b in zip(code, zh_code))
+    if not same:
+        raise ValueError(f"the Chinese notebook of {name} does not hold its code cells: run python -m "
+                         "tokenpath.i18n.notebooks (make sync)")
+    for a, b in zip(code, zh_code):
+        a["outputs"], a["execution_count"] = b["outputs"], b.get("execution_count")
+    return json.dumps(nb, ensure_ascii=False)
+
+
+def _chinese_outputs(app, docname, source):
+    """In the Chinese edition, a page's code cells show its Chinese notebook's outputs
+    (before MyST-NB reads the notebook's text)."""
+    if not chinese(app) or app.builder.name == "gettext":
+        return
+    path = Path(app.srcdir) / lang(app).split("_")[0] / f"{docname}.ipynb"  # as the generator names it
+    if not path.is_file():
+        return
+    from sphinx.errors import ExtensionError
+
+    app.env.note_dependency(str(path))
+    try:
+        source[0] = chinese_outputs(source[0], path.read_text(encoding="utf-8"), f"{docname}.ipynb")
+    except ValueError as exc:
+        raise ExtensionError(str(exc)) from None
+
+
 def _page_lang(app, pagename, templatename, context, doctree):
     """A page shown in English in the Chinese edition says so to the browser."""
     if chinese(app) and doctree is not None and not translated(app, pagename):
@@ -229,6 +278,7 @@ def _search_script(app):
 
 def setup(app):
     app.connect("config-inited", _configure)
+    app.connect("source-read", _chinese_outputs)
     app.connect("builder-inited", _search_script)
     app.add_transform(EditionNotes)
     app.add_transform(FigureWords)

@@ -11,15 +11,23 @@ For each English notebook:
 - links to a heading of a translated page (``04_attention.ipynb#4.2-Why-…``, or ``#…``
   within the page) are pointed at the translated heading's anchor, which JupyterLab
   makes from the heading's text (:func:`tokenpath._sphinx.heading_slug`'s rule);
-- code cells are the English cells, source and stored outputs, except the call that
-  picks the language: ``tp.setup_notebook()`` becomes ``tp.setup_notebook(lang="zh_CN")``,
-  a stored figure's caption and alt text, which are given in Chinese (the figure's
-  builder run again for its words; the pixels are kept; an unnumbered drawing is found
-  by its caption, :data:`tokenpath.figures.DRAWINGS`), and the journey map under the
-  title, drawn again in Chinese.
+- code cells are the English cells, except the calls that pick the language
+  (:func:`translate_code`): ``tp.setup_notebook()`` becomes
+  ``tp.setup_notebook(lang="zh_CN")``, and the journey map's cell, which runs before it,
+  ``guide.journey(…, lang="zh_CN")``;
+- the notebook is then executed top to bottom in a fresh kernel by the book's executor
+  (:func:`tokenpath._build.execute`, which ``make sync`` runs on the English notebooks),
+  so its stored outputs are what a Chinese reader's kernel prints: questions, exercise
+  messages, figure captions and alt texts, widgets, the lines lessons print. (The
+  pixels of a figure are the English ones: figures are drawn once; lines a chapter's own
+  code prints stay as that code writes them.)
 
 So the code a Chinese reader runs is the code nbval runs in English
 (tests/test_i18n_notebooks.py proves it), and generating twice writes the same bytes.
+``--no-execute`` translates without a kernel: a code cell whose source is unchanged keeps
+its stored outputs, any other shows the English outputs (figure words and journey map
+reworded) until the next full run; the fast tests use it to prove the markdown current.
+The HTML edition shows these outputs too (:func:`tokenpath._sphinx.editions.chinese_outputs`).
 """
 
 from __future__ import annotations
