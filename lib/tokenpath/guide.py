@@ -100,19 +100,36 @@ def book_map(root: str | Path | None = None) -> tuple[ChapterUse, ...]:
     return tuple(out)
 
 
-def describe(uses: tuple[ChapterUse, ...]) -> str:
+def describe(uses: tuple[ChapterUse, ...], lang: str | None = None) -> str:
     """The map as text: per chapter its figures (with their registered titles), its
-    widgets (sliders marked) and its engine modules."""
+    widgets (sliders marked) and its engine modules; in ``lang`` (a Chinese notebook's
+    guide passes it: the chapter titles as the page catalogs translate them), else in
+    the engine's language."""
+    from .i18n import _, using
+
+    if lang is not None:
+        with using(lang):
+            return describe(uses)
     from .figures import registry
     from .widgets import SLIDERS
 
     figures = registry()
     lines = []
     for u in uses:
-        lines.append(f"{u.chapter}  {u.title}")
-        figs = "; ".join(f"{n} {figures[n].title}" for n in u.figures) or "none"
-        lines.append(f"  figures: {figs}")
-        wids = ", ".join(f"{w} (slider)" if w in SLIDERS else w for w in u.widgets) or "none"
-        lines.append(f"  widgets: {wids}")
-        lines.append(f"  modules: {', '.join(u.modules) or 'none'}")
+        lines.append(f"{u.chapter}  {_chapter_title(u)}")
+        figs = "; ".join(f"{n} {_(figures[n].title)}" for n in u.figures) or _("none")
+        lines.append(_("  figures: {figures}").format(figures=figs))
+        wids = ", ".join(_("{name} (slider)").format(name=w) if w in SLIDERS else w for w in u.widgets) or _("none")
+        lines.append(_("  widgets: {widgets}").format(widgets=wids))
+        lines.append(_("  modules: {modules}").format(modules=", ".join(u.modules) or _("none")))
     return "\n".join(lines)
+
+
+def _chapter_title(u: ChapterUse) -> str:
+    """A chapter's title in the engine's language: its page catalog's translation."""
+    from .i18n import language
+    from .i18n.notebooks import page_messages
+
+    if language() == "en":
+        return u.title
+    return page_messages(u.chapter, language()).get(u.title, u.title)

@@ -14,7 +14,8 @@ For each English notebook:
 - code cells are the English cells, except the calls that pick the language
   (:func:`translate_code`): ``tp.setup_notebook()`` becomes
   ``tp.setup_notebook(lang="zh_CN")``, and the journey map's cell, which runs before it,
-  ``guide.journey(…, lang="zh_CN")``;
+  ``guide.journey(…, lang="zh_CN")``, as does the guide's map of the book
+  (``guide.describe(…, lang="zh_CN")``);
 - the notebook is then executed top to bottom in a fresh kernel by the book's executor
   (:func:`tokenpath._build.execute`, which ``make sync`` runs on the English notebooks),
   so its stored outputs are what a Chinese reader's kernel prints: questions, exercise
@@ -45,8 +46,10 @@ from .catalogs import ROOT, page_catalog, read
 
 ENGLISH = ROOT / "notebooks"
 SETUP = re.compile(r"\b(tp\.setup_notebook|setup_notebook)\(\)")
-#: A chapter's journey map cell, ``guide.journey("04_attention")``.
+#: A chapter's journey map cell, ``guide.journey("04_attention")``, and the guide's map of
+#: the book, ``guide.describe(guide.book_map())``: cells that run without the setup call.
 JOURNEY = re.compile(r'\b((?:guide\.)?journey)\(("[\w-]+")\)')
+BOOK_MAP = re.compile(r'\b((?:guide\.)?describe)\(((?:guide\.)?book_map\(\))\)')
 #: The note on a page not yet translated, put under its title.
 NOTE = "> 本页尚未译成中文，下面是英文原文。"
 _LINK = re.compile(r"(\]\()([^)\s#]*?)(#[^)\s]+)(\))")
@@ -207,9 +210,13 @@ def translate_code(source: str, lang: str) -> str:
 
     >>> translate_code('guide.journey("04_attention")\\ntp.setup_notebook()', "zh_CN")
     'guide.journey("04_attention", lang="zh_CN")\\ntp.setup_notebook(lang="zh_CN")'
+    >>> english_code(translate_code("print(guide.describe(guide.book_map()))", "zh_CN"))
+    'print(guide.describe(guide.book_map()))'
     """
     source = SETUP.sub(lambda m: f'{m.group(1)}(lang="{lang}")', source)
-    return JOURNEY.sub(lambda m: f'{m.group(1)}({m.group(2)}, lang="{lang}")', source)
+    for call in (JOURNEY, BOOK_MAP):
+        source = call.sub(lambda m: f'{m.group(1)}({m.group(2)}, lang="{lang}")', source)
+    return source
 
 
 def english_code(source: str) -> str:
@@ -218,7 +225,8 @@ def english_code(source: str) -> str:
     >>> english_code('guide.journey("04_attention", lang="zh_CN")')
     'guide.journey("04_attention")'
     """
-    return re.sub(r'(setup_notebook\(|journey\("[\w-]+")(, )?lang="[\w-]+"\)', r"\1)", source)
+    return re.sub(r'(setup_notebook\(|journey\("[\w-]+"|describe\((?:guide\.)?book_map\(\))(, )?lang="[\w-]+"\)',
+                  r"\1)", source)
 
 
 def translate_notebook(path: Path, lang: str = "zh_CN", maps: dict | None = None, *,
