@@ -206,3 +206,22 @@ def test_a_drawing_whose_numbers_differ_or_that_is_unknown_keeps_its_words():
         assert "正余弦" in figure_words(stored)
         assert figure_words(other) == other
         assert figure_words(unknown) == unknown
+
+
+def test_the_chinese_html_edition_takes_each_code_cells_outputs_from_the_chinese_notebook():
+    """editions.chinese_outputs: the English page's markdown and code, the Chinese
+    notebook's outputs; a Chinese notebook whose code cells differ stops the build."""
+    from tokenpath._sphinx.editions import chinese_outputs
+
+    path = catalogs.ROOT / "notebooks" / "04_attention.ipynb"
+    en, cn = path.read_text(encoding="utf-8"), (path.parent / "zh" / path.name).read_text(encoding="utf-8")
+    shown = json.loads(chinese_outputs(en, cn))
+    english, chinese = _load(path), json.loads(cn)
+    for a, b, c in zip(shown["cells"], english["cells"], chinese["cells"]):
+        assert a["source"] == b["source"]
+        if a["cell_type"] == "code":
+            assert a["outputs"] == c["outputs"]
+    assert "尚未编写" in json.dumps(shown, ensure_ascii=False) and "Not written yet" not in json.dumps(shown)
+    chinese["cells"] = [c for c in chinese["cells"] if c["cell_type"] != "code"][:3]
+    with pytest.raises(ValueError, match="does not hold its code cells"):
+        chinese_outputs(en, json.dumps(chinese), "04_attention.ipynb")
