@@ -209,3 +209,17 @@ def test_the_real_files_summary_counts_its_types(ours):
     text = ours.summary(max_keys=3)
     assert text.splitlines()[1] == "tensor types: Q4_1 210, F32 61, Q8_0 1"
     assert text.endswith("… and 30 more keys")
+
+
+def test_chapter_10_reads_the_first_24_bytes_as_the_engine_does():
+    """Section 10.11's cell unpacks a file's first 24 bytes with struct; the engine's reader
+    gives the same magic, version and counts (the chapter prints 'same as the engine')."""
+    from tokenpath.gguf_format import MAGIC
+    from tokenpath.gguf_format.reader import _example_file
+
+    path = _example_file()
+    with open(path, "rb") as f:
+        magic, version, n_tensors, n_kv = struct.unpack("<4sIQQ", f.read(24))
+    engine = read_gguf(path)
+    assert (magic, version, n_tensors, n_kv) == (MAGIC, engine.version, len(engine.tensors), len(engine.metadata))
+    assert (n_tensors, n_kv) == (1, 3)

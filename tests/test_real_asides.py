@@ -8,19 +8,13 @@ from fractions import Fraction
 import numpy as np
 import pytest
 
-from tokenpath import gguf_format, norms
+from tokenpath import examples as ex
+from tokenpath import gguf_format, moe_dispatch, norms
+from tokenpath import position as P
 from tokenpath.lessons import gqa as LG
 from tokenpath.lessons import moe as LM
 from tokenpath.lessons import norms as LN
-from tokenpath.lessons import position as LP
-from tokenpath.model.config import LlamaConfig
 from tokenpath.model.gguf_model import _tiny_gguf, gguf_config
-
-
-def _config(**kw) -> LlamaConfig:
-    base = dict(vocab_size=8, hidden_size=8, intermediate_size=16, num_hidden_layers=2, num_attention_heads=2,
-                num_key_value_heads=1, max_position_embeddings=64)
-    return LlamaConfig(**(base | kw))
 
 
 @pytest.fixture(scope="module")
@@ -32,29 +26,21 @@ def smol(smollm2_file):
 # ------------------------------------------------------------------ chapter 6
 
 
-def test_model_rope_pair_zero_keeps_its_speed_and_the_slowest_pair_slows_most():
-    r = LP.model_rope(_config(rope_theta=1e5, hidden_size=16), reference_base=1e4)
-    assert r.frequencies[0] == r.reference[0] == 1.0
-    assert np.all(np.diff(r.slowdown) > 0)  # every later pair slows more
-    assert np.allclose(r.wavelengths * r.frequencies, 2 * np.pi)
-
-
-@pytest.mark.parametrize("bad, err", [("config", TypeError), (None, TypeError)])
-def test_model_rope_refuses_a_config_that_is_not_one(bad, err):
-    with pytest.raises(err, match="config"):
-        LP.model_rope(bad)
-
-
-def test_model_rope_refuses_a_bad_reference_base():
-    with pytest.raises((TypeError, ValueError), match="reference_base"):
-        LP.model_rope(_config(), reference_base="ten")
-
-
-def test_smollm2_slowest_pair_needs_more_than_fifty_contexts_for_one_turn(smol):
-    r = LP.model_rope(smol[1])
-    assert r.base == 100000.0 and r.head_dim == 64 and r.context_length == 8192
-    assert r.wavelengths[-1] / r.context_length > 50 > r.reference_wavelengths[-1] / r.context_length
-    assert r.full_turns(r.wavelengths) < r.full_turns(r.reference_wavelengths)
+def test_section_6_4_inline_speeds_are_the_engines(smol):
+    """The aside's cell takes θ_i from the engine's rope_frequencies for the file's base and for
+    10000, and computes turns and slowdowns inline; they equal θ_i = base^(−2i/d_h) and
+    the slowest pair needs more than fifty contexts for one turn."""
+    c = smol[1]
+    d_h, context = c.head_dim, c.max_position_embeddings
+    theta = {base: P.rope_frequencies(d_h, base) for base in (c.rope_theta, ex.FIG15_BASE)}
+    for base, th in theta.items():
+        np.testing.assert_allclose(th, base ** (-2 * np.arange(d_h // 2) / d_h), rtol=1e-12)
+    turn, turn_ref = (2 * np.pi / th for th in theta.values())
+    slowdown = theta[ex.FIG15_BASE] / theta[c.rope_theta]
+    assert c.rope_theta == 100000.0 and d_h == 64 and context == 8192
+    assert turn[-1] / context > 50 > turn_ref[-1] / context
+    assert (turn <= context).sum() < (turn_ref <= context).sum()
+    assert slowdown[0] == 1.0 and np.all(np.diff(slowdown) > 0)  # pair 0 keeps its speed, later pairs slow more
 
 
 # ------------------------------------------------------------------ chapter 7
@@ -99,13 +85,6 @@ def test_gain_stats_refuse_what_is_not_a_finite_vector(bad):
         LN.GainStats.of(bad)
 
 
-def test_ffn_ratio_is_exact_and_refuses_a_non_config():
-    assert LN.ffn_ratio(_config(hidden_size=576, intermediate_size=1536, num_attention_heads=9,
-                                num_key_value_heads=3)) == Fraction(8, 3)
-    with pytest.raises(TypeError, match="config"):
-        LN.ffn_ratio({"hidden_size": 576})
-
-
 def test_smollm2_gains_are_uneven_yet_its_norms_stay_scale_invariant(smol):
     n = LN.model_norm_gains(smol[0])
     assert n.stats("attn", 0).negative > 200  # the first norm is centred on zero
@@ -133,24 +112,17 @@ def test_smollm2_norm_gains_were_not_rounded_by_block_quantization(smol):
 # ------------------------------------------------------------------ chapter 9
 
 
-def test_a_mixture_of_the_same_active_width_runs_the_dense_count_and_stores_more():
-    m = LM.dense_as_mixture(8, 12, n_experts=6, k=3)
-    assert m.experts.active == m.dense == 3 * 8 * 12
-    assert m.experts.stored == 2 * m.dense and m.router == 8 * 6 and m.expert_width == 4
-
-
-@pytest.mark.parametrize("kw, match", [(dict(d=0), "d"), (dict(d_ff=7), "d_ff"), (dict(k=5), "k"),
-                                       (dict(n_experts=1), "k"), (dict(k=0), "k")])
-def test_dense_as_mixture_refuses_what_does_not_divide_or_fit(kw, match):
-    args = dict(d=4, d_ff=6, n_experts=4, k=2) | kw
-    with pytest.raises(ValueError, match=match):
-        LM.dense_as_mixture(args.pop("d"), args.pop("d_ff"), **args)
-
-
-def test_smollm2_as_a_top2_of_4_mixture_would_store_twice_its_swiglu(smol):
+def test_section_9_2_inline_count_is_the_engine(smol):
+    """The aside's cell counts SmolLM2's dense SwiGLU and a top-2-of-4 mixture of its width in
+    a few lines; the engine's expert_parameters gives the same stored and active counts."""
     c = smol[1]
-    m = LM.dense_as_mixture(c.hidden_size, c.intermediate_size, n_experts=4, k=2)
-    assert m.dense == 3 * 576 * 1536 and m.experts.stored == 2 * m.dense
+    d, d_ff, E_n, k = c.hidden_size, c.intermediate_size, ex.SMOLLM2_MIXTURE_EXPERTS, ex.SMOLLM2_MIXTURE_K
+    dense, width = 3 * d * d_ff, d_ff // k
+    per_expert = 3 * d * width
+    active, stored = k * per_expert, E_n * per_expert
+    cap = moe_dispatch.expert_parameters(E_n, per_expert, k)
+    assert (stored, active) == (cap.stored, cap.active)
+    assert active == dense == 3 * 576 * 1536 and stored == 2 * dense and width * k == d_ff
 
 
 def test_file_experts_finds_a_mixtures_key_router_and_stacked_experts():

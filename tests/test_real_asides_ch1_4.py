@@ -70,7 +70,6 @@ def test_the_yardsticks_an_even_head_and_the_median_row():
     (lambda: real_layers.nearest_rows("a", 0, table=np.eye(4), tokenizer=ABC), "k"),
     (lambda: real_layers.real_head_weights("ab", g=read_gguf(_tiny_gguf()), tokenizer=ABC), "at least two tokens"),
     (lambda: real_layers.real_head_weights("abc", 1, g=read_gguf(_tiny_gguf()), tokenizer=ABC), "layer"),
-    (lambda: real_layers.file_counts("model.gguf"), "g must be"),
     (lambda: real_layers.file_layer(5, read_gguf(_tiny_gguf())), "i"),
 ])
 def test_bad_input_is_refused_by_name(call, match):
@@ -81,11 +80,19 @@ def test_bad_input_is_refused_by_name(call, match):
 # ------------------------------------------------------------------ the SmolLM2 file
 
 
-def test_the_files_counts_add_up_and_its_head_is_tied(smollm2_file):
-    c = real_layers.file_counts()
-    assert c.tied and c.embedding == c.vocab * c.d
-    assert c.total == c.embedding + c.layers * c.per_layer + c.final_norm
-    assert c.total == real_layers.file_counts(read_gguf(smollm2_file)).total
+def test_chapter_3_counts_the_files_numbers_so_they_add_up_and_its_head_is_tied(smollm2_file):
+    """Section 3's aside counts SmolLM2's numbers from its tensor table in the cell: E is V·d,
+    there is no output.weight, and E, the layers (all the size of blk.0) and the final norm
+    add up to the file's total."""
+    g = read_gguf(smollm2_file)
+    size = {name: t.size for name, t in g.tensors.items()}
+    emb, tied = g.tensors["token_embd.weight"], "output.weight" not in size
+    per_layer = sum(n for name, n in size.items() if name.startswith("blk.0."))
+    n_layers = len({name.split(".")[1] for name in size if name.startswith("blk.")})
+    assert tied and size[emb.name] == emb.shape[0] * emb.shape[1] == emb.size
+    assert all(sum(n for name, n in size.items() if name.startswith(f"blk.{i}.")) == per_layer for i in range(n_layers))
+    assert sum(size.values()) == size[emb.name] + n_layers * per_layer + size["output_norm.weight"]
+    assert sum(size.values()) == sum(t.size for t in real_vocab.smollm2_header().tensors.values())
 
 
 @pytest.mark.heavy

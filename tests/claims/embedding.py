@@ -4,6 +4,7 @@ sampling and the two gradient paths of a tied matrix."""
 from __future__ import annotations
 
 from functools import cache, partial
+from types import SimpleNamespace
 
 import numpy as np
 
@@ -235,7 +236,14 @@ CLAIMS: list[_Claim] = [
 
 @cache
 def smol():
-    return real_layers.file_counts()
+    """SmolLM2's table counted from its GGUF header as the aside's cell counts it."""
+    g = real_vocab.smollm2_header()
+    size = {name: t.size for name, t in g.tensors.items()}
+    emb, tied = g.tensors["token_embd.weight"], "output.weight" not in size
+    total = sum(size.values())
+    return SimpleNamespace(vocab=emb.shape[0], d=emb.shape[1], embedding=size[emb.name], embedding_type=emb.type_name,
+                           per_layer=sum(n for name, n in size.items() if name.startswith("blk.0.")), total=total,
+                           vocab_share=size[emb.name] * (1 if tied else 2) / total)
 
 
 @cache

@@ -4,6 +4,7 @@ template) or from the pins its cross-checks run against."""
 
 from __future__ import annotations
 
+import struct
 from functools import cache, partial
 from types import SimpleNamespace
 
@@ -39,7 +40,12 @@ def meta(key):
 
 @cache
 def smol_first():
-    return G.gguf_first_bytes(pretrained.smollm2_path())
+    """The file's first 24 bytes, unpacked as section 10.11's cell unpacks them."""
+    with open(pretrained.smollm2_path(), "rb") as f:
+        raw = f.read(24)
+    magic, version, tensor_count, metadata_count = struct.unpack("<4sIQQ", raw)
+    return SimpleNamespace(raw=raw, magic=magic, version=version, tensor_count=tensor_count,
+                           metadata_count=metadata_count)
 
 
 @cache
@@ -49,7 +55,14 @@ def smol_tokenizer():
 
 @cache
 def storage():
-    return {r.type_name: r for r in G.storage_by_type(smol())}
+    """Section 10.13's table as its cell computes it: per ggml type, how many tensors, their
+    numbers, their bytes and the bits per weight."""
+    by_type = {}
+    for t in smol().tensors.values():
+        by_type.setdefault(t.type_name, []).append(t)
+    return {name: SimpleNamespace(tensors=len(ts), numbers=sum(t.size for t in ts), nbytes=sum(t.nbytes for t in ts),
+                                  bits_per_weight=8 * sum(t.nbytes for t in ts) / sum(t.size for t in ts))
+            for name, ts in by_type.items()}
 
 
 def block_type(name):

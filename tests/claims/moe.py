@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from functools import cache, partial
+from types import SimpleNamespace
 
 import numpy as np
 
@@ -54,8 +55,12 @@ def top2_full():
 
 @cache
 def smol_mix():
-    return lessons_moe.dense_as_mixture(smol().hidden_size, smol().intermediate_size,
-                                        n_experts=ex.SMOLLM2_MIXTURE_EXPERTS, k=ex.SMOLLM2_MIXTURE_K)
+    """Section 9.2's aside as its cell counts it: SmolLM2's dense SwiGLU, and a top-k mixture
+    of experts of width d_ff/k with the same active width (the engine's expert_parameters)."""
+    d, d_ff, k = smol().hidden_size, smol().intermediate_size, ex.SMOLLM2_MIXTURE_K
+    experts = moe_dispatch.expert_parameters(ex.SMOLLM2_MIXTURE_EXPERTS, 3 * d * (d_ff // k), k)
+    return SimpleNamespace(d_ff=d_ff, dense=3 * d * d_ff, expert_width=d_ff // k, experts=experts,
+                           router=d * experts.n_experts)
 
 
 _TIMES = {2: "twice", 3: "three times", 4: "four times"}

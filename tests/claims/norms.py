@@ -38,6 +38,11 @@ def gains():
     return LN.model_norm_gains(smol_file())
 
 
+def _ffn_ratio(c) -> Fraction:
+    """d_ff / d as an exact fraction, as chapter 8's cell computes it."""
+    return Fraction(c.intermediate_size, c.hidden_size)
+
+
 def _norm_types() -> set:
     return {t.type_name for n, t in smol_file().tensors.items() if n.endswith("norm.weight")}
 
@@ -189,8 +194,8 @@ CLAIMS: list[_Claim] = [
                                                       + f" {t[0]:,} gains are")),
     Claim("norms.smol.ratio", smol,
           text=("d_ff of 1536 is (8/3)·576 exactly: 576 is a multiple of 3",
-                lambda c: f"d_ff of {c.intermediate_size} is ({LN.ffn_ratio(c)})·{c.hidden_size} exactly: "
-                          f"{c.hidden_size} is a multiple of {LN.ffn_ratio(c).denominator}")),
+                lambda c: f"d_ff of {c.intermediate_size} is ({_ffn_ratio(c)})·{c.hidden_size} exactly: "
+                          f"{c.hidden_size} is a multiple of {_ffn_ratio(c).denominator}")),
     # three matrices of width r·d hold as many parameters as two of width 4d when 3r = 2·4
     Claim("swiglu.ratio", lambda: Fraction(2 * 4, 3), exact="8/3"),
     Claim("swiglu.four_d", lambda: 4, text=("plain FFN with d_ff = 4d", lambda k: f"plain FFN with d_ff = {k}d")),

@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import math
 from functools import cache, partial
+from types import SimpleNamespace
 
 import numpy as np
 
@@ -131,7 +132,14 @@ def smollm2_source(prefix: str, claim, not_claim) -> tuple[list, list]:
 
 @cache
 def real():
-    return LP.model_rope(smol())
+    """Section 6.4's aside as its cell computes it: SmolLM2's RoPE speeds (the engine's
+    rope_frequencies with the file's base) beside the same head with base 10000."""
+    c = smol()
+    f, r = P.rope_frequencies(c.head_dim, c.rope_theta), P.rope_frequencies(c.head_dim, ex.FIG15_BASE)
+    return SimpleNamespace(
+        head_dim=c.head_dim, base=c.rope_theta, reference_base=ex.FIG15_BASE, context_length=c.max_position_embeddings,
+        frequencies=f, reference=r, wavelengths=2 * np.pi / f, reference_wavelengths=2 * np.pi / r, slowdown=r / f,
+        full_turns=lambda turn: int(np.count_nonzero(np.asarray(turn) <= c.max_position_embeddings)))
 
 
 def _slopes(v) -> str:

@@ -35,7 +35,6 @@ __all__ = [
     "teaching_embedding",
     "teaching_layer",
     "tied_gradient",
-    "tied_loss",
 ]
 
 
@@ -271,18 +270,6 @@ class TiedGradient:
     def norms_output(self) -> np.ndarray:
         """``‖∂L/∂E[v]‖`` through the classifier, per row ``[V]``."""
         return np.linalg.norm(self.grad_output, axis=-1)
-
-
-def tied_loss(table, inputs, targets, mask=None) -> float:
-    """The loss of the tied model ``Z = E[x] @ Eᵀ``; a function of ``E`` alone, for
-    finite differences.
-
-    >>> round(tied_loss(np.eye(2), [0], [0]), 6)
-    0.313262
-    """
-    e = check_table(table)
-    inputs = check_ids(inputs, e.shape[0], name="inputs")
-    return cross_entropy(logits(lookup(e, inputs), tied_head(e)), targets, mask).loss
 
 
 def tied_gradient(table=None, inputs=None, targets=None, mask=None) -> TiedGradient:

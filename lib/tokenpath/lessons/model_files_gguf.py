@@ -1,8 +1,8 @@
-"""Chapter 10's readings of a GGUF file by hand (sections 10.11–10.17): the fixed first bytes,
-the storage each ggml type costs, the bytes of one block, a Q4_1 block turned into its 32
-weights (the chapter reads its Q8_0 block inline, in its cell), the rounding bound the block format implies over a whole matrix, and the check
-that llama.cpp's Q/K row order under its RoPE pairing gives the scores the book's order
-gives under ``rotate_half``.
+"""Chapter 10's readings of a GGUF file by hand (sections 10.11–10.17): the bytes of one
+block, a Q4_1 block turned into its 32 weights (the chapter reads the file's first bytes,
+its storage per type and its Q8_0 block inline, in its cells), the rounding bound the
+block format implies over a whole matrix, and the check that llama.cpp's Q/K row order
+under its RoPE pairing gives the scores the book's order gives under ``rotate_half``.
 
 Each function reads what the engine reads (:mod:`tokenpath.gguf_format`) but spells the
 step out, so that a chapter can show it next to the engine's own answer: the block
@@ -12,7 +12,6 @@ reader here is written from the layout in ``ggml-quants.c``, not by calling
 
 from __future__ import annotations
 
-import collections
 import math
 import struct
 from dataclasses import dataclass
@@ -24,25 +23,19 @@ from .._checks import as_int, as_int_array
 from ..bpe.symbols import bytes_to_unicode
 from ..gguf_format import GGML_TYPES, GGUFFile, dequantize, row_bytes
 from ..model.gguf_model import gguf_config, unpermute_rows
-from ..safefiles import as_path, open_regular_file
 
 __all__ = [
     "BlockBytes",
-    "GGUFFirstBytes",
     "PairingCheck",
     "Q4_1Block",
     "RoundingBound",
-    "StorageRow",
     "block_bytes",
-    "gguf_first_bytes",
     "pairing_check",
     "q4_1_by_hand",
     "rounding_bound",
-    "storage_by_type",
     "token_id",
 ]
 
-_FIRST = struct.Struct("<4sIQQ")  # magic, version, tensor count, metadata count: 24 bytes
 _BLOCK = {name: (n, size) for name, n, size in GGML_TYPES.values()}
 
 
@@ -60,34 +53,7 @@ def _tensor(g: GGUFFile, name):
     return g.tensors[name]
 
 
-# ------------------------------------------------------------------ the first bytes
-
-
-@dataclass(frozen=True)
-class GGUFFirstBytes:
-    """The fixed start of a GGUF file, before any metadata."""
-
-    raw: bytes  # the first 24 bytes
-    magic: bytes  # bytes 0–3: b"GGUF"
-    version: int  # bytes 4–7: uint32, little-endian
-    tensor_count: int  # bytes 8–15: uint64
-    metadata_count: int  # bytes 16–23: uint64
-
-
-def gguf_first_bytes(path) -> GGUFFirstBytes:
-    """The first 24 bytes of the GGUF file ``path``, read with ``struct`` as the spec
-    lays them out: the magic, the version, the tensor count, the metadata count.
-
-    >>> from tokenpath.gguf_format.reader import _example_file
-    >>> h = gguf_first_bytes(_example_file()); h.magic, h.version, h.tensor_count, h.metadata_count
-    (b'GGUF', 3, 1, 3)
-    """
-    path = as_path("path", path)
-    with open_regular_file(path, what="GGUF file") as f:
-        raw = f.read(_FIRST.size)
-    if len(raw) < _FIRST.size:
-        raise ValueError(f"{path}: has {len(raw)} bytes, fewer than the {_FIRST.size} a GGUF file starts with")
-    return GGUFFirstBytes(raw, *_FIRST.unpack(raw))
+# ------------------------------------------------------------------ a token's row
 
 
 def token_id(g: GGUFFile, text: str) -> int:
@@ -111,41 +77,6 @@ def token_id(g: GGUFFile, text: str) -> int:
     if spelled not in tokens:
         raise ValueError(f"text {text!r} is not one token of {g.path}")
     return tokens.index(spelled)
-
-
-# ------------------------------------------------------------------ storage per type
-
-
-@dataclass(frozen=True)
-class StorageRow:
-    """The tensors of one ggml type in a file, and what their numbers cost."""
-
-    type_name: str  # "Q4_1", "F32", …
-    tensors: int  # how many tensors have this type
-    numbers: int  # weights they hold
-    nbytes: int  # bytes their blocks take
-
-    @property
-    def bits_per_weight(self) -> float:
-        """8 · bytes / numbers: a block's scale (and minimum) shared by its numbers."""
-        return 8 * self.nbytes / self.numbers
-
-
-def storage_by_type(g: GGUFFile) -> tuple[StorageRow, ...]:
-    """One :class:`StorageRow` per ggml type of ``g``'s tensors, most tensors first.
-
-    >>> from tokenpath.gguf_format import read_gguf
-    >>> from tokenpath.gguf_format.reader import _example_file
-    >>> storage_by_type(read_gguf(_example_file()))
-    (StorageRow(type_name='F32', tensors=1, numbers=4, nbytes=16),)
-    """
-    g = _check_gguf(g)
-    count, numbers, nbytes = collections.Counter(), collections.Counter(), collections.Counter()
-    for t in g.tensors.values():
-        count[t.type_name] += 1
-        numbers[t.type_name] += t.size
-        nbytes[t.type_name] += t.nbytes
-    return tuple(StorageRow(name, n, numbers[name], nbytes[name]) for name, n in count.most_common())
 
 
 # ------------------------------------------------------------------ one block by hand

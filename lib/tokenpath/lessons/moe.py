@@ -3,9 +3,7 @@
 Built on the engine's :mod:`tokenpath.moe`: the teaching table of expert outputs and
 the hand calculation with rounded gates of figure 20, and the top-1 boundary of
 figure 21, where two experts trade places as δ crosses 0 and the tie rule decides at
-δ = 0; and (:func:`dense_as_mixture`) what a dense SwiGLU layer would store as a
-mixture of the same active width, and (:func:`file_experts`) whether a GGUF file holds
-a mixture at all.
+δ = 0; and (:func:`file_experts`) whether a GGUF file holds a mixture at all.
 """
 
 from __future__ import annotations
@@ -17,15 +15,12 @@ import numpy as np
 from .._checks import as_float, as_float_array, as_int
 from ..gguf_format import GGUFFile
 from ..moe import MoETrace, Route, RouterGradient, combine, route, router_gradient
-from ..moe_dispatch import ExpertParameters, expert_parameters
 
 __all__ = [
     "Boundary",
-    "DenseAsMixture",
     "FileExperts",
     "Top1Curves",
     "combine_table",
-    "dense_as_mixture",
     "file_experts",
     "output_from_rounded_gates",
     "top1_boundary",
@@ -139,42 +134,6 @@ def top1_curves(deltas) -> Top1Curves:
     chosen = in_set.chosen[:, 0]
     rows = np.arange(d.size)
     return Top1Curves(d, a, chosen, in_set.gates[rows, chosen], full.gates[rows, chosen])
-
-
-# ------------------------------------------- a dense layer beside a mixture of its width
-
-
-@dataclass(frozen=True)
-class DenseAsMixture:
-    """One dense SwiGLU layer of width ``d_ff`` beside a top-``k`` mixture whose ``k``
-    chosen experts together have the same width, ``d_ff / k`` each."""
-
-    d: int  # model width
-    d_ff: int  # the dense layer's SwiGLU width
-    dense: int  # 3·d·d_ff parameters, all run by every token
-    experts: ExpertParameters  # n_experts SwiGLUs of width d_ff/k, k run per token
-    router: int  # d·n_experts parameters of the router W_r
-
-    @property
-    def expert_width(self) -> int:
-        return self.d_ff // self.experts.k
-
-
-def dense_as_mixture(d: int, d_ff: int, *, n_experts: int, k: int) -> DenseAsMixture:
-    """What a dense SwiGLU of width ``d_ff`` becomes as a top-``k``-of-``n_experts``
-    mixture with the same active width (chapter 9's aside): the same parameters run per
-    token, ``n_experts / k`` times as many stored, plus a router.
-
-    >>> m = dense_as_mixture(4, 6, n_experts=4, k=2)
-    >>> m.dense, m.experts.active, m.experts.stored, m.router, m.expert_width
-    (72, 72, 144, 16, 3)
-    """
-    d, d_ff = as_int("d", d, low=1), as_int("d_ff", d_ff, low=1)
-    k = as_int("k", k, low=1)
-    if d_ff % k:
-        raise ValueError(f"d_ff ({d_ff}) must divide into k ({k}) experts of equal width")
-    experts = expert_parameters(n_experts, 3 * d * (d_ff // k), k)
-    return DenseAsMixture(d, d_ff, 3 * d * d_ff, experts, d * experts.n_experts)
 
 
 # ------------------------------------------------- does a GGUF file hold a mixture?

@@ -4,25 +4,21 @@ The toy norm of chapter 8 uses γ of ones. A trained Llama-style file stores one
 vector per norm: ``blk.N.attn_norm.weight`` before attention and
 ``blk.N.ffn_norm.weight`` before the feed-forward network of layer N, and
 ``output_norm.weight`` before the head (GGUF's names; chapter 10 reads the file).
-:func:`model_norm_gains` reads those float vectors and summarises each one;
-:func:`ffn_ratio` is the SwiGLU width over the model width as an exact fraction.
+:func:`model_norm_gains` reads those float vectors and summarises each one.
 """
 
 from __future__ import annotations
 
 from dataclasses import dataclass
-from fractions import Fraction
 
 import numpy as np
 
 from ..gguf_format import GGUFFile
-from ..model.config import LlamaConfig
 from ..model.gguf_model import gguf_config
 
 __all__ = [
     "GainStats",
     "NormGains",
-    "ffn_ratio",
     "model_norm_gains",
 ]
 
@@ -135,15 +131,3 @@ def model_norm_gains(g: GGUFFile) -> NormGains:
 
     nbytes = sum(g.tensors[n].nbytes for group in names.values() for n in group)
     return NormGains(rows("attn_norm"), rows("ffn_norm"), rows("output_norm")[0], c.rms_norm_eps, nbytes)
-
-
-def ffn_ratio(config: LlamaConfig) -> Fraction:
-    """The SwiGLU width over the model width, d_ff / d, as an exact fraction.
-
-    >>> ffn_ratio(LlamaConfig(vocab_size=8, hidden_size=576, intermediate_size=1536, num_hidden_layers=1,
-    ...                       num_attention_heads=9, num_key_value_heads=3))
-    Fraction(8, 3)
-    """
-    if not isinstance(config, LlamaConfig):
-        raise TypeError(f"config must be a tokenpath.model.LlamaConfig, got {type(config).__name__}")
-    return Fraction(config.intermediate_size, config.hidden_size)

@@ -1,11 +1,8 @@
-"""Chapter 6's lessons: the order-blind head, the RoPE discs of figure 15, and a real
-model's RoPE speeds.
+"""Chapter 6's lessons: the order-blind head and the RoPE discs of figure 15.
 
 Built on the engine's :mod:`tokenpath.position` and :mod:`tokenpath.attention`: one
 unmasked head run on a text and on a reordering of it, with and without RoPE, the
-discs, distance curve and pair speeds that figure 15 draws from its teaching vectors,
-and (:func:`model_rope`) the frequencies of a loaded model's heads beside the same
-head with figure 15's base.
+discs, distance curve and pair speeds that figure 15 draws from its teaching vectors.
 """
 
 from __future__ import annotations
@@ -29,19 +26,16 @@ from ..examples import (
     FIG15_Q,
     encode_chars,
 )
-from ..model.config import LlamaConfig
 from ..position import rope, rope_frequencies, rotation
 
 __all__ = [
     "Disc",
     "DistanceTrace",
     "Fig15Trace",
-    "ModelRope",
     "OrderBlindness",
     "PairTrace",
     "distance_trace",
     "fig15_trace",
-    "model_rope",
     "order_blindness",
     "pair_trace",
     "rope_disc",
@@ -218,56 +212,3 @@ def fig15_trace() -> Fig15Trace:
     """
     discs = tuple(rope_disc(FIG15_Q, FIG15_K, FIG15_OMEGA, d) for d in FIG15_DISTANCES)
     return Fig15Trace(discs, distance_trace(), pair_trace())
-
-
-# ------------------------------------------------------- a real model's RoPE speeds
-
-
-@dataclass(frozen=True)
-class ModelRope:
-    """A model's RoPE frequencies (its ``rope_theta``, its head width) beside the same
-    head with a reference base, and how they compare with its context length."""
-
-    head_dim: int  # d_h
-    base: float  # the model's RoPE base
-    reference_base: float  # the base it is compared with
-    context_length: int  # positions the model was built for (max_position_embeddings)
-    frequencies: np.ndarray  # [d_h/2] θ_i with the model's base, rad per position
-    reference: np.ndarray  # [d_h/2] θ_i with the reference base
-
-    @property
-    def wavelengths(self) -> np.ndarray:
-        """[d_h/2] positions per full turn of each pair, 2π/θ_i, with the model's base."""
-        return 2 * np.pi / self.frequencies
-
-    @property
-    def reference_wavelengths(self) -> np.ndarray:
-        """[d_h/2] the same with the reference base."""
-        return 2 * np.pi / self.reference
-
-    @property
-    def slowdown(self) -> np.ndarray:
-        """[d_h/2] how many times slower each pair turns with the model's base."""
-        return self.reference / self.frequencies
-
-    def full_turns(self, wavelengths) -> int:
-        """How many pairs of ``wavelengths`` turn at least once within the context."""
-        return int(np.count_nonzero(np.asarray(wavelengths) <= self.context_length))
-
-
-def model_rope(config: LlamaConfig, *, reference_base: float = FIG15_BASE) -> ModelRope:
-    """The RoPE speeds of ``config``'s heads against ``reference_base`` (chapter 6's aside).
-
-    >>> c = LlamaConfig(vocab_size=8, hidden_size=8, intermediate_size=8, num_hidden_layers=1,
-    ...                 num_attention_heads=2, num_key_value_heads=1, rope_theta=100.0,
-    ...                 max_position_embeddings=64)
-    >>> r = model_rope(c, reference_base=10.0)
-    >>> r.frequencies.tolist(), r.full_turns(r.wavelengths), r.slowdown.round(4).tolist()
-    ([1.0, 0.1], 2, [1.0, 3.1623])
-    """
-    if not isinstance(config, LlamaConfig):
-        raise TypeError(f"config must be a tokenpath.model.LlamaConfig, got {type(config).__name__}")
-    reference_base = as_float("reference_base", reference_base)
-    d = config.head_dim
-    return ModelRope(d, config.rope_theta, reference_base, config.max_position_embeddings,
-                     rope_frequencies(d, config.rope_theta), rope_frequencies(d, reference_base))

@@ -1,9 +1,9 @@
 """The "In a real model" asides of chapters 03_embedding_lookup and 04_attention:
-SmolLM2's embedding table, its tied head, its parameter counts and one layer's heads,
-read from the pretrained GGUF file and run by the engine's own functions.
+SmolLM2's embedding table, its nearest rows and one layer's heads, read from the
+pretrained GGUF file and run by the engine's own functions (chapter 3 counts the file's
+numbers from its header in the cell).
 
-Only what an aside needs is dequantized: the header alone gives every shape and count
-(:func:`file_counts`); :func:`embedding_table` dequantizes ``token_embd.weight``; and
+Only what an aside needs is dequantized: :func:`embedding_table` dequantizes ``token_embd.weight``; and
 :func:`file_layer` the nine tensors of one layer, which :func:`real_head_weights` runs
 through :func:`tokenpath.decoder.decoder_layer`, the function chapter 3 runs on its toy
 layer. Chapter 10 reads the whole file and chapter 12 runs all 30 layers.
@@ -12,7 +12,6 @@ layer. Chapter 10 reads the whole file and chapter 12 runs all 30 layers.
 from __future__ import annotations
 
 import functools
-import math
 from dataclasses import dataclass
 
 import numpy as np
@@ -26,11 +25,9 @@ from ..model.gguf_model import gguf_config, unpermute_rows
 from .real_vocab import _encode, smollm2_header, smollm2_tokenizer
 
 __all__ = [
-    "FileCounts",
     "HeadReading",
     "Neighbours",
     "embedding_table",
-    "file_counts",
     "file_layer",
     "nearest_rows",
     "real_head_weights",
@@ -51,50 +48,7 @@ def _tokenizer(tokenizer) -> Tokenizer:
     return tokenizer
 
 
-# ------------------------------------------------------------------ chapter 3: counts
-
-
-@dataclass(frozen=True)
-class FileCounts:
-    """The numbers a Llama GGUF file stores, counted from its tensor table alone."""
-
-    vocab: int  #            V, rows of token_embd.weight
-    d: int  #                its width
-    layers: int  #           blocks blk.0 … blk.{L−1}
-    embedding: int  #        V·d numbers of token_embd.weight
-    embedding_type: str  #   its ggml type (Q8_0 …)
-    tied: bool  #            True when the file has no output.weight: the head is Eᵀ
-    per_layer: int  #        numbers in blk.0
-    final_norm: int  #       numbers in output_norm.weight
-    total: int  #            every tensor of the file
-
-    @property
-    def vocab_share(self) -> float:
-        """The vocabulary matrices' share of all stored numbers (one matrix when tied)."""
-        return self.embedding * (1 if self.tied else 2) / self.total
-
-
-def file_counts(g: GGUFFile | None = None) -> FileCounts:
-    """Count a Llama GGUF file's numbers from its header (nothing is dequantized);
-    ``g`` defaults to SmolLM2's file.
-
-    >>> from tokenpath.model.gguf_model import _tiny_gguf
-    >>> from tokenpath.gguf_format import read_gguf
-    >>> c = file_counts(read_gguf(_tiny_gguf()))
-    >>> c.vocab, c.d, c.layers, c.tied, c.total == c.embedding + c.layers * c.per_layer + c.final_norm
-    (10, 8, 1, True, True)
-    """
-    g = _header(g)
-    if "token_embd.weight" not in g.tensors:
-        raise ValueError(f"{g.path}: holds no token_embd.weight, so there is no embedding table to count")
-    sizes = {name: math.prod(t.shape) for name, t in g.tensors.items()}
-    embed = g.tensors["token_embd.weight"]
-    blocks = {int(name.split(".")[1]) for name in g.tensors if name.startswith("blk.")}
-    return FileCounts(
-        vocab=embed.shape[0], d=embed.shape[1], layers=len(blocks), embedding=sizes["token_embd.weight"],
-        embedding_type=embed.type_name, tied="output.weight" not in g.tensors,
-        per_layer=sum(n for name, n in sizes.items() if name.startswith("blk.0.")),
-        final_norm=sizes.get("output_norm.weight", 0), total=sum(sizes.values()))
+# ------------------------------------------------------------------ chapter 3: E and its rows
 
 
 @functools.cache
