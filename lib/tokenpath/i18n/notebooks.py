@@ -330,10 +330,9 @@ def main(argv=None) -> int:
     parser.add_argument("--no-execute", dest="run", action="store_false",
                         help="translate only: keep each unchanged code cell's stored outputs, no kernel")
     args = parser.parse_args(argv)
-    for name in args.only or [p.stem for p in sorted(ENGLISH.glob("*.ipynb"))]:
-        path = ENGLISH / f"{name}.ipynb"
-        if not path.exists():
-            parser.error(f"no notebook {path}")
+    unknown = [name for name in args.only or () if not (ENGLISH / f"{name}.ipynb").exists()]
+    if unknown:
+        parser.error(f"no English notebook named {', '.join(unknown)} in {ENGLISH}")
     for path in generate(lang=args.lang, only=args.only, run=args.run):
         print("wrote", path.relative_to(ROOT) if path.is_relative_to(ROOT) else path, flush=True)
     return 0
