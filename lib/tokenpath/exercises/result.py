@@ -83,8 +83,8 @@ class CheckResult:
                 known = (_("(No known mistake gives your results on all {n} case.)") if n == 1 else
                          _("(No known mistake gives your results on all {n} cases.)")).format(n=n)
                 if d.field:
-                    known = known[:-1] + " " + _("Reread the docstring's line for {field} and compare it with "
-                                                 "your code.").format(field=repr(d.field)) + ")"
+                    known = known[:-1] + _(" Reread the docstring's line for {field} and compare it with "
+                                           "your code.").format(field=repr(d.field)) + known[-1]  # its closing bracket
                 out.append(known)
         if self.printed is not None and self.printed.total:
             cut = self.printed.total > self.printed.limit
