@@ -11,6 +11,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from tokenpath import bpe
+from tokenpath.gguf_format import read_gguf
 from tokenpath.model import tokenizer_from_gguf
 from tokenpath.pretrained import smollm2_path
 from tokenpath.safefiles import ModelFileError
@@ -138,12 +139,12 @@ def test_gguf_metadata_must_be_a_mapping():
 
 @pytest.fixture(scope="module")
 def smollm2_metadata():
-    gguf = pytest.importorskip("gguf", reason="needs the gguf package to read the real file's metadata")
+    """The real file's tokenizer keys, read by the engine's reader (equal to the gguf
+    package's reading of the same file: tests/test_gguf_format.py, which takes seconds)."""
     path = smollm2_path()
     if not path.is_file():
         pytest.skip(f"the pretrained model file is missing ({path}); run make smollm2")
-    reader = gguf.GGUFReader(path)
-    return {k: f.contents() for k, f in reader.fields.items() if k.startswith("tokenizer.")}
+    return {k: v for k, v in read_gguf(path).metadata.items() if k.startswith("tokenizer.")}
 
 
 def test_the_smollm2_file_gives_its_tokenizer(smollm2_metadata):
