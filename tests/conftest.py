@@ -42,10 +42,10 @@ What this file provides:
   (``tests/test_pdf.py``). ``make test`` skips it with the reason shown; ``make
   check-pdf`` (and CI) builds the PDFs and runs it with ``--pdf``.
 - Under ``make test``'s ``--dist loadscope``, each test module runs on one worker, and
-  the modules of one of :data:`SHARED_SCOPES` run on the same worker, one after another:
-  they read the same expensive per-process caches (every widget built and drawn, every
-  figure rendered; the trained model's pass over the held-out sample), which a second
-  worker would otherwise compute again.
+  the modules of :data:`SHARED_SCOPES` run on the same worker, one after another: they
+  read the same expensive per-process caches (every widget built and drawn, every figure
+  rendered, the pretrained model's prompts, the trained model's pass over the held-out
+  sample), which a second worker would otherwise compute again.
 """
 
 from __future__ import annotations
@@ -130,14 +130,20 @@ def pytest_collection_finish(session):
 
 
 #: Test modules (and doctest modules) that share per-process caches, by the name of the
-#: scope they run in together under ``--dist loadscope``.
-SHARED_SCOPES = {
-    **dict.fromkeys(("tests/test_widgets.py", "tests/test_frame_view.py", "tests/test_figures.py",
-                     "tests/test_accessibility.py", "tests/test_sphinx_sliders.py"), "drawn"),
-    **dict.fromkeys(("tests/test_claims.py", "tests/test_trained_routing.py", "tests/test_trained_evaluation.py",
-                     "tests/test_trained_sampling.py", "tests/test_public_fuzz.py",
-                     "lib/tokenpath/trained/heads.py"), "held-out pass"),
-}
+#: scope they run in together under ``--dist loadscope``: every widget built and drawn,
+#: every figure rendered, the pretrained model loaded and its prompts run, and the trained
+#: model's pass over the held-out sample (each a few seconds, computed once per worker).
+#: The figures of chapters 11 and 12 draw from both models, and so do the claims, so the
+#: two groups share one scope; it is the largest, and xdist sends it out first.
+SHARED_SCOPES = dict.fromkeys((
+    "tests/test_widgets.py", "tests/test_frame_view.py", "tests/test_figures.py", "tests/test_accessibility.py",
+    "tests/test_sphinx_sliders.py", "tests/test_claims.py", "tests/test_public_fuzz.py", "tests/test_questions.py",
+    "tests/test_trained.py", "tests/test_trained_attention.py", "tests/test_trained_checks.py",
+    "tests/test_trained_evaluation.py", "tests/test_trained_measured.py", "tests/test_trained_overlap.py",
+    "tests/test_trained_routing.py", "tests/test_trained_sampling.py", "tests/test_real_model.py",
+    "tests/test_real_model_widgets.py", "tests/test_exercises_layer.py", "lib/tokenpath/trained/heads.py",
+    "lib/tokenpath/trained/sample.py", "lib/tokenpath/trained/routing.py", "lib/tokenpath/lessons/attention.py",
+    "lib/tokenpath/exercises/layer.py"), "shared caches")
 
 
 @pytest.hookimpl(optionalhook=True)
