@@ -7,7 +7,7 @@ from __future__ import annotations
 import numpy as np
 
 from tokenpath import exercises
-from tokenpath.exercises import checker
+from tokenpath.exercises import checker, compare
 from tokenpath.exercises.gqa import ALLOWANCE
 from tokenpath.norms import rms_norm
 
@@ -64,12 +64,12 @@ def test_mean_square_without_keepdims_names_the_kept_axis():
 
 def test_shape_names_align_with_the_expected_axes():
     f = checker.Field("mean_square", "mean(x²)", ("sequence", "position", ""))
-    assert checker._axes_of(f, (3, 1)) == "position, the kept axis of length 1"
-    assert checker._axes_of(f, (2, 4, 1)) == "sequence, position, the kept axis of length 1"
-    assert checker._axes_of(checker.Field("m", "M", ("i", "j")), (3, 3)) == "i, j"
-    assert checker._shape_hint((3,), (3, 1)).endswith("(keepdims=True)")
-    assert checker._shape_hint((3, 1, 1), (3, 1)) == "; drop the extra axes of length 1"
-    assert checker._shape_hint((1, 4), (3, 1)) == ""
+    assert compare._axes_of(f, (3, 1)) == "position, the kept axis of length 1"
+    assert compare._axes_of(f, (2, 4, 1)) == "sequence, position, the kept axis of length 1"
+    assert compare._axes_of(checker.Field("m", "M", ("i", "j")), (3, 3)) == "i, j"
+    assert compare._shape_hint((3,), (3, 1)).endswith("(keepdims=True)")
+    assert compare._shape_hint((3, 1, 1), (3, 1)) == "; drop the extra axes of length 1"
+    assert compare._shape_hint((1, 4), (3, 1)) == ""
 
 
 def test_rope_differences_name_the_row_not_a_position():

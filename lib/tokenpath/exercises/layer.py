@@ -34,7 +34,8 @@ from ..examples import asides
 from ..i18n import N_, _
 from ..layer_weights import LayerWeights, random_layer
 from ._running import Outcome
-from .checker import Case, Exercise, Field, Mistake, tolerances
+from .checker import Case, Exercise, Field, Mistake
+from .compare import tolerances
 
 __all__ = ["DECODER_LAYER", "EXERCISES", "WEIGHT_NAMES", "layer_inputs", "random_layer_inputs"]
 
