@@ -26,17 +26,17 @@ def smol(smollm2_file):
 # ------------------------------------------------------------------ chapter 6
 
 
-def test_section_6_4_inline_speeds_are_the_engines(smol):
-    """The aside's cell takes θ_i from the engine's rope_frequencies for the file's base and for
-    10000, and computes turns and slowdowns inline; they equal θ_i = base^(−2i/d_h) and
-    the slowest pair needs more than fifty contexts for one turn."""
+def test_section_6_4_copy_of_the_cells_speeds_follows_the_formula(smol):
+    """A copy of section 6.4's aside cell (tests/test_aside_outputs.py holds the prose to what the
+    cell itself prints): θ_i from the engine's rope_frequencies for the file's base and for 10000
+    equal base^(−2i/d_h), and the slowest pair needs more than fifty contexts for one turn."""
     c = smol[1]
     d_h, context = c.head_dim, c.max_position_embeddings
-    theta = {base: P.rope_frequencies(d_h, base) for base in (c.rope_theta, ex.FIG15_BASE)}
-    for base, th in theta.items():
+    theta_smol, theta_10k = P.rope_frequencies(d_h, c.rope_theta), P.rope_frequencies(d_h, ex.FIG15_BASE)
+    for base, th in ((c.rope_theta, theta_smol), (ex.FIG15_BASE, theta_10k)):
         np.testing.assert_allclose(th, base ** (-2 * np.arange(d_h // 2) / d_h), rtol=1e-12)
-    turn, turn_ref = (2 * np.pi / th for th in theta.values())
-    slowdown = theta[ex.FIG15_BASE] / theta[c.rope_theta]
+    turn, turn_ref = 2 * np.pi / theta_smol, 2 * np.pi / theta_10k
+    slowdown = theta_10k / theta_smol
     assert c.rope_theta == 100000.0 and d_h == 64 and context == 8192
     assert turn[-1] / context > 50 > turn_ref[-1] / context
     assert (turn <= context).sum() < (turn_ref <= context).sum()
