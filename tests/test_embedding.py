@@ -307,8 +307,8 @@ def test_input_path_gradient_is_zero_on_rows_whose_id_never_appears(ids, seed):
 
 
 def _tied_loss(e, x, y, mask=None) -> float:
-    """The tied model's loss ``Z = E[x] Eᵀ`` as a function of ``E`` alone, as chapter 3's
-    finite-difference cell writes it."""
+    """The tied model's loss ``Z = E[x] Eᵀ`` as a function of ``E`` alone: a copy of
+    ``loss_of`` in chapter 3's finite-difference cell, here with a mask."""
     return sampling.cross_entropy(e[x] @ e.T, y, mask).loss
 
 

@@ -212,14 +212,15 @@ def test_the_real_files_summary_counts_its_types(ours):
 
 
 def test_chapter_10_reads_the_first_24_bytes_as_the_engine_does():
-    """Section 10.11's cell unpacks a file's first 24 bytes with struct; the engine's reader
-    gives the same magic, version and counts (the chapter prints 'same as the engine')."""
+    """A copy of section 10.11's struct reading of a file's first 24 bytes, on a small example file
+    (tests/test_aside_outputs.py holds the prose to what the chapter's cells print): the engine's
+    reader gives the same magic, version and counts."""
     from tokenpath.gguf_format import MAGIC
     from tokenpath.gguf_format.reader import _example_file
 
     path = _example_file()
     with open(path, "rb") as f:
-        magic, version, n_tensors, n_kv = struct.unpack("<4sIQQ", f.read(24))
-    engine = read_gguf(path)
-    assert (magic, version, n_tensors, n_kv) == (MAGIC, engine.version, len(engine.tensors), len(engine.metadata))
-    assert (n_tensors, n_kv) == (1, 3)
+        magic, version, n_tensors, n_keys = struct.unpack("<4sIQQ", f.read(24))
+    gguf = read_gguf(path)
+    assert (magic, version, n_tensors, n_keys) == (MAGIC, gguf.version, len(gguf.tensors), len(gguf.metadata))
+    assert (n_tensors, n_keys) == (1, 3)

@@ -26,17 +26,17 @@ def smol(smollm2_file):
 # ------------------------------------------------------------------ chapter 6
 
 
-def test_section_6_4_inline_speeds_are_the_engines(smol):
-    """The aside's cell takes θ_i from the engine's rope_frequencies for the file's base and for
-    10000, and computes turns and slowdowns inline; they equal θ_i = base^(−2i/d_h) and
-    the slowest pair needs more than fifty contexts for one turn."""
+def test_section_6_4_copy_of_the_cells_speeds_follows_the_formula(smol):
+    """A copy of section 6.4's aside cell (tests/test_aside_outputs.py holds the prose to what the
+    cell itself prints): θ_i from the engine's rope_frequencies for the file's base and for 10000
+    equal base^(−2i/d_h), and the slowest pair needs more than fifty contexts for one turn."""
     c = smol[1]
     d_h, context = c.head_dim, c.max_position_embeddings
-    theta = {base: P.rope_frequencies(d_h, base) for base in (c.rope_theta, ex.FIG15_BASE)}
-    for base, th in theta.items():
+    theta_smol, theta_10k = P.rope_frequencies(d_h, c.rope_theta), P.rope_frequencies(d_h, ex.FIG15_BASE)
+    for base, th in ((c.rope_theta, theta_smol), (ex.FIG15_BASE, theta_10k)):
         np.testing.assert_allclose(th, base ** (-2 * np.arange(d_h // 2) / d_h), rtol=1e-12)
-    turn, turn_ref = (2 * np.pi / th for th in theta.values())
-    slowdown = theta[ex.FIG15_BASE] / theta[c.rope_theta]
+    turn, turn_ref = 2 * np.pi / theta_smol, 2 * np.pi / theta_10k
+    slowdown = theta_10k / theta_smol
     assert c.rope_theta == 100000.0 and d_h == 64 and context == 8192
     assert turn[-1] / context > 50 > turn_ref[-1] / context
     assert (turn <= context).sum() < (turn_ref <= context).sum()
@@ -112,17 +112,22 @@ def test_smollm2_norm_gains_were_not_rounded_by_block_quantization(smol):
 # ------------------------------------------------------------------ chapter 9
 
 
-def test_section_9_2_inline_count_is_the_engine(smol):
-    """The aside's cell counts SmolLM2's dense SwiGLU and a top-2-of-4 mixture of its width in
-    a few lines; the engine's expert_parameters gives the same stored and active counts."""
-    c = smol[1]
+def test_section_9_2_copy_of_the_cells_count_matches_the_file_and_the_engine(smol):
+    """A copy of the count in section 9.2's second aside cell (tests/test_aside_outputs.py holds
+    the prose to what the cell itself prints): the dense count 3·d·d_ff is what every layer's
+    ffn_gate, ffn_up and ffn_down hold in the file, the top-2-of-4 mixture runs as many per token
+    and stores twice as many, and the engine's expert_parameters agrees."""
+    g, c = smol
     d, d_ff, E_n, k = c.hidden_size, c.intermediate_size, ex.SMOLLM2_MIXTURE_EXPERTS, ex.SMOLLM2_MIXTURE_K
+    assert d_ff % k == 0
     dense, width = 3 * d * d_ff, d_ff // k
+    for i in range(c.num_hidden_layers):
+        assert dense == sum(g.tensors[f"blk.{i}.ffn_{m}.weight"].size for m in ("gate", "up", "down"))
     per_expert = 3 * d * width
     active, stored = k * per_expert, E_n * per_expert
     cap = moe_dispatch.expert_parameters(E_n, per_expert, k)
     assert (stored, active) == (cap.stored, cap.active)
-    assert active == dense == 3 * 576 * 1536 and stored == 2 * dense and width * k == d_ff
+    assert active == dense and stored == 2 * dense and width * k == d_ff
 
 
 def test_file_experts_finds_a_mixtures_key_router_and_stacked_experts():

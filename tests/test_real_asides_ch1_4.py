@@ -81,9 +81,9 @@ def test_bad_input_is_refused_by_name(call, match):
 
 
 def test_chapter_3_counts_the_files_numbers_so_they_add_up_and_its_head_is_tied(smollm2_file):
-    """Section 3's aside counts SmolLM2's numbers from its tensor table in the cell: E is V·d,
-    there is no output.weight, and E, the layers (all the size of blk.0) and the final norm
-    add up to the file's total."""
+    """A copy of the count in section 3.4's aside cell (tests/test_aside_outputs.py holds the prose
+    to what the cell itself prints): E is V·d, there is no output.weight, and E, the layers (all
+    the size of blk.0) and the final norm add up to the file's total."""
     g = read_gguf(smollm2_file)
     size = {name: t.size for name, t in g.tensors.items()}
     emb, tied = g.tensors["token_embd.weight"], "output.weight" not in size

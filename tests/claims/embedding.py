@@ -236,7 +236,8 @@ CLAIMS: list[_Claim] = [
 
 @cache
 def smol():
-    """SmolLM2's table counted from its GGUF header as the aside's cell counts it."""
+    """A copy of the count in section 3.4's aside cell: SmolLM2's table counted from its GGUF
+    header (tests/test_aside_outputs.py holds these claims to what the cell prints)."""
     g = real_vocab.smollm2_header()
     size = {name: t.size for name, t in g.tensors.items()}
     emb, tied = g.tensors["token_embd.weight"], "output.weight" not in size

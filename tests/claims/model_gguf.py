@@ -40,7 +40,8 @@ def meta(key):
 
 @cache
 def smol_first():
-    """The file's first 24 bytes, unpacked as section 10.11's cell unpacks them."""
+    """The file's first 24 bytes: a copy of section 10.11's struct reading (tests/test_aside_outputs.py
+    holds these claims to what the cell prints)."""
     with open(pretrained.smollm2_path(), "rb") as f:
         raw = f.read(24)
     magic, version, tensor_count, metadata_count = struct.unpack("<4sIQQ", raw)
@@ -55,8 +56,9 @@ def smol_tokenizer():
 
 @cache
 def storage():
-    """Section 10.13's table as its cell computes it: per ggml type, how many tensors, their
-    numbers, their bytes and the bits per weight."""
+    """A copy of section 10.13's table cell (tests/test_aside_outputs.py holds these claims to what
+    the cell prints): per ggml type, how many tensors, their numbers, their bytes and the bits
+    per weight."""
     by_type = {}
     for t in smol().tensors.values():
         by_type.setdefault(t.type_name, []).append(t)

@@ -14,7 +14,7 @@ from tokenpath import fmt, moe, moe_dispatch
 from . import Claim as _Claim
 from . import NotClaim as _NotClaim
 from . import pinned_as_source
-from .position import smol, smollm2_source  # SmolLM2's config, its header read once
+from .position import smol, smol_file, smollm2_source  # SmolLM2's config, its header read once
 
 CHAPTER = "09_moe_routing"
 Claim = partial(_Claim, chapter=CHAPTER)
@@ -55,23 +55,42 @@ def top2_full():
 
 @cache
 def smol_mix():
-    """Section 9.2's aside as its cell counts it: SmolLM2's dense SwiGLU, and a top-k mixture
-    of experts of width d_ff/k with the same active width (the engine's expert_parameters)."""
+    """A copy of the count in section 9.2's second aside cell, with the engine's expert_parameters
+    for the mixture: SmolLM2's dense SwiGLU (and the same count read from the file's layer 0), and
+    a top-k mixture of experts of width d_ff/k. tests/test_aside_outputs.py holds these claims to
+    what the cell prints."""
     d, d_ff, k = smol().hidden_size, smol().intermediate_size, ex.SMOLLM2_MIXTURE_K
+    if d_ff % k:
+        raise ValueError(f"k = {k} experts do not split d_ff = {d_ff} into equal widths")
     experts = moe_dispatch.expert_parameters(ex.SMOLLM2_MIXTURE_EXPERTS, 3 * d * (d_ff // k), k)
-    return SimpleNamespace(d_ff=d_ff, dense=3 * d * d_ff, expert_width=d_ff // k, experts=experts,
-                           router=d * experts.n_experts)
+    tensors = smol_file().tensors
+    in_file = sum(tensors[f"blk.0.ffn_{m}.weight"].size for m in ("gate", "up", "down"))
+    return SimpleNamespace(d_ff=d_ff, dense=3 * d * d_ff, in_file=in_file, expert_width=d_ff // k,
+                           experts=experts, router=d * experts.n_experts)
 
 
 _TIMES = {2: "twice", 3: "three times", 4: "four times"}
 _WORDS = {2: "two", 3: "three", 4: "four"}
 
 
-def _smol_sentence(m) -> str:
-    return (f"Each of its {smol().num_hidden_layers} layers runs one SwiGLU of width {m.d_ff} for every token: "
-            f"{m.dense:,} parameters. Split that width into experts of width {m.expert_width}, store "
+def _smol_width(m) -> str:
+    return f"Each of its {smol().num_hidden_layers} layers runs one SwiGLU of width {m.d_ff} for every token"
+
+
+def _smol_plan(m) -> str:
+    return (f"Split that width into experts of width {m.expert_width}, store "
             f"{_WORDS.get(m.experts.n_experts, m.experts.n_experts)} of them, and let each token run "
-            f"{_WORDS.get(m.experts.k, m.experts.k)}: a top-{m.experts.k}-of-{m.experts.n_experts} mixture. It would run {'as many' if m.experts.active == m.dense else f'{m.experts.active:,}'} "
+            f"{_WORDS.get(m.experts.k, m.experts.k)}: a top-{m.experts.k}-of-{m.experts.n_experts} mixture")
+
+
+def _smol_dense(m) -> str:
+    return (f"The dense SwiGLU holds {m.dense:,} parameters per layer, "
+            + ("as many as the file's three FFN matrices of a layer" if m.dense == m.in_file else
+               f"but the file's three FFN matrices of a layer hold {m.in_file:,}"))
+
+
+def _smol_counts(m) -> str:
+    return (f"The mixture would run {'as many' if m.experts.active == m.dense else f'{m.experts.active:,}'} "
             f"parameters per token but store {m.experts.stored:,} of them, "
             f"{_TIMES.get(m.experts.stored // m.dense, 'more')} as many. Its router adds {m.router:,} more")
 
@@ -144,10 +163,17 @@ def _capstone_tokens() -> list[int]:
 
 CLAIMS: list[_Claim] = [
     # -- section 9.2's aside: SmolLM2's dense SwiGLU beside a mixture of its width ------
+    Claim("moe.smol.width", smol_mix, text=(
+        "Each of its 30 layers runs one SwiGLU of width 1536 for every token", _smol_width)),
+    Claim("moe.smol.plan", smol_mix, text=(
+        "Split that width into experts of width 768, store four of them, and let each token run two: "
+        "a top-2-of-4 mixture", _smol_plan)),
+    Claim("moe.smol.dense", smol_mix, text=(
+        "The dense SwiGLU holds 2,654,208 parameters per layer, as many as the file's three FFN matrices of a layer",
+        _smol_dense)),
     Claim("moe.smol.mixture", smol_mix, text=(
-        "Each of its 30 layers runs one SwiGLU of width 1536 for every token: 2,654,208 parameters. Split that width "
-        "into experts of width 768, store four of them, and let each token run two: a top-2-of-4 mixture. It would "
-        "run as many parameters per token but store 5,308,416 of them, twice as many. Its router adds 2,304 more", _smol_sentence)),
+        "The mixture would run as many parameters per token but store 5,308,416 of them, twice as many. "
+        "Its router adds 2,304 more", _smol_counts)),
     # -- section 9.1.3: the third token of the layer of SwiGLU experts -------------------
     Claim("moe.layer.token2_order", lambda: layer().route.chosen[2],
           text=("expert 1 first, then expert 0", _order)),

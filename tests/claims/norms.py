@@ -39,7 +39,8 @@ def gains():
 
 
 def _ffn_ratio(c) -> Fraction:
-    """d_ff / d as an exact fraction, as chapter 8's cell computes it."""
+    """d_ff / d as an exact fraction: a copy of chapter 8's cell (tests/test_aside_outputs.py holds
+    the claim to what the cell prints)."""
     return Fraction(c.intermediate_size, c.hidden_size)
 
 

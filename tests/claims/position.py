@@ -132,8 +132,9 @@ def smollm2_source(prefix: str, claim, not_claim) -> tuple[list, list]:
 
 @cache
 def real():
-    """Section 6.4's aside as its cell computes it: SmolLM2's RoPE speeds (the engine's
-    rope_frequencies with the file's base) beside the same head with base 10000."""
+    """A copy of section 6.4's aside cell (tests/test_aside_outputs.py holds these claims to what
+    the cell prints): SmolLM2's RoPE speeds (the engine's rope_frequencies with the file's base)
+    beside the same head with base 10000."""
     c = smol()
     f, r = P.rope_frequencies(c.head_dim, c.rope_theta), P.rope_frequencies(c.head_dim, ex.FIG15_BASE)
     return SimpleNamespace(
