@@ -70,6 +70,19 @@ def test_alt_texts_name_the_figure_slider_and_range(manifest):
         assert "positions, each frame drawn by the widget" in entry["alt"]
 
 
+def test_the_words_kept_give_the_alt_text_in_english_and_in_chinese(manifest):
+    from tokenpath._media import alt_text, caption_text
+    from tokenpath.i18n import using
+
+    for name, entry in manifest.items():
+        assert alt_text(entry["words"]) == entry["alt"], f"{name}: run `make media`"
+        with using("zh_CN"):
+            zh, caption = alt_text(entry["words"]), caption_text(entry["slider"])
+        assert zh.startswith(f"图 {entry['figure']} 的动画（{name} 控件）：滑块 {entry['slider']} ")
+        assert f"共 {entry['words']['positions']} 个位置" in zh and entry["words"]["default"] in zh
+        assert caption.startswith(f"滑块 {entry['slider']} ") and "moving" not in caption
+
+
 # ------------------------------------------------------------------ the HTML edition
 
 
@@ -87,6 +100,8 @@ def test_the_html_edition_puts_the_animation_above_the_chapter_s_main_widget_onl
     assert (tmp_path / "_media" / "merge_steps.webp").read_bytes() == (MEDIA / "merge_steps.webp").read_bytes()
     assert media_html("merge_steps", "02_utf8_splits", tmp_path) == ""  # another chapter's call
     assert media_html("token_box", entry["chapter"], tmp_path) == ""  # not a chapter's main slider
+    zh = media_html("merge_steps", entry["chapter"], tmp_path, lang="zh_CN")  # the Chinese edition's words
+    assert "<figcaption>滑块 " in zh and html.escape(entry["alt"], quote=True) not in zh
 
 
 def test_the_animation_is_not_printed_nor_shown_to_readers_who_ask_for_less_motion():

@@ -12,7 +12,8 @@ an animated lossless WebP made from the frames the widget itself draws (``make m
   the HTML edition's widget show), steps up to the top of the range, then up from the
   bottom to the default again, and loops: each position once, half the bytes of a sweep
   up and back down.
-* Its alt text is computed from the sweep: figure, slider, range, positions, default.
+* Its alt text is computed from the sweep: figure, slider, range, positions, default; the
+  manifest keeps those words as data too, so the Chinese edition says them in Chinese.
 * The encoding: lossless WebP (Pillow), about a third to a tenth of a GIF's bytes for
   these flat-coloured plots, and the same bytes on every run with the pinned Pillow.
 
@@ -33,9 +34,11 @@ from pathlib import Path
 
 from PIL import Image
 
+from .i18n import _
 from .widgets.controls import Controls, readout, slider_grid
 
-__all__ = ["MAX_BYTES", "MAX_POSITIONS", "Sweep", "build", "encode", "main", "main_widgets", "plan", "render"]
+__all__ = ["MAX_BYTES", "MAX_POSITIONS", "Sweep", "alt_text", "build", "caption_text", "encode", "main", "main_widgets",
+           "plan", "render"]
 
 #: Most positions of the swept slider (an even grid through the default beyond that).
 MAX_POSITIONS = 9
@@ -63,6 +66,17 @@ class Sweep:
     readouts: tuple = field(default=(), compare=False)  # (position, the slider's text for it)
 
     @property
+    def words(self) -> dict:
+        """What the alt text says, as data (:func:`alt_text` puts it into words in the
+        language chosen; the manifest keeps it, so the HTML edition can say it in its own)."""
+        text = dict(self.readouts)
+        lo, hi, d = (text.get(v, str(v)) for v in (self.positions[0], self.positions[-1], self.default))
+        path = ("stays" if len(self.positions) == 1 else "up" if self.default == self.positions[0]
+                else "top" if self.default == self.positions[-1] else "around")
+        return {"figure": self.figure, "widget": self.widget, "slider": self.slider, "path": path, "low": lo,
+                "high": hi, "default": d, "positions": len(self.positions)}
+
+    @property
     def alt(self) -> str:
         """The animation's alt text, from the sweep itself.
 
@@ -71,18 +85,33 @@ class Sweep:
         >>> Sweep("w", "01_x", 3, "m", (4, 40), 40, ()).alt.split(": ")[1]
         'the slider m starts at its default 40, the top of its range, then steps from 4 up to 40 again, 2 positions, each frame drawn by the widget'
         """
-        text = dict(self.readouts)
-        lo, hi, d = (text.get(v, str(v)) for v in (self.positions[0], self.positions[-1], self.default))
-        if len(self.positions) == 1:
-            path = f"stays at {d}"
-        elif self.default == self.positions[0]:
-            path = f"steps from its default {d} up to {hi}"
-        elif self.default == self.positions[-1]:
-            path = f"starts at its default {d}, the top of its range, then steps from {lo} up to {d} again"
-        else:
-            path = f"steps from its default {d} up to {hi}, then from {lo} up to {d} again"
-        return (f"Animation of figure {self.figure} ({self.widget} widget): the slider {self.slider} {path}, "
-                f"{len(self.positions)} positions, each frame drawn by the widget")
+        return alt_text(self.words)
+
+
+def alt_text(words: dict) -> str:
+    """The alt text of an animation from its :attr:`Sweep.words`, in the language chosen
+    (:mod:`tokenpath.i18n`).
+
+    >>> from tokenpath.i18n import using
+    >>> w = {"figure": 11, "widget": "value_magnitude", "slider": "m", "path": "top", "low": "4.0",
+    ...      "high": "40.0", "default": "40.0", "positions": 9}
+    >>> with using("zh_CN"):
+    ...     alt_text(w).startswith("图 11")
+    True
+    """
+    path = {"stays": _("stays at {default}"),
+            "up": _("steps from its default {default} up to {high}"),
+            "top": _("starts at its default {default}, the top of its range, then steps from {low} up to {default} "
+                     "again"),
+            "around": _("steps from its default {default} up to {high}, then from {low} up to {default} again"),
+            }[words["path"]].format(**words)
+    return _("Animation of figure {figure} ({widget} widget): the slider {slider} {path}, {positions} positions, "
+             "each frame drawn by the widget").format(path=path, **{k: v for k, v in words.items() if k != "path"})
+
+
+def caption_text(slider: str) -> str:
+    """The caption under an animation, in the language chosen."""
+    return _("The slider {slider} moving across its range by itself; below, move it yourself.").format(slider=slider)
 
 
 def main_widgets(uses=None) -> dict[str, str]:
@@ -174,7 +203,7 @@ def build(out: Path = OUT, only: list[str] | None = None, log=print) -> dict[str
         (out / f"{name}.webp").write_bytes(data)
         manifest[name] = {"file": f"{name}.webp", "chapter": chapter, "figure": sweep.figure, "slider": sweep.slider,
                           "frames": len(sweep.values), "width": width, "height": height, "bytes": len(data),
-                          "alt": sweep.alt}
+                          "alt": sweep.alt, "words": sweep.words}
         log(f"{out / (name + '.webp')}: {len(sweep.values)} frames, {width}×{height}, {len(data) / 1000:.0f} kB "
             f"({time.perf_counter() - t:.1f} s)")
     known = set(main_widgets().values())

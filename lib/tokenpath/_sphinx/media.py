@@ -28,9 +28,13 @@ def manifest(folder: Path = MEDIA_DIR) -> dict:
     return json.loads(path.read_text(encoding="utf-8")) if path.is_file() else {}
 
 
-def media_html(name: str, docname: str, outdir: Path, folder: Path = MEDIA_DIR) -> str:
+def media_html(name: str, docname: str, outdir: Path, folder: Path = MEDIA_DIR, lang: str = "en") -> str:
     """The animation of widget ``name`` for page ``docname`` (its file copied into
-    ``outdir/_media/``), or ``""`` when that page's main slider is another widget."""
+    ``outdir/_media/``), or ``""`` when that page's main slider is another widget; its alt
+    text and caption in the edition's language ``lang``."""
+    from .._media import alt_text, caption_text
+    from ..i18n import using
+
     entry = manifest(folder).get(name)
     if entry is None or entry["chapter"] != docname or not (folder / entry["file"]).is_file():
         return ""
@@ -41,7 +45,8 @@ def media_html(name: str, docname: str, outdir: Path, folder: Path = MEDIA_DIR) 
         part = target.with_name(f"{target.name}.{os.getpid()}.part")
         part.write_bytes(data)
         os.replace(part, target)  # whole, even with several Sphinx processes at once
-    alt = html.escape(entry["alt"], quote=True)
-    return (f'<figure class="tp-media"><img src="{OUT}/{entry["file"]}" alt="{alt}" width="{entry["width"]}" '
-            f'height="{entry["height"]}" loading="lazy"><figcaption>The slider {html.escape(entry["slider"])} '
-            f'moving across its range by itself; below, move it yourself.</figcaption></figure>')
+    with using(lang):
+        alt, caption = alt_text(entry["words"]), caption_text(entry["slider"])
+    return (f'<figure class="tp-media"><img src="{OUT}/{entry["file"]}" alt="{html.escape(alt, quote=True)}" '
+            f'width="{entry["width"]}" height="{entry["height"]}" loading="lazy"><figcaption>'
+            f'{html.escape(caption)}</figcaption></figure>')

@@ -128,7 +128,7 @@ class SliderTransform(SphinxTransform):
         cells = [c for c in self.document.findall(nodes.container) if c.get("nb_element") == "cell_code"]
         source = {id(c): _cell_source(c) for c in cells}
         code = "\n".join(b.astext() for b in source.values() if b is not None)
-        from .editions import shared_dir, shared_prefix
+        from .editions import lang, shared_dir, shared_prefix
 
         out, cache, prefix = shared_dir(self.app) / FRAMES, cache_folder(self.app), shared_prefix(self.app)
         count, animated = 0, False
@@ -139,7 +139,8 @@ class SliderTransform(SphinxTransform):
                 count += 1
                 frames = frames_for(call, out, cache)
                 # the chapter's main slider: its moving picture first (tokenpath._sphinx.media)
-                moving = "" if animated else media_html(call.name, self.env.docname, Path(self.app.outdir))
+                moving = "" if animated else media_html(call.name, self.env.docname, Path(self.app.outdir),
+                                                        lang=lang(self.app))
                 animated = animated or bool(moving)
                 cell.append(nodes.raw("", moving + slider_html(frames, f"slider-{count}", prefix), format="html"))
 
