@@ -72,15 +72,17 @@ def test_alt_texts_name_the_figure_slider_and_range(manifest):
 
 def test_the_words_kept_give_the_alt_text_in_english_and_in_chinese(manifest):
     from tokenpath._media import alt_text, caption_text
-    from tokenpath.i18n import using
+    from tokenpath.i18n import _, using
 
     for name, entry in manifest.items():
         assert alt_text(entry["words"]) == entry["alt"], f"{name}: run `make media`"
         with using("zh_CN"):
-            zh, caption = alt_text(entry["words"]), caption_text(entry["slider"])
-        assert zh.startswith(f"图 {entry['figure']} 的动画（{name} 控件）：滑块 {entry['slider']} ")
+            zh, caption, label = alt_text(entry["words"]), caption_text(entry["slider"]), _(entry["slider"])
+        assert zh.startswith(f"图 {entry['figure']} 的动画（{name} 控件）：滑块 {label} ")
         assert f"共 {entry['words']['positions']} 个位置" in zh and entry["words"]["default"] in zh
-        assert caption.startswith(f"滑块 {entry['slider']} ") and "moving" not in caption
+        assert caption.startswith(f"滑块 {label} ") and "moving" not in caption
+    with using("zh_CN"):  # a label the widget translates is translated here too
+        assert caption_text(manifest["merge_steps"]["slider"]).startswith("滑块 合并次数 ")
 
 
 # ------------------------------------------------------------------ the HTML edition

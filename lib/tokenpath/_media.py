@@ -90,7 +90,7 @@ class Sweep:
 
 def alt_text(words: dict) -> str:
     """The alt text of an animation from its :attr:`Sweep.words`, in the language chosen
-    (:mod:`tokenpath.i18n`).
+    (:mod:`tokenpath.i18n`), with the slider's label as the widget shows it in that language.
 
     >>> from tokenpath.i18n import using
     >>> w = {"figure": 11, "widget": "value_magnitude", "slider": "m", "path": "top", "low": "4.0",
@@ -105,13 +105,15 @@ def alt_text(words: dict) -> str:
                      "again"),
             "around": _("steps from its default {default} up to {high}, then from {low} up to {default} again"),
             }[words["path"]].format(**words)
+    rest = {k: v for k, v in words.items() if k not in ("path", "slider")}
     return _("Animation of figure {figure} ({widget} widget): the slider {slider} {path}, {positions} positions, "
-             "each frame drawn by the widget").format(path=path, **{k: v for k, v in words.items() if k != "path"})
+             "each frame drawn by the widget").format(path=path, slider=_(words["slider"]), **rest)
 
 
 def caption_text(slider: str) -> str:
-    """The caption under an animation, in the language chosen."""
-    return _("The slider {slider} moving across its range by itself; below, move it yourself.").format(slider=slider)
+    """The caption under an animation, in the language chosen (the slider's label too, as
+    the widget shows it: "merges" is 合并次数 in Chinese)."""
+    return _("The slider {slider} moving across its range by itself; below, move it yourself.").format(slider=_(slider))
 
 
 def main_widgets(uses=None) -> dict[str, str]:
