@@ -117,11 +117,11 @@ def describe(uses: tuple[ChapterUse, ...], lang: str | None = None) -> str:
     lines = []
     for u in uses:
         lines.append(f"{u.chapter}  {_chapter_title(u)}")
-        figs = "; ".join(f"{n} {_(figures[n].title)}" for n in u.figures) or _("none")
+        figs = _("; ").join(f"{n} {_(figures[n].title)}" for n in u.figures) or _("none")
         lines.append(_("  figures: {figures}").format(figures=figs))
-        wids = ", ".join(_("{name} (slider)").format(name=w) if w in SLIDERS else w for w in u.widgets) or _("none")
+        wids = _(", ").join(_("{name} (slider)").format(name=w) if w in SLIDERS else w for w in u.widgets) or _("none")
         lines.append(_("  widgets: {widgets}").format(widgets=wids))
-        lines.append(_("  modules: {modules}").format(modules=", ".join(u.modules) or _("none")))
+        lines.append(_("  modules: {modules}").format(modules=_(", ").join(u.modules) or _("none")))
     return "\n".join(lines)
 
 

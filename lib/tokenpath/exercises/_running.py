@@ -91,7 +91,8 @@ class CappedText(io.TextIOBase):
             return ""
         if self.total <= self.limit:
             return self.text
-        return f"{self.text}\n… ({self.total - self.limit:,} more characters printed, not shown)"
+        return self.text + "\n" + _("… ({n} more characters printed, not shown)").format(
+            n=f"{self.total - self.limit:,}")
 
 
 @dataclass(frozen=True)
@@ -115,10 +116,10 @@ def can_bound_time() -> str | None:
     True
     """
     if not hasattr(signal, "setitimer") or not hasattr(signal, "SIGALRM"):
-        return "this Python has no SIGALRM timer (Windows?), so a function that never returns could not be stopped"
+        return _("this Python has no SIGALRM timer (Windows?), so a function that never returns could not be stopped")
     if threading.current_thread() is not threading.main_thread():
-        return ("the check is running outside the main thread, where no timer can interrupt it; "
-                "call it from a notebook cell or a script's main thread")
+        return _("the check is running outside the main thread, where no timer can interrupt it; "
+                 "call it from a notebook cell or a script's main thread")
     return None
 
 

@@ -28,6 +28,8 @@ from fractions import Fraction
 
 import numpy as np
 
+from ..i18n import N_, _
+
 #: Bounds on what :meth:`tokenpath.selfcheck.Question.check` reads (see the module docstring).
 MAX_TEXT = 200
 MAX_EXPONENT = 400
@@ -78,9 +80,11 @@ def is_unanswered(answer) -> bool:
 
 
 def type_name(x) -> str:
-    names = {list: "a list", tuple: "a tuple", dict: "a dict", set: "a set", str: "a string",
-             bool: "True/False", float: "a float", int: "an int"}
-    return names.get(type(x), f"a {type(x).__name__}")
+    """What ``x`` is, in words of the engine's language (``"an int"``)."""
+    names = {list: N_("a list"), tuple: N_("a tuple"), dict: N_("a dict"), set: N_("a set"), str: N_("a string"),
+             bool: "True/False", float: N_("a float"), int: N_("an int")}
+    name = names.get(type(x))
+    return _(name) if name else _("a {type}").format(type=type(x).__name__)
 
 
 def read_fraction(x) -> Fraction:

@@ -373,20 +373,24 @@ def sequence(id: str, prompt: str, answer, *, source: str, why: str,
 
 
 def _compare_choice(q: Question, answer) -> tuple[str, str]:
-    keys = [k for k, _ in q.options]
+    keys = [k for k, _text in q.options]
+    letters = _(", ").join(keys)
     if not isinstance(answer, str):
-        raise Unreadable(f"{type_name(answer)} is not one of the option letters {', '.join(keys)}")
-    if len(answer) > max(MAX_TEXT, *(len(t) + 10 for _, t in q.options)):
-        raise Unreadable(f"a string of {len(answer)} characters is not one of the option letters {', '.join(keys)}")
+        raise Unreadable(_("{what} is not one of the option letters {letters}").format(
+            what=type_name(answer), letters=letters))
+    if len(answer) > max(MAX_TEXT, *(len(t) + 10 for _k, t in q.options)):
+        raise Unreadable(_("a string of {n} characters is not one of the option letters {letters}").format(
+            n=len(answer), letters=letters))
     key = answer.strip().strip("()").strip().lower()
     if key not in keys:
         texts = {t.strip().lower(): k for k, t in q.options}
         key = texts.get(answer.strip().lower(), key)
     if key not in keys:
-        raise Unreadable(f"{shown(answer)} is not one of the option letters {', '.join(keys)}")
+        raise Unreadable(_("{what} is not one of the option letters {letters}").format(
+            what=shown(answer), letters=letters))
     if key == q.answer:
-        return "right", f"({key}) is right."
-    return "not yet", f"({key}) is not the best answer."
+        return "right", _("({key}) is right.").format(key=key)
+    return "not yet", _("({key}) is not the best answer.").format(key=key)
 
 
 def choice(id: str, prompt: str, options, answer: str, *, source: str, why: str) -> Question:
