@@ -14,7 +14,7 @@ from ..bpe import apply_merge
 from ..bpe.pairs import _merge_list
 from ..bpe import pair_counts as _engine_pair_counts
 from ..examples import bpe as ex
-from ..i18n import N_
+from ..i18n import N_, _
 from ..lessons.bpe import teach_merges
 from .checker import Case, Exercise, Field, Mistake
 
@@ -52,10 +52,10 @@ def pair_counts(words):
 
 def _pair_cases() -> tuple[Case, ...]:
     rng = np.random.default_rng(1)
-    cases = [Case("the worked example (figure 1: low ×5, lower ×2, newer ×6)", (_fig1_words(),)),
-             Case("a a a ×3 and a b (overlapping pairs)", ({("a", "a", "a"): 3, ("a", "b"): 1},)),
-             Case("one-symbol words (no pairs)", ({("a",): 4, ("b",): 1},))]
-    cases += [Case(f"random word table {n + 1} (seed 1)", (_word_table(rng),)) for n in range(4)]
+    cases = [Case(N_("the worked example (figure 1: low ×5, lower ×2, newer ×6)"), (_fig1_words(),)),
+             Case(N_("a a a ×3 and a b (overlapping pairs)"), ({("a", "a", "a"): 3, ("a", "b"): 1},)),
+             Case(N_("one-symbol words (no pairs)"), ({("a",): 4, ("b",): 1},))]
+    cases += [Case(_("random word table {n} (seed 1)").format(n=n + 1), (_word_table(rng),)) for n in range(4)]
     return tuple(cases)
 
 
@@ -141,22 +141,23 @@ def merge_pair(symbols, pair, new):
 
 def _merge_cases() -> tuple[Case, ...]:
     best = teach_merges(ex.FIG1_TABLE, 1).merges[0]  # figure 1's first merge, (e, r)
-    cases = [Case(f"the worked example (figure 1's first merge {best} on newer)",
+    cases = [Case(_("the worked example (figure 1's first merge {best} on newer)").format(best=best),
                   (tuple("newer"), best, "".join(best))),
-             Case("a a a with (a, a)", (("a", "a", "a"), ("a", "a"), "aa")),
-             Case("a a a a b with (a, a)", (("a", "a", "a", "a", "b"), ("a", "a"), "aa")),
-             Case("l o w with (e, r) (no occurrence)", (("l", "o", "w"), ("e", "r"), "er")),
-             Case("lo wer with (o, w): o and w sit in two different symbols", (("lo", "wer"), ("o", "w"), "ow")),
-             Case("l ow with (lo, w): the same letters as low, but other symbols", (("l", "ow"), ("lo", "w"), "low")),
-             Case("integer IDs, as bpe.train_naive uses them: 1 2 3 with (1, 2) and the new ID 256",
+             Case(N_("a a a with (a, a)"), (("a", "a", "a"), ("a", "a"), "aa")),
+             Case(N_("a a a a b with (a, a)"), (("a", "a", "a", "a", "b"), ("a", "a"), "aa")),
+             Case(N_("l o w with (e, r) (no occurrence)"), (("l", "o", "w"), ("e", "r"), "er")),
+             Case(N_("lo wer with (o, w): o and w sit in two different symbols"), (("lo", "wer"), ("o", "w"), "ow")),
+             Case(N_("l ow with (lo, w): the same letters as low, but other symbols"), (("l", "ow"), ("lo", "w"), "low")),
+             Case(N_("integer IDs, as bpe.train_naive uses them: 1 2 3 with (1, 2) and the new ID 256"),
                   ((1, 2, 3), (1, 2), 256)),
-             Case("a new symbol that is not the pair's letters joined: n e w e r with (e, r) and new = 'X'",
+             Case(N_("a new symbol that is not the pair's letters joined: n e w e r with (e, r) and new = 'X'"),
                   (tuple("newer"), ("e", "r"), "X"))]
     rng = np.random.default_rng(2)
     for n in range(4):
         w = tuple(str(c) for c in rng.choice(list(_ALPHABET), size=int(rng.integers(2, 9))))
         k = int(rng.integers(0, len(w) - 1))
-        cases.append(Case(f"random word {n + 1} (seed 2): {' '.join(w)}", (w, (w[k], w[k + 1]), w[k] + w[k + 1])))
+        cases.append(Case(_("random word {n} (seed 2): {word}").format(n=n + 1, word=" ".join(w)),
+                          (w, (w[k], w[k + 1]), w[k] + w[k + 1])))
     return tuple(cases)
 
 
