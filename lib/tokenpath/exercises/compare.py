@@ -14,7 +14,7 @@ from typing import Any
 
 import numpy as np
 
-from ..i18n import _, pgettext
+from ..i18n import _
 
 __all__ = ["ATOL", "KINDS", "RTOL", "ULPS", "Field"]
 
@@ -233,11 +233,12 @@ def _sum_note(f: Field, got: np.ndarray) -> str:
     where = _index(f.axes[:-1], bad)[1:-1] if bad else ""
     name = f.label.split(" ")[0]
     columns = got.ndim >= 2 and np.allclose(got.sum(axis=-2), 1.0)
-    axis = (f.axes[-2] if len(f.axes) >= 2 else pgettext("axis", "first")) if columns else ""
+    axis = ((_("the {name} axis").format(name=f.axes[-2]) if len(f.axes) >= 2 else _("the first axis"))
+            if columns else "")
     if where:
-        note = (_(" Row {where} of {name} sums to {sum}, not 1: its columns sum to 1, so softmax ran over the {axis} "
-                  "axis, not over the sources.") if columns else _(" Row {where} of {name} sums to {sum}, not 1."))
+        note = (_(" Row {where} of {name} sums to {sum}, not 1: its columns sum to 1, so softmax ran over {axis}, "
+                  "not over the sources.") if columns else _(" Row {where} of {name} sums to {sum}, not 1."))
     else:
-        note = (_(" The entries of {name} sum to {sum}, not 1: its columns sum to 1, so softmax ran over the {axis} "
-                  "axis, not over the sources.") if columns else _(" The entries of {name} sum to {sum}, not 1."))
+        note = (_(" The entries of {name} sum to {sum}, not 1: its columns sum to 1, so softmax ran over {axis}, "
+                  "not over the sources.") if columns else _(" The entries of {name} sum to {sum}, not 1."))
     return note.format(where=where, name=name, sum=_num(rows[bad]), axis=axis)
