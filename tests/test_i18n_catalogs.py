@@ -111,3 +111,14 @@ def test_every_translated_character_has_a_glyph_in_the_html_edition():
 
     missing = fonts.missing_glyphs("".join(fonts.catalog_characters()))
     assert not missing, f"characters of the translations without a glyph: {''.join(sorted(missing))!r}: run make fonts"
+
+
+def test_no_catalog_keeps_stale_copies_of_old_messages_as_comments(tmp_path):
+    paths = [catalogs.PACKAGE / "i18n" / f"{LANG}.po", *sorted((catalogs.LOCALES / LANG / "LC_MESSAGES").glob("*.po"))]
+    stale = [p.name for p in paths if any(l.startswith("# |") for l in p.read_text(encoding="utf-8").splitlines())]
+    assert stale == [], "rewrite them with tokenpath.i18n.catalogs.write"
+    # what read_po makes of such a comment is dropped when a catalog is written back
+    po = tmp_path / "x.po"
+    po.write_text('# | msgid "old"\nmsgid "new"\nmsgstr "新"\n', encoding="utf-8")
+    catalogs.write(catalogs.read(po), po)
+    assert "# |" not in po.read_text(encoding="utf-8") and 'msgstr "新"' in po.read_text(encoding="utf-8")

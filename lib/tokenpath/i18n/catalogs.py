@@ -53,6 +53,10 @@ def write(catalog, path: Path) -> None:
     from babel.messages.pofile import write_po
 
     path.parent.mkdir(parents=True, exist_ok=True)
+    for message in catalog:
+        # an old msgid written as "#| msgid" over several lines comes back from read_po as
+        # comments "| msgid …": a stale copy of the previous text, kept in no other form
+        message.user_comments = [c for c in message.user_comments if not c.startswith("|")]
     with path.open("wb") as f:
         # file names without line numbers: a catalog changes when its messages do, not when code moves
         write_po(f, catalog, width=0, omit_header=False, ignore_obsolete=True, include_previous=True,
