@@ -61,17 +61,18 @@ def bounded_items(x, what: str) -> list:
     except Exception:  # no len (a generator), or one too big for an index
         n = None
     if n is not None and n > MAX_ITEMS:
-        raise Unreadable(f"{what} has {n} items; an answer here has at most {MAX_ITEMS}")
+        raise Unreadable(_("{what} has {n} items; an answer here has at most {most}").format(what=what, n=n, most=MAX_ITEMS))
     items = list(itertools.islice(iter(x), MAX_ITEMS + 1))
     if len(items) > MAX_ITEMS:
-        raise Unreadable(f"{what} has more than {MAX_ITEMS} items; an answer here has at most {MAX_ITEMS}")
+        raise Unreadable(_("{what} has more than {most} items; an answer here has at most {most}").format(
+            what=what, most=MAX_ITEMS))
     return items
 
 
 def small_int(x) -> int:
     v = int(x)
     if v.bit_length() > MAX_BITS:
-        raise Unreadable(f"a whole number of {v.bit_length()} bits is too large to be an answer here")
+        raise Unreadable(_("a whole number of {bits} bits is too large to be an answer here").format(bits=v.bit_length()))
     return v
 
 
@@ -87,35 +88,43 @@ def type_name(x) -> str:
     return _(name) if name else _("a {type}").format(type=type(x).__name__)
 
 
+def _not_a_number(x, *, fraction: bool) -> str:
+    """Why a string is not an answer: not a number (nor a fraction, where one is allowed)."""
+    text = (_("the string {text} is not a number or fraction such as \"1/3\"") if fraction
+            else _("the string {text} is not a number"))
+    return text.format(text=shown(x))
+
+
 def read_fraction(x) -> Fraction:
     """Read one exact number: int, Fraction, "a/b" or an integral/rational string."""
     if isinstance(x, bool):
-        raise Unreadable("True/False is not a number")
+        raise Unreadable(_("True/False is not a number"))
     if isinstance(x, numbers.Integral):
         return Fraction(small_int(x))
     if isinstance(x, Fraction):
         return Fraction(small_int(x.numerator), small_int(x.denominator))
     if isinstance(x, str):
         if len(x) > MAX_TEXT:
-            raise Unreadable(f"a string of {len(x)} characters is too long to be a number here")
+            raise Unreadable(_("a string of {n} characters is too long to be a number here").format(n=len(x)))
         text = x.strip().replace("−", "-").replace(" ", "")
         if re.fullmatch(r"-?\d{1,3}(,\d{3})+", text):  # thousands separators: 402,653,184
             text = text.replace(",", "")
         m = _NUMBER.fullmatch(text)
         if m is None:
-            raise Unreadable(f"the string {shown(x)} is not a number or fraction such as \"1/3\"")
+            raise Unreadable(_not_a_number(x, fraction=True))
         if m["exp"] is not None and abs(int(m["exp"])) > MAX_EXPONENT:
-            raise Unreadable(f"the exponent of {shown(x)} is beyond ±{MAX_EXPONENT}; write the number itself")
+            raise Unreadable(_("the exponent of {text} is beyond ±{most}; write the number itself").format(
+                text=shown(x), most=MAX_EXPONENT))
         try:
             return Fraction(text)
         except (ValueError, ZeroDivisionError):
-            raise Unreadable(f"the string {shown(x)} is not a number or fraction such as \"1/3\"") from None
-    raise Unreadable(f"{type_name(x)} is not a single exact number")
+            raise Unreadable(_not_a_number(x, fraction=True)) from None
+    raise Unreadable(_("{what} is not a single exact number").format(what=type_name(x)))
 
 
 def read_real(x) -> float:
     if isinstance(x, bool):
-        raise Unreadable("True/False is not a number")
+        raise Unreadable(_("True/False is not a number"))
     if isinstance(x, np.ndarray) and x.ndim == 0:
         x = x.item()
     try:
@@ -127,31 +136,31 @@ def read_real(x) -> float:
             try:
                 v = float(read_fraction(x))
             except Unreadable as why:
-                raise Unreadable(str(why).replace("is not a number or fraction such as \"1/3\"",
-                                                   "is not a number")) from None
+                plain = str(why) == _not_a_number(x, fraction=True)  # a real number here, not a fraction
+                raise Unreadable(_not_a_number(x, fraction=False) if plain else str(why)) from None
         else:
-            raise Unreadable(f"{type_name(x)} is not a single number")
+            raise Unreadable(_("{what} is not a single number").format(what=type_name(x)))
     except OverflowError:
-        raise Unreadable(f"{shown(x)} is too large to be a finite number") from None
+        raise Unreadable(_("{text} is too large to be a finite number").format(text=shown(x))) from None
     if not math.isfinite(v):
-        raise Unreadable(f"{v} is not a finite number")
+        raise Unreadable(_("{value} is not a finite number").format(value=v))
     return v
 
 
 def read_reals(x) -> np.ndarray:
     if isinstance(x, (str, bytes, dict, set, frozenset)) or not hasattr(x, "__iter__"):
-        raise Unreadable(f"{type_name(x)} is not a list of numbers")
-    values = [read_real(v) for v in bounded_items(x, "the list")]
+        raise Unreadable(_("{what} is not a list of numbers").format(what=type_name(x)))
+    values = [read_real(v) for v in bounded_items(x, _("the list"))]
     return np.array(values, dtype=float)
 
 
 def read_ints(x) -> frozenset[int]:
     if isinstance(x, (str, bytes, dict)) or not hasattr(x, "__iter__"):
-        raise Unreadable(f"{type_name(x)} is not a collection of whole numbers")
+        raise Unreadable(_("{what} is not a collection of whole numbers").format(what=type_name(x)))
     out = set()
-    for v in bounded_items(x, "the collection"):
+    for v in bounded_items(x, _("the collection")):
         if isinstance(v, bool) or not isinstance(v, numbers.Integral):
-            raise Unreadable(f"{shown(v)} is not a whole number")
+            raise Unreadable(_("{text} is not a whole number").format(text=shown(v)))
         out.add(small_int(v))
     return frozenset(out)
 
@@ -160,10 +169,10 @@ def read_item(x, like):
     """Read one item of a sequence as the type of the engine's item ``like``."""
     if isinstance(like, str):
         if not isinstance(x, str):
-            raise Unreadable(f"{shown(x)} is not a string; write each piece in quotes")
+            raise Unreadable(_("{text} is not a string; write each piece in quotes").format(text=shown(x)))
         return x
     if isinstance(x, (float, np.floating)) and math.isfinite(x) and float(x).is_integer():
         x = int(x)  # 3.0 is the whole number 3, as a single exact answer accepts it
     if isinstance(x, bool) or not isinstance(x, numbers.Integral):
-        raise Unreadable(f"{shown(x)} is not a whole number")
+        raise Unreadable(_("{text} is not a whole number").format(text=shown(x)))
     return small_int(x)

@@ -179,7 +179,7 @@ def _compare_exact(q: Question, answer) -> tuple[str, str]:
     if isinstance(answer, (float, np.floating)):
         v = float(answer)
         if not math.isfinite(v):
-            raise Unreadable(f"{v} is not a finite number")
+            raise Unreadable(_("{value} is not a finite number").format(value=v))
         target = float(q.answer)
         if abs(v - target) <= 1e-12 * max(1.0, abs(target)):
             return "right", _("Your answer {given} equals {answer} (as a float).").format(
@@ -229,8 +229,10 @@ def _compare_number(q: Question, answer) -> tuple[str, str]:
     v = read_real(answer)
     off = abs(v - q.answer)
     if off <= q.tolerance:
-        return "right", f"Your answer {fmt.num(v)} is within {fmt.num(q.tolerance)} of the engine's value."
-    return "not yet", f"Your answer {fmt.num(v)} is off by {fmt.num(off, _digits(q.tolerance))}."
+        return "right", _("Your answer {given} is within {tolerance} of the engine's value.").format(
+            given=fmt.num(v), tolerance=fmt.num(q.tolerance))
+    return "not yet", _("Your answer {given} is off by {off}.").format(given=fmt.num(v),
+                                                                     off=fmt.num(off, _digits(q.tolerance)))
 
 
 def number(id: str, prompt: str, answer, *, tolerance: float, source: str, why: str,
@@ -256,17 +258,20 @@ def number(id: str, prompt: str, answer, *, tolerance: float, source: str, why: 
 
 def _compare_vector(q: Question, answer) -> tuple[str, str]:
     if isinstance(answer, np.ndarray) and answer.ndim != 1:
-        raise Unreadable(f"an array of shape {answer.shape} is not a flat list of numbers")
+        raise Unreadable(_("an array of shape {shape} is not a flat list of numbers").format(shape=answer.shape))
     v = read_reals(answer)
     if v.shape != q.answer.shape:
-        return "not yet", f"Your answer has {v.size} entries; the vector asked for has {q.answer.size}."
+        return "not yet", _("Your answer has {n} entries; the vector asked for has {wanted}.").format(
+            n=v.size, wanted=q.answer.size)
     off = np.abs(v - q.answer)
     allowed = q.tolerance * np.abs(q.answer) if q.relative else q.tolerance
     within = f"{fmt.num(100 * q.tolerance)} %" if q.relative else fmt.num(q.tolerance)
     if np.all(off <= allowed):
-        return "right", f"Every entry of {fmt.vec(v)} is within {within} of the engine's value."
+        return "right", _("Every entry of {vector} is within {within} of the engine's value.").format(
+            vector=fmt.vec(v), within=within)
     bad = [int(i) for i in np.flatnonzero(off > allowed)]
-    return "not yet", f"Entr{'y' if len(bad) == 1 else 'ies'} {', '.join(map(str, bad))} of {fmt.vec(v)} differ."
+    text = _("Entry {items} of {vector} differ.") if len(bad) == 1 else _("Entries {items} of {vector} differ.")
+    return "not yet", text.format(items=", ".join(map(str, bad)), vector=fmt.vec(v))
 
 
 def vector(id: str, prompt: str, answer, *, tolerance: float, source: str, why: str,
@@ -297,14 +302,16 @@ def vector(id: str, prompt: str, answer, *, tolerance: float, source: str, why: 
 def _compare_set(q: Question, answer) -> tuple[str, str]:
     given = read_ints(answer)
     if given == q.answer:
-        return "right", f"Your set {{{', '.join(map(str, sorted(given)))}}} has exactly the right members."
+        return "right", _("Your set {members} has exactly the right members.").format(
+            members="{" + ", ".join(map(str, sorted(given))) + "}")
     missing, extra = sorted(q.answer - given), sorted(given - q.answer)
     parts = []
     if missing:
-        parts.append(f"{len(missing)} member{'s are' if len(missing) > 1 else ' is'} missing")
+        parts.append((_("{n} members are missing") if len(missing) > 1 else _("{n} member is missing")).format(
+            n=len(missing)))
     if extra:
-        parts.append(f"{', '.join(map(str, extra))} should not be in it")
-    return "not yet", "Not the right set: " + "; ".join(parts) + "."
+        parts.append(_("{items} should not be in it").format(items=", ".join(map(str, extra))))
+    return "not yet", _("Not the right set: {parts}.").format(parts=_("; ").join(parts))
 
 
 def set_of(id: str, prompt: str, answer, *, source: str, why: str,
@@ -329,15 +336,18 @@ def set_of(id: str, prompt: str, answer, *, source: str, why: str,
 
 def _compare_sequence(q: Question, answer) -> tuple[str, str]:
     if isinstance(answer, (str, bytes, dict, set, frozenset)) or not hasattr(answer, "__iter__"):
-        raise Unreadable(f"{type_name(answer)} is not a list; write the items in order, in [ ]")
-    given = bounded_items(answer, "the list")
+        raise Unreadable(_("{what} is not a list; write the items in order, in [ ]").format(what=type_name(answer)))
+    given = bounded_items(answer, _("the list"))
     if len(given) != len(q.answer):
-        return "not yet", f"Your answer has {len(given)} item{'s' * (len(given) != 1)}; the sequence asked for has {len(q.answer)}."
+        text = (_("Your answer has {n} item; the sequence asked for has {wanted}.") if len(given) == 1 else
+                _("Your answer has {n} items; the sequence asked for has {wanted}."))
+        return "not yet", text.format(n=len(given), wanted=len(q.answer))
     items = [read_item(x, like) for x, like in zip(given, q.answer)]
     if tuple(items) == q.answer:
-        return "right", "Every item is right, in the right order."
+        return "right", _("Every item is right, in the right order.")
     bad = [str(i) for i, (a, b) in enumerate(zip(items, q.answer)) if a != b]
-    return "not yet", f"Item{'s' * (len(bad) > 1)} {', '.join(bad)} differ{'s' * (len(bad) == 1)} (counting from 0)."
+    text = _("Item {items} differs (counting from 0).") if len(bad) == 1 else _("Items {items} differ (counting from 0).")
+    return "not yet", text.format(items=", ".join(bad))
 
 
 def sequence(id: str, prompt: str, answer, *, source: str, why: str,
